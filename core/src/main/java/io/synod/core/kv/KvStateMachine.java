@@ -1,0 +1,225 @@
+package io.synod.core.kv;
+
+import io.synod.core.paxos.StateMachine;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The deterministic, in-memory key-value state machine: byte values (put/get/delete/compare-and-set)
+ * and integer lists (append/read, used by the linearizability checker). A key holds either a value
+ * or a list; a list operation on a value key (or the reverse) is an error result, the same on
+ * every replica. Iteration order is sorted, so snapshots are byte-identical across replicas.
+ */
+public final class KvStateMachine implements StateMachine {
+    private static final int SNAPSHOT_VERSION = 1;
+
+    private final TreeMap<String, byte[]> values = new TreeMap<>();
+    private final TreeMap<String, LongList> lists = new TreeMap<>();
+
+    @Override
+    public byte[] apply(long slot, byte[] payload) {
+        KvCommand command;
+        try {
+            command = KvCommand.decode(payload);
+        } catch (IllegalArgumentException e) {
+            return new KvResult.Error(e.getMessage()).encode();
+        }
+        return execute(command).encode();
+    }
+
+    private KvResult execute(KvCommand command) {
+        String key = command.key();
+        if (command instanceof KvCommand.Get || command instanceof KvCommand.ReadList) {
+            return query(command);
+        }
+        boolean listOp = command instanceof KvCommand.Append;
+        if (listOp && values.containsKey(key)) {
+            return new KvResult.Error("key " + key + " holds a value, not a list");
+        }
+        if (!listOp && lists.containsKey(key) && !(command instanceof KvCommand.Delete)) {
+            return new KvResult.Error("key " + key + " holds a list, not a value");
+        }
+        if (command instanceof KvCommand.Put p) {
+            values.put(key, p.value().clone());
+            return new KvResult.Done();
+        } else if (command instanceof KvCommand.Delete) {
+            values.remove(key);
+            lists.remove(key);
+            return new KvResult.Done();
+        } else if (command instanceof KvCommand.CompareAndSet c) {
+            if (!KvCommand.sameValue(values.get(key), c.expected())) {
+                return new KvResult.Swapped(false);
+            }
+            values.put(key, c.value().clone());
+            return new KvResult.Swapped(true);
+        }
+        KvCommand.Append a = (KvCommand.Append) command;
+        lists.computeIfAbsent(key, k -> new LongList()).add(a.element());
+        return new KvResult.Done();
+    }
+
+    private KvResult query(KvCommand command) {
+        String key = command.key();
+        if (command instanceof KvCommand.Get) {
+            if (lists.containsKey(key)) {
+                return new KvResult.Error("key " + key + " holds a list, not a value");
+            }
+            byte[] value = values.get(key);
+            return new KvResult.Value(value == null ? null : value.clone());
+        }
+        if (values.containsKey(key)) {
+            return new KvResult.Error("key " + key + " holds a value, not a list");
+        }
+        LongList list = lists.get(key);
+        return new KvResult.ListValue(list == null ? new long[0] : list.toArray());
+    }
+
+    @Override
+    public boolean isReadOnly(byte[] payload) {
+        try {
+            return KvCommand.decode(payload).isReadOnly();
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public byte[] read(byte[] payload) {
+        KvCommand command = KvCommand.decode(payload);
+        if (!command.isReadOnly()) {
+            throw new IllegalArgumentException("read() needs a read-only command, got " + command.getClass().getSimpleName());
+        }
+        return query(command).encode();
+    }
+
+    @Override
+    public void validate(byte[] payload) {
+        KvCommand.decode(payload);
+    }
+
+    /** Number of keys (values and lists). */
+    public int size() {
+        return values.size() + lists.size();
+    }
+
+    @Override
+    public byte[] snapshot() {
+        int size = 4 + 4 + 4;
+        for (Map.Entry<String, byte[]> e : values.entrySet()) {
+            size += 2 + e.getKey().getBytes(StandardCharsets.UTF_8).length + 4 + e.getValue().length;
+        }
+        for (Map.Entry<String, LongList> e : lists.entrySet()) {
+            size += 2 + e.getKey().getBytes(StandardCharsets.UTF_8).length + 4 + 8 * e.getValue().size;
+        }
+        ByteBuffer out = ByteBuffer.allocate(size);
+        out.putInt(SNAPSHOT_VERSION).putInt(values.size()).putInt(lists.size());
+        for (Map.Entry<String, byte[]> e : values.entrySet()) {
+            putKey(out, e.getKey());
+            out.putInt(e.getValue().length).put(e.getValue());
+        }
+        for (Map.Entry<String, LongList> e : lists.entrySet()) {
+            putKey(out, e.getKey());
+            LongList list = e.getValue();
+            out.putInt(list.size);
+            for (int i = 0; i < list.size; i++) {
+                out.putLong(list.elements[i]);
+            }
+        }
+        return out.array();
+    }
+
+    private static void putKey(ByteBuffer out, String key) {
+        byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+        out.putShort((short) bytes.length).put(bytes);
+    }
+
+    @Override
+    public void restore(byte[] snapshot) {
+        TreeMap<String, byte[]> newValues = new TreeMap<>();
+        TreeMap<String, LongList> newLists = new TreeMap<>();
+        if (snapshot.length > 0) {
+            ByteBuffer in = ByteBuffer.wrap(snapshot);
+            need(in, 12, "header");
+            int version = in.getInt();
+            if (version != SNAPSHOT_VERSION) {
+                throw new IllegalArgumentException("kv snapshot version " + version + " is not supported (expected "
+                        + SNAPSHOT_VERSION + ")");
+            }
+            int valueCount = in.getInt();
+            int listCount = in.getInt();
+            if (valueCount < 0 || listCount < 0) {
+                throw new IllegalArgumentException("kv snapshot has negative counts " + valueCount + "/" + listCount);
+            }
+            for (int i = 0; i < valueCount; i++) {
+                String key = readKey(in);
+                need(in, 4, "value length");
+                int length = in.getInt();
+                if (length < 0 || length > in.remaining()) {
+                    throw new IllegalArgumentException("kv snapshot value length " + length + " exceeds remaining "
+                            + in.remaining());
+                }
+                byte[] value = new byte[length];
+                in.get(value);
+                newValues.put(key, value);
+            }
+            for (int i = 0; i < listCount; i++) {
+                String key = readKey(in);
+                need(in, 4, "list length");
+                int count = in.getInt();
+                if (count < 0 || (long) count * 8 > in.remaining()) {
+                    throw new IllegalArgumentException("kv snapshot list length " + count + " exceeds remaining "
+                            + in.remaining());
+                }
+                LongList list = new LongList();
+                for (int j = 0; j < count; j++) {
+                    list.add(in.getLong());
+                }
+                newLists.put(key, list);
+            }
+            if (in.hasRemaining()) {
+                throw new IllegalArgumentException("kv snapshot has " + in.remaining() + " trailing bytes");
+            }
+        }
+        values.clear();
+        values.putAll(newValues);
+        lists.clear();
+        lists.putAll(newLists);
+    }
+
+    private static String readKey(ByteBuffer in) {
+        need(in, 2, "key length");
+        int length = Short.toUnsignedInt(in.getShort());
+        if (length == 0 || length > in.remaining()) {
+            throw new IllegalArgumentException("kv snapshot key length " + length + " is invalid");
+        }
+        byte[] key = new byte[length];
+        in.get(key);
+        return new String(key, StandardCharsets.UTF_8);
+    }
+
+    private static void need(ByteBuffer in, int bytes, String what) {
+        if (in.remaining() < bytes) {
+            throw new IllegalArgumentException("kv snapshot truncated in " + what);
+        }
+    }
+
+    /** A growable list of longs: list-append appends to the end, reads copy the whole list. */
+    private static final class LongList {
+        long[] elements = new long[4];
+        int size;
+
+        void add(long element) {
+            if (size == elements.length) {
+                elements = Arrays.copyOf(elements, size * 2);
+            }
+            elements[size++] = element;
+        }
+
+        long[] toArray() {
+            return Arrays.copyOf(elements, size);
+        }
+    }
+}
