@@ -301,8 +301,8 @@ final class ListAppendSearch {
                 if (!seen.add(value)) {
                     causes.add("read #" + operation.id() + " returned " + value + " twice");
                 } else if (failedAppendByValue.containsKey(value)) {
-                    causes.add("read #" + operation.id() + " returned " + value + ", whose append "
-                            + failedAppendByValue.get(value) + " failed (so it must not have happened)");
+                    causes.add("read #" + operation.id() + " returned " + value + ", but its append failed,"
+                            + " so it must not have happened: " + failedAppendByValue.get(value));
                 } else if (!appendedValues.contains(value)) {
                     causes.add("read #" + operation.id() + " returned " + value + ", which was never appended to " + key);
                 }

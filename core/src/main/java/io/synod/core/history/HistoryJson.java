@@ -93,7 +93,7 @@ public final class HistoryJson {
             try {
                 validator.accept(event);
             } catch (InvalidHistoryException e) {
-                throw new HistoryFormatException(lineNumber, e.getMessage());
+                throw new HistoryFormatException(lineNumber, e.problem());
             }
             events.add(event);
         }

@@ -6,6 +6,7 @@ package io.synod.core.history;
  */
 public final class InvalidHistoryException extends IllegalArgumentException {
     private final int eventIndex;
+    private final String problem;
 
     /**
      * @param eventIndex the 0-based index of the offending event (line {@code eventIndex + 1} of a
@@ -14,10 +15,16 @@ public final class InvalidHistoryException extends IllegalArgumentException {
     public InvalidHistoryException(int eventIndex, String problem) {
         super("event " + eventIndex + ": " + problem);
         this.eventIndex = eventIndex;
+        this.problem = problem;
     }
 
     /** The 0-based index of the offending event. */
     public int eventIndex() {
         return eventIndex;
+    }
+
+    /** What is wrong, without the event index (a file reader puts the line number in its place). */
+    public String problem() {
+        return problem;
     }
 }
