@@ -62,6 +62,8 @@ final class ListAppendSearch {
     private static final int NONE = -1;
     private static final int MAX_LIKELY_CAUSES = 5;
     private static final int MAX_LIST_PRINTED = 16;
+    /** The end of the prefix is what leads to the violation; a long run's whole prefix would bury it. */
+    private static final int MAX_PREFIX_PRINTED = 20;
 
     private final String key;
     private final long maxExploredStates;
@@ -388,9 +390,14 @@ final class ListAppendSearch {
     private Violation violation() {
         List<Long> list = bestState.toList();
         StringBuilder text = new StringBuilder();
-        text.append("  longest linearizable prefix (").append(bestPrefix.size()).append(" of ")
+        text.append("  longest linearizable prefix found (").append(bestPrefix.size()).append(" of ")
                 .append(operations.length).append(" operations):");
-        for (int i = 0; i < bestPrefix.size(); i++) {
+        int firstPrinted = Math.max(0, bestPrefix.size() - MAX_PREFIX_PRINTED);
+        if (firstPrinted > 0) {
+            text.append("\n    ... the first ").append(firstPrinted)
+                    .append(" are left out here (Violation.longestLinearizablePrefix() has them all)");
+        }
+        for (int i = firstPrinted; i < bestPrefix.size(); i++) {
             text.append("\n    ").append(i + 1).append(". ").append(bestPrefix.get(i));
         }
         text.append("\n  list after the prefix: ").append(describeList(list));
@@ -509,10 +516,11 @@ final class ListAppendSearch {
                 causes.add("stale read: read #" + read.id() + " misses " + missed.appendValue() + ", but " + missed
                         + " was acknowledged before the read was invoked");
             } else if (longestCompletedRead != null && !isPrefix(longestCompletedRead.readValues(), read.readValues())) {
-                causes.add("stale read: read #" + read.id() + " returned " + describeList(read.readValues())
-                        + ", which does not extend " + describeList(longestCompletedRead.readValues())
-                        + " returned by read #" + longestCompletedRead.id() + ", completed before #" + read.id()
-                        + " was invoked");
+                causes.add("stale read: read #" + read.id() + " does not extend what read #"
+                        + longestCompletedRead.id() + " returned, though #" + longestCompletedRead.id()
+                        + " completed before #" + read.id() + " was invoked: "
+                        + compare(read.readValues(), "#" + read.id(), longestCompletedRead.readValues(),
+                                "#" + longestCompletedRead.id()));
             }
         }
     }
@@ -523,9 +531,9 @@ final class ListAppendSearch {
             Operation shorter = operations[readsByLength[rank]];
             Operation longer = operations[readsByLength[rank + 1]];
             if (!isPrefix(shorter.readValues(), longer.readValues())) {
-                causes.add("reads #" + shorter.id() + " and #" + longer.id() + " returned "
-                        + describeList(shorter.readValues()) + " and " + describeList(longer.readValues())
-                        + ": neither is a prefix of the other, so no single order of appends explains both");
+                causes.add("reads #" + shorter.id() + " and #" + longer.id() + " are not prefixes of one another,"
+                        + " so no single order of appends explains both: " + compare(shorter.readValues(),
+                        "#" + shorter.id(), longer.readValues(), "#" + longer.id()));
                 return;
             }
         }
@@ -533,6 +541,20 @@ final class ListAppendSearch {
 
     private static boolean isPrefix(List<Long> prefix, List<Long> list) {
         return prefix.size() <= list.size() && list.subList(0, prefix.size()).equals(prefix);
+    }
+
+    /** Where two lists part: "#4 has [1, 2] (2 values), #9 has [1, 3] (2 values); they first differ at index 1: 2 vs 3". */
+    private static String compare(List<Long> first, String firstName, List<Long> second, String secondName) {
+        int common = 0;
+        while (common < first.size() && common < second.size() && first.get(common).equals(second.get(common))) {
+            common++;
+        }
+        String text = firstName + " has " + describeList(first) + ", " + secondName + " has " + describeList(second);
+        if (common == first.size() || common == second.size()) {
+            return text + "; one is a prefix of the other, up to index " + common;
+        }
+        return text + "; they first differ at index " + common + ": " + first.get(common) + " vs "
+                + second.get(common);
     }
 
     private static String describeMismatch(List<Long> read, List<Long> list) {

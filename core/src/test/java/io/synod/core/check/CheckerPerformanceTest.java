@@ -62,6 +62,9 @@ class CheckerPerformanceTest {
         CheckResult result = checker.check(damaged);
         assertEquals(Verdict.NOT_LINEARIZABLE, result.verdict(), result.explanation());
         assertEquals(1, result.violations().size(), result.explanation());
+        String explanation = result.violations().get(0).explanation();
+        assertTrue(explanation.contains("stale read: read #"), explanation);
+        assertTrue(explanation.lines().count() < 60, "explanation should stay readable:\n" + explanation);
     }
 
 

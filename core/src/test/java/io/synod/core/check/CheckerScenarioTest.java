@@ -107,7 +107,9 @@ class CheckerScenarioTest {
         returns(twoOne, 2L, 1L);
         Violation violation = assertViolation();
         assertTrue(violation.explanation().contains("reads #" + oneTwo + " and #" + twoOne
-                + " returned [1, 2] and [2, 1]: neither is a prefix of the other"), violation.explanation());
+                + " are not prefixes of one another, so no single order of appends explains both: #" + oneTwo
+                + " has [1, 2], #" + twoOne + " has [2, 1]; they first differ at index 0: 1 vs 2"),
+                violation.explanation());
     }
 
     @Test
