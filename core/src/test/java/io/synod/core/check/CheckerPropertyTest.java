@@ -11,6 +11,7 @@ import io.synod.core.history.HistoryJson;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +24,9 @@ import org.junit.jupiter.api.Test;
 class CheckerPropertyTest {
     private static final long BASE_SEED = 0x5EED_C0DEL;
     private static final int CASES = 4000;
+    private static final int MID_SIZED_CASES = 1000;
+    /** The reference is exponential in the indeterminate appends; the few cases beyond this are skipped. */
+    private static final int REFERENCE_BUDGET = 20_000;
 
     private final LinearizabilityChecker checker = new LinearizabilityChecker();
 
@@ -44,6 +48,45 @@ class CheckerPropertyTest {
         // The corruptions must exercise both answers, or the comparison proves little.
         assertTrue(violations > CASES / 10, "too few corrupted histories were violations: " + violations);
         assertTrue(linearizableCorruptions > CASES / 50, "too few corruptions stayed linearizable: " + linearizableCorruptions);
+    }
+
+    /**
+     * Mid-sized single-key histories with high concurrency and many timeouts, where the checker's
+     * reductions (forced reads, append pruning, dropping unread indeterminate appends) have room to go
+     * wrong, against a memoized search that has none of them.
+     */
+    @Test
+    void agreesWithMemoizedReferenceOnBusySingleKeyHistories() {
+        int violations = 0;
+        int undecided = 0;
+        int histories = 0;
+        for (int i = 0; i < MID_SIZED_CASES; i++) {
+            long seed = BASE_SEED + 1_000_000 + i;
+            Random random = new Random(seed);
+            RandomHistories.Shape shape = new RandomHistories.Shape(3 + random.nextInt(4), 1,
+                    10 + random.nextInt(10), 0.45, 0.15, 0.1, 3);
+            History history = RandomHistories.linearizable(random, shape);
+            History corrupted = RandomHistories.corrupt(random, history);
+            for (History checked : corrupted == null ? List.of(history) : List.of(history, corrupted)) {
+                histories++;
+                Boolean reference = MemoizedReferenceChecker.isLinearizable(checked, REFERENCE_BUDGET);
+                if (reference == null) {
+                    undecided++;
+                    continue;
+                }
+                Verdict expected = reference ? Verdict.LINEARIZABLE : Verdict.NOT_LINEARIZABLE;
+                CheckResult result = checker.check(checked);
+                if (result.verdict() != expected) {
+                    fail("seed " + seed + ": reference says " + expected + ", checker says " + result + "\n" + json(checked));
+                }
+                if (checked == history && !reference) {
+                    fail("seed " + seed + ": a generated history must be linearizable\n" + json(checked));
+                }
+                violations += reference ? 0 : 1;
+            }
+        }
+        assertTrue(violations > MID_SIZED_CASES / 10, "too few corrupted histories were violations: " + violations);
+        assertTrue(undecided < histories / 20, "the reference gave up on " + undecided + " of " + histories + " histories");
     }
 
     /** Checks one generated history and one corruption of it; returns whether the corruption is linearizable (null if none was valid). */
