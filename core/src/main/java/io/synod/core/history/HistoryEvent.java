@@ -66,14 +66,17 @@ public final class HistoryEvent {
         return process;
     }
 
+    /** Whether the operation started ({@code invoke}) or how it ended. */
     public EventType type() {
         return type;
     }
 
+    /** Append or read (field {@code "f"} in the file). */
     public OpFunction function() {
         return function;
     }
 
+    /** The key the operation acts on. */
     public String key() {
         return key;
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 
 /** A history file that does not follow {@code docs/history-format.md}; the message names the line and the problem. */
 public final class HistoryFormatException extends IOException {
+    /** 1-based. */
     private final long lineNumber;
 
     /** @param lineNumber the 1-based number of the offending line */

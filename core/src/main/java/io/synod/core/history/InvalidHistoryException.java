@@ -5,7 +5,9 @@ package io.synod.core.history;
  * process that already has an operation outstanding, time going backwards, and the like.
  */
 public final class InvalidHistoryException extends IllegalArgumentException {
+    /** 0-based index of the offending event. */
     private final int eventIndex;
+    /** The message without the event index. */
     private final String problem;
 
     /**
