@@ -1,0 +1,99 @@
+package io.synod.core.paxos;
+
+import java.nio.ByteBuffer;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The at-most-once table: for each client, the last applied sequence number, the slot it was
+ * applied in and its result, so a retried command is answered from here instead of being applied
+ * again. It is part of the replicated state: it changes only when a command is applied, and is
+ * ordered by last application, so every replica evicts the same client when the bound is hit and
+ * produces identical snapshot bytes.
+ */
+final class ClientSessions {
+    record Session(long lastSequence, long lastSlot, byte[] lastResult) {}
+
+    private static final int FORMAT_VERSION = 1;
+
+    private final int maxSessions;
+    private final LinkedHashMap<Long, Session> sessions = new LinkedHashMap<>();
+
+    ClientSessions(int maxSessions) {
+        this.maxSessions = maxSessions;
+    }
+
+    Session get(long clientId) {
+        return sessions.get(clientId);
+    }
+
+    /** Records an application; evicts the client applied longest ago when over the bound. */
+    void recordApplied(long clientId, long sequence, long slot, byte[] result) {
+        sessions.remove(clientId);
+        sessions.put(clientId, new Session(sequence, slot, result));
+        if (sessions.size() > maxSessions) {
+            Iterator<Long> eldest = sessions.keySet().iterator();
+            eldest.next();
+            eldest.remove();
+        }
+    }
+
+    int size() {
+        return sessions.size();
+    }
+
+    byte[] encode() {
+        int size = 8;
+        for (Session s : sessions.values()) {
+            size += 8 + 8 + 8 + 4 + s.lastResult().length;
+        }
+        ByteBuffer out = ByteBuffer.allocate(size);
+        out.putInt(FORMAT_VERSION).putInt(sessions.size());
+        for (Map.Entry<Long, Session> e : sessions.entrySet()) {
+            Session s = e.getValue();
+            out.putLong(e.getKey()).putLong(s.lastSequence()).putLong(s.lastSlot());
+            out.putInt(s.lastResult().length).put(s.lastResult());
+        }
+        return out.array();
+    }
+
+    /** Replaces the table with decoded bytes; throws {@link IllegalArgumentException} on bad input. */
+    void restore(byte[] bytes) {
+        sessions.clear();
+        if (bytes.length == 0) {
+            return;
+        }
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        if (in.remaining() < 8) {
+            throw new IllegalArgumentException("client session table truncated in header");
+        }
+        int version = in.getInt();
+        if (version != FORMAT_VERSION) {
+            throw new IllegalArgumentException("client session table version " + version + " is not supported");
+        }
+        int count = in.getInt();
+        if (count < 0 || (long) count * 28 > in.remaining()) {
+            throw new IllegalArgumentException("client session count " + count + " exceeds the "
+                    + in.remaining() + " remaining bytes");
+        }
+        for (int i = 0; i < count; i++) {
+            if (in.remaining() < 28) {
+                throw new IllegalArgumentException("client session table truncated at session " + i);
+            }
+            long clientId = in.getLong();
+            long sequence = in.getLong();
+            long slot = in.getLong();
+            int resultLength = in.getInt();
+            if (resultLength < 0 || resultLength > in.remaining()) {
+                throw new IllegalArgumentException("client session result length " + resultLength + " is invalid");
+            }
+            byte[] result = new byte[resultLength];
+            in.get(result);
+            sessions.put(clientId, new Session(sequence, slot, result));
+        }
+        if (in.hasRemaining()) {
+            throw new IllegalArgumentException("client session table has " + in.remaining() + " trailing bytes");
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package io.synod.core.paxos;
+
+import io.synod.core.kv.KvCommand;
+import io.synod.core.kv.KvResult;
+import io.synod.core.kv.KvStateMachine;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * A tiny deterministic cluster for replica scenario tests: synchronous "fsync", a FIFO network
+ * whose messages a test may drop with a filter, in-memory disks that survive crashes. Unlike the
+ * simulator it has no randomness: every test scripts exactly the interleaving it checks.
+ */
+final class TestCluster {
+    static final class Disk {
+        Ballot promised = Ballot.ZERO;
+        final TreeMap<Long, Entry> entries = new TreeMap<>();
+        Snapshot snapshot = Snapshot.EMPTY;
+
+        DurableState state() {
+            return new DurableState(promised, snapshot, new ArrayList<>(entries.values()));
+        }
+    }
+
+    final int size;
+    final ReplicaConfig baseConfig;
+    final Replica[] replicas;
+    final Disk[] disks;
+    final boolean[] down;
+    final ArrayDeque<Message> network = new ArrayDeque<>();
+    final List<ClientReply> replies = new ArrayList<>();
+    /** Every entry each replica applied, by slot: the agreement check compares these. */
+    final List<Map<Long, Entry>> appliedBySlot = new ArrayList<>();
+    final boolean[] resigned;
+    Predicate<Message> drop = m -> false;
+    long now;
+
+    TestCluster(int size) {
+        this(size, ReplicaConfig.defaults(0, size));
+    }
+
+    TestCluster(int size, ReplicaConfig config) {
+        this.size = size;
+        this.baseConfig = config;
+        this.replicas = new Replica[size];
+        this.disks = new Disk[size];
+        this.down = new boolean[size];
+        this.resigned = new boolean[size];
+        for (int i = 0; i < size; i++) {
+            disks[i] = new Disk();
+            appliedBySlot.add(new HashMap<>());
+            replicas[i] = newReplica(i);
+        }
+    }
+
+    private Replica newReplica(int node) {
+        return new Replica(baseConfig.withNodeId(node), disks[node].state(), new KvStateMachine(),
+                QuorumPolicy.MAJORITY, LeaseHooks.NONE, now);
+    }
+
+    void crash(int node) {
+        down[node] = true;
+        network.removeIf(m -> m.to() == node);
+    }
+
+    void restart(int node) {
+        down[node] = false;
+        replicas[node] = newReplica(node);
+    }
+
+    void elect(int node, long epoch) {
+        replicas[node].onElection(new ElectionEvent.Elected(epoch));
+        settle();
+    }
+
+    void propose(int node, long clientId, long sequence, KvCommand command) {
+        replicas[node].propose(new ClientRequest(new Command(clientId, sequence, command.encode())));
+        settle();
+    }
+
+    void tick(long advanceNanos) {
+        now += advanceNanos;
+        for (int i = 0; i < size; i++) {
+            if (!down[i]) {
+                replicas[i].tick(now);
+            }
+        }
+        settle();
+    }
+
+    /** Processes Readies and delivers messages until nothing moves (bounded). */
+    void settle() {
+        for (int round = 0; round < 100_000; round++) {
+            boolean moved = false;
+            for (int i = 0; i < size; i++) {
+                if (!down[i] && replicas[i].hasReady()) {
+                    processReady(i);
+                    moved = true;
+                }
+            }
+            Message message = network.poll();
+            if (message != null) {
+                moved = true;
+                if (!down[message.to()] && !drop.test(message)) {
+                    replicas[message.to()].step(message);
+                }
+            }
+            if (!moved) {
+                return;
+            }
+        }
+        throw new AssertionError("cluster did not settle");
+    }
+
+    private void processReady(int node) {
+        Replica replica = replicas[node];
+        Ready ready = replica.ready();
+        Disk disk = disks[node];
+        if (ready.promised() != null) {
+            disk.promised = ready.promised();
+        }
+        for (Entry entry : ready.entries()) {
+            disk.entries.put(entry.slot(), entry);
+        }
+        if (ready.snapshot() != null) {
+            disk.snapshot = ready.snapshot();
+        }
+        if (ready.compactThroughSlot() > 0) {
+            disk.entries.headMap(ready.compactThroughSlot(), true).clear();
+        }
+        for (Entry entry : ready.applied()) {
+            Entry before = appliedBySlot.get(node).put(entry.slot(), entry);
+            if (before != null && !before.command().equals(entry.command())) {
+                throw new AssertionError("node " + node + " applied two values at slot " + entry.slot());
+            }
+            for (int other = 0; other < size; other++) {
+                Entry theirs = appliedBySlot.get(other).get(entry.slot());
+                if (theirs != null && !theirs.command().equals(entry.command())) {
+                    throw new AssertionError("slot " + entry.slot() + ": node " + node + " applied " + entry.command()
+                            + " but node " + other + " applied " + theirs.command());
+                }
+            }
+        }
+        network.addAll(ready.messages());
+        replies.addAll(ready.replies());
+        resigned[node] |= ready.resign();
+        replica.advance(ready);
+    }
+
+    ClientReply lastReply(long clientId) {
+        for (int i = replies.size() - 1; i >= 0; i--) {
+            if (replies.get(i).clientId() == clientId) {
+                return replies.get(i);
+            }
+        }
+        return null;
+    }
+
+    long[] readList(int node, String key) {
+        KvResult result = KvResult.decode(replicas[node].stateMachine().read(new KvCommand.ReadList(key).encode()));
+        return ((KvResult.ListValue) result).elements();
+    }
+}
