@@ -327,7 +327,7 @@ public final class Simulation {
                         network.healLink(bridge, i);
                         network.healLink(i, bridge);
                     }
-                    nodes[bridge].crashAfterNextPromise = faultRandom.chance(0.5);
+                    nodes[bridge].crashAfterNextPromise = true;
                     oracle.electBehindBackOf(rival, leader);
                     scheduleHeal();
                 }
