@@ -5,6 +5,7 @@ import io.synod.core.paxos.DurableState;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.Snapshot;
+import io.synod.core.util.Check;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -36,10 +37,21 @@ final class SimDisk {
         if (random.chance(0.5)) {
             return;
         }
-        List<Object> records = records(ready);
         // The record at index `torn` was being written when power failed; its checksum fails on recovery.
-        int torn = random.nextInt(records.size());
-        writeRecords(records, torn);
+        int torn = random.nextInt(recordCount(ready));
+        keepPrefix(ready, torn);
+    }
+
+    /** Records of {@code ready} in write order: the promised ballot, the entries by slot, the snapshot. */
+    static int recordCount(Ready ready) {
+        return records(ready).size();
+    }
+
+    /** A crash during the fsync of {@code ready} after its first {@code records} records reached the disk. */
+    void keepPrefix(Ready ready, int records) {
+        List<Object> all = records(ready);
+        Check.argument(records >= 0 && records < all.size(), "a torn write keeps 0..%d records, not %d", all.size() - 1, records);
+        writeRecords(all, records);
     }
 
     void compactThrough(long slot) {
