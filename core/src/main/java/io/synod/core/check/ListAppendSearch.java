@@ -35,7 +35,23 @@ import java.util.Set;
  * linearized next, which removes ("lifts") both its entries; reaching a completion whose operation is
  * not linearized means the current prefix is a dead end, so the last choice is undone. Lowe's
  * memoization of (set of linearized operations, model state) prunes configurations already shown to
- * be dead ends, which makes the common case near-linear.
+ * be dead ends.
+ *
+ * <p>Plain WGL blows up on this model: each append linearized too early opens a dead-end region of
+ * about 2^concurrency configurations before the next read exposes it (measured: 3,000 operations on
+ * one key at concurrency 10 exceeded two million states). Two sound reductions specific to the model
+ * remove that, without changing any verdict:
+ * <ul>
+ *   <li><b>Forced reads.</b> A candidate read that matches the list is linearized at once and never
+ *       undone in favour of an alternative (see {@link #run}).</li>
+ *   <li><b>Append pruning by the remaining reads.</b> Lists only grow, so an append that some
+ *       not-yet-linearized read could no longer see as a prefix is never tried (see {@link #apply}).</li>
+ * </ul>
+ * With both, while any read remains at most one append value is admissible at each point, so the
+ * search proceeds almost without choices: one explored state per operation on linearizable histories,
+ * and refutations in a few thousand states. (This is why list-append with full read results is cheap
+ * to check, as Elle exploits: the reads reveal the order of the appends.) The search, not a
+ * pre-check, still decides every verdict.
  *
  * <p>The list is represented as an immutable chain sharing prefixes, carrying its length and a
  * polynomial hash, so a state costs one node per append and two states or a state and a read compare
@@ -46,6 +62,8 @@ final class ListAppendSearch {
     private static final int NONE = -1;
     private static final int MAX_LIKELY_CAUSES = 5;
     private static final int MAX_LIST_PRINTED = 16;
+    /** The end of the prefix is what leads to the violation; a long run's whole prefix would bury it. */
+    private static final int MAX_PREFIX_PRINTED = 20;
 
     private final String key;
     private final long maxExploredStates;
@@ -55,6 +73,25 @@ final class ListAppendSearch {
     private final long[] readHashes;
     private final Map<Long, Operation> failedAppendByValue = new HashMap<>();
     private final Set<Long> appendedValues = new HashSet<>();
+
+    /** The ok reads (op numbers) by length, shortest first, and each read's rank in that order (-1 for appends). */
+    private final int[] readsByLength;
+    private final int[] readRank;
+
+    // Search state. Entries form a doubly linked list behind the sentinel {@code head} (Lowe's "dancing links").
+    private int head;
+    private int[] next;
+    private int[] prev;
+    private long[] linearized;
+    private long linearizedHash;
+    private ListState state = ListState.EMPTY;
+    private int depth;
+    private int[] stackEntry;
+    private ListState[] stackState;
+    private boolean[] stackForced;
+    /** Ranks (in {@link #readsByLength}) of the shortest and longest reads not linearized; empty when shortest > longest. */
+    private int shortestRemainingRead;
+    private int longestRemainingRead;
 
     private int bestDepth = -1;
     private List<Operation> bestPrefix;
@@ -100,79 +137,179 @@ final class ListAppendSearch {
                 readHashes[op] = hash;
             }
         }
+        readsByLength = java.util.stream.IntStream.range(0, operations.length)
+                .filter(op -> readValues[op] != null).boxed()
+                .sorted((a, b) -> readValues[a].length != readValues[b].length
+                        ? Integer.compare(readValues[a].length, readValues[b].length) : Integer.compare(a, b))
+                .mapToInt(Integer::intValue).toArray();
+        readRank = new int[operations.length];
+        Arrays.fill(readRank, -1);
+        for (int rank = 0; rank < readsByLength.length; rank++) {
+            readRank[readsByLength[rank]] = rank;
+        }
+        shortestRemainingRead = 0;
+        longestRemainingRead = readsByLength.length - 1;
     }
 
     KeyCheckResult run() {
         int count = operations.length;
-        int head = 2 * count;
-        int[] next = new int[2 * count + 1];
-        int[] prev = new int[2 * count + 1];
-        linkEntriesInRealTimeOrder(head, next, prev);
-
-        long[] linearized = new long[(count + 63) / 64];
-        long linearizedHash = 0;
-        int[] stackEntry = new int[count];
-        ListState[] stackState = new ListState[count];
-        int depth = 0;
-        ListState state = ListState.EMPTY;
+        head = 2 * count;
+        next = new int[2 * count + 1];
+        prev = new int[2 * count + 1];
+        linkEntriesInRealTimeOrder();
+        linearized = new long[(count + 63) / 64];
+        stackEntry = new int[count];
+        stackState = new ListState[count];
+        stackForced = new boolean[count];
         Set<Configuration> explored = new HashSet<>();
 
         int entry = next[head];
+        boolean freshConfiguration = true;
         while (entry != NONE) {
-            int op = entry >>> 1;
-            if ((entry & 1) == 0) {
-                ListState after = apply(state, op);
-                if (after != null) {
-                    linearized[op >>> 6] |= 1L << op;
-                    linearizedHash ^= zobrist(op);
-                    Configuration probe = new Configuration(linearized, linearizedHash, after);
-                    if (!explored.contains(probe)) {
-                        explored.add(new Configuration(linearized.clone(), linearizedHash, after));
+            boolean deadEnd = false;
+            if (freshConfiguration) {
+                freshConfiguration = false;
+                // A candidate read that matches the list can be linearized right now without loss of
+                // generality: in any linearization from here it sits after some reads only (appends
+                // would change the list), and moving it before them breaks no real-time order, since
+                // none of them completed before it was invoked (it is a candidate). So it is a forced
+                // move: no alternative to it is ever tried (a partial-order reduction).
+                int readEntry = matchingCandidateRead();
+                if (readEntry != NONE) {
+                    if (tryLinearize(readEntry, state, explored, true)) {
                         if (explored.size() > maxExploredStates) {
                             return new KeyCheckResult(key, Verdict.UNKNOWN, count, explored.size(), null);
                         }
-                        stackEntry[depth] = entry;
-                        stackState[depth] = state;
-                        depth++;
-                        state = after;
-                        lift(entry, next, prev);
                         entry = next[head];
+                        freshConfiguration = true;
                         continue;
                     }
-                    linearized[op >>> 6] &= ~(1L << op);
-                    linearizedHash ^= zobrist(op);
+                    deadEnd = true; // the configuration after the forced read already failed, so this one does
+                }
+            }
+            if (!deadEnd && (entry & 1) == 0) {
+                ListState after = apply(state, entry >>> 1);
+                if (after != null && tryLinearize(entry, after, explored, false)) {
+                    if (explored.size() > maxExploredStates) {
+                        return new KeyCheckResult(key, Verdict.UNKNOWN, count, explored.size(), null);
+                    }
+                    entry = next[head];
+                    freshConfiguration = true;
+                    continue;
                 }
                 entry = next[entry];
-            } else {
+                continue;
+            }
+            if (!deadEnd) {
                 // A completion whose operation is not linearized yet: it cannot take effect later than
-                // this, and nothing placed so far let it take effect earlier. Undo the last choice.
-                rememberIfDeepest(entry, depth, state, stackEntry, head, next);
+                // this, and nothing placed so far let it take effect earlier.
+                rememberIfDeepest(entry);
+            }
+            // Undo choices up to and including the last one that had alternatives.
+            boolean forced;
+            do {
                 if (depth == 0) {
                     return new KeyCheckResult(key, Verdict.NOT_LINEARIZABLE, count, explored.size(), violation());
                 }
                 depth--;
                 entry = stackEntry[depth];
+                forced = stackForced[depth];
                 state = stackState[depth];
-                op = entry >>> 1;
-                linearized[op >>> 6] &= ~(1L << op);
-                linearizedHash ^= zobrist(op);
-                unlift(entry, next, prev);
-                entry = next[entry];
-            }
+                markLinearized(entry >>> 1, false);
+                unlift(entry);
+            } while (forced);
+            entry = next[entry];
         }
         return new KeyCheckResult(key, Verdict.LINEARIZABLE, count, explored.size(), null);
     }
 
-    /** The state after operation {@code op} takes effect in {@code state}, or null if the model forbids it. */
-    private ListState apply(ListState state, int op) {
-        if (readValues[op] == null) {
-            return state.append(operations[op].appendValue());
+    /**
+     * Linearizes the operation of {@code invokeEntry} next, leading to {@code after}, unless that
+     * configuration was explored before (Lowe's memoization: it failed then, it fails now).
+     */
+    private boolean tryLinearize(int invokeEntry, ListState after, Set<Configuration> explored, boolean forced) {
+        int op = invokeEntry >>> 1;
+        markLinearized(op, true);
+        if (!explored.add(Configuration.of(linearized, linearizedHash, after))) {
+            markLinearized(op, false);
+            return false;
         }
-        return state.equalsList(readValues[op], readHashes[op]) ? state : null;
+        stackEntry[depth] = invokeEntry;
+        stackState[depth] = state;
+        stackForced[depth] = forced;
+        depth++;
+        state = after;
+        lift(invokeEntry);
+        return true;
+    }
+
+    /** The invoke entry of a candidate read that returned exactly the current list, or {@link #NONE}. */
+    private int matchingCandidateRead() {
+        for (int entry = next[head]; entry != NONE && (entry & 1) == 0; entry = next[entry]) {
+            int op = entry >>> 1;
+            if (readValues[op] != null && state.equalsList(readValues[op], readHashes[op])) {
+                return entry;
+            }
+        }
+        return NONE;
+    }
+
+    private void markLinearized(int op, boolean linearize) {
+        if (linearize) {
+            linearized[op >>> 6] |= 1L << op;
+        } else {
+            linearized[op >>> 6] &= ~(1L << op);
+        }
+        linearizedHash ^= zobrist(op);
+        int rank = readRank[op];
+        if (rank < 0) {
+            return;
+        }
+        if (linearize) {
+            while (shortestRemainingRead < readsByLength.length && isLinearized(readsByLength[shortestRemainingRead])) {
+                shortestRemainingRead++;
+            }
+            while (longestRemainingRead >= 0 && isLinearized(readsByLength[longestRemainingRead])) {
+                longestRemainingRead--;
+            }
+        } else {
+            shortestRemainingRead = Math.min(shortestRemainingRead, rank);
+            longestRemainingRead = Math.max(longestRemainingRead, rank);
+        }
+    }
+
+    private boolean isLinearized(int op) {
+        return (linearized[op >>> 6] & (1L << op)) != 0;
+    }
+
+    /**
+     * The state after operation {@code op} takes effect in {@code state}, or null if the model forbids
+     * it or it leads to a certain dead end.
+     *
+     * <p>Lists only grow, so every read not linearized yet must return an extension of the list after
+     * this append. An append is therefore pointless (pruned) when a remaining read is no longer than the
+     * current list, or when a remaining read has a value other than this one at the current length. The
+     * longest remaining read stands for all of them: when the reads are prefixes of one another (as in
+     * every linearizable history) that is exact; otherwise it is still sound, only less sharp.
+     */
+    private ListState apply(ListState state, int op) {
+        if (readValues[op] != null) {
+            return state.equalsList(readValues[op], readHashes[op]) ? state : null;
+        }
+        long value = operations[op].appendValue();
+        if (shortestRemainingRead <= longestRemainingRead) {
+            if (readValues[readsByLength[shortestRemainingRead]].length <= state.length) {
+                return null;
+            }
+            if (readValues[readsByLength[longestRemainingRead]][state.length] != value) {
+                return null;
+            }
+        }
+        return state.append(value);
     }
 
     /** Sorts the invoke and completion entries by event index (+infinity for indeterminate appends) and links them. */
-    private void linkEntriesInRealTimeOrder(int head, int[] next, int[] prev) {
+    private void linkEntriesInRealTimeOrder() {
         int count = operations.length;
         long[] sortKeys = new long[2 * count];
         Integer[] entries = new Integer[2 * count];
@@ -201,25 +338,25 @@ final class ListAppendSearch {
     }
 
     /** Removes an invoke entry and its completion entry from the list (dancing links: they remember their neighbours). */
-    private static void lift(int invokeEntry, int[] next, int[] prev) {
-        unlink(invokeEntry, next, prev);
-        unlink(invokeEntry + 1, next, prev);
+    private void lift(int invokeEntry) {
+        unlink(invokeEntry);
+        unlink(invokeEntry + 1);
     }
 
     /** Undoes {@link #lift}, in reverse order. */
-    private static void unlift(int invokeEntry, int[] next, int[] prev) {
-        relink(invokeEntry + 1, next, prev);
-        relink(invokeEntry, next, prev);
+    private void unlift(int invokeEntry) {
+        relink(invokeEntry + 1);
+        relink(invokeEntry);
     }
 
-    private static void unlink(int entry, int[] next, int[] prev) {
+    private void unlink(int entry) {
         next[prev[entry]] = next[entry];
         if (next[entry] != NONE) {
             prev[next[entry]] = prev[entry];
         }
     }
 
-    private static void relink(int entry, int[] next, int[] prev) {
+    private void relink(int entry) {
         next[prev[entry]] = entry;
         if (next[entry] != NONE) {
             prev[next[entry]] = entry;
@@ -231,8 +368,7 @@ final class ListAppendSearch {
         return ListState.mix(op * 0x9E3779B97F4A7C15L + 0x632BE59BD9B4E019L);
     }
 
-    private void rememberIfDeepest(int completionEntry, int depth, ListState state, int[] stackEntry, int head,
-            int[] next) {
+    private void rememberIfDeepest(int completionEntry) {
         if (depth <= bestDepth) {
             return;
         }
@@ -254,9 +390,14 @@ final class ListAppendSearch {
     private Violation violation() {
         List<Long> list = bestState.toList();
         StringBuilder text = new StringBuilder();
-        text.append("  longest linearizable prefix (").append(bestPrefix.size()).append(" of ")
+        text.append("  longest linearizable prefix found (").append(bestPrefix.size()).append(" of ")
                 .append(operations.length).append(" operations):");
-        for (int i = 0; i < bestPrefix.size(); i++) {
+        int firstPrinted = Math.max(0, bestPrefix.size() - MAX_PREFIX_PRINTED);
+        if (firstPrinted > 0) {
+            text.append("\n    ... the first ").append(firstPrinted)
+                    .append(" are left out here (Violation.longestLinearizablePrefix() has them all)");
+        }
+        for (int i = firstPrinted; i < bestPrefix.size(); i++) {
             text.append("\n    ").append(i + 1).append(". ").append(bestPrefix.get(i));
         }
         text.append("\n  list after the prefix: ").append(describeList(list));
@@ -277,38 +418,143 @@ final class ListAppendSearch {
     }
 
     private String whyNotNext(Operation candidate, List<Long> list) {
-        if (candidate.function() == OpFunction.APPEND) {
-            return "could take effect here, but then the rest cannot be linearized";
+        if (candidate.function() == OpFunction.READ) {
+            if (candidate.readValues().equals(list)) {
+                return "matches the list here, but then the rest cannot be linearized";
+            }
+            return "cannot take effect here: " + describeMismatch(candidate.readValues(), list);
         }
-        if (candidate.readValues().equals(list)) {
-            return "matches the list here, but then the rest cannot be linearized";
+        List<Long> extended = new ArrayList<>(list);
+        extended.add(candidate.appendValue());
+        Set<Integer> linearizedIds = new HashSet<>();
+        for (Operation operation : bestPrefix) {
+            linearizedIds.add(operation.id());
         }
-        return "cannot take effect here: " + describeMismatch(candidate.readValues(), list);
+        for (Operation read : operations) {
+            if (read.function() == OpFunction.READ && !linearizedIds.contains(read.id())
+                    && !isPrefix(extended, read.readValues())) {
+                return "appending it here would contradict " + read + ", which is not linearized yet and"
+                        + " so comes later, but does not start with " + describeList(extended);
+            }
+        }
+        return "could take effect here, but then the rest cannot be linearized";
     }
 
-    /** Reads whose values no participating append can explain: the usual root cause, stated plainly. */
+    /**
+     * Plain statements of what is wrong, found directly rather than by the search: reads of values
+     * never appended or whose append failed, stale reads (missing an append acknowledged before the
+     * read was invoked, or not extending a read that completed before it was invoked), and reads that
+     * no single order of appends can explain together.
+     */
     private List<String> likelyCauses() {
         List<String> causes = new ArrayList<>();
+        List<Operation> reads = new ArrayList<>();
         for (Operation operation : operations) {
-            if (operation.function() != OpFunction.READ) {
-                continue;
+            if (operation.function() == OpFunction.READ) {
+                reads.add(operation);
             }
+        }
+        unexplainedValues(reads, causes);
+        staleReads(reads, causes);
+        incomparableReads(causes);
+        return causes.size() > MAX_LIKELY_CAUSES ? causes.subList(0, MAX_LIKELY_CAUSES) : causes;
+    }
+
+    private void unexplainedValues(List<Operation> reads, List<String> causes) {
+        for (Operation read : reads) {
             Set<Long> seen = new HashSet<>();
-            for (long value : operation.readValues()) {
-                if (causes.size() == MAX_LIKELY_CAUSES) {
-                    return causes;
+            for (long value : read.readValues()) {
+                if (causes.size() >= MAX_LIKELY_CAUSES) {
+                    return;
                 }
                 if (!seen.add(value)) {
-                    causes.add("read #" + operation.id() + " returned " + value + " twice");
+                    causes.add("read #" + read.id() + " returned " + value + " twice");
                 } else if (failedAppendByValue.containsKey(value)) {
-                    causes.add("read #" + operation.id() + " returned " + value + ", but its append failed,"
+                    causes.add("read #" + read.id() + " returned " + value + ", but its append failed,"
                             + " so it must not have happened: " + failedAppendByValue.get(value));
                 } else if (!appendedValues.contains(value)) {
-                    causes.add("read #" + operation.id() + " returned " + value + ", which was never appended to " + key);
+                    causes.add("read #" + read.id() + " returned " + value + ", which was never appended to " + key);
                 }
             }
         }
-        return causes;
+    }
+
+    /** Operations (appends or reads) completed before a read was invoked must be reflected in it. */
+    private void staleReads(List<Operation> reads, List<String> causes) {
+        List<Operation> byCompletion = new ArrayList<>();
+        for (Operation operation : operations) {
+            if (operation.outcome() == EventType.OK) {
+                byCompletion.add(operation);
+            }
+        }
+        byCompletion.sort((a, b) -> Integer.compare(a.completionIndex(), b.completionIndex()));
+        List<Operation> completedAppends = new ArrayList<>();
+        Operation longestCompletedRead = null;
+        int completed = 0;
+        for (Operation read : reads) { // in invoke order
+            while (completed < byCompletion.size() && byCompletion.get(completed).completionIndex() < read.id()) {
+                Operation done = byCompletion.get(completed++);
+                if (done.function() == OpFunction.APPEND) {
+                    completedAppends.add(done);
+                } else if (longestCompletedRead == null
+                        || done.readValues().size() > longestCompletedRead.readValues().size()) {
+                    longestCompletedRead = done;
+                }
+            }
+            if (causes.size() >= MAX_LIKELY_CAUSES) {
+                return;
+            }
+            Set<Long> returned = new HashSet<>(read.readValues());
+            Operation missed = null;
+            for (Operation append : completedAppends) {
+                if (!returned.contains(append.appendValue())) {
+                    missed = append;
+                    break;
+                }
+            }
+            if (missed != null) {
+                causes.add("stale read: read #" + read.id() + " misses " + missed.appendValue() + ", but " + missed
+                        + " was acknowledged before the read was invoked");
+            } else if (longestCompletedRead != null && !isPrefix(longestCompletedRead.readValues(), read.readValues())) {
+                causes.add("stale read: read #" + read.id() + " does not extend what read #"
+                        + longestCompletedRead.id() + " returned, though #" + longestCompletedRead.id()
+                        + " completed before #" + read.id() + " was invoked: "
+                        + compare(read.readValues(), "#" + read.id(), longestCompletedRead.readValues(),
+                                "#" + longestCompletedRead.id()));
+            }
+        }
+    }
+
+    /** Lists only grow, so all reads must be prefixes of one another; reads sorted by length show a pair that is not. */
+    private void incomparableReads(List<String> causes) {
+        for (int rank = 0; rank + 1 < readsByLength.length && causes.size() < MAX_LIKELY_CAUSES; rank++) {
+            Operation shorter = operations[readsByLength[rank]];
+            Operation longer = operations[readsByLength[rank + 1]];
+            if (!isPrefix(shorter.readValues(), longer.readValues())) {
+                causes.add("reads #" + shorter.id() + " and #" + longer.id() + " are not prefixes of one another,"
+                        + " so no single order of appends explains both: " + compare(shorter.readValues(),
+                        "#" + shorter.id(), longer.readValues(), "#" + longer.id()));
+                return;
+            }
+        }
+    }
+
+    private static boolean isPrefix(List<Long> prefix, List<Long> list) {
+        return prefix.size() <= list.size() && list.subList(0, prefix.size()).equals(prefix);
+    }
+
+    /** Where two lists part: "#4 has [1, 2] (2 values), #9 has [1, 3] (2 values); they first differ at index 1: 2 vs 3". */
+    private static String compare(List<Long> first, String firstName, List<Long> second, String secondName) {
+        int common = 0;
+        while (common < first.size() && common < second.size() && first.get(common).equals(second.get(common))) {
+            common++;
+        }
+        String text = firstName + " has " + describeList(first) + ", " + secondName + " has " + describeList(second);
+        if (common == first.size() || common == second.size()) {
+            return text + "; one is a prefix of the other, up to index " + common;
+        }
+        return text + "; they first differ at index " + common + ": " + first.get(common) + " vs "
+                + second.get(common);
     }
 
     private static String describeMismatch(List<Long> read, List<Long> list) {
@@ -420,16 +666,35 @@ final class ListAppendSearch {
         }
     }
 
-    /** Lowe's cache key: which operations are linearized, and the list they left. */
+    /**
+     * Lowe's cache key: which operations are linearized, and the list they left. The set is stored
+     * compactly as the number of leading all-linearized words plus the words after them up to the last
+     * linearized operation: the search linearizes roughly in invoke order, so this is the concurrency
+     * window, not the whole history, and memory stays proportional to the explored states.
+     */
     private static final class Configuration {
-        private final long[] linearized;
+        private final int fullWords;
+        private final long[] window;
         private final long linearizedHash;
         private final ListState state;
 
-        Configuration(long[] linearized, long linearizedHash, ListState state) {
-            this.linearized = linearized;
+        private Configuration(int fullWords, long[] window, long linearizedHash, ListState state) {
+            this.fullWords = fullWords;
+            this.window = window;
             this.linearizedHash = linearizedHash;
             this.state = state;
+        }
+
+        static Configuration of(long[] linearized, long linearizedHash, ListState state) {
+            int fullWords = 0;
+            while (fullWords < linearized.length && linearized[fullWords] == -1L) {
+                fullWords++;
+            }
+            int end = linearized.length;
+            while (end > fullWords && linearized[end - 1] == 0) {
+                end--;
+            }
+            return new Configuration(fullWords, Arrays.copyOfRange(linearized, fullWords, end), linearizedHash, state);
         }
 
         @Override
@@ -443,8 +708,8 @@ final class ListAppendSearch {
                 return false;
             }
             Configuration that = (Configuration) other;
-            return linearizedHash == that.linearizedHash && state.sameList(that.state)
-                    && Arrays.equals(linearized, that.linearized);
+            return linearizedHash == that.linearizedHash && fullWords == that.fullWords
+                    && Arrays.equals(window, that.window) && state.sameList(that.state);
         }
     }
 }

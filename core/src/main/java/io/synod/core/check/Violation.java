@@ -10,8 +10,10 @@ import java.util.List;
  * effect (its completion came next in real time) but could not be placed.
  *
  * @param key                        the key
- * @param longestLinearizablePrefix  operations in linearization order, the longest sequence the search
- *                                   found that respects real-time order and the list model
+ * @param longestLinearizablePrefix  operations in linearization order: the deepest prefix the search
+ *                                   reached, which respects real-time order and the list model and which
+ *                                   no read still to come already rules out (the search does not extend
+ *                                   prefixes that a later read contradicts)
  * @param listAfterPrefix            the key's list after that prefix
  * @param blockingOperation          the operation that completed next and could not be linearized
  *                                   before its completion in any continuation of the prefix

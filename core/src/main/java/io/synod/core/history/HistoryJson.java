@@ -2,10 +2,14 @@ package io.synod.core.history;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.Reader;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -72,7 +76,7 @@ public final class HistoryJson {
      *                                valid history (see {@link History#of}); the message names the line
      */
     public static History read(InputStream in) throws IOException {
-        return read(new InputStreamReader(in, StandardCharsets.UTF_8));
+        return read(new ByteLineSource(in));
     }
 
     /**
@@ -83,9 +87,12 @@ public final class HistoryJson {
      *                                valid history (see {@link History#of}); the message names the line
      */
     public static History read(Reader in) throws IOException {
+        return read(new CharLineSource(in));
+    }
+
+    private static History read(LineSource lines) throws IOException {
         List<HistoryEvent> events = new ArrayList<>();
         HistoryValidator validator = new HistoryValidator();
-        LineReader lines = new LineReader(in);
         String line;
         while ((line = lines.next()) != null) {
             long lineNumber = lines.lineNumber();
@@ -122,58 +129,151 @@ public final class HistoryJson {
         out.append('"');
     }
 
-    /** Splits a Reader into lines, refusing any line longer than {@link #MAX_LINE_CHARS} before buffering it. */
-    private static final class LineReader {
-        private final Reader in;
-        private final char[] buffer = new char[8192];
-        private int position;
-        private int limit;
+    /** Lines of input, each without its terminator ({@code \n}, {@code \r\n} or {@code \r}). */
+    private abstract static class LineSource {
         private long lineNumber;
-        private boolean pendingCarriageReturn;
+        private boolean afterCarriageReturn;
 
-        LineReader(Reader in) {
-            this.in = in;
-        }
+        /** The next character or byte, or -1 at the end of input. */
+        abstract int read() throws IOException;
+
+        abstract void append(int unit) throws IOException;
+
+        abstract int length();
+
+        /** The line gathered so far, which is then cleared. */
+        abstract String take() throws IOException;
 
         long lineNumber() {
             return lineNumber;
         }
 
-        /** The next line without its terminator, or null at the end of input. */
+        /** The next line, or null at the end of input. */
         String next() throws IOException {
-            StringBuilder line = null;
+            boolean any = false;
             while (true) {
-                if (position == limit) {
-                    limit = in.read(buffer, 0, buffer.length);
-                    position = 0;
-                    if (limit <= 0) {
-                        limit = 0;
-                        if (line == null) {
-                            return null;
-                        }
-                        lineNumber++;
-                        return line.toString();
+                int unit = read();
+                if (unit < 0) {
+                    if (!any) {
+                        return null;
                     }
+                    lineNumber++;
+                    return take();
                 }
-                char c = buffer[position++];
-                if (pendingCarriageReturn) {
-                    pendingCarriageReturn = false;
-                    if (c == '\n') {
+                if (afterCarriageReturn) {
+                    afterCarriageReturn = false;
+                    if (unit == '\n') {
                         continue;
                     }
                 }
-                if (line == null) {
-                    line = new StringBuilder();
-                }
-                if (c == '\n' || c == '\r') {
-                    pendingCarriageReturn = c == '\r';
+                any = true;
+                if (unit == '\n' || unit == '\r') {
+                    afterCarriageReturn = unit == '\r';
                     lineNumber++;
-                    return line.toString();
+                    return take();
                 }
-                if (line.length() == MAX_LINE_CHARS) {
+                if (length() == MAX_LINE_CHARS) {
                     throw new HistoryFormatException(lineNumber + 1, "line longer than " + MAX_LINE_CHARS + " characters");
                 }
-                line.append(c);
+                append(unit);
+            }
+        }
+    }
+
+    private static final class CharLineSource extends LineSource {
+        private final Reader in;
+        private final char[] buffer = new char[8192];
+        private int position;
+        private int limit;
+        private final StringBuilder line = new StringBuilder();
+
+        CharLineSource(Reader in) {
+            this.in = in;
+        }
+
+        @Override
+        int read() throws IOException {
+            if (position == limit) {
+                limit = Math.max(0, in.read(buffer, 0, buffer.length));
+                position = 0;
+                if (limit == 0) {
+                    return -1;
+                }
+            }
+            return buffer[position++];
+        }
+
+        @Override
+        void append(int unit) {
+            line.append((char) unit);
+        }
+
+        @Override
+        int length() {
+            return line.length();
+        }
+
+        @Override
+        String take() {
+            String text = line.toString();
+            line.setLength(0);
+            return text;
+        }
+    }
+
+    /**
+     * Splits bytes into lines before decoding each strictly as UTF-8, so a malformed byte is reported on
+     * its own line (a decoding Reader reads ahead and would blame an earlier one). Safe because the
+     * bytes of {@code \n} and {@code \r} never occur inside a UTF-8 multi-byte sequence.
+     */
+    private static final class ByteLineSource extends LineSource {
+        private final InputStream in;
+        private final byte[] buffer = new byte[8192];
+        private int position;
+        private int limit;
+        private byte[] line = new byte[256];
+        private int length;
+        private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+
+        ByteLineSource(InputStream in) {
+            this.in = in;
+        }
+
+        @Override
+        int read() throws IOException {
+            if (position == limit) {
+                limit = Math.max(0, in.read(buffer, 0, buffer.length));
+                position = 0;
+                if (limit == 0) {
+                    return -1;
+                }
+            }
+            return buffer[position++] & 0xFF;
+        }
+
+        @Override
+        void append(int unit) {
+            if (length == line.length) {
+                line = Arrays.copyOf(line, Math.min(MAX_LINE_CHARS, 2 * line.length));
+            }
+            line[length++] = (byte) unit;
+        }
+
+        @Override
+        int length() {
+            return length;
+        }
+
+        @Override
+        String take() throws IOException {
+            try {
+                return utf8.reset().decode(ByteBuffer.wrap(line, 0, length)).toString();
+            } catch (CharacterCodingException e) {
+                throw new HistoryFormatException(lineNumber(), "not valid UTF-8 (" + e.getMessage() + ")");
+            } finally {
+                length = 0;
             }
         }
     }

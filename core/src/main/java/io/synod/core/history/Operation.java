@@ -29,7 +29,10 @@ public record Operation(int id, int process, OpFunction function, String key, lo
         return completionIndex < 0;
     }
 
-    /** A one-line description for reports, e.g. {@code #17 p3 append k7 42 ok [t=1200..1350, events 17..20]}. */
+    /**
+     * A one-line description for reports, e.g. {@code #17 p3 append k7 42 ok [t=1200..1350, events 17..20]};
+     * a read's list is shortened to its first and last four values when longer than nine.
+     */
     @Override
     public String toString() {
         StringBuilder text = new StringBuilder();
@@ -38,7 +41,8 @@ public record Operation(int id, int process, OpFunction function, String key, lo
         if (function == OpFunction.APPEND) {
             text.append(' ').append(appendValue);
         } else if (readValues != null) {
-            text.append(" -> ").append(readValues);
+            text.append(" -> ");
+            appendAbbreviated(readValues, text);
         }
         text.append(' ').append(isPending() ? "pending" : outcome.jsonName());
         text.append(" [t=").append(invokeTimeNanos).append("..");
@@ -46,5 +50,23 @@ public record Operation(int id, int process, OpFunction function, String key, lo
         text.append(", events ").append(id).append("..");
         text.append(isPending() ? "" : Integer.toString(completionIndex));
         return text.append(']').toString();
+    }
+
+    /** Long reads would make a report unreadable: keep the ends, which is where anomalies show. */
+    private static void appendAbbreviated(List<Long> values, StringBuilder text) {
+        int kept = 4;
+        if (values.size() <= 2 * kept + 1) {
+            text.append(values);
+            return;
+        }
+        text.append('[');
+        for (int i = 0; i < kept; i++) {
+            text.append(values.get(i)).append(", ");
+        }
+        text.append("... ").append(values.size() - 2 * kept).append(" more ...");
+        for (int i = values.size() - kept; i < values.size(); i++) {
+            text.append(", ").append(values.get(i));
+        }
+        text.append("] (").append(values.size()).append(" values)");
     }
 }

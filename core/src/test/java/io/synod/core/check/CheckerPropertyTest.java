@@ -71,6 +71,13 @@ class CheckerPropertyTest {
                     + (bruteForce ? "linearizable" : "not linearizable") + ", checker says " + result
                     + "\n" + json(history));
         }
+        // A bound too small to decide may only ever turn the answer into UNKNOWN, never into a wrong one.
+        long tinyBound = 1 + seed % 4;
+        Verdict bounded = new LinearizabilityChecker(tinyBound).check(history).verdict();
+        if (bounded != expected && bounded != Verdict.UNKNOWN) {
+            fail("seed " + seed + " (" + kind + "): with bound " + tinyBound + " the checker says " + bounded
+                    + ", expected " + expected + " or UNKNOWN\n" + json(history));
+        }
         for (KeyCheckResult keyResult : result.keyResults()) {
             if (keyResult.verdict() == Verdict.NOT_LINEARIZABLE) {
                 assertNotNull(keyResult.violation(), "seed " + seed);

@@ -61,13 +61,17 @@ class CheckerScenarioTest {
     @Test
     void staleReadThatMissesACompletedAppendIsAViolation() {
         ok(append(0, 1));
-        ok(append(0, 2));
+        int acknowledged = append(0, 2);
+        ok(acknowledged);
         int stale = read(1);
         returns(stale, 1L);
         Violation violation = assertViolation();
-        assertEquals(stale, violation.blockingOperation().id());
-        assertEquals(List.of(1L, 2L), violation.listAfterPrefix());
-        assertTrue(violation.explanation().contains("the read lacks the last 1 values, from 2"), violation.explanation());
+        assertEquals(acknowledged, violation.blockingOperation().id());
+        assertEquals(List.of(1L), violation.listAfterPrefix());
+        assertTrue(violation.explanation().contains("appending it here would contradict #" + stale + " p1 read k -> [1]"),
+                violation.explanation());
+        assertTrue(violation.explanation().contains("stale read: read #" + stale + " misses 2, but #" + acknowledged
+                + " p0 append k 2 ok"), violation.explanation());
     }
 
     @Test
@@ -80,7 +84,7 @@ class CheckerScenarioTest {
         returns(lost, 1L, 2L); // 3 was acknowledged, then vanished
         returns(read(1), 1L, 2L);
         Violation violation = assertViolation();
-        assertEquals(lost, violation.blockingOperation().id());
+        assertTrue(violation.explanation().contains("stale read: read #" + lost + " misses 3"), violation.explanation());
     }
 
     @Test
@@ -97,9 +101,15 @@ class CheckerScenarioTest {
         int second = append(1, 2);
         ok(first);
         ok(second);
-        returns(read(2), 1L, 2L);
-        returns(read(3), 2L, 1L);
-        assertViolation();
+        int oneTwo = read(2);
+        returns(oneTwo, 1L, 2L);
+        int twoOne = read(3);
+        returns(twoOne, 2L, 1L);
+        Violation violation = assertViolation();
+        assertTrue(violation.explanation().contains("reads #" + oneTwo + " and #" + twoOne
+                + " are not prefixes of one another, so no single order of appends explains both: #" + oneTwo
+                + " has [1, 2], #" + twoOne + " has [2, 1]; they first differ at index 0: 1 vs 2"),
+                violation.explanation());
     }
 
     @Test
@@ -196,7 +206,8 @@ class CheckerScenarioTest {
         int read = recorder.invokeRead(1, "k", 20); // invoked at the same instant, but after the ok was recorded
         recorder.okRead(read, List.of(), 30);
         Violation violation = assertViolation();
-        assertEquals(read, violation.blockingOperation().id());
+        assertEquals(appended, violation.blockingOperation().id());
+        assertTrue(violation.explanation().contains("stale read: read #" + read + " misses 1"), violation.explanation());
     }
 
     @Test

@@ -134,6 +134,19 @@ class HistoryJsonTest {
     }
 
     @Test
+    void rejectsBytesThatAreNotUtf8WithTheLineNumber() {
+        byte[] good = (APPEND_INVOKE + "\n").getBytes(StandardCharsets.UTF_8);
+        byte[] bad = APPEND_OK.replace("k7", "k\u00e9").getBytes(StandardCharsets.ISO_8859_1);
+        byte[] text = new byte[good.length + bad.length];
+        System.arraycopy(good, 0, text, 0, good.length);
+        System.arraycopy(bad, 0, text, good.length, bad.length);
+        HistoryFormatException e = assertThrows(HistoryFormatException.class,
+                () -> HistoryJson.read(new ByteArrayInputStream(text)));
+        assertEquals(2, e.lineNumber(), e.getMessage());
+        assertTrue(e.getMessage().contains("not valid UTF-8"), e.getMessage());
+    }
+
+    @Test
     void rejectsMissingUnknownAndDuplicateFields() {
         assertRejected(APPEND_INVOKE.replace(",\"time\":123456", ""), 1, "missing field \"time\"");
         assertRejected(APPEND_INVOKE.replace("\"value\":42,", ""), 1, "missing field \"value\"");
