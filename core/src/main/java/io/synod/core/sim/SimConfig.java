@@ -56,8 +56,8 @@ public record SimConfig(
     public static SimConfig defaults(int nodes, FaultProfile faults) {
         return new SimConfig(nodes, 1, faults, Mutation.NONE,
                 150,            // operations per seed
-                6,              // client processes
-                6,              // keys: few, so operations on one key overlap
+                10,             // client processes
+                4,              // keys: few, so operations on one key overlap
                 true,
                 50,
                 1_000_000L,     // one operation per simulated millisecond on average
