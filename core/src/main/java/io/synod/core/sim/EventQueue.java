@@ -14,6 +14,15 @@ final class EventQueue {
         void fire();
     }
 
+    /** The seed scheduled more pending events than the bound allows: it has run away. */
+    static final class OverflowException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        OverflowException(int maxPending) {
+            super("more than " + maxPending + " pending simulator events");
+        }
+    }
+
     private record Scheduled(long timeNanos, long sequence, Action action) implements Comparable<Scheduled> {
         @Override
         public int compareTo(Scheduled other) {
@@ -37,7 +46,9 @@ final class EventQueue {
 
     void at(long timeNanos, Action action) {
         Check.state(timeNanos >= nowNanos, "event scheduled in the past: %d < %d", timeNanos, nowNanos);
-        Check.state(queue.size() < maxPending, "more than %d pending simulator events", maxPending);
+        if (queue.size() >= maxPending) {
+            throw new OverflowException(maxPending);
+        }
         queue.add(new Scheduled(timeNanos, nextSequence++, action));
     }
 

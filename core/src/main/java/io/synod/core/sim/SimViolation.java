@@ -27,7 +27,7 @@ public record SimViolation(Kind kind, long timeNanos, String description) {
         LIVENESS,
         /** A reply the workload cannot have caused (for example an error result for an append). */
         UNEXPECTED_REPLY,
-        /** The replica threw: one of its own always-on invariant checks failed. */
+        /** The replica threw (one of its own always-on invariant checks failed) or broke the Ready contract; the description has the stack. */
         REPLICA_FAILURE,
         /** The seed needed more events or simulated time than its bounds allow. */
         BUDGET_EXHAUSTED

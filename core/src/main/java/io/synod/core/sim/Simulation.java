@@ -147,6 +147,10 @@ public final class Simulation {
             scheduleNextFault();
         }
         while (phase != Phase.DONE && violation == null) {
+            if (queue.isEmpty()) {
+                fail(SimViolation.Kind.BUDGET_EXHAUSTED, "the event queue ran dry in phase " + phase);
+                break;
+            }
             if (events >= config.maxEvents() || queue.now() > config.maxSimulatedNanos()) {
                 fail(SimViolation.Kind.BUDGET_EXHAUSTED, "seed did not finish within " + config.maxEvents() + " events and "
                         + config.maxSimulatedNanos() / 1_000_000 + " simulated ms (phase " + phase + ", outstanding: "
@@ -156,6 +160,9 @@ public final class Simulation {
             events++;
             try {
                 queue.fireNext();
+            } catch (EventQueue.OverflowException e) {
+                fail(SimViolation.Kind.BUDGET_EXHAUSTED, e.getMessage() + " (phase " + phase + ")");
+                break;
             } catch (RuntimeException e) {
                 fail(SimViolation.Kind.REPLICA_FAILURE, describe(e));
                 break;

@@ -93,7 +93,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         SimConfig base = validatedConfig();
-        int threadCount = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+        int threadCount = (int) Math.min(seeds, threads == null ? Runtime.getRuntime().availableProcessors() : threads);
         PrintWriter out = spec.commandLine().getOut();
         Mutation mutationValue = base.mutation();
         out.printf("simulate: nodes %d, faults %s, seeds %d..%d, %d ops per seed, %d thread(s)%s%n", nodes,
