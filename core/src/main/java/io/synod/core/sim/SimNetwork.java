@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * The simulated network between replicas, and between clients and replicas. Each replica link has
- * its own lognormal latency around a median drawn once per seed (so links differ and messages
+ * its own lognormal latency around a median drawn once per seed (within the {@link SimEnvironment}'s range) (so links differ and messages
  * overtake each other); faults add loss, duplication, extra reordering delay and partitions. A
  * partition cuts a directed link: a message is dropped if its link is cut when it would arrive,
  * so messages in flight when a partition starts are lost too. Client links are never partitioned
@@ -20,14 +20,14 @@ final class SimNetwork {
     private double reorderProbability;
     private double clientLossProbability;
 
-    SimNetwork(int nodes, SimRandom random) {
+    SimNetwork(int nodes, SimRandom random, long linkMedianMinNanos, long linkMedianMaxNanos) {
         this.nodes = nodes;
         this.random = random;
         this.linkMedianNanos = new long[nodes][nodes];
         this.cut = new boolean[nodes][nodes];
         for (int from = 0; from < nodes; from++) {
             for (int to = 0; to < nodes; to++) {
-                linkMedianNanos[from][to] = random.uniform(SimTiming.LINK_MEDIAN_MIN_NANOS, SimTiming.LINK_MEDIAN_MAX_NANOS);
+                linkMedianNanos[from][to] = random.uniform(linkMedianMinNanos, linkMedianMaxNanos);
             }
         }
     }

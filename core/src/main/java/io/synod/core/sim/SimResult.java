@@ -7,6 +7,7 @@ import java.util.List;
  * The outcome of one simulated seed.
  *
  * @param config            what ran (replaying this config gives the same result)
+ * @param environment       the network, disk and replica configuration the seed drew (for reports)
  * @param traceHash         hash over every event of the run: equal for two runs of one config
  * @param history           the client history that went through the linearizability checker
  * @param operations        client operations invoked
@@ -19,6 +20,7 @@ import java.util.List;
  */
 public record SimResult(
         SimConfig config,
+        String environment,
         long traceHash,
         History history,
         int operations,
@@ -43,9 +45,9 @@ public record SimResult(
 
     /** One line: the seed, its trace hash and what happened, the way the CLI prints a violating seed. */
     public String summaryLine() {
-        return String.format("seed %d (nodes %d, faults %s%s): %s, %d ops (%d ok, %d fail, %d info), %.3f s simulated, trace %016x",
+        return String.format("seed %d (nodes %d, faults %s%s, %s): %s, %d ops (%d ok, %d fail, %d info), %.3f s simulated, trace %016x",
                 seed(), config.nodes(), config.faults().cliName(),
-                config.mutation() == Mutation.NONE ? "" : ", mutation " + config.mutation().cliName(),
+                config.mutation() == Mutation.NONE ? "" : ", mutation " + config.mutation().cliName(), environment,
                 passed() ? "ok" : violations.size() + " violation(s): " + violations,
                 operations, okOperations, failedOperations, indeterminateOperations, simulatedNanos / 1e9, traceHash);
     }

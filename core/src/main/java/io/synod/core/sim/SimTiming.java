@@ -19,16 +19,13 @@ final class SimTiming {
     /** Each node's runtime calls tick() about this often (jittered by up to a quarter). */
     static final long TICK_INTERVAL_NANOS = 1 * MILLIS;
 
-    /** Per-link median one-way latency is drawn from this range once per seed; samples are lognormal around it. */
-    static final long LINK_MEDIAN_MIN_NANOS = 50 * MICROS;
-    static final long LINK_MEDIAN_MAX_NANOS = 500 * MICROS;
+    /** Spread of one-way latency samples around a link's median (medians: {@link SimEnvironment}). */
     static final double LINK_LATENCY_SIGMA = 0.6;
 
     /** Client to replica one-way latency. */
     static final long CLIENT_MEDIAN_NANOS = 150 * MICROS;
 
-    /** One fsync of a Ready (group commit: one per Ready, whatever its size). */
-    static final long FSYNC_MEDIAN_NANOS = 150 * MICROS;
+    /** Spread of fsync durations around the environment's median (one fsync per Ready, whatever its size). */
     static final double FSYNC_SIGMA = 0.8;
 
     /** Client attempt timeout, retry backoff, attempts per operation during the fault phase. */

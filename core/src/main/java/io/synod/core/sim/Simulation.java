@@ -48,6 +48,7 @@ public final class Simulation {
     private final SimConfig config;
     private final EventQueue queue = new EventQueue(MAX_PENDING_EVENTS);
     private final TraceHash trace = new TraceHash();
+    private final SimEnvironment environment;
     private final SimNetwork network;
     private final SimRandom faultRandom;
     private final SimRandom diskRandom;
@@ -96,7 +97,9 @@ public final class Simulation {
 
     private Simulation(SimConfig config) {
         this.config = config;
-        this.network = new SimNetwork(config.nodes(), SimRandom.stream(config.seed(), "network"));
+        this.environment = SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
+        this.network = new SimNetwork(config.nodes(), SimRandom.stream(config.seed(), "network"),
+                environment.linkMedianMinNanos(), environment.linkMedianMaxNanos());
         this.faultRandom = SimRandom.stream(config.seed(), "faults");
         this.diskRandom = SimRandom.stream(config.seed(), "disk");
         this.nodeRandom = SimRandom.stream(config.seed(), "nodes");
@@ -126,7 +129,10 @@ public final class Simulation {
         return new Simulation(config).execute();
     }
 
-    /** The replica configuration the simulator runs: short timers, small batches and frequent snapshots, to reach more states. */
+    /**
+     * The replica configuration the simulator runs (before a {@link SimEnvironment} may tighten it):
+     * short timers, small batches and frequent snapshots, to reach more states within a seed.
+     */
     public static ReplicaConfig replicaConfig(int nodeId, int clusterSize) {
         return ReplicaConfig.defaults(nodeId, clusterSize)
                 .withTimers(SimTiming.HEARTBEAT_NANOS, SimTiming.RETRANSMIT_NANOS, SimTiming.PHASE1_TIMEOUT_NANOS)
@@ -176,7 +182,7 @@ public final class Simulation {
         History history = clients.history();
         trace.add(history.events().size());
         List<SimViolation> violations = violation == null ? List.of() : List.of(violation);
-        return new SimResult(config, trace.value(), history, clients.invoked(), clients.okCount(), clients.failCount(),
+        return new SimResult(config, environment.name(), trace.value(), history, clients.invoked(), clients.okCount(), clients.failCount(),
                 clients.infoCount(), queue.now(), events, violations);
     }
 
@@ -436,7 +442,7 @@ public final class Simulation {
             return;
         }
         node.incarnation++;
-        node.replica = new Replica(replicaConfig(node.id, config.nodes()), node.disk.state(), new KvStateMachine(), quorum,
+        node.replica = new Replica(environment.replicaConfig(node.id, config.nodes()), node.disk.state(), new KvStateMachine(), quorum,
                 leases, node.localNanos());
         trace.add(0x5747, node.id, node.disk.entryCount());
         node.lastPromised = node.replica.promised();
@@ -550,7 +556,7 @@ public final class Simulation {
         if (config.mutation() == Mutation.SEND_BEFORE_FSYNC) {
             emit(node, ready);
         }
-        long fsyncNanos = diskRandom.lognormal(SimTiming.FSYNC_MEDIAN_NANOS, SimTiming.FSYNC_SIGMA);
+        long fsyncNanos = diskRandom.lognormal(environment.fsyncMedianNanos(), SimTiming.FSYNC_SIGMA);
         int incarnation = node.incarnation;
         queue.after(fsyncNanos, () -> fsyncDone(node, incarnation));
         if (node.crashDuringNextFsync) {
