@@ -58,7 +58,7 @@ public final class Simulation {
     private final SimClients clients;
     private final SafetyMonitor safety;
     private final QuorumPolicy quorum;
-    private final LeaseHooks leases;
+    private final LeaseHooksFactory leases;
     private Phase phase = Phase.FAULTS;
     private SimViolation violation;
     private long events;
@@ -95,7 +95,7 @@ public final class Simulation {
         }
     }
 
-    private Simulation(SimConfig config) {
+    private Simulation(SimConfig config, LeaseHooksFactory leases) {
         this.config = config;
         this.environment = SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
         this.network = new SimNetwork(config.nodes(), SimRandom.stream(config.seed(), "network"),
@@ -109,7 +109,7 @@ public final class Simulation {
         }
         this.safety = new SafetyMonitor(config.nodes());
         this.quorum = config.mutation() == Mutation.WRITE_QUORUM_TOO_SMALL ? writeQuorumOneShort() : QuorumPolicy.MAJORITY;
-        this.leases = config.mutation() == Mutation.LOCAL_READS_WITHOUT_LEASE ? localReadsWithoutLease() : LeaseHooks.NONE;
+        this.leases = config.mutation() == Mutation.LOCAL_READS_WITHOUT_LEASE ? (node, size) -> localReadsWithoutLease() : leases;
         this.oracle = new ElectionOracle(config.nodes(), SimRandom.stream(config.seed(), "oracle"), new ElectionOracle.Notifier() {
             @Override
             public void announce(int node, ElectionEvent event, long delayNanos, long generation) {
@@ -124,9 +124,18 @@ public final class Simulation {
         this.clients = new SimClients(config, SimRandom.stream(config.seed(), "clients"), queue, this::sendClientRequest);
     }
 
-    /** Runs one seed to completion. Deterministic: the same config gives the same result and trace hash. */
+    /** Runs one seed to completion, without leases. Deterministic: the same config gives the same result and trace hash. */
     public static SimResult run(SimConfig config) {
-        return new Simulation(config).execute();
+        return run(config, LeaseHooksFactory.NONE);
+    }
+
+    /**
+     * Runs one seed with a lease policy per replica (for example LeaseGuard leader leases, whose local
+     * reads the linearizability check then covers). The {@link Mutation#LOCAL_READS_WITHOUT_LEASE}
+     * negative control replaces it.
+     */
+    public static SimResult run(SimConfig config, LeaseHooksFactory leases) {
+        return new Simulation(config, leases).execute();
     }
 
     /**
@@ -443,7 +452,7 @@ public final class Simulation {
         }
         node.incarnation++;
         node.replica = new Replica(environment.replicaConfig(node.id, config.nodes()), node.disk.state(), new KvStateMachine(), quorum,
-                leases, node.localNanos());
+                leases.create(node.id, config.nodes()), node.localNanos());
         trace.add(0x5747, node.id, node.disk.entryCount());
         node.lastPromised = node.replica.promised();
         node.lastAppliedSlot = node.replica.appliedSlot();

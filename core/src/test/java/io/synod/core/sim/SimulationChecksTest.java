@@ -8,6 +8,8 @@ import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
+import io.synod.core.paxos.LeaseHooks;
+import io.synod.core.paxos.Role;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -75,5 +77,38 @@ class SimulationChecksTest {
         SimResult result = Simulation.run(tight);
         assertEquals(SimViolation.Kind.BUDGET_EXHAUSTED, result.violations().get(0).kind(), result.summaryLine());
         assertEquals(1_000, result.events());
+    }
+
+    @Test
+    void aLeasePolicyIsBuiltForEveryIncarnationAndItsLocalReadsAreChecked() {
+        int[] built = new int[1];
+        // A "lease" that lets the leader read locally whenever it believes it leads: unsafe without a lease.
+        LeaseHooksFactory trusting = (node, clusterSize) -> {
+            built[0]++;
+            return new LeaseHooks() {
+                @Override
+                public boolean mayServeLocalRead(Role role, Command read, long nowNanos) {
+                    return role == Role.LEADER;
+                }
+
+                @Override
+                public boolean mayCommit(Entry entry, long nowNanos) {
+                    return true;
+                }
+
+                @Override
+                public long requiredAcceptors(Entry entry) {
+                    return 0L;
+                }
+            };
+        };
+        SimResult caught = null;
+        for (long seed = 1; seed <= 100 && caught == null; seed++) {
+            SimResult result = Simulation.run(SimConfig.defaults(3, FaultProfile.ALL).withSeed(seed), trusting);
+            caught = result.passed() ? null : result;
+        }
+        assertTrue(caught != null, "stale local reads went unnoticed for 100 seeds");
+        assertEquals(SimViolation.Kind.NOT_LINEARIZABLE, caught.violations().get(0).kind(), caught.summaryLine());
+        assertTrue(built[0] > 3, "a policy per incarnation, crashes included: built " + built[0]);
     }
 }
