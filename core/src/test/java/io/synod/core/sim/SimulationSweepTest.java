@@ -33,7 +33,11 @@ class SimulationSweepTest {
                 failures.add(result.summaryLine());
             }
         }
-        return new Sweep(seeds, operations, ok, failed, indeterminate, failures);
+        Sweep sweep = new Sweep(seeds, operations, ok, failed, indeterminate, failures);
+        System.out.printf("sweep: %d nodes, faults %s, seeds %d..%d: %d ops (%d ok, %d fail, %d info), %d violating seeds%n",
+                base.nodes(), base.faults().cliName(), firstSeed, firstSeed + seeds - 1, operations, ok, failed, indeterminate,
+                failures.size());
+        return sweep;
     }
 
     private static void assertClean(Sweep sweep) {
