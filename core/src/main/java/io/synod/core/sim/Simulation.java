@@ -191,8 +191,8 @@ public final class Simulation {
         History history = clients.history();
         trace.add(history.events().size());
         List<SimViolation> violations = violation == null ? List.of() : List.of(violation);
-        return new SimResult(config, environment.name(), trace.value(), history, clients.invoked(), clients.okCount(), clients.failCount(),
-                clients.infoCount(), queue.now(), events, violations);
+        return new SimResult(config, environment.name(), trace.value(), history, clients.invoked(), clients.okCount(),
+                clients.failCount(), clients.infoCount(), queue.now(), events, violations);
     }
 
     private void collectViolations() {
@@ -233,6 +233,10 @@ public final class Simulation {
     private void finalChecks() {
         long maxApplied = 0;
         for (Node node : nodes) {
+            if (!node.isUp()) {
+                fail(SimViolation.Kind.LIVENESS, "node " + node.id + " is still down after the liveness phase");
+                return;
+            }
             maxApplied = Math.max(maxApplied, node.replica.appliedSlot());
         }
         Node reference = null;
