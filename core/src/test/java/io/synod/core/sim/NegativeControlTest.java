@@ -31,7 +31,7 @@ class NegativeControlTest {
             }
         }
         assertNotNull(caught, mutation + " was not caught in " + MAX_SEEDS + " seeds");
-        System.out.println(mutation.cliName() + " caught: " + caught.summaryLine());
+        System.out.println(mutation.cliName() + " caught: " + caught.summaryLine().lines().findFirst().orElse(""));
         SimViolation violation = caught.violations().get(0);
         assertTrue(SAFETY.contains(violation.kind()), mutation + " was caught, but not as a safety violation: " + caught.summaryLine());
         SimResult replay = Simulation.run(caught.config());
