@@ -1,0 +1,57 @@
+package io.synod.core.sim;
+
+import java.util.Locale;
+
+/**
+ * Deliberate protocol or runtime bugs: negative controls that show the simulator and its checks can
+ * catch what they claim to catch. A mutated run is expected to report violations.
+ */
+public enum Mutation {
+    /** The real protocol. */
+    NONE("none"),
+    /**
+     * A write quorum one acceptance short of a majority: a value can be chosen by a set that a later
+     * phase 1 quorum does not intersect (breaks "any two quorums intersect", Paxos Made Simple §2.2).
+     */
+    WRITE_QUORUM_TOO_SMALL("small-write-quorum"),
+    /**
+     * Reads served from the local state machine with no lease and no log round: a deposed leader that
+     * does not know it was deposed answers stale reads.
+     */
+    LOCAL_READS_WITHOUT_LEASE("local-reads"),
+    /**
+     * The disk never records the promised ballot: after a crash an acceptor forgets its promise and
+     * accepts from a ballot it promised to ignore (Paxos requires the promise to be stable storage).
+     */
+    PROMISE_NOT_PERSISTED("forget-promise"),
+    /**
+     * Messages and replies leave before their Ready is fsynced, so a crash can lose an acceptance that
+     * a leader already counted (the runtime contract of {@code Ready}).
+     */
+    SEND_BEFORE_FSYNC("send-before-fsync");
+
+    private final String cliName;
+
+    Mutation(String cliName) {
+        this.cliName = cliName;
+    }
+
+    public String cliName() {
+        return cliName;
+    }
+
+    /** Parses a command-line name; throws {@link IllegalArgumentException} listing the valid names. */
+    public static Mutation fromCliName(String name) {
+        String wanted = name.toLowerCase(Locale.ROOT);
+        for (Mutation mutation : values()) {
+            if (mutation.cliName.equals(wanted)) {
+                return mutation;
+            }
+        }
+        StringBuilder names = new StringBuilder();
+        for (Mutation mutation : values()) {
+            names.append(names.length() == 0 ? "" : ", ").append(mutation.cliName);
+        }
+        throw new IllegalArgumentException("unknown mutation '" + name + "' (expected one of " + names + ")");
+    }
+}

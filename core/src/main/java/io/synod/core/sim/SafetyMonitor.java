@@ -1,0 +1,77 @@
+package io.synod.core.sim;
+
+import io.synod.core.paxos.Command;
+import io.synod.core.paxos.Entry;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Cross-replica invariants checked as the simulation runs. The simulator sees every replica's
+ * applied entries, which no real observer can, so it checks agreement directly: one command per
+ * slot across all replicas and all incarnations (Paxos's safety property), slots applied in order,
+ * and every acknowledged write sitting in the chosen log at the slot its reply names.
+ */
+final class SafetyMonitor {
+    private record Chosen(Command command, int node) {}
+
+    private final Map<Long, Chosen> chosenBySlot = new HashMap<>();
+    private final long[] lastAppliedSlot;
+    private SimViolation violation;
+
+    SafetyMonitor(int nodes) {
+        lastAppliedSlot = new long[nodes];
+        Arrays.fill(lastAppliedSlot, -1);
+    }
+
+    /** The first violation seen, or null. */
+    SimViolation violation() {
+        return violation;
+    }
+
+    /** A new incarnation starts from whatever its disk holds; its first applied slot is unknown. */
+    void onRestart(int node) {
+        lastAppliedSlot[node] = -1;
+    }
+
+    void onApplied(int node, Iterable<Entry> applied, long nowNanos) {
+        for (Entry entry : applied) {
+            if (entry.slot() <= lastAppliedSlot[node]) {
+                fail(SimViolation.Kind.APPLY_ORDER, nowNanos, "node " + node + " applied slot " + entry.slot()
+                        + " after slot " + lastAppliedSlot[node]);
+                return;
+            }
+            lastAppliedSlot[node] = entry.slot();
+            Chosen previous = chosenBySlot.putIfAbsent(entry.slot(), new Chosen(entry.command(), node));
+            if (previous != null && !previous.command.equals(entry.command())) {
+                fail(SimViolation.Kind.SLOT_CONFLICT, nowNanos, "slot " + entry.slot() + ": node " + previous.node
+                        + " applied " + previous.command + ", node " + node + " applied " + entry.command()
+                        + " (ballot " + entry.ballot() + ")");
+                return;
+            }
+        }
+    }
+
+    /** A replica answered OK to a write of (clientId, sequence) at {@code slot}. */
+    void onWriteAcknowledged(int node, long clientId, long sequence, long slot, long nowNanos) {
+        Chosen chosen = chosenBySlot.get(slot);
+        if (chosen == null) {
+            fail(SimViolation.Kind.ACK_MISMATCH, nowNanos, "node " + node + " acknowledged client " + clientId + "#"
+                    + sequence + " at slot " + slot + ", which no replica has applied");
+        } else if (chosen.command.clientId() != clientId || chosen.command.sequence() != sequence) {
+            fail(SimViolation.Kind.ACK_MISMATCH, nowNanos, "node " + node + " acknowledged client " + clientId + "#"
+                    + sequence + " at slot " + slot + ", where node " + chosen.node + " applied " + chosen.command);
+        }
+    }
+
+    /** A replica's promised ballot or applied slot went backwards without a restart. */
+    void onRegression(String description, long nowNanos) {
+        fail(SimViolation.Kind.REGRESSION, nowNanos, description);
+    }
+
+    private void fail(SimViolation.Kind kind, long nowNanos, String description) {
+        if (violation == null) {
+            violation = new SimViolation(kind, nowNanos, description);
+        }
+    }
+}

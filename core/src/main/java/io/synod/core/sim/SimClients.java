@@ -1,0 +1,350 @@
+package io.synod.core.sim;
+
+import io.synod.core.history.History;
+import io.synod.core.history.HistoryRecorder;
+import io.synod.core.kv.KvCommand;
+import io.synod.core.kv.KvResult;
+import io.synod.core.paxos.ClientReply;
+import io.synod.core.paxos.ClientRequest;
+import io.synod.core.paxos.Command;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Open-loop clients running the list-append workload: operations arrive as a Poisson process and
+ * are handed to an idle worker (an arrival finding every worker busy is dropped, which bounds
+ * concurrency). Each worker is one Jepsen process at a time. A request that times out or gets
+ * UNKNOWN is retried with the same (client id, sequence) at another node or the leader hint; the
+ * replicas apply it at most once.
+ *
+ * <p>Outcomes, recorded in the history: {@code ok} on an OK reply; for an append, {@code fail} only
+ * when every attempt got a definite "not logged" answer (NOT_LEADER, BUSY, REJECTED) — once any
+ * attempt timed out or got UNKNOWN the command may sit in some log and take effect later, so running
+ * out of attempts is {@code info}, and the process is retired for a fresh one (it may still have an
+ * operation in flight). A read that does not get OK is {@code fail}: a read changes nothing.
+ *
+ * <p>Operations invoked after the faults stop are liveness probes: they retry until they succeed,
+ * and one that has not succeeded within the liveness bound is a violation.
+ */
+final class SimClients {
+    /** How requests reach the replicas; implemented by the simulation. */
+    interface Transport {
+        void sendRequest(int node, ClientRequest request);
+    }
+
+    private static final class Op {
+        int opId;
+        boolean append;
+        String key;
+        long value;
+        long sequence;
+        long invokeNanos;
+        boolean livenessProbe;
+        int attempts;
+        int target;
+        boolean awaitingReply;
+        long attemptToken;
+        boolean mayHaveTakenEffect;
+        ClientReply.Status lastStatus;
+    }
+
+    private static final class Worker {
+        int process;
+        long clientId;
+        long nextSequence = 1;
+        int leaderGuess = -1;
+        Op op;
+    }
+
+    private final SimConfig config;
+    private final SimRandom random;
+    private final EventQueue queue;
+    private final Transport transport;
+    private final HistoryRecorder recorder = new HistoryRecorder();
+    private final Worker[] workers;
+    private final Map<Long, Worker> workerByClient = new HashMap<>();
+    private final long[] lastValueByKey;
+    private final double[] keyCumulativeWeight;
+    private int nextProcess;
+    private boolean livenessPhase;
+    private int faultPhaseInvoked;
+    private int livenessInvoked;
+    private int okCount;
+    private int failCount;
+    private int infoCount;
+    private SimViolation violation;
+
+    SimClients(SimConfig config, SimRandom random, EventQueue queue, Transport transport) {
+        this.config = config;
+        this.random = random;
+        this.queue = queue;
+        this.transport = transport;
+        this.workers = new Worker[config.workers()];
+        for (int i = 0; i < workers.length; i++) {
+            workers[i] = new Worker();
+            assignFreshProcess(workers[i]);
+        }
+        this.lastValueByKey = new long[config.keys()];
+        this.keyCumulativeWeight = new double[config.keys()];
+        double total = 0;
+        for (int i = 0; i < config.keys(); i++) {
+            total += config.zipfKeys() ? 1.0 / (i + 1) : 1.0;
+            keyCumulativeWeight[i] = total;
+        }
+        for (int i = 0; i < config.keys(); i++) {
+            keyCumulativeWeight[i] /= total;
+        }
+    }
+
+    void start() {
+        scheduleArrival();
+    }
+
+    /** Faults are over: the remaining operations are liveness probes. */
+    void startLivenessPhase() {
+        livenessPhase = true;
+        scheduleArrival();
+    }
+
+    boolean faultPhaseOpsInvoked() {
+        return faultPhaseInvoked >= config.faultPhaseOps();
+    }
+
+    /** Every operation invoked and none outstanding. */
+    boolean finished() {
+        if (!livenessPhase || livenessInvoked < config.livenessOps()) {
+            return false;
+        }
+        for (Worker worker : workers) {
+            if (worker.op != null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    SimViolation violation() {
+        return violation;
+    }
+
+    History history() {
+        return recorder.history();
+    }
+
+    int invoked() {
+        return faultPhaseInvoked + livenessInvoked;
+    }
+
+    int okCount() {
+        return okCount;
+    }
+
+    int failCount() {
+        return failCount;
+    }
+
+    int infoCount() {
+        return infoCount;
+    }
+
+    /** Descriptions of outstanding operations, for liveness reports. */
+    List<String> outstanding() {
+        List<String> out = new ArrayList<>();
+        for (Worker worker : workers) {
+            if (worker.op != null) {
+                out.add(describe(worker, worker.op));
+            }
+        }
+        return out;
+    }
+
+    void onReply(int fromNode, ClientReply reply) {
+        Worker worker = workerByClient.get(reply.clientId());
+        if (worker == null || worker.op == null || worker.op.sequence != reply.sequence()) {
+            return; // an answer to a retired process or to an earlier operation
+        }
+        Op op = worker.op;
+        ClientReply.Status status = reply.status();
+        if (status == ClientReply.Status.OK) {
+            worker.leaderGuess = fromNode;
+            completeOk(worker, op, reply);
+            return;
+        }
+        if (status == ClientReply.Status.UNKNOWN) {
+            op.mayHaveTakenEffect = true;
+        }
+        if (fromNode != op.target || !op.awaitingReply) {
+            return; // the answer to an attempt that already timed out
+        }
+        op.awaitingReply = false;
+        op.lastStatus = status;
+        switch (status) {
+            case NOT_LEADER, BUSY, UNKNOWN -> {
+                int hint = reply.leaderHint();
+                boolean freshHint = hint >= 0 && hint != fromNode && hint < config.nodes();
+                worker.leaderGuess = freshHint ? hint : -1;
+                retry(worker, op, freshHint ? hint : random.otherNode(config.nodes(), fromNode),
+                        freshHint && status == ClientReply.Status.NOT_LEADER);
+            }
+            default -> finishWithoutOk(worker, op);
+        }
+    }
+
+    private void scheduleArrival() {
+        queue.after(random.exponential(config.meanOpIntervalNanos()), this::onArrival);
+    }
+
+    private void onArrival() {
+        if (livenessPhase ? livenessInvoked >= config.livenessOps() : faultPhaseOpsInvoked()) {
+            return; // this phase's arrivals are done; startLivenessPhase() starts the next stream
+        }
+        Worker idle = pickIdleWorker();
+        if (idle != null) {
+            invoke(idle);
+        }
+        scheduleArrival();
+    }
+
+    private Worker pickIdleWorker() {
+        int start = random.nextInt(workers.length);
+        for (int i = 0; i < workers.length; i++) {
+            Worker worker = workers[(start + i) % workers.length];
+            if (worker.op == null) {
+                return worker;
+            }
+        }
+        return null;
+    }
+
+    private void invoke(Worker worker) {
+        Op op = new Op();
+        int keyIndex = pickKey();
+        op.key = "k" + keyIndex;
+        op.append = random.nextInt(100) >= config.readPercent();
+        op.sequence = worker.nextSequence++;
+        op.invokeNanos = queue.now();
+        op.livenessProbe = livenessPhase;
+        if (op.append) {
+            op.value = ++lastValueByKey[keyIndex];
+            op.opId = recorder.invokeAppend(worker.process, op.key, op.value, queue.now());
+        } else {
+            op.opId = recorder.invokeRead(worker.process, op.key, queue.now());
+        }
+        if (livenessPhase) {
+            livenessInvoked++;
+            queue.after(config.livenessBoundNanos(), () -> {
+                if (worker.op == op) {
+                    fail(SimViolation.Kind.LIVENESS, "after faults stopped, " + describe(worker, op) + " did not succeed within "
+                            + config.livenessBoundNanos() / 1_000_000 + " ms");
+                }
+            });
+        } else {
+            faultPhaseInvoked++;
+        }
+        worker.op = op;
+        attempt(worker, op, worker.leaderGuess >= 0 ? worker.leaderGuess : random.nextInt(config.nodes()));
+    }
+
+    private int pickKey() {
+        double draw = random.nextDouble();
+        int index = Arrays.binarySearch(keyCumulativeWeight, draw);
+        int key = index >= 0 ? index : -index - 1;
+        return Math.min(key, config.keys() - 1);
+    }
+
+    private void attempt(Worker worker, Op op, int node) {
+        op.attempts++;
+        op.target = node;
+        op.awaitingReply = true;
+        long token = ++op.attemptToken;
+        KvCommand command = op.append ? new KvCommand.Append(op.key, op.value) : new KvCommand.ReadList(op.key);
+        transport.sendRequest(node, new ClientRequest(new Command(worker.clientId, op.sequence, command.encode())));
+        queue.after(SimTiming.CLIENT_ATTEMPT_TIMEOUT_NANOS, () -> {
+            if (worker.op == op && op.attemptToken == token && op.awaitingReply) {
+                op.awaitingReply = false;
+                op.mayHaveTakenEffect = true;
+                op.lastStatus = null;
+                worker.leaderGuess = -1;
+                retry(worker, op, random.otherNode(config.nodes(), node), false);
+            }
+        });
+    }
+
+    private void retry(Worker worker, Op op, int node, boolean immediately) {
+        if (!op.livenessProbe && op.attempts >= SimTiming.CLIENT_MAX_ATTEMPTS) {
+            finishWithoutOk(worker, op);
+            return;
+        }
+        long backoff = immediately ? random.uniform(10 * SimTiming.MICROS, 100 * SimTiming.MICROS)
+                : random.uniform(SimTiming.CLIENT_BACKOFF_MAX_NANOS / 10, SimTiming.CLIENT_BACKOFF_MAX_NANOS);
+        queue.after(backoff, () -> {
+            if (worker.op == op) {
+                attempt(worker, op, node);
+            }
+        });
+    }
+
+    private void completeOk(Worker worker, Op op, ClientReply reply) {
+        KvResult result;
+        try {
+            result = KvResult.decode(reply.result());
+        } catch (IllegalArgumentException e) {
+            fail(SimViolation.Kind.UNEXPECTED_REPLY, describe(worker, op) + " got an undecodable result: " + e.getMessage());
+            return;
+        }
+        if (op.append && result instanceof KvResult.Done) {
+            recorder.okAppend(op.opId, queue.now());
+        } else if (!op.append && result instanceof KvResult.ListValue list) {
+            List<Long> values = new ArrayList<>(list.elements().length);
+            for (long element : list.elements()) {
+                values.add(element);
+            }
+            recorder.okRead(op.opId, values, queue.now());
+        } else {
+            fail(SimViolation.Kind.UNEXPECTED_REPLY, describe(worker, op) + " got result " + result);
+            return;
+        }
+        okCount++;
+        worker.op = null;
+    }
+
+    private void finishWithoutOk(Worker worker, Op op) {
+        if (op.livenessProbe) {
+            fail(SimViolation.Kind.LIVENESS, "after faults stopped, " + describe(worker, op) + " ended without success");
+            return;
+        }
+        worker.op = null;
+        if (op.append && op.mayHaveTakenEffect) {
+            recorder.info(op.opId, queue.now());
+            infoCount++;
+            assignFreshProcess(worker);
+        } else {
+            recorder.fail(op.opId, queue.now());
+            failCount++;
+        }
+    }
+
+    private void assignFreshProcess(Worker worker) {
+        workerByClient.remove(worker.clientId);
+        worker.process = nextProcess++;
+        // Client id 0 is reserved for no-ops.
+        worker.clientId = worker.process + 1L;
+        worker.nextSequence = 1;
+        workerByClient.put(worker.clientId, worker);
+    }
+
+    private String describe(Worker worker, Op op) {
+        return (op.append ? "append " + op.value + " to " : "read of ") + op.key + " by process " + worker.process
+                + " (client " + worker.clientId + "#" + op.sequence + ", invoked at " + op.invokeNanos / 1_000 + "us, "
+                + op.attempts + " attempts, last status " + (op.lastStatus == null ? "timeout" : op.lastStatus) + ")";
+    }
+
+    private void fail(SimViolation.Kind kind, String description) {
+        if (violation == null) {
+            violation = new SimViolation(kind, queue.now(), description);
+        }
+    }
+}

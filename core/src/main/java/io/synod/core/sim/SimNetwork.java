@@ -1,0 +1,100 @@
+package io.synod.core.sim;
+
+import java.util.Arrays;
+
+/**
+ * The simulated network between replicas, and between clients and replicas. Each replica link has
+ * its own lognormal latency around a median drawn once per seed (within the {@link SimEnvironment}'s range) (so links differ and messages
+ * overtake each other); faults add loss, duplication, extra reordering delay and partitions. A
+ * partition cuts a directed link: a message is dropped if its link is cut when it would arrive,
+ * so messages in flight when a partition starts are lost too. Client links are never partitioned
+ * or duplicated (a client talks over one TCP connection per attempt); they may lose messages.
+ */
+final class SimNetwork {
+    private final int nodes;
+    private final SimRandom random;
+    private final long[][] linkMedianNanos;
+    private final boolean[][] cut;
+    private double lossProbability;
+    private double duplicateProbability;
+    private double reorderProbability;
+    private double clientLossProbability;
+
+    SimNetwork(int nodes, SimRandom random, long linkMedianMinNanos, long linkMedianMaxNanos) {
+        this.nodes = nodes;
+        this.random = random;
+        this.linkMedianNanos = new long[nodes][nodes];
+        this.cut = new boolean[nodes][nodes];
+        for (int from = 0; from < nodes; from++) {
+            for (int to = 0; to < nodes; to++) {
+                linkMedianNanos[from][to] = random.uniform(linkMedianMinNanos, linkMedianMaxNanos);
+            }
+        }
+    }
+
+    /** How many copies of a message sent now arrive (0: lost, 2: duplicated). */
+    int copies(int from, int to) {
+        if (from == to) {
+            return 1;
+        }
+        if (random.chance(lossProbability)) {
+            return 0;
+        }
+        return random.chance(duplicateProbability) ? 2 : 1;
+    }
+
+    long latencyNanos(int from, int to) {
+        long median = linkMedianNanos[from][to];
+        long latency = random.lognormal(median, SimTiming.LINK_LATENCY_SIGMA);
+        if (random.chance(reorderProbability)) {
+            latency += random.uniform(0, 40 * median);
+        }
+        return latency;
+    }
+
+    boolean isCut(int from, int to) {
+        return cut[from][to];
+    }
+
+    boolean clientMessageLost() {
+        return random.chance(clientLossProbability);
+    }
+
+    long clientLatencyNanos() {
+        return random.lognormal(SimTiming.CLIENT_MEDIAN_NANOS, SimTiming.LINK_LATENCY_SIGMA);
+    }
+
+    void cutLink(int from, int to) {
+        if (from != to) {
+            cut[from][to] = true;
+        }
+    }
+
+    /** Cuts every link between a node inside {@code side} and one outside it, in both directions. */
+    void split(boolean[] side) {
+        for (int a = 0; a < nodes; a++) {
+            for (int b = 0; b < nodes; b++) {
+                if (side[a] != side[b]) {
+                    cut[a][b] = true;
+                }
+            }
+        }
+    }
+
+    void healLink(int from, int to) {
+        cut[from][to] = false;
+    }
+
+    void healAll() {
+        for (boolean[] row : cut) {
+            Arrays.fill(row, false);
+        }
+    }
+
+    void setQuality(double loss, double duplicate, double reorder, double clientLoss) {
+        lossProbability = loss;
+        duplicateProbability = duplicate;
+        reorderProbability = reorder;
+        clientLossProbability = clientLoss;
+    }
+}

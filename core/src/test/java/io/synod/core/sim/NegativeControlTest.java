@@ -1,0 +1,41 @@
+package io.synod.core.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Set;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Negative controls: each {@link Mutation} is a real bug, and the simulator must catch it as a
+ * safety violation within a few hundred seeds. If one of these stops failing, the simulator (or its
+ * checks) went blind, and the clean sweeps prove nothing.
+ */
+class NegativeControlTest {
+    private static final int MAX_SEEDS = 300;
+    private static final Set<SimViolation.Kind> SAFETY = Set.of(SimViolation.Kind.SLOT_CONFLICT,
+            SimViolation.Kind.ACK_MISMATCH, SimViolation.Kind.STATE_DIVERGENCE, SimViolation.Kind.NOT_LINEARIZABLE,
+            SimViolation.Kind.APPLY_ORDER, SimViolation.Kind.REPLICA_FAILURE);
+
+    @ParameterizedTest
+    @EnumSource(value = Mutation.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
+    void everyMutationIsCaughtWithinAFewHundredSeeds(Mutation mutation) {
+        SimConfig base = SimConfig.defaults(3, FaultProfile.ALL).withMutation(mutation);
+        SimResult caught = null;
+        for (long seed = 1; seed <= MAX_SEEDS && caught == null; seed++) {
+            SimResult result = Simulation.run(base.withSeed(seed));
+            if (!result.passed()) {
+                caught = result;
+            }
+        }
+        assertNotNull(caught, mutation + " was not caught in " + MAX_SEEDS + " seeds");
+        System.out.println(mutation.cliName() + " caught: " + caught.summaryLine().lines().findFirst().orElse(""));
+        SimViolation violation = caught.violations().get(0);
+        assertTrue(SAFETY.contains(violation.kind()), mutation + " was caught, but not as a safety violation: " + caught.summaryLine());
+        SimResult replay = Simulation.run(caught.config());
+        assertEquals(caught.traceHash(), replay.traceHash(), "replaying the violating seed");
+        assertEquals(caught.violations(), replay.violations());
+    }
+}

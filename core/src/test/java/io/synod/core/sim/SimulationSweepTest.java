@@ -1,0 +1,73 @@
+package io.synod.core.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The acceptance sweep of issue #2: hundreds of seeds with every fault enabled, at 3 and 5 nodes,
+ * with zero violations of agreement, convergence, linearizability and liveness.
+ */
+class SimulationSweepTest {
+    /** Totals of a sweep; the failing seeds are printed with their trace hash for replay. */
+    record Sweep(int seeds, long operations, long ok, long failed, long indeterminate, List<String> failures) {}
+
+    static Sweep sweep(SimConfig base, long firstSeed, int seeds) {
+        long operations = 0;
+        long ok = 0;
+        long failed = 0;
+        long indeterminate = 0;
+        List<String> failures = new ArrayList<>();
+        for (long seed = firstSeed; seed < firstSeed + seeds; seed++) {
+            SimResult result = Simulation.run(base.withSeed(seed));
+            operations += result.operations();
+            ok += result.okOperations();
+            failed += result.failedOperations();
+            indeterminate += result.indeterminateOperations();
+            if (!result.passed()) {
+                failures.add(result.summaryLine());
+            }
+        }
+        Sweep sweep = new Sweep(seeds, operations, ok, failed, indeterminate, failures);
+        System.out.printf("sweep: %d nodes, faults %s, seeds %d..%d: %d ops (%d ok, %d fail, %d info), %d violating seeds%n",
+                base.nodes(), base.faults().cliName(), firstSeed, firstSeed + seeds - 1, operations, ok, failed, indeterminate,
+                failures.size());
+        return sweep;
+    }
+
+    private static void assertClean(Sweep sweep) {
+        assertEquals(List.of(), sweep.failures(), "violating seeds (replay with synod simulate --start-seed S --seeds 1)");
+        // The faults must have bitten: some operations ended indeterminate or failed, and most still succeeded.
+        assertTrue(sweep.indeterminate() > 0 && sweep.failed() > 0, "faults caused no failed or indeterminate operation: " + sweep);
+        assertTrue(sweep.ok() > sweep.operations() / 2, "fewer than half the operations succeeded: " + sweep);
+    }
+
+    @Test
+    void fiveHundredSeedsAtThreeNodesWithAllFaults() {
+        assertClean(sweep(SimConfig.defaults(3, FaultProfile.ALL), 1, 500));
+    }
+
+    @Test
+    void fiveHundredSeedsAtFiveNodesWithAllFaults() {
+        assertClean(sweep(SimConfig.defaults(5, FaultProfile.ALL), 1, 500));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = FaultProfile.class, names = {"CRASH", "NET", "CLOCK"})
+    void eachFaultFamilyOnItsOwn(FaultProfile faults) {
+        assertClean(sweep(SimConfig.defaults(3, faults), 10_001, 100));
+    }
+
+    @Test
+    void aHealthyClusterAnswersAlmostEverything() {
+        Sweep sweep = sweep(SimConfig.defaults(3, FaultProfile.NONE), 20_001, 50);
+        assertEquals(List.of(), sweep.failures());
+        assertEquals(0, sweep.indeterminate(), "no faults, yet indeterminate operations: " + sweep);
+        assertTrue(sweep.ok() > sweep.operations() * 9 / 10, "without faults most operations succeed: " + sweep);
+    }
+}

@@ -1,0 +1,256 @@
+package io.synod.server.cli;
+
+import io.synod.core.history.HistoryJson;
+import io.synod.core.sim.FaultProfile;
+import io.synod.core.sim.Mutation;
+import io.synod.core.sim.SimConfig;
+import io.synod.core.sim.SimResult;
+import io.synod.core.sim.Simulation;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code synod simulate}: runs the deterministic fault simulator over a range of seeds, in
+ * parallel, and reports violations with the seed and trace hash that replay them.
+ */
+@Command(name = "simulate",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        headerHeading = "%n",
+        header = "Runs the seeded deterministic fault simulator over a range of seeds.",
+        descriptionHeading = "%n",
+        description = "Each seed runs the real replica code on N simulated nodes in virtual time, with crashes (unsynced "
+                + "writes lost, last record torn), partitions, loss, duplication, reordering, clock drift and pauses, "
+                + "and a hostile election oracle, then a liveness phase. Each seed's client history goes through the "
+                + "linearizability checker. Exit code 0: no violation; 1: violations; 2: bad usage.%n",
+        footerHeading = "%n",
+        footer = "Replay a seed exactly with the same options and --start-seed S --seeds 1: it prints the same trace hash.")
+final class SimulateCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--nodes", required = true, paramLabel = "3|5", description = "Replicas in the group: 3 or 5.")
+    int nodes;
+
+    @Option(names = "--seeds", required = true, paramLabel = "N", description = "Number of seeds to run (at least 1).")
+    long seeds;
+
+    @Option(names = "--start-seed", defaultValue = "1", paramLabel = "S", description = "First seed (default: ${DEFAULT-VALUE}).")
+    long startSeed;
+
+    @Option(names = "--faults", defaultValue = "all", paramLabel = "none|crash|net|clock|all",
+            description = "Fault profile (default: ${DEFAULT-VALUE}).")
+    String faults;
+
+    @Option(names = "--ops-per-seed", defaultValue = "150", paramLabel = "K",
+            description = "Client operations per seed (at least " + SimConfig.MIN_OPS_PER_SEED + "; default: ${DEFAULT-VALUE}).")
+    int opsPerSeed;
+
+    @Option(names = "--export-history", paramLabel = "DIR",
+            description = "Write each seed's history as JSON lines to DIR/seed-<S>.jsonl.")
+    Path exportDir;
+
+    @Option(names = "--threads", paramLabel = "T", description = "Seeds run in parallel (default: available processors).")
+    Integer threads;
+
+    @Option(names = "--mutation", defaultValue = "none", paramLabel = "NAME",
+            description = {"Self-test: run a deliberate protocol bug (negative control) that must be caught:",
+                "small-write-quorum, local-reads, forget-promise, send-before-fsync (default: ${DEFAULT-VALUE})."})
+    String mutation;
+
+    @Option(names = "--progress-seconds", defaultValue = "5", paramLabel = "SECONDS",
+            description = "Print a progress line this often (default: ${DEFAULT-VALUE}).")
+    int progressSeconds;
+
+    /** Totals over the seeds run so far; updated by the worker threads. */
+    private static final class Totals {
+        long seedsRun;
+        long operations;
+        long okOperations;
+        long failedOperations;
+        long indeterminateOperations;
+        long simulatedNanos;
+        final List<String> violations = new ArrayList<>();
+        final List<Long> violatingSeeds = new ArrayList<>();
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        SimConfig base = validatedConfig();
+        int threadCount = (int) Math.min(seeds, threads == null ? Runtime.getRuntime().availableProcessors() : threads);
+        PrintWriter out = spec.commandLine().getOut();
+        Mutation mutationValue = base.mutation();
+        out.printf("simulate: nodes %d, faults %s, seeds %d..%d, %d ops per seed, %d thread(s)%s%n", nodes,
+                base.faults().cliName(), startSeed, startSeed + seeds - 1, opsPerSeed, threadCount,
+                mutationValue == Mutation.NONE ? "" : ", mutation " + mutationValue.cliName() + " (self-test: violations expected)");
+        out.flush();
+
+        Totals totals = new Totals();
+        AtomicLong nextSeed = new AtomicLong(startSeed);
+        long endSeed = startSeed + seeds;
+        long startNanos = System.nanoTime();
+        ExecutorService pool = Executors.newFixedThreadPool(threadCount, runnable -> {
+            Thread thread = new Thread(runnable, "simulate");
+            thread.setDaemon(true);
+            return thread;
+        });
+        for (int i = 0; i < threadCount; i++) {
+            pool.execute(() -> {
+                for (long seed = nextSeed.getAndIncrement(); seed < endSeed; seed = nextSeed.getAndIncrement()) {
+                    runSeed(base.withSeed(seed), totals, out);
+                }
+            });
+        }
+        pool.shutdown();
+        while (!pool.awaitTermination(progressSeconds, TimeUnit.SECONDS)) {
+            synchronized (totals) {
+                double elapsed = (System.nanoTime() - startNanos) / 1e9;
+                out.printf("progress: %d/%d seeds, %d violation(s), %.1f seeds/s, %.0f s elapsed%n", totals.seedsRun, seeds,
+                        totals.violatingSeeds.size(), totals.seedsRun / elapsed, elapsed);
+                out.flush();
+            }
+        }
+        double wallSeconds = (System.nanoTime() - startNanos) / 1e9;
+        return summarize(totals, wallSeconds, out);
+    }
+
+    private void runSeed(SimConfig config, Totals totals, PrintWriter out) {
+        SimResult result;
+        try {
+            result = Simulation.run(config);
+        } catch (RuntimeException e) {
+            synchronized (totals) {
+                totals.seedsRun++;
+                totals.violatingSeeds.add(config.seed());
+                totals.violations.add("seed " + config.seed() + ": the simulator failed: " + e);
+                out.println("VIOLATION seed " + config.seed() + ": the simulator failed: " + e);
+                out.flush();
+            }
+            return;
+        }
+        String exportError = exportDir == null ? null : exportHistory(result);
+        synchronized (totals) {
+            if (exportError != null) {
+                totals.violatingSeeds.add(result.seed());
+                totals.violations.add("seed " + result.seed() + ": " + exportError);
+                out.println("ERROR seed " + result.seed() + ": " + exportError);
+            }
+            totals.seedsRun++;
+            totals.operations += result.operations();
+            totals.okOperations += result.okOperations();
+            totals.failedOperations += result.failedOperations();
+            totals.indeterminateOperations += result.indeterminateOperations();
+            totals.simulatedNanos += result.simulatedNanos();
+            if (!result.passed()) {
+                totals.violatingSeeds.add(result.seed());
+                totals.violations.add(result.summaryLine());
+                out.println("VIOLATION " + result.summaryLine());
+                out.flush();
+            } else if (seeds == 1) {
+                out.println(result.summaryLine());
+            }
+        }
+    }
+
+    /** Writes the seed's history; returns what went wrong, or null. */
+    private String exportHistory(SimResult result) {
+        Path file = exportDir.resolve("seed-" + result.seed() + ".jsonl");
+        try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            HistoryJson.write(result.history(), writer);
+            return null;
+        } catch (IOException e) {
+            return "cannot write history " + file + ": " + e;
+        }
+    }
+
+    private int summarize(Totals totals, double wallSeconds, PrintWriter out) {
+        synchronized (totals) {
+            out.println();
+            out.printf("seeds run:               %d%n", totals.seedsRun);
+            out.printf("operations checked:      %d (%d ok, %d fail, %d info)%n", totals.operations, totals.okOperations,
+                    totals.failedOperations, totals.indeterminateOperations);
+            out.printf("violations:              %d%s%n", totals.violatingSeeds.size(),
+                    totals.violatingSeeds.isEmpty() ? "" : " (seeds " + sorted(totals.violatingSeeds) + ")");
+            double simulatedSeconds = totals.simulatedNanos / 1e9;
+            out.printf("ops per simulated second: %.1f (%.1f s simulated)%n",
+                    simulatedSeconds == 0 ? 0.0 : totals.operations / simulatedSeconds, simulatedSeconds);
+            out.printf("wall time:               %.1f s (%.1f seeds/s, %.0f ops/s)%n", wallSeconds,
+                    totals.seedsRun / wallSeconds, totals.operations / wallSeconds);
+            for (String violation : totals.violations) {
+                out.println("  " + violation);
+            }
+            out.flush();
+            return totals.violatingSeeds.isEmpty() ? 0 : 1;
+        }
+    }
+
+    private static List<Long> sorted(List<Long> seeds) {
+        List<Long> copy = new ArrayList<>(seeds);
+        copy.sort(null);
+        return copy;
+    }
+
+    /** Checks every option; a bad one ends in picocli's parameter-exception handler (message, usage hint, exit 2). */
+    private SimConfig validatedConfig() {
+        CommandLine commandLine = spec.commandLine();
+        if (nodes != 3 && nodes != 5) {
+            throw new CommandLine.ParameterException(commandLine, "--nodes must be 3 or 5, got " + nodes);
+        }
+        if (seeds < 1) {
+            throw new CommandLine.ParameterException(commandLine, "--seeds must be at least 1, got " + seeds);
+        }
+        if (startSeed < 0) {
+            throw new CommandLine.ParameterException(commandLine, "--start-seed must not be negative, got " + startSeed);
+        }
+        if (startSeed > Long.MAX_VALUE - seeds) {
+            throw new CommandLine.ParameterException(commandLine, "--start-seed " + startSeed + " plus --seeds " + seeds
+                    + " overflows a 64-bit seed");
+        }
+        if (opsPerSeed < SimConfig.MIN_OPS_PER_SEED) {
+            throw new CommandLine.ParameterException(commandLine, "--ops-per-seed must be at least "
+                    + SimConfig.MIN_OPS_PER_SEED + ", got " + opsPerSeed);
+        }
+        if (threads != null && threads < 1) {
+            throw new CommandLine.ParameterException(commandLine, "--threads must be at least 1, got " + threads);
+        }
+        if (progressSeconds < 1) {
+            throw new CommandLine.ParameterException(commandLine, "--progress-seconds must be at least 1, got " + progressSeconds);
+        }
+        FaultProfile profile;
+        Mutation mutationValue;
+        try {
+            profile = FaultProfile.fromCliName(faults);
+            mutationValue = Mutation.fromCliName(mutation);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(commandLine, e.getMessage());
+        }
+        if (exportDir != null) {
+            try {
+                Files.createDirectories(exportDir);
+            } catch (IOException | RuntimeException e) {
+                throw new CommandLine.ParameterException(commandLine, "--export-history directory " + exportDir
+                        + " cannot be created: " + e);
+            }
+            if (!Files.isDirectory(exportDir) || !Files.isWritable(exportDir)) {
+                throw new CommandLine.ParameterException(commandLine, "--export-history directory " + exportDir + " is not writable");
+            }
+        }
+        return SimConfig.defaults(nodes, profile).withMutation(mutationValue).withOpsPerSeed(opsPerSeed).withSeed(startSeed);
+    }
+}

@@ -1,0 +1,123 @@
+package io.synod.server.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.synod.core.history.History;
+import io.synod.core.history.HistoryJson;
+import java.io.PrintWriter;
+import java.io.Reader;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class SynodCliTest {
+    record Run(int exitCode, String out, String err) {}
+
+    static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = SynodCli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void helpListsSimulateAndPointsToTheBenchmarkSuite() {
+        Run run = run("--help");
+        assertEquals(0, run.exitCode());
+        assertTrue(run.out().contains("simulate"), run.out());
+        assertTrue(run.out().contains("synod bench ..."), run.out());
+    }
+
+    @Test
+    void versionPrintsTheProductName() {
+        Run run = run("--version");
+        assertEquals(0, run.exitCode());
+        assertTrue(run.out().startsWith("synod "), run.out());
+    }
+
+    @Test
+    void noSubcommandIsBadUsage() {
+        Run run = run();
+        assertEquals(2, run.exitCode());
+        assertTrue(run.err().contains("Missing subcommand"), run.err());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--nodes 4 --seeds 3|--nodes must be 3 or 5, got 4",
+        "--nodes 3 --seeds 0|--seeds must be at least 1, got 0",
+        "--nodes 3 --seeds 2 --faults sometimes|unknown fault profile 'sometimes'",
+        "--nodes 3 --seeds 2 --start-seed -4|--start-seed must not be negative, got -4",
+        "--nodes 3 --seeds 2 --ops-per-seed -5|--ops-per-seed must be at least 10, got -5",
+        "--nodes 3 --seeds 2 --threads 0|--threads must be at least 1, got 0",
+        "--nodes 3 --seeds 2 --mutation typo|unknown mutation 'typo'",
+        "--nodes three --seeds 2|Invalid value for option '--nodes'",
+        "--seeds 2|Missing required option: '--nodes=3|5'",
+    })
+    void badInputNamesTheProblemAndHintsAtUsage(String arguments, String expectedMessage) {
+        Run run = run(("simulate " + arguments).split(" "));
+        assertEquals(2, run.exitCode(), run.err());
+        assertTrue(run.err().contains(expectedMessage), run.err());
+        assertTrue(run.err().contains("usage: synod simulate"), run.err());
+        assertTrue(run.err().contains("Try 'synod simulate --help'"), run.err());
+        assertEquals("", run.out());
+    }
+
+    @Test
+    void anUnwritableHistoryDirectoryIsBadUsage(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("a-file"), "not a directory");
+        Run run = run("simulate", "--nodes", "3", "--seeds", "1", "--export-history", file.resolve("histories").toString());
+        assertEquals(2, run.exitCode(), run.err());
+        assertTrue(run.err().contains("--export-history directory"), run.err());
+    }
+
+    @Test
+    void cleanSeedsExportTheirHistoriesAndSummarize(@TempDir Path dir) throws Exception {
+        Run run = run("simulate", "--nodes", "5", "--seeds", "4", "--start-seed", "100", "--faults", "all",
+                "--ops-per-seed", "60", "--export-history", dir.toString());
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("seeds run:               4"), run.out());
+        assertTrue(run.out().contains("violations:              0"), run.out());
+        assertTrue(run.out().contains("ops per simulated second:"), run.out());
+        assertTrue(run.out().contains("wall time:"), run.out());
+        for (long seed = 100; seed < 104; seed++) {
+            try (Reader reader = Files.newBufferedReader(dir.resolve("seed-" + seed + ".jsonl"), StandardCharsets.UTF_8)) {
+                History history = HistoryJson.read(reader);
+                assertTrue(history.operations().size() >= 60, "seed " + seed + ": " + history.operations().size() + " operations");
+            }
+        }
+    }
+
+    @Test
+    void aSingleSeedPrintsItsTraceHashAndReplaysToTheSameOne() {
+        String first = traceHash(run("simulate", "--nodes", "3", "--seeds", "1", "--start-seed", "77", "--faults", "net"));
+        String second = traceHash(run("simulate", "--nodes", "3", "--seeds", "1", "--start-seed", "77", "--faults", "net"));
+        assertEquals(first, second);
+        String other = traceHash(run("simulate", "--nodes", "3", "--seeds", "1", "--start-seed", "78", "--faults", "net"));
+        assertTrue(!other.equals(first), "seeds 77 and 78 printed the same trace hash " + first);
+    }
+
+    @Test
+    void aMutationSelfTestReportsViolatingSeedsAndFails() {
+        Run run = run("simulate", "--nodes", "3", "--seeds", "10", "--mutation", "small-write-quorum");
+        assertEquals(1, run.exitCode(), run.out());
+        assertTrue(run.out().contains("VIOLATION seed "), run.out());
+        assertTrue(run.out().contains("self-test"), run.out());
+        assertTrue(Pattern.compile("violations: +[1-9]\\d* \\(seeds ").matcher(run.out()).find(), run.out());
+    }
+
+    private static String traceHash(Run run) {
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        Matcher matcher = Pattern.compile("trace ([0-9a-f]{16})").matcher(run.out());
+        assertTrue(matcher.find(), run.out());
+        return matcher.group(1);
+    }
+}
