@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The checker against a brute-force reference on small random histories: linearizable ones from a
  * real sequential execution under random concurrency, and corrupted copies of them. Each case has
- * its own seed, printed with the history on failure, so a failure replays with
- * {@code checkOneCase(seed)}.
+ * its own seed, printed with the history (as JSON lines) on failure; the seed alone regenerates the
+ * case, e.g. by looping {@code checkOneCase} over just that seed.
  */
 class CheckerPropertyTest {
     private static final long BASE_SEED = 0x5EED_C0DEL;

@@ -146,6 +146,37 @@ class HistoryJsonTest {
         assertTrue(e.getMessage().contains("not valid UTF-8"), e.getMessage());
     }
 
+    /**
+     * Randomly damaged files either load or fail with a {@link HistoryFormatException} naming a line,
+     * never with an unchecked exception from inside the parser (DESIGN.md: every decode fails clearly).
+     */
+    @Test
+    void damagedInputFailsOnlyWithFormatErrors() throws IOException {
+        String alphabet = "{}[]\":,0123456789-.eE+ \\u\tnulltruefalseprocesstypefkeyvaluetimeinvokeokfailinfoappendread\n\r\u00e9";
+        for (long seed = 0; seed < 3000; seed++) {
+            Random random = new Random(seed);
+            StringBuilder text = new StringBuilder(write(randomHistory(random)));
+            for (int edits = 1 + random.nextInt(4); edits > 0 && text.length() > 0; edits--) {
+                int at = random.nextInt(text.length());
+                char c = alphabet.charAt(random.nextInt(alphabet.length()));
+                switch (random.nextInt(4)) {
+                    case 0 -> text.insert(at, c);
+                    case 1 -> text.deleteCharAt(at);
+                    case 2 -> text.setCharAt(at, c);
+                    default -> text.setLength(at); // a run killed while writing
+                }
+            }
+            try {
+                read(text.toString());
+            } catch (HistoryFormatException e) {
+                assertTrue(e.lineNumber() >= 1 && e.getMessage().startsWith("line " + e.lineNumber() + ": "),
+                        "seed " + seed + ": " + e.getMessage());
+            } catch (RuntimeException e) {
+                throw new AssertionError("seed " + seed + ": unchecked exception for input:\n" + text, e);
+            }
+        }
+    }
+
     @Test
     void rejectsMissingUnknownAndDuplicateFields() {
         assertRejected(APPEND_INVOKE.replace(",\"time\":123456", ""), 1, "missing field \"time\"");
