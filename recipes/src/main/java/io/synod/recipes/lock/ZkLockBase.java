@@ -292,7 +292,7 @@ abstract class ZkLockBase {
 
   private static void logCleanupFailure(String nodePath, Throwable error) {
     if (error != null) {
-      LOG.warn("deletion of lock node {} is not confirmed yet: {}", nodePath, error.toString());
+      LOG.warn("deletion of lock node {} failed: {}", nodePath, error.toString());
     }
   }
 
