@@ -3,7 +3,6 @@ package io.synod.recipes.lock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -112,6 +111,29 @@ class SessionLossTest {
     }
   }
 
+  @ParameterizedTest
+  @EnumSource(LockKind.class)
+  void holdIsLostWhenItsNodeIsDeletedByAnotherClient(LockKind kind) throws Exception {
+    String path = "/node-deleted/" + kind;
+    CuratorFramework clientA = zk.newClient();
+    CuratorFramework operator = zk.newClient();
+    try (Locks.Any lockA = Locks.create(kind, clientA, path); Locks.Any lockB = Locks.create(kind, operator, path)) {
+      LockHandle holdA = lockA.acquire();
+      operator.delete().forPath(holdA.nodePath());
+
+      assertEquals(LockLossReason.NODE_DELETED,
+          holdA.lost().toCompletableFuture().get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS));
+      assertFalse(holdA.isValid());
+      assertFalse(lockA.isAcquiredInThisProcess());
+
+      LockHandle holdB = lockB.acquire(ZkTestSupport.WAIT).orElseThrow();
+      lockA.release(); // after loss: nothing to delete, in particular not the new holder's node
+      assertNotNull(operator.checkExists().forPath(holdB.nodePath()));
+      assertTrue(holdB.isValid());
+      lockB.release();
+    }
+  }
+
   @Test
   void defaultSuspendedBoundIsAThirdOfTheNegotiatedSessionTimeout() throws Exception {
     CuratorFramework client = zk.newClient();
@@ -134,7 +156,7 @@ class SessionLossTest {
     } finally {
       lock.close();
     }
-    assertNull(client.checkExists().forPath("/expiry/read-only-lost/holder"));
+    assertEquals(0, client.getChildren().forPath("/expiry/read-only-lost").size());
   }
 
   private static Boolean exists(CuratorFramework client, String path) {
