@@ -70,10 +70,6 @@ abstract class ZkLockBase {
     }
   }
 
-  final synchronized boolean isClosed() {
-    return closed;
-  }
-
   /** {@code true} while {@code attempt} is the lock's acquisition and the lock is open. */
   final synchronized boolean isCurrent(Object attempt) {
     return !closed && currentAttempt == attempt;
