@@ -105,13 +105,14 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
         mayOwnNode = true;
       }
       Stat createdStat = new Stat();
-      Background.run(callback -> client.create()
+      Background.then(Background.run(callback -> client.create()
               .storingStatIn(createdStat)
               .creatingParentContainersIfNeeded()
               .withMode(CreateMode.EPHEMERAL)
               .inBackground(callback)
-              .forPath(holderPath, attemptData))
-          .whenComplete((event, error) -> onCreated(event, error, createdStat));
+              .forPath(holderPath, attemptData)),
+          (event, error) -> onCreated(event, error, createdStat),
+          this::stepFailed);
     }
 
     private void onCreated(CuratorEvent event, Throwable error, Stat createdStat) {
@@ -136,8 +137,8 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
       synchronized (this) {
         waiting = ticket;
       }
-      Background.run(callback -> client.getData().usingWatcher(ticket).inBackground(callback).forPath(holderPath))
-          .whenComplete((event, error) -> {
+      Background.then(Background.run(callback -> client.getData().usingWatcher(ticket).inBackground(callback).forPath(holderPath)),
+          (event, error) -> {
             if (result.isDone()) {
               return;
             }
@@ -160,7 +161,8 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
                 mayOwnNode = false; // the one holder node is someone else's; wait for the watch
               }
             }
-          });
+          },
+          this::stepFailed);
     }
 
     private void grantOrRelease(Stat holderStat) {
@@ -193,6 +195,10 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
 
     private void fail(LockException error) {
       result.completeExceptionally(error);
+    }
+
+    private void stepFailed(Throwable bug) {
+      fail(new LockCoordinationException(lockPath, "acquisition step failed: " + bug, Code.SYSTEMERROR, bug));
     }
 
     private void abandon() {

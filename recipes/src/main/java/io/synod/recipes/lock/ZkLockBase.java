@@ -264,7 +264,8 @@ abstract class ZkLockBase {
         if (event.getType() == Event.EventType.NodeDeleted) {
           declareLost(watched, LockLossReason.NODE_DELETED);
         } else if (event.getType() == Event.EventType.None) {
-          if (event.getState() == Event.KeeperState.Expired) {
+          if (event.getState() == Event.KeeperState.Expired || event.getState() == Event.KeeperState.Closed) {
+            // Expired, or the client was closed under the hold: either way the session and its node are gone.
             declareLost(watched, LockLossReason.SESSION_LOST);
           }
           // Disconnected/SyncConnected: ZooKeeper keeps and re-registers the watch within the session.
