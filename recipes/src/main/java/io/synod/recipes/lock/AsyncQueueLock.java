@@ -191,9 +191,9 @@ public final class AsyncQueueLock extends ZkLockBase implements AsyncLock {
           this::stepFailed);
     }
 
-    /** Session events and close: look at the world again if waiting, give up if the lock was closed. */
-    void wake() {
-      if (!isCurrent(this)) {
+    /** Close: give up. Session events: look at the world again if waiting (a step in flight checks by itself). */
+    void wake(boolean lockClosed) {
+      if (lockClosed) {
         fail(new LockCancelledException(lockPath, "lock closed while acquiring", null));
         return;
       }

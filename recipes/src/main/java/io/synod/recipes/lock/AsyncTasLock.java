@@ -81,7 +81,7 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
 
     // Guarded by "this".
     private boolean createInFlight;
-    private boolean mayOwnNode;
+    private boolean createIssued;
     private boolean cleanedUp;
     private Hold grantedHold;
     private WaitTicket waiting;
@@ -102,7 +102,7 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
         }
         waiting = null;
         createInFlight = true;
-        mayOwnNode = true;
+        createIssued = true;
       }
       Stat createdStat = new Stat();
       Background.then(Background.run(callback -> client.create()
@@ -148,19 +148,13 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
             }
             Code code = Background.code(event);
             if (code == Code.NONODE) {
-              synchronized (this) {
-                mayOwnNode = false;
-              }
               ticket.fire(); // released meanwhile: try again now
             } else if (code != Code.OK) {
               fail(translate("read holder node", code, null));
             } else if (NodeReaper.isOwnedBy(event.getStat(), Sessions.currentSessionId(client)) && Arrays.equals(event.getData(), attemptData)) {
               grantOrRelease(event.getStat()); // our own create succeeded; its reply was lost and Curator retried
-            } else {
-              synchronized (this) {
-                mayOwnNode = false; // the one holder node is someone else's; wait for the watch
-              }
             }
+            // Otherwise the holder node is someone else's: the watch calls tryCreate when it goes.
           },
           this::stepFailed);
     }
@@ -178,9 +172,9 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
       }
     }
 
-    /** Session events and close: look at the world again if waiting, give up if the lock was closed. */
-    void wake() {
-      if (!isCurrent(this)) {
+    /** Close: give up. Session events: look at the world again if waiting (a step in flight checks by itself). */
+    void wake(boolean lockClosed) {
+      if (lockClosed) {
         fail(new LockCancelledException(lockPath, "lock closed while acquiring", null));
         return;
       }
@@ -207,12 +201,14 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
     }
 
     /**
-     * Removes the node this attempt may have created; runs once, after the create's outcome is known. A granted
+     * Removes the node this attempt may have created; runs once, after the last create's outcome is known. Any
+     * create may have succeeded unseen (a NodeExists can answer Curator's retry of our own successful create), so
+     * the reaper reads the node and deletes it only if it carries this attempt's id in this session. A granted
      * hold is not touched here: {@link #grantOrRelease} releases it, and a fixed-name node must be deleted once.
      */
     private void cleanUp() {
       synchronized (this) {
-        if (createInFlight || cleanedUp || grantedHold != null || !mayOwnNode) {
+        if (createInFlight || cleanedUp || grantedHold != null || !createIssued) {
           return;
         }
         cleanedUp = true;
