@@ -209,7 +209,7 @@ class SessionLossTest {
     CuratorFramework client = zk.newClient();
     SyncLock lock = ZkLocks.queueLock(client, "/expiry/read-only-lost");
     try {
-      LockHandle hold = lock.acquire();
+      LockHandle hold = lock.acquire(ZkTestSupport.WAIT).orElseThrow();
       hold.lost().toCompletableFuture().complete(LockLossReason.NODE_DELETED);
       assertTrue(hold.isValid());
       assertFalse(hold.lost().toCompletableFuture().isDone());
