@@ -7,23 +7,28 @@ import java.nio.ByteBuffer;
  *
  * <p>Why this shape is faster than a plain "for each input, for each output, for each byte" loop:
  * <ul>
- *   <li>Inputs are combined four (or fewer) at a time in registers, so each output byte is loaded
- *       and stored once per four inputs instead of once per input.</li>
- *   <li>Work is cut into {@link #BLOCK_BYTES} blocks so an output block and the input blocks it
- *       reads stay in the L1 cache while all of a block's passes run.</li>
- *   <li>Multiplication is one load from the coefficient's full 256-entry row.</li>
+ *   <li>Several outputs share one pass over the inputs ({@link OutputGroup.Kind#PACKED}): one load
+ *       from an input's packed 256-entry {@code long} row yields that input's term for up to eight
+ *       outputs, so a (10,4) stripe byte costs 10 table loads instead of 40.</li>
+ *   <li>Inputs are combined four at a time in registers, so an output (or accumulator) word is
+ *       loaded and stored once per four inputs instead of once per input.</li>
+ *   <li>Work is cut into {@link #BLOCK_BYTES} blocks so the outputs or accumulators of a block and
+ *       the input blocks it reads stay in the L1/L2 cache while all of a block's passes run.</li>
+ *   <li>Loops are unrolled by hand (two positions per iteration).</li>
  *   <li>An output whose coefficients are all 1 (e.g. the first parity of (3,2)) is a plain XOR,
  *       which the JIT turns into wide vector XORs.</li>
  * </ul>
+ * All multiplication is by full-byte table lookup; no split-nibble (shuffle) technique is used.
  * Shards are {@code byte[]} (all at one common offset) or {@link ByteBuffer}s (each at its own
  * position). Heap buffers are coded through their backing arrays; if any buffer has no accessible
- * array (direct or read-only), the whole call takes the slower absolute get/put path. Nothing here
- * allocates.
+ * array (direct or read-only), the whole call takes the slower absolute get/put path. The packed
+ * loop borrows its accumulator block from a {@link ScratchPool}, so nothing allocates in steady
+ * state.
  */
 final class CodingLoops {
 
-    /** Bytes per block: 4 inputs + 1 output of this size use 20 KiB, inside a 32 KiB L1. */
-    static final int BLOCK_BYTES = 4096;
+    /** Positions per block: the packed accumulator block is 8 x this many bytes. */
+    static final int BLOCK_BYTES = 2048;
 
     /** How many inputs one register-accumulating pass combines. */
     private static final int INPUTS_PER_PASS = 4;
@@ -32,19 +37,22 @@ final class CodingLoops {
     }
 
     /**
-     * Computes the first {@code outputCount} outputs of {@code plan} over {@code length} bytes.
+     * Computes the plan's outputs over {@code length} bytes: all of them, or with {@code dataOnly}
+     * only the missing data shards.
      *
      * @param shards all shards, each a {@code byte[]} or a {@link ByteBuffer}
      * @param commonOffset start offset in every {@code byte[]} shard (buffers use their position)
+     * @param scratch where the packed loop borrows its accumulator block
      */
-    static void run(CodingPlan plan, int outputCount, Object[] shards, int commonOffset, int length) {
-        if (outputCount == 0 || length == 0) {
+    static void run(CodingPlan plan, boolean dataOnly, Object[] shards, int commonOffset, int length,
+            ScratchPool scratch) {
+        if (length == 0) {
             return;
         }
         if (allHaveArrays(shards)) {
-            runOnArrays(plan, outputCount, shards, commonOffset, length);
+            runOnArrays(plan, dataOnly ? plan.dataGroupCount : plan.groups.length, shards, commonOffset, length, scratch);
         } else {
-            runOnBuffers(plan, outputCount, shards, length);
+            runOnBuffers(plan, dataOnly ? plan.dataOutputCount : plan.outputShardIndexes.length, shards, length);
         }
     }
 
@@ -100,60 +108,145 @@ final class CodingLoops {
         return buffer.get(buffer.position() + i);
     }
 
-    private static void runOnArrays(CodingPlan plan, int outputCount, Object[] shards, int commonOffset,
-            int length) {
-        int[] inputs = plan.inputShardIndexes;
-        int inputCount = inputs.length;
-        for (int blockStart = 0; blockStart < length; blockStart += BLOCK_BYTES) {
-            int blockLength = Math.min(BLOCK_BYTES, length - blockStart);
-            for (int out = 0; out < outputCount; out++) {
-                Object outShard = shards[plan.outputShardIndexes[out]];
-                byte[] outArray = arrayOf(outShard);
-                int outOffset = offsetOf(outShard, commonOffset) + blockStart;
-                byte[][] rows = plan.multiplicationRows[out];
-                if (plan.xorOnly[out]) {
-                    Object first = shards[inputs[0]];
-                    System.arraycopy(arrayOf(first), offsetOf(first, commonOffset) + blockStart,
-                            outArray, outOffset, blockLength);
-                    for (int in = 1; in < inputCount; in++) {
-                        Object shard = shards[inputs[in]];
-                        xorInto(arrayOf(shard), offsetOf(shard, commonOffset) + blockStart,
-                                outArray, outOffset, blockLength);
+    private static void runOnArrays(CodingPlan plan, int groupCount, Object[] shards, int commonOffset,
+            int length, ScratchPool scratch) {
+        boolean packed = false;
+        for (int g = 0; g < groupCount; g++) {
+            packed |= plan.groups[g].kind == OutputGroup.Kind.PACKED;
+        }
+        long[] sums = packed ? scratch.take() : null;
+        try {
+            for (int blockStart = 0; blockStart < length; blockStart += BLOCK_BYTES) {
+                int blockLength = Math.min(BLOCK_BYTES, length - blockStart);
+                for (int g = 0; g < groupCount; g++) {
+                    OutputGroup group = plan.groups[g];
+                    switch (group.kind) {
+                        case XOR:
+                            xorGroup(plan, group, shards, commonOffset, blockStart, blockLength);
+                            break;
+                        case SINGLE:
+                            singleGroup(plan, group, shards, commonOffset, blockStart, blockLength);
+                            break;
+                        default:
+                            packedGroup(plan, group, shards, commonOffset, blockStart, blockLength, sums);
+                            break;
                     }
-                    continue;
-                }
-                for (int in = 0; in < inputCount; in += INPUTS_PER_PASS) {
-                    boolean accumulate = in > 0;
-                    int passInputs = Math.min(INPUTS_PER_PASS, inputCount - in);
-                    Object s0 = shards[inputs[in]];
-                    byte[] a0 = arrayOf(s0);
-                    int o0 = offsetOf(s0, commonOffset) + blockStart;
-                    if (passInputs == 1) {
-                        multiply1(a0, o0, rows[in], outArray, outOffset, blockLength, accumulate);
-                        continue;
-                    }
-                    Object s1 = shards[inputs[in + 1]];
-                    byte[] a1 = arrayOf(s1);
-                    int o1 = offsetOf(s1, commonOffset) + blockStart;
-                    if (passInputs == 2) {
-                        multiply2(a0, o0, rows[in], a1, o1, rows[in + 1],
-                                outArray, outOffset, blockLength, accumulate);
-                        continue;
-                    }
-                    Object s2 = shards[inputs[in + 2]];
-                    byte[] a2 = arrayOf(s2);
-                    int o2 = offsetOf(s2, commonOffset) + blockStart;
-                    if (passInputs == 3) {
-                        multiply3(a0, o0, rows[in], a1, o1, rows[in + 1], a2, o2, rows[in + 2],
-                                outArray, outOffset, blockLength, accumulate);
-                        continue;
-                    }
-                    Object s3 = shards[inputs[in + 3]];
-                    multiply4(a0, o0, rows[in], a1, o1, rows[in + 1], a2, o2, rows[in + 2],
-                            arrayOf(s3), offsetOf(s3, commonOffset) + blockStart, rows[in + 3],
-                            outArray, outOffset, blockLength, accumulate);
                 }
             }
+        } finally {
+            if (sums != null) {
+                scratch.give(sums);
+            }
+        }
+    }
+
+    private static void xorGroup(CodingPlan plan, OutputGroup group, Object[] shards, int commonOffset,
+            int blockStart, int blockLength) {
+        int[] inputs = plan.inputShardIndexes;
+        Object outShard = shards[plan.outputShardIndexes[group.outputs[0]]];
+        byte[] outArray = arrayOf(outShard);
+        int outOffset = offsetOf(outShard, commonOffset) + blockStart;
+        Object first = shards[inputs[0]];
+        System.arraycopy(arrayOf(first), offsetOf(first, commonOffset) + blockStart, outArray, outOffset, blockLength);
+        for (int in = 1; in < inputs.length; in++) {
+            Object shard = shards[inputs[in]];
+            xorInto(arrayOf(shard), offsetOf(shard, commonOffset) + blockStart, outArray, outOffset, blockLength);
+        }
+    }
+
+    private static void singleGroup(CodingPlan plan, OutputGroup group, Object[] shards, int commonOffset,
+            int blockStart, int blockLength) {
+        int[] inputs = plan.inputShardIndexes;
+        byte[][] rows = group.rows;
+        Object outShard = shards[plan.outputShardIndexes[group.outputs[0]]];
+        byte[] out = arrayOf(outShard);
+        int q = offsetOf(outShard, commonOffset) + blockStart;
+        for (int in = 0; in < inputs.length; in += INPUTS_PER_PASS) {
+            boolean accumulate = in > 0;
+            Object s0 = shards[inputs[in]];
+            byte[] a0 = arrayOf(s0);
+            int o0 = offsetOf(s0, commonOffset) + blockStart;
+            switch (Math.min(INPUTS_PER_PASS, inputs.length - in)) {
+                case 1:
+                    single1(a0, o0, rows[in], out, q, blockLength, accumulate);
+                    break;
+                case 2: {
+                    Object s1 = shards[inputs[in + 1]];
+                    single2(a0, o0, rows[in], arrayOf(s1), offsetOf(s1, commonOffset) + blockStart, rows[in + 1],
+                            out, q, blockLength, accumulate);
+                    break;
+                }
+                case 3: {
+                    Object s1 = shards[inputs[in + 1]];
+                    Object s2 = shards[inputs[in + 2]];
+                    single3(a0, o0, rows[in], arrayOf(s1), offsetOf(s1, commonOffset) + blockStart, rows[in + 1],
+                            arrayOf(s2), offsetOf(s2, commonOffset) + blockStart, rows[in + 2],
+                            out, q, blockLength, accumulate);
+                    break;
+                }
+                default: {
+                    Object s1 = shards[inputs[in + 1]];
+                    Object s2 = shards[inputs[in + 2]];
+                    Object s3 = shards[inputs[in + 3]];
+                    single4(a0, o0, rows[in], arrayOf(s1), offsetOf(s1, commonOffset) + blockStart, rows[in + 1],
+                            arrayOf(s2), offsetOf(s2, commonOffset) + blockStart, rows[in + 2],
+                            arrayOf(s3), offsetOf(s3, commonOffset) + blockStart, rows[in + 3],
+                            out, q, blockLength, accumulate);
+                    break;
+                }
+            }
+        }
+    }
+
+    private static void packedGroup(CodingPlan plan, OutputGroup group, Object[] shards, int commonOffset,
+            int blockStart, int blockLength, long[] sums) {
+        int[] inputs = plan.inputShardIndexes;
+        long[][] rows = group.packedRows;
+        for (int in = 0; in < inputs.length; in += INPUTS_PER_PASS) {
+            boolean accumulate = in > 0;
+            Object s0 = shards[inputs[in]];
+            byte[] a0 = arrayOf(s0);
+            int o0 = offsetOf(s0, commonOffset) + blockStart;
+            switch (Math.min(INPUTS_PER_PASS, inputs.length - in)) {
+                case 1:
+                    packed1(a0, o0, rows[in], sums, blockLength, accumulate);
+                    break;
+                case 2: {
+                    Object s1 = shards[inputs[in + 1]];
+                    packed2(a0, o0, rows[in], arrayOf(s1), offsetOf(s1, commonOffset) + blockStart, rows[in + 1],
+                            sums, blockLength, accumulate);
+                    break;
+                }
+                case 3: {
+                    Object s1 = shards[inputs[in + 1]];
+                    Object s2 = shards[inputs[in + 2]];
+                    packed3(a0, o0, rows[in], arrayOf(s1), offsetOf(s1, commonOffset) + blockStart, rows[in + 1],
+                            arrayOf(s2), offsetOf(s2, commonOffset) + blockStart, rows[in + 2],
+                            sums, blockLength, accumulate);
+                    break;
+                }
+                default: {
+                    Object s1 = shards[inputs[in + 1]];
+                    Object s2 = shards[inputs[in + 2]];
+                    Object s3 = shards[inputs[in + 3]];
+                    packed4(a0, o0, rows[in], arrayOf(s1), offsetOf(s1, commonOffset) + blockStart, rows[in + 1],
+                            arrayOf(s2), offsetOf(s2, commonOffset) + blockStart, rows[in + 2],
+                            arrayOf(s3), offsetOf(s3, commonOffset) + blockStart, rows[in + 3],
+                            sums, blockLength, accumulate);
+                    break;
+                }
+            }
+        }
+        for (int lane = 0; lane < group.outputs.length; lane++) {
+            Object outShard = shards[plan.outputShardIndexes[group.outputs[lane]]];
+            unpack(sums, blockLength, Byte.SIZE * lane, arrayOf(outShard), offsetOf(outShard, commonOffset) + blockStart);
+        }
+    }
+
+    /** Writes byte lane {@code shift / 8} of each sum to consecutive output bytes. */
+    private static void unpack(long[] sums, int length, int shift, byte[] out, int q) {
+        for (int i = 0; i < length; i++) {
+            out[q + i] = (byte) (sums[i] >>> shift);
         }
     }
 
@@ -163,59 +256,214 @@ final class CodingLoops {
         }
     }
 
-    private static void multiply1(byte[] in0, int p0, byte[] t0,
+    private static void single1(byte[] in0, int p0, byte[] t0,
             byte[] out, int q, int length, boolean accumulate) {
+        int i = 0;
+        // Two positions per iteration: the JIT does not unroll this data-dependent loop well by itself.
         if (accumulate) {
-            for (int i = 0; i < length; i++) {
-                out[q + i] ^= t0[in0[p0 + i] & 0xFF];
+            for (; i + 1 < length; i += 2) {
+                int first = t0[in0[p0 + i] & 0xFF];
+                int second = t0[in0[p0 + i + 1] & 0xFF];
+                out[q + i] ^= (byte) first;
+                out[q + i + 1] ^= (byte) second;
+            }
+            if (i < length) {
+                out[q + i] ^= (byte) (t0[in0[p0 + i] & 0xFF]);
             }
         } else {
-            for (int i = 0; i < length; i++) {
-                out[q + i] = t0[in0[p0 + i] & 0xFF];
+            for (; i + 1 < length; i += 2) {
+                int first = t0[in0[p0 + i] & 0xFF];
+                int second = t0[in0[p0 + i + 1] & 0xFF];
+                out[q + i] = (byte) first;
+                out[q + i + 1] = (byte) second;
+            }
+            if (i < length) {
+                out[q + i] = (byte) (t0[in0[p0 + i] & 0xFF]);
             }
         }
     }
 
-    private static void multiply2(byte[] in0, int p0, byte[] t0, byte[] in1, int p1, byte[] t1,
+    private static void single2(byte[] in0, int p0, byte[] t0, byte[] in1, int p1, byte[] t1,
             byte[] out, int q, int length, boolean accumulate) {
+        int i = 0;
+        // Two positions per iteration: the JIT does not unroll this data-dependent loop well by itself.
         if (accumulate) {
-            for (int i = 0; i < length; i++) {
+            for (; i + 1 < length; i += 2) {
+                int first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF];
+                int second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF];
+                out[q + i] ^= (byte) first;
+                out[q + i + 1] ^= (byte) second;
+            }
+            if (i < length) {
                 out[q + i] ^= (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF]);
             }
         } else {
-            for (int i = 0; i < length; i++) {
+            for (; i + 1 < length; i += 2) {
+                int first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF];
+                int second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF];
+                out[q + i] = (byte) first;
+                out[q + i + 1] = (byte) second;
+            }
+            if (i < length) {
                 out[q + i] = (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF]);
             }
         }
     }
 
-    private static void multiply3(byte[] in0, int p0, byte[] t0, byte[] in1, int p1, byte[] t1,
-            byte[] in2, int p2, byte[] t2, byte[] out, int q, int length, boolean accumulate) {
+    private static void single3(byte[] in0, int p0, byte[] t0, byte[] in1, int p1, byte[] t1, byte[] in2, int p2, byte[] t2,
+            byte[] out, int q, int length, boolean accumulate) {
+        int i = 0;
+        // Two positions per iteration: the JIT does not unroll this data-dependent loop well by itself.
         if (accumulate) {
-            for (int i = 0; i < length; i++) {
-                out[q + i] ^= (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF]
-                        ^ t2[in2[p2 + i] & 0xFF]);
+            for (; i + 1 < length; i += 2) {
+                int first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF];
+                int second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF];
+                out[q + i] ^= (byte) first;
+                out[q + i + 1] ^= (byte) second;
+            }
+            if (i < length) {
+                out[q + i] ^= (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF]);
             }
         } else {
-            for (int i = 0; i < length; i++) {
-                out[q + i] = (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF]
-                        ^ t2[in2[p2 + i] & 0xFF]);
+            for (; i + 1 < length; i += 2) {
+                int first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF];
+                int second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF];
+                out[q + i] = (byte) first;
+                out[q + i + 1] = (byte) second;
+            }
+            if (i < length) {
+                out[q + i] = (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF]);
             }
         }
     }
 
-    private static void multiply4(byte[] in0, int p0, byte[] t0, byte[] in1, int p1, byte[] t1,
-            byte[] in2, int p2, byte[] t2, byte[] in3, int p3, byte[] t3,
+    private static void single4(byte[] in0, int p0, byte[] t0, byte[] in1, int p1, byte[] t1, byte[] in2, int p2, byte[] t2, byte[] in3, int p3, byte[] t3,
             byte[] out, int q, int length, boolean accumulate) {
+        int i = 0;
+        // Two positions per iteration: the JIT does not unroll this data-dependent loop well by itself.
         if (accumulate) {
-            for (int i = 0; i < length; i++) {
-                out[q + i] ^= (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF]
-                        ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF]);
+            for (; i + 1 < length; i += 2) {
+                int first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF];
+                int second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF] ^ t3[in3[p3 + i + 1] & 0xFF];
+                out[q + i] ^= (byte) first;
+                out[q + i + 1] ^= (byte) second;
+            }
+            if (i < length) {
+                out[q + i] ^= (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF]);
             }
         } else {
-            for (int i = 0; i < length; i++) {
-                out[q + i] = (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF]
-                        ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF]);
+            for (; i + 1 < length; i += 2) {
+                int first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF];
+                int second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF] ^ t3[in3[p3 + i + 1] & 0xFF];
+                out[q + i] = (byte) first;
+                out[q + i + 1] = (byte) second;
+            }
+            if (i < length) {
+                out[q + i] = (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF]);
+            }
+        }
+    }
+
+    private static void packed1(byte[] in0, int p0, long[] t0,
+            long[] sums, int length, boolean accumulate) {
+        int i = 0;
+        if (accumulate) {
+            for (; i + 1 < length; i += 2) {
+                long first = t0[in0[p0 + i] & 0xFF];
+                long second = t0[in0[p0 + i + 1] & 0xFF];
+                sums[i] ^= first;
+                sums[i + 1] ^= second;
+            }
+            if (i < length) {
+                sums[i] ^= t0[in0[p0 + i] & 0xFF];
+            }
+        } else {
+            for (; i + 1 < length; i += 2) {
+                long first = t0[in0[p0 + i] & 0xFF];
+                long second = t0[in0[p0 + i + 1] & 0xFF];
+                sums[i] = first;
+                sums[i + 1] = second;
+            }
+            if (i < length) {
+                sums[i] = t0[in0[p0 + i] & 0xFF];
+            }
+        }
+    }
+
+    private static void packed2(byte[] in0, int p0, long[] t0, byte[] in1, int p1, long[] t1,
+            long[] sums, int length, boolean accumulate) {
+        int i = 0;
+        if (accumulate) {
+            for (; i + 1 < length; i += 2) {
+                long first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF];
+                long second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF];
+                sums[i] ^= first;
+                sums[i + 1] ^= second;
+            }
+            if (i < length) {
+                sums[i] ^= t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF];
+            }
+        } else {
+            for (; i + 1 < length; i += 2) {
+                long first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF];
+                long second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF];
+                sums[i] = first;
+                sums[i + 1] = second;
+            }
+            if (i < length) {
+                sums[i] = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF];
+            }
+        }
+    }
+
+    private static void packed3(byte[] in0, int p0, long[] t0, byte[] in1, int p1, long[] t1, byte[] in2, int p2, long[] t2,
+            long[] sums, int length, boolean accumulate) {
+        int i = 0;
+        if (accumulate) {
+            for (; i + 1 < length; i += 2) {
+                long first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF];
+                long second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF];
+                sums[i] ^= first;
+                sums[i + 1] ^= second;
+            }
+            if (i < length) {
+                sums[i] ^= t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF];
+            }
+        } else {
+            for (; i + 1 < length; i += 2) {
+                long first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF];
+                long second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF];
+                sums[i] = first;
+                sums[i + 1] = second;
+            }
+            if (i < length) {
+                sums[i] = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF];
+            }
+        }
+    }
+
+    private static void packed4(byte[] in0, int p0, long[] t0, byte[] in1, int p1, long[] t1, byte[] in2, int p2, long[] t2, byte[] in3, int p3, long[] t3,
+            long[] sums, int length, boolean accumulate) {
+        int i = 0;
+        if (accumulate) {
+            for (; i + 1 < length; i += 2) {
+                long first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF];
+                long second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF] ^ t3[in3[p3 + i + 1] & 0xFF];
+                sums[i] ^= first;
+                sums[i + 1] ^= second;
+            }
+            if (i < length) {
+                sums[i] ^= t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF];
+            }
+        } else {
+            for (; i + 1 < length; i += 2) {
+                long first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF];
+                long second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF] ^ t3[in3[p3 + i + 1] & 0xFF];
+                sums[i] = first;
+                sums[i + 1] = second;
+            }
+            if (i < length) {
+                sums[i] = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF];
             }
         }
     }

@@ -27,6 +27,15 @@ final class CodingPlan {
     /** True where every coefficient of the output is 1, so plain XOR computes it. */
     final boolean[] xorOnly;
 
+    /**
+     * Outputs in the order the array loops compute them: groups of data outputs first, then groups
+     * of parity outputs, so "data only" is a prefix of {@link #dataGroupCount} groups.
+     */
+    final OutputGroup[] groups;
+
+    /** How many leading groups hold data outputs only. */
+    final int dataGroupCount;
+
     /** The set of missing shard indexes this plan rebuilds, as a 256-bit map (the cache key). */
     final long missingBits0;
     final long missingBits1;
@@ -51,6 +60,11 @@ final class CodingPlan {
             }
             xorOnly[out] = allOnes;
         }
+        java.util.List<OutputGroup> grouped = new java.util.ArrayList<>();
+        addGroups(grouped, 0, dataOutputCount);
+        this.dataGroupCount = grouped.size();
+        addGroups(grouped, dataOutputCount, coefficients.length);
+        this.groups = grouped.toArray(new OutputGroup[0]);
         this.missingBits0 = missingBits[0];
         this.missingBits1 = missingBits[1];
         this.missingBits2 = missingBits[2];
@@ -111,6 +125,29 @@ final class CodingPlan {
         }
         int[][] coefficients = GfMatrix.multiply(outputRows, inverse);
         return new CodingPlan(inputs, outputs, dataOutputCount, coefficients, missingBits.clone());
+    }
+
+    /**
+     * Splits outputs {@code [from, to)} into groups: each all-ones output alone (XOR), the others
+     * in runs of up to {@link OutputGroup#MAX_PACKED_OUTPUTS} sharing one pass over the inputs.
+     */
+    private void addGroups(java.util.List<OutputGroup> grouped, int from, int to) {
+        int[] pending = new int[OutputGroup.MAX_PACKED_OUTPUTS];
+        int pendingCount = 0;
+        for (int out = from; out < to; out++) {
+            if (xorOnly[out]) {
+                grouped.add(OutputGroup.xor(out));
+                continue;
+            }
+            pending[pendingCount++] = out;
+            if (pendingCount == pending.length) {
+                grouped.add(OutputGroup.of(java.util.Arrays.copyOf(pending, pendingCount), coefficients));
+                pendingCount = 0;
+            }
+        }
+        if (pendingCount > 0) {
+            grouped.add(OutputGroup.of(java.util.Arrays.copyOf(pending, pendingCount), coefficients));
+        }
     }
 
     /** True if this plan rebuilds exactly the given missing set. */

@@ -34,6 +34,7 @@ public final class ReedSolomonCodec {
     private final int[][] encodingMatrix;
     private final CodingPlan parityPlan;
     private final DecodePlanCache decodePlanCache;
+    private final ScratchPool scratch = new ScratchPool(CodingLoops.BLOCK_BYTES);
 
     /**
      * Creates a codec for {@code dataShardCount} data shards and {@code parityShardCount} parity
@@ -111,7 +112,7 @@ public final class ReedSolomonCodec {
     public void encodeParity(byte[][] shards, int offset, int length) {
         checkArrayShards(shards, offset, length);
         checkOutputsDoNotAlias(shards, parityPlan, parityShardCount, length);
-        CodingLoops.run(parityPlan, parityShardCount, shards, offset, length);
+        CodingLoops.run(parityPlan, false, shards, offset, length, scratch);
     }
 
     /**
@@ -124,7 +125,7 @@ public final class ReedSolomonCodec {
     public void encodeParity(ByteBuffer[] shards) {
         int length = checkBufferShards(shards);
         checkOutputsDoNotAlias(shards, parityPlan, parityShardCount, length);
-        CodingLoops.run(parityPlan, parityShardCount, shards, 0, length);
+        CodingLoops.run(parityPlan, false, shards, 0, length, scratch);
     }
 
     /**
@@ -199,7 +200,7 @@ public final class ReedSolomonCodec {
         }
         int outputCount = dataOnly ? plan.dataOutputCount : plan.outputShardIndexes.length;
         checkOutputsDoNotAlias(shards, plan, outputCount, length);
-        CodingLoops.run(plan, outputCount, shards, offset, length);
+        CodingLoops.run(plan, dataOnly, shards, offset, length, scratch);
     }
 
     private void reconstruct(ByteBuffer[] shards, boolean[] shardPresent, boolean dataOnly) {
@@ -210,7 +211,7 @@ public final class ReedSolomonCodec {
         }
         int outputCount = dataOnly ? plan.dataOutputCount : plan.outputShardIndexes.length;
         checkOutputsDoNotAlias(shards, plan, outputCount, length);
-        CodingLoops.run(plan, outputCount, shards, 0, length);
+        CodingLoops.run(plan, dataOnly, shards, 0, length, scratch);
     }
 
     /** Returns the plan for the shards flagged absent, or null if none is. */

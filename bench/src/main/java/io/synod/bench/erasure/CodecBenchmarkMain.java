@@ -1,0 +1,207 @@
+package io.synod.bench.erasure;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalDouble;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Runs {@link ReedSolomonCodecBenchmark} for encode, decode1 and decode2 on (3,2), (4,1), (2,1),
+ * (6,3), (10,4) at 1 KiB, 64 KiB and 1 MiB shards, and prints MB/s of data (1e6 bytes of D x shard
+ * bytes per second) next to the Backblaze JavaReedSolomon medians from
+ * {@code backblaze-baseline-throughput.csv}.
+ *
+ * <p>Usage: {@code CodecBenchmarkMain [--quick] [--out FILE.csv]}. {@code --quick}: 1 fork, 2 x 0.5 s
+ * warm-up, 3 x 0.5 s measurement per combination (about 3 minutes in all); default: 1 fork,
+ * 3 x 1 s warm-up, 5 x 1 s measurement. decode2 is skipped (and reported) where P = 1.
+ */
+public final class CodecBenchmarkMain {
+
+    static final List<String> CONFIGS = List.of("3+2", "4+1", "2+1", "6+3", "10+4");
+    static final List<Integer> SHARD_SIZES_BYTES = List.of(1024, 65536, 1048576);
+    static final List<String> OPS = List.of("encode", "decode1", "decode2");
+
+    private CodecBenchmarkMain() {
+    }
+
+    /** One measured combination. */
+    record Row(int data, int parity, int shardBytes, String op, double megabytesPerSecond,
+            double errorMegabytesPerSecond, OptionalDouble baselineMegabytesPerSecond) {
+
+        OptionalDouble ratio() {
+            return baselineMegabytesPerSecond.isPresent()
+                    ? OptionalDouble.of(megabytesPerSecond / baselineMegabytesPerSecond.getAsDouble())
+                    : OptionalDouble.empty();
+        }
+    }
+
+    public static void main(String[] args) throws RunnerException, IOException {
+        boolean quick = false;
+        Path out = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--quick":
+                    quick = true;
+                    break;
+                case "--out":
+                    if (i + 1 >= args.length) {
+                        usage("--out needs a file name");
+                        return;
+                    }
+                    out = Path.of(args[++i]);
+                    break;
+                case "--help":
+                case "-h":
+                    usage(null);
+                    return;
+                default:
+                    usage("unknown argument " + args[i]);
+                    return;
+            }
+        }
+
+        BackblazeBaseline baseline = null;
+        try {
+            baseline = BackblazeBaseline.load();
+            System.out.println("Backblaze baseline: " + baseline.source());
+        } catch (IOException e) {
+            System.out.println("No Backblaze baseline, ratios will be empty: " + e.getMessage());
+        }
+
+        List<Row> rows = new ArrayList<>();
+        List<String> skipped = new ArrayList<>();
+        for (String op : OPS) {
+            List<String> configs = new ArrayList<>();
+            for (String config : CONFIGS) {
+                int missing = op.equals("decode2") ? 2 : 1;
+                if (ReedSolomonCodecBenchmark.parityShards(config) < missing
+                        || ReedSolomonCodecBenchmark.dataShards(config) < missing) {
+                    skipped.add("(" + config.replace('+', ',') + ") " + op + ": only "
+                            + ReedSolomonCodecBenchmark.parityShards(config)
+                            + " parity shard(s), cannot rebuild " + missing + " missing data shards");
+                } else {
+                    configs.add(config);
+                }
+            }
+            rows.addAll(run(op, configs, quick, baseline));
+        }
+
+        String table = table(rows, skipped, quick);
+        System.out.println();
+        System.out.println(table);
+        if (out != null) {
+            Files.writeString(out, csv(rows), StandardCharsets.UTF_8);
+            System.out.println("Wrote " + out.toAbsolutePath());
+        }
+    }
+
+    private static List<Row> run(String op, List<String> configs, boolean quick, BackblazeBaseline baseline)
+            throws RunnerException {
+        ChainedOptionsBuilder options = new OptionsBuilder()
+                .include(ReedSolomonCodecBenchmark.class.getName() + "\\." + op + "$")
+                .param("config", configs.toArray(new String[0]))
+                .param("shardBytes", SHARD_SIZES_BYTES.stream().map(String::valueOf).toArray(String[]::new))
+                .forks(1)
+                .threads(1);
+        if (quick) {
+            options.warmupIterations(2).warmupTime(TimeValue.milliseconds(500))
+                    .measurementIterations(3).measurementTime(TimeValue.milliseconds(500));
+        } else {
+            options.warmupIterations(3).warmupTime(TimeValue.seconds(1))
+                    .measurementIterations(5).measurementTime(TimeValue.seconds(1));
+        }
+        Collection<RunResult> results = new Runner(options.build()).run();
+        List<Row> rows = new ArrayList<>();
+        for (RunResult result : results) {
+            String config = result.getParams().getParam("config");
+            int data = ReedSolomonCodecBenchmark.dataShards(config);
+            int parity = ReedSolomonCodecBenchmark.parityShards(config);
+            int shardBytes = Integer.parseInt(result.getParams().getParam("shardBytes"));
+            double bytesPerOp = (double) data * shardBytes;
+            double opsPerSecond = result.getPrimaryResult().getScore();
+            double errorOpsPerSecond = result.getPrimaryResult().getScoreError();
+            OptionalDouble base = baseline == null ? OptionalDouble.empty() : baseline.median(data, parity, shardBytes, op);
+            rows.add(new Row(data, parity, shardBytes, op, opsPerSecond * bytesPerOp / 1e6,
+                    Double.isNaN(errorOpsPerSecond) ? 0 : errorOpsPerSecond * bytesPerOp / 1e6, base));
+        }
+        rows.sort((a, b) -> a.data != b.data ? Integer.compare(CONFIGS.indexOf(a.data + "+" + a.parity),
+                CONFIGS.indexOf(b.data + "+" + b.parity)) : Integer.compare(a.shardBytes, b.shardBytes));
+        return rows;
+    }
+
+    static String table(List<Row> rows, List<String> skipped, boolean quick) {
+        StringBuilder text = new StringBuilder();
+        text.append("Reed-Solomon codec throughput, MB/s of data (1e6 bytes of D x shard size per second), ")
+                .append(quick ? "quick" : "full").append(" settings\n");
+        text.append(String.format(Locale.ROOT, "%4s %3s %10s %-8s %12s %10s %16s %7s%n",
+                "D", "P", "shard", "op", "ours MB/s", "+/- MB/s", "Backblaze MB/s", "ratio"));
+        List<Row> ordered = new ArrayList<>(rows);
+        ordered.sort((a, b) -> {
+            int byConfig = Integer.compare(CONFIGS.indexOf(a.data + "+" + a.parity), CONFIGS.indexOf(b.data + "+" + b.parity));
+            if (byConfig != 0) {
+                return byConfig;
+            }
+            int bySize = Integer.compare(a.shardBytes, b.shardBytes);
+            return bySize != 0 ? bySize : Integer.compare(OPS.indexOf(a.op), OPS.indexOf(b.op));
+        });
+        for (Row row : ordered) {
+            text.append(String.format(Locale.ROOT, "%4d %3d %10s %-8s %12.0f %10.0f %16s %7s%n",
+                    row.data, row.parity, sizeLabel(row.shardBytes), row.op, row.megabytesPerSecond,
+                    row.errorMegabytesPerSecond,
+                    row.baselineMegabytesPerSecond.isPresent()
+                            ? String.format(Locale.ROOT, "%.0f", row.baselineMegabytesPerSecond.getAsDouble()) : "n/a",
+                    row.ratio().isPresent() ? String.format(Locale.ROOT, "%.2fx", row.ratio().getAsDouble()) : "n/a"));
+        }
+        for (String reason : skipped) {
+            text.append("skipped ").append(reason).append('\n');
+        }
+        return text.toString();
+    }
+
+    static String csv(List<Row> rows) {
+        StringBuilder text = new StringBuilder("data,parity,shard_bytes,op,ours_MBps,ours_error_MBps,backblaze_median_MBps,ratio\n");
+        for (Row row : rows) {
+            text.append(String.format(Locale.ROOT, "%d,%d,%d,%s,%.1f,%.1f,%s,%s%n", row.data, row.parity,
+                    row.shardBytes, row.op, row.megabytesPerSecond, row.errorMegabytesPerSecond,
+                    row.baselineMegabytesPerSecond.isPresent()
+                            ? String.format(Locale.ROOT, "%.0f", row.baselineMegabytesPerSecond.getAsDouble()) : "",
+                    row.ratio().isPresent() ? String.format(Locale.ROOT, "%.3f", row.ratio().getAsDouble()) : ""));
+        }
+        return text.toString();
+    }
+
+    private static String sizeLabel(int bytes) {
+        if (bytes >= 1 << 20 && bytes % (1 << 20) == 0) {
+            return (bytes >> 20) + " MiB";
+        }
+        if (bytes >= 1 << 10 && bytes % (1 << 10) == 0) {
+            return (bytes >> 10) + " KiB";
+        }
+        return bytes + " B";
+    }
+
+    private static void usage(String problem) {
+        PrintStream stream = problem == null ? System.out : System.err;
+        if (problem != null) {
+            stream.println(problem);
+        }
+        stream.println("usage: CodecBenchmarkMain [--quick] [--out FILE.csv]");
+        stream.println("  --quick       1 fork, 2 x 0.5 s warm-up, 3 x 0.5 s measurement per combination");
+        stream.println("  --out FILE    also write the results as CSV");
+        if (problem != null) {
+            System.exit(2);
+        }
+    }
+}
