@@ -14,7 +14,8 @@ import java.nio.ByteBuffer;
  *       loaded and stored once per four inputs instead of once per input.</li>
  *   <li>Work is cut into {@link #BLOCK_BYTES} blocks so the outputs or accumulators of a block and
  *       the input blocks it reads stay in the L1/L2 cache while all of a block's passes run.</li>
- *   <li>Loops are unrolled by hand (two positions per iteration).</li>
+ *   <li>Each kernel is one plain counted loop over a block, the shape the JIT unrolls best;
+ *       unrolling by hand measured slower.</li>
  *   <li>An output whose coefficients are all 1 (e.g. the first parity of (3,2)) is a plain XOR,
  *       which the JIT turns into wide vector XORs.</li>
  * </ul>
@@ -258,53 +259,25 @@ final class CodingLoops {
 
     private static void single1(byte[] in0, int p0, byte[] t0,
             byte[] out, int q, int length, boolean accumulate) {
-        int i = 0;
-        // Two positions per iteration: the JIT does not unroll this data-dependent loop well by itself.
         if (accumulate) {
-            for (; i + 1 < length; i += 2) {
-                int first = t0[in0[p0 + i] & 0xFF];
-                int second = t0[in0[p0 + i + 1] & 0xFF];
-                out[q + i] ^= (byte) first;
-                out[q + i + 1] ^= (byte) second;
-            }
-            if (i < length) {
-                out[q + i] ^= (byte) (t0[in0[p0 + i] & 0xFF]);
+            for (int i = 0; i < length; i++) {
+                out[q + i] ^= t0[in0[p0 + i] & 0xFF];
             }
         } else {
-            for (; i + 1 < length; i += 2) {
-                int first = t0[in0[p0 + i] & 0xFF];
-                int second = t0[in0[p0 + i + 1] & 0xFF];
-                out[q + i] = (byte) first;
-                out[q + i + 1] = (byte) second;
-            }
-            if (i < length) {
-                out[q + i] = (byte) (t0[in0[p0 + i] & 0xFF]);
+            for (int i = 0; i < length; i++) {
+                out[q + i] = t0[in0[p0 + i] & 0xFF];
             }
         }
     }
 
     private static void single2(byte[] in0, int p0, byte[] t0, byte[] in1, int p1, byte[] t1,
             byte[] out, int q, int length, boolean accumulate) {
-        int i = 0;
-        // Two positions per iteration: the JIT does not unroll this data-dependent loop well by itself.
         if (accumulate) {
-            for (; i + 1 < length; i += 2) {
-                int first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF];
-                int second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF];
-                out[q + i] ^= (byte) first;
-                out[q + i + 1] ^= (byte) second;
-            }
-            if (i < length) {
+            for (int i = 0; i < length; i++) {
                 out[q + i] ^= (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF]);
             }
         } else {
-            for (; i + 1 < length; i += 2) {
-                int first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF];
-                int second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF];
-                out[q + i] = (byte) first;
-                out[q + i + 1] = (byte) second;
-            }
-            if (i < length) {
+            for (int i = 0; i < length; i++) {
                 out[q + i] = (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF]);
             }
         }
@@ -312,26 +285,12 @@ final class CodingLoops {
 
     private static void single3(byte[] in0, int p0, byte[] t0, byte[] in1, int p1, byte[] t1, byte[] in2, int p2, byte[] t2,
             byte[] out, int q, int length, boolean accumulate) {
-        int i = 0;
-        // Two positions per iteration: the JIT does not unroll this data-dependent loop well by itself.
         if (accumulate) {
-            for (; i + 1 < length; i += 2) {
-                int first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF];
-                int second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF];
-                out[q + i] ^= (byte) first;
-                out[q + i + 1] ^= (byte) second;
-            }
-            if (i < length) {
+            for (int i = 0; i < length; i++) {
                 out[q + i] ^= (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF]);
             }
         } else {
-            for (; i + 1 < length; i += 2) {
-                int first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF];
-                int second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF];
-                out[q + i] = (byte) first;
-                out[q + i + 1] = (byte) second;
-            }
-            if (i < length) {
+            for (int i = 0; i < length; i++) {
                 out[q + i] = (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF]);
             }
         }
@@ -339,26 +298,12 @@ final class CodingLoops {
 
     private static void single4(byte[] in0, int p0, byte[] t0, byte[] in1, int p1, byte[] t1, byte[] in2, int p2, byte[] t2, byte[] in3, int p3, byte[] t3,
             byte[] out, int q, int length, boolean accumulate) {
-        int i = 0;
-        // Two positions per iteration: the JIT does not unroll this data-dependent loop well by itself.
         if (accumulate) {
-            for (; i + 1 < length; i += 2) {
-                int first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF];
-                int second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF] ^ t3[in3[p3 + i + 1] & 0xFF];
-                out[q + i] ^= (byte) first;
-                out[q + i + 1] ^= (byte) second;
-            }
-            if (i < length) {
+            for (int i = 0; i < length; i++) {
                 out[q + i] ^= (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF]);
             }
         } else {
-            for (; i + 1 < length; i += 2) {
-                int first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF];
-                int second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF] ^ t3[in3[p3 + i + 1] & 0xFF];
-                out[q + i] = (byte) first;
-                out[q + i + 1] = (byte) second;
-            }
-            if (i < length) {
+            for (int i = 0; i < length; i++) {
                 out[q + i] = (byte) (t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF]);
             }
         }
@@ -366,25 +311,12 @@ final class CodingLoops {
 
     private static void packed1(byte[] in0, int p0, long[] t0,
             long[] sums, int length, boolean accumulate) {
-        int i = 0;
         if (accumulate) {
-            for (; i + 1 < length; i += 2) {
-                long first = t0[in0[p0 + i] & 0xFF];
-                long second = t0[in0[p0 + i + 1] & 0xFF];
-                sums[i] ^= first;
-                sums[i + 1] ^= second;
-            }
-            if (i < length) {
+            for (int i = 0; i < length; i++) {
                 sums[i] ^= t0[in0[p0 + i] & 0xFF];
             }
         } else {
-            for (; i + 1 < length; i += 2) {
-                long first = t0[in0[p0 + i] & 0xFF];
-                long second = t0[in0[p0 + i + 1] & 0xFF];
-                sums[i] = first;
-                sums[i + 1] = second;
-            }
-            if (i < length) {
+            for (int i = 0; i < length; i++) {
                 sums[i] = t0[in0[p0 + i] & 0xFF];
             }
         }
@@ -392,25 +324,12 @@ final class CodingLoops {
 
     private static void packed2(byte[] in0, int p0, long[] t0, byte[] in1, int p1, long[] t1,
             long[] sums, int length, boolean accumulate) {
-        int i = 0;
         if (accumulate) {
-            for (; i + 1 < length; i += 2) {
-                long first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF];
-                long second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF];
-                sums[i] ^= first;
-                sums[i + 1] ^= second;
-            }
-            if (i < length) {
+            for (int i = 0; i < length; i++) {
                 sums[i] ^= t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF];
             }
         } else {
-            for (; i + 1 < length; i += 2) {
-                long first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF];
-                long second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF];
-                sums[i] = first;
-                sums[i + 1] = second;
-            }
-            if (i < length) {
+            for (int i = 0; i < length; i++) {
                 sums[i] = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF];
             }
         }
@@ -418,25 +337,12 @@ final class CodingLoops {
 
     private static void packed3(byte[] in0, int p0, long[] t0, byte[] in1, int p1, long[] t1, byte[] in2, int p2, long[] t2,
             long[] sums, int length, boolean accumulate) {
-        int i = 0;
         if (accumulate) {
-            for (; i + 1 < length; i += 2) {
-                long first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF];
-                long second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF];
-                sums[i] ^= first;
-                sums[i + 1] ^= second;
-            }
-            if (i < length) {
+            for (int i = 0; i < length; i++) {
                 sums[i] ^= t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF];
             }
         } else {
-            for (; i + 1 < length; i += 2) {
-                long first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF];
-                long second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF];
-                sums[i] = first;
-                sums[i + 1] = second;
-            }
-            if (i < length) {
+            for (int i = 0; i < length; i++) {
                 sums[i] = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF];
             }
         }
@@ -444,25 +350,12 @@ final class CodingLoops {
 
     private static void packed4(byte[] in0, int p0, long[] t0, byte[] in1, int p1, long[] t1, byte[] in2, int p2, long[] t2, byte[] in3, int p3, long[] t3,
             long[] sums, int length, boolean accumulate) {
-        int i = 0;
         if (accumulate) {
-            for (; i + 1 < length; i += 2) {
-                long first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF];
-                long second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF] ^ t3[in3[p3 + i + 1] & 0xFF];
-                sums[i] ^= first;
-                sums[i + 1] ^= second;
-            }
-            if (i < length) {
+            for (int i = 0; i < length; i++) {
                 sums[i] ^= t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF];
             }
         } else {
-            for (; i + 1 < length; i += 2) {
-                long first = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF];
-                long second = t0[in0[p0 + i + 1] & 0xFF] ^ t1[in1[p1 + i + 1] & 0xFF] ^ t2[in2[p2 + i + 1] & 0xFF] ^ t3[in3[p3 + i + 1] & 0xFF];
-                sums[i] = first;
-                sums[i + 1] = second;
-            }
-            if (i < length) {
+            for (int i = 0; i < length; i++) {
                 sums[i] = t0[in0[p0 + i] & 0xFF] ^ t1[in1[p1 + i] & 0xFF] ^ t2[in2[p2 + i] & 0xFF] ^ t3[in3[p3 + i] & 0xFF];
             }
         }
