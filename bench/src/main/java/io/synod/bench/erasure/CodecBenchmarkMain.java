@@ -7,8 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.OptionalDouble;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -20,11 +22,11 @@ import org.openjdk.jmh.runner.options.TimeValue;
 /**
  * Runs {@link ReedSolomonCodecBenchmark} for encode, decode1 and decode2 on (3,2), (4,1), (2,1),
  * (6,3), (10,4) at 1 KiB, 64 KiB and 1 MiB shards, and prints MB/s of data (1e6 bytes of D x shard
- * bytes per second) next to the Backblaze JavaReedSolomon medians from
- * {@code backblaze-baseline-throughput.csv}.
+ * bytes per second) next to the same-run {@link TextbookCodingLoop} and the Backblaze
+ * JavaReedSolomon medians from {@code backblaze-baseline-throughput.csv}.
  *
  * <p>Usage: {@code CodecBenchmarkMain [--quick] [--out FILE.csv]}. {@code --quick}: 1 fork, 2 x 0.5 s
- * warm-up, 3 x 0.5 s measurement per combination (about 3 minutes in all); default: 1 fork,
+ * warm-up, 3 x 0.5 s measurement per combination (about 6 minutes in all, our codec and the textbook loop); default: 1 fork,
  * 3 x 1 s warm-up, 5 x 1 s measurement. decode2 is skipped (and reported) where P = 1.
  */
 public final class CodecBenchmarkMain {
@@ -36,14 +38,21 @@ public final class CodecBenchmarkMain {
     private CodecBenchmarkMain() {
     }
 
-    /** One measured combination. */
+    /** One measured combination: our codec, the same-run textbook loop, and the CSV baseline. */
     record Row(int data, int parity, int shardBytes, String op, double megabytesPerSecond,
-            double errorMegabytesPerSecond, OptionalDouble baselineMegabytesPerSecond) {
+            double errorMegabytesPerSecond, double textbookMegabytesPerSecond,
+            OptionalDouble baselineMegabytesPerSecond) {
 
+        /** Ours over the Backblaze CSV median, if the CSV has this combination. */
         OptionalDouble ratio() {
             return baselineMegabytesPerSecond.isPresent()
                     ? OptionalDouble.of(megabytesPerSecond / baselineMegabytesPerSecond.getAsDouble())
                     : OptionalDouble.empty();
+        }
+
+        /** Ours over the textbook loop measured in the same run. */
+        double textbookRatio() {
+            return megabytesPerSecond / textbookMegabytesPerSecond;
         }
     }
 
@@ -109,8 +118,9 @@ public final class CodecBenchmarkMain {
 
     private static List<Row> run(String op, List<String> configs, boolean quick, BackblazeBaseline baseline)
             throws RunnerException {
+        String textbookOp = "textbook" + Character.toUpperCase(op.charAt(0)) + op.substring(1);
         ChainedOptionsBuilder options = new OptionsBuilder()
-                .include(ReedSolomonCodecBenchmark.class.getName() + "\\." + op + "$")
+                .include(ReedSolomonCodecBenchmark.class.getName() + "\\.(" + op + "|" + textbookOp + ")$")
                 .param("config", configs.toArray(new String[0]))
                 .param("shardBytes", SHARD_SIZES_BYTES.stream().map(String::valueOf).toArray(String[]::new))
                 .forks(1)
@@ -123,21 +133,36 @@ public final class CodecBenchmarkMain {
                     .measurementIterations(5).measurementTime(TimeValue.seconds(1));
         }
         Collection<RunResult> results = new Runner(options.build()).run();
-        List<Row> rows = new ArrayList<>();
+        Map<String, double[]> ours = new HashMap<>();
+        Map<String, Double> textbook = new HashMap<>();
         for (RunResult result : results) {
             String config = result.getParams().getParam("config");
-            int data = ReedSolomonCodecBenchmark.dataShards(config);
-            int parity = ReedSolomonCodecBenchmark.parityShards(config);
             int shardBytes = Integer.parseInt(result.getParams().getParam("shardBytes"));
-            double bytesPerOp = (double) data * shardBytes;
-            double opsPerSecond = result.getPrimaryResult().getScore();
-            double errorOpsPerSecond = result.getPrimaryResult().getScoreError();
-            OptionalDouble base = baseline == null ? OptionalDouble.empty() : baseline.median(data, parity, shardBytes, op);
-            rows.add(new Row(data, parity, shardBytes, op, opsPerSecond * bytesPerOp / 1e6,
-                    Double.isNaN(errorOpsPerSecond) ? 0 : errorOpsPerSecond * bytesPerOp / 1e6, base));
+            double bytesPerOp = (double) ReedSolomonCodecBenchmark.dataShards(config) * shardBytes;
+            double megabytesPerSecond = result.getPrimaryResult().getScore() * bytesPerOp / 1e6;
+            double error = result.getPrimaryResult().getScoreError();
+            String key = config + "/" + shardBytes;
+            if (result.getParams().getBenchmark().endsWith("." + op)) {
+                ours.put(key, new double[] {megabytesPerSecond, Double.isNaN(error) ? 0 : error * bytesPerOp / 1e6});
+            } else {
+                textbook.put(key, megabytesPerSecond);
+            }
         }
-        rows.sort((a, b) -> a.data != b.data ? Integer.compare(CONFIGS.indexOf(a.data + "+" + a.parity),
-                CONFIGS.indexOf(b.data + "+" + b.parity)) : Integer.compare(a.shardBytes, b.shardBytes));
+        List<Row> rows = new ArrayList<>();
+        for (String config : configs) {
+            for (int shardBytes : SHARD_SIZES_BYTES) {
+                String key = config + "/" + shardBytes;
+                double[] measured = ours.get(key);
+                Double reference = textbook.get(key);
+                if (measured == null || reference == null) {
+                    throw new IllegalStateException("JMH returned no result for " + op + " " + key);
+                }
+                int data = ReedSolomonCodecBenchmark.dataShards(config);
+                int parity = ReedSolomonCodecBenchmark.parityShards(config);
+                OptionalDouble base = baseline == null ? OptionalDouble.empty() : baseline.median(data, parity, shardBytes, op);
+                rows.add(new Row(data, parity, shardBytes, op, measured[0], measured[1], reference, base));
+            }
+        }
         return rows;
     }
 
@@ -145,21 +170,13 @@ public final class CodecBenchmarkMain {
         StringBuilder text = new StringBuilder();
         text.append("Reed-Solomon codec throughput, MB/s of data (1e6 bytes of D x shard size per second), ")
                 .append(quick ? "quick" : "full").append(" settings\n");
-        text.append(String.format(Locale.ROOT, "%4s %3s %10s %-8s %12s %10s %16s %7s%n",
-                "D", "P", "shard", "op", "ours MB/s", "+/- MB/s", "Backblaze MB/s", "ratio"));
-        List<Row> ordered = new ArrayList<>(rows);
-        ordered.sort((a, b) -> {
-            int byConfig = Integer.compare(CONFIGS.indexOf(a.data + "+" + a.parity), CONFIGS.indexOf(b.data + "+" + b.parity));
-            if (byConfig != 0) {
-                return byConfig;
-            }
-            int bySize = Integer.compare(a.shardBytes, b.shardBytes);
-            return bySize != 0 ? bySize : Integer.compare(OPS.indexOf(a.op), OPS.indexOf(b.op));
-        });
-        for (Row row : ordered) {
-            text.append(String.format(Locale.ROOT, "%4d %3d %10s %-8s %12.0f %10.0f %16s %7s%n",
+        text.append(String.format(Locale.ROOT, "%4s %3s %8s %-8s %10s %8s %14s %10s %16s %9s%n",
+                "D", "P", "shard", "op", "ours MB/s", "+/-", "textbook MB/s", "vs textbk", "Backblaze MB/s", "vs Bblz"));
+        for (Row row : ordered(rows)) {
+            text.append(String.format(Locale.ROOT, "%4d %3d %8s %-8s %10.0f %8.0f %14.0f %10s %16s %9s%n",
                     row.data, row.parity, sizeLabel(row.shardBytes), row.op, row.megabytesPerSecond,
-                    row.errorMegabytesPerSecond,
+                    row.errorMegabytesPerSecond, row.textbookMegabytesPerSecond,
+                    String.format(Locale.ROOT, "%.2fx", row.textbookRatio()),
                     row.baselineMegabytesPerSecond.isPresent()
                             ? String.format(Locale.ROOT, "%.0f", row.baselineMegabytesPerSecond.getAsDouble()) : "n/a",
                     row.ratio().isPresent() ? String.format(Locale.ROOT, "%.2fx", row.ratio().getAsDouble()) : "n/a"));
@@ -171,15 +188,31 @@ public final class CodecBenchmarkMain {
     }
 
     static String csv(List<Row> rows) {
-        StringBuilder text = new StringBuilder("data,parity,shard_bytes,op,ours_MBps,ours_error_MBps,backblaze_median_MBps,ratio\n");
-        for (Row row : rows) {
-            text.append(String.format(Locale.ROOT, "%d,%d,%d,%s,%.1f,%.1f,%s,%s%n", row.data, row.parity,
+        StringBuilder text = new StringBuilder("data,parity,shard_bytes,op,ours_MBps,ours_error_MBps,"
+                + "textbook_MBps,ratio_vs_textbook,backblaze_median_MBps,ratio_vs_backblaze\n");
+        for (Row row : ordered(rows)) {
+            text.append(String.format(Locale.ROOT, "%d,%d,%d,%s,%.1f,%.1f,%.1f,%.3f,%s,%s%n", row.data, row.parity,
                     row.shardBytes, row.op, row.megabytesPerSecond, row.errorMegabytesPerSecond,
+                    row.textbookMegabytesPerSecond, row.textbookRatio(),
                     row.baselineMegabytesPerSecond.isPresent()
                             ? String.format(Locale.ROOT, "%.0f", row.baselineMegabytesPerSecond.getAsDouble()) : "",
                     row.ratio().isPresent() ? String.format(Locale.ROOT, "%.3f", row.ratio().getAsDouble()) : ""));
         }
         return text.toString();
+    }
+
+    /** Rows in the CSV baseline's order: config, then shard size, then op. */
+    private static List<Row> ordered(List<Row> rows) {
+        List<Row> ordered = new ArrayList<>(rows);
+        ordered.sort((a, b) -> {
+            int byConfig = Integer.compare(CONFIGS.indexOf(a.data + "+" + a.parity), CONFIGS.indexOf(b.data + "+" + b.parity));
+            if (byConfig != 0) {
+                return byConfig;
+            }
+            int bySize = Integer.compare(a.shardBytes, b.shardBytes);
+            return bySize != 0 ? bySize : Integer.compare(OPS.indexOf(a.op), OPS.indexOf(b.op));
+        });
+        return ordered;
     }
 
     private static String sizeLabel(int bytes) {

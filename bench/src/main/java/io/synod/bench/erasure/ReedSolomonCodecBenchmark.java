@@ -40,6 +40,16 @@ public class ReedSolomonCodecBenchmark {
     private boolean[] presentExceptData0;
     private boolean[] presentExceptData0And1;
 
+    private TextbookCodingLoop textbookEncode;
+    private byte[][] dataShards;
+    private byte[][] parityShards;
+    private TextbookCodingLoop textbookDecode1;
+    private byte[][] decode1Inputs;
+    private byte[][] decode1Outputs;
+    private TextbookCodingLoop textbookDecode2;
+    private byte[][] decode2Inputs;
+    private byte[][] decode2Outputs;
+
     @Setup
     public void setUp() {
         int data = dataShards(config);
@@ -58,6 +68,45 @@ public class ReedSolomonCodecBenchmark {
         if (data >= 2 && parity >= 2) {
             presentExceptData0And1[1] = false;
         }
+
+        textbookEncode = TextbookCodingLoop.parity(codec);
+        dataShards = java.util.Arrays.copyOfRange(shards, 0, data);
+        parityShards = java.util.Arrays.copyOfRange(shards, data, data + parity);
+        textbookDecode1 = TextbookCodingLoop.rebuild(codec, presentExceptData0);
+        decode1Inputs = select(TextbookCodingLoop.inputsFor(codec, presentExceptData0));
+        decode1Outputs = new byte[][] {shards[0]};
+        if (!presentExceptData0And1[1]) {
+            textbookDecode2 = TextbookCodingLoop.rebuild(codec, presentExceptData0And1);
+            decode2Inputs = select(TextbookCodingLoop.inputsFor(codec, presentExceptData0And1));
+            decode2Outputs = new byte[][] {shards[0], shards[1]};
+        }
+        checkTextbookMatchesCodec();
+    }
+
+    /** The reference must compute the same bytes, or comparing speeds would mean nothing. */
+    private void checkTextbookMatchesCodec() {
+        byte[][] expected = new byte[shards.length][];
+        for (int s = 0; s < shards.length; s++) {
+            expected[s] = shards[s].clone();
+        }
+        textbookEncode();
+        textbookDecode1();
+        if (textbookDecode2 != null) {
+            textbookDecode2();
+        }
+        for (int s = 0; s < shards.length; s++) {
+            if (!java.util.Arrays.equals(expected[s], shards[s])) {
+                throw new IllegalStateException("textbook loop disagrees with the codec on shard " + s + " for " + config);
+            }
+        }
+    }
+
+    private byte[][] select(int[] indexes) {
+        byte[][] selected = new byte[indexes.length][];
+        for (int i = 0; i < indexes.length; i++) {
+            selected[i] = shards[indexes[i]];
+        }
+        return selected;
     }
 
     @Benchmark
@@ -80,6 +129,30 @@ public class ReedSolomonCodecBenchmark {
         }
         codec.reconstruct(shards, presentExceptData0And1, 0, shardBytes);
         return shards;
+    }
+
+    /** Same-run reference: {@link TextbookCodingLoop} computing the parity. */
+    @Benchmark
+    public byte[][] textbookEncode() {
+        textbookEncode.code(dataShards, parityShards, shardBytes);
+        return parityShards;
+    }
+
+    /** Same-run reference: {@link TextbookCodingLoop} rebuilding data shard 0. */
+    @Benchmark
+    public byte[][] textbookDecode1() {
+        textbookDecode1.code(decode1Inputs, decode1Outputs, shardBytes);
+        return decode1Outputs;
+    }
+
+    /** Same-run reference: {@link TextbookCodingLoop} rebuilding data shards 0 and 1. */
+    @Benchmark
+    public byte[][] textbookDecode2() {
+        if (textbookDecode2 == null) {
+            throw new IllegalStateException("textbookDecode2 needs D >= 2 and P >= 2, got " + config);
+        }
+        textbookDecode2.code(decode2Inputs, decode2Outputs, shardBytes);
+        return decode2Outputs;
     }
 
     static int dataShards(String config) {
