@@ -12,6 +12,9 @@ import java.nio.ByteBuffer;
  *       outputs, so a (10,4) stripe byte costs 10 table loads instead of 40.</li>
  *   <li>Packed passes combine two inputs in registers, so an accumulator word is loaded and
  *       stored once per two inputs.</li>
+ *   <li>A single output (P = 1 parity, one lost shard) is bound by table loads, one per input
+ *       byte; where the plan has pair rows, one load from a 64 KiB row indexed by two input
+ *       bytes serves two inputs.</li>
  *   <li>Work is cut into {@link #BLOCK_BYTES} blocks so the outputs or accumulators of a block and
  *       the input blocks it reads stay in the L1/L2 cache while all of a block's passes run.</li>
  *   <li>Each kernel is one plain counted loop, indexed by the output position with a fixed input
@@ -175,9 +178,35 @@ final class CodingLoops {
         Object outShard = shards[plan.outputShardIndexes[group.outputs[0]]];
         byte[] out = arrayOf(outShard);
         int q = offsetOf(outShard, commonOffset) + blockStart;
-        for (int in = 0; in < inputs.length; in++) {
+        int in = 0;
+        if (group.pairRows != null) {
+            for (; in + 1 < inputs.length; in += 2) {
+                Object first = shards[inputs[in]];
+                Object second = shards[inputs[in + 1]];
+                pairInto(arrayOf(first), offsetOf(first, commonOffset) + blockStart,
+                        arrayOf(second), offsetOf(second, commonOffset) + blockStart,
+                        group.pairRows[in / 2], out, q, blockLength, in > 0);
+            }
+        }
+        for (; in < inputs.length; in++) {
             Object shard = shards[inputs[in]];
             multiplyInto(arrayOf(shard), offsetOf(shard, commonOffset) + blockStart, rows[in], out, q, blockLength, in > 0);
+        }
+    }
+
+    private static void pairInto(byte[] first, int p0, byte[] second, int p1, byte[] pairRow,
+            byte[] out, int q, int length, boolean accumulate) {
+        int delta0 = p0 - q;
+        int delta1 = p1 - q;
+        int end = q + length;
+        if (accumulate) {
+            for (int i = q; i < end; i++) {
+                out[i] ^= pairRow[(first[i + delta0] & 0xFF) << 8 | (second[i + delta1] & 0xFF)];
+            }
+        } else {
+            for (int i = q; i < end; i++) {
+                out[i] = pairRow[(first[i + delta0] & 0xFF) << 8 | (second[i + delta1] & 0xFF)];
+            }
         }
     }
 

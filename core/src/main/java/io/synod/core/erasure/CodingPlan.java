@@ -43,7 +43,7 @@ final class CodingPlan {
     final long missingBits3;
 
     private CodingPlan(int[] inputShardIndexes, int[] outputShardIndexes, int dataOutputCount,
-            int[][] coefficients, long[] missingBits) {
+            int[][] coefficients, long[] missingBits, boolean pairInputs) {
         this.inputShardIndexes = inputShardIndexes;
         this.outputShardIndexes = outputShardIndexes;
         this.dataOutputCount = dataOutputCount;
@@ -61,9 +61,9 @@ final class CodingPlan {
             xorOnly[out] = allOnes;
         }
         java.util.List<OutputGroup> grouped = new java.util.ArrayList<>();
-        addGroups(grouped, 0, dataOutputCount);
+        addGroups(grouped, 0, dataOutputCount, pairInputs);
         this.dataGroupCount = grouped.size();
-        addGroups(grouped, dataOutputCount, coefficients.length);
+        addGroups(grouped, dataOutputCount, coefficients.length, pairInputs);
         this.groups = grouped.toArray(new OutputGroup[0]);
         this.missingBits0 = missingBits[0];
         this.missingBits1 = missingBits[1];
@@ -75,10 +75,12 @@ final class CodingPlan {
      * Builds the plan that rebuilds the shards marked in {@code missingBits} from the first D
      * shards that are not missing.
      *
+     * @param pairInputs give single-output groups pair rows (64 KiB per input pair): the caller
+     *     decides, since it knows how many such plans it will keep
      * @param encodingMatrix the (D+P) x D encoding matrix, top D rows the identity
      * @param missingBits 256-bit map of missing shard indexes: bit i of word i/64
      */
-    static CodingPlan forMissing(int[][] encodingMatrix, long[] missingBits) {
+    static CodingPlan forMissing(int[][] encodingMatrix, long[] missingBits, boolean pairInputs) {
         int totalShardCount = encodingMatrix.length;
         int dataShardCount = encodingMatrix[0].length;
         int missingCount = 0;
@@ -124,14 +126,15 @@ final class CodingPlan {
             outputRows[out] = encodingMatrix[outputs[out]];
         }
         int[][] coefficients = GfMatrix.multiply(outputRows, inverse);
-        return new CodingPlan(inputs, outputs, dataOutputCount, coefficients, missingBits.clone());
+        return new CodingPlan(inputs, outputs, dataOutputCount, coefficients, missingBits.clone(), pairInputs);
     }
 
     /**
      * Splits outputs {@code [from, to)} into groups: each all-ones output alone (XOR), the others
-     * in runs of up to {@link OutputGroup#MAX_PACKED_OUTPUTS} sharing one pass over the inputs.
+     * in runs of up to {@link OutputGroup#MAX_PACKED_OUTPUTS} sharing one pass over the inputs;
+     * a run of one is a single-output group, with pair rows if {@code pairInputs}.
      */
-    private void addGroups(java.util.List<OutputGroup> grouped, int from, int to) {
+    private void addGroups(java.util.List<OutputGroup> grouped, int from, int to, boolean pairInputs) {
         int[] pending = new int[OutputGroup.MAX_PACKED_OUTPUTS];
         int pendingCount = 0;
         for (int out = from; out < to; out++) {
@@ -141,12 +144,12 @@ final class CodingPlan {
             }
             pending[pendingCount++] = out;
             if (pendingCount == pending.length) {
-                grouped.add(OutputGroup.of(java.util.Arrays.copyOf(pending, pendingCount), coefficients));
+                grouped.add(OutputGroup.of(java.util.Arrays.copyOf(pending, pendingCount), coefficients, pairInputs));
                 pendingCount = 0;
             }
         }
         if (pendingCount > 0) {
-            grouped.add(OutputGroup.of(java.util.Arrays.copyOf(pending, pendingCount), coefficients));
+            grouped.add(OutputGroup.of(java.util.Arrays.copyOf(pending, pendingCount), coefficients, pairInputs));
         }
     }
 

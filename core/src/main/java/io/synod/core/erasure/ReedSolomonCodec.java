@@ -70,7 +70,7 @@ public final class ReedSolomonCodec {
         for (int shard = dataShardCount; shard < totalShardCount; shard++) {
             parityBits[shard >>> 6] |= 1L << shard;
         }
-        this.parityPlan = CodingPlan.forMissing(encodingMatrix, parityBits);
+        this.parityPlan = CodingPlan.forMissing(encodingMatrix, parityBits, true);
         for (int parity = 0; parity < parityShardCount; parity++) {
             if (!java.util.Arrays.equals(parityPlan.coefficients[parity], encodingMatrix[dataShardCount + parity])) {
                 throw new IllegalStateException("parity plan row " + parity + " differs from the encoding matrix");
