@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalDouble;
+import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -22,8 +23,9 @@ import org.openjdk.jmh.runner.options.TimeValue;
 /**
  * Runs {@link ReedSolomonCodecBenchmark} for encode, decode1 and decode2 on (3,2), (4,1), (2,1),
  * (6,3), (10,4) at 1 KiB, 64 KiB and 1 MiB shards, and prints MB/s of data (1e6 bytes of D x shard
- * bytes per second) next to the same-run {@link TextbookCodingLoop} and the Backblaze
- * JavaReedSolomon medians from {@code backblaze-baseline-throughput.csv}.
+ * bytes per second of CPU time, see {@link CpuTimeProfiler}) next to the same-run
+ * {@link TextbookCodingLoop} and the Backblaze JavaReedSolomon medians from
+ * {@code backblaze-baseline-throughput.csv}, which were measured the same way on another machine.
  *
  * <p>Usage: {@code CodecBenchmarkMain [--quick] [--out FILE.csv]}. {@code --quick}: 1 fork, 2 x 0.5 s
  * warm-up, 3 x 0.5 s measurement per combination (about 6 minutes in all, our codec and the textbook loop); default: 1 fork,
@@ -38,21 +40,24 @@ public final class CodecBenchmarkMain {
     private CodecBenchmarkMain() {
     }
 
-    /** One measured combination: our codec, the same-run textbook loop, and the CSV baseline. */
-    record Row(int data, int parity, int shardBytes, String op, double megabytesPerSecond,
-            double errorMegabytesPerSecond, double textbookMegabytesPerSecond,
+    /**
+     * One measured combination. Throughputs are MB/s of data per second of CPU time (what the
+     * ratios use, as the baseline CSV does), plus ours per second of wall-clock time for reference.
+     */
+    record Row(int data, int parity, int shardBytes, String op, double megabytesPerCpuSecond,
+            double textbookMegabytesPerCpuSecond, double megabytesPerWallSecond,
             OptionalDouble baselineMegabytesPerSecond) {
 
         /** Ours over the Backblaze CSV median, if the CSV has this combination. */
         OptionalDouble ratio() {
             return baselineMegabytesPerSecond.isPresent()
-                    ? OptionalDouble.of(megabytesPerSecond / baselineMegabytesPerSecond.getAsDouble())
+                    ? OptionalDouble.of(megabytesPerCpuSecond / baselineMegabytesPerSecond.getAsDouble())
                     : OptionalDouble.empty();
         }
 
         /** Ours over the textbook loop measured in the same run. */
         double textbookRatio() {
-            return megabytesPerSecond / textbookMegabytesPerSecond;
+            return megabytesPerCpuSecond / textbookMegabytesPerCpuSecond;
         }
     }
 
@@ -123,6 +128,7 @@ public final class CodecBenchmarkMain {
                 .include(ReedSolomonCodecBenchmark.class.getName() + "\\.(" + op + "|" + textbookOp + ")$")
                 .param("config", configs.toArray(new String[0]))
                 .param("shardBytes", SHARD_SIZES_BYTES.stream().map(String::valueOf).toArray(String[]::new))
+                .addProfiler(CpuTimeProfiler.class)
                 .forks(1)
                 .threads(1);
         if (quick) {
@@ -139,13 +145,17 @@ public final class CodecBenchmarkMain {
             String config = result.getParams().getParam("config");
             int shardBytes = Integer.parseInt(result.getParams().getParam("shardBytes"));
             double bytesPerOp = (double) ReedSolomonCodecBenchmark.dataShards(config) * shardBytes;
-            double megabytesPerSecond = result.getPrimaryResult().getScore() * bytesPerOp / 1e6;
-            double error = result.getPrimaryResult().getScoreError();
+            double wall = result.getPrimaryResult().getScore() * bytesPerOp / 1e6;
+            Result<?> cpuResult = result.getSecondaryResults().get(CpuTimeProfiler.RESULT_NAME);
+            if (cpuResult == null) {
+                throw new IllegalStateException("no CPU-time result for " + result.getParams().getBenchmark());
+            }
+            double cpu = cpuResult.getScore() * bytesPerOp / 1e6;
             String key = config + "/" + shardBytes;
             if (result.getParams().getBenchmark().endsWith("." + op)) {
-                ours.put(key, new double[] {megabytesPerSecond, Double.isNaN(error) ? 0 : error * bytesPerOp / 1e6});
+                ours.put(key, new double[] {cpu, wall});
             } else {
-                textbook.put(key, megabytesPerSecond);
+                textbook.put(key, cpu);
             }
         }
         List<Row> rows = new ArrayList<>();
@@ -160,7 +170,7 @@ public final class CodecBenchmarkMain {
                 int data = ReedSolomonCodecBenchmark.dataShards(config);
                 int parity = ReedSolomonCodecBenchmark.parityShards(config);
                 OptionalDouble base = baseline == null ? OptionalDouble.empty() : baseline.median(data, parity, shardBytes, op);
-                rows.add(new Row(data, parity, shardBytes, op, measured[0], measured[1], reference, base));
+                rows.add(new Row(data, parity, shardBytes, op, measured[0], reference, measured[1], base));
             }
         }
         return rows;
@@ -168,18 +178,18 @@ public final class CodecBenchmarkMain {
 
     static String table(List<Row> rows, List<String> skipped, boolean quick) {
         StringBuilder text = new StringBuilder();
-        text.append("Reed-Solomon codec throughput, MB/s of data (1e6 bytes of D x shard size per second), ")
+        text.append("Reed-Solomon codec throughput, MB/s of data (1e6 bytes of D x shard size) per CPU-second, ")
                 .append(quick ? "quick" : "full").append(" settings\n");
-        text.append(String.format(Locale.ROOT, "%4s %3s %8s %-8s %10s %8s %14s %10s %16s %9s%n",
-                "D", "P", "shard", "op", "ours MB/s", "+/-", "textbook MB/s", "vs textbk", "Backblaze MB/s", "vs Bblz"));
+        text.append(String.format(Locale.ROOT, "%4s %3s %8s %-8s %10s %14s %10s %15s %9s %10s%n",
+                "D", "P", "shard", "op", "ours", "textbook loop", "vs textbk", "Backblaze CSV", "vs Bblz", "ours wall"));
         for (Row row : ordered(rows)) {
-            text.append(String.format(Locale.ROOT, "%4d %3d %8s %-8s %10.0f %8.0f %14.0f %10s %16s %9s%n",
-                    row.data, row.parity, sizeLabel(row.shardBytes), row.op, row.megabytesPerSecond,
-                    row.errorMegabytesPerSecond, row.textbookMegabytesPerSecond,
-                    String.format(Locale.ROOT, "%.2fx", row.textbookRatio()),
+            text.append(String.format(Locale.ROOT, "%4d %3d %8s %-8s %10.0f %14.0f %10s %15s %9s %10.0f%n",
+                    row.data, row.parity, sizeLabel(row.shardBytes), row.op, row.megabytesPerCpuSecond,
+                    row.textbookMegabytesPerCpuSecond, String.format(Locale.ROOT, "%.2fx", row.textbookRatio()),
                     row.baselineMegabytesPerSecond.isPresent()
                             ? String.format(Locale.ROOT, "%.0f", row.baselineMegabytesPerSecond.getAsDouble()) : "n/a",
-                    row.ratio().isPresent() ? String.format(Locale.ROOT, "%.2fx", row.ratio().getAsDouble()) : "n/a"));
+                    row.ratio().isPresent() ? String.format(Locale.ROOT, "%.2fx", row.ratio().getAsDouble()) : "n/a",
+                    row.megabytesPerWallSecond));
         }
         for (String reason : skipped) {
             text.append("skipped ").append(reason).append('\n');
@@ -188,15 +198,16 @@ public final class CodecBenchmarkMain {
     }
 
     static String csv(List<Row> rows) {
-        StringBuilder text = new StringBuilder("data,parity,shard_bytes,op,ours_MBps,ours_error_MBps,"
-                + "textbook_MBps,ratio_vs_textbook,backblaze_median_MBps,ratio_vs_backblaze\n");
+        StringBuilder text = new StringBuilder("data,parity,shard_bytes,op,ours_MBps_cpu,textbook_MBps_cpu,"
+                + "ratio_vs_textbook,backblaze_median_MBps,ratio_vs_backblaze,ours_MBps_wall\n");
         for (Row row : ordered(rows)) {
-            text.append(String.format(Locale.ROOT, "%d,%d,%d,%s,%.1f,%.1f,%.1f,%.3f,%s,%s%n", row.data, row.parity,
-                    row.shardBytes, row.op, row.megabytesPerSecond, row.errorMegabytesPerSecond,
-                    row.textbookMegabytesPerSecond, row.textbookRatio(),
+            text.append(String.format(Locale.ROOT, "%d,%d,%d,%s,%.1f,%.1f,%.3f,%s,%s,%.1f%n", row.data, row.parity,
+                    row.shardBytes, row.op, row.megabytesPerCpuSecond, row.textbookMegabytesPerCpuSecond,
+                    row.textbookRatio(),
                     row.baselineMegabytesPerSecond.isPresent()
                             ? String.format(Locale.ROOT, "%.0f", row.baselineMegabytesPerSecond.getAsDouble()) : "",
-                    row.ratio().isPresent() ? String.format(Locale.ROOT, "%.3f", row.ratio().getAsDouble()) : ""));
+                    row.ratio().isPresent() ? String.format(Locale.ROOT, "%.3f", row.ratio().getAsDouble()) : "",
+                    row.megabytesPerWallSecond));
         }
         return text.toString();
     }
