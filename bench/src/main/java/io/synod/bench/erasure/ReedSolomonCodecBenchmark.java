@@ -1,6 +1,7 @@
 package io.synod.bench.erasure;
 
 import io.synod.core.erasure.ReedSolomonCodec;
+import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -62,7 +63,7 @@ public class ReedSolomonCodecBenchmark {
         }
         codec.encodeParity(shards, 0, shardBytes);
         presentExceptData0 = new boolean[data + parity];
-        java.util.Arrays.fill(presentExceptData0, true);
+        Arrays.fill(presentExceptData0, true);
         presentExceptData0[0] = false;
         presentExceptData0And1 = presentExceptData0.clone();
         if (data >= 2 && parity >= 2) {
@@ -70,8 +71,8 @@ public class ReedSolomonCodecBenchmark {
         }
 
         textbookEncode = TextbookCodingLoop.parity(codec);
-        dataShards = java.util.Arrays.copyOfRange(shards, 0, data);
-        parityShards = java.util.Arrays.copyOfRange(shards, data, data + parity);
+        dataShards = Arrays.copyOfRange(shards, 0, data);
+        parityShards = Arrays.copyOfRange(shards, data, data + parity);
         textbookDecode1 = TextbookCodingLoop.rebuild(codec, presentExceptData0);
         decode1Inputs = select(TextbookCodingLoop.inputsFor(codec, presentExceptData0));
         decode1Outputs = new byte[][] {shards[0]};
@@ -95,7 +96,7 @@ public class ReedSolomonCodecBenchmark {
             textbookDecode2();
         }
         for (int s = 0; s < shards.length; s++) {
-            if (!java.util.Arrays.equals(expected[s], shards[s])) {
+            if (!Arrays.equals(expected[s], shards[s])) {
                 throw new IllegalStateException("textbook loop disagrees with the codec on shard " + s + " for " + config);
             }
         }

@@ -1,5 +1,9 @@
 package io.synod.core.erasure;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
 /**
  * What one coding pass computes: each output shard is a GF(2^8) linear combination of the same D
  * input shards. Encoding is the plan "inputs = data shards, outputs = parity shards"; each erasure
@@ -60,7 +64,7 @@ final class CodingPlan {
             }
             xorOnly[out] = allOnes;
         }
-        java.util.List<OutputGroup> grouped = new java.util.ArrayList<>();
+        List<OutputGroup> grouped = new ArrayList<>();
         addGroups(grouped, 0, dataOutputCount, pairInputs);
         this.dataGroupCount = grouped.size();
         addGroups(grouped, dataOutputCount, coefficients.length, pairInputs);
@@ -119,7 +123,7 @@ final class CodingPlan {
         int[][] inverse = GfMatrix.invert(sub);
         if (!GfMatrix.isIdentity(GfMatrix.multiply(sub, inverse))) {
             throw new IllegalStateException("decode matrix inversion failed for inputs "
-                    + java.util.Arrays.toString(inputs));
+                    + Arrays.toString(inputs));
         }
         int[][] outputRows = new int[missingCount][];
         for (int out = 0; out < missingCount; out++) {
@@ -134,7 +138,7 @@ final class CodingPlan {
      * in runs of up to {@link OutputGroup#MAX_PACKED_OUTPUTS} sharing one pass over the inputs;
      * a run of one is a single-output group, with pair rows if {@code pairInputs}.
      */
-    private void addGroups(java.util.List<OutputGroup> grouped, int from, int to, boolean pairInputs) {
+    private void addGroups(List<OutputGroup> grouped, int from, int to, boolean pairInputs) {
         int[] pending = new int[OutputGroup.MAX_PACKED_OUTPUTS];
         int pendingCount = 0;
         for (int out = from; out < to; out++) {
@@ -144,12 +148,12 @@ final class CodingPlan {
             }
             pending[pendingCount++] = out;
             if (pendingCount == pending.length) {
-                grouped.add(OutputGroup.of(java.util.Arrays.copyOf(pending, pendingCount), coefficients, pairInputs));
+                grouped.add(OutputGroup.of(Arrays.copyOf(pending, pendingCount), coefficients, pairInputs));
                 pendingCount = 0;
             }
         }
         if (pendingCount > 0) {
-            grouped.add(OutputGroup.of(java.util.Arrays.copyOf(pending, pendingCount), coefficients, pairInputs));
+            grouped.add(OutputGroup.of(Arrays.copyOf(pending, pendingCount), coefficients, pairInputs));
         }
     }
 

@@ -1,6 +1,7 @@
 package io.synod.core.erasure;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * Systematic Reed-Solomon erasure codec over GF(2^8), byte-compatible with Backblaze
@@ -72,7 +73,7 @@ public final class ReedSolomonCodec {
         }
         this.parityPlan = CodingPlan.forMissing(encodingMatrix, parityBits, true);
         for (int parity = 0; parity < parityShardCount; parity++) {
-            if (!java.util.Arrays.equals(parityPlan.coefficients[parity], encodingMatrix[dataShardCount + parity])) {
+            if (!Arrays.equals(parityPlan.coefficients[parity], encodingMatrix[dataShardCount + parity])) {
                 throw new IllegalStateException("parity plan row " + parity + " differs from the encoding matrix");
             }
         }

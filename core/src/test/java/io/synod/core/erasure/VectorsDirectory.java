@@ -19,7 +19,11 @@ final class VectorsDirectory {
     }
 
     static Path locate() {
-        String configured = System.getProperty(PROPERTY);
+        return locate(System.getProperty(PROPERTY), Path.of("").toAbsolutePath());
+    }
+
+    /** The lookup itself: {@code configured} is the property's value (or null), {@code start} the working directory. */
+    static Path locate(String configured, Path start) {
         if (configured != null) {
             Path dir = Path.of(configured).toAbsolutePath();
             if (!Files.isDirectory(dir)) {
@@ -29,7 +33,7 @@ final class VectorsDirectory {
             return dir;
         }
         List<Path> tried = new ArrayList<>();
-        for (Path ancestor = Path.of("").toAbsolutePath(); ancestor != null; ancestor = ancestor.getParent()) {
+        for (Path ancestor = start; ancestor != null; ancestor = ancestor.getParent()) {
             Path candidate = ancestor.resolve("shared").resolve("vectors").resolve("reed-solomon");
             if (Files.isDirectory(candidate)) {
                 return candidate;
