@@ -27,8 +27,8 @@ import java.nio.ByteBuffer;
  * Shards are {@code byte[]} (all at one common offset) or {@link ByteBuffer}s (each at its own
  * position). Heap buffers are coded through their backing arrays; if any buffer has no accessible
  * array (direct or read-only), the whole call takes the slower absolute get/put path. The packed
- * loop borrows its accumulator block from a {@link ScratchPool}, so nothing allocates in steady
- * state.
+ * and buffer loops borrow their accumulator block from a {@link ScratchPool}, so nothing
+ * allocates in steady state.
  */
 final class CodingLoops {
 
@@ -63,10 +63,11 @@ final class CodingLoops {
         if (length == 0) {
             return;
         }
+        int groupCount = dataOnly ? plan.dataGroupCount : plan.groups.length;
         if (allHaveArrays(shards)) {
-            runOnArrays(plan, dataOnly ? plan.dataGroupCount : plan.groups.length, shards, commonOffset, length, scratch);
+            runOnArrays(plan, groupCount, shards, commonOffset, length, scratch);
         } else {
-            runOnBuffers(plan, dataOnly ? plan.dataOutputCount : plan.outputShardIndexes.length, shards, length);
+            runOnBuffers(plan, groupCount, shards, length, scratch);
         }
     }
 
@@ -291,32 +292,61 @@ final class CodingLoops {
     }
 
     /**
-     * Slow path for buffers without an accessible array: one input at a time with absolute
-     * get/put, still block by block so the output block stays in cache across inputs.
+     * Path for buffers without an accessible array (direct or read-only): absolute {@code get} and
+     * {@code put} per byte, so it is slower than the array path. Every group accumulates in the
+     * pooled {@code long} block (a byte lane per output), so each output byte is written once per
+     * block and each input byte read once per group.
      */
-    private static void runOnBuffers(CodingPlan plan, int outputCount, Object[] shards, int length) {
+    private static void runOnBuffers(CodingPlan plan, int groupCount, Object[] shards, int length,
+            ScratchPool scratch) {
         int[] inputs = plan.inputShardIndexes;
-        for (int blockStart = 0; blockStart < length; blockStart += BLOCK_BYTES) {
-            int blockEnd = Math.min(blockStart + BLOCK_BYTES, length);
-            for (int out = 0; out < outputCount; out++) {
-                ByteBuffer outBuffer = (ByteBuffer) shards[plan.outputShardIndexes[out]];
-                int q = outBuffer.position();
-                byte[][] rows = plan.multiplicationRows[out];
-                for (int in = 0; in < inputs.length; in++) {
-                    ByteBuffer inBuffer = (ByteBuffer) shards[inputs[in]];
-                    int p = inBuffer.position();
-                    byte[] row = rows[in];
-                    if (in == 0) {
-                        for (int i = blockStart; i < blockEnd; i++) {
-                            outBuffer.put(q + i, row[inBuffer.get(p + i) & 0xFF]);
+        long[] sums = scratch.take();
+        try {
+            for (int blockStart = 0; blockStart < length; blockStart += BLOCK_BYTES) {
+                int blockLength = Math.min(BLOCK_BYTES, length - blockStart);
+                for (int g = 0; g < groupCount; g++) {
+                    OutputGroup group = plan.groups[g];
+                    for (int in = 0; in < inputs.length; in++) {
+                        ByteBuffer input = (ByteBuffer) shards[inputs[in]];
+                        int p = input.position() + blockStart;
+                        boolean accumulate = in > 0;
+                        switch (group.kind) {
+                            case XOR:
+                                for (int i = 0; i < blockLength; i++) {
+                                    long term = input.get(p + i) & 0xFF;
+                                    sums[i] = accumulate ? sums[i] ^ term : term;
+                                }
+                                break;
+                            case SINGLE: {
+                                byte[] row = group.rows[in];
+                                for (int i = 0; i < blockLength; i++) {
+                                    long term = row[input.get(p + i) & 0xFF] & 0xFF;
+                                    sums[i] = accumulate ? sums[i] ^ term : term;
+                                }
+                                break;
+                            }
+                            default: {
+                                long[] row = group.packedRows[in];
+                                for (int i = 0; i < blockLength; i++) {
+                                    long term = row[input.get(p + i) & 0xFF];
+                                    sums[i] = accumulate ? sums[i] ^ term : term;
+                                }
+                                break;
+                            }
                         }
-                    } else {
-                        for (int i = blockStart; i < blockEnd; i++) {
-                            outBuffer.put(q + i, (byte) (outBuffer.get(q + i) ^ row[inBuffer.get(p + i) & 0xFF]));
+                    }
+                    for (int lane = 0; lane < group.outputs.length; lane++) {
+                        ByteBuffer output = (ByteBuffer) shards[plan.outputShardIndexes[group.outputs[lane]]];
+                        int q = output.position() + blockStart;
+                        int shift = Byte.SIZE * lane;
+                        for (int i = 0; i < blockLength; i++) {
+                            output.put(q + i, (byte) (sums[i] >>> shift));
                         }
                     }
                 }
             }
+        } finally {
+            scratch.give(sums);
         }
     }
 }

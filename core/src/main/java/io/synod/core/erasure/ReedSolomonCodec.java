@@ -19,9 +19,9 @@ import java.util.Arrays;
  * positions and limits are not changed). Heap buffers are coded through their backing arrays at
  * full speed; direct or read-only buffers take a slower byte-at-a-time path. Nothing is copied.
  *
- * <p>Instances are immutable apart from a bounded, lock-free cache of decode matrices (one per
- * erasure pattern, {@link DecodePlanCache#CAPACITY} at most), so one codec may be shared by any
- * number of threads. Encoding and reconstruction do not allocate once the erasure pattern is
+ * <p>Instances are immutable apart from a bounded, lock-free cache of decode matrices (one fixed
+ * slot per single lost shard plus 128 slots for multi-shard erasure patterns), so one codec may
+ * be shared by any number of threads. Encoding and reconstruction do not allocate once the erasure pattern is
  * cached. Callers must not let one thread write shards that another thread is coding.
  */
 public final class ReedSolomonCodec {
