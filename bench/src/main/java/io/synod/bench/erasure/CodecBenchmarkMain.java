@@ -61,7 +61,20 @@ public final class CodecBenchmarkMain {
         }
     }
 
+    /** Runs the benchmarks and prints the table; see the class comment for the arguments. */
     public static void main(String[] args) throws RunnerException, IOException {
+        int status = run(args);
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
+
+    /**
+     * Does what {@link #main} does without exiting the JVM, for a command line that embeds it.
+     *
+     * @return 0 on success, 2 on bad arguments (after printing the usage)
+     */
+    public static int run(String... args) throws RunnerException, IOException {
         boolean quick = false;
         Path out = null;
         for (int i = 0; i < args.length; i++) {
@@ -71,18 +84,15 @@ public final class CodecBenchmarkMain {
                     break;
                 case "--out":
                     if (i + 1 >= args.length) {
-                        usage("--out needs a file name");
-                        return;
+                        return usage("--out needs a file name");
                     }
                     out = Path.of(args[++i]);
                     break;
                 case "--help":
                 case "-h":
-                    usage(null);
-                    return;
+                    return usage(null);
                 default:
-                    usage("unknown argument " + args[i]);
-                    return;
+                    return usage("unknown argument " + args[i]);
             }
         }
 
@@ -119,6 +129,7 @@ public final class CodecBenchmarkMain {
             Files.writeString(out, csv(rows), StandardCharsets.UTF_8);
             System.out.println("Wrote " + out.toAbsolutePath());
         }
+        return 0;
     }
 
     private static List<Row> run(String op, List<String> configs, boolean quick, BackblazeBaseline baseline)
@@ -236,7 +247,7 @@ public final class CodecBenchmarkMain {
         return bytes + " B";
     }
 
-    private static void usage(String problem) {
+    private static int usage(String problem) {
         PrintStream stream = problem == null ? System.out : System.err;
         if (problem != null) {
             stream.println(problem);
@@ -244,8 +255,6 @@ public final class CodecBenchmarkMain {
         stream.println("usage: CodecBenchmarkMain [--quick] [--out FILE.csv]");
         stream.println("  --quick       1 fork, 2 x 0.5 s warm-up, 3 x 0.5 s measurement per combination");
         stream.println("  --out FILE    also write the results as CSV");
-        if (problem != null) {
-            System.exit(2);
-        }
+        return problem == null ? 0 : 2;
     }
 }

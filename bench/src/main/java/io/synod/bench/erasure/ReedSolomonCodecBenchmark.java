@@ -51,6 +51,7 @@ public class ReedSolomonCodecBenchmark {
     private byte[][] decode2Inputs;
     private byte[][] decode2Outputs;
 
+    /** Builds the codec and one encoded stripe of random data, and checks the textbook loop against it. */
     @Setup
     public void setUp() {
         int data = dataShards(config);
@@ -110,18 +111,21 @@ public class ReedSolomonCodecBenchmark {
         return selected;
     }
 
+    /** Our codec computing the parity. */
     @Benchmark
     public byte[][] encode() {
         codec.encodeParity(shards, 0, shardBytes);
         return shards;
     }
 
+    /** Our codec rebuilding data shard 0. */
     @Benchmark
     public byte[][] decode1() {
         codec.reconstruct(shards, presentExceptData0, 0, shardBytes);
         return shards;
     }
 
+    /** Our codec rebuilding data shards 0 and 1 (needs P >= 2). */
     @Benchmark
     public byte[][] decode2() {
         if (presentExceptData0And1[1]) { // setUp could not mark shard 1 absent
