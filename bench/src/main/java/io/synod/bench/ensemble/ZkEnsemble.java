@@ -245,7 +245,7 @@ public final class ZkEnsemble implements AutoCloseable {
         String answer;
         try {
             answer = fourLetterWord(node.clientPort, "srvr");
-        } catch (IOException e) {
+        } catch (IOException | UncheckedIOException e) {
             return Optional.empty();
         }
         for (String line : answer.split("\n")) {
