@@ -1,0 +1,217 @@
+package io.synod.recipes.lock;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Asynchronous test-and-set lock: the algorithm of {@link TasLock}, with every step a Curator background
+ * operation and every wait a watch; no thread is blocked while waiting.
+ *
+ * <p><b>Algorithm.</b> Create {@code <lockPath>/holder}; on NodeExists read it with a watch (adopting it if it is
+ * this attempt's own node, whose create reply was lost); when the watch reports the deletion, create again.
+ *
+ * <p><b>Cost.</b> As {@link TasLock}: uncontended 1 RTT, 2 RTTs per contended try, herd effect on release,
+ * release 1 RTT. Without a blocked thread the retry follows the deletion notice immediately, which makes this the
+ * cheapest of the four at high RTT when contention is low.
+ *
+ * <p><b>Fairness.</b> None.
+ *
+ * <p><b>Cancellation and timeouts.</b> Cancelling the acquisition future gives up; if a create of ours may have
+ * succeeded, the node is deleted only after checking that it carries this attempt's id in this session. A hold
+ * granted in the same instant as the cancel is released (exactly once: the fixed node name admits only one
+ * delete per hold).
+ *
+ * <p><b>Failures.</b> As {@link TasLock}.
+ */
+public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
+
+  private final String holderPath;
+
+  AsyncTasLock(CuratorFramework client, String lockPath, LockOptions options) {
+    super(client, lockPath, options);
+    this.holderPath = ZKPaths.makePath(lockPath, TasLock.HOLDER_NODE);
+  }
+
+  @Override
+  public CompletionStage<LockHandle> acquireAsync() {
+    return start();
+  }
+
+  @Override
+  public CompletionStage<Optional<LockHandle>> acquireAsync(Duration timeout) {
+    return AsyncSupport.withTimeout(this, start(), timeout);
+  }
+
+  @Override
+  public CompletionStage<Void> releaseAsync() {
+    Hold released;
+    try {
+      released = takeHoldForRelease();
+    } catch (LockStateException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return released == null ? CompletableFuture.completedFuture(null) : deleteNode(released);
+  }
+
+  private CompletableFuture<LockHandle> start() {
+    Attempt attempt = new Attempt();
+    try {
+      beginAcquire(attempt, attempt::wake);
+    } catch (LockStateException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    attempt.start();
+    return attempt.result;
+  }
+
+  private final class Attempt {
+    final byte[] attemptData = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
+    final CompletableFuture<LockHandle> result = new CompletableFuture<>();
+
+    // Guarded by "this".
+    private boolean createInFlight;
+    private boolean mayOwnNode;
+    private boolean cleanedUp;
+    private Hold grantedHold;
+    private WaitTicket waiting;
+
+    void start() {
+      result.whenComplete((hold, error) -> {
+        if (error != null) {
+          abandon();
+        }
+      });
+      tryCreate();
+    }
+
+    private void tryCreate() {
+      synchronized (this) {
+        if (result.isDone()) {
+          return;
+        }
+        waiting = null;
+        createInFlight = true;
+        mayOwnNode = true;
+      }
+      Stat createdStat = new Stat();
+      Background.run(callback -> client.create()
+              .storingStatIn(createdStat)
+              .creatingParentContainersIfNeeded()
+              .withMode(CreateMode.EPHEMERAL)
+              .inBackground(callback)
+              .forPath(holderPath, attemptData))
+          .whenComplete((event, error) -> onCreated(event, error, createdStat));
+    }
+
+    private void onCreated(CuratorEvent event, Throwable error, Stat createdStat) {
+      synchronized (this) {
+        createInFlight = false;
+      }
+      if (result.isDone()) {
+        cleanUp(); // abandoned while the create was in flight
+      } else if (error != null) {
+        fail(translate("create holder node", error));
+      } else if (Background.code(event) == Code.OK) {
+        grantOrRelease(createdStat);
+      } else if (Background.code(event) == Code.NODEEXISTS) {
+        readHolder();
+      } else {
+        fail(translate("create holder node", Background.code(event), null));
+      }
+    }
+
+    private void readHolder() {
+      WaitTicket ticket = new WaitTicket(this::tryCreate);
+      synchronized (this) {
+        waiting = ticket;
+      }
+      Background.run(callback -> client.getData().usingWatcher(ticket).inBackground(callback).forPath(holderPath))
+          .whenComplete((event, error) -> {
+            if (result.isDone()) {
+              return;
+            }
+            if (error != null) {
+              fail(translate("read holder node", error));
+              return;
+            }
+            Code code = Background.code(event);
+            if (code == Code.NONODE) {
+              synchronized (this) {
+                mayOwnNode = false;
+              }
+              ticket.fire(); // released meanwhile: try again now
+            } else if (code != Code.OK) {
+              fail(translate("read holder node", code, null));
+            } else if (NodeReaper.isOwnedBy(event.getStat(), Sessions.currentSessionId(client)) && Arrays.equals(event.getData(), attemptData)) {
+              grantOrRelease(event.getStat()); // our own create succeeded; its reply was lost and Curator retried
+            } else {
+              synchronized (this) {
+                mayOwnNode = false; // the one holder node is someone else's; wait for the watch
+              }
+            }
+          });
+    }
+
+    private void grantOrRelease(Stat holderStat) {
+      Hold hold;
+      synchronized (this) {
+        hold = grant(this, holderPath, holderStat);
+        grantedHold = hold;
+      }
+      if (hold == null) {
+        fail(new LockCancelledException(lockPath, "lock closed while acquiring", null));
+      } else if (!result.complete(hold)) {
+        releaseOrphanedGrant(hold); // cancelled in the same instant
+      }
+    }
+
+    /** Session events and close: look at the world again if waiting, give up if the lock was closed. */
+    void wake() {
+      if (!isCurrent(this)) {
+        fail(new LockCancelledException(lockPath, "lock closed while acquiring", null));
+        return;
+      }
+      WaitTicket ticket;
+      synchronized (this) {
+        ticket = waiting;
+      }
+      if (ticket != null) {
+        ticket.fire();
+      }
+    }
+
+    private void fail(LockException error) {
+      result.completeExceptionally(error);
+    }
+
+    private void abandon() {
+      endAcquire(this);
+      cleanUp();
+    }
+
+    /**
+     * Removes the node this attempt may have created; runs once, after the create's outcome is known. A granted
+     * hold is not touched here: {@link #grantOrRelease} releases it, and a fixed-name node must be deleted once.
+     */
+    private void cleanUp() {
+      synchronized (this) {
+        if (createInFlight || cleanedUp || grantedHold != null || !mayOwnNode) {
+          return;
+        }
+        cleanedUp = true;
+      }
+      SyncSupport.logIfFailed(NodeReaper.reapTasAttempt(client, lockPath, holderPath, attemptData), lockPath);
+    }
+  }
+}

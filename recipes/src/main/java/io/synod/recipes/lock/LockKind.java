@@ -1,0 +1,20 @@
+package io.synod.recipes.lock;
+
+/** The four lock recipes, as the experiments name them. */
+public enum LockKind {
+  SYNC_QUEUE(false),
+  ASYNC_QUEUE(true),
+  SYNC_TAS(false),
+  ASYNC_TAS(true);
+
+  private final boolean async;
+
+  LockKind(boolean async) {
+    this.async = async;
+  }
+
+  /** {@code true} for kinds whose factory returns an {@link AsyncLock}, {@code false} for a {@link SyncLock}. */
+  public boolean isAsync() {
+    return async;
+  }
+}

@@ -1,0 +1,77 @@
+package io.synod.recipes.lock;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * Tuning shared by all four locks. Immutable; build with {@link #builder()}.
+ *
+ * <p><b>Suspended-lost bound.</b> When Curator reports the connection SUSPENDED, the client cannot know whether
+ * its session is still alive. ZooKeeper's client notices a silent server after two thirds of the negotiated
+ * session timeout, and the server may expire the session one session timeout after it last heard from the
+ * client; so about one third of the session timeout after SUSPENDED is the latest moment at which the hold
+ * is still known to be safe. The default bound is therefore the negotiated session timeout divided by three.
+ * After the bound, every hold of the lock is declared lost ({@link LockLossReason#SESSION_SUSPENDED_TOO_LONG}).
+ * A zero bound declares the hold lost the moment the connection is suspended (what Curator's documentation
+ * recommends for strict exclusion).
+ */
+public final class LockOptions {
+
+  private static final LockOptions DEFAULTS = new Builder().build();
+
+  private final Duration suspendedLostBound;
+
+  private LockOptions(Builder builder) {
+    this.suspendedLostBound = builder.suspendedLostBound;
+  }
+
+  /** The default options: the suspended-lost bound is derived from the session timeout. */
+  public static LockOptions defaults() {
+    return DEFAULTS;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The configured bound; empty means "derived from the session timeout" (see the class comment). */
+  public Optional<Duration> suspendedLostBound() {
+    return Optional.ofNullable(suspendedLostBound);
+  }
+
+  /** The bound in force for {@code client}: the configured one, or a third of its session timeout. */
+  public Duration effectiveSuspendedLostBound(CuratorFramework client) {
+    if (suspendedLostBound != null) {
+      return suspendedLostBound;
+    }
+    return Duration.ofMillis(Sessions.sessionTimeoutMillis(client) / 3);
+  }
+
+  @Override
+  public String toString() {
+    return "LockOptions{suspendedLostBound=" + (suspendedLostBound == null ? "sessionTimeout/3" : suspendedLostBound) + "}";
+  }
+
+  /** Builder of {@link LockOptions}. */
+  public static final class Builder {
+    private Duration suspendedLostBound;
+
+    private Builder() {}
+
+    /** How long the connection may stay SUSPENDED before a hold is declared lost; zero means at once. */
+    public Builder suspendedLostBound(Duration bound) {
+      Objects.requireNonNull(bound, "bound");
+      if (bound.isNegative()) {
+        throw new IllegalArgumentException("suspendedLostBound must not be negative: " + bound);
+      }
+      this.suspendedLostBound = bound;
+      return this;
+    }
+
+    public LockOptions build() {
+      return new LockOptions(this);
+    }
+  }
+}

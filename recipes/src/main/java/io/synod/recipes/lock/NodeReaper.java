@@ -1,0 +1,212 @@
+package io.synod.recipes.lock;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes lock nodes, but only from inside the session that owns them.
+ *
+ * <p>Why not Curator's {@code delete().guaranteed()}: Curator retries an operation that failed with
+ * SESSIONEXPIRED on the <em>new</em> session. For the test-and-set lock, whose node has a fixed name, such a
+ * retried delete would remove the node of the <em>next</em> holder: the double-holder of CURATOR-206/604 in a new
+ * form. A ZooKeeper handle, by contrast, belongs to exactly one session for its whole life, so operations sent
+ * on the handle that was current when the node was ours can never touch anything after that session ended.
+ * And once the session has ended, ZooKeeper deletes its ephemeral nodes itself, so "the session is gone" counts
+ * as success. This class is the only place where the locks use ZooKeeper's handle directly.
+ *
+ * <p>Each task retries connection loss with back-off for as long as its handle is alive, and for at most
+ * twice the session timeout plus {@link #EXTRA_RETRY_NANOS} in all (by then the session has either resumed or
+ * expired). The returned future completes when the node is gone or its session ended, and fails with a
+ * {@link LockCoordinationException} if the first attempt met connection loss (the task goes on in the
+ * background) or if ZooKeeper refused the operation.
+ */
+final class NodeReaper {
+
+  private static final Logger LOG = LoggerFactory.getLogger(NodeReaper.class);
+
+  private static final long FIRST_BACKOFF_NANOS = 50_000_000L;
+  private static final long MAX_BACKOFF_NANOS = 1_000_000_000L;
+  private static final long EXTRA_RETRY_NANOS = 10_000_000_000L;
+
+  private NodeReaper() {}
+
+  /** Deletes a node this process holds (or held) in session {@code sessionId}, if it still has that version. */
+  static CompletableFuture<Void> deleteOwnedNode(CuratorFramework client, String lockPath, String nodePath, long sessionId, int version) {
+    return new PinnedTask(client, lockPath, "delete " + nodePath, sessionId) {
+      @Override
+      void attempt() {
+        handle.delete(serverPath(nodePath), version, (rc, path, ctx) -> {
+          Code code = Code.get(rc);
+          // NONODE: already gone. BADVERSION: the node at this path is no longer ours; leave it alone.
+          if (code == Code.OK || code == Code.NONODE || code == Code.BADVERSION) {
+            succeed();
+          } else {
+            retryOrFail(code);
+          }
+        }, null);
+      }
+    }.start();
+  }
+
+  /**
+   * Deletes every queue node of one acquisition attempt, found by its protected name, in the current session:
+   * used when a create may have succeeded on the server without this process learning the name.
+   */
+  static CompletableFuture<Void> reapQueueAttempt(CuratorFramework client, String lockPath, String attemptId) {
+    String prefix = QueueNodes.namePrefix(attemptId);
+    return new PinnedTask(client, lockPath, "reap " + prefix + "* under " + lockPath, Sessions.currentSessionId(client)) {
+      @Override
+      void attempt() {
+        handle.getChildren(serverPath(lockPath), false, (rc, path, ctx, children) -> {
+          Code code = Code.get(rc);
+          if (code == Code.NONODE) {
+            succeed();
+          } else if (code != Code.OK) {
+            retryOrFail(code);
+          } else {
+            List<String> ours = children.stream().filter(child -> child.startsWith(prefix)).toList();
+            if (ours.isEmpty()) {
+              succeed();
+            } else {
+              ours.forEach(child -> deleteOwnedNode(client, lockPath, ZKPaths.makePath(lockPath, child), handle.getSessionId(), -1)
+                  .whenComplete((ignored, error) -> logFailure(error)));
+              succeed();
+            }
+          }
+        }, null);
+      }
+    }.start();
+  }
+
+  /**
+   * Deletes the test-and-set node if it is this attempt's (same session, same attempt id in its data): used when
+   * a create may have succeeded on the server without this process learning it.
+   */
+  static CompletableFuture<Void> reapTasAttempt(CuratorFramework client, String lockPath, String holderPath, byte[] attemptData) {
+    return new PinnedTask(client, lockPath, "reap " + holderPath, Sessions.currentSessionId(client)) {
+      @Override
+      void attempt() {
+        handle.getData(serverPath(holderPath), false, (rc, path, ctx, data, stat) -> {
+          Code code = Code.get(rc);
+          if (code == Code.NONODE) {
+            succeed();
+          } else if (code != Code.OK) {
+            retryOrFail(code);
+          } else if (isOwnedBy(stat, handle.getSessionId()) && Arrays.equals(data, attemptData)) {
+            deleteOwnedNode(client, lockPath, holderPath, handle.getSessionId(), stat.getVersion())
+                .whenComplete((ignored, error) -> {
+                  if (error == null) {
+                    succeed();
+                  } else {
+                    fail(error);
+                  }
+                });
+          } else {
+            succeed();
+          }
+        }, null);
+      }
+    }.start();
+  }
+
+  static boolean isOwnedBy(Stat stat, long sessionId) {
+    return sessionId != 0 && stat.getEphemeralOwner() == sessionId;
+  }
+
+  private static void logFailure(Throwable error) {
+    if (error != null) {
+      LOG.warn("lock node clean-up did not complete: {}", error.toString());
+    }
+  }
+
+  /** One operation pinned to one session's handle, retried on connection loss while that session may live. */
+  private abstract static class PinnedTask {
+    private final CuratorFramework client;
+    private final String lockPath;
+    private final String description;
+    private final long sessionId;
+    private final CompletableFuture<Void> firstOutcome = new CompletableFuture<>();
+    private long deadlineNanos;
+    private long backoffNanos = FIRST_BACKOFF_NANOS;
+    ZooKeeper handle;
+
+    PinnedTask(CuratorFramework client, String lockPath, String description, long sessionId) {
+      this.client = client;
+      this.lockPath = lockPath;
+      this.description = description;
+      this.sessionId = sessionId;
+    }
+
+    abstract void attempt();
+
+    final CompletableFuture<Void> start() {
+      try {
+        handle = Sessions.currentHandle(client);
+      } catch (Exception e) {
+        // No handle at all: the client is closed, and closing a client closes its session.
+        firstOutcome.complete(null);
+        return firstOutcome;
+      }
+      if (sessionId == 0 || handle.getSessionId() != sessionId) {
+        // The owning session is no longer the client's session: ZooKeeper deletes (or has deleted) its nodes.
+        firstOutcome.complete(null);
+        return firstOutcome;
+      }
+      deadlineNanos = System.nanoTime() + 2L * Sessions.sessionTimeoutMillis(client) * 1_000_000L + EXTRA_RETRY_NANOS;
+      runAttempt();
+      return firstOutcome;
+    }
+
+    private void runAttempt() {
+      try {
+        attempt();
+      } catch (RuntimeException e) {
+        fail(e);
+      }
+    }
+
+    final String serverPath(String path) {
+      return ZKPaths.fixForNamespace(client.getNamespace(), path);
+    }
+
+    final void succeed() {
+      firstOutcome.complete(null);
+    }
+
+    final void fail(Throwable error) {
+      if (!firstOutcome.completeExceptionally(error)) {
+        logFailure(error);
+      }
+    }
+
+    final void retryOrFail(Code code) {
+      if (code == Code.SESSIONEXPIRED || !handle.getState().isAlive()) {
+        succeed(); // the session ended, and its ephemeral nodes with it
+        return;
+      }
+      boolean retryable = code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT || code == Code.SESSIONMOVED;
+      if (!retryable) {
+        fail(new LockCoordinationException(lockPath, description + " failed", code, KeeperException.create(code)));
+        return;
+      }
+      if (System.nanoTime() - deadlineNanos > 0) {
+        fail(new LockCoordinationException(lockPath, description + " gave up after retrying", code, KeeperException.create(code)));
+        return;
+      }
+      // Tell a waiting caller now; the retries continue in the background.
+      firstOutcome.completeExceptionally(new LockCoordinationException(
+          lockPath, description + " is pending: ZooKeeper unreachable, retrying while the session lives", code, KeeperException.create(code)));
+      LockScheduler.schedule(this::runAttempt, backoffNanos);
+      backoffNanos = Math.min(2 * backoffNanos, MAX_BACKOFF_NANOS);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package io.synod.recipes.lock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Synchronous queue lock: the straightforward blocking algorithm of the ZooKeeper lock recipe.
+ *
+ * <p><b>Algorithm.</b>
+ * <ol>
+ *   <li>Create an ephemeral-sequential child {@code <lockPath>/_c_<attempt-uuid>-lock-<seq>} (parents are
+ *       created as containers when missing).</li>
+ *   <li>List the children. If ours has the lowest sequence, the lock is held.</li>
+ *   <li>Otherwise set a watch on the child just before ours (only that one: no herd effect) and block until it
+ *       fires, then go to step 2. If the predecessor is already gone, go to step 2 at once.</li>
+ * </ol>
+ * Release deletes our child, which wakes exactly the next waiter.
+ *
+ * <p><b>Cost.</b> Uncontended: 2 RTTs (create, list). Contended: 2 RTTs to join the queue, 1 more to watch the
+ * predecessor, then per wake-up 1 RTT to list plus possibly 1 to watch again (a predecessor that gave up rather
+ * than released makes its successor re-watch). Release: 1 RTT. The calling thread blocks throughout.
+ *
+ * <p><b>Fairness.</b> FIFO in order of creation of the queue nodes.
+ *
+ * <p><b>Failures.</b> A create whose reply was lost (connection loss) is recognised by the attempt's protected
+ * name: a node Curator created again on retry is deleted as a stray, and when the create failed outright, every
+ * node of the attempt is removed in the background. The lock is granted only on a children listing answered in
+ * the session that owns our node (CURATOR-604: a new session can still see the old session's nodes). See
+ * {@link LockHandle} for fencing and {@link LockOptions} and {@link LockLossReason} for loss.
+ */
+public final class QueueLock extends ZkLockBase implements SyncLock {
+
+  QueueLock(CuratorFramework client, String lockPath, LockOptions options) {
+    super(client, lockPath, options);
+  }
+
+  @Override
+  public LockHandle acquire() throws Exception {
+    return acquire(false, 0).orElseThrow(() -> new IllegalStateException("untimed acquisition returned no hold"));
+  }
+
+  @Override
+  public Optional<LockHandle> acquire(Duration timeout) throws Exception {
+    return acquire(true, System.nanoTime() + timeout.toNanos());
+  }
+
+  @Override
+  public void release() throws Exception {
+    Hold released = takeHoldForRelease();
+    if (released != null) {
+      SyncSupport.await(deleteNode(released), this);
+    }
+  }
+
+  private Optional<LockHandle> acquire(boolean timed, long deadlineNanos) throws LockException {
+    SyncAttempt attempt = new SyncAttempt();
+    beginAcquire(attempt, attempt::wake);
+    String attemptId = java.util.UUID.randomUUID().toString();
+    String ourPath = null;
+    long ourSession = 0;
+    boolean strayDuplicatesHandled = false;
+    boolean granted = false;
+    try {
+      Stat ourStat = new Stat();
+      ourPath = client.create()
+          .storingStatIn(ourStat)
+          .creatingParentContainersIfNeeded()
+          .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+          .forPath(ZKPaths.makePath(lockPath, QueueNodes.namePrefix(attemptId)));
+      ourSession = ourStat.getEphemeralOwner();
+      String ourName = ZKPaths.getNodeFromPath(ourPath);
+      while (true) {
+        attempt.checkNotAbandoned(this);
+        WakeSignal signal = attempt.newSignal();
+        List<String> children = client.getChildren().forPath(lockPath);
+        if (Sessions.currentSessionId(client) != ourSession) {
+          throw new LockSessionLostException(lockPath, "session changed while queued; our node " + ourPath + " is gone");
+        }
+        QueueNodes.View queue = QueueNodes.view(children, ourName, attemptId);
+        for (String stray : queue.strayDuplicates) {
+          deleteStray(ZKPaths.makePath(lockPath, stray), ourSession);
+        }
+        strayDuplicatesHandled = true;
+        if (!queue.containsOurs()) {
+          throw new LockSessionLostException(lockPath, "our queue node " + ourPath + " disappeared while queued");
+        }
+        if (queue.oursIsFirst()) {
+          Hold hold = grant(attempt, ourPath, ourStat);
+          if (hold == null) {
+            throw attempt.abandoned(this);
+          }
+          granted = true;
+          return Optional.of(hold);
+        }
+        Stat predecessor = client.checkExists().usingWatcher(signal).forPath(ZKPaths.makePath(lockPath, queue.predecessor()));
+        if (predecessor != null && !signal.await(timed, deadlineNanos)) {
+          return Optional.empty();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LockCancelledException(lockPath, "interrupted while acquiring", e);
+    } catch (Exception e) {
+      throw translate("queue lock acquisition", e);
+    } finally {
+      if (!granted) {
+        endAcquire(attempt);
+        if (ourPath != null && strayDuplicatesHandled) {
+          deleteStray(ourPath, ourSession);
+        } else {
+          SyncSupport.logIfFailed(NodeReaper.reapQueueAttempt(client, lockPath, attemptId), lockPath);
+        }
+      }
+    }
+  }
+
+  private void deleteStray(String nodePath, long session) {
+    SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, nodePath, session, -1), lockPath);
+  }
+}

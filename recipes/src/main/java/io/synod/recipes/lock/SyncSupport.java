@@ -1,0 +1,46 @@
+package io.synod.recipes.lock;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Blocking on the few background steps the synchronous locks share with the asynchronous ones. */
+final class SyncSupport {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SyncSupport.class);
+
+  private SyncSupport() {}
+
+  /**
+   * Waits for a node deletion's first outcome (see {@link NodeReaper}), at most one session timeout: by then
+   * ZooKeeper's client has either answered or reported the connection lost.
+   */
+  static void await(CompletableFuture<Void> deletion, ZkLockBase lock) throws LockException, InterruptedException {
+    String lockPath = lock.lockPath;
+    try {
+      deletion.get(Sessions.sessionTimeoutMillis(lock.client), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      throw new LockCoordinationException(lockPath, "release not confirmed within the session timeout; deletion continues in the background",
+          KeeperException.Code.OPERATIONTIMEOUT, e);
+    } catch (ExecutionException e) {
+      Throwable cause = ZkLockBase.unwrap(e);
+      if (cause instanceof LockException lockException) {
+        throw lockException;
+      }
+      throw new LockCoordinationException(lockPath, "release failed: " + cause, KeeperException.Code.SYSTEMERROR, cause);
+    }
+  }
+
+  /** For clean-up nobody waits for: failures are logged, the reaper keeps trying in the background. */
+  static void logIfFailed(CompletableFuture<Void> cleanup, String lockPath) {
+    cleanup.whenComplete((ignored, error) -> {
+      if (error != null) {
+        LOG.warn("clean-up of an abandoned acquisition on {} is not confirmed yet: {}", lockPath, error.toString());
+      }
+    });
+  }
+}

@@ -1,0 +1,329 @@
+package io.synod.recipes.lock;
+
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.PathUtils;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the four locks share: the lock object's life cycle (idle, acquiring, holding, closed), the hold, and the
+ * watch over it. A hold is declared lost when its session is reported LOST or replaced, when the connection
+ * stays SUSPENDED longer than the bound, or when its node disappears; whichever is first.
+ */
+abstract class ZkLockBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ZkLockBase.class);
+
+  final CuratorFramework client;
+  final String lockPath;
+  final LockOptions options;
+  private final ConnectionStateListener connectionListener = (ignored, state) -> connectionStateChanged(state);
+
+  // All guarded by "this".
+  private Object currentAttempt;
+  private Runnable attemptWakeup;
+  private Hold hold;
+  private boolean everAcquired;
+  private boolean closed;
+  private boolean connectionSuspended;
+  private ScheduledFuture<?> suspendedTimer;
+
+  ZkLockBase(CuratorFramework client, String lockPath, LockOptions options) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.lockPath = PathUtils.validatePath(lockPath);
+    this.options = Objects.requireNonNull(options, "options");
+    client.getConnectionStateListenable().addListener(connectionListener);
+  }
+
+  /**
+   * Marks an acquisition as started. {@code wakeup} is run when the attempt should look at the world again
+   * (session events, close); it must not block.
+   */
+  final synchronized void beginAcquire(Object attempt, Runnable wakeup) throws LockStateException {
+    if (closed) {
+      throw new LockStateException(lockPath, "lock is closed");
+    }
+    if (hold != null && hold.isValid()) {
+      throw new LockStateException(lockPath, "already held by this lock object (locks are not reentrant): " + hold.nodePath());
+    }
+    if (currentAttempt != null) {
+      throw new LockStateException(lockPath, "an acquisition by this lock object is already in progress");
+    }
+    currentAttempt = attempt;
+    attemptWakeup = wakeup;
+  }
+
+  /** Marks an acquisition as over without a grant. */
+  final synchronized void endAcquire(Object attempt) {
+    if (currentAttempt == attempt) {
+      currentAttempt = null;
+      attemptWakeup = null;
+    }
+  }
+
+  final synchronized boolean isClosed() {
+    return closed;
+  }
+
+  /** {@code true} while {@code attempt} is the lock's acquisition and the lock is open. */
+  final synchronized boolean isCurrent(Object attempt) {
+    return !closed && currentAttempt == attempt;
+  }
+
+  /**
+   * Turns the attempt's node into the hold. Returns {@code null} if the attempt was abandoned meanwhile (closed,
+   * cancelled): the caller then still owns the node and must delete it.
+   */
+  final Hold grant(Object attempt, String nodePath, Stat nodeStat) {
+    Hold granted = new Hold(lockPath, nodePath, nodeStat.getCzxid(), nodeStat.getEphemeralOwner(), nodeStat.getVersion());
+    synchronized (this) {
+      if (closed || currentAttempt != attempt) {
+        return null;
+      }
+      currentAttempt = null;
+      attemptWakeup = null;
+      hold = granted;
+      everAcquired = true;
+      if (connectionSuspended) {
+        // The SUSPENDED event came before this hold existed; the bound starts now, the safe side of then.
+        armSuspendedTimer();
+      }
+    }
+    watchHoldNode(granted);
+    return granted;
+  }
+
+  /**
+   * Takes the hold away for release. Returns the hold whose node must be deleted, or {@code null} when there is
+   * nothing to do (released before, or lost: a lost hold's node is already taken care of).
+   */
+  final synchronized Hold takeHoldForRelease() throws LockStateException {
+    if (!everAcquired) {
+      throw new LockStateException(lockPath, "release of a lock this lock object has never acquired");
+    }
+    Hold current = hold;
+    hold = null;
+    cancelSuspendedTimer();
+    if (current != null && current.markReleased()) {
+      return current;
+    }
+    return null;
+  }
+
+  /** Releases a hold that was granted to an attempt nobody waits for any more (cancelled concurrently). */
+  final void releaseOrphanedGrant(Hold granted) {
+    synchronized (this) {
+      if (hold == granted) {
+        hold = null;
+        cancelSuspendedTimer();
+      }
+    }
+    if (granted.markReleased()) {
+      deleteNode(granted).whenComplete((ignored, error) -> logCleanupFailure(granted.nodePath(), error));
+    }
+  }
+
+  /** Deletes the node of a hold, pinned to the hold's session (see {@link NodeReaper}). */
+  final CompletableFuture<Void> deleteNode(Hold of) {
+    return NodeReaper.deleteOwnedNode(client, lockPath, of.nodePath(), of.sessionId(), of.nodeVersion());
+  }
+
+  public final boolean isAcquiredInThisProcess() {
+    Hold current;
+    synchronized (this) {
+      current = hold;
+    }
+    return current != null && current.isValid();
+  }
+
+  /** Closes the lock: abandons an acquisition, releases a hold without waiting, stops watching. */
+  public final void close() {
+    Runnable wakeup;
+    Hold toRelease;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      wakeup = attemptWakeup;
+      toRelease = hold;
+      hold = null;
+      cancelSuspendedTimer();
+    }
+    client.getConnectionStateListenable().removeListener(connectionListener);
+    if (wakeup != null) {
+      wakeup.run();
+    }
+    if (toRelease != null && toRelease.markReleased()) {
+      deleteNode(toRelease).whenComplete((ignored, error) -> logCleanupFailure(toRelease.nodePath(), error));
+    }
+  }
+
+  private void connectionStateChanged(ConnectionState state) {
+    Hold lostHold = null;
+    LockLossReason reason = null;
+    Runnable wakeup;
+    synchronized (this) {
+      switch (state) {
+        case SUSPENDED, READ_ONLY -> {
+          connectionSuspended = true;
+          if (hold != null && hold.isValid() && suspendedTimer == null) {
+            armSuspendedTimer();
+          }
+        }
+        case CONNECTED, RECONNECTED -> {
+          connectionSuspended = false;
+          cancelSuspendedTimer();
+          if (hold != null && hold.isValid() && Sessions.currentSessionId(client) != hold.sessionId()) {
+            lostHold = hold;
+            reason = LockLossReason.SESSION_LOST;
+          }
+        }
+        case LOST -> {
+          connectionSuspended = true;
+          cancelSuspendedTimer();
+          if (hold != null && hold.isValid()) {
+            lostHold = hold;
+            reason = LockLossReason.SESSION_LOST;
+          }
+        }
+        default -> { }
+      }
+      wakeup = attemptWakeup;
+    }
+    if (lostHold != null) {
+      declareLost(lostHold, reason);
+    }
+    if (wakeup != null && state != ConnectionState.SUSPENDED && state != ConnectionState.READ_ONLY) {
+      // LOST or a new connection: a waiting acquisition must re-check that its node and session still stand.
+      wakeup.run();
+    }
+  }
+
+  /** Guarded by "this". */
+  private void armSuspendedTimer() {
+    Hold watched = hold;
+    long boundNanos = options.effectiveSuspendedLostBound(client).toNanos();
+    suspendedTimer = LockScheduler.schedule(() -> {
+      boolean stillSuspended;
+      synchronized (this) {
+        stillSuspended = connectionSuspended && hold == watched;
+        suspendedTimer = null;
+      }
+      if (stillSuspended) {
+        declareLost(watched, LockLossReason.SESSION_SUSPENDED_TOO_LONG);
+      }
+    }, boundNanos);
+  }
+
+  /** Guarded by "this". */
+  private void cancelSuspendedTimer() {
+    if (suspendedTimer != null) {
+      suspendedTimer.cancel(false);
+      suspendedTimer = null;
+    }
+  }
+
+  /**
+   * Ends a hold as lost. After a long suspension the session may still be alive, and with it the node: it is
+   * deleted (pinned to its session), so that a hold nobody believes in does not block the others until the
+   * session expires. After SESSION_LOST or NODE_DELETED the node is already gone, and nothing is deleted: for the
+   * test-and-set lock, whose node name is fixed, a delete now could only hit the next holder's node.
+   */
+  final void declareLost(Hold lostHold, LockLossReason reason) {
+    LockLossReason actual = reason;
+    if (reason == LockLossReason.NODE_DELETED && Sessions.currentSessionId(client) != lostHold.sessionId()) {
+      actual = LockLossReason.SESSION_LOST; // the node went with its session
+    }
+    if (lostHold.markLost(actual)) {
+      LOG.warn("lock hold lost ({}): {}", actual, lostHold);
+      synchronized (this) {
+        if (hold == lostHold) {
+          cancelSuspendedTimer();
+        }
+      }
+      if (actual == LockLossReason.SESSION_SUSPENDED_TOO_LONG) {
+        deleteNode(lostHold).whenComplete((ignored, error) -> logCleanupFailure(lostHold.nodePath(), error));
+      }
+    }
+  }
+
+  /** Watches the hold's node, so that its deletion by anyone but us ends the hold. */
+  private void watchHoldNode(Hold watched) {
+    Watcher watcher = new Watcher() {
+      @Override
+      public void process(WatchedEvent event) {
+        if (!watched.isValid()) {
+          return;
+        }
+        if (event.getType() == Event.EventType.NodeDeleted) {
+          declareLost(watched, LockLossReason.NODE_DELETED);
+        } else if (event.getType() == Event.EventType.None) {
+          if (event.getState() == Event.KeeperState.Expired) {
+            declareLost(watched, LockLossReason.SESSION_LOST);
+          }
+          // Disconnected/SyncConnected: ZooKeeper keeps and re-registers the watch within the session.
+        } else {
+          watchHoldNode(watched); // a data change fired the one-shot watch: watch again
+        }
+      }
+    };
+    Background.run(callback -> client.checkExists().usingWatcher(watcher).inBackground(callback).forPath(watched.nodePath()))
+        .whenComplete((event, error) -> {
+          if (error != null) {
+            LOG.warn("could not watch lock node {}: {}", watched.nodePath(), error.toString());
+          } else if (Background.code(event) == KeeperException.Code.NONODE
+              || (Background.code(event) == KeeperException.Code.OK && event.getStat() == null)) {
+            declareLost(watched, LockLossReason.NODE_DELETED);
+          } else if (Background.code(event) != KeeperException.Code.OK) {
+            LOG.warn("could not watch lock node {}: {}", watched.nodePath(), Background.code(event));
+          }
+        });
+  }
+
+  private static void logCleanupFailure(String nodePath, Throwable error) {
+    if (error != null) {
+      LOG.warn("deletion of lock node {} is not confirmed yet: {}", nodePath, error.toString());
+    }
+  }
+
+  /** The typed form of a failure of a ZooKeeper operation during acquisition. */
+  final LockException translate(String step, Throwable error) {
+    Throwable cause = unwrap(error);
+    if (cause instanceof LockException lockException) {
+      return lockException;
+    }
+    if (cause instanceof KeeperException keeperException) {
+      return translate(step, keeperException.code(), keeperException);
+    }
+    if (cause instanceof InterruptedException) {
+      return new LockCancelledException(lockPath, step + " interrupted", cause);
+    }
+    return new LockCoordinationException(lockPath, step + " failed: " + cause, KeeperException.Code.SYSTEMERROR, cause);
+  }
+
+  final LockException translate(String step, KeeperException.Code code, Throwable cause) {
+    if (code == KeeperException.Code.SESSIONEXPIRED) {
+      return new LockSessionLostException(lockPath, step + ": session expired");
+    }
+    return new LockCoordinationException(lockPath, step + " failed", code, cause);
+  }
+
+  static Throwable unwrap(Throwable error) {
+    Throwable current = error;
+    while ((current instanceof java.util.concurrent.CompletionException || current instanceof java.util.concurrent.ExecutionException)
+        && current.getCause() != null) {
+      current = current.getCause();
+    }
+    return current;
+  }
+}

@@ -1,0 +1,131 @@
+package io.synod.recipes.lock;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.locks.InterProcessLock;
+
+/**
+ * Factory of the ZooKeeper lock recipes. Every lock object is for one logical client (see {@link SyncLock} and
+ * {@link AsyncLock}); contenders use separate lock objects, and contenders that must exclude each other across
+ * process failures use separate sessions (separate {@link CuratorFramework} instances).
+ *
+ * <p>The client must be started. A lock registers a connection-state listener on it until the lock is closed.
+ * Do not mix lock kinds on one lock path: a queue lock ignores the test-and-set node and vice versa.
+ */
+public final class ZkLocks {
+
+  private ZkLocks() {}
+
+  public static SyncLock queueLock(CuratorFramework client, String path) {
+    return queueLock(client, path, LockOptions.defaults());
+  }
+
+  public static SyncLock queueLock(CuratorFramework client, String path, LockOptions options) {
+    return new QueueLock(client, path, options);
+  }
+
+  public static AsyncLock asyncQueueLock(CuratorFramework client, String path) {
+    return asyncQueueLock(client, path, LockOptions.defaults());
+  }
+
+  public static AsyncLock asyncQueueLock(CuratorFramework client, String path, LockOptions options) {
+    return new AsyncQueueLock(client, path, options);
+  }
+
+  public static SyncLock tasLock(CuratorFramework client, String path) {
+    return tasLock(client, path, LockOptions.defaults());
+  }
+
+  public static SyncLock tasLock(CuratorFramework client, String path, LockOptions options) {
+    return new TasLock(client, path, options);
+  }
+
+  public static AsyncLock asyncTasLock(CuratorFramework client, String path) {
+    return asyncTasLock(client, path, LockOptions.defaults());
+  }
+
+  public static AsyncLock asyncTasLock(CuratorFramework client, String path, LockOptions options) {
+    return new AsyncTasLock(client, path, options);
+  }
+
+  /**
+   * Lets a {@link SyncLock} be used where Curator's {@link InterProcessLock} is expected. Unlike Curator's mutex
+   * the lock is not reentrant and not bound to a thread; {@code release()} is idempotent and fails only if the
+   * lock was never acquired ({@link LockStateException}).
+   */
+  public static InterProcessLock asInterProcessLock(SyncLock lock) {
+    Objects.requireNonNull(lock, "lock");
+    return new InterProcessLock() {
+      @Override
+      public void acquire() throws Exception {
+        lock.acquire();
+      }
+
+      @Override
+      public boolean acquire(long time, TimeUnit unit) throws Exception {
+        return lock.acquire(Duration.ofNanos(unit.toNanos(time))).isPresent();
+      }
+
+      @Override
+      public void release() throws Exception {
+        lock.release();
+      }
+
+      @Override
+      public boolean isAcquiredInThisProcess() {
+        return lock.isAcquiredInThisProcess();
+      }
+    };
+  }
+
+  /**
+   * Lets an {@link AsyncLock} be used where Curator's {@link InterProcessLock} is expected: each call blocks on the
+   * asynchronous operation. An interrupt while acquiring cancels the acquisition (its node is removed) and throws
+   * {@link LockCancelledException}.
+   */
+  public static InterProcessLock asInterProcessLock(AsyncLock lock) {
+    Objects.requireNonNull(lock, "lock");
+    return new InterProcessLock() {
+      @Override
+      public void acquire() throws Exception {
+        await(lock, lock.acquireAsync().toCompletableFuture());
+      }
+
+      @Override
+      public boolean acquire(long time, TimeUnit unit) throws Exception {
+        return await(lock, lock.acquireAsync(Duration.ofNanos(unit.toNanos(time))).toCompletableFuture()).isPresent();
+      }
+
+      @Override
+      public void release() throws Exception {
+        await(lock, lock.releaseAsync().toCompletableFuture());
+      }
+
+      @Override
+      public boolean isAcquiredInThisProcess() {
+        return lock.isAcquiredInThisProcess();
+      }
+    };
+  }
+
+  private static <T> T await(AsyncLock lock, CompletableFuture<T> operation) throws Exception {
+    try {
+      return operation.get();
+    } catch (InterruptedException e) {
+      operation.cancel(false);
+      Thread.currentThread().interrupt();
+      String lockPath = lock instanceof ZkLockBase base ? base.lockPath : String.valueOf(lock);
+      throw new LockCancelledException(lockPath, "interrupted while waiting", e);
+    } catch (ExecutionException e) {
+      Throwable cause = ZkLockBase.unwrap(e);
+      if (cause instanceof Exception exception) {
+        throw exception;
+      }
+      throw e;
+    }
+  }
+}

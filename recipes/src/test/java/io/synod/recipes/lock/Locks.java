@@ -1,0 +1,122 @@
+package io.synod.recipes.lock;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.locks.InterProcessLock;
+
+/** Lets one test body drive all four kinds: the async ones are awaited (bounded) from the test thread. */
+final class Locks {
+
+  private Locks() {}
+
+  interface Any extends AutoCloseable {
+    LockHandle acquire() throws Exception;
+
+    Optional<LockHandle> acquire(Duration timeout) throws Exception;
+
+    void release() throws Exception;
+
+    boolean isAcquiredInThisProcess();
+
+    InterProcessLock asInterProcessLock();
+
+    @Override
+    void close();
+  }
+
+  static Any create(LockKind kind, CuratorFramework client, String path) {
+    return create(kind, client, path, LockOptions.defaults());
+  }
+
+  static Any create(LockKind kind, CuratorFramework client, String path, LockOptions options) {
+    return switch (kind) {
+      case SYNC_QUEUE -> sync(ZkLocks.queueLock(client, path, options));
+      case SYNC_TAS -> sync(ZkLocks.tasLock(client, path, options));
+      case ASYNC_QUEUE -> async(ZkLocks.asyncQueueLock(client, path, options));
+      case ASYNC_TAS -> async(ZkLocks.asyncTasLock(client, path, options));
+    };
+  }
+
+  private static Any sync(SyncLock lock) {
+    return new Any() {
+      @Override
+      public LockHandle acquire() throws Exception {
+        return lock.acquire();
+      }
+
+      @Override
+      public Optional<LockHandle> acquire(Duration timeout) throws Exception {
+        return lock.acquire(timeout);
+      }
+
+      @Override
+      public void release() throws Exception {
+        lock.release();
+      }
+
+      @Override
+      public boolean isAcquiredInThisProcess() {
+        return lock.isAcquiredInThisProcess();
+      }
+
+      @Override
+      public InterProcessLock asInterProcessLock() {
+        return ZkLocks.asInterProcessLock(lock);
+      }
+
+      @Override
+      public void close() {
+        lock.close();
+      }
+    };
+  }
+
+  private static Any async(AsyncLock lock) {
+    return new Any() {
+      @Override
+      public LockHandle acquire() throws Exception {
+        return await(lock.acquireAsync().toCompletableFuture());
+      }
+
+      @Override
+      public Optional<LockHandle> acquire(Duration timeout) throws Exception {
+        return await(lock.acquireAsync(timeout).toCompletableFuture());
+      }
+
+      @Override
+      public void release() throws Exception {
+        await(lock.releaseAsync().toCompletableFuture());
+      }
+
+      @Override
+      public boolean isAcquiredInThisProcess() {
+        return lock.isAcquiredInThisProcess();
+      }
+
+      @Override
+      public InterProcessLock asInterProcessLock() {
+        return ZkLocks.asInterProcessLock(lock);
+      }
+
+      @Override
+      public void close() {
+        lock.close();
+      }
+    };
+  }
+
+  /** Bounded wait that surfaces the lock's own exception, as the sync locks throw it. */
+  static <T> T await(java.util.concurrent.CompletableFuture<T> future) throws Exception {
+    try {
+      return future.get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof Exception exception) {
+        throw exception;
+      }
+      throw e;
+    }
+  }
+}
