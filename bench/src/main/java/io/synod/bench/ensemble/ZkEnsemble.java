@@ -36,6 +36,9 @@ import java.util.stream.Stream;
  * {@code j}'s proxy, which adds half the server–server RTT in each direction. This works because
  * ZooKeeper 3.9.5 with {@code reconfigEnabled=false} never replaces a server's own view with the
  * leader's ({@code QuorumPeer.processReconfig} returns early), so each server keeps its private config.
+ * One more detail makes election links fully proxied: a server that accepts an election connection from
+ * a lower id dials back to the address the caller announced (its real one), so the election proxies
+ * rewrite that announcement to the caller's proxy ({@link ElectionAddressRewriter}).
  * Clients get the client proxies' addresses.
  *
  * <p>Each server is a separate JVM running {@code org.apache.zookeeper.server.quorum.QuorumPeerMain}
@@ -146,7 +149,13 @@ public final class ZkEnsemble implements AutoCloseable {
         for (ServerNode node : servers) {
             node.clientProxy = proxy("client-" + node.myId, node.clientPort, clientHalf, seed++);
             node.quorumProxy = proxy("quorum-" + node.myId, node.quorumPort, serverHalf, seed++);
-            node.electionProxy = proxy("election-" + node.myId, node.electionPort, serverHalf, seed++);
+            node.electionProxy = DelayProxy.builder(new InetSocketAddress("127.0.0.1", node.electionPort))
+                    .name("election-" + node.myId)
+                    .eventLoopGroup(proxyGroup)
+                    .delays(serverHalf, serverHalf)
+                    .seed(seed++)
+                    .toTargetRewriter(() -> new ElectionAddressRewriter(this::electionProxyAddress))
+                    .start();
         }
         Path logbackConfig = baseDir.resolve("logback-server.xml");
         Files.writeString(logbackConfig, SERVER_LOGBACK_XML, StandardCharsets.UTF_8);
@@ -167,6 +176,16 @@ public final class ZkEnsemble implements AutoCloseable {
                 .delays(half, half)
                 .seed(seed)
                 .start();
+    }
+
+    /** "127.0.0.1:port" of server {@code myId}'s election proxy, or null for an unknown id. */
+    private String electionProxyAddress(long myId) {
+        for (ServerNode node : servers) {
+            if (node.myId == myId && node.electionProxy != null) {
+                return "127.0.0.1:" + node.electionProxy.port();
+            }
+        }
+        return null;
     }
 
     /** The zoo.cfg of one server: itself at its real addresses, every peer at that peer's proxies. */
@@ -209,7 +228,7 @@ public final class ZkEnsemble implements AutoCloseable {
                 "-Dlogback.configurationFile=" + logbackConfig.toAbsolutePath(),
                 "-Dzookeeper.log.dir=" + node.dir.toAbsolutePath(),
                 "-Dzookeeper.jmx.log4j.disable=true",
-                "-cp", System.getProperty("java.class.path"),
+                "-cp", absoluteClassPath(),
                 QUORUM_PEER_MAIN,
                 config.toAbsolutePath().toString()));
         ProcessBuilder builder = new ProcessBuilder(command)
@@ -217,6 +236,16 @@ public final class ZkEnsemble implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(node.dir.resolve("server.out").toFile());
         return builder.start();
+    }
+
+    /** This JVM's class path with every entry made absolute: the children run in their own directories. */
+    static String absoluteClassPath() {
+        return java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                .filter(entry -> !entry.isEmpty())
+                .map(entry -> entry.endsWith("*")
+                        ? Path.of(entry.substring(0, entry.length() - 1)).toAbsolutePath() + java.io.File.separator + "*"
+                        : Path.of(entry).toAbsolutePath().toString())
+                .collect(Collectors.joining(java.io.File.pathSeparator));
     }
 
     private void awaitServing(Duration timeout) throws InterruptedException, IOException {

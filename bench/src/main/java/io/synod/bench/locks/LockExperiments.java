@@ -12,7 +12,7 @@ import org.knowm.xchart.HeatMapChart;
 import org.knowm.xchart.XYChart;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,7 +46,7 @@ public final class LockExperiments {
     private static final String ROOT = "/synod-bench";
 
     private final Config config;
-    private final PrintStream out;
+    private final PrintWriter out;
     private final long startNanos = System.nanoTime();
     private final Map<LockPoint, Map<LockPrimitive, LockRunResult>> lockResults = new LinkedHashMap<>();
     private final CsvTable lockRuns = new CsvTable("point", "primitive", "client_rtt_ms", "server_rtt_ms",
@@ -63,7 +63,7 @@ public final class LockExperiments {
     private ScheduledExecutorService timer;
     private int lockRunCounter;
 
-    public LockExperiments(Config config, PrintStream out) {
+    public LockExperiments(Config config, PrintWriter out) {
         this.config = config;
         this.out = out;
     }
@@ -84,26 +84,30 @@ public final class LockExperiments {
         });
         try (ZkEnsemble started = ZkEnsemble.start(options)) {
             ensemble = started;
-            int contact = ensemble.followerIndex();
-            progress("ensemble up: leader is server " + (ensemble.leaderIndex() + 1) + "; clients connect to server "
-                    + (contact + 1) + (ensemble.size() > 1 ? " (a follower, so writes cross a server-server link)" : ""));
-            admin = newClient(ensemble.directConnectString());
-            for (int k = 0; k < config.clientCount(); k++) {
-                clients.add(newClient(ensemble.connectString(contact)));
-            }
-            for (Experiment experiment : Experiment.values()) {
-                if (config.experiments().contains(experiment)) {
-                    runExperiment(experiment);
+            try {
+                int contact = ensemble.followerIndex();
+                progress("ensemble up: leader is server " + (ensemble.leaderIndex() + 1) + "; clients connect to server "
+                        + (contact + 1) + (ensemble.size() > 1 ? " (a follower, so writes cross a server-server link)" : ""));
+                admin = newClient(ensemble.directConnectString());
+                for (int k = 0; k < config.clientCount(); k++) {
+                    clients.add(newClient(ensemble.connectString(contact)));
                 }
+                warmUp();
+                for (Experiment experiment : Experiment.values()) {
+                    if (config.experiments().contains(experiment)) {
+                        runExperiment(experiment);
+                    }
+                }
+            } finally {
+                // Sessions end before the servers do, so no client is left retrying a dead ensemble.
+                for (CuratorFramework client : clients) {
+                    client.close();
+                }
+                if (admin != null) {
+                    admin.close();
+                }
+                timer.shutdownNow();
             }
-        } finally {
-            for (CuratorFramework client : clients) {
-                client.close();
-            }
-            if (admin != null) {
-                admin.close();
-            }
-            timer.shutdownNow();
         }
         if (lockRuns.rowCount() > 0) {
             lockRuns.write(config.outDir().resolve("lock-runs.csv"));
@@ -171,6 +175,31 @@ public final class LockExperiments {
                         "client-server RTT (ms)", points, LockPoint::clientRttMillis,
                         "inter-arrival " + interArrival + " ms, critical section " + service + " ms");
             }
+        }
+    }
+
+    /**
+     * Unmeasured operations at zero injected delay, so the first measured numbers are not the JIT's and
+     * connection set-up's: every client creates, writes and reads a few nodes and takes an uncontended lock.
+     */
+    private void warmUp() throws Exception {
+        progress("warm-up: unmeasured operations on every client session (JIT, connections)");
+        setRtts(0, 0);
+        String base = ROOT + "/warmup";
+        ZkOpsBenchmark.prepare(admin, base);
+        for (int k = 0; k < clients.size(); k++) {
+            String clientBase = base + "/client-" + k;
+            clients.get(k).create().forPath(clientBase);
+            for (ZkOpsBenchmark.Op op : ZkOpsBenchmark.Op.values()) {
+                ZkOpsBenchmark.runSync(clients.get(k), op, clientBase, 40);
+            }
+        }
+        for (LockPrimitive primitive : LockPrimitive.values()) {
+            String lockPath = base + "/lock-" + primitive.name().toLowerCase();
+            admin.create().creatingParentsIfNeeded().forPath(lockPath);
+            LockWorkloadSpec spec = new LockWorkloadSpec(primitive, 2 * clients.size(), TimeUnit.MILLISECONDS.toNanos(5),
+                    TimeUnit.MILLISECONDS.toNanos(1), config.seed(), Duration.ofSeconds(30), Duration.ofSeconds(30));
+            new LockWorkload(spec, clients, lockPath, config.lockFactory(), timer).run();
         }
     }
 
@@ -397,6 +426,9 @@ public final class LockExperiments {
                 TimeUnit.MILLISECONDS.toNanos(point.serviceMillis()), point.seed(config.seed()), p.acquireTimeout(),
                 p.runTimeout());
         String lockPath = ROOT + "/locks/run-" + (++lockRunCounter) + "-" + primitive.name().toLowerCase();
+        // The lock node exists before the run, as for a long-lived lock: otherwise the first request of every
+        // run would also pay for creating its parents.
+        admin.create().creatingParentsIfNeeded().forPath(lockPath);
         LockRunResult result = new LockWorkload(spec, clients, lockPath, config.lockFactory(), timer).run();
         recordLockRun(point, primitive, result);
         return result;

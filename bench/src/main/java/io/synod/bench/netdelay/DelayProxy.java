@@ -5,6 +5,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -29,6 +30,7 @@ import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * A TCP proxy that forwards bytes to one target after an injected one-way delay per direction
@@ -61,6 +63,7 @@ public final class DelayProxy implements AutoCloseable {
     private final Channel serverChannel;
     private final ChannelGroup openChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final SplittableRandom seedSource;
+    private final Supplier<ChannelHandler> toTargetRewriter;
 
     private volatile DelaySpec toTarget;
     private volatile DelaySpec fromTarget;
@@ -77,6 +80,7 @@ public final class DelayProxy implements AutoCloseable {
         this.fromTarget = builder.fromTarget;
         this.maxQueuedBytesPerDirection = builder.maxQueuedBytesPerDirection;
         this.seedSource = new SplittableRandom(builder.seed);
+        this.toTargetRewriter = builder.toTargetRewriter;
         if (builder.group != null) {
             this.group = builder.group;
             this.ownsGroup = false;
@@ -170,6 +174,9 @@ public final class DelayProxy implements AutoCloseable {
         DelayLine downstream = new DelayLine(null, false, random.split());
         upstream.peer = downstream;
         downstream.peer = upstream;
+        if (toTargetRewriter != null) {
+            inbound.pipeline().addLast(toTargetRewriter.get());
+        }
         inbound.pipeline().addLast(upstream);
         Bootstrap bootstrap = new Bootstrap()
                 .group(inbound.eventLoop())
@@ -381,6 +388,7 @@ public final class DelayProxy implements AutoCloseable {
         private EventLoopGroup group;
         private long seed = 1;
         private String name = "proxy";
+        private Supplier<ChannelHandler> toTargetRewriter;
 
         private Builder(InetSocketAddress targetAddress) {
             this.targetAddress = targetAddress;
@@ -419,6 +427,15 @@ public final class DelayProxy implements AutoCloseable {
 
         public Builder name(String name) {
             this.name = name;
+            return this;
+        }
+
+        /**
+         * A protocol-aware handler (a new one per connection) that may rewrite bytes travelling toward the
+         * target before they are delayed; it removes itself when done. Used by the ZooKeeper ensemble.
+         */
+        public Builder toTargetRewriter(Supplier<ChannelHandler> rewriter) {
+            this.toTargetRewriter = rewriter;
             return this;
         }
 
