@@ -9,8 +9,6 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Deletes lock nodes, but only from inside the session that owns them.
@@ -26,12 +24,9 @@ import org.slf4j.LoggerFactory;
  * <p>Each task retries connection loss with back-off for as long as its handle is alive, and for at most
  * twice the session timeout plus {@link #EXTRA_RETRY_NANOS} in all (by then the session has either resumed or
  * expired). The returned future completes when the node is gone or its session ended, and fails with a
- * {@link LockCoordinationException} if the first attempt met connection loss (the task goes on in the
- * background) or if ZooKeeper refused the operation.
+ * {@link LockCoordinationException} if ZooKeeper refused the operation or the retry budget ran out.
  */
 final class NodeReaper {
-
-  private static final Logger LOG = LoggerFactory.getLogger(NodeReaper.class);
 
   private static final long FIRST_BACKOFF_NANOS = 50_000_000L;
   private static final long MAX_BACKOFF_NANOS = 1_000_000_000L;
@@ -74,13 +69,16 @@ final class NodeReaper {
             retryOrFail(code);
           } else {
             List<String> ours = children.stream().filter(child -> child.startsWith(prefix)).toList();
-            if (ours.isEmpty()) {
-              succeed();
-            } else {
-              ours.forEach(child -> deleteOwnedNode(client, lockPath, ZKPaths.makePath(lockPath, child), handle.getSessionId(), -1)
-                  .whenComplete((ignored, error) -> logFailure(error)));
-              succeed();
-            }
+            CompletableFuture.allOf(ours.stream()
+                    .map(child -> deleteOwnedNode(client, lockPath, ZKPaths.makePath(lockPath, child), handle.getSessionId(), -1))
+                    .toArray(CompletableFuture[]::new))
+                .whenComplete((ignored, error) -> {
+                  if (error == null) {
+                    succeed();
+                  } else {
+                    fail(error);
+                  }
+                });
           }
         }, null);
       }
@@ -122,19 +120,13 @@ final class NodeReaper {
     return sessionId != 0 && stat.getEphemeralOwner() == sessionId;
   }
 
-  private static void logFailure(Throwable error) {
-    if (error != null) {
-      LOG.warn("lock node clean-up did not complete: {}", error.toString());
-    }
-  }
-
   /** One operation pinned to one session's handle, retried on connection loss while that session may live. */
   private abstract static class PinnedTask {
     private final CuratorFramework client;
     private final String lockPath;
     private final String description;
     private final long sessionId;
-    private final CompletableFuture<Void> firstOutcome = new CompletableFuture<>();
+    private final CompletableFuture<Void> outcome = new CompletableFuture<>();
     private long deadlineNanos;
     private long backoffNanos = FIRST_BACKOFF_NANOS;
     ZooKeeper handle;
@@ -153,17 +145,17 @@ final class NodeReaper {
         handle = Sessions.currentHandle(client);
       } catch (Exception e) {
         // No handle at all: the client is closed, and closing a client closes its session.
-        firstOutcome.complete(null);
-        return firstOutcome;
+        outcome.complete(null);
+        return outcome;
       }
       if (sessionId == 0 || handle.getSessionId() != sessionId) {
         // The owning session is no longer the client's session: ZooKeeper deletes (or has deleted) its nodes.
-        firstOutcome.complete(null);
-        return firstOutcome;
+        outcome.complete(null);
+        return outcome;
       }
       deadlineNanos = System.nanoTime() + 2L * Sessions.sessionTimeoutMillis(client) * 1_000_000L + EXTRA_RETRY_NANOS;
       runAttempt();
-      return firstOutcome;
+      return outcome;
     }
 
     private void runAttempt() {
@@ -179,13 +171,11 @@ final class NodeReaper {
     }
 
     final void succeed() {
-      firstOutcome.complete(null);
+      outcome.complete(null);
     }
 
     final void fail(Throwable error) {
-      if (!firstOutcome.completeExceptionally(error)) {
-        logFailure(error);
-      }
+      outcome.completeExceptionally(error);
     }
 
     final void retryOrFail(Code code) {
@@ -202,9 +192,6 @@ final class NodeReaper {
         fail(new LockCoordinationException(lockPath, description + " gave up after retrying", code, KeeperException.create(code)));
         return;
       }
-      // Tell a waiting caller now; the retries continue in the background.
-      firstOutcome.completeExceptionally(new LockCoordinationException(
-          lockPath, description + " is pending: ZooKeeper unreachable, retrying while the session lives", code, KeeperException.create(code)));
       LockScheduler.schedule(this::runAttempt, backoffNanos);
       backoffNanos = Math.min(2 * backoffNanos, MAX_BACKOFF_NANOS);
     }

@@ -75,8 +75,9 @@ public final class QueueLock extends ZkLockBase implements SyncLock {
       ourSession = ourStat.getEphemeralOwner();
       String ourName = ZKPaths.getNodeFromPath(ourPath);
       while (true) {
-        attempt.checkNotAbandoned(this);
+        // Signal first, then the check: a close() after the check is sure to wake this signal.
         WakeSignal signal = attempt.newSignal();
+        attempt.checkNotAbandoned(this);
         List<String> children = client.getChildren().forPath(lockPath);
         if (Sessions.currentSessionId(client) != ourSession) {
           throw new LockSessionLostException(lockPath, "session changed while queued; our node " + ourPath + " is gone");

@@ -16,8 +16,8 @@ final class SyncSupport {
   private SyncSupport() {}
 
   /**
-   * Waits for a node deletion's first outcome (see {@link NodeReaper}), at most one session timeout: by then
-   * ZooKeeper's client has either answered or reported the connection lost.
+   * Waits for a node deletion (see {@link NodeReaper}), at most one session timeout: longer means ZooKeeper is
+   * unreachable, and the deletion goes on in the background until it succeeds or the session ends.
    */
   static void await(CompletableFuture<Void> deletion, ZkLockBase lock) throws LockException, InterruptedException {
     String lockPath = lock.lockPath;
@@ -35,11 +35,11 @@ final class SyncSupport {
     }
   }
 
-  /** For clean-up nobody waits for: failures are logged, the reaper keeps trying in the background. */
+  /** For clean-up nobody waits for: a final failure (refused, or retry budget spent) is logged. */
   static void logIfFailed(CompletableFuture<Void> cleanup, String lockPath) {
     cleanup.whenComplete((ignored, error) -> {
       if (error != null) {
-        LOG.warn("clean-up of an abandoned acquisition on {} is not confirmed yet: {}", lockPath, error.toString());
+        LOG.warn("clean-up of lock nodes under {} failed: {}", lockPath, error.toString());
       }
     });
   }

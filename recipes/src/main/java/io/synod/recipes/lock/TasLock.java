@@ -74,8 +74,9 @@ public final class TasLock extends ZkLockBase implements SyncLock {
     boolean granted = false;
     try {
       while (true) {
-        attempt.checkNotAbandoned(this);
+        // Signal first, then the check: a close() after the check is sure to wake this signal.
         WakeSignal signal = attempt.newSignal();
+        attempt.checkNotAbandoned(this);
         Stat stat = new Stat();
         try {
           mayOwnNode = true;

@@ -70,10 +70,6 @@ abstract class ZkLockBase {
     }
   }
 
-  final synchronized boolean isClosed() {
-    return closed;
-  }
-
   /** {@code true} while {@code attempt} is the lock's acquisition and the lock is open. */
   final synchronized boolean isCurrent(Object attempt) {
     return !closed && currentAttempt == attempt;
@@ -292,7 +288,7 @@ abstract class ZkLockBase {
 
   private static void logCleanupFailure(String nodePath, Throwable error) {
     if (error != null) {
-      LOG.warn("deletion of lock node {} is not confirmed yet: {}", nodePath, error.toString());
+      LOG.warn("deletion of lock node {} failed: {}", nodePath, error.toString());
     }
   }
 

@@ -1,0 +1,131 @@
+package io.synod.recipes.lock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The create succeeds on the server but its reply is lost. Whether Curator then retries the create or gives up,
+ * the result must be one hold or none, never a leaked node that blocks the lock nor a second holder.
+ */
+class ConnectionLossTest {
+
+  private ZkTestSupport zk;
+  private ReplyDroppingProxy proxy;
+  private CuratorFramework observer;
+
+  @BeforeEach
+  void start() throws Exception {
+    zk = new ZkTestSupport();
+    proxy = new ReplyDroppingProxy(zk.server.getPort());
+    observer = zk.newClient();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    proxy.close();
+    zk.close();
+  }
+
+  @ParameterizedTest
+  @EnumSource(LockKind.class)
+  void lostCreateReplyRetriedByCuratorYieldsExactlyOneHold(LockKind kind) throws Exception {
+    String path = "/lost-reply/" + kind;
+    CuratorFramework lockClient = zk.newClient(proxy.connectString(), new RetryNTimes(20, 100));
+    long session = lockClient.getZookeeperClient().getZooKeeper().getSessionId();
+    try (Locks.Any lock = Locks.create(kind, lockClient, path); Locks.Any contender = Locks.create(kind, observer, path)) {
+      CompletableFuture<LockHandle> acquiring = acquireWithLostReply(lock, path, kind);
+
+      LockHandle hold = acquiring.get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertTrue(hold.isValid());
+      assertEquals(session, lockClient.getZookeeperClient().getZooKeeper().getSessionId(), "the session survived");
+      if (isQueue(kind)) {
+        ZkTestSupport.eventually("stray duplicate removed", () -> children(path).size() == 1);
+        assertEquals(List.of(hold.nodePath().substring(path.length() + 1)), children(path));
+      } else {
+        Stat holder = observer.checkExists().forPath(hold.nodePath());
+        assertEquals(session, holder.getEphemeralOwner(), "the adopted node is ours");
+      }
+      assertFalse(contender.acquire(Duration.ofMillis(300)).isPresent(), "no second holder");
+
+      lock.release();
+      ZkTestSupport.eventually("nothing left after release", () -> children(path).isEmpty());
+      assertTrue(contender.acquire(ZkTestSupport.WAIT).isPresent(), "the lock is free again");
+      contender.release();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(LockKind.class)
+  void lostCreateReplyWithoutRetryFailsTypedAndTheOrphanIsReaped(LockKind kind) throws Exception {
+    String path = "/lost-reply-no-retry/" + kind;
+    CuratorFramework lockClient = zk.newClient(proxy.connectString(), new RetryNTimes(0, 0));
+    long session = lockClient.getZookeeperClient().getZooKeeper().getSessionId();
+    try (Locks.Any lock = Locks.create(kind, lockClient, path); Locks.Any contender = Locks.create(kind, observer, path)) {
+      CompletableFuture<LockHandle> acquiring = acquireWithLostReply(lock, path, kind);
+
+      ExecutionException failure = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+          () -> acquiring.get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS));
+      Throwable cause = failure.getCause();
+      assertTrue(cause instanceof LockCoordinationException, "typed failure, got " + cause);
+      assertEquals(KeeperException.Code.CONNECTIONLOSS, ((LockCoordinationException) cause).code());
+      assertFalse(lock.isAcquiredInThisProcess());
+
+      // The orphan is removed from inside the still-living session, not by its expiry.
+      ZkTestSupport.eventually("orphan node reaped", () -> children(path).isEmpty());
+      assertEquals(session, lockClient.getZookeeperClient().getZooKeeper().getSessionId(), "the session survived");
+      assertTrue(contender.acquire(ZkTestSupport.WAIT).isPresent(), "the lock is not blocked by the orphan");
+      contender.release();
+    }
+  }
+
+  /** Starts an acquisition whose create reaches the server while the reply is swallowed, then cuts the line. */
+  private CompletableFuture<LockHandle> acquireWithLostReply(Locks.Any lock, String path, LockKind kind) throws Exception {
+    // The lock path exists beforehand, so that the very first request of the acquisition is the create itself.
+    observer.create().creatingParentsIfNeeded().forPath(path);
+    proxy.dropReplies(true);
+    CompletableFuture<LockHandle> acquiring = new CompletableFuture<>();
+    Thread acquirer = new Thread(() -> {
+      try {
+        acquiring.complete(lock.acquire());
+      } catch (Throwable t) {
+        acquiring.completeExceptionally(t);
+      }
+    }, "acquirer-" + kind);
+    acquirer.setDaemon(true);
+    acquirer.start();
+    ZkTestSupport.eventually("create executed on the server", () -> !children(path).isEmpty());
+    assertFalse(acquiring.isDone(), "the reply was swallowed");
+    proxy.dropReplies(false);
+    proxy.cutConnections();
+    return acquiring;
+  }
+
+  private static boolean isQueue(LockKind kind) {
+    return kind == LockKind.SYNC_QUEUE || kind == LockKind.ASYNC_QUEUE;
+  }
+
+  private List<String> children(String path) {
+    try {
+      return observer.getChildren().forPath(path);
+    } catch (KeeperException.NoNodeException e) {
+      return List.of();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

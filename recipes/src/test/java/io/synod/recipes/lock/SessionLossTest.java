@@ -1,0 +1,169 @@
+package io.synod.recipes.lock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Loss of the hold: session expiry (the CURATOR-206/604 double-holder scenario) and a connection suspended past
+ * the bound. The expired holder is told, and its token is rejected by the fenced resource once the next holder
+ * has written.
+ */
+class SessionLossTest {
+
+  private ZkTestSupport zk;
+
+  @BeforeEach
+  void start() throws Exception {
+    zk = new ZkTestSupport();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    zk.close();
+  }
+
+  @ParameterizedTest
+  @EnumSource(LockKind.class)
+  void expiredHolderIsToldAndFencedOutAndCannotReleaseTheNextHolder(LockKind kind) throws Exception {
+    String path = "/expiry/" + kind;
+    CuratorFramework clientA = zk.newClient();
+    CuratorFramework clientB = zk.newClient();
+    FencedResource resource = new FencedResource();
+    try (Locks.Any lockA = Locks.create(kind, clientA, path); Locks.Any lockB = Locks.create(kind, clientB, path)) {
+      LockHandle holdA = lockA.acquire();
+      assertTrue(resource.write(holdA.fencingToken()));
+      CompletableFuture<LockHandle> waitingB = CompletableFuture.supplyAsync(() -> {
+        try {
+          return lockB.acquire();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+
+      zk.expireSession(clientA);
+
+      LockLossReason reason = holdA.lost().toCompletableFuture().get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
+      // Which notice arrives first is up to the server: the deletion of the node or the end of the session.
+      assertTrue(Set.of(LockLossReason.SESSION_LOST, LockLossReason.NODE_DELETED).contains(reason), "reason " + reason);
+      assertFalse(holdA.isValid());
+      assertFalse(lockA.isAcquiredInThisProcess());
+
+      LockHandle holdB = waitingB.get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertTrue(holdB.fencingToken() > holdA.fencingToken(), "tokens increase across the expiry");
+      assertTrue(resource.write(holdB.fencingToken()));
+      assertFalse(resource.write(holdA.fencingToken()), "the expired holder's writes are fenced out");
+
+      // The expired holder releases late: idempotent, and it must not remove the new holder's node (for the
+      // test-and-set lock the node has the same name).
+      lockA.release();
+      assertNotNull(clientB.checkExists().forPath(holdB.nodePath()), "new holder's node survives a stale release");
+      assertTrue(holdB.isValid());
+
+      lockB.release();
+      Optional<LockHandle> again = lockA.acquire(ZkTestSupport.WAIT);
+      assertTrue(again.isPresent(), "the old lock object works again in its new session");
+      assertTrue(again.get().fencingToken() > holdB.fencingToken());
+      lockA.release();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(LockKind.class)
+  void holdIsLostWhenSuspendedBeyondTheBoundAndItsNodeIsRemovedWhenTheSessionComesBack(LockKind kind) throws Exception {
+    String path = "/suspended/" + kind;
+    CuratorFramework clientA = zk.newClient();
+    long sessionA = clientA.getZookeeperClient().getZooKeeper().getSessionId();
+    LockOptions quickLoss = LockOptions.builder().suspendedLostBound(Duration.ofMillis(200)).build();
+    try (Locks.Any lockA = Locks.create(kind, clientA, path, quickLoss)) {
+      LockHandle holdA = lockA.acquire();
+
+      zk.server.stop();
+      LockLossReason reason = holdA.lost().toCompletableFuture().get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertEquals(LockLossReason.SESSION_SUSPENDED_TOO_LONG, reason);
+      assertFalse(holdA.isValid());
+      assertFalse(lockA.isAcquiredInThisProcess());
+      zk.server.restart();
+
+      // The session survived the outage, yet nobody believes in the hold any more: its node must go, or the lock
+      // would stay blocked until the session ends.
+      CuratorFramework observer = zk.newClient();
+      ZkTestSupport.eventually("lost hold's node deleted", () -> exists(observer, holdA.nodePath()) == Boolean.FALSE);
+      assertEquals(sessionA, clientA.getZookeeperClient().getZooKeeper().getSessionId(), "same session: we deleted it");
+      try (Locks.Any lockB = Locks.create(kind, observer, path)) {
+        assertTrue(lockB.acquire(ZkTestSupport.WAIT).isPresent());
+        lockB.release();
+      }
+      lockA.release(); // idempotent after loss
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(LockKind.class)
+  void holdIsLostWhenItsNodeIsDeletedByAnotherClient(LockKind kind) throws Exception {
+    String path = "/node-deleted/" + kind;
+    CuratorFramework clientA = zk.newClient();
+    CuratorFramework operator = zk.newClient();
+    try (Locks.Any lockA = Locks.create(kind, clientA, path); Locks.Any lockB = Locks.create(kind, operator, path)) {
+      LockHandle holdA = lockA.acquire();
+      operator.delete().forPath(holdA.nodePath());
+
+      assertEquals(LockLossReason.NODE_DELETED,
+          holdA.lost().toCompletableFuture().get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS));
+      assertFalse(holdA.isValid());
+      assertFalse(lockA.isAcquiredInThisProcess());
+
+      LockHandle holdB = lockB.acquire(ZkTestSupport.WAIT).orElseThrow();
+      lockA.release(); // after loss: nothing to delete, in particular not the new holder's node
+      assertNotNull(operator.checkExists().forPath(holdB.nodePath()));
+      assertTrue(holdB.isValid());
+      lockB.release();
+    }
+  }
+
+  @Test
+  void defaultSuspendedBoundIsAThirdOfTheNegotiatedSessionTimeout() throws Exception {
+    CuratorFramework client = zk.newClient();
+    int negotiated = client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
+    assertTrue(negotiated > 0);
+    assertEquals(Duration.ofMillis(negotiated / 3), LockOptions.defaults().effectiveSuspendedLostBound(client));
+    assertEquals(Duration.ZERO, LockOptions.builder().suspendedLostBound(Duration.ZERO).build().effectiveSuspendedLostBound(client));
+  }
+
+  @Test
+  void lostStageCannotBeCompletedByTheHolder() throws Exception {
+    CuratorFramework client = zk.newClient();
+    SyncLock lock = ZkLocks.queueLock(client, "/expiry/read-only-lost");
+    try {
+      LockHandle hold = lock.acquire();
+      hold.lost().toCompletableFuture().complete(LockLossReason.NODE_DELETED);
+      assertTrue(hold.isValid());
+      assertFalse(hold.lost().toCompletableFuture().isDone());
+      lock.release();
+    } finally {
+      lock.close();
+    }
+    assertEquals(0, client.getChildren().forPath("/expiry/read-only-lost").size());
+  }
+
+  private static Boolean exists(CuratorFramework client, String path) {
+    try {
+      return client.checkExists().forPath(path) != null;
+    } catch (Exception e) {
+      return null;
+    }
+  }
+}
