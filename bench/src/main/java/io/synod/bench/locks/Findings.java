@@ -19,8 +19,8 @@ import java.util.Set;
  * Every rule is stated in the output next to its verdict. Rules compare the <em>mean</em> acquire latency:
  * it is the total waiting a client pays, which under contention is what separates FIFO hand-off from
  * barging (a test-and-set lock lets some requests in at once and starves others, so its median flatters it);
- * stability is judged on p99. Medians are in the CSVs and plots. Differences under {@link #TIE_FRACTION} count
- * as ties (the quick profile's samples are too small to separate them), and a run with fewer than
+ * stability is judged on p99. Medians are in the CSVs and plots. Differences under {@link #TIE_FRACTION} or under
+ * {@link #TIE_MILLIS} count as ties (the quick profile's samples are too small to separate them), and a run with fewer than
  * {@link #MIN_COMPLETED_FRACTION} of its requests completed is not used.
  */
 public final class Findings {
@@ -33,6 +33,8 @@ public final class Findings {
 
     /** Relative difference below which two latencies are treated as equal. */
     static final double TIE_FRACTION = 0.10;
+    /** Absolute difference below which two latencies are equal: timer and scheduling noise on this machine. */
+    static final double TIE_MILLIS = 1.0;
     static final double MIN_COMPLETED_FRACTION = 0.5;
 
     private Findings() {
@@ -52,10 +54,9 @@ public final class Findings {
     // F1 ------------------------------------------------------------------------------------------
 
     static Finding asyncTasMostEfficientAndStable(Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
-        String rule = "over every measured lock point: async TAS mean acquire latency within " + pct(TIE_FRACTION)
-                + " of the lowest mean of the other three (efficient) and p99 within " + pct(TIE_FRACTION)
-                + " of their lowest p99 (stable). CONFIRMED if both hold at >= 75% of points; REFUTED if another"
-                + " primitive's mean is lower by more than " + pct(TIE_FRACTION) + " at > 50% of points";
+        String rule = "over every measured lock point: async TAS mean acquire latency lowest or tied with the lowest"
+                + " mean of the other three (efficient), and its p99 lowest or tied (stable). CONFIRMED if both hold at"
+                + " >= 75% of points; REFUTED if another primitive's mean is clearly lower at > 50% of points";
         int points = 0;
         int efficient = 0;
         int stable = 0;
@@ -75,12 +76,12 @@ public final class Findings {
                     bestOtherP99 = Math.min(bestOtherP99, byPrimitive.get(other).acquire().p99Millis());
                 }
             }
-            if (asyncTasMean <= bestOtherMean * (1 + TIE_FRACTION)) {
+            if (lessOrTied(asyncTasMean, bestOtherMean)) {
                 efficient++;
             } else {
                 beaten++;
             }
-            if (asyncTasP99 <= bestOtherP99 * (1 + TIE_FRACTION)) {
+            if (lessOrTied(asyncTasP99, bestOtherP99)) {
                 stable++;
             }
         }
@@ -107,7 +108,7 @@ public final class Findings {
     static Finding syncTasDegradesAtHighRtt(Profile profile, Set<Experiment> ran,
                                             Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
         String rule = "in each client-RTT sweep that ran (Figs. 15 and 16), r(RTT) = mean(sync TAS) / mean(async TAS)."
-                + " CONFIRMED if in every sweep r(highest RTT) >= " + ratio(1 + TIE_FRACTION)
+                + " CONFIRMED if in every sweep sync TAS is clearly slower than async TAS at the highest RTT"
                 + " and r(highest RTT) > r(lowest RTT); REFUTED if in every sweep r(highest RTT) <= 1";
         List<String> evidence = new ArrayList<>();
         int sweeps = 0;
@@ -126,10 +127,12 @@ public final class Findings {
             }
             sweeps++;
             double rLow = mean(results, low.get(), LockPrimitive.SYNC_TAS) / mean(results, low.get(), LockPrimitive.ASYNC_TAS);
-            double rHigh = mean(results, high.get(), LockPrimitive.SYNC_TAS) / mean(results, high.get(), LockPrimitive.ASYNC_TAS);
+            double syncHigh = mean(results, high.get(), LockPrimitive.SYNC_TAS);
+            double asyncHigh = mean(results, high.get(), LockPrimitive.ASYNC_TAS);
+            double rHigh = syncHigh / asyncHigh;
             evidence.add(String.format(Locale.ROOT, "%s: r(%d ms)=%.2f, r(%d ms)=%.2f", sweep.figure(),
                     low.get().clientRttMillis(), rLow, high.get().clientRttMillis(), rHigh));
-            if (rHigh >= 1 + TIE_FRACTION && rHigh > rLow) {
+            if (clearlyLess(asyncHigh, syncHigh) && rHigh > rLow) {
                 confirming++;
             }
             if (rHigh <= 1.0) {
@@ -150,8 +153,8 @@ public final class Findings {
                                                              Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
         String rule = "at the high-delay, high-contention points (Fig. 16 at its highest client RTT; Fig. 13 at its"
                 + " longest critical section), q = mean(faster queue lock) / mean(sync TAS)."
-                + " CONFIRMED if q <= " + ratio(1 - TIE_FRACTION) + " at every such point; REFUTED if q >= "
-                + ratio(1 + TIE_FRACTION) + " at every such point";
+                + " CONFIRMED if the queue lock is clearly faster at every such point; REFUTED if sync TAS is clearly"
+                + " faster at every such point";
         List<LockPoint> points = new ArrayList<>();
         if (ran.contains(Experiment.HIGH_CONTENTION_RTT)) {
             rttSweepPoints(profile, Experiment.HIGH_CONTENTION_RTT).stream().filter(p -> usable(results, p))
@@ -172,10 +175,10 @@ public final class Findings {
             double q = queue / syncTas;
             evidence.add(String.format(Locale.ROOT, "client RTT %d ms, critical section %d ms: queue %.1f ms vs sync TAS %.1f ms (q=%.2f)",
                     point.clientRttMillis(), point.serviceMillis(), queue, syncTas, q));
-            if (q <= 1 - TIE_FRACTION) {
+            if (clearlyLess(queue, syncTas)) {
                 better++;
             }
-            if (q >= 1 + TIE_FRACTION) {
+            if (clearlyLess(syncTas, queue)) {
                 worse++;
             }
         }
@@ -193,8 +196,8 @@ public final class Findings {
     static Finding tasBeatsQueueAtLowContention(Profile profile, Set<Experiment> ran,
                                                 Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
         String rule = "in the low-contention client-RTT sweep (Fig. 15), gap(RTT) = mean(faster queue lock) -"
-                + " mean(faster TAS lock). CONFIRMED if at the highest RTT the faster TAS is at least "
-                + pct(TIE_FRACTION) + " faster and gap(highest RTT) > gap(lowest RTT); REFUTED if at the highest RTT"
+                + " mean(faster TAS lock). CONFIRMED if at the highest RTT the faster TAS is clearly"
+                + " faster and gap(highest RTT) > gap(lowest RTT); REFUTED if at the highest RTT"
                 + " the faster TAS is not faster at all";
         if (!ran.contains(Experiment.LOW_CONTENTION_RTT)) {
             return new Finding("F4", "At low contention TAS beats queue locks, more so at large RTT", "Fig. 15", rule,
@@ -222,7 +225,7 @@ public final class Findings {
             queueAtHigh = queue;
         }
         Verdict verdict;
-        if (tasAtHigh <= queueAtHigh * (1 - TIE_FRACTION) && gaps[gaps.length - 1] > gaps[0]) {
+        if (clearlyLess(tasAtHigh, queueAtHigh) && gaps[gaps.length - 1] > gaps[0]) {
             verdict = Verdict.CONFIRMED;
         } else if (tasAtHigh >= queueAtHigh) {
             verdict = Verdict.REFUTED;
@@ -297,12 +300,18 @@ public final class Findings {
         return results.get(point).get(primitive).acquire().meanMillis();
     }
 
-    private static String pct(double fraction) {
-        return Math.round(fraction * 100) + "%";
+    /** {@code a} is lower than {@code b} by more than the tie margin (10% and 1 ms). */
+    static boolean clearlyLess(double a, double b) {
+        return a < b * (1 - TIE_FRACTION) && a < b - TIE_MILLIS;
     }
 
-    private static String ratio(double value) {
-        return String.format(Locale.ROOT, "%.2f", value);
+    /** {@code a} is not clearly more than {@code b}. */
+    static boolean lessOrTied(double a, double b) {
+        return !clearlyLess(b, a);
+    }
+
+    private static String pct(double fraction) {
+        return Math.round(fraction * 100) + "%";
     }
 
     /** The findings as a plain-text table (what the CLI prints at the end). */
@@ -314,7 +323,8 @@ public final class Findings {
             text.append(String.format("%-6s %-13s %-68s %s%n", f.id(), f.verdict(), f.claim() + " (" + f.figures() + ")",
                     f.evidence()));
         }
-        text.append("Rules:\n");
+        text.append("Rules (\"clearly\" lower = lower by more than ").append(pct(TIE_FRACTION)).append(" and more than ")
+                .append(TIE_MILLIS).append(" ms; smaller differences are ties; latencies are mean acquire latencies):\n");
         for (Finding f : findings) {
             text.append("  ").append(f.id()).append(": ").append(f.rule()).append('\n');
         }
@@ -331,7 +341,8 @@ public final class Findings {
             md.append("| ").append(f.id()).append(" | ").append(f.claim()).append(" | ").append(f.figures())
                     .append(" | **").append(f.verdict()).append("** | ").append(f.evidence()).append(" |\n");
         }
-        md.append("\nRules (differences under ").append(pct(TIE_FRACTION)).append(" are ties; runs with under ")
+        md.append("\nRules (\"clearly\" lower means lower by more than ").append(pct(TIE_FRACTION)).append(" and more than ")
+                .append(TIE_MILLIS).append(" ms; smaller differences are ties; runs with under ")
                 .append(pct(MIN_COMPLETED_FRACTION)).append(" of requests completed are not used):\n\n");
         for (Finding f : findings) {
             md.append("- **").append(f.id()).append("**: ").append(f.rule()).append('\n');

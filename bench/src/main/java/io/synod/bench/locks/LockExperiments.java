@@ -311,12 +311,10 @@ public final class LockExperiments {
         measureAll(Experiment.LOCK_GRID, points);
         CsvTable table = new CsvTable("client_rtt_ms", "server_rtt_ms", "primitive", "completed", "acquire_median_ms",
                 "acquire_p99_ms", "acquire_mean_ms", "throughput_per_s", "jain_index", "inversion_rate");
-        Map<LockPrimitive, double[][]> medians = new EnumMap<>(LockPrimitive.class);
-        Map<LockPrimitive, double[][]> p99s = new EnumMap<>(LockPrimitive.class);
-        for (LockPrimitive primitive : LockPrimitive.values()) {
-            medians.put(primitive, nanGrid(serverRtts.size(), clientRtts.size()));
-            p99s.put(primitive, nanGrid(serverRtts.size(), clientRtts.size()));
-        }
+        Map<String, ToDoubleFunction<LockRunResult>> metrics = new LinkedHashMap<>();
+        metrics.put("median", r -> r.acquire().medianMillis());
+        metrics.put("mean", r -> r.acquire().meanMillis());
+        metrics.put("p99", r -> r.acquire().p99Millis());
         for (int s = 0; s < serverRtts.size(); s++) {
             for (int c = 0; c < clientRtts.size(); c++) {
                 LockPoint point = new LockPoint(clientRtts.get(c), serverRtts.get(s), p.lowContentionInterArrivalMillis(),
@@ -326,24 +324,33 @@ public final class LockExperiments {
                     table.add(point.clientRttMillis(), point.serverRttMillis(), primitive.label(), result.completed(),
                             result.acquire().medianMillis(), result.acquire().p99Millis(), result.acquire().meanMillis(),
                             result.throughputPerSecond(), result.jainIndex(), result.inversionRate());
-                    medians.get(primitive)[s][c] = result.acquire().medianMillis();
-                    p99s.get(primitive)[s][c] = result.acquire().p99Millis();
                 }
             }
         }
         table.write(config.outDir().resolve("fig10-lock-grid.csv"));
-        List<HeatMapChart> medianCharts = new ArrayList<>();
-        List<HeatMapChart> p99Charts = new ArrayList<>();
-        for (LockPrimitive primitive : LockPrimitive.values()) {
-            medianCharts.add(Charts.heatmap("Fig. 10: " + primitive.label() + ", median acquire (ms)",
-                    "client-server RTT (ms)", labels(clientRtts), "server-server RTT (ms)", labels(serverRtts),
-                    medians.get(primitive)));
-            p99Charts.add(Charts.heatmap("Fig. 10: " + primitive.label() + ", p99 acquire (ms)",
-                    "client-server RTT (ms)", labels(clientRtts), "server-server RTT (ms)", labels(serverRtts),
-                    p99s.get(primitive)));
+        for (Map.Entry<String, ToDoubleFunction<LockRunResult>> metric : metrics.entrySet()) {
+            Map<LockPrimitive, double[][]> grids = new EnumMap<>(LockPrimitive.class);
+            for (LockPrimitive primitive : LockPrimitive.values()) {
+                double[][] grid = nanGrid(serverRtts.size(), clientRtts.size());
+                for (int s = 0; s < serverRtts.size(); s++) {
+                    for (int c = 0; c < clientRtts.size(); c++) {
+                        LockPoint point = new LockPoint(clientRtts.get(c), serverRtts.get(s),
+                                p.lowContentionInterArrivalMillis(), p.lowContentionServiceMillis());
+                        grid[s][c] = metric.getValue().applyAsDouble(lockResults.get(point).get(primitive));
+                    }
+                }
+                grids.put(primitive, grid);
+            }
+            // One colour scale for the four primitives, so colours compare across panels.
+            double[] scale = Charts.range(grids.values());
+            List<HeatMapChart> charts = new ArrayList<>();
+            for (LockPrimitive primitive : LockPrimitive.values()) {
+                charts.add(Charts.heatmap("Fig. 10: " + primitive.label() + ", " + metric.getKey() + " acquire (ms)",
+                        "client-server RTT (ms)", labels(clientRtts), "server-server RTT (ms)", labels(serverRtts),
+                        grids.get(primitive), scale[0], scale[1]));
+            }
+            Charts.savePngGrid(charts, 2, config.outDir().resolve("fig10-lock-grid-" + metric.getKey() + ".png"));
         }
-        Charts.savePngGrid(medianCharts, 2, config.outDir().resolve("fig10-lock-grid-median.png"));
-        Charts.savePngGrid(p99Charts, 2, config.outDir().resolve("fig10-lock-grid-p99.png"));
     }
 
     // ---------------------------------------------------------------- Figs. 11, 13-16
@@ -366,6 +373,8 @@ public final class LockExperiments {
         table.write(config.outDir().resolve(fileStem + ".csv"));
         String title = experiment.figure() + " (" + fixed + ")";
         List<XYChart> charts = List.of(
+                Charts.lines(title + ": mean acquire", xTitle, "mean acquire latency (ms)",
+                        series(points, xOf, r -> r.acquire().meanMillis())),
                 Charts.lines(title + ": median acquire", xTitle, "median acquire latency (ms)",
                         series(points, xOf, r -> r.acquire().medianMillis())),
                 Charts.lines(title + ": p99 acquire", xTitle, "p99 acquire latency (ms)",
@@ -373,8 +382,10 @@ public final class LockExperiments {
                 Charts.lines(title + ": throughput", xTitle, "critical sections / s",
                         series(points, xOf, LockRunResult::throughputPerSecond)),
                 Charts.lines(title + ": wait-order inversions", xTitle, "inversion rate (0 = FIFO)",
-                        series(points, xOf, LockRunResult::inversionRate)));
-        Charts.savePngGrid(charts, 2, config.outDir().resolve(fileStem + ".png"));
+                        series(points, xOf, LockRunResult::inversionRate)),
+                Charts.lines(title + ": Jain's index over clients' acquisitions", xTitle, "Jain's index (1 = equal)",
+                        series(points, xOf, LockRunResult::jainIndex)));
+        Charts.savePngGrid(charts, 3, config.outDir().resolve(fileStem + ".png"));
     }
 
     private List<Charts.Series> series(List<LockPoint> points, java.util.function.ToIntFunction<LockPoint> xOf,

@@ -37,6 +37,15 @@ public final class Charts {
      */
     public static HeatMapChart heatmap(String title, String xTitle, List<String> xLabels, String yTitle,
                                        List<String> yLabels, double[][] values) {
+        return heatmap(title, xTitle, xLabels, yTitle, yLabels, values, Double.NaN, Double.NaN);
+    }
+
+    /**
+     * A heatmap with a fixed colour scale [{@code scaleMin}, {@code scaleMax}] (NaN: fit to the data), so
+     * that several heatmaps drawn side by side can be compared by colour.
+     */
+    public static HeatMapChart heatmap(String title, String xTitle, List<String> xLabels, String yTitle,
+                                       List<String> yLabels, double[][] values, double scaleMin, double scaleMax) {
         HeatMapChart chart = new HeatMapChartBuilder().width(640).height(480).title(title)
                 .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
         chart.getStyler().setShowValue(true);
@@ -61,7 +70,13 @@ public final class Charts {
             min = 0;
             max = 1;
         }
-        if (min == max) {
+        if (!Double.isNaN(scaleMin)) {
+            min = scaleMin;
+        }
+        if (!Double.isNaN(scaleMax)) {
+            max = scaleMax;
+        }
+        if (min >= max) {
             max = min + 1;
         }
         chart.getStyler().setMin(min);
@@ -106,6 +121,23 @@ public final class Charts {
             chart.addSeries(entry.getKey(), categories, ys);
         }
         return chart;
+    }
+
+    /** Smallest and largest non-NaN value over several grids ({NaN, NaN} if there is none). */
+    public static double[] range(Iterable<double[][]> grids) {
+        double min = Double.POSITIVE_INFINITY;
+        double max = Double.NEGATIVE_INFINITY;
+        for (double[][] grid : grids) {
+            for (double[] row : grid) {
+                for (double value : row) {
+                    if (!Double.isNaN(value)) {
+                        min = Math.min(min, value);
+                        max = Math.max(max, value);
+                    }
+                }
+            }
+        }
+        return min > max ? new double[] {Double.NaN, Double.NaN} : new double[] {min, max};
     }
 
     public static void savePng(Chart<?, ?> chart, Path file) throws IOException {

@@ -53,7 +53,7 @@ class LockExperimentsTest {
                 "a lock run saw two holders at once");
         for (String file : List.of("fig07-baseline.csv", "fig07-baseline.png", "fig08-09-create-grid.csv",
                 "fig08-async-create-heatmap.png", "fig09-sync-create-heatmap.png", "fig10-lock-grid.csv",
-                "fig10-lock-grid-median.png", "fig10-lock-grid-p99.png", "fig11-server-rtt.csv", "fig11-server-rtt.png",
+                "fig10-lock-grid-median.png", "fig10-lock-grid-mean.png", "fig10-lock-grid-p99.png", "fig11-server-rtt.csv", "fig11-server-rtt.png",
                 "fig13-contention-high-rtt.csv", "fig13-contention-high-rtt.png", "fig14-contention-low-rtt.csv",
                 "fig14-contention-low-rtt.png", "fig15-low-contention-rtt.csv", "fig15-low-contention-rtt.png",
                 "fig16-high-contention-rtt.csv", "fig16-high-contention-rtt.png", "lock-runs.csv", "lock-requests.csv",
