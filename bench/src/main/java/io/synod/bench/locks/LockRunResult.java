@@ -14,7 +14,10 @@ import java.util.List;
  * @param acquire               client's acquire call to grant
  * @param waitIncludingBacklog  request arrival to grant (adds the time it waited for an idle client)
  * @param throughputPerSecond   completed critical sections per second, first arrival to last release
- * @param jainIndex             Jain's index over the clients' acquisition counts
+ * @param jainIndex             Jain's index over the clients' mean acquire latencies (1 = every client waited
+ *                              the same on average). Not over acquisition counts: the workload hands requests
+ *                              to clients longest-idle first, so counts are equal by construction and say
+ *                              nothing about the lock.
  * @param inversionRate         fraction of overlapping waits granted out of asking order (0 = FIFO)
  * @param exclusionViolations   grants observed before the previous holder's critical section ended
  * @param tokenOrderViolations  grants whose fencing token was not larger than the previous holder's
@@ -53,11 +56,17 @@ public record LockRunResult(LockWorkloadSpec spec, int clientCount, int complete
             long last = ok.stream().mapToLong(r -> r.releasedNanos).max().orElse(first);
             throughput = last > first ? ok.size() / ((last - first) / 1e9) : Double.NaN;
         }
-        double[] perClient = new double[clientCount];
+        double[] acquireSumPerClient = new double[clientCount];
+        int[] acquisitionsPerClient = new int[clientCount];
         for (LockRequestRecord record : ok) {
-            perClient[record.clientIndex]++;
+            acquireSumPerClient[record.clientIndex] += record.acquiredNanos - record.acquireStartNanos;
+            acquisitionsPerClient[record.clientIndex]++;
         }
-        double jain = Fairness.jainIndex(perClient);
+        double[] meanAcquirePerClient = java.util.stream.IntStream.range(0, clientCount)
+                .filter(k -> acquisitionsPerClient[k] > 0)
+                .mapToDouble(k -> acquireSumPerClient[k] / acquisitionsPerClient[k])
+                .toArray();
+        double jain = Fairness.jainIndex(meanAcquirePerClient);
         double inversions = Fairness.inversionRate(ok.stream().mapToLong(r -> r.acquireStartNanos).toArray(),
                 ok.stream().mapToLong(r -> r.acquiredNanos).toArray());
         List<LockRequestRecord> byGrant = new ArrayList<>(ok);

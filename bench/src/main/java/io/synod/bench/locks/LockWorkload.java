@@ -19,7 +19,9 @@ import java.util.concurrent.locks.LockSupport;
  * Open-loop lock workload of the seed paper (Fig. 10 and Figs. 13–16): lock requests arrive as a
  * Poisson process (exponential inter-arrival times) whatever the lock is doing, and each holder keeps
  * the lock for an exponential critical section. A request is served by the first idle client session
- * (a pool of {@code clients}); when all are busy it waits in a backlog, bounded by the request count.
+ * (a pool of {@code clients}, handed out longest-idle first, the same way for sync and async primitives so
+ * that the dispatch never differs between them); when all are busy it waits in a backlog, bounded by the
+ * request count. Sync primitives run each client on its own thread, fed through a one-slot mailbox.
  * Acquire latency is measured from the client's acquire call to the grant; the backlog wait is
  * reported separately.
  *
@@ -43,7 +45,8 @@ public final class LockWorkload {
     private final ArrayBlockingQueue<Integer> backlog;
     private final CountDownLatch finished;
     private final AtomicBoolean stopped = new AtomicBoolean();
-    private final ArrayDeque<Integer> idleAsyncClients = new ArrayDeque<>();
+    private final ArrayDeque<Integer> idleClients = new ArrayDeque<>();
+    private final List<ArrayBlockingQueue<Integer>> syncMailboxes = new ArrayList<>();
     private final List<LockUnderTest> locks = new ArrayList<>();
     private volatile long runStartNanos;
 
@@ -84,16 +87,14 @@ public final class LockWorkload {
             locks.add(factory.create(spec.primitive(), client, lockPath));
         }
         List<Thread> workers = new ArrayList<>();
-        if (!spec.primitive().isAsync()) {
-            for (int k = 0; k < clients.size(); k++) {
+        for (int k = 0; k < clients.size(); k++) {
+            idleClients.add(k);
+            if (!spec.primitive().isAsync()) {
                 int clientIndex = k;
+                syncMailboxes.add(new ArrayBlockingQueue<>(1));
                 Thread worker = new Thread(() -> syncWorker(clientIndex), "lock-worker-" + k);
                 worker.setDaemon(true);
                 workers.add(worker);
-            }
-        } else {
-            for (int k = 0; k < clients.size(); k++) {
-                idleAsyncClients.add(k);
             }
         }
         runStartNanos = System.nanoTime();
@@ -137,9 +138,7 @@ public final class LockWorkload {
             }
             records[i].arrivalNanos = now;
             backlog.offer(i); // capacity == request count: never full
-            if (spec.primitive().isAsync()) {
-                pumpAsync();
-            }
+            pump();
         }
     }
 
@@ -148,7 +147,7 @@ public final class LockWorkload {
         while (!stopped.get()) {
             Integer request;
             try {
-                request = backlog.poll(20, TimeUnit.MILLISECONDS);
+                request = syncMailboxes.get(clientIndex).poll(20, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 return;
             }
@@ -173,13 +172,13 @@ public final class LockWorkload {
                 }
             } catch (InterruptedException e) {
                 record.outcome = LockRequestRecord.Outcome.UNFINISHED;
+                finished.countDown();
                 return;
             } catch (Exception e) {
                 record.outcome = LockRequestRecord.Outcome.ERROR;
                 record.error = e.toString();
-            } finally {
-                finished.countDown();
             }
+            clientDone(clientIndex);
         }
     }
 
@@ -191,16 +190,21 @@ public final class LockWorkload {
         }
     }
 
-    /** Hands backlog requests to idle async clients; called on arrivals and whenever a client frees up. */
-    private void pumpAsync() {
+    /** Hands backlog requests to idle clients (longest idle first); called on arrivals and whenever a client frees up. */
+    private void pump() {
         List<int[]> starts = new ArrayList<>();
-        synchronized (idleAsyncClients) {
-            while (!stopped.get() && !idleAsyncClients.isEmpty() && !backlog.isEmpty()) {
-                starts.add(new int[] {idleAsyncClients.pollFirst(), backlog.poll()});
+        synchronized (idleClients) {
+            while (!stopped.get() && !idleClients.isEmpty() && !backlog.isEmpty()) {
+                starts.add(new int[] {idleClients.pollFirst(), backlog.poll()});
             }
         }
         for (int[] start : starts) {
-            startAsync(start[0], start[1]);
+            if (spec.primitive().isAsync()) {
+                startAsync(start[0], start[1]);
+            } else {
+                // The client was idle, so its one-slot mailbox is empty.
+                syncMailboxes.get(start[0]).offer(start[1]);
+            }
         }
     }
 
@@ -213,10 +217,10 @@ public final class LockWorkload {
             if (acquireError != null) {
                 record.outcome = LockRequestRecord.Outcome.ERROR;
                 record.error = acquireError.toString();
-                asyncDone(clientIndex);
+                clientDone(clientIndex);
             } else if (token.isEmpty()) {
                 record.outcome = LockRequestRecord.Outcome.TIMEOUT;
-                asyncDone(clientIndex);
+                clientDone(clientIndex);
             } else {
                 record.acquiredNanos = System.nanoTime();
                 record.fencingToken = token.get();
@@ -231,19 +235,19 @@ public final class LockWorkload {
                         } else {
                             record.outcome = LockRequestRecord.Outcome.OK;
                         }
-                        asyncDone(clientIndex);
+                        clientDone(clientIndex);
                     });
                 }, serviceNanos[request], TimeUnit.NANOSECONDS);
             }
         });
     }
 
-    private void asyncDone(int clientIndex) {
+    private void clientDone(int clientIndex) {
         finished.countDown();
-        synchronized (idleAsyncClients) {
-            idleAsyncClients.addLast(clientIndex);
+        synchronized (idleClients) {
+            idleClients.addLast(clientIndex);
         }
-        pumpAsync();
+        pump();
     }
 
     long[] arrivalOffsetsNanos() {

@@ -7,8 +7,8 @@ public final class Fairness {
     }
 
     /**
-     * Jain's fairness index (sum x)^2 / (n * sum x^2): 1 when every client got the same share, 1/n when
-     * one client got everything. NaN when nobody got anything.
+     * Jain's fairness index (sum x)^2 / (n * sum x^2) of non-negative per-client amounts: 1 when every
+     * client has the same amount, 1/n when one client has everything. NaN when all amounts are zero.
      */
     public static double jainIndex(double[] sharePerClient) {
         double sum = 0;
