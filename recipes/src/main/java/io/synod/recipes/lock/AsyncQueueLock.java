@@ -90,13 +90,14 @@ public final class AsyncQueueLock extends ZkLockBase implements AsyncLock {
       });
       String prefixPath = ZKPaths.makePath(lockPath, QueueNodes.namePrefix(attemptId));
       Stat createdStat = new Stat();
-      Background.run(callback -> client.create()
+      Background.then(Background.run(callback -> client.create()
               .storingStatIn(createdStat)
               .creatingParentContainersIfNeeded()
               .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
               .inBackground(callback)
-              .forPath(prefixPath))
-          .whenComplete((event, error) -> onCreated(event, error, createdStat));
+              .forPath(prefixPath)),
+          (event, error) -> onCreated(event, error, createdStat),
+          this::stepFailed);
     }
 
     private void onCreated(CuratorEvent event, Throwable error, Stat createdStat) {
@@ -125,8 +126,9 @@ public final class AsyncQueueLock extends ZkLockBase implements AsyncLock {
       synchronized (this) {
         waiting = null;
       }
-      Background.run(callback -> client.getChildren().inBackground(callback).forPath(lockPath))
-          .whenComplete(this::onChildren);
+      Background.then(Background.run(callback -> client.getChildren().inBackground(callback).forPath(lockPath)),
+          this::onChildren,
+          this::stepFailed);
     }
 
     private void onChildren(CuratorEvent event, Throwable error) {
@@ -176,8 +178,8 @@ public final class AsyncQueueLock extends ZkLockBase implements AsyncLock {
       synchronized (this) {
         waiting = ticket;
       }
-      Background.run(callback -> client.checkExists().usingWatcher(ticket).inBackground(callback).forPath(predecessorPath))
-          .whenComplete((event, error) -> {
+      Background.then(Background.run(callback -> client.checkExists().usingWatcher(ticket).inBackground(callback).forPath(predecessorPath)),
+          (event, error) -> {
             if (error != null) {
               fail(translate("watch predecessor", error));
             } else if (Background.code(event) == Code.NONODE || (Background.code(event) == Code.OK && event.getStat() == null)) {
@@ -185,12 +187,13 @@ public final class AsyncQueueLock extends ZkLockBase implements AsyncLock {
             } else if (Background.code(event) != Code.OK) {
               fail(translate("watch predecessor", Background.code(event), null));
             }
-          });
+          },
+          this::stepFailed);
     }
 
-    /** Session events and close: look at the world again if waiting, give up if the lock was closed. */
-    void wake() {
-      if (!isCurrent(this)) {
+    /** Close: give up. Session events: look at the world again if waiting (a step in flight checks by itself). */
+    void wake(boolean lockClosed) {
+      if (lockClosed) {
         fail(new LockCancelledException(lockPath, "lock closed while acquiring", null));
         return;
       }
@@ -205,6 +208,10 @@ public final class AsyncQueueLock extends ZkLockBase implements AsyncLock {
 
     private void fail(LockException error) {
       result.completeExceptionally(error);
+    }
+
+    private void stepFailed(Throwable bug) {
+      fail(new LockCoordinationException(lockPath, "acquisition step failed: " + bug, Code.SYSTEMERROR, bug));
     }
 
     private void abandon() {

@@ -81,7 +81,7 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
 
     // Guarded by "this".
     private boolean createInFlight;
-    private boolean mayOwnNode;
+    private boolean createIssued;
     private boolean cleanedUp;
     private Hold grantedHold;
     private WaitTicket waiting;
@@ -102,16 +102,17 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
         }
         waiting = null;
         createInFlight = true;
-        mayOwnNode = true;
+        createIssued = true;
       }
       Stat createdStat = new Stat();
-      Background.run(callback -> client.create()
+      Background.then(Background.run(callback -> client.create()
               .storingStatIn(createdStat)
               .creatingParentContainersIfNeeded()
               .withMode(CreateMode.EPHEMERAL)
               .inBackground(callback)
-              .forPath(holderPath, attemptData))
-          .whenComplete((event, error) -> onCreated(event, error, createdStat));
+              .forPath(holderPath, attemptData)),
+          (event, error) -> onCreated(event, error, createdStat),
+          this::stepFailed);
     }
 
     private void onCreated(CuratorEvent event, Throwable error, Stat createdStat) {
@@ -136,8 +137,8 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
       synchronized (this) {
         waiting = ticket;
       }
-      Background.run(callback -> client.getData().usingWatcher(ticket).inBackground(callback).forPath(holderPath))
-          .whenComplete((event, error) -> {
+      Background.then(Background.run(callback -> client.getData().usingWatcher(ticket).inBackground(callback).forPath(holderPath)),
+          (event, error) -> {
             if (result.isDone()) {
               return;
             }
@@ -147,20 +148,15 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
             }
             Code code = Background.code(event);
             if (code == Code.NONODE) {
-              synchronized (this) {
-                mayOwnNode = false;
-              }
               ticket.fire(); // released meanwhile: try again now
             } else if (code != Code.OK) {
               fail(translate("read holder node", code, null));
             } else if (NodeReaper.isOwnedBy(event.getStat(), Sessions.currentSessionId(client)) && Arrays.equals(event.getData(), attemptData)) {
               grantOrRelease(event.getStat()); // our own create succeeded; its reply was lost and Curator retried
-            } else {
-              synchronized (this) {
-                mayOwnNode = false; // the one holder node is someone else's; wait for the watch
-              }
             }
-          });
+            // Otherwise the holder node is someone else's: the watch calls tryCreate when it goes.
+          },
+          this::stepFailed);
     }
 
     private void grantOrRelease(Stat holderStat) {
@@ -176,9 +172,9 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
       }
     }
 
-    /** Session events and close: look at the world again if waiting, give up if the lock was closed. */
-    void wake() {
-      if (!isCurrent(this)) {
+    /** Close: give up. Session events: look at the world again if waiting (a step in flight checks by itself). */
+    void wake(boolean lockClosed) {
+      if (lockClosed) {
         fail(new LockCancelledException(lockPath, "lock closed while acquiring", null));
         return;
       }
@@ -195,18 +191,24 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
       result.completeExceptionally(error);
     }
 
+    private void stepFailed(Throwable bug) {
+      fail(new LockCoordinationException(lockPath, "acquisition step failed: " + bug, Code.SYSTEMERROR, bug));
+    }
+
     private void abandon() {
       endAcquire(this);
       cleanUp();
     }
 
     /**
-     * Removes the node this attempt may have created; runs once, after the create's outcome is known. A granted
+     * Removes the node this attempt may have created; runs once, after the last create's outcome is known. Any
+     * create may have succeeded unseen (a NodeExists can answer Curator's retry of our own successful create), so
+     * the reaper reads the node and deletes it only if it carries this attempt's id in this session. A granted
      * hold is not touched here: {@link #grantOrRelease} releases it, and a fixed-name node must be deleted once.
      */
     private void cleanUp() {
       synchronized (this) {
-        if (createInFlight || cleanedUp || grantedHold != null || !mayOwnNode) {
+        if (createInFlight || cleanedUp || grantedHold != null || !createIssued) {
           return;
         }
         cleanedUp = true;

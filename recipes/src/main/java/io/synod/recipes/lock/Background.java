@@ -1,6 +1,8 @@
 package io.synod.recipes.lock;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.KeeperException;
@@ -30,6 +32,20 @@ final class Background {
       result.completeExceptionally(e);
     }
     return result;
+  }
+
+  /**
+   * Runs {@code step} with the operation's outcome. Should the step itself throw (a bug), {@code stepFailed}
+   * receives the error, so that an acquisition is failed rather than left waiting forever.
+   */
+  static void then(CompletableFuture<CuratorEvent> operation, BiConsumer<CuratorEvent, Throwable> step, Consumer<Throwable> stepFailed) {
+    operation.handle((event, error) -> {
+      step.accept(event, error);
+      return null;
+    }).exceptionally(stepError -> {
+      stepFailed.accept(stepError);
+      return null;
+    });
   }
 
   static KeeperException.Code code(CuratorEvent event) {

@@ -17,7 +17,11 @@ public final class LockCoordinationException extends LockException {
     this.code = code;
   }
 
-  /** ZooKeeper's result code for the failed operation. */
+  /**
+   * ZooKeeper's result code for the failed operation; {@code SYSTEMERROR} when the failure was not ZooKeeper's
+   * (for example the Curator client was closed), {@code OPERATIONTIMEOUT} when a release was not confirmed within
+   * one session timeout.
+   */
   public KeeperException.Code code() {
     return code;
   }

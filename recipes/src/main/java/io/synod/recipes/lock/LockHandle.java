@@ -17,6 +17,8 @@ import java.util.concurrent.CompletionStage;
  * <p><b>Validity.</b> {@link #isValid()} becomes {@code false}, permanently, as soon as the hold is released
  * or lost. Loss is detected from the client side, so it is necessarily late by up to the detection delay
  * (see {@link LockOptions#suspendedLostBound()}); the fencing token is what makes that delay safe.
+ *
+ * <p>A handle is safe to share between threads: its identity is immutable and its state changes atomically.
  */
 public interface LockHandle {
 

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -31,6 +32,8 @@ final class NodeReaper {
   private static final long FIRST_BACKOFF_NANOS = 50_000_000L;
   private static final long MAX_BACKOFF_NANOS = 1_000_000_000L;
   private static final long EXTRA_RETRY_NANOS = 10_000_000_000L;
+  /** Pin to whichever session is current when the task starts (for nodes whose owner is not known). */
+  private static final long CURRENT_SESSION = -1;
 
   private NodeReaper() {}
 
@@ -58,7 +61,7 @@ final class NodeReaper {
    */
   static CompletableFuture<Void> reapQueueAttempt(CuratorFramework client, String lockPath, String attemptId) {
     String prefix = QueueNodes.namePrefix(attemptId);
-    return new PinnedTask(client, lockPath, "reap " + prefix + "* under " + lockPath, Sessions.currentSessionId(client)) {
+    return new PinnedTask(client, lockPath, "reap " + prefix + "* under " + lockPath, CURRENT_SESSION) {
       @Override
       void attempt() {
         handle.getChildren(serverPath(lockPath), false, (rc, path, ctx, children) -> {
@@ -90,7 +93,7 @@ final class NodeReaper {
    * a create may have succeeded on the server without this process learning it.
    */
   static CompletableFuture<Void> reapTasAttempt(CuratorFramework client, String lockPath, String holderPath, byte[] attemptData) {
-    return new PinnedTask(client, lockPath, "reap " + holderPath, Sessions.currentSessionId(client)) {
+    return new PinnedTask(client, lockPath, "reap " + holderPath, CURRENT_SESSION) {
       @Override
       void attempt() {
         handle.getData(serverPath(holderPath), false, (rc, path, ctx, data, stat) -> {
@@ -141,21 +144,32 @@ final class NodeReaper {
     abstract void attempt();
 
     final CompletableFuture<Void> start() {
-      try {
-        handle = Sessions.currentHandle(client);
-      } catch (Exception e) {
-        // No handle at all: the client is closed, and closing a client closes its session.
-        outcome.complete(null);
-        return outcome;
-      }
-      if (sessionId == 0 || handle.getSessionId() != sessionId) {
-        // The owning session is no longer the client's session: ZooKeeper deletes (or has deleted) its nodes.
-        outcome.complete(null);
-        return outcome;
-      }
       deadlineNanos = System.nanoTime() + 2L * Sessions.sessionTimeoutMillis(client) * 1_000_000L + EXTRA_RETRY_NANOS;
-      runAttempt();
+      pinAndAttempt();
       return outcome;
+    }
+
+    private void pinAndAttempt() {
+      ZooKeeper current;
+      try {
+        current = Sessions.currentHandle(client);
+      } catch (Exception e) {
+        if (client.getState() == CuratorFrameworkState.STOPPED) {
+          succeed(); // closing a client closes its session, and the session's nodes go with it
+        } else {
+          // Curator hands a queued background error to whoever asks for the handle next: transient.
+          retryLater(Code.CONNECTIONLOSS, this::pinAndAttempt);
+        }
+        return;
+      }
+      long owner = sessionId == CURRENT_SESSION ? current.getSessionId() : sessionId;
+      if (owner == 0 || current.getSessionId() != owner) {
+        // The owning session is no longer the client's session: ZooKeeper deletes (or has deleted) its nodes.
+        succeed();
+        return;
+      }
+      handle = current;
+      runAttempt();
     }
 
     private void runAttempt() {
@@ -188,11 +202,15 @@ final class NodeReaper {
         fail(new LockCoordinationException(lockPath, description + " failed", code, KeeperException.create(code)));
         return;
       }
+      retryLater(code, this::runAttempt);
+    }
+
+    private void retryLater(Code code, Runnable step) {
       if (System.nanoTime() - deadlineNanos > 0) {
         fail(new LockCoordinationException(lockPath, description + " gave up after retrying", code, KeeperException.create(code)));
         return;
       }
-      LockScheduler.schedule(this::runAttempt, backoffNanos);
+      LockScheduler.schedule(step, backoffNanos);
       backoffNanos = Math.min(2 * backoffNanos, MAX_BACKOFF_NANOS);
     }
   }

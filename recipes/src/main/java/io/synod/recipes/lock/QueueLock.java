@@ -3,6 +3,7 @@ package io.synod.recipes.lock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
@@ -60,7 +61,7 @@ public final class QueueLock extends ZkLockBase implements SyncLock {
   private Optional<LockHandle> acquire(boolean timed, long deadlineNanos) throws LockException {
     SyncAttempt attempt = new SyncAttempt();
     beginAcquire(attempt, attempt::wake);
-    String attemptId = java.util.UUID.randomUUID().toString();
+    String attemptId = UUID.randomUUID().toString();
     String ourPath = null;
     long ourSession = 0;
     boolean strayDuplicatesHandled = false;
@@ -99,7 +100,8 @@ public final class QueueLock extends ZkLockBase implements SyncLock {
           return Optional.of(hold);
         }
         Stat predecessor = client.checkExists().usingWatcher(signal).forPath(ZKPaths.makePath(lockPath, queue.predecessor()));
-        if (predecessor != null && !signal.await(timed, deadlineNanos)) {
+        boolean woken = predecessor == null ? !isPast(timed, deadlineNanos) : signal.await(timed, deadlineNanos);
+        if (!woken) {
           return Optional.empty();
         }
       }

@@ -19,7 +19,11 @@ final class Sessions {
     return client.getZookeeperClient().getZooKeeper();
   }
 
-  /** The id of the current session, or 0 when there is none (never connected, or the client is closed). */
+  /**
+   * The id of the current session, or 0 when there is none (never connected, or the client is closed). Curator
+   * also hands a queued background error to whoever asks for the handle; that reads as 0 too, which every caller
+   * treats as "not the session I own": the safe side (an acquisition fails, a hold is declared lost).
+   */
   static long currentSessionId(CuratorFramework client) {
     try {
       return currentHandle(client).getSessionId();

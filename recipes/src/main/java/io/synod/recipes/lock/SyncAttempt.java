@@ -12,7 +12,8 @@ final class SyncAttempt {
     return fresh;
   }
 
-  void wake() {
+  /** Close and session events alike: the blocked thread re-checks, and finds out which it was. */
+  void wake(boolean lockClosed) {
     signal.wake();
   }
 

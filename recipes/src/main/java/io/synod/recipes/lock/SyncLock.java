@@ -37,7 +37,10 @@ public interface SyncLock extends Closeable {
   /** {@code true} while this lock object has a valid hold. */
   boolean isAcquiredInThisProcess();
 
-  /** Abandons an acquisition in progress, releases a hold, and stops watching the session. Idempotent. */
+  /**
+   * Abandons an acquisition in progress (it throws {@link LockCancelledException}), releases a hold without
+   * waiting for its node's deletion, and stops watching the session. Idempotent; the lock is unusable afterwards.
+   */
   @Override
   void close();
 }

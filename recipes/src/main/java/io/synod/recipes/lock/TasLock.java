@@ -99,7 +99,10 @@ public final class TasLock extends ZkLockBase implements SyncLock {
           holderData = client.getData().storingStatIn(stat).usingWatcher(signal).forPath(holderPath);
         } catch (KeeperException.NoNodeException gone) {
           mayOwnNode = false;
-          continue;
+          if (isPast(timed, deadlineNanos)) {
+            return Optional.empty();
+          }
+          continue; // released meanwhile: try again at once
         }
         if (NodeReaper.isOwnedBy(stat, Sessions.currentSessionId(client)) && Arrays.equals(holderData, attemptData)) {
           Hold hold = grant(attempt, holderPath, stat);

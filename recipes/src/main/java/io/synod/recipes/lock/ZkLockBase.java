@@ -30,7 +30,7 @@ abstract class ZkLockBase {
 
   // All guarded by "this".
   private Object currentAttempt;
-  private Runnable attemptWakeup;
+  private Wakeup attemptWakeup;
   private Hold hold;
   private boolean everAcquired;
   private boolean closed;
@@ -44,11 +44,18 @@ abstract class ZkLockBase {
     client.getConnectionStateListenable().addListener(connectionListener);
   }
 
-  /**
-   * Marks an acquisition as started. {@code wakeup} is run when the attempt should look at the world again
-   * (session events, close); it must not block.
-   */
-  final synchronized void beginAcquire(Object attempt, Runnable wakeup) throws LockStateException {
+  /** How the lock tells an acquisition in progress to look at the world again. */
+  @FunctionalInterface
+  interface Wakeup {
+    /**
+     * Called on session events (LOST, a new connection) with {@code lockClosed == false}, and on close with
+     * {@code true}. Must not block. May race with the attempt's own grant, and must then do nothing harmful.
+     */
+    void wake(boolean lockClosed);
+  }
+
+  /** Marks an acquisition as started. */
+  final synchronized void beginAcquire(Object attempt, Wakeup wakeup) throws LockStateException {
     if (closed) {
       throw new LockStateException(lockPath, "lock is closed");
     }
@@ -143,7 +150,7 @@ abstract class ZkLockBase {
 
   /** Closes the lock: abandons an acquisition, releases a hold without waiting, stops watching. */
   public final void close() {
-    Runnable wakeup;
+    Wakeup wakeup;
     Hold toRelease;
     synchronized (this) {
       if (closed) {
@@ -157,7 +164,7 @@ abstract class ZkLockBase {
     }
     client.getConnectionStateListenable().removeListener(connectionListener);
     if (wakeup != null) {
-      wakeup.run();
+      wakeup.wake(true);
     }
     if (toRelease != null && toRelease.markReleased()) {
       deleteNode(toRelease).whenComplete((ignored, error) -> logCleanupFailure(toRelease.nodePath(), error));
@@ -167,7 +174,7 @@ abstract class ZkLockBase {
   private void connectionStateChanged(ConnectionState state) {
     Hold lostHold = null;
     LockLossReason reason = null;
-    Runnable wakeup;
+    Wakeup wakeup;
     synchronized (this) {
       switch (state) {
         case SUSPENDED, READ_ONLY -> {
@@ -201,7 +208,7 @@ abstract class ZkLockBase {
     }
     if (wakeup != null && state != ConnectionState.SUSPENDED && state != ConnectionState.READ_ONLY) {
       // LOST or a new connection: a waiting acquisition must re-check that its node and session still stand.
-      wakeup.run();
+      wakeup.wake(false);
     }
   }
 
@@ -264,7 +271,8 @@ abstract class ZkLockBase {
         if (event.getType() == Event.EventType.NodeDeleted) {
           declareLost(watched, LockLossReason.NODE_DELETED);
         } else if (event.getType() == Event.EventType.None) {
-          if (event.getState() == Event.KeeperState.Expired) {
+          if (event.getState() == Event.KeeperState.Expired || event.getState() == Event.KeeperState.Closed) {
+            // Expired, or the client was closed under the hold: either way the session and its node are gone.
             declareLost(watched, LockLossReason.SESSION_LOST);
           }
           // Disconnected/SyncConnected: ZooKeeper keeps and re-registers the watch within the session.
@@ -290,6 +298,11 @@ abstract class ZkLockBase {
     if (error != null) {
       LOG.warn("deletion of lock node {} failed: {}", nodePath, error.toString());
     }
+  }
+
+  /** For timed acquisitions: has the deadline (a {@link System#nanoTime()} value) passed? */
+  static boolean isPast(boolean timed, long deadlineNanos) {
+    return timed && System.nanoTime() - deadlineNanos >= 0;
   }
 
   /** The typed form of a failure of a ZooKeeper operation during acquisition. */

@@ -20,34 +20,42 @@ public final class ZkLocks {
 
   private ZkLocks() {}
 
+  /** A {@link QueueLock} on {@code path} with {@link LockOptions#defaults()}. */
   public static SyncLock queueLock(CuratorFramework client, String path) {
     return queueLock(client, path, LockOptions.defaults());
   }
 
+  /** A {@link QueueLock}: blocking, FIFO, the waiter watches only its predecessor. */
   public static SyncLock queueLock(CuratorFramework client, String path, LockOptions options) {
     return new QueueLock(client, path, options);
   }
 
+  /** An {@link AsyncQueueLock} on {@code path} with {@link LockOptions#defaults()}. */
   public static AsyncLock asyncQueueLock(CuratorFramework client, String path) {
     return asyncQueueLock(client, path, LockOptions.defaults());
   }
 
+  /** An {@link AsyncQueueLock}: the queue lock with no thread blocked per waiter. */
   public static AsyncLock asyncQueueLock(CuratorFramework client, String path, LockOptions options) {
     return new AsyncQueueLock(client, path, options);
   }
 
+  /** A {@link TasLock} on {@code path} with {@link LockOptions#defaults()}. */
   public static SyncLock tasLock(CuratorFramework client, String path) {
     return tasLock(client, path, LockOptions.defaults());
   }
 
+  /** A {@link TasLock}: blocking test-and-set on {@code <path>/holder}; unfair, herd on release. */
   public static SyncLock tasLock(CuratorFramework client, String path, LockOptions options) {
     return new TasLock(client, path, options);
   }
 
+  /** An {@link AsyncTasLock} on {@code path} with {@link LockOptions#defaults()}. */
   public static AsyncLock asyncTasLock(CuratorFramework client, String path) {
     return asyncTasLock(client, path, LockOptions.defaults());
   }
 
+  /** An {@link AsyncTasLock}: the test-and-set lock with no thread blocked per waiter. */
   public static AsyncLock asyncTasLock(CuratorFramework client, String path, LockOptions options) {
     return new AsyncTasLock(client, path, options);
   }

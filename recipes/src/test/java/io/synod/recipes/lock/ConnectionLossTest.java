@@ -93,6 +93,32 @@ class ConnectionLossTest {
     }
   }
 
+  @ParameterizedTest
+  @EnumSource(value = LockKind.class, names = {"ASYNC_QUEUE", "ASYNC_TAS"})
+  void cancellingWhileTheCreateReplyIsLostLeavesNothingBehind(LockKind kind) throws Exception {
+    String path = "/lost-reply-cancel/" + kind;
+    CuratorFramework lockClient = zk.newClient(proxy.connectString(), new RetryNTimes(20, 100));
+    AsyncLock lock = kind == LockKind.ASYNC_QUEUE ? ZkLocks.asyncQueueLock(lockClient, path) : ZkLocks.asyncTasLock(lockClient, path);
+    try (lock; Locks.Any contender = Locks.create(kind, observer, path)) {
+      observer.create().creatingParentsIfNeeded().forPath(path);
+      proxy.dropReplies(true);
+      CompletableFuture<LockHandle> pending = lock.acquireAsync().toCompletableFuture();
+      ZkTestSupport.eventually("create executed on the server", () -> !children(path).isEmpty());
+      // Give up while the create's outcome is unknown to the client, then let the reply (or Curator's retry) come.
+      pending.cancel(false);
+      proxy.dropReplies(false);
+      proxy.cutConnections();
+
+      ZkTestSupport.eventually("the cancelled attempt's node is gone", () -> children(path).isEmpty());
+      assertFalse(lock.isAcquiredInThisProcess());
+      assertTrue(contender.acquire(ZkTestSupport.WAIT).isPresent(), "the lock is free");
+      contender.release();
+      LockHandle later = Locks.await(lock.acquireAsync().toCompletableFuture());
+      assertTrue(later.isValid(), "the lock object works after the cancelled attempt");
+      Locks.await(lock.releaseAsync().toCompletableFuture());
+    }
+  }
+
   /** Starts an acquisition whose create reaches the server while the reply is swallowed, then cuts the line. */
   private CompletableFuture<LockHandle> acquireWithLostReply(Locks.Any lock, String path, LockKind kind) throws Exception {
     // The lock path exists beforehand, so that the very first request of the acquisition is the create itself.

@@ -57,6 +57,35 @@ class LockSmokeTest {
 
   @ParameterizedTest
   @EnumSource(LockKind.class)
+  void worksUnderACuratorNamespace(LockKind kind) throws Exception {
+    // Deletes go through ZooKeeper's own handle (NodeReaper), which must apply the namespace itself.
+    CuratorFramework namespaced = client.usingNamespace("smoke-ns");
+    String path = "/lock/" + kind;
+    try (Locks.Any lock = Locks.create(kind, namespaced, path); Locks.Any other = Locks.create(kind, namespaced, path)) {
+      LockHandle hold = lock.acquire();
+      assertTrue(client.checkExists().forPath("/smoke-ns" + hold.nodePath()) != null, "node created inside the namespace");
+      assertFalse(other.acquire(java.time.Duration.ofMillis(100)).isPresent());
+      lock.release();
+      assertEquals(null, client.checkExists().forPath("/smoke-ns" + hold.nodePath()), "release deleted it");
+      assertTrue(other.acquire(ZkTestSupport.WAIT).isPresent());
+      other.release();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(LockKind.class)
+  void closingTheClientUnderAHoldSignalsLoss(LockKind kind) throws Exception {
+    CuratorFramework doomed = zk.newClient();
+    try (Locks.Any lock = Locks.create(kind, doomed, "/smoke-closed-client/" + kind)) {
+      LockHandle hold = lock.acquire();
+      doomed.close();
+      assertEquals(LockLossReason.SESSION_LOST, hold.lost().toCompletableFuture().get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS));
+      assertFalse(lock.isAcquiredInThisProcess());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(LockKind.class)
   void interProcessLockAdapterWorks(LockKind kind) throws Exception {
     String path = "/smoke-adapter/" + kind;
     try (Locks.Any lock = Locks.create(kind, client, path)) {

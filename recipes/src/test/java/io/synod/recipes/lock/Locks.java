@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 
-/** Lets one test body drive all four kinds: the async ones are awaited (bounded) from the test thread. */
+/** Lets one test body drive all four kinds; every wait is bounded by {@link ZkTestSupport#WAIT}. */
 final class Locks {
 
   private Locks() {}
@@ -43,7 +43,9 @@ final class Locks {
     return new Any() {
       @Override
       public LockHandle acquire() throws Exception {
-        return lock.acquire();
+        // Bounded, like every wait in the tests; the untimed SyncLock.acquire() is exercised where a test can
+        // bound it from outside (MutualExclusionTest, CancellationTest).
+        return lock.acquire(ZkTestSupport.WAIT).orElseThrow(() -> new AssertionError("not acquired within " + ZkTestSupport.WAIT));
       }
 
       @Override

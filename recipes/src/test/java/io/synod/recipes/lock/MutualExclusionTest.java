@@ -53,7 +53,8 @@ class MutualExclusionTest {
       List<Future<?>> runs = new ArrayList<>();
       for (CuratorFramework client : clients) {
         runs.add(threads.submit(() -> {
-          try (Locks.Any lock = Locks.create(kind, client, path)) {
+          // The untimed, blocking acquire(): bounded from outside by the get() below and shutdownNow()'s interrupt.
+          try (SyncLock lock = kind == LockKind.SYNC_QUEUE ? ZkLocks.queueLock(client, path) : ZkLocks.tasLock(client, path)) {
             for (int round = 0; round < ROUNDS_PER_CLIENT; round++) {
               LockHandle hold = lock.acquire();
               resource.enter(hold.fencingToken());

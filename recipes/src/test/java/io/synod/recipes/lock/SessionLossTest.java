@@ -3,12 +3,14 @@ package io.synod.recipes.lock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
@@ -113,6 +115,65 @@ class SessionLossTest {
 
   @ParameterizedTest
   @EnumSource(LockKind.class)
+  void waiterWhoseSessionExpiresNeverBelievesItHoldsTheLock(LockKind kind) throws Exception {
+    String path = "/waiter-expiry/" + kind;
+    CuratorFramework clientA = zk.newClient();
+    CuratorFramework clientB = zk.newClient();
+    try (Locks.Any lockA = Locks.create(kind, clientA, path); Locks.Any lockB = Locks.create(kind, clientB, path)) {
+      LockHandle holdA = lockA.acquire();
+      CompletableFuture<LockHandle> waitingB = new CompletableFuture<>();
+      Thread waiter = new Thread(() -> {
+        try {
+          waitingB.complete(lockB.acquire());
+        } catch (Throwable t) {
+          waitingB.completeExceptionally(t);
+        }
+      });
+      waiter.start();
+      boolean queue = kind == LockKind.SYNC_QUEUE || kind == LockKind.ASYNC_QUEUE;
+      if (queue) {
+        ZkTestSupport.eventually("B queued", () -> childCount(clientA, path) == 2);
+      } else {
+        ZkTestSupport.eventually("B waiting", () -> waiter.getState() == Thread.State.WAITING || waiter.getState() == Thread.State.TIMED_WAITING);
+      }
+
+      zk.expireSession(clientB);
+
+      if (queue) {
+        // B's place in the queue died with its session: B is told, rather than carrying on with a node it no
+        // longer has (or, worse, seeing the old node from the new session and believing itself next).
+        ExecutionException failure = assertThrows(ExecutionException.class,
+            () -> waitingB.get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertTrue(failure.getCause() instanceof LockSessionLostException, "cause: " + failure.getCause());
+        assertFalse(lockB.isAcquiredInThisProcess());
+        assertTrue(holdA.isValid());
+        lockA.release();
+      } else {
+        // A test-and-set waiter owns no node while it waits, so it simply goes on in its new session.
+        assertFalse(waitingB.isDone());
+        assertTrue(holdA.isValid());
+        lockA.release();
+        LockHandle holdB = waitingB.get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertTrue(holdB.fencingToken() > holdA.fencingToken());
+        assertEquals(clientB.getZookeeperClient().getZooKeeper().getSessionId(),
+            clientB.checkExists().forPath(holdB.nodePath()).getEphemeralOwner(), "held in B's new session");
+        lockB.release();
+      }
+      waiter.join(ZkTestSupport.WAIT.toMillis());
+      ZkTestSupport.eventually("nothing left", () -> childCount(clientA, path) == 0);
+    }
+  }
+
+  private static int childCount(CuratorFramework client, String path) {
+    try {
+      return client.getChildren().forPath(path).size();
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(LockKind.class)
   void holdIsLostWhenItsNodeIsDeletedByAnotherClient(LockKind kind) throws Exception {
     String path = "/node-deleted/" + kind;
     CuratorFramework clientA = zk.newClient();
@@ -148,7 +209,7 @@ class SessionLossTest {
     CuratorFramework client = zk.newClient();
     SyncLock lock = ZkLocks.queueLock(client, "/expiry/read-only-lost");
     try {
-      LockHandle hold = lock.acquire();
+      LockHandle hold = lock.acquire(ZkTestSupport.WAIT).orElseThrow();
       hold.lost().toCompletableFuture().complete(LockLossReason.NODE_DELETED);
       assertTrue(hold.isValid());
       assertFalse(hold.lost().toCompletableFuture().isDone());

@@ -1,0 +1,141 @@
+package io.synod.recipes.lock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.File;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Eight sessions contend while ZooKeeper fails underneath them, so that creates, lists, watches and deletes fail or
+ * lose their replies at arbitrary points: a standalone server stopped and restarted, and the member of a
+ * three-server ensemble that a client is connected to killed (clients fail over; if it led, a new leader is
+ * elected). Acquisitions may fail (typed); what must hold is exclusion with increasing tokens, every client
+ * finishing its rounds, and no node left behind.
+ */
+class ContentionUnderFailuresTest {
+
+  private static final int CLIENTS = 8;
+  private static final int ROUNDS_PER_CLIENT = 5;
+  /** Bound on tries per client, so that a lock that kept failing ends the test instead of hanging it. */
+  private static final int MAX_TRIES_PER_CLIENT = 200;
+
+  @ParameterizedTest
+  @EnumSource(LockKind.class)
+  void exclusionSurvivesAStandaloneServerRestart(LockKind kind) throws Exception {
+    try (ZkTestSupport zk = new ZkTestSupport()) {
+      contendThrough(kind, zk, zk.connectString(), () -> {
+        zk.server.stop();
+        Thread.sleep(500);
+        zk.server.restart();
+      });
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(LockKind.class)
+  void exclusionSurvivesLosingAnEnsembleMember(LockKind kind) throws Exception {
+    try (ZkTestSupport zk = new ZkTestSupport(); TestingCluster ensemble = startEnsemble()) {
+      contendThrough(kind, zk, ensemble.getConnectString(), () -> {
+        CuratorFramework probe = zk.newClient(ensemble.getConnectString(), new RetryNTimes(10, 200));
+        InstanceSpec connectedTo = ensemble.findConnectionInstance(probe.getZookeeperClient().getZooKeeper());
+        ensemble.killServer(connectedTo);
+      });
+    }
+  }
+
+  /** Three servers on 127.0.0.1 only (client, quorum and election ports). */
+  private static TestingCluster startEnsemble() throws Exception {
+    List<InstanceSpec> specs = new ArrayList<>();
+    for (int serverId = 1; serverId <= 3; serverId++) {
+      specs.add(new InstanceSpec((File) null, -1, -1, -1, true, serverId, -1, -1,
+          Map.of("clientPortAddress", ZkTestSupport.HOST), ZkTestSupport.HOST));
+    }
+    TestingCluster ensemble = new TestingCluster(specs);
+    ensemble.start();
+    return ensemble;
+  }
+
+  @FunctionalInterface
+  private interface Disruption {
+    void run() throws Exception;
+  }
+
+  private static void contendThrough(LockKind kind, ZkTestSupport zk, String connectString, Disruption disruption) throws Exception {
+    String path = "/contention/" + kind;
+    List<CuratorFramework> clients = new ArrayList<>();
+    for (int i = 0; i < CLIENTS; i++) {
+      clients.add(zk.newClient(connectString, new RetryNTimes(10, 200)));
+    }
+    FencedResource resource = new FencedResource();
+    AtomicInteger grants = new AtomicInteger();
+    ExecutorService threads = Executors.newFixedThreadPool(CLIENTS);
+    try {
+      List<Future<?>> runs = new ArrayList<>();
+      for (CuratorFramework client : clients) {
+        runs.add(threads.submit(() -> {
+          try (Locks.Any lock = Locks.create(kind, client, path)) {
+            int done = 0;
+            for (int tries = 0; done < ROUNDS_PER_CLIENT; tries++) {
+              if (tries == MAX_TRIES_PER_CLIENT) {
+                throw new AssertionError("no progress after " + tries + " tries");
+              }
+              Optional<LockHandle> hold;
+              try {
+                hold = lock.acquire(Duration.ofSeconds(5));
+              } catch (LockException e) {
+                continue; // typed failure while ZooKeeper is away: try again
+              }
+              if (hold.isEmpty()) {
+                continue;
+              }
+              grants.incrementAndGet();
+              resource.enter(hold.get().fencingToken());
+              Thread.sleep(2);
+              resource.exit();
+              try {
+                lock.release();
+              } catch (LockException e) {
+                // Not confirmed in time; the delete goes on in the background.
+              }
+              done++;
+            }
+          }
+          return null;
+        }));
+      }
+      // Let contention build up, then disrupt ZooKeeper under it.
+      ZkTestSupport.eventually("contention under way", () -> grants.get() >= CLIENTS);
+      disruption.run();
+      for (Future<?> run : runs) {
+        run.get(2 * ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    assertEquals(List.of(), resource.violations());
+    assertEquals(CLIENTS * ROUNDS_PER_CLIENT, resource.entryTokens().size());
+    CuratorFramework observer = clients.get(0);
+    ZkTestSupport.eventually("no node left behind", () -> {
+      try {
+        return observer.getChildren().forPath(path).isEmpty();
+      } catch (Exception e) {
+        return false;
+      }
+    });
+  }
+}
