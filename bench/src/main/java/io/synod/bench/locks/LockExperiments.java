@@ -383,7 +383,7 @@ public final class LockExperiments {
                         series(points, xOf, LockRunResult::throughputPerSecond)),
                 Charts.lines(title + ": wait-order inversions", xTitle, "inversion rate (0 = FIFO)",
                         series(points, xOf, LockRunResult::inversionRate)),
-                Charts.lines(title + ": Jain's index over clients' mean acquire", xTitle, "Jain's index (1 = equal waits)",
+                Charts.lines(title + ": Jain's index", xTitle, "Jain's index of clients' mean acquire (1 = equal)",
                         series(points, xOf, LockRunResult::jainIndex)));
         Charts.savePngGrid(charts, 3, config.outDir().resolve(fileStem + ".png"));
     }
