@@ -249,12 +249,4 @@ public final class LockWorkload {
         }
         pump();
     }
-
-    long[] arrivalOffsetsNanos() {
-        return arrivalOffsetsNanos.clone();
-    }
-
-    String lockPath() {
-        return lockPath;
-    }
 }
