@@ -125,24 +125,60 @@ public final class ZkEnsemble implements AutoCloseable {
 
     /** Start the proxies and the server JVMs and wait until every server serves (leader elected). */
     public static ZkEnsemble start(EnsembleOptions options) throws IOException, InterruptedException {
-        ZkEnsemble ensemble = new ZkEnsemble(options);
-        try {
-            ensemble.startAll();
-            return ensemble;
-        } catch (IOException | InterruptedException | RuntimeException e) {
-            ensemble.close();
-            throw e;
+        for (int attempt = 1; ; attempt++) {
+            ZkEnsemble ensemble = new ZkEnsemble(options);
+            try {
+                ensemble.startAll();
+                return ensemble;
+            } catch (PortTakenException e) {
+                // Another process bound a chosen port between its release and the server's bind.
+                ensemble.close();
+                if (attempt == START_ATTEMPTS) {
+                    throw e;
+                }
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                ensemble.close();
+                throw e;
+            }
+        }
+    }
+
+    private static final int START_ATTEMPTS = 3;
+
+    /** A server could not bind its port: worth another attempt with fresh ports. */
+    static final class PortTakenException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        PortTakenException(String message) {
+            super(message);
         }
     }
 
     private void startAll() throws IOException, InterruptedException {
         int size = options.size();
-        List<Integer> ports = freePorts(3 * size);
-        for (int k = 0; k < size; k++) {
-            int myId = k + 1;
-            Path dir = Files.createDirectories(baseDir.resolve("server-" + myId));
-            servers.add(new ServerNode(myId, ports.get(3 * k), ports.get(3 * k + 1), ports.get(3 * k + 2), dir));
+        // The servers' ports stay reserved (bound) while the proxies pick their own ephemeral ports, so
+        // a proxy can never take a server's port; they are released only just before the servers start.
+        List<ServerSocket> reservations = reservePorts(3 * size);
+        try {
+            for (int k = 0; k < size; k++) {
+                int myId = k + 1;
+                Path dir = baseDir.resolve("server-" + myId);
+                // A kept base dir may hold an earlier run's (or start attempt's) data: never mix it in.
+                deleteRecursively(dir);
+                Files.createDirectories(dir);
+                servers.add(new ServerNode(myId, reservations.get(3 * k).getLocalPort(),
+                        reservations.get(3 * k + 1).getLocalPort(), reservations.get(3 * k + 2).getLocalPort(), dir));
+            }
+            startProxies();
+        } finally {
+            for (ServerSocket socket : reservations) {
+                socket.close();
+            }
         }
+        launchServers();
+    }
+
+    private void startProxies() throws InterruptedException {
         DelaySpec clientHalf = DelaySpec.halfOfRtt(clientRtt);
         DelaySpec serverHalf = DelaySpec.halfOfRtt(serverRtt);
         long seed = options.seed();
@@ -157,6 +193,9 @@ public final class ZkEnsemble implements AutoCloseable {
                     .toTargetRewriter(() -> new ElectionAddressRewriter(this::electionProxyAddress))
                     .start();
         }
+    }
+
+    private void launchServers() throws IOException, InterruptedException {
         Path logbackConfig = baseDir.resolve("logback-server.xml");
         Files.writeString(logbackConfig, SERVER_LOGBACK_XML, StandardCharsets.UTF_8);
         for (ServerNode node : servers) {
@@ -253,8 +292,11 @@ public final class ZkEnsemble implements AutoCloseable {
         for (ServerNode node : servers) {
             while (true) {
                 if (!node.process.isAlive()) {
-                    throw new IOException("ZooKeeper server " + node.myId + " exited with " + node.process.exitValue()
-                            + "; last output:\n" + tail(node.dir.resolve("server.out"), 30));
+                    String output = tail(node.dir.resolve("server.out"), 30);
+                    String message = "ZooKeeper server " + node.myId + " exited with " + node.process.exitValue()
+                            + "; last output:\n" + output;
+                    throw output.contains("Address already in use") ? new PortTakenException(message)
+                            : new IOException(message);
                 }
                 Optional<String> mode = mode(node);
                 if (mode.isPresent()) {
@@ -416,8 +458,8 @@ public final class ZkEnsemble implements AutoCloseable {
         }
     }
 
-    private static List<Integer> freePorts(int count) throws IOException {
-        // Hold all sockets open until every port is chosen, so no port is handed out twice.
+    /** Binds {@code count} distinct free ports on 127.0.0.1; the caller closes them to hand them on. */
+    private static List<ServerSocket> reservePorts(int count) throws IOException {
         List<ServerSocket> sockets = new ArrayList<>();
         try {
             for (int i = 0; i < count; i++) {
@@ -426,11 +468,12 @@ public final class ZkEnsemble implements AutoCloseable {
                 socket.bind(new InetSocketAddress("127.0.0.1", 0));
                 sockets.add(socket);
             }
-            return sockets.stream().map(ServerSocket::getLocalPort).collect(Collectors.toList());
-        } finally {
+            return sockets;
+        } catch (IOException e) {
             for (ServerSocket socket : sockets) {
                 socket.close();
             }
+            throw e;
         }
     }
 
