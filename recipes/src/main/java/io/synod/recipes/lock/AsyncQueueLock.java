@@ -154,7 +154,7 @@ public final class AsyncQueueLock extends ZkLockBase implements AsyncLock {
       }
       QueueNodes.View queue = QueueNodes.view(event.getChildren(), ourName, attemptId);
       for (String stray : queue.strayDuplicates) {
-        SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, ZKPaths.makePath(lockPath, stray), ourStat.getEphemeralOwner(), -1), lockPath);
+        SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, ZKPaths.makePath(lockPath, stray), ourStat.getEphemeralOwner(), NodeReaper.ANY_CZXID), lockPath);
       }
       synchronized (this) {
         strayDuplicatesHandled = true;
@@ -230,7 +230,7 @@ public final class AsyncQueueLock extends ZkLockBase implements AsyncLock {
         nodeToDelete = strayDuplicatesHandled ? ourPath : null;
       }
       if (nodeToDelete != null) {
-        SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, nodeToDelete, ourStat.getEphemeralOwner(), -1), lockPath);
+        SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, nodeToDelete, ourStat.getEphemeralOwner(), NodeReaper.ANY_CZXID), lockPath);
       } else {
         // The create failed, or succeeded without our having listed the queue: find every node of this attempt.
         SyncSupport.logIfFailed(NodeReaper.reapQueueAttempt(client, lockPath, attemptId), lockPath);

@@ -13,16 +13,14 @@ final class Hold implements LockHandle {
   private final String nodePath;
   private final long fencingToken;
   private final long sessionId;
-  private final int nodeVersion;
   private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
   private final CompletableFuture<LockLossReason> lost = new CompletableFuture<>();
 
-  Hold(String lockPath, String nodePath, long czxid, long sessionId, int nodeVersion) {
+  Hold(String lockPath, String nodePath, long czxid, long sessionId) {
     this.lockPath = lockPath;
     this.nodePath = nodePath;
     this.fencingToken = czxid;
     this.sessionId = sessionId;
-    this.nodeVersion = nodeVersion;
   }
 
   @Override
@@ -53,11 +51,6 @@ final class Hold implements LockHandle {
   /** The session that owns the hold node; the node lives no longer than this session. */
   long sessionId() {
     return sessionId;
-  }
-
-  /** The hold node's data version at creation, so a delete cannot hit a node that replaced ours. */
-  int nodeVersion() {
-    return nodeVersion;
   }
 
   /** Ends the hold as lost; {@code true} if it was held until now (the caller must then clean up the node). */

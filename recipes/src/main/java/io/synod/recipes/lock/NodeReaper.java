@@ -22,6 +22,10 @@ import org.apache.zookeeper.data.Stat;
  * And once the session has ended, ZooKeeper deletes its ephemeral nodes itself, so "the session is gone" counts
  * as success. This class is the only place where the locks use ZooKeeper's handle directly.
  *
+ * <p>Pinning to the session is not enough within a living session: a delete whose reply was lost may have
+ * executed, and the fixed-name node may already be the next holder's. Retried deletes therefore check the node's
+ * czxid first (see {@link #deleteOwnedNode}).
+ *
  * <p>Each task retries connection loss with back-off for as long as its handle is alive, and for at most
  * twice the session timeout plus {@link #EXTRA_RETRY_NANOS} in all (by then the session has either resumed or
  * expired). The returned future completes when the node is gone or its session ended, and fails with a
@@ -34,20 +38,49 @@ final class NodeReaper {
   private static final long EXTRA_RETRY_NANOS = 10_000_000_000L;
   /** Pin to whichever session is current when the task starts (for nodes whose owner is not known). */
   private static final long CURRENT_SESSION = -1;
+  /** For nodes with unique names, which need no identity check before a retried delete. */
+  static final long ANY_CZXID = -1;
 
   private NodeReaper() {}
 
-  /** Deletes a node this process holds (or held) in session {@code sessionId}, if it still has that version. */
-  static CompletableFuture<Void> deleteOwnedNode(CuratorFramework client, String lockPath, String nodePath, long sessionId, int version) {
+  /**
+   * Deletes a node that this process knows to be its own, created in session {@code sessionId} with creation zxid
+   * {@code czxid} ({@link #ANY_CZXID} for queue nodes, whose unique names make them unmistakable).
+   *
+   * <p>The first attempt deletes at once: the node is ours at that moment. A retry after connection loss first
+   * reads the node, and deletes it only if it is still the one created at {@code czxid}: the lost attempt may have
+   * deleted it already, and the test-and-set node's fixed name may since belong to the next holder, whose node
+   * has the same name and the same data version, but not the same czxid.
+   */
+  static CompletableFuture<Void> deleteOwnedNode(CuratorFramework client, String lockPath, String nodePath, long sessionId, long czxid) {
     return new PinnedTask(client, lockPath, "delete " + nodePath, sessionId) {
+      private boolean verifyFirst;
+
       @Override
       void attempt() {
-        handle.delete(serverPath(nodePath), version, (rc, path, ctx) -> {
+        if (verifyFirst && czxid != ANY_CZXID) {
+          handle.exists(serverPath(nodePath), false, (rc, path, ctx, stat) -> {
+            Code code = Code.get(rc);
+            if (code == Code.NONODE || (code == Code.OK && (stat == null || stat.getCzxid() != czxid))) {
+              succeed(); // ours is gone; whatever is there now is someone else's
+            } else if (code == Code.OK) {
+              delete();
+            } else {
+              retryOrFail(code);
+            }
+          }, null);
+        } else {
+          delete();
+        }
+      }
+
+      private void delete() {
+        handle.delete(serverPath(nodePath), -1, (rc, path, ctx) -> {
           Code code = Code.get(rc);
-          // NONODE: already gone. BADVERSION: the node at this path is no longer ours; leave it alone.
-          if (code == Code.OK || code == Code.NONODE || code == Code.BADVERSION) {
+          if (code == Code.OK || code == Code.NONODE) {
             succeed();
           } else {
+            verifyFirst = true; // the delete may have happened: never repeat it blindly
             retryOrFail(code);
           }
         }, null);
@@ -73,7 +106,7 @@ final class NodeReaper {
           } else {
             List<String> ours = children.stream().filter(child -> child.startsWith(prefix)).toList();
             CompletableFuture.allOf(ours.stream()
-                    .map(child -> deleteOwnedNode(client, lockPath, ZKPaths.makePath(lockPath, child), handle.getSessionId(), -1))
+                    .map(child -> deleteOwnedNode(client, lockPath, ZKPaths.makePath(lockPath, child), handle.getSessionId(), ANY_CZXID))
                     .toArray(CompletableFuture[]::new))
                 .whenComplete((ignored, error) -> {
                   if (error == null) {
@@ -103,7 +136,7 @@ final class NodeReaper {
           } else if (code != Code.OK) {
             retryOrFail(code);
           } else if (isOwnedBy(stat, handle.getSessionId()) && Arrays.equals(data, attemptData)) {
-            deleteOwnedNode(client, lockPath, holderPath, handle.getSessionId(), stat.getVersion())
+            deleteOwnedNode(client, lockPath, holderPath, handle.getSessionId(), stat.getCzxid())
                 .whenComplete((ignored, error) -> {
                   if (error == null) {
                     succeed();

@@ -123,6 +123,6 @@ public final class QueueLock extends ZkLockBase implements SyncLock {
   }
 
   private void deleteStray(String nodePath, long session) {
-    SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, nodePath, session, -1), lockPath);
+    SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, nodePath, session, NodeReaper.ANY_CZXID), lockPath);
   }
 }

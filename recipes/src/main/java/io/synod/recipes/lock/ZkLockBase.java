@@ -87,7 +87,7 @@ abstract class ZkLockBase {
    * cancelled): the caller then still owns the node and must delete it.
    */
   final Hold grant(Object attempt, String nodePath, Stat nodeStat) {
-    Hold granted = new Hold(lockPath, nodePath, nodeStat.getCzxid(), nodeStat.getEphemeralOwner(), nodeStat.getVersion());
+    Hold granted = new Hold(lockPath, nodePath, nodeStat.getCzxid(), nodeStat.getEphemeralOwner());
     synchronized (this) {
       if (closed || currentAttempt != attempt) {
         return null;
@@ -137,7 +137,7 @@ abstract class ZkLockBase {
 
   /** Deletes the node of a hold, pinned to the hold's session (see {@link NodeReaper}). */
   final CompletableFuture<Void> deleteNode(Hold of) {
-    return NodeReaper.deleteOwnedNode(client, lockPath, of.nodePath(), of.sessionId(), of.nodeVersion());
+    return NodeReaper.deleteOwnedNode(client, lockPath, of.nodePath(), of.sessionId(), of.fencingToken());
   }
 
   public final boolean isAcquiredInThisProcess() {

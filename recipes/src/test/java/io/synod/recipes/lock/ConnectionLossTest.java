@@ -94,6 +94,55 @@ class ConnectionLossTest {
   }
 
   @ParameterizedTest
+  @EnumSource(LockKind.class)
+  void lostReleaseReplyIsNeverRetriedOntoTheNextHoldersNode(LockKind kind) throws Exception {
+    // The release's delete executes, its reply is lost, the next holder creates its node (for TAS: same name,
+    // same data version), and only then does the releasing client learn of the connection loss and retry.
+    String path = "/lost-release-reply/" + kind;
+    CuratorFramework lockClient = zk.newClient(proxy.connectString(), new RetryNTimes(20, 100));
+    try (Locks.Any lock = Locks.create(kind, lockClient, path); Locks.Any next = Locks.create(kind, observer, path)) {
+      LockHandle first = lock.acquire();
+      proxy.dropReplies(true);
+      CompletableFuture<Void> releasing = new CompletableFuture<>();
+      Thread releaser = new Thread(() -> {
+        try {
+          lock.release();
+          releasing.complete(null);
+        } catch (Throwable t) {
+          releasing.completeExceptionally(t);
+        }
+      }, "releaser-" + kind);
+      releaser.setDaemon(true);
+      releaser.start();
+      ZkTestSupport.eventually("release executed on the server", () -> !children(path).contains(name(first)));
+      LockHandle second = next.acquire();
+
+      proxy.dropReplies(false);
+      proxy.cutConnections();
+      try {
+        releasing.get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        // A release not confirmed in time reports it; what matters is what happens to the next holder's node.
+        assertTrue(e.getCause() instanceof LockCoordinationException, "typed, got " + e.getCause());
+      }
+      // Whatever the retry did, it has done it by the time the old session's client is connected again and its
+      // release has returned; the next holder must be untouched.
+      assertTrue(lockClient.blockUntilConnected((int) ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS));
+      CuratorFramework check = zk.newClient();
+      ZkTestSupport.eventually("the releasing client's retry has run",
+          () -> lockClient.getZookeeperClient().isConnected() && releasing.isDone());
+      Stat secondNode = check.checkExists().forPath(second.nodePath());
+      assertTrue(secondNode != null && secondNode.getCzxid() == second.fencingToken(), "the next holder's node survives");
+      assertTrue(second.isValid());
+      next.release();
+    }
+  }
+
+  private static String name(LockHandle hold) {
+    return hold.nodePath().substring(hold.nodePath().lastIndexOf('/') + 1);
+  }
+
+  @ParameterizedTest
   @EnumSource(value = LockKind.class, names = {"ASYNC_QUEUE", "ASYNC_TAS"})
   void cancellingWhileTheCreateReplyIsLostLeavesNothingBehind(LockKind kind) throws Exception {
     String path = "/lost-reply-cancel/" + kind;
