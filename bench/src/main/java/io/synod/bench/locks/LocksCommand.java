@@ -1,0 +1,133 @@
+package io.synod.bench.locks;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/** {@code synod bench locks}: the seed paper's lock experiments on a real ZooKeeper ensemble with injected latency. */
+@Command(name = "locks",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+                "Reproduces the experiments of \"The Cost of Consensus: Synchronization in Distributed Systems\":",
+                "sync/async queue locks and sync/async test-and-set (TAS) locks from synod-recipes on a real",
+                "ZooKeeper ensemble (1, 3 or 5 server JVMs on 127.0.0.1) whose client-server and server-server",
+                "links pass through user-space delay proxies (this kernel has no tc netem).",
+                "",
+                "Experiments (--experiments, default all; each cites the paper figure it reproduces):",
+                "  baseline             Fig. 7     sync vs async latency of create/set/get/exists/getChildren",
+                "  create-grid          Figs. 8-9  async and sync create over client RTT x server RTT",
+                "  lock-grid            Fig. 10    the four locks over client RTT x server RTT (heatmaps)",
+                "  server-rtt           Fig. 11    server-server RTT sweep at client RTT 100 ms",
+                "  contention-high-rtt  Fig. 13    critical-section sweep, client RTT 100 ms, inter-arrival 200 ms",
+                "  contention-low-rtt   Fig. 14    critical-section sweep, client RTT 0 ms, inter-arrival 200 ms",
+                "  low-contention-rtt   Fig. 15    client RTT sweep, critical section 1 ms, inter-arrival 500 ms",
+                "  high-contention-rtt  Fig. 16    client RTT sweep, critical section 150 ms, inter-arrival 200 ms",
+                "",
+                "Lock requests arrive open-loop (exponential inter-arrival) and hold the lock for an exponential",
+                "critical section; each request is served by the first idle client session. Reported per run:",
+                "median, p99 and mean acquire latency, throughput, Jain's index over the clients' mean acquire",
+                "latencies and the wait-order inversion rate (0 = FIFO). At the end a findings table states, per finding of the paper,",
+                "whether this run confirms it, with the rule used. Output: CSV + PNG files in --out.",
+                ""},
+        footer = {"",
+                "Profiles: --quick runs a reduced grid in a few minutes; --full runs the paper-sized grid (hours).",
+                "With neither, --quick is used.",
+                "Exit codes: 0 success, 1 the run failed, 2 bad arguments."})
+public final class LocksCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @CommandLine.ArgGroup(exclusive = true)
+    ProfileChoice profileChoice;
+
+    static final class ProfileChoice {
+        @Option(names = "--quick", required = true, description = "Reduced grid that finishes in a few minutes.")
+        boolean quick;
+
+        @Option(names = "--full", required = true, description = "Paper-sized grid: many hours. Opt-in.")
+        boolean full;
+    }
+
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "Output directory (created if missing). Default: bench-results/locks-<UTC timestamp>.")
+    Path outDir;
+
+    @Option(names = "--ensemble-size", paramLabel = "N", defaultValue = "3",
+            description = "ZooKeeper servers: 1, 3 or 5 (default: ${DEFAULT-VALUE}).")
+    int ensembleSize;
+
+    @Option(names = "--experiments", paramLabel = "LIST", split = ",",
+            description = "Comma-separated experiments to run (default: all). See the list above.")
+    List<String> experimentNames;
+
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "42",
+            description = "Seed of the arrival/critical-section draws and proxy jitter (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--clients", paramLabel = "N", defaultValue = "5",
+            description = "Client sessions (separate ZooKeeper sessions) contending for the lock (default: ${DEFAULT-VALUE}).")
+    int clients;
+
+    @Option(names = "--requests", paramLabel = "N",
+            description = "Lock requests per run (per primitive and grid point); default: the profile's (quick 16, full 100).")
+    Integer requests;
+
+    @Option(names = "--keep-server-files", description = "Keep the ensemble's configs, data and logs under DIR/ensemble.")
+    boolean keepServerFiles;
+
+    @Override
+    public Integer call() throws Exception {
+        if (ensembleSize != 1 && ensembleSize != 3 && ensembleSize != 5) {
+            throw new ParameterException(spec.commandLine(), "--ensemble-size must be 1, 3 or 5, was " + ensembleSize);
+        }
+        if (clients < 1 || clients > 64) {
+            throw new ParameterException(spec.commandLine(), "--clients must be in [1, 64], was " + clients);
+        }
+        if (requests != null && (requests < 1 || requests > 100_000)) {
+            throw new ParameterException(spec.commandLine(), "--requests must be in [1, 100000], was " + requests);
+        }
+        Set<Experiment> experiments = EnumSet.noneOf(Experiment.class);
+        if (experimentNames == null || experimentNames.isEmpty()) {
+            experiments = EnumSet.allOf(Experiment.class);
+        } else {
+            for (String name : experimentNames) {
+                try {
+                    experiments.add(Experiment.fromCliName(name));
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), e.getMessage());
+                }
+            }
+        }
+        boolean full = profileChoice != null && profileChoice.full;
+        Profile profile = full ? Profile.full() : Profile.quick();
+        if (profileChoice == null) {
+            spec.commandLine().getOut().println("No profile given: running --quick (pass --full for the paper-sized grid).");
+        }
+        if (requests != null) {
+            profile = profile.withLockRequestsPerRun(requests);
+        }
+        Path out = outDir != null ? outDir : Path.of("bench-results", "locks-"
+                + ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        LockExperiments.Config config = new LockExperiments.Config(profile, out, ensembleSize, experiments, seed,
+                clients, keepServerFiles, new RecipesLocks());
+        spec.commandLine().getOut().println("synod bench locks: profile " + profile.name() + ", ensemble of "
+                + ensembleSize + ", " + clients + " clients, seed " + seed + ", experiments "
+                + experiments.stream().map(Experiment::cliName).toList());
+        new LockExperiments(config, spec.commandLine().getOut()).run();
+        return 0;
+    }
+}
