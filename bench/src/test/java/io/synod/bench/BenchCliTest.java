@@ -61,4 +61,16 @@ class BenchCliTest {
         assertEquals(BenchCli.EXIT_USAGE, missing.exitCode());
         assertTrue(missing.err().contains("Missing command"), missing.err());
     }
+
+    @Test
+    void codecCommandExplainsItselfAndRefusesAnUnwritableOutputBeforeBenchmarking() {
+        Run help = run("codec", "--help");
+        assertEquals(0, help.exitCode());
+        for (String expected : new String[] {"--quick", "--out", "Backblaze", "(10,4)"}) {
+            assertTrue(help.out().contains(expected), "help lacks " + expected);
+        }
+        Run badOut = run("codec", "--quick", "--out", "/nonexistent-dir-for-synod-test/x.csv");
+        assertEquals(BenchCli.EXIT_USAGE, badOut.exitCode());
+        assertTrue(badOut.err().contains("does not exist or is not writable"), badOut.err());
+    }
 }
