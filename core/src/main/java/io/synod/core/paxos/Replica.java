@@ -634,14 +634,9 @@ public final class Replica {
     }
 
     private void onAccept(Message.Accept m) {
-        if (m.ballot().nodeId() != m.from()) {
+        if (!admitLeaderMessage(m)) {
             return;
         }
-        if (m.ballot().isBelow(promised)) {
-            messages.add(new Message.Nack(self, m.from(), promised, m.ballot()));
-            return;
-        }
-        followLeader(m.from(), m.ballot());
         long[] slots = new long[m.entries().size()];
         int count = 0;
         for (Entry entry : m.entries()) {
@@ -688,31 +683,39 @@ public final class Replica {
     }
 
     private void onHeartbeat(Message.Heartbeat m) {
-        if (m.ballot().nodeId() != m.from()) {
+        if (!admitLeaderMessage(m)) {
             return;
         }
-        if (m.ballot().isBelow(promised)) {
-            messages.add(new Message.Nack(self, m.from(), promised, m.ballot()));
-            return;
-        }
-        followLeader(m.from(), m.ballot());
         learnCommit(m.ballot(), m.leaderCommit());
         messages.add(new Message.HeartbeatReply(self, m.from(), m.ballot(), appliedSlot));
     }
 
     private void onInstallSnapshot(Message.InstallSnapshot m) {
-        if (m.ballot().nodeId() != m.from()) {
+        if (!admitLeaderMessage(m)) {
             return;
         }
-        if (m.ballot().isBelow(promised)) {
-            messages.add(new Message.Nack(self, m.from(), promised, m.ballot()));
-            return;
-        }
-        followLeader(m.from(), m.ballot());
         if (m.snapshot().lastIncludedSlot() > appliedSlot) {
             installSnapshot(m.snapshot());
         }
         messages.add(new Message.HeartbeatReply(self, m.from(), m.ballot(), appliedSlot));
+    }
+
+    /**
+     * The gate for Accept, Heartbeat and InstallSnapshot: a message from a leader of a ballot below
+     * our promise is refused with a Nack (so a deposed leader learns it, Paxos Made Simple §2.2
+     * P1a); otherwise we follow its sender. A ballot names the node that runs it; a message whose
+     * sender is not that node is corrupt and dropped.
+     */
+    private boolean admitLeaderMessage(Message m) {
+        if (m.ballot().nodeId() != m.from()) {
+            return false;
+        }
+        if (m.ballot().isBelow(promised)) {
+            messages.add(new Message.Nack(self, m.from(), promised, m.ballot()));
+            return false;
+        }
+        followLeader(m.from(), m.ballot());
+        return true;
     }
 
     /** A message from a leader whose ballot is at least our promise: follow it. */

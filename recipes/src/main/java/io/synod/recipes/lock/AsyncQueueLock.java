@@ -49,13 +49,7 @@ public final class AsyncQueueLock extends ZkLockBase implements AsyncLock {
 
   @Override
   public CompletionStage<Void> releaseAsync() {
-    Hold released;
-    try {
-      released = takeHoldForRelease();
-    } catch (LockStateException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    return released == null ? CompletableFuture.completedFuture(null) : deleteNode(released);
+    return releaseWithoutBlocking();
   }
 
   private CompletableFuture<LockHandle> start() {

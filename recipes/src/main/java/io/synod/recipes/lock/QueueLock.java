@@ -52,10 +52,7 @@ public final class QueueLock extends ZkLockBase implements SyncLock {
 
   @Override
   public void release() throws Exception {
-    Hold released = takeHoldForRelease();
-    if (released != null) {
-      SyncSupport.await(deleteNode(released), this);
-    }
+    releaseAndAwaitDelete();
   }
 
   private Optional<LockHandle> acquire(boolean timed, long deadlineNanos) throws LockException {

@@ -122,6 +122,28 @@ abstract class ZkLockBase {
     return null;
   }
 
+  /**
+   * {@code release()} of the blocking locks: takes the hold and waits (bounded, see {@link SyncSupport#await}) for
+   * its node to be deleted. Releasing what is already released or lost does nothing.
+   */
+  final void releaseAndAwaitDelete() throws Exception {
+    Hold released = takeHoldForRelease();
+    if (released != null) {
+      SyncSupport.await(deleteNode(released), this);
+    }
+  }
+
+  /** {@code releaseAsync()} of the asynchronous locks: as {@link #releaseAndAwaitDelete()}, without blocking. */
+  final CompletableFuture<Void> releaseWithoutBlocking() {
+    Hold released;
+    try {
+      released = takeHoldForRelease();
+    } catch (LockStateException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return released == null ? CompletableFuture.completedFuture(null) : deleteNode(released);
+  }
+
   /** Releases a hold that was granted to an attempt nobody waits for any more (cancelled concurrently). */
   final void releaseOrphanedGrant(Hold granted) {
     synchronized (this) {
