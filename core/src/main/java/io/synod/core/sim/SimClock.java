@@ -5,7 +5,7 @@ import io.synod.core.util.Check;
 /**
  * A node's local clock: an offset from simulated time plus a bounded drift rate, piecewise linear
  * so the drift can change and the clock can jump forward, but never runs backwards (the replica's
- * timers assume a monotonic clock, like System.nanoTime).
+ * timers assume a monotonic clock, as a JVM's monotonic nanosecond timer is).
  */
 final class SimClock {
     private long baseSimNanos;

@@ -67,7 +67,23 @@ class SimulationSweepTest {
     void aHealthyClusterAnswersAlmostEverything() {
         Sweep sweep = sweep(SimConfig.defaults(3, FaultProfile.NONE), 20_001, 50);
         assertEquals(List.of(), sweep.failures());
-        assertEquals(0, sweep.indeterminate(), "no faults, yet indeterminate operations: " + sweep);
         assertTrue(sweep.ok() > sweep.operations() * 9 / 10, "without faults most operations succeed: " + sweep);
+    }
+
+    @Test
+    void withoutFaultsOrOverloadNoOperationIsLeftIndeterminate() {
+        // Without faults an operation ends "info" only when its client ran out of attempts on BUSY
+        // answers and timeouts: the overload a tight replica (proposal queue of 3) on a slow disk
+        // produces by design (seed 20019 does). Everywhere else every outcome must be definite.
+        int checked = 0;
+        for (long seed = 20_001; seed <= 20_050; seed++) {
+            SimResult result = Simulation.run(SimConfig.defaults(3, FaultProfile.NONE).withSeed(seed));
+            assertTrue(result.passed(), result.summaryLine());
+            if (!result.environment().contains("tight-replica")) {
+                checked++;
+                assertEquals(0, result.indeterminateOperations(), "indeterminate operations without faults: " + result.summaryLine());
+            }
+        }
+        assertTrue(checked >= 25, "too few seeds without a tight replica to mean anything: " + checked);
     }
 }
