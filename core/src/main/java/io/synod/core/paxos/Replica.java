@@ -35,7 +35,15 @@ import java.util.TreeMap;
  *   <li>Seeing a higher ballot, a leader steps down; a candidate whose phase 1 cannot finish gives
  *       up (resigns) and never serves. The oracle is a hint: it cannot make two leaders commit.</li>
  * </ul>
- * Not thread-safe: one replica is driven by one event loop.
+ * Extension points. Leases plug in through {@link LeaseHooks} (local reads, deferred commit, acceptors
+ * that must accept a slot before it commits). Per-slot value coding (RS-Paxos, Mu et al. 2014, §4)
+ * plugs in at three seams: {@link QuorumPolicy#isWriteQuorum} sees the entry, so a slot coded into X
+ * shards can require {@code Q_W(X)} acceptances; Accept messages are built per acceptor (in
+ * {@code sendEntries}), where acceptor i would receive shard i instead of the full command; and phase 1
+ * merges promised entries per slot (in {@code mergePhase1}), where shards of the highest ballot would
+ * be collected and decoded once X of them arrived. The codec itself is {@code io.synod.core.erasure}.
+ *
+ * <p>Not thread-safe: one replica is driven by one event loop.
  */
 public final class Replica {
     private final ReplicaConfig config;
