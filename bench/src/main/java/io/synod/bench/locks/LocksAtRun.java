@@ -109,14 +109,16 @@ final class LocksAtRun {
             progress("root " + root);
             admin.create().creatingParentsIfNeeded().forPath(root);
             List<CuratorFramework> clients = sessions.subList(1, sessions.size());
+            List<ZkOpsBenchmark.OpResult> baseline;
+            Map<LockPrimitive, LockRunResult> results;
             try {
                 warmUp(admin, clients, timer);
-                List<ZkOpsBenchmark.OpResult> baseline = runBaseline(admin, clients.get(0));
-                Map<LockPrimitive, LockRunResult> results = runLocks(admin, clients, timer);
-                return report(contactString, baseline, results);
+                baseline = runBaseline(admin, clients.get(0));
+                results = runLocks(admin, clients, timer);
             } finally {
                 cleanUp(admin);
             }
+            return report(contactString, baseline, results);
         } finally {
             // Sessions end before the timer, so no release callback is left pending on a closed timer.
             for (CuratorFramework session : sessions) {
@@ -325,10 +327,13 @@ final class LocksAtRun {
             LockRunResult r = entry.getValue();
             overlapping += r.exclusionViolations();
             tokenOrder += r.tokenOrderViolations();
-            text.append(String.format(Locale.ROOT, "%-12s %9s %9.1f %9.1f %9.1f %10.2f %6.2f %10.2f %11d %11d%n",
+            // "-": no two requests ever waited at the same time, so there is no order to invert.
+            String inversions = Double.isNaN(r.inversionRate()) ? "-"
+                    : String.format(Locale.ROOT, "%.2f", r.inversionRate());
+            text.append(String.format(Locale.ROOT, "%-12s %9s %9.1f %9.1f %9.1f %10.2f %6.2f %10s %11d %11d%n",
                     entry.getKey().label(), r.completed() + "/" + r.spec().requestCount(), r.acquire().medianMillis(),
                     r.acquire().p99Millis(), r.acquire().meanMillis(), r.throughputPerSecond(), r.jainIndex(),
-                    r.inversionRate(), r.exclusionViolations(), r.tokenOrderViolations()));
+                    inversions, r.exclusionViolations(), r.tokenOrderViolations()));
         }
         if (!baseline.isEmpty()) {
             text.append("\nZooKeeper operations (ms; async with ").append(ASYNC_WINDOW).append(" in flight):\n");
