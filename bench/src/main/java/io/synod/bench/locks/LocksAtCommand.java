@@ -111,6 +111,9 @@ public final class LocksAtCommand implements Callable<Integer> {
             description = "Creates and gets per mode in the sync-vs-async baseline; 0 skips it (default: ${DEFAULT-VALUE}).")
     int baselineOps;
 
+    /** The locks under test: the recipes; a test swaps in a broken lock to see the exclusion check fire. */
+    LockUnderTest.Factory lockFactory = new RecipesLocks();
+
     @Override
     public Integer call() {
         LocksAtRun.Config config = validate();
@@ -169,7 +172,8 @@ public final class LocksAtCommand implements Callable<Integer> {
         Path out = outDir != null ? outDir : Path.of("bench-results", "locks-at-"
                 + ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         return new LocksAtRun.Config(servers, contactMode.equals("follower"), out, label, clients, requests,
-                interArrivalMillis, serviceMillis, kinds, seed, sessionTimeoutMillis, connectTimeoutSeconds, baselineOps);
+                interArrivalMillis, serviceMillis, kinds, seed, sessionTimeoutMillis, connectTimeoutSeconds, baselineOps,
+                lockFactory);
     }
 
     /** The CLI name of a lock kind: SYNC_QUEUE is sync-queue. */

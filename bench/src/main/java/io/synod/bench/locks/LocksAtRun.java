@@ -51,7 +51,8 @@ final class LocksAtRun {
 
     record Config(List<Server> servers, boolean contactFollower, Path outDir, String label, int clientCount,
                   int requestsPerKind, double interArrivalMillis, double serviceMillis, Set<LockPrimitive> kinds,
-                  long seed, int sessionTimeoutMillis, int connectTimeoutSeconds, int baselineOps) {
+                  long seed, int sessionTimeoutMillis, int connectTimeoutSeconds, int baselineOps,
+                  LockUnderTest.Factory lockFactory) {
     }
 
     /** What the command needs to pick its exit code; everything else is printed and written. */
@@ -197,7 +198,7 @@ final class LocksAtRun {
             admin.create().forPath(lockPath);
             LockWorkloadSpec spec = new LockWorkloadSpec(kind, clients.size(), TimeUnit.MILLISECONDS.toNanos(5),
                     TimeUnit.MILLISECONDS.toNanos(1), config.seed(), ACQUIRE_TIMEOUT, RUN_TIMEOUT_AFTER_LAST_ARRIVAL);
-            new LockWorkload(spec, clients, lockPath, new RecipesLocks(), timer).run();
+            new LockWorkload(spec, clients, lockPath, config.lockFactory(), timer).run();
         }
     }
 
@@ -246,7 +247,7 @@ final class LocksAtRun {
             String lockPath = root + "/lock-" + LocksAtCommand.cliName(kind);
             admin.create().forPath(lockPath);
             progress(kind.label() + ": running");
-            LockRunResult result = new LockWorkload(spec, clients, lockPath, new RecipesLocks(), timer).run();
+            LockRunResult result = new LockWorkload(spec, clients, lockPath, config.lockFactory(), timer).run();
             results.put(kind, result);
             progress(String.format(Locale.ROOT, "%-11s median %8.1f ms, p99 %8.1f ms, mean %8.1f ms, %6.2f/s, Jain %.2f, "
                             + "inversions %.2f, %d/%d ok, %d overlapping grants, %d token-order violations%s",

@@ -144,6 +144,65 @@ class LocksAtCommandTest {
         }
     }
 
+    /**
+     * A "lock" that grants at once to everyone: the run must report the overlapping grants, say that
+     * mutual exclusion was violated, still write its files, and exit with 1.
+     */
+    @Test
+    void aLockThatGrantsEveryoneAtOnceIsReportedAsViolatingExclusion(@TempDir Path outDir) throws Exception {
+        java.util.concurrent.atomic.AtomicLong tokens = new java.util.concurrent.atomic.AtomicLong();
+        LockUnderTest.Factory noLock = (primitive, client, lockPath) -> new LockUnderTest() {
+            @Override
+            public LockPrimitive primitive() {
+                return primitive;
+            }
+
+            @Override
+            public java.util.Optional<Long> acquireBlocking(java.time.Duration timeout) {
+                return java.util.Optional.of(tokens.incrementAndGet());
+            }
+
+            @Override
+            public void releaseBlocking() {
+            }
+
+            @Override
+            public java.util.concurrent.CompletionStage<java.util.Optional<Long>> acquireAsync(java.time.Duration timeout) {
+                return java.util.concurrent.CompletableFuture.completedFuture(java.util.Optional.of(tokens.incrementAndGet()));
+            }
+
+            @Override
+            public java.util.concurrent.CompletionStage<Void> releaseAsync() {
+                return java.util.concurrent.CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        try (TestingServer server = startServer()) {
+            LocksAtCommand command = new LocksAtCommand();
+            command.lockFactory = noLock;
+            CommandLine cli = new CommandLine(command);
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            cli.setOut(new PrintWriter(out, true));
+            cli.setErr(new PrintWriter(err, true));
+            // Requests arrive every ~1 ms and hold for ~100 ms on 3 clients: holds overlap.
+            int exit = cli.execute("--connect", server.getConnectString(), "--out", outDir.toString(), "--clients", "3",
+                    "--requests", "8", "--interarrival-ms", "1", "--service-ms", "100", "--locks", "sync-tas,async-tas",
+                    "--baseline-ops", "0");
+            assertEquals(1, exit, out + "\n" + err);
+            assertTrue(out.toString().contains("MUTUAL EXCLUSION VIOLATED"), out.toString());
+            assertTrue(err.toString().contains("MUTUAL EXCLUSION VIOLATED"), err.toString());
+            List<String> rows = Files.readAllLines(outDir.resolve("locks-at.csv"));
+            int overlaps = List.of(rows.get(0).split(",")).indexOf("exclusion_violations");
+            for (String row : rows.subList(1, rows.size())) {
+                assertTrue(Integer.parseInt(row.split(",")[overlaps]) > 0, row);
+            }
+        }
+    }
+
     @Test
     void anUnreachableEnsembleFailsWithExitCodeOneWithinTheConnectTimeout(@TempDir Path outDir) throws Exception {
         int closedPort;
