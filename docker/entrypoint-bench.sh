@@ -12,7 +12,7 @@
 #   BENCH_CLIENTS, BENCH_REQUESTS, BENCH_INTERARRIVAL_MS, BENCH_SERVICE_MS, BENCH_LOCKS, BENCH_SEED,
 #   BENCH_BASELINE_OPS     locks-at's --clients, --requests, --interarrival-ms, --service-ms, --locks,
 #                          --seed, --baseline-ops (defaults: locks-at's own)
-#   BENCH_LABEL            --label (default "client RTT <C> ms / server RTT <S> ms (tc netem)")
+#   BENCH_LABEL            --label (default "client RTT <C> ms / server RTT <S> ms (tc netem)", naming NETEM instead when not on)
 #   RESULTS_OWNER          UID:GID to hand the results to (the container runs as root for tc)
 #   SYNOD_HOME             where the image keeps the bench jar and lib/ (default /opt/synod)
 #   NETEM                  on (default) | dry-run | off, as in entrypoint-zk.sh
@@ -32,7 +32,12 @@ server_rtt="${SERVER_RTT_MS:-0}"
 results_dir="${RESULTS_DIR:-/results}"
 synod_home="${SYNOD_HOME:-/opt/synod}"
 netem="${NETEM:-on}"
-label="${BENCH_LABEL:-client RTT $client_rtt ms / server RTT $server_rtt ms (tc netem)}"
+# The default label says where the delay came from, so results of a NETEM=off run are not taken for netem's.
+case "$netem" in
+  on) shaping="tc netem" ;;
+  *) shaping="NETEM=$netem: no delay applied here" ;;
+esac
+label="${BENCH_LABEL:-client RTT $client_rtt ms / server RTT $server_rtt ms ($shaping)}"
 
 [[ "$wait_s" =~ ^[0-9]+$ ]] && (( wait_s >= 1 && wait_s <= 3600 )) || die "WAIT_FOR_ENSEMBLE_S must be in 1..3600"
 [[ "$client_rtt" =~ ^[0-9]+$ && "$server_rtt" =~ ^[0-9]+$ ]] || die "CLIENT_RTT_MS and SERVER_RTT_MS must be whole ms"
