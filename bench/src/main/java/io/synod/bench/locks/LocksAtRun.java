@@ -173,11 +173,25 @@ final class LocksAtRun {
             long leftMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
             if (leftMillis <= 0 || !session.blockUntilConnected((int) leftMillis, TimeUnit.MILLISECONDS)) {
                 throw new EnsembleUnreachableException("could not connect to ZooKeeper at " + connectString + " within "
-                        + config.connectTimeoutSeconds() + " s (is the ensemble up and reachable?)");
+                        + config.connectTimeoutSeconds() + " s (is the ensemble up and reachable?)"
+                        + unresolvableHosts());
             }
         }
         progress("connected " + sessions.size() + " sessions (1 admin + " + config.clientCount() + " clients)");
         return sessions.get(0);
+    }
+
+    /** "; unknown host(s): a, b" for the --connect names that do not resolve (the ZooKeeper client only logs it). */
+    private String unresolvableHosts() {
+        List<String> unknown = new ArrayList<>();
+        for (Server server : config.servers()) {
+            try {
+                java.net.InetAddress.getAllByName(server.host());
+            } catch (java.net.UnknownHostException e) {
+                unknown.add(server.host());
+            }
+        }
+        return unknown.isEmpty() ? "" : "; unknown host(s): " + String.join(", ", unknown);
     }
 
     /** Unmeasured operations and one uncontended lock round per kind, so the JIT and connections are warm. */
