@@ -1,6 +1,7 @@
 package io.synod.bench;
 
 import io.synod.bench.erasure.CodecCommand;
+import io.synod.bench.locks.LocksAtCommand;
 import io.synod.bench.locks.LocksCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -17,7 +18,7 @@ import java.util.concurrent.Callable;
         mixinStandardHelpOptions = true,
         version = "synod bench 0.1.0",
         description = "Runs Synod's experiments and writes CSV files, PNG plots and a summary.",
-        subcommands = {LocksCommand.class, CodecCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {LocksCommand.class, LocksAtCommand.class, CodecCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Run 'synod bench help <command>' or 'synod bench <command> --help' for a command's options."})
 public final class BenchCli implements Callable<Integer> {
 

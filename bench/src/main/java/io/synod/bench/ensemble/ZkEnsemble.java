@@ -313,9 +313,17 @@ public final class ZkEnsemble implements AutoCloseable {
 
     /** The server's mode from the "srvr" four-letter word (leader, follower, standalone), if it serves. */
     public Optional<String> mode(ServerNode node) {
+        return serverMode("127.0.0.1", node.clientPort, 1000, 2000);
+    }
+
+    /**
+     * The mode (leader, follower, standalone) that the ZooKeeper server at {@code host:port} reports to
+     * "srvr", or empty if it does not answer within the timeouts, is not serving, or has srvr disabled.
+     */
+    public static Optional<String> serverMode(String host, int port, int connectTimeoutMillis, int readTimeoutMillis) {
         String answer;
         try {
-            answer = fourLetterWord(node.clientPort, "srvr");
+            answer = fourLetterWord(host, port, "srvr", connectTimeoutMillis, readTimeoutMillis);
         } catch (IOException | UncheckedIOException e) {
             return Optional.empty();
         }
@@ -327,10 +335,11 @@ public final class ZkEnsemble implements AutoCloseable {
         return Optional.empty();
     }
 
-    private static String fourLetterWord(int port, String word) throws IOException {
+    private static String fourLetterWord(String host, int port, String word, int connectTimeoutMillis,
+                                         int readTimeoutMillis) throws IOException {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-            socket.setSoTimeout(2000);
+            socket.connect(new InetSocketAddress(host, port), connectTimeoutMillis);
+            socket.setSoTimeout(readTimeoutMillis);
             OutputStream out = socket.getOutputStream();
             out.write(word.getBytes(StandardCharsets.US_ASCII));
             out.flush();
