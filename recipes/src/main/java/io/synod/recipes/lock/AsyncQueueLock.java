@@ -1,10 +1,6 @@
 package io.synod.recipes.lock;
 
-import java.time.Duration;
-import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.utils.ZKPaths;
@@ -31,41 +27,19 @@ import org.apache.zookeeper.data.Stat;
  *
  * <p><b>Failures.</b> As {@link QueueLock}.
  */
-public final class AsyncQueueLock extends ZkLockBase implements AsyncLock {
+public final class AsyncQueueLock extends AsyncZkLock {
 
   AsyncQueueLock(CuratorFramework client, String lockPath, LockOptions options) {
     super(client, lockPath, options);
   }
 
   @Override
-  public CompletionStage<LockHandle> acquireAsync() {
-    return start();
+  AsyncAttempt newAttempt() {
+    return new Attempt();
   }
 
-  @Override
-  public CompletionStage<Optional<LockHandle>> acquireAsync(Duration timeout) {
-    return AsyncSupport.withTimeout(this, start(), timeout);
-  }
-
-  @Override
-  public CompletionStage<Void> releaseAsync() {
-    return releaseWithoutBlocking();
-  }
-
-  private CompletableFuture<LockHandle> start() {
-    Attempt attempt = new Attempt();
-    try {
-      beginAcquire(attempt, attempt::wake);
-    } catch (LockStateException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    attempt.start();
-    return attempt.result;
-  }
-
-  private final class Attempt {
+  private final class Attempt extends AsyncAttempt {
     final String attemptId = UUID.randomUUID().toString();
-    final CompletableFuture<LockHandle> result = new CompletableFuture<>();
 
     // Guarded by "this".
     private boolean createInFlight = true;
@@ -74,8 +48,8 @@ public final class AsyncQueueLock extends ZkLockBase implements AsyncLock {
     private String ourPath;
     private String ourName;
     private Stat ourStat;
-    private WaitTicket waiting;
 
+    @Override
     void start() {
       result.whenComplete((hold, error) -> {
         if (error != null) {
@@ -185,36 +159,9 @@ public final class AsyncQueueLock extends ZkLockBase implements AsyncLock {
           this::stepFailed);
     }
 
-    /** Close: give up. Session events: look at the world again if waiting (a step in flight checks by itself). */
-    void wake(boolean lockClosed) {
-      if (lockClosed) {
-        fail(new LockCancelledException(lockPath, "lock closed while acquiring", null));
-        return;
-      }
-      WaitTicket ticket;
-      synchronized (this) {
-        ticket = waiting;
-      }
-      if (ticket != null) {
-        ticket.fire();
-      }
-    }
-
-    private void fail(LockException error) {
-      result.completeExceptionally(error);
-    }
-
-    private void stepFailed(Throwable bug) {
-      fail(new LockCoordinationException(lockPath, "acquisition step failed: " + bug, Code.SYSTEMERROR, bug));
-    }
-
-    private void abandon() {
-      endAcquire(this);
-      cleanUp();
-    }
-
     /** Removes what this attempt created; runs once, after the create's outcome is known. */
-    private void cleanUp() {
+    @Override
+    void cleanUp() {
       String nodeToDelete;
       synchronized (this) {
         if (createInFlight || cleanedUp) {

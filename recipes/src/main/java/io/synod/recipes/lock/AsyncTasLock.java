@@ -1,12 +1,8 @@
 package io.synod.recipes.lock;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Arrays;
-import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.utils.ZKPaths;
@@ -34,7 +30,7 @@ import org.apache.zookeeper.data.Stat;
  *
  * <p><b>Failures.</b> As {@link TasLock}.
  */
-public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
+public final class AsyncTasLock extends AsyncZkLock {
 
   private final String holderPath;
 
@@ -44,42 +40,20 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
   }
 
   @Override
-  public CompletionStage<LockHandle> acquireAsync() {
-    return start();
+  AsyncAttempt newAttempt() {
+    return new Attempt();
   }
 
-  @Override
-  public CompletionStage<Optional<LockHandle>> acquireAsync(Duration timeout) {
-    return AsyncSupport.withTimeout(this, start(), timeout);
-  }
-
-  @Override
-  public CompletionStage<Void> releaseAsync() {
-    return releaseWithoutBlocking();
-  }
-
-  private CompletableFuture<LockHandle> start() {
-    Attempt attempt = new Attempt();
-    try {
-      beginAcquire(attempt, attempt::wake);
-    } catch (LockStateException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    attempt.start();
-    return attempt.result;
-  }
-
-  private final class Attempt {
+  private final class Attempt extends AsyncAttempt {
     final byte[] attemptData = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
-    final CompletableFuture<LockHandle> result = new CompletableFuture<>();
 
     // Guarded by "this".
     private boolean createInFlight;
     private boolean createIssued;
     private boolean cleanedUp;
     private Hold grantedHold;
-    private WaitTicket waiting;
 
+    @Override
     void start() {
       result.whenComplete((hold, error) -> {
         if (error != null) {
@@ -166,41 +140,14 @@ public final class AsyncTasLock extends ZkLockBase implements AsyncLock {
       }
     }
 
-    /** Close: give up. Session events: look at the world again if waiting (a step in flight checks by itself). */
-    void wake(boolean lockClosed) {
-      if (lockClosed) {
-        fail(new LockCancelledException(lockPath, "lock closed while acquiring", null));
-        return;
-      }
-      WaitTicket ticket;
-      synchronized (this) {
-        ticket = waiting;
-      }
-      if (ticket != null) {
-        ticket.fire();
-      }
-    }
-
-    private void fail(LockException error) {
-      result.completeExceptionally(error);
-    }
-
-    private void stepFailed(Throwable bug) {
-      fail(new LockCoordinationException(lockPath, "acquisition step failed: " + bug, Code.SYSTEMERROR, bug));
-    }
-
-    private void abandon() {
-      endAcquire(this);
-      cleanUp();
-    }
-
     /**
      * Removes the node this attempt may have created; runs once, after the last create's outcome is known. Any
      * create may have succeeded unseen (a NodeExists can answer Curator's retry of our own successful create), so
      * the reaper reads the node and deletes it only if it carries this attempt's id in this session. A granted
      * hold is not touched here: {@link #grantOrRelease} releases it, and a fixed-name node must be deleted once.
      */
-    private void cleanUp() {
+    @Override
+    void cleanUp() {
       synchronized (this) {
         if (createInFlight || cleanedUp || grantedHold != null || !createIssued) {
           return;

@@ -1,6 +1,5 @@
 package io.synod.recipes.lock;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -34,28 +33,14 @@ import org.apache.zookeeper.data.Stat;
  * the session that owns our node (CURATOR-604: a new session can still see the old session's nodes). See
  * {@link LockHandle} for fencing and {@link LockOptions} and {@link LockLossReason} for loss.
  */
-public final class QueueLock extends ZkLockBase implements SyncLock {
+public final class QueueLock extends SyncZkLock {
 
   QueueLock(CuratorFramework client, String lockPath, LockOptions options) {
     super(client, lockPath, options);
   }
 
   @Override
-  public LockHandle acquire() throws Exception {
-    return acquire(false, 0).orElseThrow(() -> new IllegalStateException("untimed acquisition returned no hold"));
-  }
-
-  @Override
-  public Optional<LockHandle> acquire(Duration timeout) throws Exception {
-    return acquire(true, System.nanoTime() + timeout.toNanos());
-  }
-
-  @Override
-  public void release() throws Exception {
-    releaseAndAwaitDelete();
-  }
-
-  private Optional<LockHandle> acquire(boolean timed, long deadlineNanos) throws LockException {
+  Optional<LockHandle> acquireUntil(boolean timed, long deadlineNanos) throws LockException {
     SyncAttempt attempt = new SyncAttempt();
     beginAcquire(attempt, attempt::wake);
     String attemptId = UUID.randomUUID().toString();

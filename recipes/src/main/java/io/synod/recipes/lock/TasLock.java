@@ -1,7 +1,6 @@
 package io.synod.recipes.lock;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.UUID;
@@ -36,7 +35,7 @@ import org.apache.zookeeper.data.Stat;
  * that deletes the node only if it carries this attempt's id in this session. See {@link LockHandle} for
  * fencing and {@link LockOptions} and {@link LockLossReason} for loss.
  */
-public final class TasLock extends ZkLockBase implements SyncLock {
+public final class TasLock extends SyncZkLock {
 
   /** The name of the test-and-set node under the lock path. */
   static final String HOLDER_NODE = "holder";
@@ -49,21 +48,7 @@ public final class TasLock extends ZkLockBase implements SyncLock {
   }
 
   @Override
-  public LockHandle acquire() throws Exception {
-    return acquire(false, 0).orElseThrow(() -> new IllegalStateException("untimed acquisition returned no hold"));
-  }
-
-  @Override
-  public Optional<LockHandle> acquire(Duration timeout) throws Exception {
-    return acquire(true, System.nanoTime() + timeout.toNanos());
-  }
-
-  @Override
-  public void release() throws Exception {
-    releaseAndAwaitDelete();
-  }
-
-  private Optional<LockHandle> acquire(boolean timed, long deadlineNanos) throws LockException {
+  Optional<LockHandle> acquireUntil(boolean timed, long deadlineNanos) throws LockException {
     SyncAttempt attempt = new SyncAttempt();
     beginAcquire(attempt, attempt::wake);
     byte[] attemptData = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
