@@ -1,6 +1,7 @@
 package io.synod.bench.locks;
 
 import io.synod.bench.report.CsvTable;
+import io.synod.recipes.lock.LockKind;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +42,7 @@ public final class Findings {
     }
 
     public static List<Finding> evaluate(Profile profile, Set<Experiment> ran,
-                                         Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
+                                         Map<LockPoint, Map<LockKind, LockRunResult>> results) {
         List<Finding> findings = new ArrayList<>();
         findings.add(asyncTasMostEfficientAndStable(results));
         findings.add(syncTasDegradesAtHighRtt(profile, ran, results));
@@ -53,7 +54,7 @@ public final class Findings {
 
     // F1 ------------------------------------------------------------------------------------------
 
-    static Finding asyncTasMostEfficientAndStable(Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
+    static Finding asyncTasMostEfficientAndStable(Map<LockPoint, Map<LockKind, LockRunResult>> results) {
         String rule = "over every measured lock point: async TAS mean acquire latency lowest or tied with the lowest"
                 + " mean of the other three (efficient), and its p99 lowest or tied (stable). CONFIRMED if both hold at"
                 + " >= 75% of points; REFUTED if another primitive's mean is clearly lower at > 50% of points";
@@ -61,17 +62,17 @@ public final class Findings {
         int efficient = 0;
         int stable = 0;
         int beaten = 0;
-        for (Map<LockPrimitive, LockRunResult> byPrimitive : results.values()) {
+        for (Map<LockKind, LockRunResult> byPrimitive : results.values()) {
             if (!allUsable(byPrimitive)) {
                 continue;
             }
             points++;
-            double asyncTasMean = byPrimitive.get(LockPrimitive.ASYNC_TAS).acquire().meanMillis();
-            double asyncTasP99 = byPrimitive.get(LockPrimitive.ASYNC_TAS).acquire().p99Millis();
+            double asyncTasMean = byPrimitive.get(LockKind.ASYNC_TAS).acquire().meanMillis();
+            double asyncTasP99 = byPrimitive.get(LockKind.ASYNC_TAS).acquire().p99Millis();
             double bestOtherMean = Double.POSITIVE_INFINITY;
             double bestOtherP99 = Double.POSITIVE_INFINITY;
-            for (LockPrimitive other : LockPrimitive.values()) {
-                if (other != LockPrimitive.ASYNC_TAS) {
+            for (LockKind other : LockKind.values()) {
+                if (other != LockKind.ASYNC_TAS) {
                     bestOtherMean = Math.min(bestOtherMean, byPrimitive.get(other).acquire().meanMillis());
                     bestOtherP99 = Math.min(bestOtherP99, byPrimitive.get(other).acquire().p99Millis());
                 }
@@ -106,7 +107,7 @@ public final class Findings {
     // F2 ------------------------------------------------------------------------------------------
 
     static Finding syncTasDegradesAtHighRtt(Profile profile, Set<Experiment> ran,
-                                            Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
+                                            Map<LockPoint, Map<LockKind, LockRunResult>> results) {
         String rule = "in each client-RTT sweep that ran (Figs. 15 and 16), r(RTT) = mean(sync TAS) / mean(async TAS)."
                 + " CONFIRMED if in every sweep sync TAS is clearly slower than async TAS at the highest RTT"
                 + " and r(highest RTT) > r(lowest RTT); REFUTED if in every sweep r(highest RTT) <= 1";
@@ -126,9 +127,9 @@ public final class Findings {
                 continue;
             }
             sweeps++;
-            double rLow = mean(results, low.get(), LockPrimitive.SYNC_TAS) / mean(results, low.get(), LockPrimitive.ASYNC_TAS);
-            double syncHigh = mean(results, high.get(), LockPrimitive.SYNC_TAS);
-            double asyncHigh = mean(results, high.get(), LockPrimitive.ASYNC_TAS);
+            double rLow = mean(results, low.get(), LockKind.SYNC_TAS) / mean(results, low.get(), LockKind.ASYNC_TAS);
+            double syncHigh = mean(results, high.get(), LockKind.SYNC_TAS);
+            double asyncHigh = mean(results, high.get(), LockKind.ASYNC_TAS);
             double rHigh = syncHigh / asyncHigh;
             evidence.add(String.format(Locale.ROOT, "%s: r(%d ms)=%.2f, r(%d ms)=%.2f", sweep.figure(),
                     low.get().clientRttMillis(), rLow, high.get().clientRttMillis(), rHigh));
@@ -150,7 +151,7 @@ public final class Findings {
     // F3 ------------------------------------------------------------------------------------------
 
     static Finding queueBeatsSyncTasAtHighDelayAndContention(Profile profile, Set<Experiment> ran,
-                                                             Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
+                                                             Map<LockPoint, Map<LockKind, LockRunResult>> results) {
         String rule = "at the high-delay, high-contention points (Fig. 16 at its highest client RTT; Fig. 13 at its"
                 + " longest critical section), q = mean(faster queue lock) / mean(sync TAS)."
                 + " CONFIRMED if the queue lock is clearly faster at every such point; REFUTED if sync TAS is clearly"
@@ -169,9 +170,9 @@ public final class Findings {
         int better = 0;
         int worse = 0;
         for (LockPoint point : points) {
-            double queue = Math.min(mean(results, point, LockPrimitive.SYNC_QUEUE),
-                    mean(results, point, LockPrimitive.ASYNC_QUEUE));
-            double syncTas = mean(results, point, LockPrimitive.SYNC_TAS);
+            double queue = Math.min(mean(results, point, LockKind.SYNC_QUEUE),
+                    mean(results, point, LockKind.ASYNC_QUEUE));
+            double syncTas = mean(results, point, LockKind.SYNC_TAS);
             double q = queue / syncTas;
             evidence.add(String.format(Locale.ROOT, "client RTT %d ms, critical section %d ms: queue %.1f ms vs sync TAS %.1f ms (q=%.2f)",
                     point.clientRttMillis(), point.serviceMillis(), queue, syncTas, q));
@@ -194,7 +195,7 @@ public final class Findings {
     // F4 ------------------------------------------------------------------------------------------
 
     static Finding tasBeatsQueueAtLowContention(Profile profile, Set<Experiment> ran,
-                                                Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
+                                                Map<LockPoint, Map<LockKind, LockRunResult>> results) {
         String rule = "in the low-contention client-RTT sweep (Fig. 15), gap(RTT) = mean(faster queue lock) -"
                 + " mean(faster TAS lock). CONFIRMED if at the highest RTT the faster TAS is clearly"
                 + " faster and gap(highest RTT) > gap(lowest RTT); REFUTED if at the highest RTT"
@@ -215,9 +216,9 @@ public final class Findings {
         double queueAtHigh = 0;
         for (int i = 0; i < points.size(); i++) {
             LockPoint point = points.get(i);
-            double tas = Math.min(mean(results, point, LockPrimitive.SYNC_TAS), mean(results, point, LockPrimitive.ASYNC_TAS));
-            double queue = Math.min(mean(results, point, LockPrimitive.SYNC_QUEUE),
-                    mean(results, point, LockPrimitive.ASYNC_QUEUE));
+            double tas = Math.min(mean(results, point, LockKind.SYNC_TAS), mean(results, point, LockKind.ASYNC_TAS));
+            double queue = Math.min(mean(results, point, LockKind.SYNC_QUEUE),
+                    mean(results, point, LockKind.ASYNC_QUEUE));
             gaps[i] = queue - tas;
             evidence.add(String.format(Locale.ROOT, "RTT %d ms: TAS %.1f ms, queue %.1f ms (gap %.1f ms)",
                     point.clientRttMillis(), tas, queue, gaps[i]));
@@ -238,11 +239,11 @@ public final class Findings {
 
     // harness check --------------------------------------------------------------------------------
 
-    static Finding mutualExclusionHeld(Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
+    static Finding mutualExclusionHeld(Map<LockPoint, Map<LockKind, LockRunResult>> results) {
         int runs = 0;
         int violations = 0;
         int tokenViolations = 0;
-        for (Map<LockPrimitive, LockRunResult> byPrimitive : results.values()) {
+        for (Map<LockKind, LockRunResult> byPrimitive : results.values()) {
             for (LockRunResult result : byPrimitive.values()) {
                 runs++;
                 violations += result.exclusionViolations();
@@ -278,11 +279,11 @@ public final class Findings {
                 && result.completed() >= MIN_COMPLETED_FRACTION * result.spec().requestCount();
     }
 
-    static boolean allUsable(Map<LockPrimitive, LockRunResult> byPrimitive) {
+    static boolean allUsable(Map<LockKind, LockRunResult> byPrimitive) {
         if (byPrimitive == null) {
             return false;
         }
-        for (LockPrimitive primitive : LockPrimitive.values()) {
+        for (LockKind primitive : LockKind.values()) {
             if (!usable(byPrimitive.get(primitive))) {
                 return false;
             }
@@ -290,13 +291,13 @@ public final class Findings {
         return true;
     }
 
-    private static boolean usable(Map<LockPoint, Map<LockPrimitive, LockRunResult>> results, LockPoint point) {
+    private static boolean usable(Map<LockPoint, Map<LockKind, LockRunResult>> results, LockPoint point) {
         return allUsable(results.get(point));
     }
 
     /** The latency the rules compare: mean acquire latency (see the class comment). */
-    private static double mean(Map<LockPoint, Map<LockPrimitive, LockRunResult>> results, LockPoint point,
-                               LockPrimitive primitive) {
+    private static double mean(Map<LockPoint, Map<LockKind, LockRunResult>> results, LockPoint point,
+                               LockKind primitive) {
         return results.get(point).get(primitive).acquire().meanMillis();
     }
 

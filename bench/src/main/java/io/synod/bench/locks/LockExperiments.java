@@ -4,6 +4,7 @@ import io.synod.bench.ensemble.EnsembleOptions;
 import io.synod.bench.ensemble.ZkEnsemble;
 import io.synod.bench.report.Charts;
 import io.synod.bench.report.CsvTable;
+import io.synod.recipes.lock.LockKind;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
@@ -48,7 +49,7 @@ public final class LockExperiments {
     private final Config config;
     private final PrintWriter out;
     private final long startNanos = System.nanoTime();
-    private final Map<LockPoint, Map<LockPrimitive, LockRunResult>> lockResults = new LinkedHashMap<>();
+    private final Map<LockPoint, Map<LockKind, LockRunResult>> lockResults = new LinkedHashMap<>();
     private final CsvTable lockRuns = new CsvTable("point", "primitive", "client_rtt_ms", "server_rtt_ms",
             "inter_arrival_ms", "critical_section_ms", "clients", "requests", "completed", "timeouts", "errors",
             "unfinished", "acquire_median_ms", "acquire_p99_ms", "acquire_mean_ms", "acquire_max_ms",
@@ -194,7 +195,7 @@ public final class LockExperiments {
                 ZkOpsBenchmark.runSync(clients.get(k), op, clientBase, 40);
             }
         }
-        for (LockPrimitive primitive : LockPrimitive.values()) {
+        for (LockKind primitive : LockKind.values()) {
             String lockPath = base + "/lock-" + primitive.name().toLowerCase();
             admin.create().creatingParentsIfNeeded().forPath(lockPath);
             LockWorkloadSpec spec = new LockWorkloadSpec(primitive, 2 * clients.size(), TimeUnit.MILLISECONDS.toNanos(5),
@@ -319,7 +320,7 @@ public final class LockExperiments {
             for (int c = 0; c < clientRtts.size(); c++) {
                 LockPoint point = new LockPoint(clientRtts.get(c), serverRtts.get(s), p.lowContentionInterArrivalMillis(),
                         p.lowContentionServiceMillis());
-                for (LockPrimitive primitive : LockPrimitive.values()) {
+                for (LockKind primitive : LockKind.values()) {
                     LockRunResult result = lockResults.get(point).get(primitive);
                     table.add(point.clientRttMillis(), point.serverRttMillis(), primitive.label(), result.completed(),
                             result.acquire().medianMillis(), result.acquire().p99Millis(), result.acquire().meanMillis(),
@@ -329,8 +330,8 @@ public final class LockExperiments {
         }
         table.write(config.outDir().resolve("fig10-lock-grid.csv"));
         for (Map.Entry<String, ToDoubleFunction<LockRunResult>> metric : metrics.entrySet()) {
-            Map<LockPrimitive, double[][]> grids = new EnumMap<>(LockPrimitive.class);
-            for (LockPrimitive primitive : LockPrimitive.values()) {
+            Map<LockKind, double[][]> grids = new EnumMap<>(LockKind.class);
+            for (LockKind primitive : LockKind.values()) {
                 double[][] grid = nanGrid(serverRtts.size(), clientRtts.size());
                 for (int s = 0; s < serverRtts.size(); s++) {
                     for (int c = 0; c < clientRtts.size(); c++) {
@@ -344,7 +345,7 @@ public final class LockExperiments {
             // One colour scale for the four primitives, so colours compare across panels.
             double[] scale = Charts.range(grids.values());
             List<HeatMapChart> charts = new ArrayList<>();
-            for (LockPrimitive primitive : LockPrimitive.values()) {
+            for (LockKind primitive : LockKind.values()) {
                 charts.add(Charts.heatmap("Fig. 10: " + primitive.label() + ", " + metric.getKey() + " acquire (ms)",
                         "client-server RTT (ms)", labels(clientRtts), "server-server RTT (ms)", labels(serverRtts),
                         grids.get(primitive), scale[0], scale[1]));
@@ -362,7 +363,7 @@ public final class LockExperiments {
                 "primitive", "completed", "acquire_median_ms", "acquire_p99_ms", "acquire_mean_ms", "wait_median_ms",
                 "throughput_per_s", "jain_index", "inversion_rate");
         for (LockPoint point : points) {
-            for (LockPrimitive primitive : LockPrimitive.values()) {
+            for (LockKind primitive : LockKind.values()) {
                 LockRunResult r = lockResults.get(point).get(primitive);
                 table.add(xOf.applyAsInt(point), point.clientRttMillis(), point.serverRttMillis(),
                         point.interArrivalMillis(), point.serviceMillis(), primitive.label(), r.completed(),
@@ -391,7 +392,7 @@ public final class LockExperiments {
     private List<Charts.Series> series(List<LockPoint> points, java.util.function.ToIntFunction<LockPoint> xOf,
                                        ToDoubleFunction<LockRunResult> metric) {
         List<Charts.Series> series = new ArrayList<>();
-        for (LockPrimitive primitive : LockPrimitive.values()) {
+        for (LockKind primitive : LockKind.values()) {
             double[] x = new double[points.size()];
             double[] y = new double[points.size()];
             for (int i = 0; i < points.size(); i++) {
@@ -414,8 +415,8 @@ public final class LockExperiments {
                 continue;
             }
             setRtts(point.clientRttMillis(), point.serverRttMillis());
-            Map<LockPrimitive, LockRunResult> byPrimitive = new EnumMap<>(LockPrimitive.class);
-            for (LockPrimitive primitive : LockPrimitive.values()) {
+            Map<LockKind, LockRunResult> byPrimitive = new EnumMap<>(LockKind.class);
+            for (LockKind primitive : LockKind.values()) {
                 LockRunResult result = runLock(point, primitive);
                 byPrimitive.put(primitive, result);
                 progress(String.format("%s point %d/%d: %s | %-11s median %7.1f ms, p99 %7.1f ms, mean %7.1f ms, %5.2f/s, "
@@ -430,7 +431,7 @@ public final class LockExperiments {
         }
     }
 
-    private LockRunResult runLock(LockPoint point, LockPrimitive primitive) throws Exception {
+    private LockRunResult runLock(LockPoint point, LockKind primitive) throws Exception {
         Profile p = config.profile();
         LockWorkloadSpec spec = new LockWorkloadSpec(primitive, p.lockRequestsPerRun(),
                 TimeUnit.MILLISECONDS.toNanos(point.interArrivalMillis()),
@@ -445,7 +446,7 @@ public final class LockExperiments {
         return result;
     }
 
-    private void recordLockRun(LockPoint point, LockPrimitive primitive, LockRunResult r) {
+    private void recordLockRun(LockPoint point, LockKind primitive, LockRunResult r) {
         lockRuns.add(point.slug(), primitive.label(), point.clientRttMillis(), point.serverRttMillis(),
                 point.interArrivalMillis(), point.serviceMillis(), r.clientCount(), r.spec().requestCount(),
                 r.completed(), r.timeouts(), r.errors(), r.unfinished(), r.acquire().medianMillis(),

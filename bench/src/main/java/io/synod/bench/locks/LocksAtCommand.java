@@ -1,5 +1,6 @@
 package io.synod.bench.locks;
 
+import io.synod.recipes.lock.LockKind;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -161,9 +162,9 @@ public final class LocksAtCommand implements Callable<Integer> {
         String contactMode = contact.toLowerCase(Locale.ROOT);
         require(contactMode.equals("follower") || contactMode.equals("any"),
                 "--contact must be 'follower' or 'any', was '" + contact + "'");
-        Set<LockPrimitive> kinds = EnumSet.noneOf(LockPrimitive.class);
+        Set<LockKind> kinds = EnumSet.noneOf(LockKind.class);
         if (lockNames == null || lockNames.isEmpty()) {
-            kinds = EnumSet.allOf(LockPrimitive.class);
+            kinds = EnumSet.allOf(LockKind.class);
         } else {
             for (String name : lockNames) {
                 kinds.add(parseLockKind(name));
@@ -177,12 +178,12 @@ public final class LocksAtCommand implements Callable<Integer> {
     }
 
     /** The CLI name of a lock kind: SYNC_QUEUE is sync-queue. */
-    static String cliName(LockPrimitive kind) {
+    static String cliName(LockKind kind) {
         return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
-    private LockPrimitive parseLockKind(String name) {
-        for (LockPrimitive kind : LockPrimitive.values()) {
+    private LockKind parseLockKind(String name) {
+        for (LockKind kind : LockKind.values()) {
             if (cliName(kind).equalsIgnoreCase(name.trim())) {
                 return kind;
             }

@@ -2,6 +2,7 @@ package io.synod.bench.locks;
 
 import io.synod.recipes.lock.AsyncLock;
 import io.synod.recipes.lock.LockHandle;
+import io.synod.recipes.lock.LockKind;
 import io.synod.recipes.lock.SyncLock;
 import io.synod.recipes.lock.ZkLocks;
 import org.apache.curator.framework.CuratorFramework;
@@ -15,7 +16,7 @@ import java.util.concurrent.CompletionStage;
 public final class RecipesLocks implements LockUnderTest.Factory {
 
     @Override
-    public LockUnderTest create(LockPrimitive primitive, CuratorFramework client, String lockPath) {
+    public LockUnderTest create(LockKind primitive, CuratorFramework client, String lockPath) {
         return switch (primitive) {
             case SYNC_QUEUE -> new Sync(primitive, ZkLocks.queueLock(client, lockPath));
             case SYNC_TAS -> new Sync(primitive, ZkLocks.tasLock(client, lockPath));
@@ -24,7 +25,7 @@ public final class RecipesLocks implements LockUnderTest.Factory {
         };
     }
 
-    private record Sync(LockPrimitive primitive, SyncLock lock) implements LockUnderTest {
+    private record Sync(LockKind primitive, SyncLock lock) implements LockUnderTest {
         @Override
         public Optional<Long> acquireBlocking(Duration timeout) throws Exception {
             return lock.acquire(timeout).map(LockHandle::fencingToken);
@@ -51,7 +52,7 @@ public final class RecipesLocks implements LockUnderTest.Factory {
         }
     }
 
-    private record Async(LockPrimitive primitive, AsyncLock lock) implements LockUnderTest {
+    private record Async(LockKind primitive, AsyncLock lock) implements LockUnderTest {
         @Override
         public Optional<Long> acquireBlocking(Duration timeout) {
             throw new UnsupportedOperationException(primitive + " is driven asynchronously");

@@ -1,6 +1,7 @@
 package io.synod.bench.locks;
 
 import io.synod.bench.BenchCli;
+import io.synod.recipes.lock.LockKind;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
@@ -153,7 +154,7 @@ class LocksAtCommandTest {
         java.util.concurrent.atomic.AtomicLong tokens = new java.util.concurrent.atomic.AtomicLong();
         LockUnderTest.Factory noLock = (primitive, client, lockPath) -> new LockUnderTest() {
             @Override
-            public LockPrimitive primitive() {
+            public LockKind primitive() {
                 return primitive;
             }
 
