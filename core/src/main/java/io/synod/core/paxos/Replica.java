@@ -604,11 +604,9 @@ public final class Replica {
         peerLastSentNanos[peer] = nowNanos;
     }
 
+    /** Runs on every leader tick, so it allocates only when some slot is due for a resend. */
     private void retransmitAccepts() {
-        List<List<Entry>> perPeer = new ArrayList<>(clusterSize);
-        for (int peer = 0; peer < clusterSize; peer++) {
-            perPeer.add(new ArrayList<>());
-        }
+        List<List<Entry>> perPeer = null;
         int budget = config.maxBatchEntries();
         for (InFlight slot : inFlight.values()) {
             if (budget == 0) {
@@ -621,9 +619,18 @@ public final class Replica {
             budget--;
             for (int peer = 0; peer < clusterSize; peer++) {
                 if (peer != self && (slot.acceptors & (1L << peer)) == 0) {
+                    if (perPeer == null) {
+                        perPeer = new ArrayList<>(clusterSize);
+                        for (int i = 0; i < clusterSize; i++) {
+                            perPeer.add(new ArrayList<>());
+                        }
+                    }
                     perPeer.get(peer).add(slot.entry);
                 }
             }
+        }
+        if (perPeer == null) {
+            return;
         }
         for (int peer = 0; peer < clusterSize; peer++) {
             if (!perPeer.get(peer).isEmpty()) {
