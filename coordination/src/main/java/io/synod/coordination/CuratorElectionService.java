@@ -60,6 +60,7 @@ import org.slf4j.LoggerFactory;
 public final class CuratorElectionService implements ElectionService {
     private static final Logger log = LoggerFactory.getLogger(CuratorElectionService.class);
     private static final int MAX_EPOCH_ATTEMPTS = 16;
+    private static final long EPOCH_RETRY_MILLIS = 1000;
     private static final String LATCH_NAME = "latch-";
 
     private final CuratorFramework client;
@@ -258,7 +259,13 @@ public final class CuratorElectionService implements ElectionService {
             return;
         }
         long epoch = allocateEpoch(g);
-        if (epoch < 0 || generation != g.latchGeneration || g.latch == null || !g.latch.hasLeadership()) {
+        boolean stillHeld = generation == g.latchGeneration && g.latch != null && g.latch.hasLeadership();
+        if (epoch < 0 && stillHeld) {
+            // A transient failure (connection loss, malformed epoch znode): try again while we hold the latch.
+            dispatcher.schedule(() -> onLatchLeader(g, generation), EPOCH_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+            return;
+        }
+        if (epoch < 0 || !stillHeld) {
             return;
         }
         g.leading = true;
