@@ -184,6 +184,18 @@ class CuratorElectionServiceTest {
     }
 
     @Test
+    void aMalformedEpochZnodeBlocksElectionUntilRepaired() throws Exception {
+        CuratorCoordination raw = zk.connect(CLUSTER);
+        raw.curator().setData().forPath("/synod/e/groups/0/epoch", new byte[] {1, 0, 0});
+        Node n = node(0, 0);
+        Thread.sleep(1500); // the winner tried (and retried) to allocate and refused to guess an epoch
+        assertTrue(n.events().epochs(0).isEmpty(), "no epoch handed out from a malformed counter");
+        raw.curator().setData().forPath("/synod/e/groups/0/epoch", ZnodeCodec.encodeEpoch(new EpochRecord(41, 3)));
+        eventually("elected once the counter is readable", () -> n.events().leads(0));
+        assertEquals(List.of(42L), n.events().epochs(0));
+    }
+
+    @Test
     void joiningAGroupThatWasNeverCreatedFailsClearly() {
         ElectionService election = zk.connect(CLUSTER).election(0);
         CoordinationException e = assertThrows(CoordinationException.class, () -> election.join(7, (g, ev) -> { }));
