@@ -1,5 +1,6 @@
 package io.synod.coordination;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,7 +93,7 @@ final class ZkFixture implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
         synchronized (closeables) {
             for (int i = closeables.size() - 1; i >= 0; i--) {
                 try {
