@@ -196,6 +196,22 @@ class CuratorElectionServiceTest {
     }
 
     @Test
+    void aListenerMayCallBackIntoTheServiceFromTheDispatcherThread() throws Exception {
+        ElectionService election = zk.connect(CLUSTER).election(0);
+        List<ElectionEvent> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        election.join(0, (g, e) -> {
+            seen.add(e);
+            if (e instanceof ElectionEvent.Elected && seen.stream().filter(x -> x instanceof ElectionEvent.Elected).count() == 1) {
+                election.leave(0);      // blocking call made on the dispatcher thread: runs inline
+                election.join(1, (g2, e2) -> seen.add(e2));
+            }
+        });
+        eventually("left group 0 and leads group 1", () -> election.epochOf(1) > 0);
+        assertEquals(-1, election.leaderOf(0));
+        election.close();
+    }
+
+    @Test
     void joiningAGroupThatWasNeverCreatedFailsClearly() {
         ElectionService election = zk.connect(CLUSTER).election(0);
         CoordinationException e = assertThrows(CoordinationException.class, () -> election.join(7, (g, ev) -> { }));
