@@ -63,6 +63,8 @@ public final class Simulation {
     private Phase phase = Phase.FAULTS;
     private SimViolation violation;
     private long events;
+    private long promisePages;
+    private long snapshotChunks;
 
     private Simulation(SimConfig config, LeaseHooksFactory leases) {
         this.config = config;
@@ -175,7 +177,8 @@ public final class Simulation {
         trace.add(history.events().size());
         List<SimViolation> violations = violation == null ? List.of() : List.of(violation);
         return new SimResult(config, environment.name(), trace.value(), history, clients.invoked(), clients.okCount(),
-                clients.failCount(), clients.infoCount(), queue.now(), events, violations);
+                clients.failCount(), clients.infoCount(), queue.now(), events, promisePages,
+                snapshotChunks, violations);
     }
 
     private void collectViolations() {
@@ -326,6 +329,11 @@ public final class Simulation {
             return;
         }
         trace.addMessage(message);
+        if (message instanceof Message.Promise promise && !promise.isLastPage()) {
+            promisePages++;
+        } else if (message instanceof Message.InstallSnapshot) {
+            snapshotChunks++;
+        }
         node.replica.step(message);
         drive(node);
     }
