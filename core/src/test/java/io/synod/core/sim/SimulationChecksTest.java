@@ -132,4 +132,25 @@ class SimulationChecksTest {
         assertTrue(pages >= 100, "promise pages beyond the last: " + pages);
         assertTrue(chunks >= 100, "snapshot chunks delivered: " + chunks);
     }
+
+    @Test
+    void theReplicasRunTheStateMachineTheFactoryBuilds() {
+        int[] created = new int[1];
+        SimStateMachine counting = new SimStateMachine() {
+            @Override
+            public io.synod.core.paxos.StateMachine create(int nodeId) {
+                created[0]++;
+                return SimStateMachine.KV.create(nodeId);
+            }
+
+            @Override
+            public boolean isWriteResult(byte[] result) {
+                return SimStateMachine.KV.isWriteResult(result);
+            }
+        };
+        SimConfig config = SimConfig.defaults(3, FaultProfile.CRASH).withSeed(5);
+        SimResult withFactory = Simulation.run(config, LeaseHooksFactory.NONE, counting);
+        assertTrue(created[0] > 3, "one state machine per incarnation, and crashes restart nodes: " + created[0]);
+        assertEquals(Simulation.run(config).traceHash(), withFactory.traceHash(), "the same machine, the same run");
+    }
 }
