@@ -30,16 +30,26 @@ class BoundedMessagesScenarioTest {
         return entries.stream().mapToInt(Entry::sizeBytes).sum();
     }
 
-    @Test
-    void aTakeoverRecoversARangeThatSpansManyPromisePages() {
-        ReplicaConfig config = ReplicaConfig.defaults(0, 3).toBuilder().maxPromiseBytes(PAGE_BYTES).build();
-        TestCluster cluster = new TestCluster(3, config);
+    /** Node 0 leads and commits {@code writes} appends with node 1 while node 2 hears nothing. */
+    private static TestCluster writeWithoutNode2(ReplicaConfig.Builder config, int writes) {
+        TestCluster cluster = new TestCluster(3, config.build());
         cluster.elect(0, 1);
-        cluster.drop = m -> m.to() == 2 || m.from() == 2; // node 2 hears nothing of these 40 writes
-        for (int i = 1; i <= 40; i++) {
+        cluster.drop = m -> m.to() == 2 || m.from() == 2;
+        for (int i = 1; i <= writes; i++) {
             cluster.propose(0, 7, i, new KvCommand.Append("k", i));
             assertEquals(ClientReply.Status.OK, cluster.lastReply(7).status());
         }
+        return cluster;
+    }
+
+    /** Snapshots every five slots, keeping no log below them, sent in small chunks. */
+    private static ReplicaConfig.Builder compactingEveryFiveSlots() {
+        return ReplicaConfig.defaults(0, 3).toBuilder().snapshotEverySlots(5).logRetainSlots(0).snapshotChunkBytes(CHUNK_BYTES);
+    }
+
+    @Test
+    void aTakeoverRecoversARangeThatSpansManyPromisePages() {
+        TestCluster cluster = writeWithoutNode2(ReplicaConfig.defaults(0, 3).toBuilder().maxPromiseBytes(PAGE_BYTES), 40);
         cluster.crash(0);
 
         // Node 2 (commit point 0) takes over with node 1, which holds slots 1..40.
@@ -70,14 +80,7 @@ class BoundedMessagesScenarioTest {
 
     @Test
     void aSnapshotInstallCutMidwayResumesWhereItStopped() {
-        ReplicaConfig config = ReplicaConfig.defaults(0, 3).toBuilder().snapshotEverySlots(5).logRetainSlots(0)
-                .snapshotChunkBytes(CHUNK_BYTES).build();
-        TestCluster cluster = new TestCluster(3, config);
-        cluster.elect(0, 1);
-        cluster.drop = m -> m.to() == 2 || m.from() == 2;
-        for (int i = 1; i <= 30; i++) {
-            cluster.propose(0, 7, i, new KvCommand.Append("k", i));
-        }
+        TestCluster cluster = writeWithoutNode2(compactingEveryFiveSlots(), 30);
         assertEquals(30, cluster.replicas[0].snapshotSlot(), "the leader compacted everything node 2 misses");
 
         // Node 2 comes back; three chunks arrive, then the link fails and everything is lost.
@@ -124,14 +127,7 @@ class BoundedMessagesScenarioTest {
 
     @Test
     void aCandidateBehindAPromisersSnapshotFetchesItInChunksBeforeLeading() {
-        ReplicaConfig config = ReplicaConfig.defaults(0, 3).toBuilder().snapshotEverySlots(5).logRetainSlots(0)
-                .snapshotChunkBytes(CHUNK_BYTES).build();
-        TestCluster cluster = new TestCluster(3, config);
-        cluster.elect(0, 1);
-        cluster.drop = m -> m.to() == 2 || m.from() == 2;
-        for (int i = 1; i <= 20; i++) {
-            cluster.propose(0, 7, i, new KvCommand.Append("k", i));
-        }
+        TestCluster cluster = writeWithoutNode2(compactingEveryFiveSlots(), 20);
         cluster.crash(0);
         assertEquals(20, cluster.replicas[1].snapshotSlot());
 
