@@ -81,6 +81,12 @@ final class CatchUp {
         EntryBatch batch = new EntryBatch(ctx.config);
         for (long slot = from; slot <= commitSlot; slot++) {
             Entry entry = acceptor.entry(slot);
+            if (entry != null && !entry.isComplete()) {
+                // A chosen coded value goes as a full copy when the cache has it (it counts as every
+                // shard); otherwise as what this leader holds, and the follower keeps its own shard.
+                Command full = ctx.cache.get(entry);
+                entry = full == null ? entry : entry.complete(full);
+            }
             if (entry == null || !batch.tryAdd(entry.withBallot(ctx.ownBallot))) {
                 break;
             }

@@ -20,6 +20,7 @@ final class Learner {
     private final Clients clients;
     private long commitSlot;
     private long appliedSlot;
+    private final Recovery recovery;
 
     Learner(ReplicaContext ctx, Acceptor acceptor, StateMachine stateMachine, ClientSessions sessions, Clients clients) {
         this.ctx = ctx;
@@ -27,6 +28,7 @@ final class Learner {
         this.stateMachine = stateMachine;
         this.sessions = sessions;
         this.clients = clients;
+        this.recovery = new Recovery(ctx, acceptor);
         Snapshot snapshot = acceptor.snapshot();
         stateMachine.restore(snapshot.stateMachine());
         sessions.restore(snapshot.sessions());
@@ -76,12 +78,37 @@ final class Learner {
             long slot = appliedSlot + 1;
             Entry entry = acceptor.entry(slot);
             Check.state(entry != null, "node %d: committed slot %d missing from the log", ctx.self, slot);
+            if (entry.coded() != null) {
+                // A coded value is applied whole: from a full copy, the cache, or a recovery read.
+                Command full = entry.isComplete() ? entry.command() : ctx.cache.get(entry);
+                if (full == null) {
+                    recovery.need(entry);
+                    break;
+                }
+                entry = new Entry(slot, entry.ballot(), full);
+            }
             apply(entry);
             appliedSlot = slot;
         }
         if (appliedSlot - acceptor.snapshot().lastIncludedSlot() >= ctx.config.snapshotEverySlots()) {
             takeSnapshot();
         }
+    }
+
+    /** Repeats an unanswered recovery read. */
+    void tick() {
+        recovery.tick();
+    }
+
+    /** A peer answered our recovery read: once the value is rebuilt, applying goes on. */
+    void onShardReply(Message.ShardReply m) {
+        if (recovery.onReply(m)) {
+            applyCommitted();
+        }
+    }
+
+    void onShardRequest(Message.ShardRequest m) {
+        recovery.onRequest(m);
     }
 
     private void apply(Entry entry) {
@@ -118,6 +145,7 @@ final class Learner {
         acceptor.replaceSnapshot(snapshot);
         commitSlot = snapshot.lastIncludedSlot();
         appliedSlot = snapshot.lastIncludedSlot();
+        recovery.clear();
         // Everything at or below the snapshot is chosen and applied; older entries there may be
         // values that were never chosen, so they must not be served in catch-up.
         acceptor.compactThrough(snapshot.lastIncludedSlot());

@@ -61,9 +61,20 @@ public final class Replica {
      */
     public Replica(ReplicaConfig config, DurableState durable, StateMachine stateMachine, QuorumPolicy quorum,
             LeaseHooks leases, long nowNanos) {
-        Check.argument(config != null && durable != null && stateMachine != null && quorum != null && leases != null,
-                "replica needs a config, durable state, state machine, quorum policy and lease hooks");
-        this.ctx = new ReplicaContext(config, nowNanos);
+        this(config, durable, stateMachine, quorum, leases, Coding.OFF, nowNanos);
+    }
+
+    /**
+     * Builds a replica of a group whose values are coded by {@code coding} (RS-Paxos); {@code quorum}
+     * is normally {@code coding.quorum()}.
+     */
+    public Replica(ReplicaConfig config, DurableState durable, StateMachine stateMachine, QuorumPolicy quorum,
+            LeaseHooks leases, Coding coding, long nowNanos) {
+        Check.argument(config != null && durable != null && stateMachine != null && quorum != null && leases != null
+                && coding != null, "replica needs a config, durable state, state machine, quorum policy, lease hooks and coding");
+        Check.argument(!coding.enabled() || coding.nodes() == config.clusterSize(), "coding %s is for %d nodes, the group has %d",
+                coding, coding.nodes(), config.clusterSize());
+        this.ctx = new ReplicaContext(config, coding, nowNanos);
         this.leases = leases;
         ClientSessions sessions = new ClientSessions(config.maxClientSessions());
         this.acceptor = new Acceptor(ctx, durable);
@@ -85,6 +96,7 @@ public final class Replica {
         if (nowNanos > ctx.nowNanos) {
             ctx.nowNanos = nowNanos;
         }
+        learner.tick();
         if (ctx.role == Role.CANDIDATE) {
             if (phase1.timedOut()) {
                 // No read quorum answered in time: never serve on a phase 1 that did not finish.
@@ -130,6 +142,10 @@ public final class Replica {
                 long slot = snapshots.send(m.from(), m.ballot(), m.lastIncludedSlot(), m.offset());
                 catchUp.onSnapshotChunkSent(m.from(), m.ballot(), slot);
             }
+        } else if (message instanceof Message.ShardRequest m) {
+            learner.onShardRequest(m);
+        } else if (message instanceof Message.ShardReply m) {
+            learner.onShardReply(m);
         }
     }
 

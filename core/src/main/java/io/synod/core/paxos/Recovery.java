@@ -1,0 +1,114 @@
+package io.synod.core.paxos;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * The recovery read (RS-Paxos, Mu et al. 2014, §4): a replica that must apply a committed coded
+ * value it cannot rebuild locally (it holds one shard, or none, and the value is not in its
+ * {@link ValueCache}) asks every peer for what it holds of that slot, collects shards of exactly
+ * that value (same client id, sequence, length and checksum as its own committed entry), rebuilds
+ * the value once X intact ones arrived (the {@link ShardDecoder} checks each shard's CRC32C and the
+ * value's), and caches it; applying then continues. Unanswered requests are repeated every
+ * retransmission interval, from the second round on asking for a whole copy as well.
+ * At most one slot is recovered at a time: slots are applied in order.
+ */
+final class Recovery {
+    private final ReplicaContext ctx;
+    private final Acceptor acceptor;
+    /** The committed coded entry being recovered, or null. */
+    private Entry wanted;
+    private final List<byte[]> shards = new ArrayList<>();
+    private long lastAskNanos;
+    private int rounds;
+
+    Recovery(ReplicaContext ctx, Acceptor acceptor) {
+        this.ctx = ctx;
+        this.acceptor = acceptor;
+    }
+
+    /** Applying is stuck at {@code entry}, which is coded and not complete here: recover it. */
+    void need(Entry entry) {
+        if (wanted != null && wanted.slot() == entry.slot() && wanted.sameValue(entry)) {
+            return;
+        }
+        wanted = entry;
+        shards.clear();
+        rounds = 0;
+        if (entry.coded().shard() != null) {
+            shards.add(entry.coded().shard());
+        }
+        ask();
+    }
+
+    /** Nothing to recover any more (the slot was applied, or a snapshot moved past it). */
+    void clear() {
+        wanted = null;
+        shards.clear();
+    }
+
+    void tick() {
+        if (wanted != null && ctx.nowNanos - lastAskNanos >= ctx.config.retransmitIntervalNanos()) {
+            ask();
+        }
+    }
+
+    private void ask() {
+        lastAskNanos = ctx.nowNanos;
+        rounds++;
+        for (int peer = 0; peer < ctx.clusterSize; peer++) {
+            if (peer != ctx.self) {
+                ctx.out.send(new Message.ShardRequest(ctx.self, peer, acceptor.promised(), wanted.slot(), rounds > 1));
+            }
+        }
+    }
+
+    /** A peer's answer; returns true once the wanted value is rebuilt and cached. */
+    boolean onReply(Message.ShardReply m) {
+        Entry got = m.entry();
+        if (wanted == null || got.slot() != wanted.slot() || !got.sameValue(wanted)) {
+            return false; // Late, or a shard of another value accepted in that slot.
+        }
+        byte[] value;
+        if (got.isComplete()) {
+            CRC32C crc = new CRC32C();
+            crc.update(got.command().payload());
+            value = (int) crc.getValue() == wanted.coded().valueChecksum() ? got.command().payload() : null;
+        } else if (got.coded().shard() != null) {
+            shards.add(got.coded().shard());
+            value = ctx.coding.decoder().rebuild(wanted.coded(), shards);
+        } else {
+            value = null;
+        }
+        if (value == null) {
+            return false;
+        }
+        ctx.cache.put(wanted.slot(), new Command(wanted.command().clientId(), wanted.command().sequence(), value),
+                wanted.coded());
+        clear();
+        return true;
+    }
+
+    /** Answers a peer's recovery read with what this replica holds of the slot: its shard, or a whole copy. */
+    void onRequest(Message.ShardRequest m) {
+        Entry held = acceptor.entry(m.slot());
+        if (held == null || held.coded() == null) {
+            return;
+        }
+        Entry answer = null;
+        if (held.isComplete()) {
+            answer = held;
+        } else {
+            Command cached = ctx.cache.get(held);
+            if (cached != null && (m.wantFull() || held.coded().shard() == null)) {
+                answer = held.complete(cached);
+            } else if (held.coded().shard() != null) {
+                answer = held;
+            }
+        }
+        if (answer != null) {
+            ctx.out.send(new Message.ShardReply(ctx.self, m.from(), acceptor.promised(), answer));
+        }
+    }
+}
