@@ -83,6 +83,12 @@ final class Acceptor {
             }
             if (entry.slot() > commitSlot) {
                 accept(entry);
+            } else if (entry.coded() != null && entry.isComplete()) {
+                // A full copy of a committed coded value (catch-up): keep it for applying.
+                Entry held = log.get(entry.slot());
+                if (held != null && !held.isComplete() && held.sameValue(entry)) {
+                    ctx.cache.put(entry.slot(), entry.command(), entry.coded());
+                }
             }
             slots[count++] = entry.slot();
         }

@@ -107,6 +107,18 @@ final class Learner {
         }
     }
 
+    /** Whether {@code m} is a chunk of a snapshot a recovery read fetches (then it was handled here). */
+    boolean onRecoverySnapshotChunk(Message.InstallSnapshot m) {
+        if (!recovery.fetchesSnapshotFrom(m)) {
+            return false;
+        }
+        Snapshot complete = recovery.onSnapshotChunk(m);
+        if (complete != null && complete.lastIncludedSlot() > appliedSlot) {
+            installSnapshot(complete);
+        }
+        return true;
+    }
+
     void onShardRequest(Message.ShardRequest m) {
         recovery.onRequest(m);
     }
@@ -143,11 +155,14 @@ final class Learner {
         stateMachine.restore(snapshot.stateMachine());
         sessions.restore(snapshot.sessions());
         acceptor.replaceSnapshot(snapshot);
-        commitSlot = snapshot.lastIncludedSlot();
+        commitSlot = Math.max(commitSlot, snapshot.lastIncludedSlot()); // Commits learned past it stay learned.
         appliedSlot = snapshot.lastIncludedSlot();
         recovery.clear();
         // Everything at or below the snapshot is chosen and applied; older entries there may be
         // values that were never chosen, so they must not be served in catch-up.
         acceptor.compactThrough(snapshot.lastIncludedSlot());
+        if (commitSlot > appliedSlot) {
+            applyCommitted(); // Commits this replica learned beyond the snapshot (coded values it could not apply yet).
+        }
     }
 }

@@ -91,6 +91,10 @@ public sealed interface Message {
      */
     record ShardRequest(int from, int to, Ballot ballot, long slot, boolean wantFull) implements Message {}
 
-    /** Answer to a {@link ShardRequest}: the entry the sender holds for the slot (a shard, or a full copy). */
-    record ShardReply(int from, int to, Ballot ballot, Entry entry) implements Message {}
+    /**
+     * Answer to a {@link ShardRequest}: the entry the sender holds for the slot (a shard, or a full
+     * copy), or null if the sender compacted the slot into its snapshot at {@code snapshotSlot}; the
+     * asker then fetches that snapshot with {@link SnapshotRequest} (in its promised ballot).
+     */
+    record ShardReply(int from, int to, Ballot ballot, Entry entry, long snapshotSlot) implements Message {}
 }

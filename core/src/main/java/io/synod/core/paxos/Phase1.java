@@ -120,7 +120,9 @@ final class Phase1 {
             return; // A late or duplicated answer (to an earlier phase 1 or page), or a malformed one.
         }
         progressNanos = ctx.nowNanos;
-        if (m.snapshotSlot() > Math.max(learner.commitSlot(), snapshotTarget)
+        // Behind the applied point, not only the commit point: with coded values a replica may have
+        // learned commits it could not apply yet, and peers that compacted those slots hold no shards.
+        if (m.snapshotSlot() > Math.max(learner.appliedSlot(), snapshotTarget)
                 && (snapshot == null || m.snapshotSlot() > snapshot.lastIncludedSlot())) {
             snapshotSource = m.from();
             snapshotTarget = m.snapshotSlot();
@@ -222,7 +224,7 @@ final class Phase1 {
         if (promised < quorum.phase1Quorum(ctx.clusterSize) || (snapshotSource >= 0 && snapshot == null)) {
             return;
         }
-        if (snapshot != null && snapshot.lastIncludedSlot() > learner.commitSlot()) {
+        if (snapshot != null && snapshot.lastIncludedSlot() > learner.appliedSlot()) {
             learner.installSnapshot(snapshot);
         }
         long commitSlot = learner.commitSlot();

@@ -10,9 +10,12 @@ import java.util.zip.CRC32C;
  * {@link ValueCache}) asks every peer for what it holds of that slot, collects shards of exactly
  * that value (same client id, sequence, length and checksum as its own committed entry), rebuilds
  * the value once X intact ones arrived (the {@link ShardDecoder} checks each shard's CRC32C and the
- * value's), and caches it; applying then continues. Unanswered requests are repeated every
- * retransmission interval, from the second round on asking for a whole copy as well.
- * At most one slot is recovered at a time: slots are applied in order.
+ * value's), and caches it; applying then continues. The first round asks only as many peers as
+ * shards are missing (the next ones after this replica, so the load spreads); unanswered requests
+ * are repeated every retransmission interval to every peer, asking for a whole copy as well.
+ * At most one slot is recovered at a time: slots are applied in order. If a peer already compacted
+ * the slot into its snapshot (it applied it), the shards there are gone and this replica fetches
+ * that snapshot in chunks instead, like a lagging follower would.
  */
 final class Recovery {
     private final ReplicaContext ctx;
@@ -22,6 +25,10 @@ final class Recovery {
     private final List<byte[]> shards = new ArrayList<>();
     private long lastAskNanos;
     private int rounds;
+    /** The peer whose snapshot is being fetched (it compacted the wanted slot), or -1. */
+    private int snapshotSource = -1;
+    private long snapshotSlot;
+    private final SnapshotReceiver incoming = new SnapshotReceiver();
 
     Recovery(ReplicaContext ctx, Acceptor acceptor) {
         this.ctx = ctx;
@@ -46,28 +53,67 @@ final class Recovery {
     void clear() {
         wanted = null;
         shards.clear();
+        snapshotSource = -1;
+        incoming.reset();
     }
 
     void tick() {
         if (wanted != null && ctx.nowNanos - lastAskNanos >= ctx.config.retransmitIntervalNanos()) {
+            if (snapshotSource >= 0) {
+                lastAskNanos = ctx.nowNanos;
+                requestSnapshotChunk();
+            }
             ask();
         }
+    }
+
+    private void requestSnapshotChunk() {
+        long slot = incoming.slot() >= 0 ? incoming.slot() : snapshotSlot;
+        ctx.out.send(new Message.SnapshotRequest(ctx.self, snapshotSource, acceptor.promised(), slot, incoming.nextOffset()));
+    }
+
+    /**
+     * A chunk of the snapshot this recovery fetches; returns the snapshot once complete (the learner
+     * installs it), else null. Returns null and takes nothing if the chunk is not for this recovery.
+     */
+    Snapshot onSnapshotChunk(Message.InstallSnapshot m) {
+        Snapshot complete = incoming.offer(m);
+        if (complete == null) {
+            requestSnapshotChunk();
+            return null;
+        }
+        snapshotSource = -1;
+        return complete;
+    }
+
+    /** Whether {@code m} belongs to a snapshot fetch of this recovery. */
+    boolean fetchesSnapshotFrom(Message.InstallSnapshot m) {
+        // A candidate's own phase 1 snapshot fetch comes first (Phase1 takes those chunks).
+        return wanted != null && snapshotSource == m.from() && ctx.role != Role.CANDIDATE
+                && m.ballot().equals(acceptor.promised());
     }
 
     private void ask() {
         lastAskNanos = ctx.nowNanos;
         rounds++;
-        for (int peer = 0; peer < ctx.clusterSize; peer++) {
-            if (peer != ctx.self) {
-                ctx.out.send(new Message.ShardRequest(ctx.self, peer, acceptor.promised(), wanted.slot(), rounds > 1));
-            }
+        int asks = rounds == 1 ? Math.max(1, wanted.coded().dataShards() - shards.size()) : ctx.clusterSize - 1;
+        for (int i = 1; i <= asks; i++) {
+            int peer = (ctx.self + i) % ctx.clusterSize;
+            ctx.out.send(new Message.ShardRequest(ctx.self, peer, acceptor.promised(), wanted.slot(), rounds > 1));
         }
     }
 
     /** A peer's answer; returns true once the wanted value is rebuilt and cached. */
     boolean onReply(Message.ShardReply m) {
         Entry got = m.entry();
-        if (wanted == null || got.slot() != wanted.slot() || !got.sameValue(wanted)) {
+        if (wanted != null && got == null && m.snapshotSlot() >= wanted.slot() && snapshotSource < 0) {
+            snapshotSource = m.from();
+            snapshotSlot = m.snapshotSlot();
+            incoming.reset();
+            requestSnapshotChunk();
+            return false;
+        }
+        if (wanted == null || got == null || got.slot() != wanted.slot() || !got.sameValue(wanted)) {
             return false; // Late, or a shard of another value accepted in that slot.
         }
         byte[] value;
@@ -93,6 +139,11 @@ final class Recovery {
     /** Answers a peer's recovery read with what this replica holds of the slot: its shard, or a whole copy. */
     void onRequest(Message.ShardRequest m) {
         Entry held = acceptor.entry(m.slot());
+        if (held == null && m.slot() <= acceptor.snapshot().lastIncludedSlot()) {
+            ctx.out.send(new Message.ShardReply(ctx.self, m.from(), acceptor.promised(), null,
+                    acceptor.snapshot().lastIncludedSlot()));
+            return;
+        }
         if (held == null || held.coded() == null) {
             return;
         }
@@ -108,7 +159,7 @@ final class Recovery {
             }
         }
         if (answer != null) {
-            ctx.out.send(new Message.ShardReply(ctx.self, m.from(), acceptor.promised(), answer));
+            ctx.out.send(new Message.ShardReply(ctx.self, m.from(), acceptor.promised(), answer, 0));
         }
     }
 }

@@ -131,6 +131,9 @@ public final class Replica {
         } else if (message instanceof Message.HeartbeatReply m) {
             catchUp.onPeerApplied(m.from(), m.ballot(), m.appliedSlot());
         } else if (message instanceof Message.InstallSnapshot m) {
+            if (learner.onRecoverySnapshotChunk(m)) {
+                return; // A snapshot a recovery read fetched from a peer that compacted the slot.
+            }
             if (m.ballot().nodeId() != m.from()) {
                 phase1.onSnapshotChunk(m); // A promiser answering this candidate's request.
             } else if (admitLeaderMessage(m)) {

@@ -39,7 +39,7 @@ public record SimTraffic(long replicationBytes, long recoveryBytes, long otherBy
         } else if (message instanceof Message.InstallSnapshot m) {
             return HEADER_BYTES + 24 + m.chunk().length;
         } else if (message instanceof Message.ShardReply m) {
-            return HEADER_BYTES + m.entry().sizeBytes();
+            return HEADER_BYTES + 8 + (m.entry() == null ? 0 : m.entry().sizeBytes());
         }
         return HEADER_BYTES + 16;
     }

@@ -496,7 +496,7 @@ public final class Simulation {
      */
     private Message corruptShard(Message message) {
         if (!coding.enabled() || !config.faults().network() || phase != Phase.FAULTS
-                || !(message instanceof Message.ShardReply reply) || reply.entry().coded() == null
+                || !(message instanceof Message.ShardReply reply) || reply.entry() == null || reply.entry().coded() == null
                 || reply.entry().coded().shard() == null || !corruptRandom.chance(0.1)) {
             return message;
         }
@@ -508,7 +508,7 @@ public final class Simulation {
         traffic.corrupted++;
         trace.add(0xC0EE, reply.from(), position);
         return new Message.ShardReply(reply.from(), reply.to(), reply.ballot(),
-                new Entry(entry.slot(), entry.ballot(), entry.command(), entry.coded().withShard(shard)));
+                new Entry(entry.slot(), entry.ballot(), entry.command(), entry.coded().withShard(shard)), 0);
     }
 
     private void traceReady(SimNode node, Ready ready) {

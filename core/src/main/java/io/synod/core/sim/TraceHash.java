@@ -95,8 +95,10 @@ final class TraceHash {
         } else if (message instanceof Message.ShardRequest m) {
             add(10, m.slot(), m.wantFull() ? 1 : 0);
         } else if (message instanceof Message.ShardReply m) {
-            add(11);
-            addEntries(java.util.List.of(m.entry()));
+            add(11, m.snapshotSlot(), m.entry() == null ? 0 : 1);
+            if (m.entry() != null) {
+                addEntries(java.util.List.of(m.entry()));
+            }
         }
     }
 }
