@@ -81,11 +81,11 @@ final class CatchUp {
         EntryBatch batch = new EntryBatch(ctx.config);
         for (long slot = from; slot <= commitSlot; slot++) {
             Entry entry = acceptor.entry(slot);
-            if (entry != null && !entry.isComplete()) {
-                // A chosen coded value goes as a full copy when the cache has it (it counts as every
-                // shard); otherwise as what this leader holds, and the follower keeps its own shard.
-                Command full = ctx.cache.get(entry);
-                entry = full == null ? entry : entry.complete(full);
+            if (entry != null && entry.coded() != null) {
+                // A chosen coded value goes as its metadata only: a follower that holds a shard of it
+                // keeps that shard (Acceptor#accept), and one that must apply it without being able
+                // to rebuild it does a recovery read (RS-Paxos §4), so catch-up costs no value bytes.
+                entry = entry.stub(null);
             }
             if (entry == null || !batch.tryAdd(entry.withBallot(ctx.ownBallot))) {
                 break;

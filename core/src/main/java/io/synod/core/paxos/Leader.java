@@ -1,6 +1,7 @@
 package io.synod.core.paxos;
 
 import io.synod.core.erasure.ValueCoder;
+import io.synod.core.util.Check;
 import io.synod.core.erasure.ValueShard;
 import java.util.ArrayList;
 import java.util.List;
@@ -258,6 +259,14 @@ final class Leader {
 
     private void tryCommit() {
         boolean progressed = false;
+        // A recovery read may have installed a peer's snapshot past slots still in flight here (their
+        // values are the chosen ones, which the snapshot holds): they are done.
+        while (!inFlight.isEmpty() && inFlight.firstKey() <= learner.commitSlot()) {
+            inFlight.pollFirstEntry();
+            progressed = true;
+        }
+        Check.state(nextSlot > learner.commitSlot(), "leader's next slot %d is not past the commit point %d", nextSlot,
+                learner.commitSlot());
         while (true) {
             Map.Entry<Long, InFlight> first = inFlight.firstEntry();
             if (first == null || first.getKey() != learner.commitSlot() + 1) {

@@ -82,7 +82,7 @@ final class Learner {
                 // A coded value is applied whole: from a full copy, the cache, or a recovery read.
                 Command full = entry.isComplete() ? entry.command() : ctx.cache.get(entry);
                 if (full == null) {
-                    recovery.need(entry);
+                    needRecovery(slot);
                     break;
                 }
                 entry = new Entry(slot, entry.ballot(), full);
@@ -90,8 +90,20 @@ final class Learner {
             apply(entry);
             appliedSlot = slot;
         }
+        recovery.forgetThrough(appliedSlot);
         if (appliedSlot - acceptor.snapshot().lastIncludedSlot() >= ctx.config.snapshotEverySlots()) {
             takeSnapshot();
+        }
+    }
+
+    /** Starts recovery reads for {@code stuck} and the committed coded slots after it (bounded). */
+    private void needRecovery(long stuck) {
+        long last = Math.min(commitSlot, stuck + ctx.config.maxInFlightSlots() - 1);
+        for (long slot = stuck; slot <= last; slot++) {
+            Entry entry = acceptor.entry(slot);
+            if (entry != null && entry.coded() != null && !entry.isComplete() && ctx.cache.get(entry) == null) {
+                recovery.need(entry);
+            }
         }
     }
 

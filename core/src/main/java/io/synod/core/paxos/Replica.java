@@ -29,11 +29,11 @@ import java.nio.charset.StandardCharsets;
  * </ul>
  * Extension points. Leases plug in through {@link LeaseHooks} (local reads, deferred commit, acceptors
  * that must accept a slot before it commits). Per-slot value coding (RS-Paxos, Mu et al. 2014, §4)
- * plugs in at three seams: {@link QuorumPolicy#isWriteQuorum} sees the entry, so a slot coded into X
- * shards can require {@code Q_W(X)} acceptances; Accept messages are built per acceptor (in
- * {@link Leader}), where acceptor i would receive shard i instead of the full command; and phase 1
- * merges promised entries per slot (in {@link Phase1}), where shards of the highest ballot would
- * be collected and decoded once X of them arrived. The codec itself is {@code io.synod.core.erasure}.
+ * is a {@link Coding}: {@link QuorumPolicy#isWriteQuorum} sees the entry, so a slot coded into X
+ * shards requires {@code Q_W(X)} acceptances ({@link Coding#quorum()}); Accept messages are built
+ * per acceptor in {@link Leader}, acceptor i receiving shard i; {@link Phase1} collects the
+ * promised shards and re-proposes only values it can rebuild; {@link Recovery} rebuilds committed
+ * values a replica must apply but holds only a shard of. The codec is {@code io.synod.core.erasure}.
  *
  * <p>This class is the coordinator: it checks inputs, dispatches them to the roles ({@link Acceptor},
  * {@link Phase1}, {@link Leader}, {@link Learner}, {@link CatchUp}, {@link Clients}), owns the role

@@ -20,10 +20,9 @@ public final class CodedTrafficReport {
             return perWrite(coded.logBytes(), coded) / perWrite(full.logBytes(), full);
         }
 
-        /** Replication plus recovery reads (followers rebuilding every coded value to apply it). */
-        public double wireRatioWithRecovery() {
-            return perWrite(coded.replicationBytes() + coded.recoveryBytes(), coded)
-                    / perWrite(full.replicationBytes() + full.recoveryBytes(), full);
+        /** Every byte between replicas: phase 2, catch-up, recovery reads (followers rebuilding every coded value to apply it), the rest. */
+        public double wireRatio() {
+            return perWrite(coded.wireBytes(), coded) / perWrite(full.wireBytes(), full);
         }
 
         public static double perWrite(long bytes, SimTraffic traffic) {
@@ -31,15 +30,17 @@ public final class CodedTrafficReport {
         }
 
         public String format() {
-            return String.format("%8d | %10.0f %10.0f %6.3f | %10.0f %10.0f %6.3f | %10.0f %6.3f", valueBytes,
-                    perWrite(coded.replicationBytes(), coded), perWrite(full.replicationBytes(), full), replicationRatio(),
-                    perWrite(coded.logBytes(), coded), perWrite(full.logBytes(), full), logRatio(),
-                    perWrite(coded.recoveryBytes(), coded), wireRatioWithRecovery());
+            return String.format("| %8d | %9.0f | %9.0f | %5.3f | %9.0f | %9.0f | %5.3f | %9.0f | %9.0f | %9.0f | %9.0f | %5.3f |",
+                    valueBytes, perWrite(coded.replicationBytes(), coded), perWrite(full.replicationBytes(), full),
+                    replicationRatio(), perWrite(coded.logBytes(), coded), perWrite(full.logBytes(), full), logRatio(),
+                    perWrite(coded.catchUpBytes(), coded), perWrite(full.catchUpBytes(), full),
+                    perWrite(coded.recoveryBytes(), coded), perWrite(coded.wireBytes(), coded), wireRatio());
         }
     }
 
-    public static final String HEADER = "value B | repl coded  repl full  ratio |  log coded   log full  ratio |"
-            + "  recovery  wire+recovery ratio";
+    public static final String HEADER = "| value B | phase 2 coded | phase 2 full | ratio | log coded | log full | ratio"
+            + " | catch-up coded | catch-up full | recovery coded | all wire coded | all-wire ratio |\n"
+            + "|---|---|---|---|---|---|---|---|---|---|---|---|";
 
     private CodedTrafficReport() {}
 
@@ -65,7 +66,7 @@ public final class CodedTrafficReport {
             }
             all.add(result.traffic());
         }
-        long[] sums = new long[6];
+        long[] sums = new long[7];
         for (SimTraffic t : all) {
             sums[0] += t.replicationBytes();
             sums[1] += t.recoveryBytes();
@@ -73,7 +74,8 @@ public final class CodedTrafficReport {
             sums[3] += t.logBytes();
             sums[4] += t.committedWrites();
             sums[5] += t.corruptedShards();
+            sums[6] += t.catchUpBytes();
         }
-        return new SimTraffic(sums[0], sums[1], sums[2], sums[3], sums[4], sums[5]);
+        return new SimTraffic(sums[0], sums[6], sums[1], sums[2], sums[3], sums[4], sums[5]);
     }
 }

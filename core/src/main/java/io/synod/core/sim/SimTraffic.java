@@ -12,20 +12,21 @@ import java.util.List;
  * bytes of coding plus the shard it holds) or its other payload. Sent bytes count every message a
  * replica sent, including ones the network then lost or duplicated.
  *
- * @param replicationBytes  Accept and Accepted messages (phase 2 and catch-up)
+ * @param replicationBytes  phase 2: Accept messages proposing uncommitted slots, and every Accepted
+ * @param catchUpBytes      catch-up: Accept messages carrying only slots already committed
  * @param recoveryBytes     recovery reads: ShardRequest and ShardReply
  * @param otherBytes        everything else (phase 1, heartbeats, snapshots, nacks)
  * @param logBytes          bytes of log entries written to disk (every fsynced entry, all replicas)
  * @param committedWrites   distinct log slots applied with a client command (no-ops excluded)
  * @param corruptedShards   recovery-read replies whose shard the network corrupted (coded mode's fault)
  */
-public record SimTraffic(long replicationBytes, long recoveryBytes, long otherBytes, long logBytes, long committedWrites,
+public record SimTraffic(long replicationBytes, long catchUpBytes, long recoveryBytes, long otherBytes, long logBytes, long committedWrites,
         long corruptedShards) {
 
     static final int HEADER_BYTES = 32;
 
     public long wireBytes() {
-        return replicationBytes + recoveryBytes + otherBytes;
+        return replicationBytes + catchUpBytes + recoveryBytes + otherBytes;
     }
 
     /** Modelled encoded size of {@code message}. */
@@ -55,6 +56,7 @@ public record SimTraffic(long replicationBytes, long recoveryBytes, long otherBy
     /** Counters while a seed runs. */
     static final class Counter {
         long replication;
+        long catchUp;
         long recovery;
         long other;
         long log;
@@ -62,7 +64,9 @@ public record SimTraffic(long replicationBytes, long recoveryBytes, long otherBy
 
         void sent(Message message) {
             long size = bytes(message);
-            if (message instanceof Message.Accept || message instanceof Message.Accepted) {
+            if (message instanceof Message.Accept m && m.entries().stream().allMatch(e -> e.slot() <= m.leaderCommit())) {
+                catchUp += size;
+            } else if (message instanceof Message.Accept || message instanceof Message.Accepted) {
                 replication += size;
             } else if (message instanceof Message.ShardRequest || message instanceof Message.ShardReply) {
                 recovery += size;
@@ -72,7 +76,7 @@ public record SimTraffic(long replicationBytes, long recoveryBytes, long otherBy
         }
 
         SimTraffic result(long committedWrites) {
-            return new SimTraffic(replication, recovery, other, log, committedWrites, corrupted);
+            return new SimTraffic(replication, catchUp, recovery, other, log, committedWrites, corrupted);
         }
     }
 }

@@ -103,6 +103,7 @@ final class SimulateCommand implements Callable<Integer> {
         long indeterminateOperations;
         long simulatedNanos;
         long replicationBytes;
+        long catchUpBytes;
         long recoveryBytes;
         long otherBytes;
         long logBytes;
@@ -180,6 +181,7 @@ final class SimulateCommand implements Callable<Integer> {
             totals.indeterminateOperations += result.indeterminateOperations();
             totals.simulatedNanos += result.simulatedNanos();
             totals.replicationBytes += result.traffic().replicationBytes();
+            totals.catchUpBytes += result.traffic().catchUpBytes();
             totals.recoveryBytes += result.traffic().recoveryBytes();
             totals.otherBytes += result.traffic().otherBytes();
             totals.logBytes += result.traffic().logBytes();
@@ -216,8 +218,9 @@ final class SimulateCommand implements Callable<Integer> {
             out.printf("violations:              %d%s%n", totals.violatingSeeds.size(),
                     totals.violatingSeeds.isEmpty() ? "" : " (seeds " + sorted(totals.violatingSeeds) + ")");
             long writes = Math.max(1, totals.committedWrites);
-            out.printf("bytes per committed write: %.0f replication, %.0f recovery reads, %.0f other on the wire; %.0f in logs"
-                    + " (%d writes%s)%n", (double) totals.replicationBytes / writes, (double) totals.recoveryBytes / writes,
+            out.printf("bytes per committed write: %.0f phase 2, %.0f catch-up, %.0f recovery reads, %.0f other on the wire;"
+                    + " %.0f in logs (%d writes%s)%n", (double) totals.replicationBytes / writes,
+                    (double) totals.catchUpBytes / writes, (double) totals.recoveryBytes / writes,
                     (double) totals.otherBytes / writes, (double) totals.logBytes / writes, totals.committedWrites,
                     totals.corruptedShards == 0 ? "" : ", " + totals.corruptedShards + " shards corrupted in flight");
             double simulatedSeconds = totals.simulatedNanos / 1e9;
