@@ -46,7 +46,7 @@ final class CodingPlan {
     final long missingBits2;
     final long missingBits3;
 
-    private CodingPlan(int[] inputShardIndexes, int[] outputShardIndexes, int dataOutputCount,
+    private CodingPlan(int[][] encodingMatrix, int[] inputShardIndexes, int[] outputShardIndexes, int dataOutputCount,
             int[][] coefficients, long[] missingBits, boolean pairInputs) {
         this.inputShardIndexes = inputShardIndexes;
         this.outputShardIndexes = outputShardIndexes;
@@ -64,10 +64,23 @@ final class CodingPlan {
             }
             xorOnly[out] = allOnes;
         }
+        // Outputs a cheap relation rebuilds run after the coded groups of their kind (data or
+        // parity), in ascending order, so every shard a relation reads is present or already written.
+        OutputGroup[] relations = new OutputGroup[coefficients.length];
+        boolean[] available = new boolean[encodingMatrix.length];
+        for (int shard = 0; shard < available.length; shard++) {
+            available[shard] = (missingBits[shard >>> 6] & (1L << shard)) == 0;
+        }
+        for (int out = 0; out < coefficients.length; out++) {
+            if (!xorOnly[out]) {
+                relations[out] = ShardRelations.cheapest(encodingMatrix, out, outputShardIndexes[out], available);
+            }
+            available[outputShardIndexes[out]] = true;
+        }
         List<OutputGroup> grouped = new ArrayList<>();
-        addGroups(grouped, 0, dataOutputCount, pairInputs);
+        addGroups(grouped, 0, dataOutputCount, relations, pairInputs);
         this.dataGroupCount = grouped.size();
-        addGroups(grouped, dataOutputCount, coefficients.length, pairInputs);
+        addGroups(grouped, dataOutputCount, coefficients.length, relations, pairInputs);
         this.groups = grouped.toArray(new OutputGroup[0]);
         this.missingBits0 = missingBits[0];
         this.missingBits1 = missingBits[1];
@@ -130,18 +143,23 @@ final class CodingPlan {
             outputRows[out] = encodingMatrix[outputs[out]];
         }
         int[][] coefficients = GfMatrix.multiply(outputRows, inverse);
-        return new CodingPlan(inputs, outputs, dataOutputCount, coefficients, missingBits.clone(), pairInputs);
+        return new CodingPlan(encodingMatrix, inputs, outputs, dataOutputCount, coefficients, missingBits.clone(),
+                pairInputs);
     }
 
     /**
      * Splits outputs {@code [from, to)} into groups: each all-ones output alone (XOR), the others
-     * in runs of up to {@link OutputGroup#MAX_PACKED_OUTPUTS} sharing one pass over the inputs;
-     * a run of one is a single-output group, with pair rows if {@code pairInputs}.
+     * without a relation in runs of up to {@link OutputGroup#MAX_PACKED_OUTPUTS} sharing one pass
+     * over the inputs (a run of one is a single-output group, with pair rows if {@code pairInputs}),
+     * then the outputs with a relation, in order.
      */
-    private void addGroups(List<OutputGroup> grouped, int from, int to, boolean pairInputs) {
+    private void addGroups(List<OutputGroup> grouped, int from, int to, OutputGroup[] relations, boolean pairInputs) {
         int[] pending = new int[OutputGroup.MAX_PACKED_OUTPUTS];
         int pendingCount = 0;
         for (int out = from; out < to; out++) {
+            if (relations[out] != null) {
+                continue;
+            }
             if (xorOnly[out]) {
                 grouped.add(OutputGroup.xor(out));
                 continue;
@@ -154,6 +172,11 @@ final class CodingPlan {
         }
         if (pendingCount > 0) {
             grouped.add(OutputGroup.of(Arrays.copyOf(pending, pendingCount), coefficients, pairInputs));
+        }
+        for (int out = from; out < to; out++) {
+            if (relations[out] != null) {
+                grouped.add(relations[out]);
+            }
         }
     }
 
