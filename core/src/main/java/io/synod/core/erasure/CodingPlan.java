@@ -64,18 +64,48 @@ final class CodingPlan {
             }
             xorOnly[out] = allOnes;
         }
-        // Outputs a cheap relation rebuilds run after the coded groups of their kind (data or
-        // parity), in ascending order, so every shard a relation reads is present or already written.
-        OutputGroup[] relations = new OutputGroup[coefficients.length];
+        // Each output not already plain XOR may instead come from its cheapest parity-check
+        // relation (see ShardRelations), reading present shards and outputs of lower index. Such
+        // outputs run after the coded groups of their kind (data or parity), in ascending order,
+        // so every shard a relation reads is present or already written. Which outputs use their
+        // relation: the cheapest ones, as many as minimise the estimated total with the coded
+        // groups that compute the rest.
+        ShardRelations.Choice[] choices = new ShardRelations.Choice[coefficients.length];
         boolean[] available = new boolean[encodingMatrix.length];
         for (int shard = 0; shard < available.length; shard++) {
             available[shard] = (missingBits[shard >>> 6] & (1L << shard)) == 0;
         }
+        int codable = 0;
         for (int out = 0; out < coefficients.length; out++) {
             if (!xorOnly[out]) {
-                relations[out] = ShardRelations.cheapest(encodingMatrix, out, outputShardIndexes[out], available);
+                codable++;
+                choices[out] = ShardRelations.cheapest(encodingMatrix, out, outputShardIndexes[out], available);
             }
             available[outputShardIndexes[out]] = true;
+        }
+        Integer[] byCost = new Integer[coefficients.length];
+        int candidates = 0;
+        for (int out = 0; out < coefficients.length; out++) {
+            if (choices[out] != null) {
+                byCost[candidates++] = out;
+            }
+        }
+        Arrays.sort(byCost, 0, candidates, (a, b) -> Double.compare(choices[a].cost(), choices[b].cost()));
+        int dataShardCount = inputShardIndexes.length;
+        int bestCount = 0;
+        double bestTotal = ShardRelations.codedCost(dataShardCount, codable);
+        double relationTotal = 0;
+        for (int used = 1; used <= candidates; used++) {
+            relationTotal += choices[byCost[used - 1]].cost();
+            double total = relationTotal + ShardRelations.codedCost(dataShardCount, codable - used);
+            if (total < bestTotal) {
+                bestTotal = total;
+                bestCount = used;
+            }
+        }
+        OutputGroup[] relations = new OutputGroup[coefficients.length];
+        for (int i = 0; i < bestCount; i++) {
+            relations[byCost[i]] = choices[byCost[i]].group();
         }
         List<OutputGroup> grouped = new ArrayList<>();
         addGroups(grouped, 0, dataOutputCount, relations, pairInputs);
