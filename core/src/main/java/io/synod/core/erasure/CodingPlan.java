@@ -8,6 +8,9 @@ import java.util.List;
  * What one coding pass computes: each output shard is a GF(2^8) linear combination of the same D
  * input shards. Encoding is the plan "inputs = data shards, outputs = parity shards"; each erasure
  * pattern has its own plan "inputs = the first D present shards, outputs = the missing shards".
+ * An output may instead come from a cheaper parity-check relation ({@link ShardRelations}) that
+ * reads other present shards or outputs computed before it; on a consistent stripe every choice
+ * gives the same bytes.
  *
  * <p>Immutable after construction, so one instance may be shared by any number of threads.
  */

@@ -19,12 +19,12 @@ final class ScratchPool {
         /** Packed accumulators: one long per position, a byte lane per output. */
         final long[] sums;
 
-        /** Two blocks of bytes for XOR-ed relation terms: positions [0, n) and [n, 2n). */
+        /** Two blocks of bytes for XOR-ed relation terms: [0, n) and [n, 2n), n = {@link CodingLoops#SUM_BYTES}. */
         final byte[] terms;
 
         Scratch(int blockLength) {
             sums = new long[blockLength];
-            terms = new byte[2 * blockLength];
+            terms = new byte[2 * CodingLoops.SUM_BYTES];
         }
     }
 
