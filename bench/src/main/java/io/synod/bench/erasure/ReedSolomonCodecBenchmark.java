@@ -96,11 +96,7 @@ public class ReedSolomonCodecBenchmark {
         if (textbookDecode2 != null) {
             textbookDecode2();
         }
-        for (int s = 0; s < shards.length; s++) {
-            if (!Arrays.equals(expected[s], shards[s])) {
-                throw new IllegalStateException("textbook loop disagrees with the codec on shard " + s + " for " + config);
-            }
-        }
+        requireShards(expected, "textbook loop disagrees with the codec");
         // The codec's own rebuilds too (this also builds their decode plans here, untimed, as the
         // real workload's plan cache would have them).
         encode();
@@ -108,9 +104,13 @@ public class ReedSolomonCodecBenchmark {
         if (textbookDecode2 != null) {
             decode2();
         }
+        requireShards(expected, "codec rebuild is wrong");
+    }
+
+    private void requireShards(byte[][] expected, String problem) {
         for (int s = 0; s < shards.length; s++) {
             if (!Arrays.equals(expected[s], shards[s])) {
-                throw new IllegalStateException("codec rebuild is wrong on shard " + s + " for " + config);
+                throw new IllegalStateException(problem + " on shard " + s + " for " + config);
             }
         }
     }
