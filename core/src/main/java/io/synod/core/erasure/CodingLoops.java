@@ -12,9 +12,12 @@ import java.nio.ByteBuffer;
  *       outputs, so a (10,4) stripe byte costs 10 table loads instead of 40.</li>
  *   <li>Packed passes combine two inputs in registers, so an accumulator word is loaded and
  *       stored once per two inputs.</li>
- *   <li>A single output (P = 1 parity, one lost shard) is bound by table loads, one per input
- *       byte; where the plan has pair rows, one load from a 64 KiB row indexed by two input
- *       bytes serves two inputs.</li>
+ *   <li>An output computed by a {@link ShardRelations relation} ({@link OutputGroup.Kind#SUM})
+ *       XORs equal-weight shards with wide vector XORs and multiplies each weight once, or is
+ *       built in the Horner form from vectorised doublings and XORs plus one lookup pass.</li>
+ *   <li>Any other single output is bound by table loads, one per input byte, through the
+ *       bounds-check-free {@link GaloisField#PRODUCTS} table, four inputs per loop; where the plan
+ *       has pair rows, one load from a 64 KiB row indexed by two input bytes serves two inputs.</li>
  *   <li>Work is cut into {@link #BLOCK_BYTES} blocks so the outputs or accumulators of a block and
  *       the input blocks it reads stay in the L1/L2 cache while all of a block's passes run.</li>
  *   <li>Each kernel is one plain counted loop, indexed by the output position with a fixed input
