@@ -7,6 +7,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.PathUtils;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -321,6 +322,27 @@ abstract class ZkLockBase {
       LOG.warn("deletion of lock node {} failed: {}", nodePath, error.toString());
     }
   }
+
+  /**
+   * A blocking create whose parents are created as containers. ZooKeeper may reap an empty container between
+   * Curator creating it and the create itself (NoNode); as Curator's {@code InterProcessMutex} does, the create is
+   * tried again, at most {@link #MAX_MISSING_PARENT} times in a row. {@code data} null means Curator's default data.
+   */
+  final String createRetryingMissingParent(Stat stat, String path, CreateMode mode, byte[] data) throws Exception {
+    for (int misses = 0; ; misses++) {
+      try {
+        var create = client.create().storingStatIn(stat).creatingParentContainersIfNeeded().withMode(mode);
+        return data == null ? create.forPath(path) : create.forPath(path, data);
+      } catch (KeeperException.NoNodeException e) {
+        if (misses >= MAX_MISSING_PARENT) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** Bound on creates in a row that find the parent missing (container reaped under us). */
+  static final int MAX_MISSING_PARENT = 64;
 
   /** For timed acquisitions: has the deadline (a {@link System#nanoTime()} value) passed? */
   static boolean isPast(boolean timed, long deadlineNanos) {

@@ -35,8 +35,8 @@ class ContentionUnderFailuresTest {
   private static final int MAX_TRIES_PER_CLIENT = 200;
 
   @ParameterizedTest
-  @EnumSource(LockKind.class)
-  void exclusionSurvivesAStandaloneServerRestart(LockKind kind) throws Exception {
+  @EnumSource(Variant.class)
+  void exclusionSurvivesAStandaloneServerRestart(Variant kind) throws Exception {
     try (ZkTestSupport zk = new ZkTestSupport()) {
       contendThrough(kind, zk, zk.connectString(), () -> {
         zk.server.stop();
@@ -47,8 +47,8 @@ class ContentionUnderFailuresTest {
   }
 
   @ParameterizedTest
-  @EnumSource(LockKind.class)
-  void exclusionSurvivesLosingAnEnsembleMember(LockKind kind) throws Exception {
+  @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS", "ASYNC_TAS_POLL"})
+  void exclusionSurvivesLosingAnEnsembleMember(Variant kind) throws Exception {
     try (ZkTestSupport zk = new ZkTestSupport(); TestingCluster ensemble = startEnsemble()) {
       contendThrough(kind, zk, ensemble.getConnectString(), () -> {
         CuratorFramework probe = zk.newClient(ensemble.getConnectString(), new RetryNTimes(10, 200));
@@ -75,7 +75,7 @@ class ContentionUnderFailuresTest {
     void run() throws Exception;
   }
 
-  private static void contendThrough(LockKind kind, ZkTestSupport zk, String connectString, Disruption disruption) throws Exception {
+  private static void contendThrough(Variant kind, ZkTestSupport zk, String connectString, Disruption disruption) throws Exception {
     String path = "/contention/" + kind;
     List<CuratorFramework> clients = new ArrayList<>();
     for (int i = 0; i < CLIENTS; i++) {

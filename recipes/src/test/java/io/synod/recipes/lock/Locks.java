@@ -30,6 +30,14 @@ final class Locks {
     return create(kind, client, path, LockOptions.defaults());
   }
 
+  static Any create(Variant variant, CuratorFramework client, String path) {
+    return create(variant.kind, client, path, variant.options());
+  }
+
+  static Any create(Variant variant, CuratorFramework client, String path, LockOptions options) {
+    return create(variant.kind, client, path, variant.options(options));
+  }
+
   static Any create(LockKind kind, CuratorFramework client, String path, LockOptions options) {
     return switch (kind) {
       case SYNC_QUEUE -> sync(ZkLocks.queueLock(client, path, options));
