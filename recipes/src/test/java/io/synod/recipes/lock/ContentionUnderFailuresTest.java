@@ -49,20 +49,31 @@ class ContentionUnderFailuresTest {
   @ParameterizedTest
   @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS", "ASYNC_TAS_POLL"})
   void exclusionSurvivesLosingAnEnsembleMember(Variant kind) throws Exception {
-    try (ZkTestSupport zk = new ZkTestSupport(); TestingCluster ensemble = startEnsemble()) {
+    java.nio.file.Path ensembleFiles = java.nio.file.Files.createTempDirectory("synod-recipes-ensemble");
+    try (ZkTestSupport zk = new ZkTestSupport(); TestingCluster ensemble = startEnsemble(ensembleFiles)) {
       contendThrough(kind, zk, ensemble.getConnectString(), () -> {
         CuratorFramework probe = zk.newClient(ensemble.getConnectString(), new RetryNTimes(10, 200));
         InstanceSpec connectedTo = ensemble.findConnectionInstance(probe.getZookeeperClient().getZooKeeper());
         ensemble.killServer(connectedTo);
       });
+    } finally {
+      ZkTestSupport.deleteTree(ensembleFiles);
     }
   }
 
-  /** Three servers on 127.0.0.1 only (client, quorum and election ports). */
-  private static TestingCluster startEnsemble() throws Exception {
+  /**
+   * Three servers on 127.0.0.1 only (client, quorum and election ports). Their data directories live under
+   * {@code files}, where ZooKeeper also writes its zookeeper.configuration*.properties files (next to each data
+   * directory), so that nothing is left in the system temp directory.
+   */
+  private static TestingCluster startEnsemble(java.nio.file.Path files) throws Exception {
     List<InstanceSpec> specs = new ArrayList<>();
     for (int serverId = 1; serverId <= 3; serverId++) {
-      specs.add(new InstanceSpec((File) null, -1, -1, -1, true, serverId, -1, -1,
+      File dataDir = files.resolve("server-" + serverId).resolve("data").toFile();
+      if (!dataDir.mkdirs()) {
+        throw new java.io.IOException("cannot create " + dataDir);
+      }
+      specs.add(new InstanceSpec(dataDir, -1, -1, -1, true, serverId, -1, -1,
           Map.of("clientPortAddress", ZkTestSupport.HOST), ZkTestSupport.HOST));
     }
     TestingCluster ensemble = new TestingCluster(specs);
