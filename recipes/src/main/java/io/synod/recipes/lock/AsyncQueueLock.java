@@ -147,13 +147,22 @@ public final class AsyncQueueLock extends AsyncZkLock {
             }
           });
           case CONNECTIONLOSS, OPERATIONTIMEOUT -> {
-            synchronized (this) {
-              uncertainSession = reply.sessionId();
+            if (reply.sessionId() == 0) {
+              // Never sent (no handle at the time): nothing to find out, send it again.
+              onConnectionLossRedo("create queue node", () -> {
+                synchronized (this) {
+                  issueCreate();
+                }
+              });
+            } else {
+              synchronized (this) {
+                uncertainSession = reply.sessionId();
+              }
+              // The next listing issued after the create, in the same session, tells whether the create happened.
+              onConnectionLoss("create queue node", this::nextListing);
             }
-            // The next listing issued after the create, in the same session, tells whether the create happened.
-            onConnectionLoss("create queue node", this::nextListing);
           }
-          case SESSIONEXPIRED, SESSIONMOVED -> onConnectionLoss("create queue node", () -> {
+          case SESSIONEXPIRED, SESSIONMOVED -> onConnectionLossRedo("create queue node", () -> {
             synchronized (this) {
               issueCreate(); // we had no node yet: nothing lost, create in the next session
             }

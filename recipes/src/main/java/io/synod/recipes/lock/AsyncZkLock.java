@@ -244,13 +244,33 @@ abstract class AsyncZkLock extends ZkLockBase implements AsyncLock {
       }
     }
 
-    /** Fails the attempt with connection loss once the retry policy is exhausted; else calls {@code next}. */
+    /**
+     * Fails the attempt with connection loss once the retry policy is exhausted; else RETRY calls {@code next}
+     * after the pause (POLL leaves the next request to its ticks).
+     */
     final void onConnectionLoss(String step, Runnable next) {
       if (connectionLossAllowsRetry()) {
         afterNegative(next);
       } else {
         fail(translate(step, Code.CONNECTIONLOSS, null));
       }
+    }
+
+    /** As {@link #onConnectionLoss}, but {@code next} runs after the pause whatever the strategy (a step ticks do not redo). */
+    final void onConnectionLossRedo(String step, Runnable next) {
+      if (!connectionLossAllowsRetry()) {
+        fail(translate(step, Code.CONNECTIONLOSS, null));
+        return;
+      }
+      long delay;
+      synchronized (this) {
+        delay = notBeforeNanos - System.nanoTime();
+      }
+      LockScheduler.schedule(() -> {
+        if (!result.isDone()) {
+          next.run();
+        }
+      }, delay);
     }
 
     /**
