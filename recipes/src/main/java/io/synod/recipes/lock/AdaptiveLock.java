@@ -9,9 +9,9 @@ import org.apache.curator.framework.CuratorFramework;
 /**
  * A test-and-set lock that picks its waiting strategy itself ({@link AdaptivePolicy}), between acquisitions, from
  * what it measures: the round trip of a write (each release is one delete; a create costs the same), and the share
- * of recent acquisitions that found the lock taken (an acquisition that took longer than twice the round trip
- * waited for a holder). Both are exponentially weighted moving averages (weight {@link #WEIGHT} for the newest
- * sample). The round trip belongs to the client's connection, so all adaptive locks of one client share it; the
+ * of recent acquisitions that found the lock taken (their first create was refused). Both are exponentially
+ * weighted moving averages (weight {@link #WEIGHT} for the newest sample); the share starts at
+ * {@link #INITIAL_CONTENDED_SHARE}, since polling costs nothing extra when the first create succeeds. The round trip belongs to the client's connection, so all adaptive locks of one client share it; the
  * contention belongs to the lock object. Everything else is {@link AsyncTasLock}: fencing token, loss, protected
  * clean-up.
  *
@@ -22,6 +22,8 @@ public final class AdaptiveLock implements AsyncLock {
 
   /** Weight of the newest sample in the moving averages. */
   static final double WEIGHT = 0.25;
+  /** The share assumed before anything is measured: contended, until uncontended acquisitions say otherwise. */
+  static final double INITIAL_CONTENDED_SHARE = 0.5;
 
   /** The write round trip per client, shared by its adaptive locks; weak keys, so a closed client is forgotten. */
   private static final java.util.Map<CuratorFramework, double[]> RTT_BY_CLIENT =
@@ -31,7 +33,7 @@ public final class AdaptiveLock implements AsyncLock {
   /** One element: the client's moving write round trip in nanoseconds, negative before the first sample. */
   private final double[] rtt;
   // Guarded by "this".
-  private double contendedShare;
+  private double contendedShare = INITIAL_CONTENDED_SHARE;
   private LockStrategy lastChoice = LockStrategy.watch();
 
   AdaptiveLock(CuratorFramework client, String path, LockOptions options) {
@@ -61,6 +63,11 @@ public final class AdaptiveLock implements AsyncLock {
     return nanos < 0 ? Optional.empty() : Optional.of(Duration.ofNanos(nanos));
   }
 
+  /** Whether the latest (or current) acquisition found the lock taken. */
+  boolean latestFoundTaken() {
+    return lock.latestFoundTaken();
+  }
+
   /** The moving share of acquisitions that found the lock taken. */
   public synchronized double contendedShare() {
     return contendedShare;
@@ -68,11 +75,11 @@ public final class AdaptiveLock implements AsyncLock {
 
   @Override
   public CompletionStage<LockHandle> acquireAsync() {
-    long start = prepare();
+    prepare();
     CompletableFuture<LockHandle> acquisition = lock.acquireAsync().toCompletableFuture();
     acquisition.whenComplete((hold, error) -> {
       if (error == null) {
-        recordAcquisition(System.nanoTime() - start);
+        recordAcquisition(lock.latestFoundTaken());
       }
     });
     return acquisition;
@@ -80,12 +87,11 @@ public final class AdaptiveLock implements AsyncLock {
 
   @Override
   public CompletionStage<Optional<LockHandle>> acquireAsync(Duration timeout) {
-    long start = prepare();
+    prepare();
     CompletableFuture<Optional<LockHandle>> acquisition = lock.acquireAsync(timeout).toCompletableFuture();
     acquisition.whenComplete((hold, error) -> {
       if (error == null) {
-        // A timeout waited for a holder too.
-        recordAcquisition(hold.isPresent() ? System.nanoTime() - start : Long.MAX_VALUE);
+        recordAcquisition(lock.latestFoundTaken() || hold.isEmpty()); // a timeout waited for a holder too
       }
     });
     return acquisition;
@@ -114,19 +120,16 @@ public final class AdaptiveLock implements AsyncLock {
     lock.close();
   }
 
-  private long prepare() {
+  private void prepare() {
     LockStrategy choice = nextStrategy();
     synchronized (this) {
       lastChoice = choice;
     }
     // If an acquisition is in progress, it keeps the strategy it started with, and the new one is refused anyway.
     lock.useStrategy(choice);
-    return System.nanoTime();
   }
 
-  private synchronized void recordAcquisition(long nanos) {
-    long rttNow = rttNanos();
-    boolean contended = rttNow >= 0 && nanos > 2 * rttNow;
+  private synchronized void recordAcquisition(boolean contended) {
     contendedShare = (1 - WEIGHT) * contendedShare + WEIGHT * (contended ? 1 : 0);
   }
 

@@ -70,7 +70,6 @@ public final class AsyncQueueLock extends AsyncZkLock {
     private String ourPath;
     private String ourName;
     private Stat ourStat;
-    private Hold grantedHold;
     private boolean cleanedUp;
 
     @Override
@@ -216,12 +215,16 @@ public final class AsyncQueueLock extends AsyncZkLock {
 
     private void onChildren(RawOps.Reply reply, long seq) {
       String name;
+      String path;
+      Stat stat;
       String id;
       String prefix;
       long ourSession;
       boolean resolveUncertain;
       synchronized (this) {
         name = ourName;
+        path = ourPath;
+        stat = ourStat;
         id = attemptId;
         prefix = QueueNodes.namePrefix(attemptId);
         ourSession = name == null ? 0 : ourStat.getEphemeralOwner();
@@ -249,7 +252,7 @@ public final class AsyncQueueLock extends AsyncZkLock {
         return;
       }
       if (reply.sessionId() != ourSession) {
-        lostPlace("session changed while queued; our node " + ourPath + " is gone");
+        lostPlace("session changed while queued; our node " + path + " is gone");
         return;
       }
       if (seq < createSeq) {
@@ -261,18 +264,9 @@ public final class AsyncQueueLock extends AsyncZkLock {
         SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, ZKPaths.makePath(lockPath, stray), ourSession, NodeReaper.ANY_CZXID), lockPath);
       }
       if (!queue.containsOurs()) {
-        lostPlace("our queue node " + ourPath + " disappeared while queued");
+        lostPlace("our queue node " + path + " disappeared while queued");
       } else if (queue.oursIsFirst()) {
-        Hold hold;
-        synchronized (this) {
-          hold = grant(this, ourPath, ourStat);
-          grantedHold = hold;
-        }
-        if (hold == null) {
-          fail(new LockCancelledException(lockPath, "lock closed while acquiring", null));
-        } else if (!result.complete(hold)) {
-          releaseOrphanedGrant(hold); // cancelled in the same instant
-        }
+        grantAndComplete(path, stat);
       } else {
         nextListing();
       }
@@ -314,7 +308,7 @@ public final class AsyncQueueLock extends AsyncZkLock {
       String oldPath;
       long oldSession;
       synchronized (this) {
-        if (!options.requeueOnSessionLoss() || ++requeues > LockOptions.MAX_REQUEUES) {
+        if (!mayRequeue(++requeues)) {
           oldPath = null;
           oldSession = 0;
         } else {
@@ -330,8 +324,7 @@ public final class AsyncQueueLock extends AsyncZkLock {
       if (oldPath == null) {
         fail(new LockSessionLostException(lockPath, why));
       } else {
-        // Normally already gone; if the session lives on, it must not stay queued in our name.
-        SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, oldPath, oldSession, NodeReaper.ANY_CZXID), lockPath);
+        deleteLostPlace(oldPath, oldSession);
         nextListing();
       }
     }
@@ -468,12 +461,7 @@ public final class AsyncQueueLock extends AsyncZkLock {
       if (!queue.containsOurs()) {
         lostPlace("our queue node " + ourPath + " disappeared while queued");
       } else if (queue.oursIsFirst()) {
-        Hold hold = grant(this, ourPath, ourStat);
-        if (hold == null) {
-          fail(new LockCancelledException(lockPath, "lock closed while acquiring", null));
-        } else if (!result.complete(hold)) {
-          releaseOrphanedGrant(hold); // cancelled in the same instant
-        }
+        grantAndComplete(ourPath, ourStat);
       } else {
         watchPredecessor(ZKPaths.makePath(lockPath, queue.predecessor()));
       }
@@ -488,7 +476,7 @@ public final class AsyncQueueLock extends AsyncZkLock {
       String oldPath;
       long oldSession;
       synchronized (this) {
-        if (!options.requeueOnSessionLoss() || ++requeues > LockOptions.MAX_REQUEUES) {
+        if (!mayRequeue(++requeues)) {
           oldPath = null;
           oldSession = 0;
         } else {
@@ -505,8 +493,7 @@ public final class AsyncQueueLock extends AsyncZkLock {
         fail(new LockSessionLostException(lockPath, why));
         return;
       }
-      // Normally gone with its session; if the session lives on, it must not stay queued in our name.
-      SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, oldPath, oldSession, NodeReaper.ANY_CZXID), lockPath);
+      deleteLostPlace(oldPath, oldSession);
       createNode();
     }
 

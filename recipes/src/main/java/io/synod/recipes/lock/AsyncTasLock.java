@@ -70,7 +70,6 @@ public final class AsyncTasLock extends AsyncZkLock {
     private long uncertainSession;
     private boolean createIssued;
     private boolean won;
-    private Hold grantedHold;
     private boolean cleanedUp;
 
     @Override
@@ -124,7 +123,7 @@ public final class AsyncTasLock extends AsyncZkLock {
             connectionWorks();
             parentFound();
             if (claimWin()) {
-              grantOrRelease(reply.stat());
+              grantAndComplete(holderPath, reply.stat());
             } else {
               // Lost the race against our own winning create or an abandonment: never leave this node behind.
               SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, holderPath, reply.stat().getEphemeralOwner(),
@@ -134,6 +133,7 @@ public final class AsyncTasLock extends AsyncZkLock {
           case NODEEXISTS -> {
             connectionWorks();
             parentFound();
+            noteFoundTaken();
             afterNegative(this::issue);
           }
           case NONODE -> recreateParentThen(this::issue);
@@ -168,7 +168,7 @@ public final class AsyncTasLock extends AsyncZkLock {
               uncertainSession = 0;
             }
             if (ours && claimWin()) {
-              grantOrRelease(reply.stat()); // our create succeeded though its reply was lost
+              grantAndComplete(holderPath, reply.stat()); // our create succeeded though its reply was lost
             } else if (!ours) {
               afterNegative(this::issue);
             }
@@ -202,18 +202,6 @@ public final class AsyncTasLock extends AsyncZkLock {
       return true;
     }
 
-    private void grantOrRelease(Stat holderStat) {
-      Hold hold;
-      synchronized (this) {
-        hold = grant(this, holderPath, holderStat);
-        grantedHold = hold;
-      }
-      if (hold == null) {
-        fail(new LockCancelledException(lockPath, "lock closed while acquiring", null));
-      } else if (!result.complete(hold)) {
-        releaseOrphanedGrant(hold); // cancelled in the same instant
-      }
-    }
 
     @Override
     void cleanUp() {
@@ -242,7 +230,6 @@ public final class AsyncTasLock extends AsyncZkLock {
     private boolean createInFlight;
     private boolean createIssued;
     private boolean cleanedUp;
-    private Hold grantedHold;
     private int missingParents; // only touched by the create callback chain, one step at a time
 
     @Override
@@ -284,8 +271,9 @@ public final class AsyncTasLock extends AsyncZkLock {
       } else if (error != null) {
         fail(translate("create holder node", error));
       } else if (Background.code(event) == Code.OK) {
-        grantOrRelease(createdStat);
+        grantAndComplete(holderPath, createdStat);
       } else if (Background.code(event) == Code.NODEEXISTS) {
+        noteFoundTaken();
         readHolder();
       } else if (Background.code(event) == Code.NONODE && ++missingParents <= MAX_MISSING_PARENT) {
         tryCreate(); // the container parent was reaped between its creation and our create: again
@@ -314,31 +302,19 @@ public final class AsyncTasLock extends AsyncZkLock {
             } else if (code != Code.OK) {
               fail(translate("read holder node", code, null));
             } else if (NodeReaper.isOwnedBy(event.getStat(), Sessions.currentSessionId(client)) && Arrays.equals(event.getData(), attemptData)) {
-              grantOrRelease(event.getStat()); // our own create succeeded; its reply was lost and Curator retried
+              grantAndComplete(holderPath, event.getStat()); // our own create succeeded; its reply was lost and Curator retried
             }
             // Otherwise the holder node is someone else's: the watch calls tryCreate when it goes.
           },
           this::stepFailed);
     }
 
-    private void grantOrRelease(Stat holderStat) {
-      Hold hold;
-      synchronized (this) {
-        hold = grant(this, holderPath, holderStat);
-        grantedHold = hold;
-      }
-      if (hold == null) {
-        fail(new LockCancelledException(lockPath, "lock closed while acquiring", null));
-      } else if (!result.complete(hold)) {
-        releaseOrphanedGrant(hold); // cancelled in the same instant
-      }
-    }
 
     /**
      * Removes the node this attempt may have created; runs once, after the last create's outcome is known. Any
      * create may have succeeded unseen (a NodeExists can answer Curator's retry of our own successful create), so
      * the reaper reads the node and deletes it only if it carries this attempt's id in this session. A granted
-     * hold is not touched here: {@link #grantOrRelease} releases it, and a fixed-name node must be deleted once.
+     * hold is not touched here: {@link #grantAndComplete} releases it, and a fixed-name node must be deleted once.
      */
     @Override
     void cleanUp() {

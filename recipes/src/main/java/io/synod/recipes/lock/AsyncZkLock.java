@@ -13,6 +13,7 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * What the asynchronous locks share: the {@link AsyncLock} entry points and the lifecycle of one
@@ -79,6 +80,9 @@ abstract class AsyncZkLock extends ZkLockBase implements AsyncLock {
     /** The watch this attempt waits on, or null while a step is in flight. Guarded by "this". */
     WaitTicket waiting;
 
+    /** The hold this attempt was granted, or null. Guarded by "this". */
+    Hold grantedHold;
+
     /** Issues the first step; completion of {@code result} with an error abandons the attempt. */
     abstract void start();
 
@@ -102,6 +106,24 @@ abstract class AsyncZkLock extends ZkLockBase implements AsyncLock {
 
     final void fail(LockException error) {
       result.completeExceptionally(error);
+    }
+
+    /**
+     * Turns our node into the hold and completes the result with it. If the attempt was abandoned meanwhile (lock
+     * closed), it fails instead and no grant is recorded, so that {@link #cleanUp()} removes the node; a hold granted
+     * in the same instant as a cancel is released.
+     */
+    final void grantAndComplete(String nodePath, Stat nodeStat) {
+      Hold hold;
+      synchronized (this) {
+        hold = grant(this, nodePath, nodeStat);
+        grantedHold = hold;
+      }
+      if (hold == null) {
+        fail(new LockCancelledException(lockPath, "lock closed while acquiring", null));
+      } else if (!result.complete(hold)) {
+        releaseOrphanedGrant(hold); // cancelled in the same instant
+      }
     }
 
     final void stepFailed(Throwable bug) {

@@ -102,11 +102,10 @@ public final class QueueLock extends SyncZkLock {
             return Optional.empty();
           }
         }
-        if (!options.requeueOnSessionLoss() || ++requeues > LockOptions.MAX_REQUEUES) {
+        if (!mayRequeue(++requeues)) {
           throw new LockSessionLostException(lockPath, lostPlace);
         }
-        // Normally gone with its session; if the session lives on, the node must not stay queued in our name.
-        deleteStray(ourPath, ourSession);
+        deleteLostPlace(ourPath, ourSession);
         if (isPast(timed, deadlineNanos)) {
           ourPath = null;
           attemptId = null;

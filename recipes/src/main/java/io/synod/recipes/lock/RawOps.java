@@ -32,51 +32,39 @@ final class RawOps {
     return ZKPaths.fixForNamespace(client.getNamespace(), path);
   }
 
-  static CompletableFuture<Reply> create(ZooKeeper handle, String serverPath, byte[] data, CreateMode mode) {
+  /** Issues one request: {@code send} gets the future to complete from its callback. */
+  private interface Request {
+    void send(long session, CompletableFuture<Reply> reply);
+  }
+
+  private static CompletableFuture<Reply> request(ZooKeeper handle, Request request) {
     CompletableFuture<Reply> reply = new CompletableFuture<>();
     long session = handle.getSessionId();
     try {
-      handle.create(serverPath, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, mode,
-          (rc, path, ctx, name, stat) -> reply.complete(new Reply(Code.get(rc), session, name, stat, null, List.of())), null);
+      request.send(session, reply);
     } catch (RuntimeException e) {
-      reply.complete(Reply.of(Code.CONNECTIONLOSS, session));
+      reply.complete(Reply.of(Code.CONNECTIONLOSS, session)); // a closed handle refuses locally
     }
     return reply;
+  }
+
+  static CompletableFuture<Reply> create(ZooKeeper handle, String serverPath, byte[] data, CreateMode mode) {
+    return request(handle, (session, reply) -> handle.create(serverPath, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, mode,
+        (rc, path, ctx, name, stat) -> reply.complete(new Reply(Code.get(rc), session, name, stat, null, List.of())), null));
   }
 
   static CompletableFuture<Reply> getData(ZooKeeper handle, String serverPath) {
-    CompletableFuture<Reply> reply = new CompletableFuture<>();
-    long session = handle.getSessionId();
-    try {
-      handle.getData(serverPath, false,
-          (rc, path, ctx, data, stat) -> reply.complete(new Reply(Code.get(rc), session, null, stat, data, List.of())), null);
-    } catch (RuntimeException e) {
-      reply.complete(Reply.of(Code.CONNECTIONLOSS, session));
-    }
-    return reply;
+    return request(handle, (session, reply) -> handle.getData(serverPath, false,
+        (rc, path, ctx, data, stat) -> reply.complete(new Reply(Code.get(rc), session, null, stat, data, List.of())), null));
   }
 
   static CompletableFuture<Reply> exists(ZooKeeper handle, String serverPath) {
-    CompletableFuture<Reply> reply = new CompletableFuture<>();
-    long session = handle.getSessionId();
-    try {
-      handle.exists(serverPath, false,
-          (rc, path, ctx, stat) -> reply.complete(new Reply(Code.get(rc), session, null, stat, null, List.of())), null);
-    } catch (RuntimeException e) {
-      reply.complete(Reply.of(Code.CONNECTIONLOSS, session));
-    }
-    return reply;
+    return request(handle, (session, reply) -> handle.exists(serverPath, false,
+        (rc, path, ctx, stat) -> reply.complete(new Reply(Code.get(rc), session, null, stat, null, List.of())), null));
   }
 
   static CompletableFuture<Reply> getChildren(ZooKeeper handle, String serverPath) {
-    CompletableFuture<Reply> reply = new CompletableFuture<>();
-    long session = handle.getSessionId();
-    try {
-      handle.getChildren(serverPath, false, (rc, path, ctx, children) -> reply.complete(
-          new Reply(Code.get(rc), session, null, null, null, children == null ? List.of() : List.copyOf(children))), null);
-    } catch (RuntimeException e) {
-      reply.complete(Reply.of(Code.CONNECTIONLOSS, session));
-    }
-    return reply;
+    return request(handle, (session, reply) -> handle.getChildren(serverPath, false, (rc, path, ctx, children) -> reply.complete(
+        new Reply(Code.get(rc), session, null, null, null, children == null ? List.of() : List.copyOf(children))), null));
   }
 }

@@ -37,6 +37,8 @@ abstract class ZkLockBase {
   private boolean closed;
   private boolean connectionSuspended;
   private ScheduledFuture<?> suspendedTimer;
+  /** Whether the latest acquisition found the lock taken (its first try was refused); read by the adaptive lock. */
+  private volatile boolean latestFoundTaken;
 
   ZkLockBase(CuratorFramework client, String lockPath, LockOptions options) {
     this.client = Objects.requireNonNull(client, "client");
@@ -68,6 +70,17 @@ abstract class ZkLockBase {
     }
     currentAttempt = attempt;
     attemptWakeup = wakeup;
+    latestFoundTaken = false;
+  }
+
+  /** An acquisition's try was refused: the lock was taken. */
+  final void noteFoundTaken() {
+    latestFoundTaken = true;
+  }
+
+  /** Whether the latest acquisition found the lock taken at least once. */
+  final boolean latestFoundTaken() {
+    return latestFoundTaken;
   }
 
   /** Marks an acquisition as over without a grant. */
@@ -339,6 +352,16 @@ abstract class ZkLockBase {
         }
       }
     }
+  }
+
+  /** Whether a queued waiter that lost its place for the {@code requeues}-th time joins again (see {@link LockOptions}). */
+  final boolean mayRequeue(int requeues) {
+    return options.requeueOnSessionLoss() && requeues <= LockOptions.MAX_REQUEUES;
+  }
+
+  /** Our lost place's node: normally gone with its session; if the session lives on, it must not stay queued. */
+  final void deleteLostPlace(String nodePath, long sessionId) {
+    SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, nodePath, sessionId, NodeReaper.ANY_CZXID), lockPath);
   }
 
   /** Bound on creates in a row that find the parent missing (container reaped under us). */

@@ -29,9 +29,7 @@ class AdaptiveLockTest {
   @BeforeAll
   static void start() throws Exception {
     zk = new ZkTestSupport();
-    for (int i = 0; i < CLIENTS; i++) {
-      clients.add(zk.newClient());
-    }
+    clients.addAll(zk.newClients(CLIENTS));
   }
 
   @AfterAll
@@ -45,8 +43,9 @@ class AdaptiveLockTest {
     assertEquals(LockStrategy.watch(), AdaptivePolicy.choose(-1, 1.0), "nothing measured yet");
     assertEquals(LockStrategy.watch(), AdaptivePolicy.choose(100 * ms, 0.1), "uncontended");
     assertEquals(LockStrategy.watch(), AdaptivePolicy.choose(ms, 1.0), "contended, but a watch hand-over is cheap at 1 ms");
+    assertEquals(LockStrategy.watch(), AdaptivePolicy.choose(19 * ms, 1.0), "still cheap below 20 ms");
     assertEquals(LockStrategy.poll(Duration.ofMillis(5), 8), AdaptivePolicy.choose(40 * ms, 0.5));
-    assertEquals(LockStrategy.poll(Duration.ofMillis(1), 8), AdaptivePolicy.choose(6 * ms, 1.0), "spacing at least 1 ms");
+    assertEquals(LockStrategy.poll(Duration.ofMillis(3), 8), AdaptivePolicy.choose(20 * ms, 1.0), "spacing RTT/8");
     assertEquals(LockStrategy.poll(Duration.ofMillis(20), 8), AdaptivePolicy.choose(1000 * ms, 1.0), "spacing at most 20 ms");
   }
 
@@ -112,19 +111,35 @@ class AdaptiveLockTest {
     }
     assertEquals(0, overlaps.get(), "two holders inside at once");
     assertEquals(CLIENTS * ROUNDS_PER_CLIENT, grants.get());
-    // The adaptive locks measured the RTT (from their releases) and saw the contention.
     for (AdaptiveLock lock : adaptive) {
-      assertTrue(lock.measuredRtt().isPresent(), "RTT measured");
-      assertTrue(lock.contendedShare() > 0, "contention seen: " + lock.contendedShare());
+      assertTrue(lock.measuredRtt().isPresent(), "RTT measured from the releases");
       lock.close();
     }
-    ZkTestSupport.eventually("no node left behind", () -> {
-      try {
-        return clients.get(0).getChildren().forPath(path).isEmpty();
-      } catch (Exception e) {
-        return false;
+    ZkTestSupport.eventually("no node left behind", () -> ZkTestSupport.childCount(clients.get(0), path) == 0);
+  }
+
+  @Test
+  void contentionIsMeasuredAsAcquisitionsThatFoundTheLockTaken() throws Exception {
+    String path = "/adaptive/measured";
+    try (AdaptiveLock lock = ZkLocks.adaptiveLock(clients.get(0), path);
+        Locks.Any other = Locks.create(LockKind.SYNC_TAS, clients.get(1), path, LockOptions.defaults())) {
+      assertEquals(AdaptiveLock.INITIAL_CONTENDED_SHARE, lock.contendedShare());
+      for (int i = 0; i < 6; i++) {
+        Locks.await(lock.acquireAsync().toCompletableFuture());
+        Locks.await(lock.releaseAsync().toCompletableFuture());
       }
-    });
+      double uncontended = lock.contendedShare();
+      assertTrue(uncontended < AdaptivePolicy.CONTENDED_SHARE, "six free acquisitions: share " + uncontended);
+      assertEquals(LockStrategy.watch(), lock.nextStrategy(), "uncontended (and a local RTT): watch");
+
+      other.acquire(); // now the adaptive lock's first create is refused for sure
+      java.util.concurrent.CompletableFuture<LockHandle> waiting = lock.acquireAsync().toCompletableFuture();
+      ZkTestSupport.eventually("the adaptive lock's create refused", lock::latestFoundTaken);
+      other.release();
+      Locks.await(waiting);
+      assertTrue(lock.contendedShare() > uncontended, "a refused create counts as contended: " + lock.contendedShare());
+      Locks.await(lock.releaseAsync().toCompletableFuture());
+    }
   }
 
   @Test

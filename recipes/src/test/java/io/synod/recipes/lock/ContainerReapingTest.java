@@ -42,9 +42,7 @@ class ContainerReapingTest {
         System.setProperty(CHECK_INTERVAL_PROPERTY, before);
       }
     }
-    for (int i = 0; i < CLIENTS; i++) {
-      clients.add(zk.newClient());
-    }
+    clients.addAll(zk.newClients(CLIENTS));
   }
 
   @AfterAll

@@ -129,4 +129,26 @@ final class Locks {
       throw e;
     }
   }
+
+  /** An acquisition running on a thread of its own, so that a test can act while it waits. */
+  record InBackground(Thread thread, java.util.concurrent.CompletableFuture<LockHandle> result) {
+    boolean isWaiting() {
+      return thread.getState() == Thread.State.WAITING || thread.getState() == Thread.State.TIMED_WAITING;
+    }
+  }
+
+  /** Starts {@code lock.acquire()} (bounded by {@link ZkTestSupport#WAIT}) on a daemon thread. */
+  static InBackground acquireInBackground(Any lock, String name) {
+    java.util.concurrent.CompletableFuture<LockHandle> result = new java.util.concurrent.CompletableFuture<>();
+    Thread thread = new Thread(() -> {
+      try {
+        result.complete(lock.acquire());
+      } catch (Throwable t) {
+        result.completeExceptionally(t);
+      }
+    }, name);
+    thread.setDaemon(true);
+    thread.start();
+    return new InBackground(thread, result);
+  }
 }

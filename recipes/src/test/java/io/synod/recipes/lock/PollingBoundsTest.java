@@ -65,7 +65,7 @@ class PollingBoundsTest {
     try (Locks.Any holder = Locks.create(LockKind.ASYNC_TAS, holderClient, path, LockOptions.defaults());
         Locks.Any waiter = Locks.create(LockKind.ASYNC_TAS, waiterClient, path, LockOptions.defaults())) {
       holder.acquire();
-      CompletableFuture<LockHandle> waiting = startWaiting(waiter);
+      CompletableFuture<LockHandle> waiting = Locks.acquireInBackground(waiter, "waiter").result();
       Thread.sleep(100); // the waiter's create and watch are done
       long before = packetsReceived();
       Thread.sleep(HOLD_MILLIS);
@@ -88,7 +88,7 @@ class PollingBoundsTest {
       holder.acquire();
       long before = packetsReceived();
       long start = System.nanoTime();
-      CompletableFuture<LockHandle> waiting = startWaiting(waiter);
+      CompletableFuture<LockHandle> waiting = Locks.acquireInBackground(waiter, "waiter").result();
       Thread.sleep(HOLD_MILLIS);
       assertFalse(waiting.isDone(), "the holder still holds");
       long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -100,29 +100,8 @@ class PollingBoundsTest {
       assertTrue(sent <= bound, strategy + ": " + sent + " requests in " + elapsedMillis + " ms, bound " + bound);
       assertTrue(sent >= 2, "the waiter did poll: " + sent);
       waiter.release();
-      ZkTestSupport.eventually("no node left", () -> {
-        try {
-          return holderClient.getChildren().forPath(path).isEmpty();
-        } catch (Exception e) {
-          return false;
-        }
-      });
-      assertEquals(0, holderClient.getChildren().forPath(path).size());
+      ZkTestSupport.eventually("no node left", () -> ZkTestSupport.childCount(holderClient, path) == 0);
     }
-  }
-
-  private static CompletableFuture<LockHandle> startWaiting(Locks.Any waiter) {
-    CompletableFuture<LockHandle> waiting = new CompletableFuture<>();
-    Thread thread = new Thread(() -> {
-      try {
-        waiting.complete(waiter.acquire());
-      } catch (Throwable t) {
-        waiting.completeExceptionally(t);
-      }
-    }, "waiter");
-    thread.setDaemon(true);
-    thread.start();
-    return waiting;
   }
 
   /** The server's count of packets received, from the {@code mntr} four-letter command. */

@@ -124,20 +124,14 @@ class SessionLossTest {
     CuratorFramework clientB = zk.newClient();
     try (Locks.Any lockA = Locks.create(kind, clientA, path); Locks.Any lockB = Locks.create(kind, clientB, path)) {
       LockHandle holdA = lockA.acquire();
-      CompletableFuture<LockHandle> waitingB = new CompletableFuture<>();
-      Thread waiter = new Thread(() -> {
-        try {
-          waitingB.complete(lockB.acquire());
-        } catch (Throwable t) {
-          waitingB.completeExceptionally(t);
-        }
-      });
-      waiter.start();
+      Locks.InBackground background = Locks.acquireInBackground(lockB, "waiter-" + kind);
+      CompletableFuture<LockHandle> waitingB = background.result();
+      Thread waiter = background.thread();
       boolean queue = kind.isQueue();
       if (queue) {
         ZkTestSupport.eventually("B queued", () -> childCount(clientA, path) == 2);
       } else {
-        ZkTestSupport.eventually("B waiting", () -> waiter.getState() == Thread.State.WAITING || waiter.getState() == Thread.State.TIMED_WAITING);
+        ZkTestSupport.eventually("B waiting", background::isWaiting);
       }
 
       zk.expireSession(clientB);
@@ -170,15 +164,9 @@ class SessionLossTest {
     LockOptions failFast = LockOptions.builder().requeueOnSessionLoss(false).build();
     try (Locks.Any lockA = Locks.create(kind, clientA, path); Locks.Any lockB = Locks.create(kind, clientB, path, failFast)) {
       LockHandle holdA = lockA.acquire();
-      CompletableFuture<LockHandle> waitingB = new CompletableFuture<>();
-      Thread waiter = new Thread(() -> {
-        try {
-          waitingB.complete(lockB.acquire());
-        } catch (Throwable t) {
-          waitingB.completeExceptionally(t);
-        }
-      });
-      waiter.start();
+      Locks.InBackground background = Locks.acquireInBackground(lockB, "waiter-" + kind);
+      CompletableFuture<LockHandle> waitingB = background.result();
+      Thread waiter = background.thread();
       ZkTestSupport.eventually("B queued", () -> childCount(clientA, path) == 2);
 
       zk.expireSession(clientB);

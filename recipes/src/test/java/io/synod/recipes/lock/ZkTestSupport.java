@@ -79,6 +79,24 @@ final class ZkTestSupport implements AutoCloseable {
     return client;
   }
 
+  /** {@code count} new started clients, each with its own session. */
+  List<CuratorFramework> newClients(int count) throws InterruptedException {
+    List<CuratorFramework> started = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      started.add(newClient());
+    }
+    return started;
+  }
+
+  /** The number of children of {@code path}, or -1 when it cannot be read (for use in {@link #eventually}). */
+  static int childCount(CuratorFramework client, String path) {
+    try {
+      return client.getChildren().forPath(path).size();
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
   /**
    * Expires the client's session on the server, as a real expiry does: a second connection with the same
    * session id and password closes the session, so the server deletes its ephemeral nodes, and the client
