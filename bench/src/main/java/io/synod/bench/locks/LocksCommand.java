@@ -67,7 +67,7 @@ public final class LocksCommand implements Callable<Integer> {
     ProfileChoice profileChoice;
 
     static final class ProfileChoice {
-        @Option(names = "--quick", required = true, description = "Reduced grid that finishes in a few minutes.")
+        @Option(names = "--quick", required = true, description = "Reduced grid that finishes in under 10 minutes.")
         boolean quick;
 
         @Option(names = "--full", required = true, description = "Paper-sized grid: many hours. Opt-in.")

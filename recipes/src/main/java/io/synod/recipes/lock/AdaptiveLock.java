@@ -8,7 +8,8 @@ import org.apache.curator.framework.CuratorFramework;
 
 /**
  * A test-and-set lock that picks its waiting strategy itself ({@link AdaptivePolicy}), between acquisitions, from
- * what it measures: the round trip of a write (each release is one delete; a create costs the same), and the share
+ * what it measures: the round trip of a write (each release is one delete, and each acquisition whose first create
+ * succeeded is one create), and the share
  * of recent acquisitions that found the lock taken (their first create was refused). Both are exponentially
  * weighted moving averages (weight {@link #WEIGHT} for the newest sample); the share starts at
  * {@link #INITIAL_CONTENDED_SHARE}, since polling costs nothing extra when the first create succeeds. The round trip belongs to the client's connection, so all adaptive locks of one client share it; the
@@ -75,11 +76,11 @@ public final class AdaptiveLock implements AsyncLock {
 
   @Override
   public CompletionStage<LockHandle> acquireAsync() {
-    prepare();
+    long start = prepare();
     CompletableFuture<LockHandle> acquisition = lock.acquireAsync().toCompletableFuture();
     acquisition.whenComplete((hold, error) -> {
       if (error == null) {
-        recordAcquisition(lock.latestFoundTaken());
+        recordAcquisition(lock.latestFoundTaken(), System.nanoTime() - start);
       }
     });
     return acquisition;
@@ -87,11 +88,12 @@ public final class AdaptiveLock implements AsyncLock {
 
   @Override
   public CompletionStage<Optional<LockHandle>> acquireAsync(Duration timeout) {
-    prepare();
+    long start = prepare();
     CompletableFuture<Optional<LockHandle>> acquisition = lock.acquireAsync(timeout).toCompletableFuture();
     acquisition.whenComplete((hold, error) -> {
       if (error == null) {
-        recordAcquisition(lock.latestFoundTaken() || hold.isEmpty()); // a timeout waited for a holder too
+        // A timeout waited for a holder too.
+        recordAcquisition(lock.latestFoundTaken() || hold.isEmpty(), System.nanoTime() - start);
       }
     });
     return acquisition;
@@ -120,16 +122,29 @@ public final class AdaptiveLock implements AsyncLock {
     lock.close();
   }
 
-  private void prepare() {
+  /** Chooses the strategy of the acquisition about to start; returns its start time. */
+  private long prepare() {
     LockStrategy choice = nextStrategy();
     synchronized (this) {
       lastChoice = choice;
     }
     // If an acquisition is in progress, it keeps the strategy it started with, and the new one is refused anyway.
     lock.useStrategy(choice);
+    return System.nanoTime();
   }
 
-  private synchronized void recordAcquisition(boolean contended) {
+  /**
+   * An acquisition whose first create succeeded was exactly one create: one write round trip, a sample as good as a
+   * release's (so the round trip follows a changed network from the first acquisition on, not only after releases).
+   */
+  private void recordAcquisition(boolean contended, long nanos) {
+    if (!contended) {
+      recordRtt(nanos);
+    }
+    recordContention(contended);
+  }
+
+  private synchronized void recordContention(boolean contended) {
     contendedShare = (1 - WEIGHT) * contendedShare + WEIGHT * (contended ? 1 : 0);
   }
 
