@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * Grid and sample sizes of one run of the experiments. {@link #quick()} fits in under ten minutes on a
  * two-core machine by choosing axes that share points (every shared point is measured once; its RTT sweeps
- * keep only their end points, which the lock grid and the contention sweeps already measure);
+ * and its contention sweeps keep only their end points, which the other experiments partly share);
  * {@link #full()} is the paper-sized grid, which takes hours.
  *
  * <p>Fixed workload parameters come from the seed paper: lock grid and RTT sweeps use exponential
@@ -33,7 +33,7 @@ public record Profile(String name,
                 List.of(0, 100), List.of(0, 100),
                 100, List.of(0, 100),
                 100, 0, 200,
-                List.of(1, 50, 150),
+                List.of(1, 150),
                 List.of(0, 100),
                 500, 1,
                 200, 150,
