@@ -1,0 +1,72 @@
+package io.synod.coordination;
+
+import java.io.Closeable;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Cluster-wide metadata in ZooKeeper: the cluster spec, each group's {@link GroupConfig}, each
+ * group's epoch counter, and the range-to-group {@link ShardMap}. Reads and compare-and-set writes
+ * block the calling thread (they are for startup and administration, not for group event loops).
+ *
+ * <p>Malformed znode content raises {@link MetadataFormatException} naming the path and the fault.
+ * Watch callbacks run on one metadata dispatcher thread; a malformed update is logged and not
+ * delivered (the listener keeps the last good value).
+ */
+public interface ClusterMetadata extends Closeable {
+
+    /** The cluster name (the {@code <cluster>} path segment). */
+    String cluster();
+
+    /**
+     * Create the cluster's znodes in one ZooKeeper transaction: the spec at the root, G groups with
+     * config, epoch (0, nobody) and election nodes, the members parent, and {@link
+     * ShardMap#uniform}(G) as the shard map. Idempotent: returns {@code false} without changing
+     * anything if the cluster exists with an equal spec.
+     *
+     * @return {@code true} if this call created the cluster
+     * @throws CoordinationException if the cluster exists with a different spec (message names both)
+     */
+    boolean createCluster(ClusterSpec spec);
+
+    /** The spec the cluster was created with, or empty if the cluster does not exist. */
+    Optional<ClusterSpec> clusterSpec();
+
+    /** G, from the cluster spec. @throws CoordinationException if the cluster does not exist */
+    int groupCount();
+
+    /** @throws CoordinationException if the group does not exist */
+    Versioned<GroupConfig> groupConfig(int group);
+
+    /**
+     * Replace group {@code group}'s config if its znode still has {@code expectedVersion}.
+     *
+     * @return {@code false} on a version conflict (someone else changed it; re-read and retry)
+     */
+    boolean compareAndSetGroupConfig(int group, int expectedVersion, GroupConfig next);
+
+    /** The group's epoch counter. */
+    Versioned<EpochRecord> epoch(int group);
+
+    /** @throws CoordinationException if the cluster does not exist */
+    Versioned<ShardMap> shardMap();
+
+    /**
+     * Replace the shard map if its znode still has {@code expectedVersion}. The new map's
+     * generation must be greater than the stored one's and its group count must equal G.
+     *
+     * @return {@code false} on a version conflict
+     * @throws IllegalArgumentException if the new map does not fit the cluster
+     */
+    boolean compareAndSetShardMap(int expectedVersion, ShardMap next);
+
+    /** Calls {@code listener} with the current shard map, then after every change. */
+    void watchShardMap(Consumer<Versioned<ShardMap>> listener);
+
+    /** Calls {@code listener} with the group's current config, then after every change. */
+    void watchGroupConfig(int group, Consumer<Versioned<GroupConfig>> listener);
+
+    /** Stops all watches. */
+    @Override
+    void close();
+}

@@ -1,0 +1,19 @@
+package io.synod.coordination;
+
+import io.synod.core.paxos.ElectionEvent;
+
+/**
+ * Receives a group's election events. Called on the election service's single dispatcher thread
+ * (see {@link ElectionService}); an implementation must not block, it should hand the event to the
+ * group's event loop and return.
+ */
+@FunctionalInterface
+public interface ElectionListener {
+    /**
+     * @param group the group the event is about
+     * @param event {@link ElectionEvent.Elected} (this node won and holds a fresh epoch),
+     *              {@link ElectionEvent.LeaderIs} with another node's id (follow it), or
+     *              {@code LeaderIs(-1)} (no known leader; if this node was leading, stop now)
+     */
+    void onElection(int group, ElectionEvent event);
+}

@@ -1,0 +1,161 @@
+package io.synod.coordination;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Binary encodings of the znodes other than the shard map (which has its own, {@link
+ * ShardMap#encode}). Each starts with a format version byte; all integers are big-endian; strings
+ * are u16-length-prefixed UTF-8. Every decode is length-checked and fails with a {@link
+ * MetadataFormatException} naming the structure and the field.
+ */
+public final class ZnodeCodec {
+
+    public static final int EPOCH_FORMAT = 1;
+    public static final int MEMBER_FORMAT = 1;
+    public static final int GROUP_CONFIG_FORMAT = 1;
+    public static final int CLUSTER_SPEC_FORMAT = 1;
+
+    /** Longest address, zone or version string, bytes. */
+    public static final int MAX_STRING_BYTES = 255;
+
+    private ZnodeCodec() {}
+
+    /** {@code u8 format=1, i64 epoch, i32 allocatedBy} (13 bytes). */
+    public static byte[] encodeEpoch(EpochRecord record) {
+        return new ByteWriter().u8(EPOCH_FORMAT).i64(record.epoch()).i32(record.allocatedBy()).toByteArray();
+    }
+
+    public static EpochRecord decodeEpoch(byte[] bytes) {
+        ByteReader r = new ByteReader(bytes, "epoch");
+        r.formatVersion(EPOCH_FORMAT);
+        long epoch = r.i64("epoch", 0, Long.MAX_VALUE - 1);
+        int by = r.i32("allocator", -1, ClusterPaths.MAX_NODE_ID);
+        r.end();
+        return new EpochRecord(epoch, by);
+    }
+
+    /**
+     * {@code u8 format=1, i32 nodeId, str peerAddress, str clientAddress, str zone, str version,
+     * i32 groupCount, groupCount x (i32 group, i64 epoch, i64 lastSlot)}, groups increasing.
+     */
+    public static byte[] encodeMember(MemberInfo m) {
+        ByteWriter w = new ByteWriter().u8(MEMBER_FORMAT).i32(m.nodeId())
+                .utf8(m.peerAddress(), MAX_STRING_BYTES, "peer address")
+                .utf8(m.clientAddress(), MAX_STRING_BYTES, "client address")
+                .utf8(m.zone(), MAX_STRING_BYTES, "zone")
+                .utf8(m.version(), MAX_STRING_BYTES, "version");
+        Map<Integer, GroupProgress> sorted = new TreeMap<>(m.progress());
+        w.i32(sorted.size());
+        sorted.forEach((g, p) -> w.i32(g).i64(p.epoch()).i64(p.lastSlot()));
+        return w.toByteArray();
+    }
+
+    public static MemberInfo decodeMember(byte[] bytes) {
+        ByteReader r = new ByteReader(bytes, "member");
+        r.formatVersion(MEMBER_FORMAT);
+        int nodeId = r.i32("node id", 0, ClusterPaths.MAX_NODE_ID);
+        String peer = r.utf8("peer address", MAX_STRING_BYTES);
+        String client = r.utf8("client address", MAX_STRING_BYTES);
+        String zone = r.utf8("zone", MAX_STRING_BYTES);
+        String version = r.utf8("version", MAX_STRING_BYTES);
+        int count = r.i32("progress count", 0, GroupConfig.MAX_GROUPS);
+        Map<Integer, GroupProgress> progress = new TreeMap<>();
+        int previous = -1;
+        for (int i = 0; i < count; i++) {
+            int g = r.i32("progress " + i + " group", 0, GroupConfig.MAX_GROUPS - 1);
+            if (g <= previous) {
+                throw r.error("progress groups must be strictly increasing, got " + g + " after " + previous);
+            }
+            previous = g;
+            long epoch = r.i64("group " + g + " epoch", 0, Long.MAX_VALUE);
+            long slot = r.i64("group " + g + " last slot", 0, Long.MAX_VALUE);
+            progress.put(g, new GroupProgress(epoch, slot));
+        }
+        r.end();
+        return new MemberInfo(nodeId, peer, client, zone, version, progress);
+    }
+
+    /**
+     * {@code u8 format=1, i32 group, i32 memberCount, memberCount x i32 nodeId, i32 f,
+     * i32 codingDataShards, i32 codingThresholdBytes, u8 leaseMode ordinal}.
+     */
+    public static byte[] encodeGroupConfig(GroupConfig c) {
+        ByteWriter w = new ByteWriter().u8(GROUP_CONFIG_FORMAT).i32(c.group());
+        writeMembers(w, c.members());
+        return w.i32(c.f()).i32(c.codingDataShards()).i32(c.codingThresholdBytes())
+                .u8(c.leaseMode().ordinal()).toByteArray();
+    }
+
+    public static GroupConfig decodeGroupConfig(byte[] bytes) {
+        ByteReader r = new ByteReader(bytes, "group config");
+        r.formatVersion(GROUP_CONFIG_FORMAT);
+        int group = r.i32("group", 0, GroupConfig.MAX_GROUPS - 1);
+        List<Integer> members = readMembers(r);
+        int f = r.i32("f");
+        int x = r.i32("coding data shards");
+        int threshold = r.i32("coding threshold");
+        LeaseMode mode = readLeaseMode(r);
+        r.end();
+        try {
+            return new GroupConfig(group, members, f, x, threshold, mode);
+        } catch (IllegalArgumentException e) {
+            throw r.error(e.getMessage());
+        }
+    }
+
+    /**
+     * {@code u8 format=1, i32 groups, i32 memberCount, memberCount x i32 nodeId, i32 f,
+     * i32 codingDataShards, i32 codingThresholdBytes, u8 leaseMode ordinal}.
+     */
+    public static byte[] encodeClusterSpec(ClusterSpec s) {
+        ByteWriter w = new ByteWriter().u8(CLUSTER_SPEC_FORMAT).i32(s.groups());
+        writeMembers(w, s.members());
+        return w.i32(s.f()).i32(s.codingDataShards()).i32(s.codingThresholdBytes())
+                .u8(s.leaseMode().ordinal()).toByteArray();
+    }
+
+    public static ClusterSpec decodeClusterSpec(byte[] bytes) {
+        ByteReader r = new ByteReader(bytes, "cluster spec");
+        r.formatVersion(CLUSTER_SPEC_FORMAT);
+        int groups = r.i32("groups", 1, ShardMap.MAX_UNIFORM_GROUPS);
+        List<Integer> members = readMembers(r);
+        int f = r.i32("f");
+        int x = r.i32("coding data shards");
+        int threshold = r.i32("coding threshold");
+        LeaseMode mode = readLeaseMode(r);
+        r.end();
+        try {
+            return new ClusterSpec(groups, members, f, x, threshold, mode);
+        } catch (IllegalArgumentException e) {
+            throw r.error(e.getMessage());
+        }
+    }
+
+    private static void writeMembers(ByteWriter w, List<Integer> members) {
+        w.i32(members.size());
+        for (int id : members) {
+            w.i32(id);
+        }
+    }
+
+    private static List<Integer> readMembers(ByteReader r) {
+        int count = r.i32("member count", 1, ClusterPaths.MAX_NODE_ID + 1);
+        List<Integer> members = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            members.add(r.i32("member " + i, 0, ClusterPaths.MAX_NODE_ID));
+        }
+        return members;
+    }
+
+    private static LeaseMode readLeaseMode(ByteReader r) {
+        int ordinal = r.u8("lease mode");
+        LeaseMode[] modes = LeaseMode.values();
+        if (ordinal >= modes.length) {
+            throw r.error("lease mode " + ordinal + " unknown (0.." + (modes.length - 1) + ")");
+        }
+        return modes[ordinal];
+    }
+}
