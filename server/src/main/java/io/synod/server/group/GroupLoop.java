@@ -1,0 +1,366 @@
+package io.synod.server.group;
+
+import io.synod.coordination.ElectionService;
+import io.synod.core.paxos.Ballot;
+import io.synod.core.paxos.ClientReply;
+import io.synod.core.paxos.ClientRequest;
+import io.synod.core.paxos.Command;
+import io.synod.core.paxos.ElectionEvent;
+import io.synod.core.paxos.LeaseHooks;
+import io.synod.core.paxos.Message;
+import io.synod.core.paxos.QuorumPolicy;
+import io.synod.core.paxos.Ready;
+import io.synod.core.paxos.Replica;
+import io.synod.core.paxos.ReplicaConfig;
+import io.synod.core.paxos.Role;
+import io.synod.server.log.GroupStorage;
+import io.synod.server.log.StorageFailure;
+import io.synod.server.wire.WireFrame;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One group's replica on one server, driven by exactly one thread: every input (peer message,
+ * client command, election event, clock tick) is queued to that thread, so the replica, its
+ * storage and its state machine are never touched concurrently and no state is shared with other
+ * groups. Inputs are drained in bounded batches; each batch ends in one {@link ReadyDriver} pass,
+ * which gives group commit (one fsync for every entry accepted in the batch).
+ */
+public final class GroupLoop implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupLoop.class);
+
+    /** Inputs drained before the loop drives the replica (bounds the batch, and so the fsync). */
+    static final int MAX_INPUTS_PER_BATCH = 512;
+
+    /** Something that receives the answer to one client command (a connection). */
+    public interface Responder {
+        void respond(WireFrame.ClientResponse response);
+    }
+
+    private sealed interface Input {}
+
+    private record PeerInput(Message message) implements Input {}
+
+    private record ClientInput(WireFrame.ClientCommand command, Responder responder, long receivedNanos) implements Input {}
+
+    private record ElectionInput(ElectionEvent event) implements Input {}
+
+    private record Wake() implements Input {}
+
+    private record Waiter(long requestId, Responder responder, long receivedNanos) {}
+
+    private final int group;
+    private final Replica replica;
+    private final GroupStorage storage;
+    private final AutoCloseable stateMachine;
+    private final Consumer<WireFrame.PeerMessage> network;
+    private final ElectionService election;
+    private final GroupMetrics metrics;
+    private final long tickNanos;
+    private final int maxWaiters;
+    private final BlockingQueue<Input> inbox;
+    private final BlockingQueue<ElectionEvent> control = new ArrayBlockingQueue<>(1024);
+    private final Map<Long, Map<Long, List<Waiter>>> waiters = new HashMap<>();
+    private int waiterCount;
+    private final Thread thread;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean running = true;
+    private volatile int state;
+    private volatile WireFrame.GroupStatus status;
+    private long droppedInputs;
+    private Role lastRole = Role.FOLLOWER;
+    private boolean joinedElection;
+    private Ballot repairAbove;
+    private long repairLeaderCommit = -1;
+
+    public GroupLoop(int group, ReplicaConfig config, GroupStorage storage, io.synod.core.paxos.StateMachine stateMachine,
+            AutoCloseable stateMachineResource, Consumer<WireFrame.PeerMessage> network, ElectionService election,
+            GroupMetrics metrics, long tickNanos, int inboxCapacity, int maxWaiters) {
+        this.group = group;
+        this.storage = storage;
+        this.stateMachine = stateMachineResource;
+        this.network = network;
+        this.election = election;
+        this.metrics = metrics;
+        this.tickNanos = tickNanos;
+        this.maxWaiters = maxWaiters;
+        this.inbox = new ArrayBlockingQueue<>(inboxCapacity);
+        this.replica = new Replica(config, storage.durableState(), stateMachine, QuorumPolicy.MAJORITY, LeaseHooks.NONE,
+                System.nanoTime());
+        this.repairAbove = storage.repairAbove();
+        this.state = repairAbove == null ? WireFrame.GroupStatus.SERVING : WireFrame.GroupStatus.REPAIRING;
+        publishStatus();
+        this.thread = new Thread(this::run, "synod-group-" + group);
+    }
+
+    public void start() {
+        thread.start();
+        // A repairing replica stays out of elections: it must not lead (nor vote) on a damaged log.
+        if (state == WireFrame.GroupStatus.SERVING) {
+            joinElection();
+        }
+    }
+
+    private void joinElection() {
+        if (!joinedElection && election != null) {
+            joinedElection = true;
+            election.join(group, (g, event) -> onElection(event));
+        }
+    }
+
+    // ---- inputs (any thread) ----------------------------------------------------------------------
+
+    public void onPeerMessage(Message message) {
+        if (!inbox.offer(new PeerInput(message))) {
+            droppedInputs++; // Paxos retransmits; an overloaded loop sheds peer traffic.
+        }
+    }
+
+    public void onClientCommand(WireFrame.ClientCommand command, Responder responder) {
+        if (state == WireFrame.GroupStatus.FAILED || !inbox.offer(new ClientInput(command, responder, System.nanoTime()))) {
+            responder.respond(new WireFrame.ClientResponse(command.requestId(), group,
+                    state == WireFrame.GroupStatus.FAILED ? WireFrame.ClientResponse.STATUS_NO_GROUP
+                            : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
+        }
+    }
+
+    public void onElection(ElectionEvent event) {
+        if (!control.offer(event)) {
+            LOG.error("group {}: election event queue full, dropping {}", group, event);
+        }
+        inbox.offer(new Wake());
+    }
+
+    public WireFrame.GroupStatus status() {
+        return status;
+    }
+
+    public int group() {
+        return group;
+    }
+
+    // ---- the loop -----------------------------------------------------------------------------------
+
+    private void run() {
+        long nextTick = System.nanoTime() + tickNanos;
+        List<Input> batch = new ArrayList<>(MAX_INPUTS_PER_BATCH);
+        try {
+            while (running) {
+                long wait = nextTick - System.nanoTime();
+                Input first = wait > 0 ? inbox.poll(wait, TimeUnit.NANOSECONDS) : inbox.poll();
+                if (first != null) {
+                    batch.add(first);
+                    inbox.drainTo(batch, MAX_INPUTS_PER_BATCH - 1);
+                }
+                ElectionEvent event;
+                while ((event = control.poll()) != null) {
+                    replica.onElection(event);
+                }
+                for (Input input : batch) {
+                    handle(input);
+                }
+                batch.clear();
+                long now = System.nanoTime();
+                if (now - nextTick >= 0) {
+                    replica.tick(now);
+                    nextTick = now + tickNanos;
+                }
+                drive();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (StorageFailure e) {
+            fail("storage failed, this replica stops (no retry after a failed fsync): " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            fail("replica failed: " + e, e);
+        } finally {
+            stopped.countDown();
+        }
+    }
+
+    private void handle(Input input) {
+        if (input instanceof PeerInput p) {
+            Message m = p.message();
+            if (repairAbove != null && m.ballot().isAbove(repairAbove) && m.ballot().nodeId() == m.from()) {
+                if (m instanceof Message.Heartbeat h) {
+                    repairLeaderCommit = Math.max(repairLeaderCommit, h.leaderCommit());
+                } else if (m instanceof Message.Accept a) {
+                    repairLeaderCommit = Math.max(repairLeaderCommit, a.leaderCommit());
+                } else if (m instanceof Message.InstallSnapshot s) {
+                    repairLeaderCommit = Math.max(repairLeaderCommit, s.snapshot().lastIncludedSlot());
+                }
+            }
+            replica.step(m);
+        } else if (input instanceof ClientInput c) {
+            propose(c);
+        }
+    }
+
+    private void propose(ClientInput c) {
+        WireFrame.ClientCommand cmd = c.command();
+        Command command;
+        try {
+            command = new Command(cmd.clientId(), cmd.sequence(), cmd.payload());
+            if (command.isNoop()) {
+                throw new IllegalArgumentException("client id 0 is reserved");
+            }
+        } catch (IllegalArgumentException e) {
+            c.responder().respond(new WireFrame.ClientResponse(cmd.requestId(), group, ClientReply.Status.REJECTED.ordinal(),
+                    0, replica.leaderHint(), String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
+            return;
+        }
+        if (waiterCount >= maxWaiters) {
+            c.responder().respond(new WireFrame.ClientResponse(cmd.requestId(), group, ClientReply.Status.BUSY.ordinal(), 0,
+                    replica.leaderHint(), new byte[0]));
+            return;
+        }
+        waiters.computeIfAbsent(cmd.clientId(), k -> new HashMap<>())
+                .computeIfAbsent(cmd.sequence(), k -> new ArrayList<>(1))
+                .add(new Waiter(cmd.requestId(), c.responder(), c.receivedNanos()));
+        waiterCount++;
+        replica.propose(new ClientRequest(command));
+    }
+
+    private final ReadyDriver.Effects effects = new ReadyDriver.Effects() {
+        @Override
+        public void persist(Ready ready) {
+            long start = System.nanoTime();
+            storage.persist(ready);
+            if (ready.mustPersist()) {
+                metrics.recordFsync(System.nanoTime() - start);
+                metrics.batchEntries.record(ready.entries().size());
+            }
+        }
+
+        @Override
+        public void send(Message message) {
+            if (repairAbove != null && message instanceof Message.Promise) {
+                return; // A damaged log must not vote in phase 1 (see GroupStorage).
+            }
+            network.accept(new WireFrame.PeerMessage(group, message));
+        }
+
+        @Override
+        public void reply(ClientReply reply) {
+            Map<Long, List<Waiter>> byClient = waiters.get(reply.clientId());
+            List<Waiter> list = byClient == null ? null : byClient.remove(reply.sequence());
+            if (list == null) {
+                return;
+            }
+            if (byClient.isEmpty()) {
+                waiters.remove(reply.clientId());
+            }
+            long now = System.nanoTime();
+            for (Waiter w : list) {
+                waiterCount--;
+                if (reply.status() == ClientReply.Status.OK) {
+                    metrics.commitLatency.record(now - w.receivedNanos(), TimeUnit.NANOSECONDS);
+                }
+                w.responder().respond(new WireFrame.ClientResponse(w.requestId(), group, reply.status().ordinal(),
+                        reply.slot(), reply.leaderHint(), reply.result()));
+            }
+        }
+
+        @Override
+        public void resign() {
+            if (election != null && joinedElection) {
+                election.resign(group);
+            }
+        }
+
+        @Override
+        public void applied(Ready ready) {
+            if (!ready.applied().isEmpty()) {
+                metrics.appliedEntries.increment(ready.applied().size());
+            }
+        }
+    };
+
+    private void drive() {
+        ReadyDriver.drive(replica, effects);
+        Role role = replica.role();
+        if (role == Role.LEADER && lastRole != Role.LEADER) {
+            metrics.leaderChanges.increment();
+            LOG.info("group {}: leading with ballot {} from slot {}", group, replica.ownBallot(), replica.commitSlot());
+        }
+        lastRole = role;
+        if (repairAbove != null && repairLeaderCommit >= 0 && replica.role() == Role.FOLLOWER
+                && replica.promised().isAbove(repairAbove) && replica.appliedSlot() >= repairLeaderCommit) {
+            storage.finishRepair();
+            repairAbove = null;
+            state = WireFrame.GroupStatus.SERVING;
+            LOG.warn("group {}: repaired from peers up to slot {}; voting and standing for election again", group,
+                    replica.appliedSlot());
+            joinElection();
+        }
+        metrics.logBytes = storage.log().sizeBytes();
+        metrics.applyLagSlots = Math.max(0, replica.lastSlot() - replica.appliedSlot());
+        metrics.commitSlot = replica.commitSlot();
+        metrics.role = replica.role().ordinal();
+        publishStatus();
+    }
+
+    private void publishStatus() {
+        Ballot b = replica.promised();
+        status = new WireFrame.GroupStatus(group, replica.role().ordinal(), b.epoch(),
+                replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint(), replica.commitSlot(),
+                replica.appliedSlot(), replica.snapshotSlot(), state);
+    }
+
+    private void fail(String reason, Throwable cause) {
+        state = WireFrame.GroupStatus.FAILED;
+        publishStatus();
+        LOG.error("group {}: {}", group, reason, cause);
+        if (election != null && joinedElection) {
+            try {
+                election.leave(group);
+            } catch (RuntimeException e) {
+                LOG.warn("group {}: leaving the election failed: {}", group, e.toString());
+            }
+        }
+        for (Map<Long, List<Waiter>> byClient : waiters.values()) {
+            for (List<Waiter> list : byClient.values()) {
+                for (Waiter w : list) {
+                    w.responder().respond(new WireFrame.ClientResponse(w.requestId(), group,
+                            WireFrame.ClientResponse.STATUS_NO_GROUP, 0, -1, new byte[0]));
+                }
+            }
+        }
+        waiters.clear();
+    }
+
+    public long droppedInputs() {
+        return droppedInputs;
+    }
+
+    @Override
+    public void close() throws Exception {
+        running = false;
+        inbox.offer(new Wake());
+        if (!stopped.await(5, TimeUnit.SECONDS)) {
+            thread.interrupt();
+            stopped.await(5, TimeUnit.SECONDS);
+        }
+        if (election != null && joinedElection && state != WireFrame.GroupStatus.FAILED) {
+            try {
+                election.leave(group);
+            } catch (RuntimeException e) {
+                LOG.debug("group {}: leave on close: {}", group, e.toString());
+            }
+        }
+        storage.close();
+        if (stateMachine != null) {
+            stateMachine.close();
+        }
+    }
+}
