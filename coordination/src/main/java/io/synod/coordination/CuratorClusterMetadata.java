@@ -1,0 +1,203 @@
+package io.synod.coordination;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@link ClusterMetadata} on ZooKeeper through Curator. Watches run on one "synod-metadata" thread. */
+public final class CuratorClusterMetadata implements ClusterMetadata {
+    private static final Logger log = LoggerFactory.getLogger(CuratorClusterMetadata.class);
+
+    private final CuratorFramework client;
+    private final ClusterPaths paths;
+    private final ScheduledExecutorService dispatcher;
+    private final List<CuratorCache> caches = new CopyOnWriteArrayList<>();
+
+    public CuratorClusterMetadata(CuratorFramework client, ClusterPaths paths) {
+        this.client = client;
+        this.paths = paths;
+        this.dispatcher = Zk.dispatcher("synod-metadata-" + paths.cluster());
+    }
+
+    @Override
+    public String cluster() {
+        return paths.cluster();
+    }
+
+    @Override
+    public boolean createCluster(ClusterSpec spec) {
+        String what = "create cluster '" + paths.cluster() + "'";
+        return Zk.call(what, () -> {
+            try {
+                client.create().forPath("/synod");
+            } catch (KeeperException.NodeExistsException alreadyThere) {
+                // shared by every cluster on this ensemble
+            }
+            List<CuratorOp> ops = new ArrayList<>();
+            ops.add(client.transactionOp().create().forPath(paths.root(), ZnodeCodec.encodeClusterSpec(spec)));
+            ops.add(client.transactionOp().create().forPath(paths.members()));
+            ops.add(client.transactionOp().create().forPath(paths.groups()));
+            for (int g = 0; g < spec.groups(); g++) {
+                ops.add(client.transactionOp().create().forPath(paths.group(g)));
+                ops.add(client.transactionOp().create().forPath(paths.election(g)));
+                ops.add(client.transactionOp().create().forPath(paths.epoch(g),
+                        ZnodeCodec.encodeEpoch(new EpochRecord(0, -1))));
+                ops.add(client.transactionOp().create().forPath(paths.config(g),
+                        ZnodeCodec.encodeGroupConfig(spec.groupConfig(g))));
+            }
+            ops.add(client.transactionOp().create().forPath(paths.shards(), ShardMap.uniform(spec.groups()).encode()));
+            try {
+                client.transaction().forOperations(ops);
+                log.info("created cluster '{}' with {} groups on members {}", paths.cluster(), spec.groups(), spec.members());
+                return true;
+            } catch (KeeperException.NodeExistsException e) {
+                ClusterSpec existing = clusterSpec().orElseThrow(() -> new CoordinationException(
+                        what + ": znode " + e.getPath() + " exists but " + paths.root() + " does not"));
+                if (existing.equals(spec)) {
+                    return false;
+                }
+                throw new CoordinationException("cluster '" + paths.cluster() + "' already exists with " + existing
+                        + ", not " + spec);
+            }
+        });
+    }
+
+    @Override
+    public Optional<ClusterSpec> clusterSpec() {
+        return Zk.call("read cluster spec", () -> {
+            try {
+                byte[] data = client.getData().forPath(paths.root());
+                return Optional.of(Zk.decode(paths.root(), data, ZnodeCodec::decodeClusterSpec));
+            } catch (KeeperException.NoNodeException e) {
+                return Optional.empty();
+            }
+        });
+    }
+
+    @Override
+    public int groupCount() {
+        return clusterSpec().orElseThrow(() -> new CoordinationException("cluster '" + paths.cluster()
+                + "' does not exist (no znode " + paths.root() + ")")).groups();
+    }
+
+    private <T> Versioned<T> read(String what, String path, Function<byte[], T> decoder) {
+        return Zk.call(what, () -> {
+            Stat stat = new Stat();
+            byte[] data = client.getData().storingStatIn(stat).forPath(path);
+            return new Versioned<>(Zk.decode(path, data, decoder), stat.getVersion());
+        });
+    }
+
+    private boolean compareAndSet(String what, String path, int expectedVersion, byte[] data) {
+        return Zk.call(what, () -> {
+            try {
+                client.setData().withVersion(expectedVersion).forPath(path, data);
+                return true;
+            } catch (KeeperException.BadVersionException conflict) {
+                return false;
+            }
+        });
+    }
+
+    @Override
+    public Versioned<GroupConfig> groupConfig(int group) {
+        return read("read group " + group + " config", paths.config(group), ZnodeCodec::decodeGroupConfig);
+    }
+
+    @Override
+    public boolean compareAndSetGroupConfig(int group, int expectedVersion, GroupConfig next) {
+        if (next.group() != group) {
+            throw new IllegalArgumentException("config of group " + next.group() + " cannot be stored as group " + group);
+        }
+        return compareAndSet("write group " + group + " config", paths.config(group), expectedVersion,
+                ZnodeCodec.encodeGroupConfig(next));
+    }
+
+    @Override
+    public Versioned<EpochRecord> epoch(int group) {
+        return read("read group " + group + " epoch", paths.epoch(group), ZnodeCodec::decodeEpoch);
+    }
+
+    @Override
+    public Versioned<ShardMap> shardMap() {
+        return read("read shard map", paths.shards(), ShardMap::decode);
+    }
+
+    @Override
+    public boolean compareAndSetShardMap(int expectedVersion, ShardMap next) {
+        int groups = groupCount();
+        if (next.groupCount() != groups) {
+            throw new IllegalArgumentException("shard map has " + next.groupCount() + " groups, cluster '"
+                    + paths.cluster() + "' has " + groups);
+        }
+        Versioned<ShardMap> current = shardMap();
+        if (current.version() != expectedVersion) {
+            return false;
+        }
+        if (next.generation() <= current.value().generation()) {
+            throw new IllegalArgumentException("shard map generation must grow: stored " + current.value().generation()
+                    + ", new " + next.generation());
+        }
+        return compareAndSet("write shard map", paths.shards(), expectedVersion, next.encode());
+    }
+
+    @Override
+    public void watchShardMap(Consumer<Versioned<ShardMap>> listener) {
+        watch(paths.shards(), ShardMap::decode, listener);
+    }
+
+    @Override
+    public void watchGroupConfig(int group, Consumer<Versioned<GroupConfig>> listener) {
+        watch(paths.config(group), ZnodeCodec::decodeGroupConfig, listener);
+    }
+
+    private <T> void watch(String path, Function<byte[], T> decoder, Consumer<Versioned<T>> listener) {
+        CuratorCache cache = CuratorCache.build(client, path, CuratorCache.Options.SINGLE_NODE_CACHE);
+        CuratorCacheListener onChange = CuratorCacheListener.builder()
+                .forCreatesAndChanges((before, after) -> deliver(path, after, decoder, listener))
+                .build();
+        cache.listenable().addListener(onChange, dispatcher);
+        caches.add(cache);
+        cache.start();
+    }
+
+    private static <T> void deliver(String path, ChildData node, Function<byte[], T> decoder, Consumer<Versioned<T>> listener) {
+        T value;
+        try {
+            value = Zk.decode(path, node.getData(), decoder);
+        } catch (MetadataFormatException e) {
+            log.error("ignoring malformed update: {}", e.getMessage());
+            return;
+        }
+        try {
+            listener.accept(new Versioned<>(value, node.getStat().getVersion()));
+        } catch (RuntimeException e) {
+            log.error("metadata listener for {} failed", path, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        caches.forEach(CuratorCache::close);
+        dispatcher.shutdown();
+        try {
+            dispatcher.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

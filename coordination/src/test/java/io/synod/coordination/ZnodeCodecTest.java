@@ -1,0 +1,65 @@
+package io.synod.coordination;
+
+import static io.synod.coordination.ShardMapTest.assertMessage;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ZnodeCodecTest {
+
+    @Test
+    void roundTripsEveryZnodeFormat() {
+        MemberInfo member = new MemberInfo(3, "10.0.0.3:7100", "10.0.0.3:7200", "eu-west-1a", "0.1.0",
+                Map.of(0, new GroupProgress(4, 1200), 2, new GroupProgress(1, 7)));
+        assertEquals(member, ZnodeCodec.decodeMember(ZnodeCodec.encodeMember(member)));
+        EpochRecord epoch = new EpochRecord(17, 2);
+        assertEquals(epoch, ZnodeCodec.decodeEpoch(ZnodeCodec.encodeEpoch(epoch)));
+        GroupConfig config = new GroupConfig(3, List.of(0, 1, 2, 3, 4), 1, 3, 4096, LeaseMode.QUORUM);
+        assertEquals(config, ZnodeCodec.decodeGroupConfig(ZnodeCodec.encodeGroupConfig(config)));
+        ClusterSpec spec = ClusterSpec.defaults(5).withGroups(8);
+        assertEquals(spec, ZnodeCodec.decodeClusterSpec(ZnodeCodec.encodeClusterSpec(spec)));
+    }
+
+    @Test
+    void malformedZnodesFailWithTheFieldNamed() {
+        byte[] epoch = ZnodeCodec.encodeEpoch(new EpochRecord(5, 1));
+        assertMessage(() -> ZnodeCodec.decodeEpoch(Arrays.copyOf(epoch, 9)), "epoch: truncated at allocator");
+        byte[] negative = epoch.clone();
+        ByteBuffer.wrap(negative).putLong(1, -3);
+        assertMessage(() -> ZnodeCodec.decodeEpoch(negative), "epoch: epoch -3 outside");
+
+        byte[] member = ZnodeCodec.encodeMember(MemberInfo.of(1, "h:1", "h:2", "z", "v"));
+        byte[] badUtf8 = member.clone();
+        badUtf8[1 + 4 + 2] = (byte) 0xff; // first byte of the peer address
+        assertMessage(() -> ZnodeCodec.decodeMember(badUtf8), "member: peer address is not valid UTF-8");
+        byte[] longString = member.clone();
+        ByteBuffer.wrap(longString).putShort(5, (short) 60000);
+        assertMessage(() -> ZnodeCodec.decodeMember(longString), "peer address length 60000 exceeds 255");
+
+        GroupConfig config = new GroupConfig(0, List.of(0, 1, 2), 1, 1, 0, LeaseMode.LEADER);
+        byte[] cfg = ZnodeCodec.encodeGroupConfig(config);
+        byte[] badF = cfg.clone();
+        ByteBuffer.wrap(badF).putInt(1 + 4 + 4 + 12, 2);
+        assertMessage(() -> ZnodeCodec.decodeGroupConfig(badF), "group config: group 0: F must be 0..1 for N=3, got 2");
+        byte[] badMode = cfg.clone();
+        badMode[badMode.length - 1] = 9;
+        assertMessage(() -> ZnodeCodec.decodeGroupConfig(badMode), "lease mode 9 unknown");
+        byte[] manyMembers = cfg.clone();
+        ByteBuffer.wrap(manyMembers).putInt(5, 1_000_000);
+        assertMessage(() -> ZnodeCodec.decodeGroupConfig(manyMembers), "member count 1000000 outside 1..63");
+    }
+
+    @Test
+    void configAndSpecValidateTheirQuorumArithmetic() {
+        assertMessage(() -> new GroupConfig(0, List.of(0, 1, 2, 3, 4), 1, 4, 0, LeaseMode.NONE),
+                "coding data shards X must be 1..3 for N=5 F=1, got 4");
+        assertMessage(() -> new GroupConfig(0, List.of(2, 1), 0, 1, 0, LeaseMode.NONE), "strictly increasing");
+        assertMessage(() -> ClusterSpec.defaults(3).withGroups(0), "groups must be 1..256");
+        assertEquals(2, new GroupConfig(0, List.of(0, 1, 2), 1, 1, 0, LeaseMode.NONE).readQuorum());
+        assertMessage(() -> new ClusterPaths("a/b"), "cluster name may hold only");
+    }
+}
