@@ -74,7 +74,7 @@ public record ServerConfig(
         k.put("heartbeat.ms", new String[] {"50", "leader heartbeat interval"});
         k.put("tick.ms", new String[] {"10", "replica clock tick"});
         k.put("phase1.timeout.ms", new String[] {"2000", "a candidate without a quorum of promises gives up after this"});
-        k.put("outbound.queue.bytes", new String[] {"4194304", "per-peer outbound bytes before messages are dropped"});
+        k.put("outbound.queue.bytes", new String[] {"33554432", "per-peer outbound bytes before messages are dropped"});
         KEYS = Collections.unmodifiableMap(k);
     }
 

@@ -50,6 +50,12 @@ public final class SynodNode implements AutoCloseable {
     private final ServerConfig config;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final List<AutoCloseable> resources = new ArrayList<>();
+    private final java.util.concurrent.ScheduledExecutorService progress =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "synod-progress");
+                t.setDaemon(true);
+                return t;
+            });
     private CuratorCoordination coordination;
     private ElectionService election;
     private PeerNetwork network;
@@ -154,6 +160,7 @@ public final class SynodNode implements AutoCloseable {
         clientAddress = clients.start(new InetSocketAddress(self.host(), self.clientPort()));
         coordination.membership().register(MemberInfo.of(config.nodeId(), self.host() + ":" + peerAddress.getPort(),
                 self.host() + ":" + clientAddress.getPort(), "default", versionString()));
+        progress.scheduleWithFixedDelay(this::publishProgress, 250, 250, java.util.concurrent.TimeUnit.MILLISECONDS);
         if (config.metricsPort() >= 0) {
             metrics = new MetricsEndpoint(new InetSocketAddress(self.host(), config.metricsPort()), registry);
         }
@@ -199,6 +206,9 @@ public final class SynodNode implements AutoCloseable {
     /** Publishes per-group progress for the up-to-date election preference (PaxStore). */
     void publishProgress() {
         for (GroupLoop loop : loops) {
+            if (loop == null) {
+                continue;
+            }
             WireFrame.GroupStatus s = loop.status();
             coordination.membership().updateProgress(s.group(), new GroupProgress(s.promisedEpoch(), s.appliedSlot()));
         }
@@ -231,6 +241,7 @@ public final class SynodNode implements AutoCloseable {
 
     @Override
     public void close() {
+        progress.shutdownNow();
         closeQuietly(metrics);
         closeQuietly(clients);
         for (GroupLoop loop : loops) {

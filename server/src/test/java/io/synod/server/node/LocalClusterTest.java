@@ -1,0 +1,46 @@
+package io.synod.server.node;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.synod.core.kv.KvResult;
+import io.synod.core.paxos.ClientReply;
+import io.synod.server.client.SynodClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+class LocalClusterTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(120)
+    void threeNodesServeWritesAndReadsAndSurviveLeaderLoss() throws Exception {
+        try (TestingServer zk = new TestingServer(true);
+                LocalCluster cluster = new LocalCluster(zk.getConnectString(), dir, 3, 2, "t1",
+                        Map.of("zookeeper.session.timeout.ms", "4000"))) {
+            cluster.startAll();
+            assertTrue(cluster.awaitLeaders(30_000), "every group gets a leader");
+            try (SynodClient client = cluster.client(7, 2_000)) {
+                for (int i = 0; i < 20; i++) {
+                    SynodClient.Result r = client.put("k" + i, ("v" + i).getBytes(StandardCharsets.UTF_8), 10_000);
+                    assertEquals(ClientReply.Status.OK, r.status());
+                }
+                int leader = cluster.leaderOf(0);
+                cluster.stop(leader);
+                for (int i = 0; i < 20; i++) {
+                    SynodClient.Result r = client.get("k" + i, 30_000);
+                    assertEquals(ClientReply.Status.OK, r.status());
+                    KvResult.Value v = (KvResult.Value) KvResult.decode(r.result());
+                    assertArrayEquals(("v" + i).getBytes(StandardCharsets.UTF_8), v.value());
+                }
+            }
+        }
+    }
+}
