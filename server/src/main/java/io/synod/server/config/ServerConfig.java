@@ -143,7 +143,7 @@ public record ServerConfig(
                 snapEvery, retain, heartbeat, tick, phase1, outbound);
     }
 
-    static Map<Integer, NodeAddress> parseNodes(String spec) throws ConfigException {
+    public static Map<Integer, NodeAddress> parseNodes(String spec) throws ConfigException {
         Map<Integer, NodeAddress> out = new TreeMap<>();
         for (String part : spec.split(",")) {
             String s = part.trim();

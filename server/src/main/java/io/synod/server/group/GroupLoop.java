@@ -75,9 +75,11 @@ public final class GroupLoop implements AutoCloseable {
     private final Thread thread;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
+    private volatile boolean halted;
+    private boolean closed;
     private volatile int state;
     private volatile WireFrame.GroupStatus status;
-    private long droppedInputs;
+    private final java.util.concurrent.atomic.AtomicLong droppedInputs = new java.util.concurrent.atomic.AtomicLong();
     private Role lastRole = Role.FOLLOWER;
     private boolean joinedElection;
     private Ballot repairAbove;
@@ -122,7 +124,7 @@ public final class GroupLoop implements AutoCloseable {
 
     public void onPeerMessage(Message message) {
         if (!inbox.offer(new PeerInput(message))) {
-            droppedInputs++; // Paxos retransmits; an overloaded loop sheds peer traffic.
+            droppedInputs.incrementAndGet(); // Paxos retransmits; an overloaded loop sheds peer traffic.
         }
     }
 
@@ -340,18 +342,36 @@ public final class GroupLoop implements AutoCloseable {
     }
 
     public long droppedInputs() {
-        return droppedInputs;
+        return droppedInputs.get();
+    }
+
+    /** Stops the loop without telling the election (a crash, as far as ZooKeeper can tell); idempotent. */
+    public void halt() {
+        halted = true;
+        running = false;
+        inbox.offer(new Wake());
+        try {
+            if (thread.getState() != Thread.State.NEW && !stopped.await(5, TimeUnit.SECONDS)) {
+                thread.interrupt();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
     public void close() throws Exception {
+        if (closed) {
+            return;
+        }
+        closed = true;
         running = false;
         inbox.offer(new Wake());
-        if (!stopped.await(5, TimeUnit.SECONDS)) {
+        if (thread.getState() != Thread.State.NEW && !stopped.await(5, TimeUnit.SECONDS)) {
             thread.interrupt();
             stopped.await(5, TimeUnit.SECONDS);
         }
-        if (election != null && joinedElection && state != WireFrame.GroupStatus.FAILED) {
+        if (election != null && joinedElection && state != WireFrame.GroupStatus.FAILED && !halted) {
             try {
                 election.leave(group);
             } catch (RuntimeException e) {

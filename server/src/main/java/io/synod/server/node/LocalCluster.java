@@ -1,6 +1,7 @@
 package io.synod.server.node;
 
 import io.synod.server.client.SynodClient;
+import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.wire.WireFrame;
 import java.io.IOException;
@@ -16,23 +17,32 @@ import java.util.TreeMap;
 /**
  * N Synod nodes in this JVM on 127.0.0.1, against a ZooKeeper the caller runs: what {@code synod
  * demo} and the in-process integration tests use. Ports are reserved by binding port 0 and
- * releasing it just before the node binds it.
+ * releasing it just before the node binds it. Each node reaches ZooKeeper through its own
+ * {@link TcpRelay}, so {@link #crash(int)} can make a node vanish the way a killed process does
+ * (its ZooKeeper session expires after the timeout instead of being closed).
  */
 public final class LocalCluster implements AutoCloseable {
-    private final String zookeeper;
+    private final InetSocketAddress zookeeper;
     private final Path dir;
     private final int groups;
+    private final String clusterName;
+    private final String nodesSpec;
     private final Map<String, String> extra;
-    private final List<ServerConfig> configs = new ArrayList<>();
     private final SynodNode[] nodes;
+    private final TcpRelay[] relays;
+    private final ServerConfig[] configs;
+    private final List<SynodNode> crashed = new ArrayList<>();
 
-    public LocalCluster(String zookeeper, Path dir, int nodeCount, int groups, String clusterName, Map<String, String> extra)
-            throws Exception {
+    public LocalCluster(InetSocketAddress zookeeper, Path dir, int nodeCount, int groups, String clusterName,
+            Map<String, String> extra) throws IOException {
         this.zookeeper = zookeeper;
         this.dir = dir;
         this.groups = groups;
+        this.clusterName = clusterName;
         this.extra = Map.copyOf(extra);
         this.nodes = new SynodNode[nodeCount];
+        this.relays = new TcpRelay[nodeCount];
+        this.configs = new ServerConfig[nodeCount];
         StringBuilder spec = new StringBuilder();
         for (int i = 0; i < nodeCount; i++) {
             if (i > 0) {
@@ -40,25 +50,27 @@ public final class LocalCluster implements AutoCloseable {
             }
             spec.append(i).append("@127.0.0.1:").append(freePort()).append(':').append(freePort());
         }
-        for (int i = 0; i < nodeCount; i++) {
-            Properties p = new Properties();
-            p.setProperty("cluster.name", clusterName);
-            p.setProperty("node.id", Integer.toString(i));
-            p.setProperty("nodes", spec.toString());
-            p.setProperty("zookeeper.connect", zookeeper);
-            p.setProperty("data.dir", dir.resolve("node-" + i).toString());
-            p.setProperty("groups", Integer.toString(groups));
-            p.setProperty("metrics.port", "-1");
-            extra.forEach(p::setProperty);
-            configs.add(ServerConfig.from(p));
-        }
+        this.nodesSpec = spec.toString();
     }
 
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             s.setReuseAddress(true);
             return s.getLocalPort();
         }
+    }
+
+    private ServerConfig configFor(int i, int zkPort) throws ConfigException {
+        Properties p = new Properties();
+        p.setProperty("cluster.name", clusterName);
+        p.setProperty("node.id", Integer.toString(i));
+        p.setProperty("nodes", nodesSpec);
+        p.setProperty("zookeeper.connect", "127.0.0.1:" + zkPort);
+        p.setProperty("data.dir", dir.resolve("node-" + i).toString());
+        p.setProperty("groups", Integer.toString(groups));
+        p.setProperty("metrics.port", "-1");
+        extra.forEach(p::setProperty);
+        return ServerConfig.from(p);
     }
 
     public void startAll() throws Exception {
@@ -67,19 +79,38 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /** Starts node {@code i} (again, after a stop or crash) on its data directory. */
     public SynodNode start(int i) throws Exception {
         if (nodes[i] == null) {
-            nodes[i] = new SynodNode(configs.get(i)).start();
+            relays[i] = new TcpRelay(zookeeper);
+            configs[i] = configFor(i, relays[i].port());
+            nodes[i] = new SynodNode(configs[i]).start();
         }
         return nodes[i];
     }
 
-    /** Stops node {@code i} abruptly as far as peers can tell (its sockets and ZooKeeper session close). */
+    /** Stops node {@code i} cleanly (its ZooKeeper session is closed, so others take over at once). */
     public void stop(int i) {
         SynodNode n = nodes[i];
         nodes[i] = null;
         if (n != null) {
             n.close();
+        }
+        if (relays[i] != null) {
+            relays[i].cut();
+        }
+    }
+
+    /** Makes node {@code i} vanish like a killed process: ZooKeeper link cut first, then everything halts. */
+    public void crash(int i) {
+        SynodNode n = nodes[i];
+        nodes[i] = null;
+        if (relays[i] != null) {
+            relays[i].cut();
+        }
+        if (n != null) {
+            n.crash();
+            crashed.add(n);
         }
     }
 
@@ -92,19 +123,19 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     public ServerConfig config(int i) {
-        return configs.get(i);
+        return configs[i];
     }
 
-    public Map<Integer, InetSocketAddress> clientAddresses() {
+    public Map<Integer, InetSocketAddress> clientAddresses() throws ConfigException {
         Map<Integer, InetSocketAddress> out = new TreeMap<>();
-        for (int i = 0; i < nodes.length; i++) {
-            out.put(i, configs.get(i).nodes().get(i).client());
+        for (Map.Entry<Integer, ServerConfig.NodeAddress> e : ServerConfig.parseNodes(nodesSpec).entrySet()) {
+            out.put(e.getKey(), e.getValue().client());
         }
         return out;
     }
 
-    public SynodClient client(long clientId, int timeoutMillis) {
-        return new SynodClient(clientAddresses(), clientId, timeoutMillis, configs.get(0).maxFrameBytes());
+    public SynodClient client(long clientId, int timeoutMillis) throws ConfigException {
+        return new SynodClient(clientAddresses(), clientId, timeoutMillis, 16 << 20);
     }
 
     /** The serving leader of {@code group} as running nodes report it, or -1. */
@@ -145,10 +176,6 @@ public final class LocalCluster implements AutoCloseable {
         return groups;
     }
 
-    public String zookeeper() {
-        return zookeeper;
-    }
-
     public Path dir() {
         return dir;
     }
@@ -158,5 +185,9 @@ public final class LocalCluster implements AutoCloseable {
         for (int i = 0; i < nodes.length; i++) {
             stop(i);
         }
+        for (SynodNode n : crashed) {
+            n.close();
+        }
+        crashed.clear();
     }
 }

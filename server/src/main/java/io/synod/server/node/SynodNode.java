@@ -235,8 +235,33 @@ public final class SynodNode implements AutoCloseable {
         return config.nodeId();
     }
 
+    /** The range -> group map this node routes by (from ZooKeeper, kept current by a watch). */
+    public ShardMap shardMap() {
+        return shardMap;
+    }
+
     public PrometheusMeterRegistry registry() {
         return registry;
+    }
+
+    /**
+     * Stops serving as a crashed process would, as far as the cluster can tell: sockets close and the
+     * group loops halt without leaving the election; the ZooKeeper session is left to expire (the
+     * caller cuts its link). {@link #close()} later releases what remains.
+     */
+    public void crash() {
+        progress.shutdownNow();
+        closeQuietly(metrics);
+        metrics = null;
+        closeQuietly(clients);
+        clients = null;
+        for (GroupLoop loop : loops) {
+            if (loop != null) {
+                loop.halt();
+            }
+        }
+        closeQuietly(network);
+        network = null;
     }
 
     @Override

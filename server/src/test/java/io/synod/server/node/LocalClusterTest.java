@@ -23,8 +23,8 @@ class LocalClusterTest {
     @Timeout(120)
     void threeNodesServeWritesAndReadsAndSurviveLeaderLoss() throws Exception {
         try (TestingServer zk = new TestingServer(true);
-                LocalCluster cluster = new LocalCluster(zk.getConnectString(), dir, 3, 2, "t1",
-                        Map.of("zookeeper.session.timeout.ms", "4000"))) {
+                LocalCluster cluster = new LocalCluster(new java.net.InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 2, "t1",
+                        Map.of("zookeeper.session.timeout.ms", "3000"))) {
             cluster.startAll();
             assertTrue(cluster.awaitLeaders(30_000), "every group gets a leader");
             try (SynodClient client = cluster.client(7, 2_000)) {
@@ -33,7 +33,7 @@ class LocalClusterTest {
                     assertEquals(ClientReply.Status.OK, r.status());
                 }
                 int leader = cluster.leaderOf(0);
-                cluster.stop(leader);
+                cluster.crash(leader);
                 for (int i = 0; i < 20; i++) {
                     SynodClient.Result r = client.get("k" + i, 30_000);
                     assertEquals(ClientReply.Status.OK, r.status());
