@@ -94,7 +94,7 @@ public final class WireCodec {
             case STATUS_REPORT -> {
                 long id = r.i64("request id");
                 int node = r.i32("node id");
-                int n = r.count("group status", 56, MAX_ITEMS);
+                int n = r.count("group status", 48, MAX_ITEMS);
                 List<WireFrame.GroupStatus> groups = new ArrayList<>(n);
                 for (int i = 0; i < n; i++) {
                     groups.add(new WireFrame.GroupStatus(r.i32("group"), r.i32("role"), r.i64("epoch"), r.i32("leader"),
