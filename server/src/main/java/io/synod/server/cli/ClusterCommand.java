@@ -93,6 +93,9 @@ public final class ClusterCommand implements Runnable {
         @Option(names = "--name", defaultValue = "local", description = "cluster name (default ${DEFAULT-VALUE})")
         String name;
 
+        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "extra server config for every node (repeatable)")
+        List<String> sets = new ArrayList<>();
+
         @Override
         public Integer call() throws Exception {
             if (nodes != 3 && nodes != 5) {
@@ -144,7 +147,17 @@ public final class ClusterCommand implements Runnable {
                 Path cfg = nodeDir.resolve("server.properties");
                 Files.writeString(cfg, "cluster.name=" + name + "\nnode.id=" + i + "\nnodes=" + spec + "\nzookeeper.connect=127.0.0.1:"
                         + zkPort + "\nzookeeper.session.timeout.ms=" + sessionTimeoutMillis + "\ndata.dir=" + nodeDir.resolve("data")
-                        + "\ngroups=" + groups + "\nmetrics.port=" + ports[i][2] + "\n", StandardCharsets.UTF_8);
+                        + "\ngroups=" + groups + "\nmetrics.port=" + ports[i][2] + "\n" + String.join("\n", sets) + "\n",
+                        StandardCharsets.UTF_8);
+                try {
+                    io.synod.server.config.ServerConfig.load(cfg, List.of());
+                } catch (io.synod.server.config.ConfigException e) {
+                    zk.destroyForcibly();
+                    for (ClusterFile.NodeEntry started : entries) {
+                        ProcessHandle.of(started.pid()).ifPresent(ProcessHandle::destroyForcibly);
+                    }
+                    throw bad("--set: " + e.getMessage());
+                }
                 Path log = nodeDir.resolve("server.log");
                 Process p = startServer(cfg, log);
                 entries.add(new ClusterFile.NodeEntry(i, p.pid(), ports[i][0], ports[i][1], ports[i][2], cfg.toString(),

@@ -83,7 +83,9 @@ public final class GroupLoop implements AutoCloseable {
     private Role lastRole = Role.FOLLOWER;
     private boolean joinedElection;
     private Ballot repairAbove;
-    private long repairLeaderCommit = -1;
+    /** While repairing: the applied slot after which every entry this replica may have lost is re-learned. */
+    private long repairTarget = -1;
+    private final int pipelineWindow;
 
     public GroupLoop(int group, ReplicaConfig config, GroupStorage storage, io.synod.core.paxos.StateMachine stateMachine,
             AutoCloseable stateMachineResource, Consumer<WireFrame.PeerMessage> network, ElectionService election,
@@ -100,6 +102,7 @@ public final class GroupLoop implements AutoCloseable {
         this.replica = new Replica(config, storage.durableState(), stateMachine, QuorumPolicy.MAJORITY, LeaseHooks.NONE,
                 System.nanoTime());
         this.repairAbove = storage.repairAbove();
+        this.pipelineWindow = config.maxInFlightSlots();
         this.state = repairAbove == null ? WireFrame.GroupStatus.SERVING : WireFrame.GroupStatus.REPAIRING;
         publishStatus();
         this.thread = new Thread(this::run, "synod-group-" + group);
@@ -193,19 +196,50 @@ public final class GroupLoop implements AutoCloseable {
     private void handle(Input input) {
         if (input instanceof PeerInput p) {
             Message m = p.message();
-            if (repairAbove != null && m.ballot().isAbove(repairAbove) && m.ballot().nodeId() == m.from()) {
-                if (m instanceof Message.Heartbeat h) {
-                    repairLeaderCommit = Math.max(repairLeaderCommit, h.leaderCommit());
-                } else if (m instanceof Message.Accept a) {
-                    repairLeaderCommit = Math.max(repairLeaderCommit, a.leaderCommit());
-                } else if (m instanceof Message.InstallSnapshot s) {
-                    repairLeaderCommit = Math.max(repairLeaderCommit, s.snapshot().lastIncludedSlot());
-                }
+            if (repairAbove != null) {
+                noteLeaderDuringRepair(m);
             }
             replica.step(m);
         } else if (input instanceof ClientInput c) {
             propose(c);
         }
+    }
+
+    /**
+     * Repair after mid-log corruption (see {@link GroupStorage}). The entries this replica lost were
+     * accepted in ballots up to {@code repairAbove}. Two ways to know they no longer matter:
+     * <ul>
+     *   <li>a leader of a <em>higher</em> ballot finished phase 1 without this replica's promise
+     *       (Promises are suppressed while repairing), so by quorum intersection it learned every
+     *       chosen value from others and re-proposed it in its ballot; once this replica has applied
+     *       up to that leader's commit point as first heard, it holds those values again;</li>
+     *   <li>the leader is the one of {@code repairAbove} itself (it ran phase 1 with this replica's
+     *       intact promise before the damage): every slot it could have proposed before the damage is
+     *       at most its commit point plus its pipeline window, so once this replica has applied past
+     *       that (and past every slot it saw on disk), it holds the chosen value of each.</li>
+     * </ul>
+     */
+    private void noteLeaderDuringRepair(Message m) {
+        long commit;
+        if (m instanceof Message.Heartbeat h) {
+            commit = h.leaderCommit();
+        } else if (m instanceof Message.Accept a) {
+            commit = a.leaderCommit();
+        } else if (m instanceof Message.InstallSnapshot s) {
+            commit = s.snapshot().lastIncludedSlot();
+        } else {
+            return;
+        }
+        if (repairTarget >= 0 || m.ballot().nodeId() != m.from() || m.ballot().isBelow(repairAbove)) {
+            return;
+        }
+        if (m.ballot().isAbove(repairAbove)) {
+            repairTarget = commit;
+        } else {
+            repairTarget = Math.max(storage.repairThroughSlot(), commit + pipelineWindow);
+        }
+        LOG.warn("group {}: repairing; leader {} (ballot {}) found, voting again once slot {} is applied", group, m.from(),
+                m.ballot(), repairTarget);
     }
 
     private void propose(ClientInput c) {
@@ -296,8 +330,8 @@ public final class GroupLoop implements AutoCloseable {
             LOG.info("group {}: leading with ballot {} from slot {}", group, replica.ownBallot(), replica.commitSlot());
         }
         lastRole = role;
-        if (repairAbove != null && repairLeaderCommit >= 0 && replica.role() == Role.FOLLOWER
-                && replica.promised().isAbove(repairAbove) && replica.appliedSlot() >= repairLeaderCommit) {
+        if (repairAbove != null && repairTarget >= 0 && replica.role() == Role.FOLLOWER
+                && replica.appliedSlot() >= repairTarget) {
             storage.finishRepair();
             repairAbove = null;
             state = WireFrame.GroupStatus.SERVING;
