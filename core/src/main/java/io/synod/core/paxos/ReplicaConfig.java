@@ -73,27 +73,130 @@ public record ReplicaConfig(
                 10_000, 1_000, 100_000);
     }
 
+    /** A builder holding this configuration's values, to change a few and {@link Builder#build()} a new one. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
     public ReplicaConfig withNodeId(int id) {
-        return new ReplicaConfig(id, clusterSize, heartbeatIntervalNanos, retransmitIntervalNanos,
-                phase1TimeoutNanos, maxInFlightSlots, maxBatchEntries, maxBatchBytes, maxPendingProposals,
-                maxCommandBytes, snapshotEverySlots, logRetainSlots, maxClientSessions);
+        return toBuilder().nodeId(id).build();
     }
 
     public ReplicaConfig withSnapshotEverySlots(int every, int retain) {
-        return new ReplicaConfig(nodeId, clusterSize, heartbeatIntervalNanos, retransmitIntervalNanos,
-                phase1TimeoutNanos, maxInFlightSlots, maxBatchEntries, maxBatchBytes, maxPendingProposals,
-                maxCommandBytes, every, retain, maxClientSessions);
+        return toBuilder().snapshotEverySlots(every).logRetainSlots(retain).build();
     }
 
     public ReplicaConfig withTimers(long heartbeatNanos, long retransmitNanos, long phase1TimeoutNanos) {
-        return new ReplicaConfig(nodeId, clusterSize, heartbeatNanos, retransmitNanos,
-                phase1TimeoutNanos, maxInFlightSlots, maxBatchEntries, maxBatchBytes, maxPendingProposals,
-                maxCommandBytes, snapshotEverySlots, logRetainSlots, maxClientSessions);
+        return toBuilder().heartbeatIntervalNanos(heartbeatNanos).retransmitIntervalNanos(retransmitNanos)
+                .phase1TimeoutNanos(phase1TimeoutNanos).build();
     }
 
     public ReplicaConfig withBatching(int inFlightSlots, int batchEntries, int batchBytes, int pendingProposals) {
-        return new ReplicaConfig(nodeId, clusterSize, heartbeatIntervalNanos, retransmitIntervalNanos,
-                phase1TimeoutNanos, inFlightSlots, batchEntries, batchBytes, pendingProposals,
-                maxCommandBytes, snapshotEverySlots, logRetainSlots, maxClientSessions);
+        return toBuilder().maxInFlightSlots(inFlightSlots).maxBatchEntries(batchEntries).maxBatchBytes(batchBytes)
+                .maxPendingProposals(pendingProposals).build();
+    }
+
+    /** Mutable copy of a configuration; {@link #build()} validates. The argument list is written here once. */
+    public static final class Builder {
+        private int nodeId;
+        private int clusterSize;
+        private long heartbeatIntervalNanos;
+        private long retransmitIntervalNanos;
+        private long phase1TimeoutNanos;
+        private int maxInFlightSlots;
+        private int maxBatchEntries;
+        private int maxBatchBytes;
+        private int maxPendingProposals;
+        private int maxCommandBytes;
+        private int snapshotEverySlots;
+        private int logRetainSlots;
+        private int maxClientSessions;
+
+        private Builder(ReplicaConfig c) {
+            nodeId = c.nodeId;
+            clusterSize = c.clusterSize;
+            heartbeatIntervalNanos = c.heartbeatIntervalNanos;
+            retransmitIntervalNanos = c.retransmitIntervalNanos;
+            phase1TimeoutNanos = c.phase1TimeoutNanos;
+            maxInFlightSlots = c.maxInFlightSlots;
+            maxBatchEntries = c.maxBatchEntries;
+            maxBatchBytes = c.maxBatchBytes;
+            maxPendingProposals = c.maxPendingProposals;
+            maxCommandBytes = c.maxCommandBytes;
+            snapshotEverySlots = c.snapshotEverySlots;
+            logRetainSlots = c.logRetainSlots;
+            maxClientSessions = c.maxClientSessions;
+        }
+
+        public ReplicaConfig build() {
+            return new ReplicaConfig(nodeId, clusterSize, heartbeatIntervalNanos, retransmitIntervalNanos,
+                    phase1TimeoutNanos, maxInFlightSlots, maxBatchEntries, maxBatchBytes, maxPendingProposals,
+                    maxCommandBytes, snapshotEverySlots, logRetainSlots, maxClientSessions);
+        }
+
+        public Builder nodeId(int value) {
+            nodeId = value;
+            return this;
+        }
+
+        public Builder clusterSize(int value) {
+            clusterSize = value;
+            return this;
+        }
+
+        public Builder heartbeatIntervalNanos(long value) {
+            heartbeatIntervalNanos = value;
+            return this;
+        }
+
+        public Builder retransmitIntervalNanos(long value) {
+            retransmitIntervalNanos = value;
+            return this;
+        }
+
+        public Builder phase1TimeoutNanos(long value) {
+            phase1TimeoutNanos = value;
+            return this;
+        }
+
+        public Builder maxInFlightSlots(int value) {
+            maxInFlightSlots = value;
+            return this;
+        }
+
+        public Builder maxBatchEntries(int value) {
+            maxBatchEntries = value;
+            return this;
+        }
+
+        public Builder maxBatchBytes(int value) {
+            maxBatchBytes = value;
+            return this;
+        }
+
+        public Builder maxPendingProposals(int value) {
+            maxPendingProposals = value;
+            return this;
+        }
+
+        public Builder maxCommandBytes(int value) {
+            maxCommandBytes = value;
+            return this;
+        }
+
+        public Builder snapshotEverySlots(int value) {
+            snapshotEverySlots = value;
+            return this;
+        }
+
+        public Builder logRetainSlots(int value) {
+            logRetainSlots = value;
+            return this;
+        }
+
+        public Builder maxClientSessions(int value) {
+            maxClientSessions = value;
+            return this;
+        }
     }
 }

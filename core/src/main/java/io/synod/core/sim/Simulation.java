@@ -16,6 +16,7 @@ import io.synod.core.paxos.LeaseHooks;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.QuorumPolicy;
 import io.synod.core.paxos.Ready;
+import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
@@ -41,8 +42,6 @@ import java.util.List;
 public final class Simulation {
     private enum Phase { FAULTS, LIVENESS, QUIESCE, DONE }
 
-    /** A replica producing more Readys than this in a row without waiting for anything is stuck. */
-    private static final int MAX_READYS_PER_DRIVE = 10_000;
     private static final int MAX_PENDING_EVENTS = 1_000_000;
 
     private final SimConfig config;
@@ -53,47 +52,17 @@ public final class Simulation {
     private final SimRandom faultRandom;
     private final SimRandom diskRandom;
     private final SimRandom nodeRandom;
-    private final Node[] nodes;
+    private final SimNode[] nodes;
     private final ElectionOracle oracle;
     private final SimClients clients;
     private final SafetyMonitor safety;
     private final QuorumPolicy quorum;
     private final LeaseHooksFactory leases;
+    private final NegativeControls controls;
+    private final SimFaults faults;
     private Phase phase = Phase.FAULTS;
     private SimViolation violation;
     private long events;
-
-    /** One simulated machine: its disk and clock survive crashes, its replica does not. */
-    private final class Node {
-        final int id;
-        final SimDisk disk;
-        final SimClock clock;
-        Replica replica;
-        int incarnation;
-        /** The Ready whose fsync is in progress; the replica may not be asked for another until it completes. */
-        Ready pendingFsync;
-        boolean crashDuringNextFsync;
-        /** Crash right after the next phase 1 promise leaves, and come back fast: the acceptor must still remember it. */
-        boolean crashAfterNextPromise;
-        long pausedUntilNanos;
-        Ballot lastPromised;
-        long lastAppliedSlot;
-
-        Node(int id) {
-            this.id = id;
-            this.disk = new SimDisk(config.mutation() == Mutation.PROMISE_NOT_PERSISTED);
-            long drift = nodeRandom.uniform(-SimTiming.DRIFT_NORMAL_MAX_PPM, SimTiming.DRIFT_NORMAL_MAX_PPM);
-            this.clock = new SimClock(nodeRandom.uniform(0, SimTiming.CLOCK_OFFSET_MAX_NANOS), drift);
-        }
-
-        boolean isUp() {
-            return replica != null;
-        }
-
-        long localNanos() {
-            return clock.localNanos(queue.now());
-        }
-    }
 
     private Simulation(SimConfig config, LeaseHooksFactory leases) {
         this.config = config;
@@ -103,13 +72,16 @@ public final class Simulation {
         this.faultRandom = SimRandom.stream(config.seed(), "faults");
         this.diskRandom = SimRandom.stream(config.seed(), "disk");
         this.nodeRandom = SimRandom.stream(config.seed(), "nodes");
-        this.nodes = new Node[config.nodes()];
+        this.controls = new NegativeControls(config.mutation());
+        this.nodes = new SimNode[config.nodes()];
         for (int i = 0; i < nodes.length; i++) {
-            nodes[i] = new Node(i);
+            long drift = nodeRandom.uniform(-SimTiming.DRIFT_NORMAL_MAX_PPM, SimTiming.DRIFT_NORMAL_MAX_PPM);
+            SimClock clock = new SimClock(nodeRandom.uniform(0, SimTiming.CLOCK_OFFSET_MAX_NANOS), drift);
+            nodes[i] = new SimNode(i, new SimDisk(controls.diskDropsPromises()), clock);
         }
         this.safety = new SafetyMonitor(config.nodes());
-        this.quorum = config.mutation() == Mutation.WRITE_QUORUM_TOO_SMALL ? writeQuorumOneShort() : QuorumPolicy.MAJORITY;
-        this.leases = config.mutation() == Mutation.LOCAL_READS_WITHOUT_LEASE ? (node, size) -> localReadsWithoutLease() : leases;
+        this.quorum = controls.quorum();
+        this.leases = controls.leases(leases);
         this.oracle = new ElectionOracle(config.nodes(), SimRandom.stream(config.seed(), "oracle"), new ElectionOracle.Notifier() {
             @Override
             public void announce(int node, ElectionEvent event, long delayNanos, long generation) {
@@ -122,6 +94,17 @@ public final class Simulation {
             }
         }, queue, config.faults().network());
         this.clients = new SimClients(config, SimRandom.stream(config.seed(), "clients"), queue, this::sendClientRequest);
+        this.faults = new SimFaults(config.faults(), queue, faultRandom, trace, oracle, network, nodes, new SimFaults.World() {
+            @Override
+            public boolean inFaultPhase() {
+                return phase == Phase.FAULTS;
+            }
+
+            @Override
+            public void crash(SimNode node, int incarnation) {
+                Simulation.this.crash(node, incarnation);
+            }
+        });
     }
 
     /** Runs one seed to completion, without leases. Deterministic: the same config gives the same result and trace hash. */
@@ -150,7 +133,7 @@ public final class Simulation {
     }
 
     private SimResult execute() {
-        for (Node node : nodes) {
+        for (SimNode node : nodes) {
             restart(node);
         }
         if (config.faults().network()) {
@@ -159,7 +142,7 @@ public final class Simulation {
         oracle.start();
         clients.start();
         if (config.faults() != FaultProfile.NONE) {
-            scheduleNextFault();
+            faults.scheduleNextFault();
         }
         while (phase != Phase.DONE && violation == null) {
             if (queue.isEmpty()) {
@@ -218,7 +201,7 @@ public final class Simulation {
         trace.add(0x11FE, queue.now(), 0);
         network.healAll();
         network.setQuality(0, 0, 0, 0);
-        for (Node node : nodes) {
+        for (SimNode node : nodes) {
             node.crashDuringNextFsync = false;
             node.crashAfterNextPromise = false;
             node.clock.setDrift(queue.now(), nodeRandom.uniform(-SimTiming.DRIFT_NORMAL_MAX_PPM, SimTiming.DRIFT_NORMAL_MAX_PPM));
@@ -232,16 +215,16 @@ public final class Simulation {
 
     private void finalChecks() {
         long maxApplied = 0;
-        for (Node node : nodes) {
+        for (SimNode node : nodes) {
             if (!node.isUp()) {
                 fail(SimViolation.Kind.LIVENESS, "node " + node.id + " is still down after the liveness phase");
                 return;
             }
             maxApplied = Math.max(maxApplied, node.replica.appliedSlot());
         }
-        Node reference = null;
+        SimNode reference = null;
         byte[] referenceState = null;
-        for (Node node : nodes) {
+        for (SimNode node : nodes) {
             if (node.replica.appliedSlot() != maxApplied) {
                 fail(SimViolation.Kind.LIVENESS, "node " + node.id + " applied through slot " + node.replica.appliedSlot()
                         + " but another node through " + maxApplied + " after " + SimTiming.QUIESCE_NANOS / 1_000_000
@@ -266,182 +249,21 @@ public final class Simulation {
         }
     }
 
-    // ---- faults -------------------------------------------------------------------------------
-
-    private enum FaultKind {
-        CRASH, CRASH_MAJORITY, CRASH_ALL, CRASH_DURING_FSYNC, CRASH_AFTER_PROMISE,
-        SPLIT, BRIDGE_FAILOVER, ISOLATE_LEADER, ONE_WAY, BRIDGE, LOSSY_NETWORK, TWO_LEADERS, STALE_EPOCH, FLAP,
-        DRIFT, CLOCK_JUMP, PAUSE
-    }
-
-    private void scheduleNextFault() {
-        queue.after(faultRandom.exponential(SimTiming.FAULT_INTERVAL_MEAN_NANOS), () -> {
-            if (phase == Phase.FAULTS) {
-                injectFault();
-                scheduleNextFault();
-            }
-        });
-    }
-
-    private void injectFault() {
-        List<FaultKind> kinds = new ArrayList<>();
-        FaultProfile profile = config.faults();
-        if (profile.crashes()) {
-            kinds.addAll(List.of(FaultKind.CRASH, FaultKind.CRASH, FaultKind.CRASH_MAJORITY, FaultKind.CRASH_ALL,
-                    FaultKind.CRASH_DURING_FSYNC, FaultKind.CRASH_AFTER_PROMISE));
-        }
-        if (profile.network()) {
-            kinds.addAll(List.of(FaultKind.SPLIT, FaultKind.BRIDGE_FAILOVER, FaultKind.ISOLATE_LEADER, FaultKind.ONE_WAY, FaultKind.BRIDGE,
-                    FaultKind.LOSSY_NETWORK, FaultKind.TWO_LEADERS, FaultKind.STALE_EPOCH, FaultKind.FLAP));
-        }
-        if (profile.clocks()) {
-            kinds.addAll(List.of(FaultKind.DRIFT, FaultKind.CLOCK_JUMP, FaultKind.PAUSE));
-        }
-        FaultKind kind = kinds.get(faultRandom.nextInt(kinds.size()));
-        trace.add(0xFA17, kind.ordinal(), queue.now());
-        int n = config.nodes();
-        switch (kind) {
-            case CRASH -> {
-                // Crashing the leader half of the time makes failovers, where the interesting bugs are.
-                int leader = oracle.leader();
-                Node node = nodes[leader >= 0 && faultRandom.chance(0.5) ? leader : faultRandom.nextInt(n)];
-                if (node.isUp() && upCount() > 1) {
-                    crash(node, node.incarnation);
-                }
-            }
-            case CRASH_MAJORITY -> {
-                // A correlated failure (a rack loses power): every node mid-fsync loses its unsynced writes at once.
-                int start = faultRandom.nextInt(n);
-                for (int i = 0; i < n / 2 + 1; i++) {
-                    Node node = nodes[(start + i) % n];
-                    crash(node, node.incarnation);
-                }
-            }
-            case CRASH_ALL -> {
-                // The whole cluster loses power; nodes come back one by one.
-                for (Node node : nodes) {
-                    crash(node, node.incarnation);
-                }
-            }
-            case CRASH_DURING_FSYNC -> nodes[faultRandom.nextInt(n)].crashDuringNextFsync = true;
-            case CRASH_AFTER_PROMISE -> nodes[faultRandom.nextInt(n)].crashAfterNextPromise = true;
-            case SPLIT -> {
-                boolean[] side = new boolean[n];
-                for (int i = 0; i < n; i++) {
-                    side[i] = faultRandom.chance(0.5);
-                }
-                network.split(side);
-                scheduleHeal();
-            }
-            case BRIDGE_FAILOVER -> {
-                // The leader keeps its peer links on one side of a bridge but the oracle (its ZooKeeper
-                // session) deposes it behind its back and elects a node on the other side: two leaders
-                // whose quorums meet only at the bridge, which may also crash right after promising.
-                int leader = oracle.leader();
-                if (leader >= 0) {
-                    int bridge = faultRandom.otherNode(n, leader);
-                    int rival = faultRandom.otherNode(n, leader);
-                    while (rival == bridge) {
-                        rival = faultRandom.otherNode(n, leader);
-                    }
-                    boolean[] side = new boolean[n];
-                    for (int i = 0; i < n; i++) {
-                        side[i] = i == leader || (i != rival && i != bridge && faultRandom.chance(0.5));
-                    }
-                    network.split(side);
-                    for (int i = 0; i < n; i++) {
-                        network.healLink(bridge, i);
-                        network.healLink(i, bridge);
-                    }
-                    nodes[bridge].crashAfterNextPromise = true;
-                    oracle.electBehindBackOf(rival, leader);
-                    scheduleHeal();
-                }
-            }
-            case ISOLATE_LEADER -> {
-                int leader = oracle.leader();
-                if (leader >= 0) {
-                    boolean[] side = new boolean[n];
-                    side[leader] = true;
-                    network.split(side);
-                    scheduleHeal();
-                }
-            }
-            case ONE_WAY -> {
-                int from = faultRandom.nextInt(n);
-                if (faultRandom.chance(0.5)) {
-                    network.cutLink(from, faultRandom.otherNode(n, from));
-                } else {
-                    for (int to = 0; to < n; to++) {
-                        network.cutLink(from, to);
-                    }
-                }
-                scheduleHeal();
-            }
-            case BRIDGE -> {
-                // Two halves that only the bridge node talks to: each half may elect a leader that reaches a majority through it.
-                int bridge = faultRandom.nextInt(n);
-                boolean[] side = new boolean[n];
-                for (int i = 0; i < n; i++) {
-                    side[i] = i != bridge && faultRandom.chance(0.5);
-                }
-                network.split(side);
-                for (int i = 0; i < n; i++) {
-                    network.healLink(bridge, i);
-                    network.healLink(i, bridge);
-                }
-                scheduleHeal();
-            }
-            case LOSSY_NETWORK -> {
-                network.setQuality(0.05 + 0.3 * faultRandom.nextDouble(), 0.1 * faultRandom.nextDouble(),
-                        0.3 * faultRandom.nextDouble(), 0.05 * faultRandom.nextDouble());
-                queue.after(faultRandom.uniform(SimTiming.PARTITION_MIN_NANOS, SimTiming.PARTITION_MAX_NANOS), () -> {
-                    if (phase == Phase.FAULTS) {
-                        network.setQuality(0.02, 0.02, 0.05, 0.01);
-                    }
-                });
-            }
-            case TWO_LEADERS -> oracle.nameTwoLeaders();
-            case STALE_EPOCH -> oracle.handOutStaleEpoch();
-            case FLAP -> oracle.flap();
-            case DRIFT -> nodes[faultRandom.nextInt(n)].clock.setDrift(queue.now(),
-                    faultRandom.uniform(-SimTiming.DRIFT_FAULT_MAX_PPM, SimTiming.DRIFT_FAULT_MAX_PPM));
-            case CLOCK_JUMP -> nodes[faultRandom.nextInt(n)].clock.jumpForward(queue.now(),
-                    faultRandom.uniform(0, SimTiming.CLOCK_JUMP_MAX_NANOS));
-            case PAUSE -> {
-                Node node = nodes[faultRandom.nextInt(n)];
-                node.pausedUntilNanos = Math.max(node.pausedUntilNanos,
-                        queue.now() + faultRandom.uniform(SimTiming.MILLIS, SimTiming.PAUSE_MAX_NANOS));
-            }
-        }
-    }
-
-    private void scheduleHeal() {
-        queue.after(faultRandom.uniform(SimTiming.PARTITION_MIN_NANOS, SimTiming.PARTITION_MAX_NANOS), network::healAll);
-    }
-
-    private int upCount() {
-        int up = 0;
-        for (Node node : nodes) {
-            up += node.isUp() ? 1 : 0;
-        }
-        return up;
-    }
-
-    private void crash(Node node, int incarnation) {
+    private void crash(SimNode node, int incarnation) {
         crash(node, incarnation, faultRandom.uniform(SimTiming.CRASH_DOWNTIME_MIN_NANOS, SimTiming.CRASH_DOWNTIME_MAX_NANOS));
     }
 
-    private void crash(Node node, int incarnation, long downtimeNanos) {
+    private void crash(SimNode node, int incarnation, long downtimeNanos) {
         if (phase != Phase.FAULTS || !node.isUp() || node.incarnation != incarnation) {
             return;
         }
-        trace.add(0xC4A5, node.id, node.pendingFsync == null ? 0 : 1);
-        if (node.pendingFsync != null) {
-            node.disk.crashDuring(node.pendingFsync, diskRandom);
+        Ready persisting = node.loop.persisting();
+        trace.add(0xC4A5, node.id, persisting == null ? 0 : 1);
+        if (persisting != null) {
+            node.disk.crashDuring(persisting, diskRandom);
         }
         node.replica = null;
-        node.pendingFsync = null;
+        node.loop = null;
         node.crashDuringNextFsync = false;
         node.crashAfterNextPromise = false;
         node.pausedUntilNanos = 0;
@@ -450,13 +272,14 @@ public final class Simulation {
         queue.after(downtimeNanos, () -> restart(node));
     }
 
-    private void restart(Node node) {
+    private void restart(SimNode node) {
         if (node.isUp()) {
             return;
         }
         node.incarnation++;
         node.replica = new Replica(environment.replicaConfig(node.id, config.nodes()), node.disk.state(), new KvStateMachine(), quorum,
-                leases.create(node.id, config.nodes()), node.localNanos());
+                leases.create(node.id, config.nodes()), node.localNanos(queue.now()));
+        node.loop = new ReadyLoop(node.replica, controls.sink(new NodeSink(node)));
         trace.add(0x5747, node.id, node.disk.entryCount());
         node.lastPromised = node.replica.promised();
         node.lastAppliedSlot = node.replica.appliedSlot();
@@ -469,7 +292,7 @@ public final class Simulation {
     // ---- node inputs --------------------------------------------------------------------------
 
     /** A paused process (GC, VM migration) handles its input when it wakes; returns true if deferred. */
-    private boolean deferIfPaused(Node node, EventQueue.Action action) {
+    private boolean deferIfPaused(SimNode node, EventQueue.Action action) {
         if (node.pausedUntilNanos > queue.now()) {
             queue.at(node.pausedUntilNanos, action);
             return true;
@@ -477,16 +300,16 @@ public final class Simulation {
         return false;
     }
 
-    private void scheduleTick(Node node, int incarnation) {
+    private void scheduleTick(SimNode node, int incarnation) {
         long jitter = nodeRandom.uniform(0, SimTiming.TICK_INTERVAL_NANOS / 4);
         queue.after(SimTiming.TICK_INTERVAL_NANOS - SimTiming.TICK_INTERVAL_NANOS / 8 + jitter, () -> tick(node, incarnation));
     }
 
-    private void tick(Node node, int incarnation) {
+    private void tick(SimNode node, int incarnation) {
         if (!node.isUp() || node.incarnation != incarnation || deferIfPaused(node, () -> tick(node, incarnation))) {
             return;
         }
-        long local = node.localNanos();
+        long local = node.localNanos(queue.now());
         trace.add(0x71C4, node.id, local);
         node.replica.tick(local);
         drive(node);
@@ -494,7 +317,7 @@ public final class Simulation {
     }
 
     private void deliver(Message message) {
-        Node node = nodes[message.to()];
+        SimNode node = nodes[message.to()];
         if (!node.isUp() || network.isCut(message.from(), message.to())) {
             trace.add(0xD409, message.from(), message.to());
             return;
@@ -507,7 +330,7 @@ public final class Simulation {
         drive(node);
     }
 
-    private void deliverElection(Node node, ElectionEvent event, long generation) {
+    private void deliverElection(SimNode node, ElectionEvent event, long generation) {
         if (!node.isUp() || generation != oracle.generation()) {
             return;
         }
@@ -530,7 +353,7 @@ public final class Simulation {
         queue.after(network.clientLatencyNanos(), () -> deliverClientRequest(nodes[nodeId], request));
     }
 
-    private void deliverClientRequest(Node node, ClientRequest request) {
+    private void deliverClientRequest(SimNode node, ClientRequest request) {
         if (!node.isUp() || deferIfPaused(node, () -> deliverClientRequest(node, request))) {
             return;
         }
@@ -542,60 +365,61 @@ public final class Simulation {
 
     // ---- the Ready contract -------------------------------------------------------------------
 
-    private void drive(Node node) {
-        int readys = 0;
-        while (node.isUp() && node.pendingFsync == null && node.replica.hasReady()) {
-            if (++readys > MAX_READYS_PER_DRIVE) {
-                fail(SimViolation.Kind.REPLICA_FAILURE, "node " + node.id + " produced more than " + MAX_READYS_PER_DRIVE
-                        + " Readys in a row without waiting for any input");
-                return;
-            }
-            Ready ready = node.replica.ready();
-            traceReady(node, ready);
-            safety.onApplied(node.id, ready.applied(), queue.now());
-            if (ready.mustPersist()) {
-                startFsync(node, ready);
-            } else {
-                node.disk.compactThrough(ready.compactThroughSlot());
-                emit(node, ready);
-                node.replica.advance(ready);
-            }
+    private void drive(SimNode node) {
+        if (node.isUp()) {
+            node.loop.drive();
         }
         checkMonotonic(node);
     }
 
-    private void startFsync(Node node, Ready ready) {
-        node.pendingFsync = ready;
-        if (config.mutation() == Mutation.SEND_BEFORE_FSYNC) {
-            emit(node, ready);
-        }
-        long fsyncNanos = diskRandom.lognormal(environment.fsyncMedianNanos(), SimTiming.FSYNC_SIGMA);
-        int incarnation = node.incarnation;
-        queue.after(fsyncNanos, () -> fsyncDone(node, incarnation));
-        if (node.crashDuringNextFsync) {
-            node.crashDuringNextFsync = false;
-            queue.after(diskRandom.uniform(0, fsyncNanos - 1), () -> crash(node, incarnation));
-        }
-    }
-
-    private void fsyncDone(Node node, int incarnation) {
+    private void fsyncDone(SimNode node, int incarnation) {
         if (!node.isUp() || node.incarnation != incarnation || deferIfPaused(node, () -> fsyncDone(node, incarnation))) {
             return;
         }
-        Ready ready = node.pendingFsync;
-        node.pendingFsync = null;
+        Ready ready = node.loop.persisting();
         node.disk.persist(ready);
-        node.disk.compactThrough(ready.compactThroughSlot());
         trace.add(0xF5C, node.id, queue.now());
-        if (config.mutation() != Mutation.SEND_BEFORE_FSYNC) {
-            emit(node, ready);
-        }
-        node.replica.advance(ready);
-        drive(node);
+        node.loop.persisted(ready);
+        checkMonotonic(node);
     }
 
-    private void emit(Node node, Ready ready) {
-        for (Message message : ready.messages()) {
+    /**
+     * What the simulated machine does with a Ready: its disk is busy for a simulated fsync
+     * (persistence is always asynchronous here), messages go through the simulated network, replies
+     * to the clients, a resignation to the oracle.
+     */
+    private final class NodeSink implements ReadyLoop.Sink {
+        private final SimNode node;
+
+        NodeSink(SimNode node) {
+            this.node = node;
+        }
+
+        @Override
+        public void taken(Ready ready) {
+            traceReady(node, ready);
+            safety.onApplied(node.id, ready.applied(), queue.now());
+        }
+
+        @Override
+        public boolean persist(Ready ready) {
+            long fsyncNanos = diskRandom.lognormal(environment.fsyncMedianNanos(), SimTiming.FSYNC_SIGMA);
+            int incarnation = node.incarnation;
+            queue.after(fsyncNanos, () -> fsyncDone(node, incarnation));
+            if (node.crashDuringNextFsync) {
+                node.crashDuringNextFsync = false;
+                queue.after(diskRandom.uniform(0, fsyncNanos - 1), () -> crash(node, incarnation));
+            }
+            return false;
+        }
+
+        @Override
+        public void compactThrough(long slot) {
+            node.disk.compactThrough(slot);
+        }
+
+        @Override
+        public void send(Message message) {
             if (message.from() != node.id || message.to() < 0 || message.to() >= nodes.length) {
                 fail(SimViolation.Kind.REPLICA_FAILURE, "node " + node.id + " sent a message from " + message.from() + " to "
                         + message.to() + ": " + message.getClass().getSimpleName());
@@ -609,10 +433,12 @@ public final class Simulation {
             }
             int copies = network.copies(message.from(), message.to());
             for (int i = 0; i < copies; i++) {
-                queue.after(network.latencyNanos(message.from(), message.to()), () -> deliver(message));
+                queue.after(network.latencyNanos(message.from(), message.to()), () -> Simulation.this.deliver(message));
             }
         }
-        for (ClientReply reply : ready.replies()) {
+
+        @Override
+        public void reply(ClientReply reply) {
             trace.addReply(reply);
             if (reply.status() == ClientReply.Status.OK && isWriteResult(reply.result())) {
                 safety.onWriteAcknowledged(node.id, reply.clientId(), reply.sequence(), reply.slot(), queue.now());
@@ -622,7 +448,9 @@ public final class Simulation {
                 queue.after(network.clientLatencyNanos(), () -> clients.onReply(from, reply));
             }
         }
-        if (ready.resign()) {
+
+        @Override
+        public void resign() {
             trace.add(0x4E51, node.id, 0);
             oracle.onResign(node.id);
         }
@@ -636,7 +464,7 @@ public final class Simulation {
         }
     }
 
-    private void traceReady(Node node, Ready ready) {
+    private void traceReady(SimNode node, Ready ready) {
         trace.add(0x4EAD, node.id, ready.messages().size() * 31L + ready.replies().size());
         trace.addBallot(ready.promised());
         trace.addEntries(ready.entries());
@@ -647,7 +475,7 @@ public final class Simulation {
         }
     }
 
-    private void checkMonotonic(Node node) {
+    private void checkMonotonic(SimNode node) {
         if (!node.isUp()) {
             return;
         }
@@ -677,52 +505,5 @@ public final class Simulation {
             out.append("\n    at ").append(stack[i]);
         }
         return out.toString();
-    }
-
-    // ---- negative controls --------------------------------------------------------------------
-
-    /** Mutation 1: phase 1 still uses majorities, but a value commits with one acceptance fewer. */
-    private static QuorumPolicy writeQuorumOneShort() {
-        return new QuorumPolicy() {
-            @Override
-            public int phase1Quorum(int clusterSize) {
-                return clusterSize / 2 + 1;
-            }
-
-            @Override
-            public boolean isWriteQuorum(Entry entry, int acceptances, int clusterSize) {
-                return acceptances >= clusterSize / 2;
-            }
-
-            @Override
-            public String toString() {
-                return "majority-minus-one (mutation)";
-            }
-        };
-    }
-
-    /** Mutation 2: every read is answered locally, with no lease. */
-    private static LeaseHooks localReadsWithoutLease() {
-        return new LeaseHooks() {
-            @Override
-            public boolean mayServeLocalRead(Role role, Command read, long nowNanos) {
-                return true;
-            }
-
-            @Override
-            public boolean mayCommit(Entry entry, long nowNanos) {
-                return true;
-            }
-
-            @Override
-            public long requiredAcceptors(Entry entry) {
-                return 0L;
-            }
-
-            @Override
-            public String toString() {
-                return "local-reads-without-lease (mutation)";
-            }
-        };
     }
 }

@@ -30,6 +30,7 @@ final class TestCluster {
     final int size;
     final ReplicaConfig baseConfig;
     final Replica[] replicas;
+    final ReadyLoop[] loops;
     final Disk[] disks;
     final boolean[] down;
     final ArrayDeque<Message> network = new ArrayDeque<>();
@@ -48,19 +49,21 @@ final class TestCluster {
         this.size = size;
         this.baseConfig = config;
         this.replicas = new Replica[size];
+        this.loops = new ReadyLoop[size];
         this.disks = new Disk[size];
         this.down = new boolean[size];
         this.resigned = new boolean[size];
         for (int i = 0; i < size; i++) {
             disks[i] = new Disk();
             appliedBySlot.add(new HashMap<>());
-            replicas[i] = newReplica(i);
+            start(i);
         }
     }
 
-    private Replica newReplica(int node) {
-        return new Replica(baseConfig.withNodeId(node), disks[node].state(), new KvStateMachine(),
+    private void start(int node) {
+        replicas[node] = new Replica(baseConfig.withNodeId(node), disks[node].state(), new KvStateMachine(),
                 QuorumPolicy.MAJORITY, LeaseHooks.NONE, now);
+        loops[node] = new ReadyLoop(replicas[node], new NodeSink(node));
     }
 
     void crash(int node) {
@@ -70,7 +73,7 @@ final class TestCluster {
 
     void restart(int node) {
         down[node] = false;
-        replicas[node] = newReplica(node);
+        start(node);
     }
 
     void elect(int node, long epoch) {
@@ -99,7 +102,7 @@ final class TestCluster {
             boolean moved = false;
             for (int i = 0; i < size; i++) {
                 if (!down[i] && replicas[i].hasReady()) {
-                    processReady(i);
+                    loops[i].drive();
                     moved = true;
                 }
             }
@@ -117,39 +120,69 @@ final class TestCluster {
         throw new AssertionError("cluster did not settle");
     }
 
-    private void processReady(int node) {
-        Replica replica = replicas[node];
-        Ready ready = replica.ready();
-        Disk disk = disks[node];
-        if (ready.promised() != null) {
-            disk.promised = ready.promised();
+    /** Synchronous "fsync" into the in-memory disk, a FIFO network, and the agreement check on every applied entry. */
+    private final class NodeSink implements ReadyLoop.Sink {
+        private final int node;
+
+        NodeSink(int node) {
+            this.node = node;
         }
-        for (Entry entry : ready.entries()) {
-            disk.entries.put(entry.slot(), entry);
-        }
-        if (ready.snapshot() != null) {
-            disk.snapshot = ready.snapshot();
-        }
-        if (ready.compactThroughSlot() > 0) {
-            disk.entries.headMap(ready.compactThroughSlot(), true).clear();
-        }
-        for (Entry entry : ready.applied()) {
-            Entry before = appliedBySlot.get(node).put(entry.slot(), entry);
-            if (before != null && !before.command().equals(entry.command())) {
-                throw new AssertionError("node " + node + " applied two values at slot " + entry.slot());
-            }
-            for (int other = 0; other < size; other++) {
-                Entry theirs = appliedBySlot.get(other).get(entry.slot());
-                if (theirs != null && !theirs.command().equals(entry.command())) {
-                    throw new AssertionError("slot " + entry.slot() + ": node " + node + " applied " + entry.command()
-                            + " but node " + other + " applied " + theirs.command());
-                }
+
+        @Override
+        public void taken(Ready ready) {
+            for (Entry entry : ready.applied()) {
+                checkAgreement(node, entry);
             }
         }
-        network.addAll(ready.messages());
-        replies.addAll(ready.replies());
-        resigned[node] |= ready.resign();
-        replica.advance(ready);
+
+        @Override
+        public boolean persist(Ready ready) {
+            Disk disk = disks[node];
+            if (ready.promised() != null) {
+                disk.promised = ready.promised();
+            }
+            for (Entry entry : ready.entries()) {
+                disk.entries.put(entry.slot(), entry);
+            }
+            if (ready.snapshot() != null) {
+                disk.snapshot = ready.snapshot();
+            }
+            return true;
+        }
+
+        @Override
+        public void compactThrough(long slot) {
+            disks[node].entries.headMap(slot, true).clear();
+        }
+
+        @Override
+        public void send(Message message) {
+            network.add(message);
+        }
+
+        @Override
+        public void reply(ClientReply reply) {
+            replies.add(reply);
+        }
+
+        @Override
+        public void resign() {
+            resigned[node] = true;
+        }
+    }
+
+    private void checkAgreement(int node, Entry entry) {
+        Entry before = appliedBySlot.get(node).put(entry.slot(), entry);
+        if (before != null && !before.command().equals(entry.command())) {
+            throw new AssertionError("node " + node + " applied two values at slot " + entry.slot());
+        }
+        for (int other = 0; other < size; other++) {
+            Entry theirs = appliedBySlot.get(other).get(entry.slot());
+            if (theirs != null && !theirs.command().equals(entry.command())) {
+                throw new AssertionError("slot " + entry.slot() + ": node " + node + " applied " + entry.command()
+                        + " but node " + other + " applied " + theirs.command());
+            }
+        }
     }
 
     ClientReply lastReply(long clientId) {

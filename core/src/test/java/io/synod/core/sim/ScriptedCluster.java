@@ -11,6 +11,7 @@ import io.synod.core.paxos.LeaseHooks;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.QuorumPolicy;
 import io.synod.core.paxos.Ready;
+import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.Replica;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,20 +31,20 @@ final class ScriptedCluster {
 
     final int size;
     final Replica[] replicas;
+    final ReadyLoop[] loops;
     final SimDisk[] disks;
     final SafetyMonitor safety;
     final List<Message> inFlight = new ArrayList<>();
     final Map<Long, ClientReply> lastReplyByClient = new HashMap<>();
     final boolean[] holdFsync;
     final boolean[] resigned;
-    private final Ready[] heldFsync;
     private long nowNanos = 1_000;
 
     ScriptedCluster(int size) {
         this.size = size;
         this.replicas = new Replica[size];
         this.disks = new SimDisk[size];
-        this.heldFsync = new Ready[size];
+        this.loops = new ReadyLoop[size];
         this.holdFsync = new boolean[size];
         this.resigned = new boolean[size];
         this.safety = new SafetyMonitor(size);
@@ -56,6 +57,7 @@ final class ScriptedCluster {
     void restart(int node) {
         replicas[node] = new Replica(Simulation.replicaConfig(node, size), disks[node].state(), new KvStateMachine(),
                 QuorumPolicy.MAJORITY, LeaseHooks.NONE, nowNanos);
+        loops[node] = new ReadyLoop(replicas[node], new NodeSink(node));
         safety.onRestart(node);
         process(node);
     }
@@ -65,11 +67,12 @@ final class ScriptedCluster {
      * (the next one is torn); nothing it would have sent leaves.
      */
     void crash(int node, int keptRecords) {
-        if (heldFsync[node] != null && keptRecords > 0) {
-            disks[node].keepPrefix(heldFsync[node], keptRecords);
+        Ready held = loops[node].persisting();
+        if (held != null && keptRecords > 0) {
+            disks[node].keepPrefix(held, keptRecords);
         }
-        heldFsync[node] = null;
         replicas[node] = null;
+        loops[node] = null;
     }
 
     boolean isUp(int node) {
@@ -98,10 +101,9 @@ final class ScriptedCluster {
 
     /** Completes the held fsync of {@code node}: persist, send, advance. */
     void fsync(int node) {
-        Ready ready = heldFsync[node];
-        heldFsync[node] = null;
-        complete(node, ready);
-        process(node);
+        Ready ready = loops[node].persisting();
+        disks[node].persist(ready);
+        loops[node].persisted(ready);
     }
 
     /** Delivers, oldest first, the in-flight messages matching {@code which} (answers they cause stay in flight). */
@@ -156,25 +158,51 @@ final class ScriptedCluster {
     }
 
     private void process(int node) {
-        while (isUp(node) && heldFsync[node] == null && replicas[node].hasReady()) {
-            Ready ready = replicas[node].ready();
-            safety.onApplied(node, ready.applied(), nowNanos);
-            if (ready.mustPersist() && holdFsync[node]) {
-                heldFsync[node] = ready;
-                return;
-            }
-            complete(node, ready);
+        if (isUp(node)) {
+            loops[node].drive();
         }
     }
 
-    private void complete(int node, Ready ready) {
-        disks[node].persist(ready);
-        disks[node].compactThrough(ready.compactThroughSlot());
-        inFlight.addAll(ready.messages());
-        for (ClientReply reply : ready.replies()) {
+    /** The simulator's disk model, a network the test delivers from, and the agreement check. */
+    private final class NodeSink implements ReadyLoop.Sink {
+        private final int node;
+
+        NodeSink(int node) {
+            this.node = node;
+        }
+
+        @Override
+        public void taken(Ready ready) {
+            safety.onApplied(node, ready.applied(), nowNanos);
+        }
+
+        @Override
+        public boolean persist(Ready ready) {
+            if (holdFsync[node]) {
+                return false; // Held until the test calls fsync(node) or crashes the node.
+            }
+            disks[node].persist(ready);
+            return true;
+        }
+
+        @Override
+        public void compactThrough(long slot) {
+            disks[node].compactThrough(slot);
+        }
+
+        @Override
+        public void send(Message message) {
+            inFlight.add(message);
+        }
+
+        @Override
+        public void reply(ClientReply reply) {
             lastReplyByClient.put(reply.clientId(), reply);
         }
-        resigned[node] |= ready.resign();
-        replicas[node].advance(ready);
+
+        @Override
+        public void resign() {
+            resigned[node] = true;
+        }
     }
 }

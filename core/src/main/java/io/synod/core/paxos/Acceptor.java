@@ -1,0 +1,122 @@
+package io.synod.core.paxos;
+
+import io.synod.core.util.Check;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * The acceptor role and its durable state: the highest ballot promised, the accepted entries (with
+ * a retained tail at or below the snapshot for catch-up) and the latest snapshot. Every change is
+ * also handed to the {@link Outbox}, so it is persisted before anything that depends on it leaves.
+ *
+ * <p>Rules (Lamport, "Paxos Made Simple", 2001, §2.2): promise only ballots above the current
+ * promise, and never accept below it (P1a); answer a Prepare with what was accepted from the
+ * requested slot on, so the new leader can pick the highest-ballot value of each slot.
+ */
+final class Acceptor {
+    private final ReplicaContext ctx;
+    private Ballot promised;
+    private final TreeMap<Long, Entry> log = new TreeMap<>();
+    private Snapshot snapshot;
+
+    /** Rebuilds the acceptor from what the disk holds. */
+    Acceptor(ReplicaContext ctx, DurableState durable) {
+        this.ctx = ctx;
+        this.snapshot = durable.snapshot();
+        Ballot durablePromise = durable.promised();
+        for (Entry entry : durable.entries()) {
+            // Accepting in a ballot implies promising it (Paxos Made Simple, §2.2), so a durable
+            // entry above the durable promise (the promise write was torn off) raises the promise.
+            if (entry.ballot().isAbove(durablePromise)) {
+                durablePromise = entry.ballot();
+            }
+            if (entry.slot() <= snapshot.lastIncludedSlot()) {
+                continue; // Chosen and covered by the snapshot.
+            }
+            Entry previous = log.put(entry.slot(), entry);
+            Check.argument(previous == null, "durable state holds two entries for slot %d", entry.slot());
+        }
+        this.promised = durablePromise;
+    }
+
+    Ballot promised() {
+        return promised;
+    }
+
+    /** Promises {@code ballot} (strictly above the current promise) and schedules its write. */
+    void raisePromise(Ballot ballot) {
+        Check.state(ballot.isAbove(promised), "promise must only grow: %s after %s", ballot, promised);
+        promised = ballot;
+        ctx.out.persistPromise(ballot);
+    }
+
+    /** Accepts (or, as leader, appends) {@code entry} and schedules its write. */
+    void accept(Entry entry) {
+        log.put(entry.slot(), entry);
+        ctx.out.persistEntry(entry);
+    }
+
+    /**
+     * Phase 2b: stores the entries of {@code m} proposed in its own ballot (slots above
+     * {@code commitSlot} only: a chosen slot can only be re-sent with the same value), and returns
+     * the slots to acknowledge.
+     */
+    long[] accept(Message.Accept m, long commitSlot) {
+        long[] slots = new long[m.entries().size()];
+        int count = 0;
+        for (Entry entry : m.entries()) {
+            if (!entry.ballot().equals(m.ballot())) {
+                continue; // Malformed: an Accept proposes in its own ballot only.
+            }
+            if (entry.slot() > commitSlot) {
+                accept(entry);
+            }
+            slots[count++] = entry.slot();
+        }
+        return Arrays.copyOf(slots, count);
+    }
+
+    /**
+     * Phase 1b for a Prepare whose ballot was promised: every entry accepted at or above its
+     * {@code fromSlot}, and the snapshot if compaction passed that slot (everything in it is chosen).
+     */
+    Message.Promise promise(Message.Prepare m) {
+        long fromSlot = Math.max(1, m.fromSlot());
+        Snapshot covering = fromSlot <= snapshot.lastIncludedSlot() ? snapshot : null;
+        List<Entry> accepted = new ArrayList<>(log.tailMap(fromSlot, true).values());
+        return new Message.Promise(ctx.self, m.from(), m.ballot(), fromSlot, accepted, covering);
+    }
+
+    Entry entry(long slot) {
+        return log.get(slot);
+    }
+
+    /** Accepted entries at or above {@code slot}, in slot order (a live view). */
+    Collection<Entry> entriesFrom(long slot) {
+        return log.tailMap(slot, true).values();
+    }
+
+    /** Highest slot holding an accepted entry, or the snapshot's slot if higher. */
+    long lastSlot() {
+        return log.isEmpty() ? snapshot.lastIncludedSlot() : Math.max(log.lastKey(), snapshot.lastIncludedSlot());
+    }
+
+    Snapshot snapshot() {
+        return snapshot;
+    }
+
+    /** Makes {@code newSnapshot} the latest and schedules its write. */
+    void replaceSnapshot(Snapshot newSnapshot) {
+        snapshot = newSnapshot;
+        ctx.out.persistSnapshot(newSnapshot);
+    }
+
+    /** Drops entries at or below {@code slot}, here and (after the next Ready) on disk. */
+    void compactThrough(long slot) {
+        log.headMap(slot, true).clear();
+        ctx.out.compactThrough(slot);
+    }
+}

@@ -1,0 +1,96 @@
+package io.synod.core.paxos;
+
+import io.synod.core.util.Check;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Catch-up, run by the leader: it tracks how far each peer has applied (from Accepted and
+ * heartbeat replies) and sends a peer that lags the committed entries it misses, in bounded
+ * batches re-proposed in the leader's ballot, or its snapshot when those entries were compacted.
+ * One batch per peer is in flight at a time, re-sent after the retransmission interval.
+ *
+ * <p>Re-sending a chosen value in a new ballot is safe: a chosen value is the only one any later
+ * phase 1 can pick for its slot (Paxos Made Simple §2.2, P2c).
+ */
+final class CatchUp {
+    private final ReplicaContext ctx;
+    private final Acceptor acceptor;
+    private final Learner learner;
+    private final long[] appliedSlot;
+    private final long[] sentThroughSlot;
+    private final long[] deadlineNanos;
+    /** When each peer last got anything from this leader (heartbeats are sent only to quiet peers). */
+    private final long[] lastSentNanos;
+
+    CatchUp(ReplicaContext ctx, Acceptor acceptor, Learner learner) {
+        this.ctx = ctx;
+        this.acceptor = acceptor;
+        this.learner = learner;
+        this.appliedSlot = new long[ctx.clusterSize];
+        this.sentThroughSlot = new long[ctx.clusterSize];
+        this.deadlineNanos = new long[ctx.clusterSize];
+        this.lastSentNanos = new long[ctx.clusterSize];
+    }
+
+    /** A new leadership: nothing is known about the peers yet. */
+    void reset() {
+        Arrays.fill(appliedSlot, 0);
+        Arrays.fill(sentThroughSlot, 0);
+        Arrays.fill(deadlineNanos, 0);
+    }
+
+    void sentTo(int peer) {
+        lastSentNanos[peer] = ctx.nowNanos;
+    }
+
+    boolean isQuiet(int peer) {
+        return ctx.nowNanos - lastSentNanos[peer] >= ctx.config.heartbeatIntervalNanos();
+    }
+
+    /** {@code peer} reports, in {@code ballot}, that it applied through {@code peerApplied}. */
+    void onPeerApplied(int peer, Ballot ballot, long peerApplied) {
+        if (ctx.role != Role.LEADER || !ballot.equals(ctx.ownBallot)) {
+            return;
+        }
+        appliedSlot[peer] = Math.max(appliedSlot[peer], peerApplied);
+        long from = appliedSlot[peer] + 1;
+        long commitSlot = learner.commitSlot();
+        if (from > commitSlot) {
+            return;
+        }
+        boolean previousBatchLearned = appliedSlot[peer] >= sentThroughSlot[peer];
+        if (!previousBatchLearned && ctx.nowNanos < deadlineNanos[peer]) {
+            return; // A catch-up batch is on its way; don't flood a slow follower.
+        }
+        deadlineNanos[peer] = ctx.nowNanos + ctx.config.retransmitIntervalNanos();
+        if (acceptor.entry(from) == null) {
+            Snapshot snapshot = acceptor.snapshot();
+            Check.state(from <= snapshot.lastIncludedSlot(),
+                    "node %d: slot %d is neither in the log nor in the snapshot", ctx.self, from);
+            ctx.out.send(new Message.InstallSnapshot(ctx.self, peer, ctx.ownBallot, snapshot));
+            sentThroughSlot[peer] = snapshot.lastIncludedSlot();
+            sentTo(peer);
+            return;
+        }
+        EntryBatch batch = new EntryBatch(ctx.config);
+        for (long slot = from; slot <= commitSlot; slot++) {
+            Entry entry = acceptor.entry(slot);
+            if (entry == null || !batch.tryAdd(entry.withBallot(ctx.ownBallot))) {
+                break;
+            }
+        }
+        List<Entry> entries = batch.take();
+        sentThroughSlot[peer] = entries.get(entries.size() - 1).slot();
+        ctx.out.send(new Message.Accept(ctx.self, peer, ctx.ownBallot, entries, commitSlot));
+        sentTo(peer);
+    }
+
+    /** Follower side: a snapshot from the leader, installed if it moves this replica forward. */
+    void onInstallSnapshot(Message.InstallSnapshot m) {
+        if (m.snapshot().lastIncludedSlot() > learner.appliedSlot()) {
+            learner.installSnapshot(m.snapshot());
+        }
+        ctx.out.send(new Message.HeartbeatReply(ctx.self, m.from(), m.ballot(), learner.appliedSlot()));
+    }
+}

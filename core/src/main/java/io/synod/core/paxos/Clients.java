@@ -1,0 +1,110 @@
+package io.synod.core.paxos;
+
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The client side of a replica: requests queued while phase 1 runs or the pipeline is full, the
+ * clients waiting for an answer from this replica, and the at-most-once check against the
+ * replicated {@link ClientSessions} table. A command is applied once per (client id, sequence);
+ * a retry is answered from the table, and a retry of a command still in flight here is answered
+ * once, when it applies.
+ */
+final class Clients {
+    private static final byte[] EMPTY = new byte[0];
+
+    private final ReplicaContext ctx;
+    private final ClientSessions sessions;
+    /** Requests not yet proposed (bounded by {@link ReplicaConfig#maxPendingProposals()}). */
+    final ArrayDeque<ClientRequest> pending = new ArrayDeque<>();
+    /** Clients waiting for an answer from this replica: client id -> sequence. */
+    private final LinkedHashMap<Long, Long> awaiting = new LinkedHashMap<>();
+
+    Clients(ReplicaContext ctx, ClientSessions sessions) {
+        this.ctx = ctx;
+        this.sessions = sessions;
+    }
+
+    void reply(Command command, ClientReply.Status status, long slot, byte[] result) {
+        ctx.out.reply(new ClientReply(command.clientId(), command.sequence(), status, slot, result, ctx.replyLeaderHint()));
+    }
+
+    void reply(Command command, ClientReply.Status status) {
+        reply(command, status, 0, EMPTY);
+    }
+
+    /** The answer the session table holds for an already applied {@code command}, or null if it is new. */
+    ClientReply answerFromSession(Command command) {
+        ClientSessions.Session session = sessions.get(command.clientId());
+        if (session == null || command.sequence() > session.lastSequence()) {
+            return null;
+        }
+        if (command.sequence() < session.lastSequence()) {
+            return new ClientReply(command.clientId(), command.sequence(), ClientReply.Status.STALE_SEQUENCE, 0, EMPTY, -1);
+        }
+        return new ClientReply(command.clientId(), command.sequence(), ClientReply.Status.OK, session.lastSlot(),
+                session.lastResult(), -1);
+    }
+
+    /**
+     * The at-most-once check before proposing: answers a command already applied from the session
+     * table, and swallows a retry of one in flight here (it is answered when it applies). Returns
+     * true if {@code command} must not be proposed.
+     */
+    boolean isDuplicate(Command command) {
+        ClientReply known = answerFromSession(command);
+        if (known != null) {
+            reply(command, known.status(), known.slot(), known.result());
+            return true;
+        }
+        return isAwaited(command);
+    }
+
+    boolean isAwaited(Command command) {
+        Long awaited = awaiting.get(command.clientId());
+        return awaited != null && awaited == command.sequence();
+    }
+
+    void await(Command command) {
+        awaiting.put(command.clientId(), command.sequence());
+    }
+
+    /** Answers the client of {@code command} if it waits here for exactly that command. */
+    void answerAwaiting(Command command, ClientReply.Status status, long slot, byte[] result) {
+        if (isAwaited(command)) {
+            awaiting.remove(command.clientId());
+            reply(command, status, slot, result);
+        }
+    }
+
+    /** A client whose queued request was recovered by phase 1 gets its answer when it applies. */
+    void awaitIfPending(Command command) {
+        Iterator<ClientRequest> queued = pending.iterator();
+        while (queued.hasNext()) {
+            Command candidate = queued.next().command();
+            if (candidate.clientId() == command.clientId() && candidate.sequence() == command.sequence()) {
+                queued.remove();
+                await(command);
+            }
+        }
+    }
+
+    /**
+     * Leadership ends. Queued requests were never logged (NOT_LEADER: safe to retry anywhere);
+     * requests in our log but not applied may still be chosen by the next leader (UNKNOWN: retry
+     * with the same sequence, applied at most once).
+     */
+    void onStepDown(int newLeaderHint) {
+        for (ClientRequest request : pending) {
+            reply(request.command(), ClientReply.Status.NOT_LEADER);
+        }
+        pending.clear();
+        for (Map.Entry<Long, Long> waiting : awaiting.entrySet()) {
+            ctx.out.reply(new ClientReply(waiting.getKey(), waiting.getValue(), ClientReply.Status.UNKNOWN, 0, EMPTY,
+                    newLeaderHint));
+        }
+        awaiting.clear();
+    }
+}

@@ -1,0 +1,233 @@
+package io.synod.core.paxos;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Phase 2, run by the leader after its phase 1: it appends client commands to the log in its
+ * ballot, sends them to every acceptor in bounded Accept batches (pipelined up to
+ * {@link ReplicaConfig#maxInFlightSlots()} uncommitted slots), re-sends what is not acknowledged,
+ * and commits slots in order.
+ *
+ * <p>Commit rule (Paxos Made Simple §2.2, and RS-Paxos, Mu et al. 2014, §4 for coded values): a
+ * slot is chosen when the {@link QuorumPolicy} says the acceptors that accepted it in this ballot
+ * form a write quorum for its entry, every acceptor the {@link LeaseHooks} require is among them,
+ * and the lease policy lets it commit now (LeaseGuard's deferred commit). The commit point rides on
+ * the next Accept or heartbeat.
+ */
+final class Leader {
+    private final ReplicaContext ctx;
+    private final Acceptor acceptor;
+    private final Learner learner;
+    private final Clients clients;
+    private final CatchUp catchUp;
+    private final QuorumPolicy quorum;
+    private final LeaseHooks leases;
+
+    private long nextSlot;
+    private final TreeMap<Long, InFlight> inFlight = new TreeMap<>();
+    /** Entries appended since the last Ready; {@link #flushNewProposals()} sends them. */
+    private final List<Entry> newProposals = new ArrayList<>();
+
+    /** A slot this leader proposed in its ballot and that is not chosen yet. */
+    private static final class InFlight {
+        final Entry entry;
+        long acceptors;
+        long lastSentNanos;
+
+        InFlight(Entry entry, long sentNanos) {
+            this.entry = entry;
+            this.lastSentNanos = sentNanos;
+        }
+    }
+
+    Leader(ReplicaContext ctx, Acceptor acceptor, Learner learner, Clients clients, CatchUp catchUp, QuorumPolicy quorum,
+            LeaseHooks leases) {
+        this.ctx = ctx;
+        this.acceptor = acceptor;
+        this.learner = learner;
+        this.clients = clients;
+        this.catchUp = catchUp;
+        this.quorum = quorum;
+        this.leases = leases;
+    }
+
+    /** Leadership begins after phase 1: the next free slot follows the commit point. */
+    void start() {
+        nextSlot = learner.commitSlot() + 1;
+        catchUp.reset();
+    }
+
+    /** Leadership ended: nothing is in flight any more. */
+    void clear() {
+        inFlight.clear();
+        newProposals.clear();
+    }
+
+    boolean hasNewProposals() {
+        return !newProposals.isEmpty();
+    }
+
+    boolean windowHasRoom() {
+        return inFlight.size() < ctx.config.maxInFlightSlots();
+    }
+
+    void propose(Command command) {
+        clients.await(command);
+        append(command);
+    }
+
+    /** Appends {@code command} at the next slot, in this leader's ballot; returns that slot. */
+    long append(Command command) {
+        Entry entry = new Entry(nextSlot, ctx.ownBallot, command);
+        nextSlot++;
+        acceptor.accept(entry);
+        inFlight.put(entry.slot(), new InFlight(entry, ctx.nowNanos));
+        newProposals.add(entry);
+        return entry.slot();
+    }
+
+    void drainPendingProposals() {
+        while (ctx.role == Role.LEADER && !clients.pending.isEmpty() && windowHasRoom()) {
+            Command command = clients.pending.poll().command();
+            if (!clients.isDuplicate(command)) {
+                propose(command);
+            }
+        }
+    }
+
+    /** Sends this step's new proposals to every acceptor, batched within the configured bounds. */
+    void flushNewProposals() {
+        if (newProposals.isEmpty()) {
+            return;
+        }
+        if (ctx.role == Role.LEADER) {
+            for (int peer = 0; peer < ctx.clusterSize; peer++) {
+                if (peer != ctx.self) {
+                    sendEntries(peer, newProposals);
+                }
+            }
+        }
+        newProposals.clear();
+    }
+
+    private void sendEntries(int peer, List<Entry> entries) {
+        EntryBatch batch = new EntryBatch(ctx.config);
+        for (Entry entry : entries) {
+            if (!batch.tryAdd(entry)) {
+                sendAccept(peer, batch.take());
+                batch.tryAdd(entry);
+            }
+        }
+        if (!batch.isEmpty()) {
+            sendAccept(peer, batch.take());
+        }
+        catchUp.sentTo(peer);
+    }
+
+    private void sendAccept(int peer, List<Entry> entries) {
+        ctx.out.send(new Message.Accept(ctx.self, peer, ctx.ownBallot, entries, learner.commitSlot()));
+    }
+
+    /** Leader tick: re-send what is due, commit what may commit now, keep quiet peers informed. */
+    void tick() {
+        retransmitAccepts();
+        tryCommit();
+        sendHeartbeats();
+    }
+
+    /** Runs on every leader tick, so it allocates only when some slot is due for a resend. */
+    private void retransmitAccepts() {
+        List<List<Entry>> perPeer = null;
+        int budget = ctx.config.maxBatchEntries();
+        for (InFlight slot : inFlight.values()) {
+            if (budget == 0) {
+                break;
+            }
+            if (ctx.nowNanos - slot.lastSentNanos < ctx.config.retransmitIntervalNanos()) {
+                continue;
+            }
+            slot.lastSentNanos = ctx.nowNanos;
+            budget--;
+            for (int peer = 0; peer < ctx.clusterSize; peer++) {
+                if (peer != ctx.self && (slot.acceptors & (1L << peer)) == 0) {
+                    if (perPeer == null) {
+                        perPeer = new ArrayList<>(ctx.clusterSize);
+                        for (int i = 0; i < ctx.clusterSize; i++) {
+                            perPeer.add(new ArrayList<>());
+                        }
+                    }
+                    perPeer.get(peer).add(slot.entry);
+                }
+            }
+        }
+        if (perPeer == null) {
+            return;
+        }
+        for (int peer = 0; peer < ctx.clusterSize; peer++) {
+            if (!perPeer.get(peer).isEmpty()) {
+                sendEntries(peer, perPeer.get(peer));
+            }
+        }
+    }
+
+    private void sendHeartbeats() {
+        for (int peer = 0; peer < ctx.clusterSize; peer++) {
+            if (peer != ctx.self && catchUp.isQuiet(peer)) {
+                ctx.out.send(new Message.Heartbeat(ctx.self, peer, ctx.ownBallot, learner.commitSlot()));
+                catchUp.sentTo(peer);
+            }
+        }
+    }
+
+    void onAccepted(Message.Accepted m) {
+        if (ctx.role != Role.LEADER || !m.ballot().equals(ctx.ownBallot)) {
+            return;
+        }
+        long bit = 1L << m.from();
+        for (long slot : m.slots()) {
+            InFlight pending = inFlight.get(slot);
+            if (pending != null) {
+                pending.acceptors |= bit;
+            }
+        }
+        tryCommit();
+        catchUp.onPeerApplied(m.from(), m.ballot(), m.appliedSlot());
+    }
+
+    /** The entries of a Ready are durable here: this replica counts as one of their acceptors. */
+    void onOwnEntriesDurable(List<Entry> entries) {
+        for (Entry entry : entries) {
+            InFlight slot = inFlight.get(entry.slot());
+            if (slot != null && slot.entry.equals(entry)) {
+                slot.acceptors |= 1L << ctx.self;
+            }
+        }
+        tryCommit();
+    }
+
+    private void tryCommit() {
+        boolean progressed = false;
+        while (true) {
+            Map.Entry<Long, InFlight> first = inFlight.firstEntry();
+            if (first == null || first.getKey() != learner.commitSlot() + 1) {
+                break;
+            }
+            InFlight slot = first.getValue();
+            long required = leases.requiredAcceptors(slot.entry);
+            if (!quorum.isWriteQuorum(slot.entry, Long.bitCount(slot.acceptors), ctx.clusterSize)
+                    || (slot.acceptors & required) != required || !leases.mayCommit(slot.entry, ctx.nowNanos)) {
+                break;
+            }
+            inFlight.pollFirstEntry();
+            learner.commitNext();
+            progressed = true;
+        }
+        if (progressed) {
+            learner.applyCommitted();
+            drainPendingProposals();
+        }
+    }
+}

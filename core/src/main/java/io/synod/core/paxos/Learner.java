@@ -1,0 +1,125 @@
+package io.synod.core.paxos;
+
+import io.synod.core.util.Check;
+
+/**
+ * The learner and applier: the commit point, applying chosen entries in slot order to the state
+ * machine and the at-most-once session table, answering the clients that wait here, and the
+ * snapshots that let the log be compacted. Its state is volatile: after a restart it starts from
+ * the snapshot and learns the rest from the leader.
+ *
+ * <p>Rule (Paxos Made Simple §3, and the Multi-Paxos commit point): a follower takes a slot as
+ * chosen only if the entry it holds there was accepted in the ballot of the leader that reports the
+ * commit point, because older-ballot entries may be values that were never chosen.
+ */
+final class Learner {
+    private final ReplicaContext ctx;
+    private final Acceptor acceptor;
+    private final StateMachine stateMachine;
+    private final ClientSessions sessions;
+    private final Clients clients;
+    private long commitSlot;
+    private long appliedSlot;
+
+    Learner(ReplicaContext ctx, Acceptor acceptor, StateMachine stateMachine, ClientSessions sessions, Clients clients) {
+        this.ctx = ctx;
+        this.acceptor = acceptor;
+        this.stateMachine = stateMachine;
+        this.sessions = sessions;
+        this.clients = clients;
+        Snapshot snapshot = acceptor.snapshot();
+        stateMachine.restore(snapshot.stateMachine());
+        sessions.restore(snapshot.sessions());
+        this.commitSlot = snapshot.lastIncludedSlot();
+        this.appliedSlot = snapshot.lastIncludedSlot();
+    }
+
+    long commitSlot() {
+        return commitSlot;
+    }
+
+    long appliedSlot() {
+        return appliedSlot;
+    }
+
+    StateMachine stateMachine() {
+        return stateMachine;
+    }
+
+    /**
+     * Advances the commit point from a leader's report: a slot counts as chosen only if the entry
+     * we hold there was accepted in that leader's ballot, because only then is it the leader's value.
+     */
+    void learnCommit(Ballot leaderBallot, long leaderCommit) {
+        if (ctx.role != Role.FOLLOWER) {
+            return;
+        }
+        long slot = commitSlot + 1;
+        while (slot <= leaderCommit) {
+            Entry entry = acceptor.entry(slot);
+            if (entry == null || !entry.ballot().equals(leaderBallot)) {
+                break;
+            }
+            commitSlot = slot;
+            slot++;
+        }
+        applyCommitted();
+    }
+
+    /** The leader's commit rule chose the next slot. */
+    void commitNext() {
+        commitSlot++;
+    }
+
+    void applyCommitted() {
+        while (appliedSlot < commitSlot) {
+            long slot = appliedSlot + 1;
+            Entry entry = acceptor.entry(slot);
+            Check.state(entry != null, "node %d: committed slot %d missing from the log", ctx.self, slot);
+            apply(entry);
+            appliedSlot = slot;
+        }
+        if (appliedSlot - acceptor.snapshot().lastIncludedSlot() >= ctx.config.snapshotEverySlots()) {
+            takeSnapshot();
+        }
+    }
+
+    private void apply(Entry entry) {
+        ctx.out.applied(entry);
+        Command command = entry.command();
+        if (command.isNoop()) {
+            return;
+        }
+        // A retried command already applied in an earlier slot is not applied again (at most once).
+        ClientReply known = clients.answerFromSession(command);
+        if (known != null) {
+            clients.answerAwaiting(command, known.status(), known.slot(), known.result());
+            return;
+        }
+        byte[] result = stateMachine.apply(entry.slot(), command.payload());
+        sessions.recordApplied(command.clientId(), command.sequence(), entry.slot(), result);
+        clients.answerAwaiting(command, ClientReply.Status.OK, entry.slot(), result);
+    }
+
+    private void takeSnapshot() {
+        acceptor.replaceSnapshot(new Snapshot(appliedSlot, stateMachine.snapshot(), sessions.encode()));
+        long compactThrough = appliedSlot - ctx.config.logRetainSlots();
+        if (compactThrough > 0) {
+            acceptor.compactThrough(compactThrough);
+        }
+    }
+
+    /** Jumps to a snapshot of chosen state (from the leader's catch-up, or from phase 1 promises). */
+    void installSnapshot(Snapshot snapshot) {
+        Check.state(snapshot.lastIncludedSlot() > appliedSlot, "snapshot at %d does not move applied %d forward",
+                snapshot.lastIncludedSlot(), appliedSlot);
+        stateMachine.restore(snapshot.stateMachine());
+        sessions.restore(snapshot.sessions());
+        acceptor.replaceSnapshot(snapshot);
+        commitSlot = snapshot.lastIncludedSlot();
+        appliedSlot = snapshot.lastIncludedSlot();
+        // Everything at or below the snapshot is chosen and applied; older entries there may be
+        // values that were never chosen, so they must not be served in catch-up.
+        acceptor.compactThrough(snapshot.lastIncludedSlot());
+    }
+}

@@ -1,0 +1,153 @@
+package io.synod.core.paxos;
+
+import io.synod.core.util.Check;
+import java.util.TreeMap;
+
+/**
+ * Phase 1, the takeover by a CANDIDATE: Prepare every slot past the commit point in the
+ * candidate's ballot, merge the promises, and once a read quorum of durable promises (its own
+ * included) arrived, become LEADER and re-propose, in its ballot, the value accepted in the highest
+ * ballot of each slot, filling gaps with no-ops, before serving anything (Paxos Made Simple §2.2
+ * and §3). A candidate that cannot gather the quorum within
+ * {@link ReplicaConfig#phase1TimeoutNanos()} gives up and never serves.
+ *
+ * <p>Where RS-Paxos (Mu et al. 2014, §4) plugs in: {@link #merge} keeps one entry per slot; with
+ * coded values it would collect the shards of the highest ballot and decode once X arrived.
+ */
+final class Phase1 {
+    private final ReplicaContext ctx;
+    private final Acceptor acceptor;
+    private final Learner learner;
+    private final Leader leader;
+    private final Clients clients;
+    private final QuorumPolicy quorum;
+
+    private long fromSlot;
+    private long promisers;
+    private boolean selfPromised;
+    private long startedNanos;
+    private long lastPrepareNanos;
+    private final TreeMap<Long, Entry> highest = new TreeMap<>();
+    private Snapshot snapshot;
+
+    Phase1(ReplicaContext ctx, Acceptor acceptor, Learner learner, Leader leader, Clients clients, QuorumPolicy quorum) {
+        this.ctx = ctx;
+        this.acceptor = acceptor;
+        this.learner = learner;
+        this.leader = leader;
+        this.clients = clients;
+        this.quorum = quorum;
+    }
+
+    /** Starts phase 1 for {@code ctx.ownBallot}, which the acceptor has just promised. */
+    void start() {
+        fromSlot = learner.commitSlot() + 1;
+        promisers = 0;
+        selfPromised = false;
+        clear();
+        startedNanos = ctx.nowNanos;
+        sendPrepares();
+    }
+
+    /** Forgets what the promises carried (phase 1 finished or was abandoned). */
+    void clear() {
+        highest.clear();
+        snapshot = null;
+    }
+
+    boolean timedOut() {
+        return ctx.nowNanos - startedNanos >= ctx.config.phase1TimeoutNanos();
+    }
+
+    void retransmitIfDue() {
+        if (ctx.nowNanos - lastPrepareNanos >= ctx.config.retransmitIntervalNanos()) {
+            sendPrepares();
+        }
+    }
+
+    private void sendPrepares() {
+        lastPrepareNanos = ctx.nowNanos;
+        for (int peer = 0; peer < ctx.clusterSize; peer++) {
+            if (peer != ctx.self && (promisers & (1L << peer)) == 0) {
+                ctx.out.send(new Message.Prepare(ctx.self, peer, ctx.ownBallot, fromSlot));
+            }
+        }
+    }
+
+    void onPromise(Message.Promise m) {
+        if (ctx.role != Role.CANDIDATE || !m.ballot().equals(ctx.ownBallot) || m.fromSlot() != fromSlot) {
+            return; // A late or duplicated answer to an earlier phase 1.
+        }
+        long bit = 1L << m.from();
+        if ((promisers & bit) != 0) {
+            return;
+        }
+        promisers |= bit;
+        if (m.snapshot() != null && m.snapshot().lastIncludedSlot() > learner.commitSlot()
+                && (snapshot == null || m.snapshot().lastIncludedSlot() > snapshot.lastIncludedSlot())) {
+            snapshot = m.snapshot();
+        }
+        for (Entry entry : m.accepted()) {
+            Check.state(entry.ballot().isBelow(ctx.ownBallot),
+                    "promise for %s from node %d carries entry of ballot %s", ctx.ownBallot, m.from(), entry.ballot());
+            merge(entry);
+        }
+        maybeFinish();
+    }
+
+    /** Our own promise is durable now: it counts toward the read quorum like any other. */
+    void onOwnPromiseDurable() {
+        selfPromised = true;
+        for (Entry entry : acceptor.entriesFrom(fromSlot)) {
+            merge(entry);
+        }
+        maybeFinish();
+    }
+
+    /** Keeps, per slot, the entry accepted in the highest ballot (Paxos Made Simple, §2.2). */
+    private void merge(Entry entry) {
+        if (entry.slot() < fromSlot) {
+            return;
+        }
+        Entry known = highest.get(entry.slot());
+        if (known == null || entry.ballot().isAbove(known.ballot())) {
+            highest.put(entry.slot(), entry);
+        } else if (entry.ballot().equals(known.ballot())) {
+            // One ballot proposes one value per slot; two different values would mean the
+            // ballot was used by two proposers.
+            Check.state(entry.command().equals(known.command()),
+                    "two values accepted in ballot %s for slot %d", entry.ballot(), entry.slot());
+        }
+    }
+
+    private void maybeFinish() {
+        if (ctx.role != Role.CANDIDATE || !selfPromised) {
+            return;
+        }
+        int promised = Long.bitCount(promisers) + 1;
+        if (promised < quorum.phase1Quorum(ctx.clusterSize)) {
+            return;
+        }
+        if (snapshot != null && snapshot.lastIncludedSlot() > learner.commitSlot()) {
+            learner.installSnapshot(snapshot);
+        }
+        long commitSlot = learner.commitSlot();
+        long maxSlot = highest.isEmpty() ? commitSlot : Math.max(commitSlot, highest.lastKey());
+        ctx.role = Role.LEADER;
+        ctx.leaderHint = ctx.self;
+        leader.start();
+        // Re-propose, in our ballot, the highest-ballot value of every slot past the commit
+        // point that any promiser accepted; fill the gaps with no-ops.
+        for (long slot = commitSlot + 1; slot <= maxSlot; slot++) {
+            Entry chosenCandidate = highest.get(slot);
+            Command command = chosenCandidate == null ? Command.NOOP : chosenCandidate.command();
+            long appended = leader.append(command);
+            Check.state(appended == slot, "leader re-proposes slot %d but appended %d", slot, appended);
+            if (!command.isNoop()) {
+                clients.awaitIfPending(command);
+            }
+        }
+        clear();
+        leader.drainPendingProposals();
+    }
+}

@@ -1,0 +1,112 @@
+package io.synod.core.paxos;
+
+import io.synod.core.util.Check;
+
+/**
+ * The one loop that drives a {@link Replica} through the {@link Ready} contract, shared by the
+ * simulator, the test clusters and the server runtime: take a Ready, (1) persist its promise,
+ * entries and snapshot, then drop compacted entries, (2) send its messages, deliver its client
+ * replies and pass on a resignation, (3) {@link Replica#advance advance}; repeat while the replica
+ * has output. Persistence may be asynchronous (group commit on a disk thread, a simulated fsync):
+ * the loop then waits, the runtime keeps stepping inputs into the replica (its next Ready batches
+ * them), and calls {@link #persisted(Ready)} when the write is durable.
+ *
+ * <p>Call {@link #drive()} after every input ({@code step}, {@code tick}, {@code propose},
+ * {@code onElection}). One loop per replica incarnation; after a crash, build a new one.
+ * Not thread-safe: call it from the replica's event loop only.
+ */
+public final class ReadyLoop {
+    /** A replica producing more Readys than this in a row without waiting for anything is stuck. */
+    public static final int MAX_READYS_PER_DRIVE = 10_000;
+
+    /** What the runtime does with a Ready. Only {@link #persist} decides whether the loop waits. */
+    public interface Sink {
+        /** A Ready was taken, before anything else happens to it: metrics, tracing, invariant checks of {@link Ready#applied()}. */
+        default void taken(Ready ready) {}
+
+        /**
+         * Step 1: make {@link Ready#promised()}, {@link Ready#entries()} and {@link Ready#snapshot()}
+         * durable (fsync). Called only when {@link Ready#mustPersist()}. Returns true if they are
+         * durable on return; false if the runtime will call {@link ReadyLoop#persisted(Ready)} once
+         * they are (nothing of this Ready leaves before then; if the process dies first, nothing ever does).
+         */
+        boolean persist(Ready ready);
+
+        /** Step 1, after the writes are durable: entries at or below {@code slot} (> 0) may be deleted. */
+        void compactThrough(long slot);
+
+        /** Step 2: a message to another replica (best effort; the protocol retransmits). */
+        void send(Message message);
+
+        /** Step 2: an answer to a client. */
+        void reply(ClientReply reply);
+
+        /** Step 2: the replica gives up leadership it was handed; ask the election service to pick again. */
+        void resign();
+
+        /** Step 2 as a whole: messages in order, then replies, then the resignation. */
+        default void deliver(Ready ready) {
+            for (Message message : ready.messages()) {
+                send(message);
+            }
+            for (ClientReply reply : ready.replies()) {
+                reply(reply);
+            }
+            if (ready.resign()) {
+                resign();
+            }
+        }
+    }
+
+    private final Replica replica;
+    private final Sink sink;
+    private Ready persisting;
+
+    public ReadyLoop(Replica replica, Sink sink) {
+        Check.argument(replica != null && sink != null, "a ready loop needs a replica and a sink");
+        this.replica = replica;
+        this.sink = sink;
+    }
+
+    public Replica replica() {
+        return replica;
+    }
+
+    /** The Ready whose persistence is in progress, or null. */
+    public Ready persisting() {
+        return persisting;
+    }
+
+    /** Handles Readys until the replica has none, or one waits for its persistence. */
+    public void drive() {
+        int readys = 0;
+        while (persisting == null && replica.hasReady()) {
+            Check.state(++readys <= MAX_READYS_PER_DRIVE,
+                    "node %d produced more than %d Readys in a row without waiting for any input", replica.nodeId(),
+                    MAX_READYS_PER_DRIVE);
+            Ready ready = replica.ready();
+            sink.taken(ready);
+            if (ready.mustPersist() && !sink.persist(ready)) {
+                persisting = ready;
+                return;
+            }
+            complete(ready);
+        }
+    }
+
+    /** The runtime made {@code ready} (the one {@link Sink#persist} returned false for) durable: finish it and go on. */
+    public void persisted(Ready ready) {
+        Check.argument(ready != null && ready == persisting, "persisted() must be given the Ready being persisted");
+        persisting = null;
+        complete(ready);
+        drive();
+    }
+
+    private void complete(Ready ready) {
+        if (ready.compactThroughSlot() > 0) {
+            sink.compactThrough(ready.compactThroughSlot());
+        }
+        sink.deliver(ready);
+        replica.advance(ready);
+    }
+}

@@ -1,0 +1,34 @@
+package io.synod.core.paxos;
+
+/**
+ * What every role of one replica shares: who it is, its configuration and clock, where it stands
+ * (role, own ballot, leader hint) and the output being gathered for the next {@link Ready}. The
+ * roles ({@link Acceptor}, {@link Phase1}, {@link Leader}, {@link Learner}, {@link CatchUp},
+ * {@link Clients}) read and write it. {@link Replica} makes every role change except the promotion
+ * to LEADER, which {@link Phase1} makes when its read quorum is complete.
+ */
+final class ReplicaContext {
+    final ReplicaConfig config;
+    final int self;
+    final int clusterSize;
+    final Outbox out = new Outbox();
+
+    /** The replica's clock: only moves forward (a clock that steps back is treated as standing still). */
+    long nowNanos;
+    Role role = Role.FOLLOWER;
+    /** This replica's ballot while CANDIDATE or LEADER. */
+    Ballot ownBallot;
+    int leaderHint = -1;
+
+    ReplicaContext(ReplicaConfig config, long nowNanos) {
+        this.config = config;
+        this.self = config.nodeId();
+        this.clusterSize = config.clusterSize();
+        this.nowNanos = nowNanos;
+    }
+
+    /** The leader a client reply names: this replica while it leads, else the last known leader. */
+    int replyLeaderHint() {
+        return role == Role.LEADER ? self : leaderHint;
+    }
+}

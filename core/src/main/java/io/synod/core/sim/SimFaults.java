@@ -1,0 +1,199 @@
+package io.synod.core.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The fault phase's injector: every {@link SimTiming#FAULT_INTERVAL_MEAN_NANOS} on average (an
+ * exponential draw from the seed's fault stream) it picks one fault the {@link FaultProfile} allows
+ * and applies it to the nodes, the network, the clocks or the election oracle.
+ */
+final class SimFaults {
+    /** What the injector needs from the simulation around it. */
+    interface World {
+        boolean inFaultPhase();
+
+        /** Crashes {@code node} if it still runs {@code incarnation}; it comes back after a random downtime. */
+        void crash(SimNode node, int incarnation);
+    }
+
+    private final FaultProfile profile;
+    private final EventQueue queue;
+    private final SimRandom faultRandom;
+    private final TraceHash trace;
+    private final ElectionOracle oracle;
+    private final SimNetwork network;
+    private final SimNode[] nodes;
+    private final World world;
+
+    SimFaults(FaultProfile profile, EventQueue queue, SimRandom faultRandom, TraceHash trace, ElectionOracle oracle,
+            SimNetwork network, SimNode[] nodes, World world) {
+        this.profile = profile;
+        this.queue = queue;
+        this.faultRandom = faultRandom;
+        this.trace = trace;
+        this.oracle = oracle;
+        this.network = network;
+        this.nodes = nodes;
+        this.world = world;
+    }
+
+    private enum FaultKind {
+        CRASH, CRASH_MAJORITY, CRASH_ALL, CRASH_DURING_FSYNC, CRASH_AFTER_PROMISE,
+        SPLIT, BRIDGE_FAILOVER, ISOLATE_LEADER, ONE_WAY, BRIDGE, LOSSY_NETWORK, TWO_LEADERS, STALE_EPOCH, FLAP,
+        DRIFT, CLOCK_JUMP, PAUSE
+    }
+
+    void scheduleNextFault() {
+        queue.after(faultRandom.exponential(SimTiming.FAULT_INTERVAL_MEAN_NANOS), () -> {
+            if (world.inFaultPhase()) {
+                injectFault();
+                scheduleNextFault();
+            }
+        });
+    }
+
+    private void injectFault() {
+        List<FaultKind> kinds = new ArrayList<>();
+                if (profile.crashes()) {
+            kinds.addAll(List.of(FaultKind.CRASH, FaultKind.CRASH, FaultKind.CRASH_MAJORITY, FaultKind.CRASH_ALL,
+                    FaultKind.CRASH_DURING_FSYNC, FaultKind.CRASH_AFTER_PROMISE));
+        }
+        if (profile.network()) {
+            kinds.addAll(List.of(FaultKind.SPLIT, FaultKind.BRIDGE_FAILOVER, FaultKind.ISOLATE_LEADER, FaultKind.ONE_WAY, FaultKind.BRIDGE,
+                    FaultKind.LOSSY_NETWORK, FaultKind.TWO_LEADERS, FaultKind.STALE_EPOCH, FaultKind.FLAP));
+        }
+        if (profile.clocks()) {
+            kinds.addAll(List.of(FaultKind.DRIFT, FaultKind.CLOCK_JUMP, FaultKind.PAUSE));
+        }
+        FaultKind kind = kinds.get(faultRandom.nextInt(kinds.size()));
+        trace.add(0xFA17, kind.ordinal(), queue.now());
+        int n = nodes.length;
+        switch (kind) {
+            case CRASH -> {
+                // Crashing the leader half of the time makes failovers, where the interesting bugs are.
+                int leader = oracle.leader();
+                SimNode node = nodes[leader >= 0 && faultRandom.chance(0.5) ? leader : faultRandom.nextInt(n)];
+                if (node.isUp() && upCount() > 1) {
+                    world.crash(node, node.incarnation);
+                }
+            }
+            case CRASH_MAJORITY -> {
+                // A correlated failure (a rack loses power): every node mid-fsync loses its unsynced writes at once.
+                int start = faultRandom.nextInt(n);
+                for (int i = 0; i < n / 2 + 1; i++) {
+                    SimNode node = nodes[(start + i) % n];
+                    world.crash(node, node.incarnation);
+                }
+            }
+            case CRASH_ALL -> {
+                // The whole cluster loses power; nodes come back one by one.
+                for (SimNode node : nodes) {
+                    world.crash(node, node.incarnation);
+                }
+            }
+            case CRASH_DURING_FSYNC -> nodes[faultRandom.nextInt(n)].crashDuringNextFsync = true;
+            case CRASH_AFTER_PROMISE -> nodes[faultRandom.nextInt(n)].crashAfterNextPromise = true;
+            case SPLIT -> {
+                boolean[] side = new boolean[n];
+                for (int i = 0; i < n; i++) {
+                    side[i] = faultRandom.chance(0.5);
+                }
+                network.split(side);
+                scheduleHeal();
+            }
+            case BRIDGE_FAILOVER -> {
+                // The leader keeps its peer links on one side of a bridge but the oracle (its ZooKeeper
+                // session) deposes it behind its back and elects a node on the other side: two leaders
+                // whose quorums meet only at the bridge, which may also crash right after promising.
+                int leader = oracle.leader();
+                if (leader >= 0) {
+                    int bridge = faultRandom.otherNode(n, leader);
+                    int rival = faultRandom.otherNode(n, leader);
+                    while (rival == bridge) {
+                        rival = faultRandom.otherNode(n, leader);
+                    }
+                    boolean[] side = new boolean[n];
+                    for (int i = 0; i < n; i++) {
+                        side[i] = i == leader || (i != rival && i != bridge && faultRandom.chance(0.5));
+                    }
+                    network.split(side);
+                    for (int i = 0; i < n; i++) {
+                        network.healLink(bridge, i);
+                        network.healLink(i, bridge);
+                    }
+                    nodes[bridge].crashAfterNextPromise = true;
+                    oracle.electBehindBackOf(rival, leader);
+                    scheduleHeal();
+                }
+            }
+            case ISOLATE_LEADER -> {
+                int leader = oracle.leader();
+                if (leader >= 0) {
+                    boolean[] side = new boolean[n];
+                    side[leader] = true;
+                    network.split(side);
+                    scheduleHeal();
+                }
+            }
+            case ONE_WAY -> {
+                int from = faultRandom.nextInt(n);
+                if (faultRandom.chance(0.5)) {
+                    network.cutLink(from, faultRandom.otherNode(n, from));
+                } else {
+                    for (int to = 0; to < n; to++) {
+                        network.cutLink(from, to);
+                    }
+                }
+                scheduleHeal();
+            }
+            case BRIDGE -> {
+                // Two halves that only the bridge node talks to: each half may elect a leader that reaches a majority through it.
+                int bridge = faultRandom.nextInt(n);
+                boolean[] side = new boolean[n];
+                for (int i = 0; i < n; i++) {
+                    side[i] = i != bridge && faultRandom.chance(0.5);
+                }
+                network.split(side);
+                for (int i = 0; i < n; i++) {
+                    network.healLink(bridge, i);
+                    network.healLink(i, bridge);
+                }
+                scheduleHeal();
+            }
+            case LOSSY_NETWORK -> {
+                network.setQuality(0.05 + 0.3 * faultRandom.nextDouble(), 0.1 * faultRandom.nextDouble(),
+                        0.3 * faultRandom.nextDouble(), 0.05 * faultRandom.nextDouble());
+                queue.after(faultRandom.uniform(SimTiming.PARTITION_MIN_NANOS, SimTiming.PARTITION_MAX_NANOS), () -> {
+                    if (world.inFaultPhase()) {
+                        network.setQuality(0.02, 0.02, 0.05, 0.01);
+                    }
+                });
+            }
+            case TWO_LEADERS -> oracle.nameTwoLeaders();
+            case STALE_EPOCH -> oracle.handOutStaleEpoch();
+            case FLAP -> oracle.flap();
+            case DRIFT -> nodes[faultRandom.nextInt(n)].clock.setDrift(queue.now(),
+                    faultRandom.uniform(-SimTiming.DRIFT_FAULT_MAX_PPM, SimTiming.DRIFT_FAULT_MAX_PPM));
+            case CLOCK_JUMP -> nodes[faultRandom.nextInt(n)].clock.jumpForward(queue.now(),
+                    faultRandom.uniform(0, SimTiming.CLOCK_JUMP_MAX_NANOS));
+            case PAUSE -> {
+                SimNode node = nodes[faultRandom.nextInt(n)];
+                node.pausedUntilNanos = Math.max(node.pausedUntilNanos,
+                        queue.now() + faultRandom.uniform(SimTiming.MILLIS, SimTiming.PAUSE_MAX_NANOS));
+            }
+        }
+    }
+
+    private void scheduleHeal() {
+        queue.after(faultRandom.uniform(SimTiming.PARTITION_MIN_NANOS, SimTiming.PARTITION_MAX_NANOS), network::healAll);
+    }
+
+    private int upCount() {
+        int up = 0;
+        for (SimNode node : nodes) {
+            up += node.isUp() ? 1 : 0;
+        }
+        return up;
+    }
+}
