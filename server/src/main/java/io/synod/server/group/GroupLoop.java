@@ -10,6 +10,7 @@ import io.synod.core.paxos.LeaseHooks;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.QuorumPolicy;
 import io.synod.core.paxos.Ready;
+import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
@@ -33,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * One group's replica on one server, driven by exactly one thread: every input (peer message,
  * client command, election event, clock tick) is queued to that thread, so the replica, its
  * storage and its state machine are never touched concurrently and no state is shared with other
- * groups. Inputs are drained in bounded batches; each batch ends in one {@link ReadyDriver} pass,
- * which gives group commit (one fsync for every entry accepted in the batch).
+ * groups. Inputs are drained in bounded batches; each batch ends in one Ready pass,
+ * which gives group commit (one fsync for every entry accepted in the batch). The Ready contract is
+ * core's {@link ReadyLoop}, the same loop the simulator drives.
  */
 public final class GroupLoop implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupLoop.class);
@@ -61,6 +63,7 @@ public final class GroupLoop implements AutoCloseable {
 
     private final int group;
     private final Replica replica;
+    private final ReadyLoop readyLoop;
     private final GroupStorage storage;
     private final AutoCloseable stateMachine;
     private final Consumer<WireFrame.PeerMessage> network;
@@ -101,6 +104,7 @@ public final class GroupLoop implements AutoCloseable {
         this.inbox = new ArrayBlockingQueue<>(inboxCapacity);
         this.replica = new Replica(config, storage.durableState(), stateMachine, QuorumPolicy.MAJORITY, LeaseHooks.NONE,
                 System.nanoTime());
+        this.readyLoop = new ReadyLoop(replica, new Sink());
         this.repairAbove = storage.repairAbove();
         this.pipelineWindow = config.maxInFlightSlots();
         this.state = repairAbove == null ? WireFrame.GroupStatus.SERVING : WireFrame.GroupStatus.REPAIRING;
@@ -267,15 +271,27 @@ public final class GroupLoop implements AutoCloseable {
         replica.propose(new ClientRequest(command));
     }
 
-    private final ReadyDriver.Effects effects = new ReadyDriver.Effects() {
+    /** The runtime's side of core's shared {@link ReadyLoop}: persistence is synchronous (one fsync per Ready). */
+    private final class Sink implements ReadyLoop.Sink {
         @Override
-        public void persist(Ready ready) {
+        public void taken(Ready ready) {
+            if (!ready.applied().isEmpty()) {
+                metrics.appliedEntries.increment(ready.applied().size());
+            }
+        }
+
+        @Override
+        public boolean persist(Ready ready) {
             long start = System.nanoTime();
             storage.persist(ready);
-            if (ready.mustPersist()) {
-                metrics.recordFsync(System.nanoTime() - start);
-                metrics.batchEntries.record(ready.entries().size());
-            }
+            metrics.recordFsync(System.nanoTime() - start);
+            metrics.batchEntries.record(ready.entries().size());
+            return true;
+        }
+
+        @Override
+        public void compactThrough(long slot) {
+            storage.compactThrough(slot);
         }
 
         @Override
@@ -313,17 +329,10 @@ public final class GroupLoop implements AutoCloseable {
                 election.resign(group);
             }
         }
-
-        @Override
-        public void applied(Ready ready) {
-            if (!ready.applied().isEmpty()) {
-                metrics.appliedEntries.increment(ready.applied().size());
-            }
-        }
-    };
+    }
 
     private void drive() {
-        ReadyDriver.drive(replica, effects);
+        readyLoop.drive();
         Role role = replica.role();
         if (role == Role.LEADER && lastRole != Role.LEADER) {
             metrics.leaderChanges.increment();

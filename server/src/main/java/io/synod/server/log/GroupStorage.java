@@ -164,7 +164,11 @@ public final class GroupStorage implements AutoCloseable {
         return corruptions;
     }
 
-    /** Step (1) of the Ready contract. Throws {@link StorageFailure}; the replica must then stop. */
+    /**
+     * Step (1) of the Ready contract: the promise, snapshot and entries of {@code ready} are durable
+     * when this returns (one log fsync for all its entries: group commit). Throws
+     * {@link StorageFailure}; the replica must then stop.
+     */
     public void persist(Ready ready) {
         if (ready.promised() != null) {
             promise.write(ready.promised());
@@ -175,15 +179,16 @@ public final class GroupStorage implements AutoCloseable {
         for (Entry e : ready.entries()) {
             log.append(e);
         }
-        if (ready.compactThroughSlot() > 0) {
-            log.appendCompaction(ready.compactThroughSlot());
-        }
-        if (!ready.entries().isEmpty() || ready.compactThroughSlot() > 0) {
+        if (!ready.entries().isEmpty()) {
             log.sync();
         }
-        if (ready.compactThroughSlot() > 0) {
-            log.deleteThrough(ready.compactThroughSlot());
-        }
+    }
+
+    /** After a durable snapshot: entries at or below {@code slot} are no longer needed. */
+    public void compactThrough(long slot) {
+        log.appendCompaction(slot);
+        log.sync();
+        log.deleteThrough(slot);
     }
 
     public SegmentedLog log() {

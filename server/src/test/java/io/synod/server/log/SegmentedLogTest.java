@@ -181,6 +181,7 @@ class SegmentedLogTest {
             s.persist(new Ready(new Ballot(3, 1), entries, null, 0, List.of(), List.of(), List.of(), false));
             s.persist(new Ready(null, List.of(), new Snapshot(90, new byte[] {1}, new byte[0]), 80, List.of(), List.of(),
                     List.of(), false));
+            s.compactThrough(80);
         }
         try (GroupStorage s = GroupStorage.open(dir, 4096)) {
             assertEquals(90, s.durableState().snapshot().lastIncludedSlot());
