@@ -44,9 +44,13 @@ public record CoordinationOptions(Duration sessionTimeout, Duration connectionTi
                 Duration.ofMillis(200), Duration.ofMillis(200), 2);
     }
 
-    /** Same options with another session timeout; the step-down bound becomes a third of it. */
+    /**
+     * Same options with another session timeout; the step-down bound becomes a third of it and the
+     * connection timeout is capped at it.
+     */
     public CoordinationOptions withSessionTimeout(Duration timeout) {
-        return new CoordinationOptions(timeout, connectionTimeout, timeout.dividedBy(3), progressPublish,
+        Duration connect = connectionTimeout.compareTo(timeout) > 0 ? timeout : connectionTimeout;
+        return new CoordinationOptions(timeout, connect, timeout.dividedBy(3), progressPublish,
                 upToDateDeferral, maxConsecutiveDeferrals);
     }
 

@@ -38,9 +38,7 @@ public final class CuratorCoordination implements Closeable {
      */
     public static CuratorCoordination connect(String connectString, String cluster, CoordinationOptions options) {
         ClusterPaths paths = new ClusterPaths(cluster);
-        if (connectString == null || connectString.isBlank()) {
-            throw new IllegalArgumentException("ZooKeeper connect string must not be empty");
-        }
+        validConnectString(connectString);
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
                 .sessionTimeoutMs(Math.toIntExact(options.sessionTimeout().toMillis()))
@@ -64,6 +62,30 @@ public final class CuratorCoordination implements Closeable {
                     + options.connectionTimeout().toMillis() + " ms");
         }
         return new CuratorCoordination(client, paths, options);
+    }
+
+    /**
+     * Checks a ZooKeeper connect string: {@code host:port[,host:port...][/chroot]}, ports 1..65535.
+     *
+     * @throws IllegalArgumentException naming the bad part
+     */
+    public static String validConnectString(String connectString) {
+        if (connectString == null || connectString.isBlank()) {
+            throw new IllegalArgumentException("ZooKeeper connect string must not be empty");
+        }
+        int chroot = connectString.indexOf('/');
+        String hosts = chroot < 0 ? connectString : connectString.substring(0, chroot);
+        for (String server : hosts.split(",", -1)) {
+            int colon = server.lastIndexOf(':');
+            String port = colon < 0 ? "" : server.substring(colon + 1);
+            boolean ok = colon > 0 && !port.isEmpty() && port.length() <= 5 && port.chars().allMatch(Character::isDigit)
+                    && Integer.parseInt(port) >= 1 && Integer.parseInt(port) <= 65535;
+            if (!ok) {
+                throw new IllegalArgumentException("ZooKeeper connect string '" + connectString + "': '" + server
+                        + "' is not host:port (port 1..65535)");
+            }
+        }
+        return connectString;
     }
 
     public CuratorFramework curator() {

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
@@ -60,6 +61,7 @@ import org.slf4j.LoggerFactory;
 public final class CuratorElectionService implements ElectionService {
     private static final Logger log = LoggerFactory.getLogger(CuratorElectionService.class);
     private static final int MAX_EPOCH_ATTEMPTS = 16;
+    private static final long EPOCH_RETRY_MILLIS = 1000;
     private static final String LATCH_NAME = "latch-";
 
     private final CuratorFramework client;
@@ -77,6 +79,8 @@ public final class CuratorElectionService implements ElectionService {
     private boolean connected;
     private ScheduledFuture<?> suspendedTimer;
     private volatile boolean closed;
+    /** So that a listener calling back into the service runs inline instead of waiting on itself. */
+    private volatile Thread dispatcherThread;
 
     /** Per-group state; dispatcher thread only. */
     private final class Group {
@@ -114,6 +118,7 @@ public final class CuratorElectionService implements ElectionService {
         this.options = options;
         this.membership = membership;
         this.dispatcher = Zk.dispatcher("synod-election-" + nodeId);
+        dispatcher.execute(() -> dispatcherThread = Thread.currentThread());
         this.connected = client.getZookeeperClient().isConnected();
         this.connectionListener = (c, state) -> onConnectionState(state);
         client.getConnectionStateListenable().addListener(connectionListener, dispatcher);
@@ -135,7 +140,7 @@ public final class CuratorElectionService implements ElectionService {
             throw new CoordinationException("cannot join group " + group + ": no epoch znode " + paths.epoch(group)
                     + " (was the cluster created with that many groups?)");
         }
-        await(dispatcher.submit(() -> {
+        onDispatcher(() -> {
             if (groups.containsKey(group)) {
                 throw new IllegalStateException("node " + nodeId + " already joined group " + group);
             }
@@ -147,7 +152,7 @@ public final class CuratorElectionService implements ElectionService {
             g.participants.start();
             startLatch(g);
             return null;
-        }));
+        });
     }
 
     @Override
@@ -166,7 +171,7 @@ public final class CuratorElectionService implements ElectionService {
 
     @Override
     public void leave(int group) {
-        await(dispatcher.submit(() -> {
+        onDispatcher(() -> {
             Group g = groups.remove(group);
             if (g != null) {
                 g.wantLatch = false;
@@ -176,7 +181,7 @@ public final class CuratorElectionService implements ElectionService {
                 leaders.remove(group);
             }
             return null;
-        }));
+        });
     }
 
     @Override
@@ -258,7 +263,13 @@ public final class CuratorElectionService implements ElectionService {
             return;
         }
         long epoch = allocateEpoch(g);
-        if (epoch < 0 || generation != g.latchGeneration || g.latch == null || !g.latch.hasLeadership()) {
+        boolean stillHeld = generation == g.latchGeneration && g.latch != null && g.latch.hasLeadership();
+        if (epoch < 0 && stillHeld) {
+            // A transient failure (connection loss, malformed epoch znode): try again while we hold the latch.
+            dispatcher.schedule(() -> onLatchLeader(g, generation), EPOCH_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+            return;
+        }
+        if (epoch < 0 || !stillHeld) {
             return;
         }
         g.leading = true;
@@ -472,7 +483,7 @@ public final class CuratorElectionService implements ElectionService {
             return;
         }
         try {
-            await(dispatcher.submit(() -> {
+            onDispatcher(() -> {
                 closed = true;
                 client.getConnectionStateListenable().removeListener(connectionListener);
                 cancelSuspendedTimer();
@@ -485,19 +496,33 @@ public final class CuratorElectionService implements ElectionService {
                 }
                 groups.clear();
                 return null;
-            }));
+            });
         } finally {
             closed = true;
             dispatcher.shutdown();
             try {
-                dispatcher.awaitTermination(5, TimeUnit.SECONDS);
+                if (Thread.currentThread() != dispatcherThread) {
+                    dispatcher.awaitTermination(5, TimeUnit.SECONDS);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
     }
 
-    private void await(Future<?> future) {
+    /** Runs {@code task} on the dispatcher and waits for it (inline when already there). */
+    private void onDispatcher(Callable<Void> task) {
+        if (Thread.currentThread() == dispatcherThread) {
+            try {
+                task.call();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new CoordinationException("node " + nodeId + ": " + e, e);
+            }
+            return;
+        }
+        Future<Void> future = dispatcher.submit(task);
         try {
             future.get(options.connectionTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

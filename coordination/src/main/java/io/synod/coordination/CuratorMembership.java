@@ -1,9 +1,11 @@
 package io.synod.coordination;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -39,6 +41,8 @@ public final class CuratorMembership implements Membership {
     private final Map<Integer, GroupProgress> progress = new ConcurrentHashMap<>();
     private final AtomicBoolean dirty = new AtomicBoolean();
     private volatile Map<Integer, MemberInfo> members = Map.of();
+    /** Malformed member znodes already reported, as path@mzxid: each bad version is logged once. */
+    private final Set<String> reported = new HashSet<>();
     private MemberInfo self;
     private PersistentNode node;
 
@@ -152,12 +156,14 @@ public final class CuratorMembership implements Membership {
             MemberInfo info = Zk.decode(path, child.getData(), ZnodeCodec::decodeMember);
             String name = ZKPaths.getNodeFromPath(path);
             if (!name.equals(Integer.toString(info.nodeId()))) {
-                log.error("ignoring member znode {}: it names node {}", path, info.nodeId());
-                return;
+                throw new MetadataFormatException("znode " + path + " names node " + info.nodeId());
             }
             into.put(info.nodeId(), info);
         } catch (MetadataFormatException e) {
-            log.error("ignoring malformed member: {}", e.getMessage());
+            String key = path + "@" + (child.getStat() == null ? 0 : child.getStat().getMzxid());
+            if (reported.add(key)) {
+                log.error("ignoring malformed member: {}", e.getMessage());
+            }
         }
     }
 

@@ -23,7 +23,7 @@ import java.io.Closeable;
  *
  * <p><b>Threading.</b> All callbacks of one service instance run on one dispatcher thread, in the
  * order the service decided them; the listener must not block (hop onto the group's event loop).
- * Methods of this interface may be called from any thread.
+ * Methods of this interface may be called from any thread, including from a listener callback.
  */
 public interface ElectionService extends Closeable {
 

@@ -83,27 +83,13 @@ public final class ZnodeCodec {
      * i32 codingDataShards, i32 codingThresholdBytes, u8 leaseMode ordinal}.
      */
     public static byte[] encodeGroupConfig(GroupConfig c) {
-        ByteWriter w = new ByteWriter().u8(GROUP_CONFIG_FORMAT).i32(c.group());
-        writeMembers(w, c.members());
-        return w.i32(c.f()).i32(c.codingDataShards()).i32(c.codingThresholdBytes())
-                .u8(c.leaseMode().ordinal()).toByteArray();
+        return encodeReplicated(GROUP_CONFIG_FORMAT, c.group(), c.members(), c.f(), c.codingDataShards(),
+                c.codingThresholdBytes(), c.leaseMode());
     }
 
     public static GroupConfig decodeGroupConfig(byte[] bytes) {
-        ByteReader r = new ByteReader(bytes, "group config");
-        r.formatVersion(GROUP_CONFIG_FORMAT);
-        int group = r.i32("group", 0, GroupConfig.MAX_GROUPS - 1);
-        List<Integer> members = readMembers(r);
-        int f = r.i32("f");
-        int x = r.i32("coding data shards");
-        int threshold = r.i32("coding threshold");
-        LeaseMode mode = readLeaseMode(r);
-        r.end();
-        try {
-            return new GroupConfig(group, members, f, x, threshold, mode);
-        } catch (IllegalArgumentException e) {
-            throw r.error(e.getMessage());
-        }
+        return decodeReplicated(bytes, "group config", GROUP_CONFIG_FORMAT, "group", 0, GroupConfig.MAX_GROUPS - 1,
+                GroupConfig::new);
     }
 
     /**
@@ -111,16 +97,33 @@ public final class ZnodeCodec {
      * i32 codingDataShards, i32 codingThresholdBytes, u8 leaseMode ordinal}.
      */
     public static byte[] encodeClusterSpec(ClusterSpec s) {
-        ByteWriter w = new ByteWriter().u8(CLUSTER_SPEC_FORMAT).i32(s.groups());
-        writeMembers(w, s.members());
-        return w.i32(s.f()).i32(s.codingDataShards()).i32(s.codingThresholdBytes())
-                .u8(s.leaseMode().ordinal()).toByteArray();
+        return encodeReplicated(CLUSTER_SPEC_FORMAT, s.groups(), s.members(), s.f(), s.codingDataShards(),
+                s.codingThresholdBytes(), s.leaseMode());
     }
 
     public static ClusterSpec decodeClusterSpec(byte[] bytes) {
-        ByteReader r = new ByteReader(bytes, "cluster spec");
-        r.formatVersion(CLUSTER_SPEC_FORMAT);
-        int groups = r.i32("groups", 1, ShardMap.MAX_UNIFORM_GROUPS);
+        return decodeReplicated(bytes, "cluster spec", CLUSTER_SPEC_FORMAT, "groups", 1, ShardMap.MAX_UNIFORM_GROUPS,
+                ClusterSpec::new);
+    }
+
+    /** The constructor shape GroupConfig and ClusterSpec share: one leading int, then the replication fields. */
+    @FunctionalInterface
+    private interface Replicated<T> {
+        T make(int head, List<Integer> members, int f, int codingDataShards, int codingThresholdBytes, LeaseMode mode);
+    }
+
+    private static byte[] encodeReplicated(int format, int head, List<Integer> members, int f, int codingDataShards,
+                                           int codingThresholdBytes, LeaseMode mode) {
+        ByteWriter w = new ByteWriter().u8(format).i32(head);
+        writeMembers(w, members);
+        return w.i32(f).i32(codingDataShards).i32(codingThresholdBytes).u8(mode.ordinal()).toByteArray();
+    }
+
+    private static <T> T decodeReplicated(byte[] bytes, String what, int format, String headName, int headMin,
+                                          int headMax, Replicated<T> make) {
+        ByteReader r = new ByteReader(bytes, what);
+        r.formatVersion(format);
+        int head = r.i32(headName, headMin, headMax);
         List<Integer> members = readMembers(r);
         int f = r.i32("f");
         int x = r.i32("coding data shards");
@@ -128,7 +131,7 @@ public final class ZnodeCodec {
         LeaseMode mode = readLeaseMode(r);
         r.end();
         try {
-            return new ClusterSpec(groups, members, f, x, threshold, mode);
+            return make.make(head, members, f, x, threshold, mode);
         } catch (IllegalArgumentException e) {
             throw r.error(e.getMessage());
         }
