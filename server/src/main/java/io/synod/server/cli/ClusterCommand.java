@@ -239,21 +239,20 @@ public final class ClusterCommand implements Runnable {
         }
     }
 
-    @Command(name = "kill", mixinStandardHelpOptions = true, description = "SIGKILL one Synod server process.")
-    static final class Kill extends DirCommand {
+    /** A subcommand about one node of the cluster. */
+    abstract static class NodeCommand extends DirCommand {
         @Parameters(paramLabel = "NODE", description = "node id")
         int id;
+    }
 
+    @Command(name = "kill", mixinStandardHelpOptions = true, description = "SIGKILL one Synod server process.")
+    static final class Kill extends NodeCommand {
         @Override
         public Integer call() throws Exception {
             ClusterFile file = load();
             ClusterFile.NodeEntry n = node(file, id);
-            Optional<ProcessHandle> h = ProcessHandle.of(n.pid());
-            if (h.isEmpty() || !h.get().isAlive()) {
-                throw bad("node " + id + " (pid " + n.pid() + ") is not running");
-            }
-            h.get().destroyForcibly();
-            h.get().onExit().get(10, TimeUnit.SECONDS);
+            ProcessHandle h = running(n.pid()).orElseThrow(() -> bad("node " + id + " (pid " + n.pid() + ") is not running"));
+            terminate(h, true);
             out().printf("killed node %d (pid %d) with SIGKILL%n", id, n.pid());
             return 0;
         }
@@ -261,19 +260,12 @@ public final class ClusterCommand implements Runnable {
 
     @Command(name = "restart", mixinStandardHelpOptions = true,
             description = "Start one Synod server again on its data (stopping it first if it runs).")
-    static final class Restart extends DirCommand {
-        @Parameters(paramLabel = "NODE", description = "node id")
-        int id;
-
+    static final class Restart extends NodeCommand {
         @Override
         public Integer call() throws Exception {
             ClusterFile file = load();
             ClusterFile.NodeEntry n = node(file, id);
-            Optional<ProcessHandle> h = ProcessHandle.of(n.pid());
-            if (h.isPresent() && h.get().isAlive()) {
-                h.get().destroy();
-                h.get().onExit().get(30, TimeUnit.SECONDS);
-            }
+            running(n.pid()).ifPresent(h -> terminate(h, false));
             Process p = startServer(Path.of(n.config()), Path.of(n.log()));
             ClusterFile.NodeEntry updated = new ClusterFile.NodeEntry(n.id(), p.pid(), n.peerPort(), n.clientPort(),
                     n.metricsPort(), n.config(), n.log());
@@ -291,26 +283,15 @@ public final class ClusterCommand implements Runnable {
             ClusterFile file = load();
             List<ProcessHandle> stopping = new ArrayList<>();
             for (ClusterFile.NodeEntry n : file.nodes()) {
-                ProcessHandle.of(n.pid()).filter(ProcessHandle::isAlive).ifPresent(h -> {
+                running(n.pid()).ifPresent(h -> {
                     h.destroy();
                     stopping.add(h);
                 });
             }
             for (ProcessHandle h : stopping) {
-                try {
-                    h.onExit().get(20, TimeUnit.SECONDS);
-                } catch (Exception e) {
-                    h.destroyForcibly();
-                }
+                terminate(h, false);
             }
-            ProcessHandle.of(file.zookeeperPid()).filter(ProcessHandle::isAlive).ifPresent(h -> {
-                h.destroy();
-                try {
-                    h.onExit().get(20, TimeUnit.SECONDS);
-                } catch (Exception e) {
-                    h.destroyForcibly();
-                }
-            });
+            running(file.zookeeperPid()).ifPresent(h -> terminate(h, false));
             out().printf("stopped cluster '%s' (%d servers and ZooKeeper); data kept in %s%n", file.cluster(),
                     file.nodes().size(), dir);
             return 0;
@@ -320,7 +301,26 @@ public final class ClusterCommand implements Runnable {
     // ---- helpers ------------------------------------------------------------------------------------
 
     static boolean alive(long pid) {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        return running(pid).isPresent();
+    }
+
+    static Optional<ProcessHandle> running(long pid) {
+        return ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+    }
+
+    /** SIGKILL ({@code force}) or SIGTERM and wait up to 30 s, then SIGKILL; returns when the process is gone. */
+    static void terminate(ProcessHandle h, boolean force) {
+        if (force) {
+            h.destroyForcibly();
+        } else {
+            h.destroy();
+        }
+        try {
+            h.onExit().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            h.destroyForcibly();
+            h.onExit().join();
+        }
     }
 
     static Process startServer(Path config, Path log) throws IOException {

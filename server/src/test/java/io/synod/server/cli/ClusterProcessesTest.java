@@ -147,8 +147,16 @@ class ClusterProcessesTest {
         restart(follower);
         String log = awaitLog(follower, "corrupt record in the middle of the log");
         assertTrue(log.contains("will not vote in phase 1"), log);
-        // Enough writes to move past every slot the damaged log might have held (commit + pipeline window).
-        writeKeys("d", 300);
+        // The repairing replica names the slot after which it votes again (a leader of a higher ballot's
+        // commit point, or this leader's commit point plus its pipeline window): write until the group passes it.
+        java.util.regex.Matcher target = java.util.regex.Pattern.compile("voting again once slot (\\d+) is applied")
+                .matcher(awaitLog(follower, "voting again once slot"));
+        assertTrue(target.find());
+        long repairSlot = Long.parseLong(target.group(1));
+        int written = 0;
+        while (status(file, leaderOf(file, 0), 0).commitSlot() < repairSlot) {
+            put("d-" + written++);
+        }
         WireFrame.GroupStatus repaired = awaitState(file, follower, 0, WireFrame.GroupStatus.SERVING);
         assertEquals(WireFrame.GroupStatus.SERVING, repaired.state());
         awaitCaughtUp(file, follower, 0);
