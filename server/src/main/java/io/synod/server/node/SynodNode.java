@@ -138,7 +138,7 @@ public final class SynodNode implements AutoCloseable {
         peerAddress = network.start(new InetSocketAddress(self.host(), self.peerPort()));
         for (int peer : network.peerIds()) {
             PeerNetwork.LinkStats stats = network.stats(peer);
-            FunctionCounter.builder("synod.peer.bytes.sent", stats, s -> s.bytesSent.get()).baseUnit("bytes")
+            FunctionCounter.builder("synod.peer.sent", stats, s -> s.bytesSent.get()).baseUnit("bytes")
                     .tag("peer", Integer.toString(peer)).register(registry);
             FunctionCounter.builder("synod.peer.frames.dropped", stats, s -> s.framesDropped.get())
                     .tag("peer", Integer.toString(peer)).register(registry);
