@@ -262,6 +262,18 @@ public final class SynodNode implements AutoCloseable {
         }
         closeQuietly(network);
         network = null;
+        // With its link cut, the ZooKeeper client can only retry until it gives up (seconds); release it
+        // in the background. It cannot close the session: the server expires it, as for a killed process.
+        ElectionService e = election;
+        CuratorCoordination c = coordination;
+        election = null;
+        coordination = null;
+        Thread cleanup = new Thread(() -> {
+            closeQuietly(e);
+            closeQuietly(c);
+        }, "synod-crash-cleanup-" + config.nodeId());
+        cleanup.setDaemon(true);
+        cleanup.start();
     }
 
     @Override
