@@ -16,7 +16,12 @@ public interface Membership extends Closeable {
      * Publish this node's member znode (ephemeral). Called once; later changes go through
      * {@link #updateProgress}.
      *
-     * @throws IllegalStateException if already registered, or another live session owns the znode
+     * If the znode is still held by another session (a previous incarnation whose session has not
+     * expired yet), its data is overwritten and the znode is re-created under this session once the
+     * old one vanishes.
+     *
+     * @throws IllegalStateException if already registered
+     * @throws CoordinationException if the znode cannot be created within the connection timeout
      */
     void register(MemberInfo self);
 

@@ -28,6 +28,10 @@ public final class ShardMap {
     /** {@link #uniform} splits on the first key byte, so at most 256 groups. */
     public static final int MAX_UNIFORM_GROUPS = 256;
 
+    /** The printable ASCII bytes 0x21..0x7E that {@link #uniform} divides for small group counts. */
+    static final int FIRST_PRINTABLE = 0x21;
+    static final int PRINTABLE_SPAN = 0x7E - FIRST_PRINTABLE + 1;
+
     private final long generation;
     private final int groupCount;
     private final byte[][] starts;
@@ -93,8 +97,12 @@ public final class ShardMap {
     }
 
     /**
-     * G ranges of (nearly) equal width on the first key byte: range i starts at byte
-     * {@code floor(i * 256 / G)} and belongs to group i. Generation 1.
+     * G ranges on the first key byte, range i belonging to group i, generation 1. Keys are usually
+     * text (UTF-8 names such as {@code user/42}), whose first byte is almost always printable ASCII
+     * and never a UTF-8 continuation byte (0x80..0xBF); an even split of all 256 byte values would
+     * leave groups empty. So for G up to {@value #PRINTABLE_SPAN} groups the split points divide the
+     * printable range 0x21..0x7E evenly (range 0 also takes everything below 0x21, the last range
+     * everything above); for more groups the split is even over all 256 byte values.
      */
     public static ShardMap uniform(int groupCount) {
         if (groupCount < 1 || groupCount > MAX_UNIFORM_GROUPS) {
@@ -103,8 +111,10 @@ public final class ShardMap {
         }
         List<Range> ranges = new ArrayList<>(groupCount);
         ranges.add(new Range(new byte[0], 0));
+        boolean printable = groupCount <= PRINTABLE_SPAN;
         for (int g = 1; g < groupCount; g++) {
-            ranges.add(new Range(new byte[] {(byte) (g * 256 / groupCount)}, g));
+            int start = printable ? FIRST_PRINTABLE + g * PRINTABLE_SPAN / groupCount : g * 256 / groupCount;
+            ranges.add(new Range(new byte[] {(byte) start}, g));
         }
         return of(1, groupCount, ranges);
     }

@@ -14,22 +14,38 @@ import org.junit.jupiter.api.Test;
 class ShardMapTest {
 
     @Test
-    void uniformSplitsOnTheFirstByteAndCoversEveryKey() {
+    void uniformSplitsPrintableFirstBytesEvenlyAndCoversEveryKey() {
         ShardMap map = ShardMap.uniform(4);
         assertEquals(4, map.groupCount());
         assertEquals(4, map.rangeCount());
         assertEquals(1, map.generation());
         assertEquals(0, map.groupFor(new byte[0]));
-        assertEquals(0, map.groupFor(new byte[] {0x3f, 0x7f}));
-        assertEquals(1, map.groupFor(new byte[] {0x40}));
-        assertEquals(1, map.groupFor(new byte[] {0x7f, (byte) 0xff}));
-        assertEquals(2, map.groupFor(new byte[] {(byte) 0x80})); // unsigned order: 0x80 is above 0x7f
-        assertEquals(3, map.groupFor(new byte[] {(byte) 0xff, (byte) 0xff, 0}));
+        assertEquals(0, map.groupFor(new byte[] {0x00, 0x7f}));
+        assertEquals(0, map.groupFor("0-key".getBytes()));
+        assertEquals(1, map.groupFor("Apple".getBytes()));
+        assertEquals(2, map.groupFor("apple".getBytes()));
+        assertEquals(3, map.groupFor("user/42".getBytes()));
+        assertEquals(3, map.groupFor(new byte[] {(byte) 0xff, (byte) 0xff, 0})); // unsigned order
         int[] perGroup = new int[4];
+        for (int b = 0x21; b <= 0x7e; b++) {
+            perGroup[map.groupFor(new byte[] {(byte) b})]++;
+        }
+        for (int count : perGroup) {
+            assertTrue(count == 23 || count == 24, "each group gets a quarter of the printable bytes: "
+                    + Arrays.toString(perGroup));
+        }
+    }
+
+    @Test
+    void uniformOverMoreGroupsThanPrintableBytesSplitsAllByteValues() {
+        ShardMap map = ShardMap.uniform(128);
+        int[] perGroup = new int[128];
         for (int b = 0; b < 256; b++) {
             perGroup[map.groupFor(new byte[] {(byte) b})]++;
         }
-        assertArrayEquals(new int[] {64, 64, 64, 64}, perGroup);
+        for (int count : perGroup) {
+            assertEquals(2, count);
+        }
     }
 
     @Test

@@ -1,10 +1,8 @@
 package io.synod.core.paxos;
 
 import io.synod.core.util.Check;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.List;
 import java.util.TreeMap;
 
 /**
@@ -21,6 +19,8 @@ final class Acceptor {
     private Ballot promised;
     private final TreeMap<Long, Entry> log = new TreeMap<>();
     private Snapshot snapshot;
+    /** {@link #snapshot} encoded for transfer, built on first use. */
+    private byte[] encodedSnapshot;
 
     /** Rebuilds the acceptor from what the disk holds. */
     Acceptor(ReplicaContext ctx, DurableState durable) {
@@ -80,14 +80,23 @@ final class Acceptor {
     }
 
     /**
-     * Phase 1b for a Prepare whose ballot was promised: every entry accepted at or above its
-     * {@code fromSlot}, and the snapshot if compaction passed that slot (everything in it is chosen).
+     * Phase 1b for a Prepare whose ballot was promised: one page of the entries accepted at or above
+     * its {@code fromSlot} (at most {@link ReplicaConfig#maxPromiseBytes()}), where the next page
+     * starts, and the snapshot slot (everything up to it is chosen; the candidate fetches the
+     * snapshot in chunks if it is behind it).
      */
     Message.Promise promise(Message.Prepare m) {
         long fromSlot = Math.max(1, m.fromSlot());
-        Snapshot covering = fromSlot <= snapshot.lastIncludedSlot() ? snapshot : null;
-        List<Entry> accepted = new ArrayList<>(log.tailMap(fromSlot, true).values());
-        return new Message.Promise(ctx.self, m.from(), m.ballot(), fromSlot, accepted, covering);
+        EntryBatch page = new EntryBatch(Integer.MAX_VALUE, ctx.config.maxPromiseBytes());
+        long nextSlot = 0;
+        for (Entry entry : log.tailMap(fromSlot, true).values()) {
+            if (!page.tryAdd(entry)) {
+                nextSlot = entry.slot();
+                break;
+            }
+        }
+        return new Message.Promise(ctx.self, m.from(), m.ballot(), fromSlot, page.take(), snapshot.lastIncludedSlot(),
+                nextSlot);
     }
 
     Entry entry(long slot) {
@@ -111,7 +120,16 @@ final class Acceptor {
     /** Makes {@code newSnapshot} the latest and schedules its write. */
     void replaceSnapshot(Snapshot newSnapshot) {
         snapshot = newSnapshot;
+        encodedSnapshot = null;
         ctx.out.persistSnapshot(newSnapshot);
+    }
+
+    /** The latest snapshot in its transfer form (encoded once per snapshot). */
+    byte[] encodedSnapshot() {
+        if (encodedSnapshot == null) {
+            encodedSnapshot = snapshot.encode();
+        }
+        return encodedSnapshot;
     }
 
     /** Drops entries at or below {@code slot}, here and (after the next Ready) on disk. */

@@ -7,8 +7,10 @@ import java.util.List;
 /**
  * Catch-up, run by the leader: it tracks how far each peer has applied (from Accepted and
  * heartbeat replies) and sends a peer that lags the committed entries it misses, in bounded
- * batches re-proposed in the leader's ballot, or its snapshot when those entries were compacted.
- * One batch per peer is in flight at a time, re-sent after the retransmission interval.
+ * batches re-proposed in the leader's ballot, or its snapshot in bounded chunks when those entries
+ * were compacted. One batch (or one snapshot chunk) per peer is in flight at a time; after the
+ * retransmission interval without progress it is sent again, and a snapshot transfer resumes at
+ * the offset the follower last asked for.
  *
  * <p>Re-sending a chosen value in a new ballot is safe: a chosen value is the only one any later
  * phase 1 can pick for its slot (Paxos Made Simple §2.2, P2c).
@@ -17,16 +19,20 @@ final class CatchUp {
     private final ReplicaContext ctx;
     private final Acceptor acceptor;
     private final Learner learner;
+    private final SnapshotSender snapshots;
+    /** Follower side: the snapshot being received from the leader. */
+    private final SnapshotReceiver incoming = new SnapshotReceiver();
     private final long[] appliedSlot;
     private final long[] sentThroughSlot;
     private final long[] deadlineNanos;
     /** When each peer last got anything from this leader (heartbeats are sent only to quiet peers). */
     private final long[] lastSentNanos;
 
-    CatchUp(ReplicaContext ctx, Acceptor acceptor, Learner learner) {
+    CatchUp(ReplicaContext ctx, Acceptor acceptor, Learner learner, SnapshotSender snapshots) {
         this.ctx = ctx;
         this.acceptor = acceptor;
         this.learner = learner;
+        this.snapshots = snapshots;
         this.appliedSlot = new long[ctx.clusterSize];
         this.sentThroughSlot = new long[ctx.clusterSize];
         this.deadlineNanos = new long[ctx.clusterSize];
@@ -65,14 +71,13 @@ final class CatchUp {
         }
         deadlineNanos[peer] = ctx.nowNanos + ctx.config.retransmitIntervalNanos();
         if (acceptor.entry(from) == null) {
-            Snapshot snapshot = acceptor.snapshot();
-            Check.state(from <= snapshot.lastIncludedSlot(),
+            Check.state(from <= acceptor.snapshot().lastIncludedSlot(),
                     "node %d: slot %d is neither in the log nor in the snapshot", ctx.self, from);
-            ctx.out.send(new Message.InstallSnapshot(ctx.self, peer, ctx.ownBallot, snapshot));
-            sentThroughSlot[peer] = snapshot.lastIncludedSlot();
+            sentThroughSlot[peer] = snapshots.resumeOrStart(peer, ctx.ownBallot, from);
             sentTo(peer);
             return;
         }
+        snapshots.forget(peer);
         EntryBatch batch = new EntryBatch(ctx.config);
         for (long slot = from; slot <= commitSlot; slot++) {
             Entry entry = acceptor.entry(slot);
@@ -86,10 +91,31 @@ final class CatchUp {
         sentTo(peer);
     }
 
-    /** Follower side: a snapshot from the leader, installed if it moves this replica forward. */
-    void onInstallSnapshot(Message.InstallSnapshot m) {
-        if (m.snapshot().lastIncludedSlot() > learner.appliedSlot()) {
-            learner.installSnapshot(m.snapshot());
+    /** Leader side: {@code peer} asked for a snapshot chunk, which was sent; the transfer is progressing. */
+    void onSnapshotChunkSent(int peer, Ballot ballot, long snapshotSlot) {
+        if (ctx.role != Role.LEADER || !ballot.equals(ctx.ownBallot)) {
+            return;
+        }
+        deadlineNanos[peer] = ctx.nowNanos + ctx.config.retransmitIntervalNanos();
+        sentThroughSlot[peer] = snapshotSlot;
+        sentTo(peer);
+    }
+
+    /**
+     * Follower side: a chunk of the leader's snapshot. The follower asks for the next chunk, and
+     * installs the snapshot once complete if it moves this replica forward; then it reports how far
+     * it applied.
+     */
+    void onSnapshotChunk(Message.InstallSnapshot m) {
+        if (m.lastIncludedSlot() > learner.appliedSlot()) {
+            Snapshot complete = incoming.offer(m);
+            if (complete == null) {
+                ctx.out.send(new Message.SnapshotRequest(ctx.self, m.from(), m.ballot(), incoming.slot(), incoming.nextOffset()));
+                return;
+            }
+            learner.installSnapshot(complete);
+        } else {
+            incoming.reset();
         }
         ctx.out.send(new Message.HeartbeatReply(ctx.self, m.from(), m.ballot(), learner.appliedSlot()));
     }

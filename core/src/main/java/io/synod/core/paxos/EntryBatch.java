@@ -4,9 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The entries of one Accept message, filled within {@link ReplicaConfig#maxBatchEntries()} and
- * {@link ReplicaConfig#maxBatchBytes()}. A single entry always fits (commands are bounded by
- * {@link ReplicaConfig#maxCommandBytes()}), so a batch never stays empty.
+ * The entries of one message, filled within a count and a byte bound: an Accept batch
+ * ({@link ReplicaConfig#maxBatchEntries()}, {@link ReplicaConfig#maxBatchBytes()}) or a Promise
+ * page ({@link ReplicaConfig#maxPromiseBytes()}). The first entry is always taken (commands are
+ * bounded by {@link ReplicaConfig#maxCommandBytes()}), so a batch never stays empty.
  */
 final class EntryBatch {
     private final int maxEntries;
@@ -14,9 +15,14 @@ final class EntryBatch {
     private List<Entry> entries = new ArrayList<>();
     private int bytes;
 
+    /** An Accept batch. */
     EntryBatch(ReplicaConfig config) {
-        this.maxEntries = config.maxBatchEntries();
-        this.maxBytes = config.maxBatchBytes();
+        this(config.maxBatchEntries(), config.maxBatchBytes());
+    }
+
+    EntryBatch(int maxEntries, int maxBytes) {
+        this.maxEntries = maxEntries;
+        this.maxBytes = maxBytes;
     }
 
     /** Adds {@code entry} unless the batch is full; returns whether it was added. */

@@ -4,8 +4,10 @@ import java.util.List;
 
 /**
  * Replica-to-replica messages. Every message names its sender and receiver and carries the
- * sender's ballot, so any receiver can notice a newer ballot and step down. Sizes are bounded by
- * the sender ({@link ReplicaConfig#maxBatchEntries()}, {@link ReplicaConfig#maxBatchBytes()}).
+ * sender's ballot, so any receiver can notice a newer ballot and step down. Every message is bounded
+ * by the sender: Accept batches ({@link ReplicaConfig#maxBatchEntries()},
+ * {@link ReplicaConfig#maxBatchBytes()}), Promise pages ({@link ReplicaConfig#maxPromiseBytes()}) and
+ * snapshot chunks ({@link ReplicaConfig#snapshotChunkBytes()}); no message carries a whole log or snapshot.
  */
 public sealed interface Message {
     int from();
@@ -18,14 +20,21 @@ public sealed interface Message {
     record Prepare(int from, int to, Ballot ballot, long fromSlot) implements Message {}
 
     /**
-     * Phase 1b, sent only after the promise is durable. Carries every entry the acceptor holds at
-     * or above {@code fromSlot}. If the acceptor compacted past {@code fromSlot}, it also carries
-     * its snapshot (everything in it is chosen); otherwise {@code snapshot} is null.
+     * Phase 1b, sent only after the promise is durable: one page of the entries the acceptor holds
+     * at or above {@code fromSlot}, in slot order, at most {@link ReplicaConfig#maxPromiseBytes()} of
+     * them (at least one entry if there is any). {@code nextSlot} is 0 when the page is the last;
+     * otherwise the leader asks for the rest with {@code Prepare(ballot, nextSlot)}.
+     * {@code snapshotSlot} is the acceptor's snapshot slot: everything up to it is chosen, and a
+     * candidate behind it fetches the snapshot with {@link SnapshotRequest}.
      */
-    record Promise(int from, int to, Ballot ballot, long fromSlot, List<Entry> accepted, Snapshot snapshot)
+    record Promise(int from, int to, Ballot ballot, long fromSlot, List<Entry> accepted, long snapshotSlot, long nextSlot)
             implements Message {
         public Promise {
             accepted = List.copyOf(accepted);
+        }
+
+        public boolean isLastPage() {
+            return nextSlot == 0;
         }
     }
 
@@ -56,6 +65,21 @@ public sealed interface Message {
     /** Answer to a heartbeat (or an installed snapshot): how far this replica has applied. */
     record HeartbeatReply(int from, int to, Ballot ballot, long appliedSlot) implements Message {}
 
-    /** Catch-up of a replica that is behind the leader's compaction point. */
-    record InstallSnapshot(int from, int to, Ballot ballot, Snapshot snapshot) implements Message {}
+    /**
+     * One chunk of an encoded {@link Snapshot} ({@link Snapshot#encode()}): bytes
+     * {@code [offset, offset + chunk.length)} of {@code totalBytes}, at most
+     * {@link ReplicaConfig#snapshotChunkBytes()} of them. Sent by a leader to a follower behind its
+     * compaction point ({@code ballot} is the leader's), or by a promiser to a candidate that asked
+     * for it in phase 1 ({@code ballot} is the candidate's). The receiver answers each chunk with a
+     * {@link SnapshotRequest} for the next offset, so a lost chunk is asked for again.
+     */
+    record InstallSnapshot(int from, int to, Ballot ballot, long lastIncludedSlot, long totalBytes, long offset, byte[] chunk)
+            implements Message {}
+
+    /**
+     * "Send me the chunk at {@code offset} of your snapshot at {@code lastIncludedSlot}" (if that
+     * snapshot is gone, the sender starts over with its current one). Answered only when
+     * {@code ballot} is the one the receiver has promised.
+     */
+    record SnapshotRequest(int from, int to, Ballot ballot, long lastIncludedSlot, long offset) implements Message {}
 }

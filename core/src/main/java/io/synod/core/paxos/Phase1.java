@@ -1,6 +1,7 @@
 package io.synod.core.paxos;
 
 import io.synod.core.util.Check;
+import java.util.Arrays;
 import java.util.TreeMap;
 
 /**
@@ -8,8 +9,13 @@ import java.util.TreeMap;
  * candidate's ballot, merge the promises, and once a read quorum of durable promises (its own
  * included) arrived, become LEADER and re-propose, in its ballot, the value accepted in the highest
  * ballot of each slot, filling gaps with no-ops, before serving anything (Paxos Made Simple §2.2
- * and §3). A candidate that cannot gather the quorum within
- * {@link ReplicaConfig#phase1TimeoutNanos()} gives up and never serves.
+ * and §3). A candidate that goes {@link ReplicaConfig#phase1TimeoutNanos()} without progress (no
+ * new promise page or snapshot chunk) gives up and never serves.
+ *
+ * <p>Every message stays bounded: a promise comes in pages (the candidate asks each acceptor for
+ * the next page until it gets the last one, and only a complete promise counts toward the quorum),
+ * and if an acceptor compacted past the candidate's commit point, the candidate fetches that
+ * acceptor's snapshot in chunks and installs it before leading (everything in a snapshot is chosen).
  *
  * <p>Where RS-Paxos (Mu et al. 2014, §4) plugs in: {@link #merge} keeps one entry per slot; with
  * coded values it would collect the shards of the highest ballot and decode once X arrived.
@@ -23,11 +29,19 @@ final class Phase1 {
     private final QuorumPolicy quorum;
 
     private long fromSlot;
+    /** Per peer, where the next promise page starts (the first page starts at {@link #fromSlot}). */
+    private final long[] pageFrom;
+    /** Peers whose promise is complete (their last page arrived). */
     private long promisers;
     private boolean selfPromised;
-    private long startedNanos;
+    /** When phase 1 started or last made progress (a promise page or a snapshot chunk arrived). */
+    private long progressNanos;
     private long lastPrepareNanos;
     private final TreeMap<Long, Entry> highest = new TreeMap<>();
+    /** The promiser whose snapshot (at {@link #snapshotTarget} or later) must be installed first, or -1. */
+    private int snapshotSource = -1;
+    private long snapshotTarget;
+    private final SnapshotReceiver incoming = new SnapshotReceiver();
     private Snapshot snapshot;
 
     Phase1(ReplicaContext ctx, Acceptor acceptor, Learner learner, Leader leader, Clients clients, QuorumPolicy quorum) {
@@ -37,26 +51,31 @@ final class Phase1 {
         this.leader = leader;
         this.clients = clients;
         this.quorum = quorum;
+        this.pageFrom = new long[ctx.clusterSize];
     }
 
     /** Starts phase 1 for {@code ctx.ownBallot}, which the acceptor has just promised. */
     void start() {
         fromSlot = learner.commitSlot() + 1;
+        Arrays.fill(pageFrom, fromSlot);
         promisers = 0;
         selfPromised = false;
         clear();
-        startedNanos = ctx.nowNanos;
+        progressNanos = ctx.nowNanos;
         sendPrepares();
     }
 
     /** Forgets what the promises carried (phase 1 finished or was abandoned). */
     void clear() {
         highest.clear();
+        snapshotSource = -1;
+        snapshotTarget = 0;
+        incoming.reset();
         snapshot = null;
     }
 
     boolean timedOut() {
-        return ctx.nowNanos - startedNanos >= ctx.config.phase1TimeoutNanos();
+        return ctx.nowNanos - progressNanos >= ctx.config.phase1TimeoutNanos();
     }
 
     void retransmitIfDue() {
@@ -69,30 +88,67 @@ final class Phase1 {
         lastPrepareNanos = ctx.nowNanos;
         for (int peer = 0; peer < ctx.clusterSize; peer++) {
             if (peer != ctx.self && (promisers & (1L << peer)) == 0) {
-                ctx.out.send(new Message.Prepare(ctx.self, peer, ctx.ownBallot, fromSlot));
+                ctx.out.send(new Message.Prepare(ctx.self, peer, ctx.ownBallot, pageFrom[peer]));
             }
+        }
+        if (snapshotSource >= 0 && snapshot == null) {
+            requestSnapshot();
         }
     }
 
+    private void requestSnapshot() {
+        long slot = incoming.slot() >= 0 ? incoming.slot() : snapshotTarget;
+        ctx.out.send(new Message.SnapshotRequest(ctx.self, snapshotSource, ctx.ownBallot, slot, incoming.nextOffset()));
+    }
+
     void onPromise(Message.Promise m) {
-        if (ctx.role != Role.CANDIDATE || !m.ballot().equals(ctx.ownBallot) || m.fromSlot() != fromSlot) {
-            return; // A late or duplicated answer to an earlier phase 1.
-        }
         long bit = 1L << m.from();
-        if ((promisers & bit) != 0) {
-            return;
+        if (ctx.role != Role.CANDIDATE || !m.ballot().equals(ctx.ownBallot) || (promisers & bit) != 0
+                || m.fromSlot() != pageFrom[m.from()] || (!m.isLastPage() && m.nextSlot() <= m.fromSlot())) {
+            return; // A late or duplicated answer (to an earlier phase 1 or page), or a malformed one.
         }
-        promisers |= bit;
-        if (m.snapshot() != null && m.snapshot().lastIncludedSlot() > learner.commitSlot()
-                && (snapshot == null || m.snapshot().lastIncludedSlot() > snapshot.lastIncludedSlot())) {
-            snapshot = m.snapshot();
+        progressNanos = ctx.nowNanos;
+        if (m.snapshotSlot() > Math.max(learner.commitSlot(), snapshotTarget)
+                && (snapshot == null || m.snapshotSlot() > snapshot.lastIncludedSlot())) {
+            snapshotSource = m.from();
+            snapshotTarget = m.snapshotSlot();
+            snapshot = null;
+            incoming.reset();
+            requestSnapshot();
         }
         for (Entry entry : m.accepted()) {
             Check.state(entry.ballot().isBelow(ctx.ownBallot),
                     "promise for %s from node %d carries entry of ballot %s", ctx.ownBallot, m.from(), entry.ballot());
             merge(entry);
         }
-        maybeFinish();
+        if (m.isLastPage()) {
+            promisers |= bit;
+            maybeFinish();
+        } else {
+            pageFrom[m.from()] = m.nextSlot();
+            ctx.out.send(new Message.Prepare(ctx.self, m.from(), ctx.ownBallot, m.nextSlot()));
+        }
+    }
+
+    /** A chunk of the snapshot this candidate asked a promiser for. */
+    void onSnapshotChunk(Message.InstallSnapshot m) {
+        if (ctx.role != Role.CANDIDATE || !m.ballot().equals(ctx.ownBallot) || m.from() != snapshotSource
+                || snapshot != null) {
+            return;
+        }
+        long before = incoming.nextOffset();
+        Snapshot complete = incoming.offer(m);
+        if (complete != null || incoming.nextOffset() > before) {
+            progressNanos = ctx.nowNanos;
+        }
+        if (complete == null) {
+            requestSnapshot();
+        } else if (complete.lastIncludedSlot() >= snapshotTarget) {
+            snapshot = complete;
+            maybeFinish();
+        } else {
+            requestSnapshot(); // Older than the promise said: ask for the current one.
+        }
     }
 
     /** Our own promise is durable now: it counts toward the read quorum like any other. */
@@ -125,7 +181,7 @@ final class Phase1 {
             return;
         }
         int promised = Long.bitCount(promisers) + 1;
-        if (promised < quorum.phase1Quorum(ctx.clusterSize)) {
+        if (promised < quorum.phase1Quorum(ctx.clusterSize) || (snapshotSource >= 0 && snapshot == null)) {
             return;
         }
         if (snapshot != null && snapshot.lastIncludedSlot() > learner.commitSlot()) {

@@ -48,6 +48,7 @@ public final class Replica {
     private final Clients clients;
     private final Learner learner;
     private final CatchUp catchUp;
+    private final SnapshotSender snapshots;
     private final Leader leader;
     private final Phase1 phase1;
     private final LeaseHooks leases;
@@ -68,7 +69,8 @@ public final class Replica {
         this.acceptor = new Acceptor(ctx, durable);
         this.clients = new Clients(ctx, sessions);
         this.learner = new Learner(ctx, acceptor, stateMachine, sessions, clients);
-        this.catchUp = new CatchUp(ctx, acceptor, learner);
+        this.snapshots = new SnapshotSender(ctx, acceptor);
+        this.catchUp = new CatchUp(ctx, acceptor, learner, snapshots);
         this.leader = new Leader(ctx, acceptor, learner, clients, catchUp, quorum, leases);
         this.phase1 = new Phase1(ctx, acceptor, learner, leader, clients, quorum);
     }
@@ -117,8 +119,16 @@ public final class Replica {
         } else if (message instanceof Message.HeartbeatReply m) {
             catchUp.onPeerApplied(m.from(), m.ballot(), m.appliedSlot());
         } else if (message instanceof Message.InstallSnapshot m) {
-            if (admitLeaderMessage(m)) {
-                catchUp.onInstallSnapshot(m);
+            if (m.ballot().nodeId() != m.from()) {
+                phase1.onSnapshotChunk(m); // A promiser answering this candidate's request.
+            } else if (admitLeaderMessage(m)) {
+                catchUp.onSnapshotChunk(m);
+            }
+        } else if (message instanceof Message.SnapshotRequest m) {
+            // Served for the ballot we promised: a follower of ours, or the candidate we promised.
+            if (m.ballot().equals(acceptor.promised())) {
+                long slot = snapshots.send(m.from(), m.ballot(), m.lastIncludedSlot(), m.offset());
+                catchUp.onSnapshotChunkSent(m.from(), m.ballot(), slot);
             }
         }
     }

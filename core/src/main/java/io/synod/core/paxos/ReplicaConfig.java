@@ -6,8 +6,8 @@ package io.synod.core.paxos;
  *
  * @param heartbeatIntervalNanos   a leader sends heartbeats (carrying its commit point) this often
  * @param retransmitIntervalNanos  unanswered Prepare/Accept messages are resent after this long
- * @param phase1TimeoutNanos       a candidate that cannot gather a read quorum of promises in this
- *                                 long gives up (resigns) instead of waiting forever
+ * @param phase1TimeoutNanos       a candidate whose phase 1 makes no progress (no promise page, no
+ *                                 snapshot chunk) for this long gives up (resigns) instead of waiting forever
  * @param maxInFlightSlots         pipeline window: proposed but not yet committed slots
  * @param maxBatchEntries          entries per Accept message (and per catch-up message)
  * @param maxBatchBytes            bytes of entries per Accept message
@@ -16,6 +16,8 @@ package io.synod.core.paxos;
  * @param snapshotEverySlots       take a snapshot after applying this many slots since the last
  * @param logRetainSlots           keep this many applied slots below the snapshot for catch-up
  * @param maxClientSessions        at-most-once table size (least recently used client evicted)
+ * @param maxPromiseBytes          bytes of entries per phase 1 Promise page (the leader asks for the next page)
+ * @param snapshotChunkBytes       bytes of encoded snapshot per InstallSnapshot chunk
  */
 public record ReplicaConfig(
         int nodeId,
@@ -30,7 +32,9 @@ public record ReplicaConfig(
         int maxCommandBytes,
         int snapshotEverySlots,
         int logRetainSlots,
-        int maxClientSessions) {
+        int maxClientSessions,
+        int maxPromiseBytes,
+        int snapshotChunkBytes) {
 
     /** Node ids must fit the bit sets used for acceptor tracking. */
     public static final int MAX_CLUSTER_SIZE = 63;
@@ -55,6 +59,8 @@ public record ReplicaConfig(
             throw new IllegalArgumentException("logRetainSlots must be >= 0, got " + logRetainSlots);
         }
         positive(maxClientSessions, "maxClientSessions");
+        positive(maxPromiseBytes, "maxPromiseBytes");
+        positive(snapshotChunkBytes, "snapshotChunkBytes");
     }
 
     private static void positive(long value, String name) {
@@ -70,7 +76,9 @@ public record ReplicaConfig(
                 100_000_000L,     // retransmit 100 ms
                 2_000_000_000L,   // phase 1 gives up after 2 s
                 256, 64, 1 << 20, 4096, 1 << 20,
-                10_000, 1_000, 100_000);
+                10_000, 1_000, 100_000,
+                1 << 20,          // a Promise page carries up to 1 MiB of entries
+                256 * 1024);      // snapshots travel in 256 KiB chunks
     }
 
     /** A builder holding this configuration's values, to change a few and {@link Builder#build()} a new one. */
@@ -111,6 +119,8 @@ public record ReplicaConfig(
         private int snapshotEverySlots;
         private int logRetainSlots;
         private int maxClientSessions;
+        private int maxPromiseBytes;
+        private int snapshotChunkBytes;
 
         private Builder(ReplicaConfig c) {
             nodeId = c.nodeId;
@@ -126,12 +136,15 @@ public record ReplicaConfig(
             snapshotEverySlots = c.snapshotEverySlots;
             logRetainSlots = c.logRetainSlots;
             maxClientSessions = c.maxClientSessions;
+            maxPromiseBytes = c.maxPromiseBytes;
+            snapshotChunkBytes = c.snapshotChunkBytes;
         }
 
         public ReplicaConfig build() {
             return new ReplicaConfig(nodeId, clusterSize, heartbeatIntervalNanos, retransmitIntervalNanos,
                     phase1TimeoutNanos, maxInFlightSlots, maxBatchEntries, maxBatchBytes, maxPendingProposals,
-                    maxCommandBytes, snapshotEverySlots, logRetainSlots, maxClientSessions);
+                    maxCommandBytes, snapshotEverySlots, logRetainSlots, maxClientSessions, maxPromiseBytes,
+                    snapshotChunkBytes);
         }
 
         public Builder nodeId(int value) {
@@ -196,6 +209,16 @@ public record ReplicaConfig(
 
         public Builder maxClientSessions(int value) {
             maxClientSessions = value;
+            return this;
+        }
+
+        public Builder maxPromiseBytes(int value) {
+            maxPromiseBytes = value;
+            return this;
+        }
+
+        public Builder snapshotChunkBytes(int value) {
+            snapshotChunkBytes = value;
             return this;
         }
     }

@@ -16,6 +16,8 @@ import java.util.List;
  * @param indeterminateOperations operations whose outcome is unknown (info)
  * @param simulatedNanos    simulated time the seed took
  * @param events            simulator events fired
+ * @param promisePages      phase 1 Promise messages delivered that were not the last page of their promise
+ * @param snapshotChunks    InstallSnapshot chunks delivered
  * @param violations        what went wrong; empty for a clean seed
  */
 public record SimResult(
@@ -29,6 +31,8 @@ public record SimResult(
         int indeterminateOperations,
         long simulatedNanos,
         long events,
+        long promisePages,
+        long snapshotChunks,
         List<SimViolation> violations) {
 
     public SimResult {

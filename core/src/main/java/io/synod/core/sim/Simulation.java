@@ -4,8 +4,6 @@ import io.synod.core.check.CheckResult;
 import io.synod.core.check.LinearizabilityChecker;
 import io.synod.core.check.Verdict;
 import io.synod.core.history.History;
-import io.synod.core.kv.KvResult;
-import io.synod.core.kv.KvStateMachine;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.ClientRequest;
@@ -58,14 +56,18 @@ public final class Simulation {
     private final SafetyMonitor safety;
     private final QuorumPolicy quorum;
     private final LeaseHooksFactory leases;
+    private final SimStateMachine stateMachines;
     private final NegativeControls controls;
     private final SimFaults faults;
     private Phase phase = Phase.FAULTS;
     private SimViolation violation;
     private long events;
+    private long promisePages;
+    private long snapshotChunks;
 
-    private Simulation(SimConfig config, LeaseHooksFactory leases) {
+    private Simulation(SimConfig config, LeaseHooksFactory leases, SimStateMachine stateMachines) {
         this.config = config;
+        this.stateMachines = stateMachines;
         this.environment = SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
         this.network = new SimNetwork(config.nodes(), SimRandom.stream(config.seed(), "network"),
                 environment.linkMedianMinNanos(), environment.linkMedianMaxNanos());
@@ -118,7 +120,12 @@ public final class Simulation {
      * negative control replaces it.
      */
     public static SimResult run(SimConfig config, LeaseHooksFactory leases) {
-        return new Simulation(config, leases).execute();
+        return run(config, leases, SimStateMachine.KV);
+    }
+
+    /** Runs one seed with a lease policy and a state machine of the caller's (see {@link SimStateMachine}). */
+    public static SimResult run(SimConfig config, LeaseHooksFactory leases, SimStateMachine stateMachines) {
+        return new Simulation(config, leases, stateMachines).execute();
     }
 
     /**
@@ -175,7 +182,8 @@ public final class Simulation {
         trace.add(history.events().size());
         List<SimViolation> violations = violation == null ? List.of() : List.of(violation);
         return new SimResult(config, environment.name(), trace.value(), history, clients.invoked(), clients.okCount(),
-                clients.failCount(), clients.infoCount(), queue.now(), events, violations);
+                clients.failCount(), clients.infoCount(), queue.now(), events, promisePages,
+                snapshotChunks, violations);
     }
 
     private void collectViolations() {
@@ -277,7 +285,7 @@ public final class Simulation {
             return;
         }
         node.incarnation++;
-        node.replica = new Replica(environment.replicaConfig(node.id, config.nodes()), node.disk.state(), new KvStateMachine(), quorum,
+        node.replica = new Replica(environment.replicaConfig(node.id, config.nodes()), node.disk.state(), stateMachines.create(node.id), quorum,
                 leases.create(node.id, config.nodes()), node.localNanos(queue.now()));
         node.loop = new ReadyLoop(node.replica, controls.sink(new NodeSink(node)));
         trace.add(0x5747, node.id, node.disk.entryCount());
@@ -326,6 +334,11 @@ public final class Simulation {
             return;
         }
         trace.addMessage(message);
+        if (message instanceof Message.Promise promise && !promise.isLastPage()) {
+            promisePages++;
+        } else if (message instanceof Message.InstallSnapshot) {
+            snapshotChunks++;
+        }
         node.replica.step(message);
         drive(node);
     }
@@ -440,7 +453,7 @@ public final class Simulation {
         @Override
         public void reply(ClientReply reply) {
             trace.addReply(reply);
-            if (reply.status() == ClientReply.Status.OK && isWriteResult(reply.result())) {
+            if (reply.status() == ClientReply.Status.OK && stateMachines.isWriteResult(reply.result())) {
                 safety.onWriteAcknowledged(node.id, reply.clientId(), reply.sequence(), reply.slot(), queue.now());
             }
             if (!network.clientMessageLost()) {
@@ -453,14 +466,6 @@ public final class Simulation {
         public void resign() {
             trace.add(0x4E51, node.id, 0);
             oracle.onResign(node.id);
-        }
-    }
-
-    private static boolean isWriteResult(byte[] result) {
-        try {
-            return KvResult.decode(result) instanceof KvResult.Done;
-        } catch (IllegalArgumentException e) {
-            return false;
         }
     }
 

@@ -69,9 +69,9 @@ final class TraceHash {
         if (message instanceof Message.Prepare m) {
             add(1, m.fromSlot(), 0);
         } else if (message instanceof Message.Promise m) {
-            add(2, m.fromSlot(), 0);
+            add(2, m.fromSlot(), m.nextSlot());
             addEntries(m.accepted());
-            addSnapshot(m.snapshot());
+            add(m.snapshotSlot());
         } else if (message instanceof Message.Nack m) {
             add(3);
             addBallot(m.rejected());
@@ -85,8 +85,10 @@ final class TraceHash {
         } else if (message instanceof Message.HeartbeatReply m) {
             add(7, m.appliedSlot(), 0);
         } else if (message instanceof Message.InstallSnapshot m) {
-            add(8);
-            addSnapshot(m.snapshot());
+            add(8, m.lastIncludedSlot(), m.offset());
+            add(m.totalBytes(), Arrays.hashCode(m.chunk()), 0);
+        } else if (message instanceof Message.SnapshotRequest m) {
+            add(9, m.lastIncludedSlot(), m.offset());
         }
     }
 }

@@ -19,11 +19,15 @@ final class VectorsDirectory {
     }
 
     static Path locate() {
-        return locate(System.getProperty(PROPERTY), Path.of("").toAbsolutePath());
+        return locate(System.getProperty(PROPERTY), Path.of("").toAbsolutePath(), null);
     }
 
-    /** The lookup itself: {@code configured} is the property's value (or null), {@code start} the working directory. */
-    static Path locate(String configured, Path start) {
+    /**
+     * The lookup itself: {@code configured} is the property's value (or null), {@code start} the
+     * working directory, {@code root} the highest ancestor to look in (null: the file system root).
+     * A test passes its own root, so what it finds cannot depend on where the repository lives.
+     */
+    static Path locate(String configured, Path start, Path root) {
         if (configured != null) {
             Path dir = Path.of(configured).toAbsolutePath();
             if (!Files.isDirectory(dir)) {
@@ -39,6 +43,9 @@ final class VectorsDirectory {
                 return candidate;
             }
             tried.add(candidate);
+            if (ancestor.equals(root)) {
+                break;
+            }
         }
         throw new AssertionError("Reed-Solomon test vectors not found. Set -D" + PROPERTY
                 + "=DIR or place shared/vectors/reed-solomon beside the repository. Looked in: " + tried);

@@ -111,4 +111,46 @@ class SimulationChecksTest {
         assertEquals(SimViolation.Kind.NOT_LINEARIZABLE, caught.violations().get(0).kind(), caught.summaryLine());
         assertTrue(built[0] > 3, "a policy per incarnation, crashes included: built " + built[0]);
     }
+
+    @Test
+    void theSweepPagesPromisesAndChunksSnapshots() {
+        // The small-messages environments (SimEnvironment) must really exercise paged phase 1 and
+        // chunked snapshot transfer, under faults, or the sweep would not test them at all.
+        long pages = 0;
+        long chunks = 0;
+        int smallEnvironments = 0;
+        for (long seed = 1; seed <= 100; seed++) {
+            SimResult result = Simulation.run(SimConfig.defaults(3, FaultProfile.ALL).withSeed(seed));
+            assertTrue(result.passed(), result.summaryLine());
+            pages += result.promisePages();
+            chunks += result.snapshotChunks();
+            smallEnvironments += result.environment().contains("small-messages") ? 1 : 0;
+        }
+        System.out.printf("seeds 1..100 at 3 nodes: %d small-messages environments, %d promise pages beyond the last, %d snapshot chunks%n",
+                smallEnvironments, pages, chunks);
+        assertTrue(smallEnvironments >= 10, "small-messages environments drawn: " + smallEnvironments);
+        assertTrue(pages >= 100, "promise pages beyond the last: " + pages);
+        assertTrue(chunks >= 100, "snapshot chunks delivered: " + chunks);
+    }
+
+    @Test
+    void theReplicasRunTheStateMachineTheFactoryBuilds() {
+        int[] created = new int[1];
+        SimStateMachine counting = new SimStateMachine() {
+            @Override
+            public io.synod.core.paxos.StateMachine create(int nodeId) {
+                created[0]++;
+                return SimStateMachine.KV.create(nodeId);
+            }
+
+            @Override
+            public boolean isWriteResult(byte[] result) {
+                return SimStateMachine.KV.isWriteResult(result);
+            }
+        };
+        SimConfig config = SimConfig.defaults(3, FaultProfile.CRASH).withSeed(5);
+        SimResult withFactory = Simulation.run(config, LeaseHooksFactory.NONE, counting);
+        assertTrue(created[0] > 3, "one state machine per incarnation, and crashes restart nodes: " + created[0]);
+        assertEquals(Simulation.run(config).traceHash(), withFactory.traceHash(), "the same machine, the same run");
+    }
 }

@@ -10,7 +10,11 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,20 +49,20 @@ final class SimulateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--nodes", required = true, paramLabel = "3|5", description = "Replicas in the group: 3 or 5.")
+    @Option(names = "--nodes", required = true, paramLabel = "3|5", converter = WholeNumber.Int.class, description = "Replicas in the group: 3 or 5.")
     int nodes;
 
-    @Option(names = "--seeds", required = true, paramLabel = "N", description = "Number of seeds to run (at least 1).")
+    @Option(names = "--seeds", required = true, paramLabel = "N", converter = WholeNumber.Long.class, description = "Number of seeds to run (at least 1).")
     long seeds;
 
-    @Option(names = "--start-seed", defaultValue = "1", paramLabel = "S", description = "First seed (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--start-seed", defaultValue = "1", paramLabel = "S", converter = WholeNumber.Long.class, description = "First seed (default: ${DEFAULT-VALUE}).")
     long startSeed;
 
     @Option(names = "--faults", defaultValue = "all", paramLabel = "none|crash|net|clock|all",
             description = "Fault profile (default: ${DEFAULT-VALUE}).")
     String faults;
 
-    @Option(names = "--ops-per-seed", defaultValue = "150", paramLabel = "K",
+    @Option(names = "--ops-per-seed", defaultValue = "150", paramLabel = "K", converter = WholeNumber.Int.class,
             description = "Client operations per seed (at least " + SimConfig.MIN_OPS_PER_SEED + "; default: ${DEFAULT-VALUE}).")
     int opsPerSeed;
 
@@ -66,7 +70,7 @@ final class SimulateCommand implements Callable<Integer> {
             description = "Write each seed's history as JSON lines to DIR/seed-<S>.jsonl.")
     Path exportDir;
 
-    @Option(names = "--threads", paramLabel = "T", description = "Seeds run in parallel (default: available processors).")
+    @Option(names = "--threads", paramLabel = "T", converter = WholeNumber.Int.class, description = "Seeds run in parallel (default: available processors).")
     Integer threads;
 
     @Option(names = "--mutation", defaultValue = "none", paramLabel = "NAME",
@@ -74,7 +78,7 @@ final class SimulateCommand implements Callable<Integer> {
                 "small-write-quorum, local-reads, forget-promise, send-before-fsync (default: ${DEFAULT-VALUE})."})
     String mutation;
 
-    @Option(names = "--progress-seconds", defaultValue = "5", paramLabel = "SECONDS",
+    @Option(names = "--progress-seconds", defaultValue = "5", paramLabel = "SECONDS", converter = WholeNumber.Int.class,
             description = "Print a progress line this often (default: ${DEFAULT-VALUE}).")
     int progressSeconds;
 
@@ -175,7 +179,7 @@ final class SimulateCommand implements Callable<Integer> {
             HistoryJson.write(result.history(), writer);
             return null;
         } catch (IOException e) {
-            return "cannot write history " + file + ": " + e;
+            return "cannot write history " + file + ": " + describe(e);
         }
     }
 
@@ -197,6 +201,50 @@ final class SimulateCommand implements Callable<Integer> {
             }
             out.flush();
             return totals.violatingSeeds.isEmpty() ? 0 : 1;
+        }
+    }
+
+    /** An I/O failure in words, without Java exception class names. */
+    static String describe(IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return "no such file or directory, or its parent does not accept new entries";
+        }
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof FileAlreadyExistsException) {
+            return "a file that is not a directory is in the way";
+        }
+        if (e instanceof FileSystemException fs && fs.getReason() != null) {
+            return fs.getReason().toLowerCase(java.util.Locale.ROOT);
+        }
+        return e.getMessage() == null ? "input/output error" : e.getMessage();
+    }
+
+    /** Whole-number options that name the problem in words ("'abc' is not a whole number"). */
+    static final class WholeNumber {
+        private WholeNumber() {}
+
+        static final class Long implements CommandLine.ITypeConverter<java.lang.Long> {
+            @Override
+            public java.lang.Long convert(String value) {
+                try {
+                    return java.lang.Long.parseLong(value.trim());
+                } catch (NumberFormatException e) {
+                    throw new CommandLine.TypeConversionException("'" + value + "' is not a whole number");
+                }
+            }
+        }
+
+        static final class Int implements CommandLine.ITypeConverter<Integer> {
+            @Override
+            public Integer convert(String value) {
+                long parsed = new Long().convert(value);
+                if (parsed < Integer.MIN_VALUE || parsed > Integer.MAX_VALUE) {
+                    throw new CommandLine.TypeConversionException("'" + value + "' is too large");
+                }
+                return (int) parsed;
+            }
         }
     }
 
@@ -243,9 +291,12 @@ final class SimulateCommand implements Callable<Integer> {
         if (exportDir != null) {
             try {
                 Files.createDirectories(exportDir);
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException e) {
                 throw new CommandLine.ParameterException(commandLine, "--export-history directory " + exportDir
-                        + " cannot be created: " + e);
+                        + " cannot be created: " + describe(e));
+            } catch (RuntimeException e) {
+                throw new CommandLine.ParameterException(commandLine, "--export-history directory " + exportDir
+                        + " cannot be created: " + e.getMessage());
             }
             if (!Files.isDirectory(exportDir) || !Files.isWritable(exportDir)) {
                 throw new CommandLine.ParameterException(commandLine, "--export-history directory " + exportDir + " is not writable");

@@ -1,6 +1,7 @@
 package io.synod.server.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.core.history.History;
@@ -59,7 +60,10 @@ class SynodCliTest {
         "--nodes 3 --seeds 2 --ops-per-seed -5|--ops-per-seed must be at least 10, got -5",
         "--nodes 3 --seeds 2 --threads 0|--threads must be at least 1, got 0",
         "--nodes 3 --seeds 2 --mutation typo|unknown mutation 'typo'",
-        "--nodes three --seeds 2|Invalid value for option '--nodes'",
+        "--nodes three --seeds 2|Invalid value for option '--nodes': 'three' is not a whole number",
+        "--nodes 3 --seeds abc|Invalid value for option '--seeds': 'abc' is not a whole number",
+        "--nodes 3 --seeds 2 --threads 99999999999|Invalid value for option '--threads': '99999999999' is too large",
+        "--nodes 3 --seeds 2 --export-history /proc/nope|--export-history directory /proc/nope cannot be created: ",
         "--seeds 2|Missing required option: '--nodes=3|5'",
     })
     void badInputNamesTheProblemAndHintsAtUsage(String arguments, String expectedMessage) {
@@ -69,6 +73,7 @@ class SynodCliTest {
         assertTrue(run.err().contains("usage: synod simulate"), run.err());
         assertTrue(run.err().contains("Try 'synod simulate --help'"), run.err());
         assertEquals("", run.out());
+        assertFalse(run.err().contains("Exception") || run.err().contains("is not a long"), "user language: " + run.err());
     }
 
     @Test
@@ -77,6 +82,7 @@ class SynodCliTest {
         Run run = run("simulate", "--nodes", "3", "--seeds", "1", "--export-history", file.resolve("histories").toString());
         assertEquals(2, run.exitCode(), run.err());
         assertTrue(run.err().contains("--export-history directory"), run.err());
+        assertFalse(run.err().contains("Exception"), "no Java exception names for the user: " + run.err());
     }
 
     @Test
