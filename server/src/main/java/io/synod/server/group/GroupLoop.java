@@ -230,7 +230,7 @@ public final class GroupLoop implements AutoCloseable {
         } else if (m instanceof Message.Accept a) {
             commit = a.leaderCommit();
         } else if (m instanceof Message.InstallSnapshot s) {
-            commit = s.snapshot().lastIncludedSlot();
+            commit = s.lastIncludedSlot();
         } else {
             return;
         }

@@ -1,10 +1,6 @@
 package io.synod.server.log;
 
 import io.synod.core.paxos.Snapshot;
-import io.synod.server.wire.ByteReader;
-import io.synod.server.wire.ByteWriter;
-import io.synod.server.wire.MalformedInputException;
-import io.synod.server.wire.WireCodec;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -16,7 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Durable snapshots of one group, {@code snapshot-<slot>.snap}: {@code [magic][crc32c][body]}, each
+ * Durable snapshots of one group, {@code snapshot-<slot>.snap}: {@code [magic][crc32c][Snapshot.encode()]}, each
  * written to a temporary file, fsynced and renamed. The newest two are kept, so a damaged newest
  * one still leaves an older one (the log hole that may leave is repaired from peers).
  */
@@ -35,9 +31,7 @@ public final class SnapshotStore {
     public record Loaded(Snapshot snapshot, List<String> problems) {}
 
     public void write(Snapshot snapshot) {
-        ByteWriter body = new ByteWriter(snapshot.sizeBytes() + 32);
-        WireCodec.writeSnapshot(body, snapshot);
-        byte[] b = body.toByteArray();
+        byte[] b = snapshot.encode();
         ByteBuffer out = ByteBuffer.allocate(8 + b.length);
         out.putInt(MAGIC).putInt(Crc.of(b, 0, b.length)).put(b);
         try {
@@ -66,11 +60,8 @@ public final class SnapshotStore {
                 problem = "CRC32C mismatch";
             } else {
                 try {
-                    ByteReader r = new ByteReader(bytes, 8, bytes.length - 8);
-                    Snapshot s = WireCodec.readSnapshot(r);
-                    r.expectEnd("snapshot");
-                    return new Loaded(s, problems);
-                } catch (MalformedInputException e) {
+                    return new Loaded(Snapshot.decode(java.util.Arrays.copyOfRange(bytes, 8, bytes.length)), problems);
+                } catch (IllegalArgumentException e) {
                     problem = e.getMessage();
                 }
             }

@@ -4,7 +4,6 @@ import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
-import io.synod.core.paxos.Snapshot;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +32,7 @@ public final class WireCodec {
     private static final int HEARTBEAT = 6;
     private static final int HEARTBEAT_REPLY = 7;
     private static final int INSTALL_SNAPSHOT = 8;
+    private static final int SNAPSHOT_REQUEST = 9;
 
     /** Smallest encoding of an entry: slot, ballot (12), client id, sequence, payload length. */
     static final int MIN_ENTRY_BYTES = 8 + 12 + 8 + 8 + 4;
@@ -114,12 +114,8 @@ public final class WireCodec {
         if (m instanceof Message.Prepare p) {
             header(w, PREPARE, m).i64(p.fromSlot());
         } else if (m instanceof Message.Promise p) {
-            header(w, PROMISE, m).i64(p.fromSlot());
+            header(w, PROMISE, m).i64(p.fromSlot()).i64(p.snapshotSlot()).i64(p.nextSlot());
             writeEntries(w, p.accepted());
-            w.u8(p.snapshot() == null ? 0 : 1);
-            if (p.snapshot() != null) {
-                writeSnapshot(w, p.snapshot());
-            }
         } else if (m instanceof Message.Nack n) {
             header(w, NACK, m);
             writeBallot(w, n.rejected());
@@ -136,8 +132,9 @@ public final class WireCodec {
         } else if (m instanceof Message.HeartbeatReply h) {
             header(w, HEARTBEAT_REPLY, m).i64(h.appliedSlot());
         } else if (m instanceof Message.InstallSnapshot s) {
-            header(w, INSTALL_SNAPSHOT, m);
-            writeSnapshot(w, s.snapshot());
+            header(w, INSTALL_SNAPSHOT, m).i64(s.lastIncludedSlot()).i64(s.totalBytes()).i64(s.offset()).bytes(s.chunk());
+        } else if (m instanceof Message.SnapshotRequest s) {
+            header(w, SNAPSHOT_REQUEST, m).i64(s.lastIncludedSlot()).i64(s.offset());
         } else {
             throw new IllegalArgumentException("unknown message " + m);
         }
@@ -159,9 +156,9 @@ public final class WireCodec {
                 case PREPARE -> new Message.Prepare(from, to, ballot, r.i64("from slot"));
                 case PROMISE -> {
                     long fromSlot = r.i64("from slot");
-                    List<Entry> entries = readEntries(r);
-                    Snapshot snapshot = r.u8("snapshot flag") != 0 ? readSnapshot(r) : null;
-                    yield new Message.Promise(from, to, ballot, fromSlot, entries, snapshot);
+                    long snapshotSlot = r.i64("snapshot slot");
+                    long nextSlot = r.i64("next slot");
+                    yield new Message.Promise(from, to, ballot, fromSlot, readEntries(r), snapshotSlot, nextSlot);
                 }
                 case NACK -> new Message.Nack(from, to, ballot, readBallot(r));
                 case ACCEPT -> {
@@ -179,7 +176,19 @@ public final class WireCodec {
                 }
                 case HEARTBEAT -> new Message.Heartbeat(from, to, ballot, r.i64("leader commit"));
                 case HEARTBEAT_REPLY -> new Message.HeartbeatReply(from, to, ballot, r.i64("applied slot"));
-                case INSTALL_SNAPSHOT -> new Message.InstallSnapshot(from, to, ballot, readSnapshot(r));
+                case INSTALL_SNAPSHOT -> {
+                    long slot = r.i64("snapshot slot");
+                    long total = r.i64("snapshot total bytes");
+                    long offset = r.i64("chunk offset");
+                    byte[] chunk = r.bytes("snapshot chunk");
+                    if (slot < 0 || total < 0 || offset < 0 || offset + chunk.length > total) {
+                        throw new MalformedInputException("snapshot chunk [" + offset + ", +" + chunk.length + ") of "
+                                + total + " bytes at slot " + slot + " is inconsistent");
+                    }
+                    yield new Message.InstallSnapshot(from, to, ballot, slot, total, offset, chunk);
+                }
+                case SNAPSHOT_REQUEST -> new Message.SnapshotRequest(from, to, ballot, r.i64("snapshot slot"),
+                        r.i64("chunk offset"));
                 default -> throw new MalformedInputException("unknown message type " + type);
             };
         } catch (IllegalArgumentException e) {
@@ -235,19 +244,5 @@ public final class WireCodec {
         } catch (IllegalArgumentException e) {
             throw new MalformedInputException("invalid entry: " + e.getMessage());
         }
-    }
-
-    public static void writeSnapshot(ByteWriter w, Snapshot s) {
-        w.i64(s.lastIncludedSlot()).bytes(s.stateMachine()).bytes(s.sessions());
-    }
-
-    public static Snapshot readSnapshot(ByteReader r) throws MalformedInputException {
-        long slot = r.i64("snapshot slot");
-        byte[] state = r.bytes("snapshot state");
-        byte[] sessions = r.bytes("snapshot sessions");
-        if (slot < 0) {
-            throw new MalformedInputException("snapshot slot " + slot + " is negative");
-        }
-        return new Snapshot(slot, state, sessions);
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.synod.coordination.ShardMap;
 import io.synod.core.kv.KvResult;
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Role;
@@ -58,8 +59,25 @@ class ClusterProcessesTest {
         return new String[] {Integer.toString(code), out.toString(), err.toString()};
     }
 
+    /** If this JVM is stopped mid-test (SIGTERM, e.g. a build timeout), its child processes go with it. */
+    private final Thread reaper = new Thread(() -> {
+        try {
+            ClusterFile file = ClusterFile.read(dir);
+            ProcessHandle.of(file.zookeeperPid()).ifPresent(ProcessHandle::destroyForcibly);
+            file.nodes().forEach(n -> ProcessHandle.of(n.pid()).ifPresent(ProcessHandle::destroyForcibly));
+        } catch (IOException | RuntimeException e) {
+            // No cluster was started.
+        }
+    });
+
+    @org.junit.jupiter.api.BeforeEach
+    void armReaper() {
+        Runtime.getRuntime().addShutdownHook(reaper);
+    }
+
     @AfterEach
     void stopEverything() throws Exception {
+        Runtime.getRuntime().removeShutdownHook(reaper);
         if (client != null) {
             client.close();
         }
@@ -87,18 +105,23 @@ class ClusterProcessesTest {
             endpoints.put(n.id(), new InetSocketAddress("127.0.0.1", n.clientPort()));
         }
         client = new SynodClient(endpoints, 1, 2_000, ClusterCommand.MAX_FRAME);
+        // Every key below starts with a lower-case letter: they all land in one group of the shard map.
+        int g = ShardMap.uniform(2).groupFor("a".getBytes(StandardCharsets.UTF_8));
+        for (String p : new String[] {"b", "c", "d", "e"}) {
+            assertEquals(g, ShardMap.uniform(2).groupFor(p.getBytes(StandardCharsets.UTF_8)));
+        }
         writeKeys("a", 30);
 
-        // 1. SIGKILL the leader of group 0; a new leader commits within the session timeout + 1 s (asserted with slack).
-        int leader = leaderOf(file, 0);
-        WireFrame.GroupStatus before = status(file, leader, 0);
+        // 1. SIGKILL the leader of the keys' group; a new leader commits within the session timeout + 1 s (asserted with slack).
+        int leader = leaderOf(file, g);
+        WireFrame.GroupStatus before = status(file, leader, g);
         assertEquals("0", run("cluster", "kill", Integer.toString(leader), "--dir", dir.toString())[0]);
         long killed = System.nanoTime();
         put("a-after-kill");
         double failoverSeconds = (System.nanoTime() - killed) / 1e9;
-        int newLeader = leaderOf(file, 0);
+        int newLeader = leaderOf(file, g);
         assertNotEquals(leader, newLeader);
-        assertTrue(status(file, newLeader, 0).promisedEpoch() > before.promisedEpoch(), "a new epoch");
+        assertTrue(status(file, newLeader, g).promisedEpoch() > before.promisedEpoch(), "a new epoch");
         System.out.printf("failover: first commit by the new leader %.2f s after SIGKILL (session timeout %d ms)%n",
                 failoverSeconds, SESSION_TIMEOUT_MILLIS);
         // The protocol bound is session timeout + 1 s; the slack absorbs a loaded build machine.
@@ -106,11 +129,11 @@ class ClusterProcessesTest {
 
         // 2. The killed node misses more than a snapshot interval: the leader compacts past it.
         writeKeys("b", 3 * SNAPSHOT_EVERY);
-        WireFrame.GroupStatus leaderNow = status(file, newLeader, 0);
+        WireFrame.GroupStatus leaderNow = status(file, newLeader, g);
         assertTrue(leaderNow.snapshotSlot() - RETAIN > before.appliedSlot(),
                 "the leader compacted past the killed node: " + leaderNow + " vs " + before);
         restart(leader);
-        WireFrame.GroupStatus caughtUp = awaitCaughtUp(file, leader, 0);
+        WireFrame.GroupStatus caughtUp = awaitCaughtUp(file, leader, g);
         assertTrue(caughtUp.snapshotSlot() > before.appliedSlot(), "caught up through a snapshot: " + caughtUp);
 
         // 3. A follower misses a few entries (fewer than the retained log): catch-up from the log.
@@ -118,11 +141,11 @@ class ClusterProcessesTest {
         killNode(follower);
         writeKeys("c", 5);
         restart(follower);
-        awaitCaughtUp(file, follower, 0);
+        awaitCaughtUp(file, follower, g);
 
         // 4. Torn tail: a record cut short at the end of a follower's log is truncated on restart.
         killNode(follower);
-        Path segment = newestSegment(follower, 0);
+        Path segment = newestSegment(follower, g);
         long end = endOfData(segment);
         try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
             f.seek(end);
@@ -131,12 +154,12 @@ class ClusterProcessesTest {
             f.write(new byte[] {7, 7, 7});
         }
         restart(follower);
-        awaitCaughtUp(file, follower, 0);
+        awaitCaughtUp(file, follower, g);
         assertTrue(serverLog(follower).contains("torn tail"), "the truncation is logged");
 
         // 5. Mid-log corruption: the follower refuses to vote on its damaged log and repairs from peers.
         killNode(follower);
-        segment = newestSegment(follower, 0);
+        segment = newestSegment(follower, g);
         long middle = middleRecordBody(segment);
         try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
             f.seek(middle);
@@ -154,12 +177,13 @@ class ClusterProcessesTest {
         assertTrue(target.find());
         long repairSlot = Long.parseLong(target.group(1));
         int written = 0;
-        while (status(file, leaderOf(file, 0), 0).commitSlot() < repairSlot) {
+        while (status(file, leaderOf(file, g), g).commitSlot() < repairSlot) {
+            assertTrue(written < 2_000, "the group should pass slot " + repairSlot + " within 2000 writes");
             put("d-" + written++);
         }
-        WireFrame.GroupStatus repaired = awaitState(file, follower, 0, WireFrame.GroupStatus.SERVING);
+        WireFrame.GroupStatus repaired = awaitState(file, follower, g, WireFrame.GroupStatus.SERVING);
         assertEquals(WireFrame.GroupStatus.SERVING, repaired.state());
-        awaitCaughtUp(file, follower, 0);
+        awaitCaughtUp(file, follower, g);
         assertTrue(serverLog(follower).contains("repair finished"));
 
         // 6. Garbage on both ports of a server closes those connections only; the cluster keeps serving.
@@ -174,7 +198,7 @@ class ClusterProcessesTest {
         }
         String[] status = run("cluster", "status", "--dir", dir.toString());
         assertEquals("0", status[0]);
-        assertTrue(status[1].contains("group 0    leader node"), status[1]);
+        assertTrue(status[1].contains("group " + g + "    leader node"), status[1]);
         assertEquals("0", run("cluster", "stop", "--dir", dir.toString())[0]);
         for (ClusterFile.NodeEntry n : ClusterFile.read(dir).nodes()) {
             assertTrue(ProcessHandle.of(n.pid()).map(h -> !h.isAlive()).orElse(true), "node " + n.id() + " stopped");

@@ -9,7 +9,6 @@ import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
-import io.synod.core.paxos.Snapshot;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -17,21 +16,21 @@ class WireCodecTest {
     static final Ballot B = new Ballot(7, 2);
     static final Entry E1 = new Entry(5, B, new Command(9, 3, new byte[] {1, 2, 3}));
     static final Entry E2 = new Entry(6, new Ballot(6, 1), Command.NOOP);
-    static final Snapshot S = new Snapshot(4, new byte[] {9, 9}, new byte[] {8});
 
     /** One of every frame and every core message type. */
     static List<WireFrame> samples() {
         return List.of(
                 new WireFrame.Hello(3, "cluster-a"),
                 new WireFrame.PeerMessage(1, new Message.Prepare(2, 0, B, 11)),
-                new WireFrame.PeerMessage(1, new Message.Promise(0, 2, B, 11, List.of(E1, E2), null)),
-                new WireFrame.PeerMessage(1, new Message.Promise(0, 2, B, 1, List.of(), S)),
+                new WireFrame.PeerMessage(1, new Message.Promise(0, 2, B, 11, List.of(E1, E2), 0, 0)),
+                new WireFrame.PeerMessage(1, new Message.Promise(0, 2, B, 1, List.of(), 4, 12)),
                 new WireFrame.PeerMessage(2, new Message.Nack(0, 2, B, new Ballot(3, 1))),
                 new WireFrame.PeerMessage(0, new Message.Accept(2, 1, B, List.of(E1), 4)),
                 new WireFrame.PeerMessage(0, new Message.Accepted(1, 2, B, new long[] {5, 6}, 3)),
                 new WireFrame.PeerMessage(0, new Message.Heartbeat(2, 1, B, 5)),
                 new WireFrame.PeerMessage(0, new Message.HeartbeatReply(1, 2, B, 5)),
-                new WireFrame.PeerMessage(3, new Message.InstallSnapshot(2, 1, B, S)),
+                new WireFrame.PeerMessage(3, new Message.InstallSnapshot(2, 1, B, 4, 10, 2, new byte[] {1, 2, 3})),
+                new WireFrame.PeerMessage(3, new Message.SnapshotRequest(1, 2, B, 4, 5)),
                 new WireFrame.ClientCommand(1, 2, 3, new byte[] {4}),
                 new WireFrame.ClientResponse(1, 2, 0, 44, 1, new byte[] {5, 6}),
                 new WireFrame.StatusQuery(77),
@@ -84,6 +83,14 @@ class WireCodecTest {
         ByteWriter w2 = new ByteWriter(32).u8(WireCodec.VERSION).u8(3).i64(1).i64(1).i64(1).i32(Integer.MAX_VALUE - 1);
         assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(w2.toByteArray())).getMessage()
                 .contains("exceeds"));
+    }
+
+    @Test
+    void aSnapshotChunkOutsideItsSnapshotIsMalformed() {
+        byte[] bytes = WireCodec.encode(new WireFrame.PeerMessage(0, new Message.InstallSnapshot(2, 1, B, 4, 3, 2,
+                new byte[] {1, 2})));
+        assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(bytes)).getMessage()
+                .contains("inconsistent"));
     }
 
     @Test
