@@ -2,6 +2,7 @@ package io.synod.server.state;
 
 import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvResult;
+import io.synod.core.kv.KvStateMachine;
 import io.synod.core.paxos.StateMachine;
 import io.synod.server.wire.ByteReader;
 import io.synod.server.wire.ByteWriter;
@@ -142,13 +143,12 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         return new KvResult.ListValue(elements);
     }
 
+    /** Command syntax is the in-memory machine's: its stateless checks are used as they are. */
+    private static final KvStateMachine SYNTAX = new KvStateMachine();
+
     @Override
     public boolean isReadOnly(byte[] payload) {
-        try {
-            return KvCommand.decode(payload).isReadOnly();
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
+        return SYNTAX.isReadOnly(payload);
     }
 
     @Override
@@ -162,7 +162,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
 
     @Override
     public void validate(byte[] payload) {
-        KvCommand.decode(payload);
+        SYNTAX.validate(payload);
     }
 
     /** Every data pair in key order (the applied-slot key is bookkeeping, not state). */
