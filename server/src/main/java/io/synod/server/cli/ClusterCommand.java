@@ -174,8 +174,8 @@ public final class ClusterCommand implements Runnable {
             long t0 = System.nanoTime();
             List<WireFrame.GroupStatus> leaders = awaitLeaders(file, timeoutSeconds * 1000L);
             if (leaders == null) {
-                spec().getErr().printf("error: not every group has a leader after %d s; see the logs under %s%n", timeoutSeconds,
-                        dir);
+                spec().getErr().printf("error: not every group has a leader after %d s; see the logs under %s "
+                        + "(the processes keep running: 'synod cluster stop --dir %s')%n", timeoutSeconds, dir, dir);
                 return 1;
             }
             for (WireFrame.GroupStatus s : leaders) {
