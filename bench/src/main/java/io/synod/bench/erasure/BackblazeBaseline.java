@@ -1,10 +1,10 @@
 package io.synod.bench.erasure;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +12,7 @@ import java.util.OptionalDouble;
 
 /**
  * The Backblaze JavaReedSolomon throughput medians from
- * {@code shared/vectors/reed-solomon/backblaze-baseline-throughput.csv}, keyed by
+ * {@code backblaze-baseline-throughput.csv} (measured on another machine; shipped in this jar), keyed by
  * (data, parity, shard bytes, op).
  */
 final class BackblazeBaseline {
@@ -20,16 +20,16 @@ final class BackblazeBaseline {
     static final String FILE_NAME = "backblaze-baseline-throughput.csv";
     static final String VECTORS_PROPERTY = "synod.vectors.dir";
 
-    private final Path source;
+    private final String source;
     private final Map<String, Double> medianMegabytesPerSecond;
 
-    private BackblazeBaseline(Path source, Map<String, Double> medianMegabytesPerSecond) {
+    private BackblazeBaseline(String source, Map<String, Double> medianMegabytesPerSecond) {
         this.source = source;
         this.medianMegabytesPerSecond = medianMegabytesPerSecond;
     }
 
     /** Where the CSV was read from. */
-    Path source() {
+    String source() {
         return source;
     }
 
@@ -40,33 +40,33 @@ final class BackblazeBaseline {
     }
 
     /**
-     * Reads the CSV from {@code -Dsynod.vectors.dir}, else from {@code A/shared/vectors/reed-solomon}
-     * for the working directory and each ancestor A.
+     * Reads the CSV from {@code -Dsynod.vectors.dir} if set, else the copy in the bench jar
+     * (bench/src/main/resources/io/synod/bench/erasure).
      *
-     * @throws IOException if it cannot be found or read, naming the places looked in
+     * @throws IOException if it cannot be found or read, naming where it looked
      */
     static BackblazeBaseline load() throws IOException {
-        List<Path> candidates = new ArrayList<>();
         String configured = System.getProperty(VECTORS_PROPERTY);
         if (configured != null) {
-            candidates.add(Path.of(configured).toAbsolutePath().resolve(FILE_NAME));
-        } else {
-            for (Path a = Path.of("").toAbsolutePath(); a != null; a = a.getParent()) {
-                candidates.add(a.resolve("shared").resolve("vectors").resolve("reed-solomon").resolve(FILE_NAME));
+            Path file = Path.of(configured).toAbsolutePath().resolve(FILE_NAME);
+            if (!Files.isRegularFile(file)) {
+                throw new IOException(FILE_NAME + " not found in -D" + VECTORS_PROPERTY + " directory: " + file);
             }
+            return parse(file.toString(), Files.readAllLines(file, StandardCharsets.UTF_8));
         }
-        for (Path candidate : candidates) {
-            if (Files.isRegularFile(candidate)) {
-                return parse(candidate);
+        try (InputStream in = BackblazeBaseline.class.getResourceAsStream(FILE_NAME)) {
+            if (in == null) {
+                throw new IOException(FILE_NAME + " is missing from the bench jar (io/synod/bench/erasure)");
             }
+            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return parse("bundled " + FILE_NAME, text.lines().toList());
         }
-        throw new IOException(FILE_NAME + " not found (set -D" + VECTORS_PROPERTY + "=DIR); looked in " + candidates);
     }
 
-    private static BackblazeBaseline parse(Path file) throws IOException {
+    private static BackblazeBaseline parse(String file, List<String> lines) throws IOException {
         Map<String, Double> medians = new HashMap<>();
         List<String> header = null;
-        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+        for (String line : lines) {
             if (line.isBlank() || line.startsWith("#")) {
                 continue;
             }

@@ -4,7 +4,7 @@
  *
  * <p>{@link io.synod.core.erasure.ReedSolomonCodec} is the stripe-level codec: systematic
  * Reed-Solomon over GF(2^8), byte-compatible with Backblaze JavaReedSolomon (checked against
- * {@code shared/vectors/reed-solomon}). {@link io.synod.core.erasure.ValueCoder} and
+ * {@code core/src/test/resources/reed-solomon}). {@link io.synod.core.erasure.ValueCoder} and
  * {@link io.synod.core.erasure.ValueShard} are the value-level API the replication layer uses: a
  * value of any length becomes D data plus P parity shards, each with its index, the value's length
  * and checksum, and its own checksum, in a versioned byte encoding for the network and the disk.

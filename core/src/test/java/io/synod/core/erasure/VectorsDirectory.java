@@ -1,33 +1,34 @@
 package io.synod.core.erasure;
 
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
- * Finds {@code shared/vectors/reed-solomon}: the system property {@code synod.vectors.dir} if set,
- * else {@code A/shared/vectors/reed-solomon} for the working directory and each of its ancestors A
- * (CI clones the repository with {@code shared/} beside it). Fails, never skips, when absent: a
- * compatibility test that silently does not run is worse than none.
+ * Finds the Reed-Solomon vectors: the directory named by the system property
+ * {@code synod.vectors.dir} if set, else the copy shipped in this module's test resources
+ * ({@code core/src/test/resources/reed-solomon}). The repository carries its own copy, so the result
+ * never depends on where the checkout lives. Fails, never skips, when absent: a compatibility test
+ * that silently does not run is worse than none.
  */
 final class VectorsDirectory {
 
     static final String PROPERTY = "synod.vectors.dir";
+    static final String RESOURCE = "/reed-solomon/backblaze-vectors.jsonl";
 
     private VectorsDirectory() {
     }
 
     static Path locate() {
-        return locate(System.getProperty(PROPERTY), Path.of("").toAbsolutePath(), null);
+        return locate(System.getProperty(PROPERTY), VectorsDirectory.class.getResource(RESOURCE));
     }
 
     /**
-     * The lookup itself: {@code configured} is the property's value (or null), {@code start} the
-     * working directory, {@code root} the highest ancestor to look in (null: the file system root).
-     * A test passes its own root, so what it finds cannot depend on where the repository lives.
+     * The lookup itself: {@code configured} is the property's value (or null), {@code bundled} the
+     * test resource's URL (or null when the test classpath lacks it).
      */
-    static Path locate(String configured, Path start, Path root) {
+    static Path locate(String configured, URL bundled) {
         if (configured != null) {
             Path dir = Path.of(configured).toAbsolutePath();
             if (!Files.isDirectory(dir)) {
@@ -36,18 +37,14 @@ final class VectorsDirectory {
             }
             return dir;
         }
-        List<Path> tried = new ArrayList<>();
-        for (Path ancestor = start; ancestor != null; ancestor = ancestor.getParent()) {
-            Path candidate = ancestor.resolve("shared").resolve("vectors").resolve("reed-solomon");
-            if (Files.isDirectory(candidate)) {
-                return candidate;
-            }
-            tried.add(candidate);
-            if (ancestor.equals(root)) {
-                break;
-            }
+        if (bundled == null || !"file".equals(bundled.getProtocol())) {
+            throw new AssertionError("Reed-Solomon test vectors not found: the test classpath has no "
+                    + RESOURCE + " (core/src/test/resources/reed-solomon); set -D" + PROPERTY + "=DIR to use another copy");
         }
-        throw new AssertionError("Reed-Solomon test vectors not found. Set -D" + PROPERTY
-                + "=DIR or place shared/vectors/reed-solomon beside the repository. Looked in: " + tried);
+        try {
+            return Path.of(bundled.toURI()).getParent();
+        } catch (URISyntaxException e) {
+            throw new AssertionError("Reed-Solomon test vectors: unusable resource location " + bundled, e);
+        }
     }
 }
