@@ -203,7 +203,14 @@ public final class GroupLoop implements AutoCloseable {
             if (repairAbove != null) {
                 noteLeaderDuringRepair(m);
             }
-            replica.step(m);
+            try {
+                replica.step(m);
+            } catch (IllegalArgumentException e) {
+                // The replica refuses a message it cannot take (wrong receiver, unknown sender) before
+                // changing any state: drop it. An invariant failure (IllegalStateException) still stops the group.
+                droppedInputs.incrementAndGet();
+                LOG.warn("group {}: dropping a message the replica refused: {}", group, e.getMessage());
+            }
         } else if (input instanceof ClientInput c) {
             propose(c);
         }

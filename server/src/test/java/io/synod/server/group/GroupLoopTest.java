@@ -46,10 +46,13 @@ class GroupLoopTest {
             while (loop.status().role() != Role.LEADER.ordinal() && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
+            // A message the replica refuses (unknown sender) is dropped; the group keeps serving.
+            loop.onPeerMessage(new io.synod.core.paxos.Message.Heartbeat(4, 0, new io.synod.core.paxos.Ballot(9, 4), 3));
             for (long seq = 1; seq <= 20; seq++) {
                 assertEquals(ClientReply.Status.OK.ordinal(), call(loop, seq).status());
             }
             assertTrue(registry.get("synod.fsync.latency").timer().count() > 0);
+            assertEquals(1, loop.droppedInputs(), "the refused message was dropped, not fatal");
             assertTrue(registry.get("synod.commit.latency").timer().count() >= 20);
 
             storage.log().close(); // The next append hits a closed file: a storage failure.
