@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class BenchCliTest {
@@ -59,7 +60,54 @@ class BenchCliTest {
 
         Run missing = run();
         assertEquals(BenchCli.EXIT_USAGE, missing.exitCode());
-        assertTrue(missing.err().contains("Missing command"), missing.err());
+        assertTrue(missing.err().contains("missing command"), missing.err());
+
+        for (Run bad : new Run[] {size, experiment, both, unknown, notANumber, missing}) {
+            assertShortUsageError(bad);
+        }
+    }
+
+    /** The main synod CLI's style: one error line, the synopsis, where the help is; never the whole help or a trace. */
+    private static void assertShortUsageError(Run run) {
+        String[] lines = run.err().split("\\R");
+        assertTrue(lines[0].startsWith("error: "), run.err());
+        assertEquals(1, run.err().lines().filter(line -> line.startsWith("error: ")).count(), run.err());
+        assertTrue(run.err().contains("usage: synod bench"), run.err());
+        assertTrue(run.err().contains("Try 'synod bench") && run.err().contains("--help' for more information."), run.err());
+        assertFalse(run.err().contains("\tat "), "no stack trace: " + run.err());
+        assertTrue(lines.length <= 12, "short, not the whole help: " + run.err());
+    }
+
+    @Test
+    void anOutputDirectoryThatCannotBeMadeIsABadArgumentNotAStackTrace() {
+        Run locks = run("locks", "--quick", "--out", "/proc/nope/d");
+        assertEquals(BenchCli.EXIT_USAGE, locks.exitCode(), locks.err());
+        assertTrue(locks.err().contains("--out /proc/nope/d cannot be created or written"), locks.err());
+        assertShortUsageError(locks);
+        assertTrue(locks.out().isEmpty() || !locks.out().contains("ensemble"), "fails before starting anything: " + locks.out());
+
+        Run locksAt = run("locks-at", "--connect", "127.0.0.1:1", "--out", "/proc/nope/d");
+        assertEquals(BenchCli.EXIT_USAGE, locksAt.exitCode(), locksAt.err());
+        assertShortUsageError(locksAt);
+    }
+
+    @Test
+    void helpTextsAreNeitherCutNorWrappedTwice() {
+        Run top = run("--help");
+        assertTrue(top.out().contains("The seed paper's lock experiments on a real ZooKeeper ensemble with injected latency."),
+                "one-line summaries are whole: " + top.out());
+        assertTrue(top.out().contains("The lock experiment at one network condition, against an ensemble already running."),
+                top.out());
+        assertFalse(top.out().lines().anyMatch(line -> line.startsWith("              ")), "a summary wrapped: " + top.out());
+        for (String command : new String[] {"locks", "locks-at"}) {
+            Run help = run(command, "--help");
+            for (String line : help.out().split("\\R")) {
+                assertTrue(line.length() <= BenchCli.HELP_WIDTH, "line longer than the help width: " + line);
+            }
+            // A pre-wrapped description line wrapped again by picocli would leave a one- or two-word line.
+            assertFalse(help.out().lines().anyMatch(line -> line.trim().matches("[A-Za-z,.()]+")),
+                    "a description line was wrapped twice: " + help.out());
+        }
     }
 
     @Test

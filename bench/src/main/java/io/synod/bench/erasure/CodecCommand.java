@@ -23,10 +23,10 @@ import picocli.CommandLine.Spec;
                 + "shards, for (D,P) = (3,2) (4,1) (2,1) (6,3) (10,4) at 1 KiB, 64 KiB and 1 MiB shards. Prints MB/s of "
                 + "data per CPU-second, the ratio to a textbook coding loop measured in the same run, and the ratio to "
                 + "Backblaze JavaReedSolomon's medians measured on another machine (backblaze-baseline-throughput.csv, "
-                + "shipped in the bench jar).%nTakes about 13 minutes, or about 7 with --quick.")
+                + "shipped in the bench jar).%nTakes about 13 minutes, or about 10 with --quick.")
 public final class CodecCommand implements Callable<Integer> {
 
-    @Option(names = "--quick", description = "Shorter warm-up and measurement (1 fork, 2 x 0.5 s warm-up, 3 x 0.5 s measured).")
+    @Option(names = "--quick", description = "Shorter warm-up and measurement (1 fork, 6 x 0.5 s warm-up, 3 x 0.5 s measured).")
     boolean quick;
 
     @Option(names = "--out", paramLabel = "FILE.csv", description = "Also write the table as CSV to this file.")

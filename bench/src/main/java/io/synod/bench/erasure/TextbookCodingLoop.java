@@ -39,30 +39,73 @@ final class TextbookCodingLoop {
     }
 
     /**
-     * The loop rebuilding the shards absent in {@code present} from the first D present shards.
-     * Its coefficients are read off the codec itself: rebuild a one-byte stripe in which exactly
-     * one chosen input is 1, and the rebuilt bytes are that input's coefficients.
+     * The loop rebuilding the shards absent in {@code present} from the first D present shards, the
+     * textbook decode: invert the encoding matrix's rows of those shards (Gauss-Jordan over
+     * GF(2^8), written here independently of the codec) and apply the missing shards' rows of
+     * encoding matrix x inverse.
      */
     static TextbookCodingLoop rebuild(ReedSolomonCodec codec, boolean[] present) {
-        int total = codec.totalShardCount();
+        int[][] matrix = codec.encodingMatrix();
         int[] inputs = inputsFor(codec, present);
+        int d = inputs.length;
+        int[][] work = new int[d][2 * d];
+        for (int r = 0; r < d; r++) {
+            System.arraycopy(matrix[inputs[r]], 0, work[r], 0, d);
+            work[r][d + r] = 1;
+        }
+        for (int col = 0; col < d; col++) {
+            int pivot = col;
+            while (work[pivot][col] == 0) {
+                pivot++; // an MDS code's square sub-matrix is invertible, so a pivot exists
+            }
+            int[] swap = work[pivot];
+            work[pivot] = work[col];
+            work[col] = swap;
+            int scale = inverse(work[col][col]);
+            for (int c = 0; c < 2 * d; c++) {
+                work[col][c] = multiply(work[col][c], scale);
+            }
+            for (int r = 0; r < d; r++) {
+                int factor = work[r][col];
+                if (r != col && factor != 0) {
+                    for (int c = 0; c < 2 * d; c++) {
+                        work[r][c] ^= multiply(factor, work[col][c]);
+                    }
+                }
+            }
+        }
         int missing = 0;
         for (boolean p : present) {
             missing += p ? 0 : 1;
         }
-        int[][] coefficients = new int[missing][inputs.length];
-        for (int in = 0; in < inputs.length; in++) {
-            byte[][] stripe = new byte[total][1];
-            stripe[inputs[in]][0] = 1;
-            codec.reconstruct(stripe, present, 0, 1);
-            int out = 0;
-            for (int s = 0; s < total; s++) {
-                if (!present[s]) {
-                    coefficients[out++][in] = stripe[s][0] & 0xFF;
+        int[][] coefficients = new int[missing][d];
+        int out = 0;
+        for (int s = 0; s < present.length; s++) {
+            if (!present[s]) {
+                for (int in = 0; in < d; in++) {
+                    int sum = 0;
+                    for (int k = 0; k < d; k++) {
+                        sum ^= multiply(matrix[s][k], work[k][d + in]);
+                    }
+                    coefficients[out][in] = sum;
                 }
+                out++;
             }
         }
         return new TextbookCodingLoop(coefficients);
+    }
+
+    private static int multiply(int a, int b) {
+        return MULTIPLICATION_TABLE[a][b] & 0xFF;
+    }
+
+    private static int inverse(int a) {
+        for (int b = 1; b < 256; b++) {
+            if (multiply(a, b) == 1) {
+                return b;
+            }
+        }
+        throw new IllegalArgumentException("0 has no inverse");
     }
 
     /** The first D present shard indexes: the inputs a rebuild reads. */

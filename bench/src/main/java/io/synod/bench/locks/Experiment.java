@@ -7,7 +7,7 @@ import java.util.stream.Collectors;
 public enum Experiment {
     BASELINE("baseline", "Fig. 7", "sync vs async latency of create/set/get/exists/getChildren"),
     CREATE_GRID("create-grid", "Figs. 8-9", "async and sync create latency over client RTT x server RTT"),
-    LOCK_GRID("lock-grid", "Fig. 10", "the four lock primitives over client RTT x server RTT"),
+    LOCK_GRID("lock-grid", "Fig. 10", "the locks over client RTT x server RTT"),
     SERVER_RTT("server-rtt", "Fig. 11", "server-server RTT sweep at a fixed client RTT"),
     CONTENTION_HIGH_RTT("contention-high-rtt", "Fig. 13", "critical-section sweep at high client RTT"),
     CONTENTION_LOW_RTT("contention-low-rtt", "Fig. 14", "critical-section sweep at low client RTT"),

@@ -1,7 +1,7 @@
 package io.synod.bench.locks;
 
 import io.synod.bench.report.CsvTable;
-import io.synod.recipes.lock.LockKind;
+
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -42,37 +42,38 @@ public final class Findings {
     }
 
     public static List<Finding> evaluate(Profile profile, Set<Experiment> ran,
-                                         Map<LockPoint, Map<LockKind, LockRunResult>> results) {
+                                         Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
         List<Finding> findings = new ArrayList<>();
         findings.add(asyncTasMostEfficientAndStable(results));
         findings.add(syncTasDegradesAtHighRtt(profile, ran, results));
         findings.add(queueBeatsSyncTasAtHighDelayAndContention(profile, ran, results));
         findings.add(tasBeatsQueueAtLowContention(profile, ran, results));
+        findings.add(adaptiveNearTheBest(results));
         findings.add(mutualExclusionHeld(results));
         return findings;
     }
 
     // F1 ------------------------------------------------------------------------------------------
 
-    static Finding asyncTasMostEfficientAndStable(Map<LockPoint, Map<LockKind, LockRunResult>> results) {
+    static Finding asyncTasMostEfficientAndStable(Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
         String rule = "over every measured lock point: async TAS mean acquire latency lowest or tied with the lowest"
-                + " mean of the other three (efficient), and its p99 lowest or tied (stable). CONFIRMED if both hold at"
+                + " mean of the paper's other three primitives (efficient), and its p99 lowest or tied (stable). CONFIRMED if both hold at"
                 + " >= 75% of points; REFUTED if another primitive's mean is clearly lower at > 50% of points";
         int points = 0;
         int efficient = 0;
         int stable = 0;
         int beaten = 0;
-        for (Map<LockKind, LockRunResult> byPrimitive : results.values()) {
+        for (Map<LockPrimitive, LockRunResult> byPrimitive : results.values()) {
             if (!allUsable(byPrimitive)) {
                 continue;
             }
             points++;
-            double asyncTasMean = byPrimitive.get(LockKind.ASYNC_TAS).acquire().meanMillis();
-            double asyncTasP99 = byPrimitive.get(LockKind.ASYNC_TAS).acquire().p99Millis();
+            double asyncTasMean = byPrimitive.get(LockPrimitive.ASYNC_TAS).acquire().meanMillis();
+            double asyncTasP99 = byPrimitive.get(LockPrimitive.ASYNC_TAS).acquire().p99Millis();
             double bestOtherMean = Double.POSITIVE_INFINITY;
             double bestOtherP99 = Double.POSITIVE_INFINITY;
-            for (LockKind other : LockKind.values()) {
-                if (other != LockKind.ASYNC_TAS) {
+            for (LockPrimitive other : PAPER) {
+                if (other != LockPrimitive.ASYNC_TAS) {
                     bestOtherMean = Math.min(bestOtherMean, byPrimitive.get(other).acquire().meanMillis());
                     bestOtherP99 = Math.min(bestOtherP99, byPrimitive.get(other).acquire().p99Millis());
                 }
@@ -107,7 +108,7 @@ public final class Findings {
     // F2 ------------------------------------------------------------------------------------------
 
     static Finding syncTasDegradesAtHighRtt(Profile profile, Set<Experiment> ran,
-                                            Map<LockPoint, Map<LockKind, LockRunResult>> results) {
+                                            Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
         String rule = "in each client-RTT sweep that ran (Figs. 15 and 16), r(RTT) = mean(sync TAS) / mean(async TAS)."
                 + " CONFIRMED if in every sweep sync TAS is clearly slower than async TAS at the highest RTT"
                 + " and r(highest RTT) > r(lowest RTT); REFUTED if in every sweep r(highest RTT) <= 1";
@@ -127,9 +128,9 @@ public final class Findings {
                 continue;
             }
             sweeps++;
-            double rLow = mean(results, low.get(), LockKind.SYNC_TAS) / mean(results, low.get(), LockKind.ASYNC_TAS);
-            double syncHigh = mean(results, high.get(), LockKind.SYNC_TAS);
-            double asyncHigh = mean(results, high.get(), LockKind.ASYNC_TAS);
+            double rLow = mean(results, low.get(), LockPrimitive.SYNC_TAS) / mean(results, low.get(), LockPrimitive.ASYNC_TAS);
+            double syncHigh = mean(results, high.get(), LockPrimitive.SYNC_TAS);
+            double asyncHigh = mean(results, high.get(), LockPrimitive.ASYNC_TAS);
             double rHigh = syncHigh / asyncHigh;
             evidence.add(String.format(Locale.ROOT, "%s: r(%d ms)=%.2f, r(%d ms)=%.2f", sweep.figure(),
                     low.get().clientRttMillis(), rLow, high.get().clientRttMillis(), rHigh));
@@ -151,7 +152,7 @@ public final class Findings {
     // F3 ------------------------------------------------------------------------------------------
 
     static Finding queueBeatsSyncTasAtHighDelayAndContention(Profile profile, Set<Experiment> ran,
-                                                             Map<LockPoint, Map<LockKind, LockRunResult>> results) {
+                                                             Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
         String rule = "at the high-delay, high-contention points (Fig. 16 at its highest client RTT; Fig. 13 at its"
                 + " longest critical section), q = mean(faster queue lock) / mean(sync TAS)."
                 + " CONFIRMED if the queue lock is clearly faster at every such point; REFUTED if sync TAS is clearly"
@@ -170,9 +171,9 @@ public final class Findings {
         int better = 0;
         int worse = 0;
         for (LockPoint point : points) {
-            double queue = Math.min(mean(results, point, LockKind.SYNC_QUEUE),
-                    mean(results, point, LockKind.ASYNC_QUEUE));
-            double syncTas = mean(results, point, LockKind.SYNC_TAS);
+            double queue = Math.min(mean(results, point, LockPrimitive.SYNC_QUEUE),
+                    mean(results, point, LockPrimitive.ASYNC_QUEUE));
+            double syncTas = mean(results, point, LockPrimitive.SYNC_TAS);
             double q = queue / syncTas;
             evidence.add(String.format(Locale.ROOT, "client RTT %d ms, critical section %d ms: queue %.1f ms vs sync TAS %.1f ms (q=%.2f)",
                     point.clientRttMillis(), point.serviceMillis(), queue, syncTas, q));
@@ -195,7 +196,7 @@ public final class Findings {
     // F4 ------------------------------------------------------------------------------------------
 
     static Finding tasBeatsQueueAtLowContention(Profile profile, Set<Experiment> ran,
-                                                Map<LockPoint, Map<LockKind, LockRunResult>> results) {
+                                                Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
         String rule = "in the low-contention client-RTT sweep (Fig. 15), gap(RTT) = mean(faster queue lock) -"
                 + " mean(faster TAS lock). CONFIRMED if at the highest RTT the faster TAS is clearly"
                 + " faster and gap(highest RTT) > gap(lowest RTT); REFUTED if at the highest RTT"
@@ -216,9 +217,9 @@ public final class Findings {
         double queueAtHigh = 0;
         for (int i = 0; i < points.size(); i++) {
             LockPoint point = points.get(i);
-            double tas = Math.min(mean(results, point, LockKind.SYNC_TAS), mean(results, point, LockKind.ASYNC_TAS));
-            double queue = Math.min(mean(results, point, LockKind.SYNC_QUEUE),
-                    mean(results, point, LockKind.ASYNC_QUEUE));
+            double tas = Math.min(mean(results, point, LockPrimitive.SYNC_TAS), mean(results, point, LockPrimitive.ASYNC_TAS));
+            double queue = Math.min(mean(results, point, LockPrimitive.SYNC_QUEUE),
+                    mean(results, point, LockPrimitive.ASYNC_QUEUE));
             gaps[i] = queue - tas;
             evidence.add(String.format(Locale.ROOT, "RTT %d ms: TAS %.1f ms, queue %.1f ms (gap %.1f ms)",
                     point.clientRttMillis(), tas, queue, gaps[i]));
@@ -239,11 +240,11 @@ public final class Findings {
 
     // harness check --------------------------------------------------------------------------------
 
-    static Finding mutualExclusionHeld(Map<LockPoint, Map<LockKind, LockRunResult>> results) {
+    static Finding mutualExclusionHeld(Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
         int runs = 0;
         int violations = 0;
         int tokenViolations = 0;
-        for (Map<LockKind, LockRunResult> byPrimitive : results.values()) {
+        for (Map<LockPrimitive, LockRunResult> byPrimitive : results.values()) {
             for (LockRunResult result : byPrimitive.values()) {
                 runs++;
                 violations += result.exclusionViolations();
@@ -279,11 +280,67 @@ public final class Findings {
                 && result.completed() >= MIN_COMPLETED_FRACTION * result.spec().requestCount();
     }
 
-    static boolean allUsable(Map<LockKind, LockRunResult> byPrimitive) {
+    /** The paper's four primitives: the findings F1-F4 are judged on these alone. */
+    static final List<LockPrimitive> PAPER = java.util.Arrays.stream(LockPrimitive.values()).filter(LockPrimitive::isPaper).toList();
+
+    /** Within this factor of the best fixed primitive, the adaptive lock counts as matching it. */
+    static final double ADAPTIVE_TARGET = 1.10;
+
+    static Finding adaptiveNearTheBest(Map<LockPoint, Map<LockPrimitive, LockRunResult>> results) {
+        String rule = "at every lock point, a = mean(adaptive) / mean(best fixed primitive at that point);"
+                + " CONFIRMED if a <= " + ADAPTIVE_TARGET + " or within the tie margin at every point; REFUTED otherwise";
+        List<String> misses = new ArrayList<>();
+        int points = 0;
+        double worst = 0;
+        for (Map.Entry<LockPoint, Map<LockPrimitive, LockRunResult>> entry : results.entrySet()) {
+            Optional<AdaptiveRatio> ratio = adaptiveRatio(entry.getValue());
+            if (ratio.isEmpty()) {
+                continue;
+            }
+            points++;
+            worst = Math.max(worst, ratio.get().ratio());
+            if (!ratio.get().withinTarget()) {
+                misses.add(String.format(Locale.ROOT, "%s: %.2f x %s", entry.getKey().describe(), ratio.get().ratio(),
+                        ratio.get().best().label()));
+            }
+        }
+        String evidence = String.format(Locale.ROOT, "%d points, worst ratio %.2f; beyond %.2f at %d%s", points, worst,
+                ADAPTIVE_TARGET, misses.size(), misses.isEmpty() ? "" : ": " + String.join("; ", misses));
+        Verdict verdict = points == 0 ? Verdict.INCONCLUSIVE : misses.isEmpty() ? Verdict.CONFIRMED : Verdict.REFUTED;
+        return new Finding("A", "The adaptive lock is within 10% of the best fixed primitive (this project's target,"
+                + " not the paper's)", "all", rule, evidence, verdict);
+    }
+
+    /** The adaptive lock's mean against the best fixed primitive's at one point. */
+    record AdaptiveRatio(double ratio, LockPrimitive best, boolean withinTarget) {
+    }
+
+    static Optional<AdaptiveRatio> adaptiveRatio(Map<LockPrimitive, LockRunResult> byPrimitive) {
+        if (byPrimitive == null || !usable(byPrimitive.get(LockPrimitive.ADAPTIVE))) {
+            return Optional.empty();
+        }
+        LockPrimitive best = null;
+        double bestMean = Double.POSITIVE_INFINITY;
+        for (Map.Entry<LockPrimitive, LockRunResult> entry : byPrimitive.entrySet()) {
+            if (entry.getKey() != LockPrimitive.ADAPTIVE && usable(entry.getValue())
+                    && entry.getValue().acquire().meanMillis() < bestMean) {
+                best = entry.getKey();
+                bestMean = entry.getValue().acquire().meanMillis();
+            }
+        }
+        if (best == null) {
+            return Optional.empty();
+        }
+        double adaptive = byPrimitive.get(LockPrimitive.ADAPTIVE).acquire().meanMillis();
+        boolean within = adaptive <= ADAPTIVE_TARGET * bestMean || lessOrTied(adaptive, bestMean);
+        return Optional.of(new AdaptiveRatio(adaptive / bestMean, best, within));
+    }
+
+    static boolean allUsable(Map<LockPrimitive, LockRunResult> byPrimitive) {
         if (byPrimitive == null) {
             return false;
         }
-        for (LockKind primitive : LockKind.values()) {
+        for (LockPrimitive primitive : PAPER) {
             if (!usable(byPrimitive.get(primitive))) {
                 return false;
             }
@@ -291,13 +348,13 @@ public final class Findings {
         return true;
     }
 
-    private static boolean usable(Map<LockPoint, Map<LockKind, LockRunResult>> results, LockPoint point) {
+    private static boolean usable(Map<LockPoint, Map<LockPrimitive, LockRunResult>> results, LockPoint point) {
         return allUsable(results.get(point));
     }
 
     /** The latency the rules compare: mean acquire latency (see the class comment). */
-    private static double mean(Map<LockPoint, Map<LockKind, LockRunResult>> results, LockPoint point,
-                               LockKind primitive) {
+    private static double mean(Map<LockPoint, Map<LockPrimitive, LockRunResult>> results, LockPoint point,
+                               LockPrimitive primitive) {
         return results.get(point).get(primitive).acquire().meanMillis();
     }
 

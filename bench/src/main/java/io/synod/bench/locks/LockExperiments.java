@@ -4,7 +4,7 @@ import io.synod.bench.ensemble.EnsembleOptions;
 import io.synod.bench.ensemble.ZkEnsemble;
 import io.synod.bench.report.Charts;
 import io.synod.bench.report.CsvTable;
-import io.synod.recipes.lock.LockKind;
+
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
@@ -23,6 +23,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -49,7 +50,7 @@ public final class LockExperiments {
     private final Config config;
     private final PrintWriter out;
     private final long startNanos = System.nanoTime();
-    private final Map<LockPoint, Map<LockKind, LockRunResult>> lockResults = new LinkedHashMap<>();
+    private final Map<LockPoint, Map<LockPrimitive, LockRunResult>> lockResults = new LinkedHashMap<>();
     private final CsvTable lockRuns = new CsvTable("point", "primitive", "client_rtt_ms", "server_rtt_ms",
             "inter_arrival_ms", "critical_section_ms", "clients", "requests", "completed", "timeouts", "errors",
             "unfinished", "acquire_median_ms", "acquire_p99_ms", "acquire_mean_ms", "acquire_max_ms",
@@ -119,6 +120,10 @@ public final class LockExperiments {
         progress("done");
         out.println();
         out.println(Findings.table(findings));
+        String adaptive = adaptiveVersusBest();
+        if (!adaptive.isEmpty()) {
+            out.println(adaptive);
+        }
         out.println("Files written to " + config.outDir().toAbsolutePath());
         return findings;
     }
@@ -195,7 +200,7 @@ public final class LockExperiments {
                 ZkOpsBenchmark.runSync(clients.get(k), op, clientBase, 40);
             }
         }
-        for (LockKind primitive : LockKind.values()) {
+        for (LockPrimitive primitive : LockPrimitive.values()) {
             String lockPath = base + "/lock-" + primitive.name().toLowerCase();
             admin.create().creatingParentsIfNeeded().forPath(lockPath);
             LockWorkloadSpec spec = new LockWorkloadSpec(primitive, 2 * clients.size(), TimeUnit.MILLISECONDS.toNanos(5),
@@ -320,7 +325,7 @@ public final class LockExperiments {
             for (int c = 0; c < clientRtts.size(); c++) {
                 LockPoint point = new LockPoint(clientRtts.get(c), serverRtts.get(s), p.lowContentionInterArrivalMillis(),
                         p.lowContentionServiceMillis());
-                for (LockKind primitive : LockKind.values()) {
+                for (LockPrimitive primitive : LockPrimitive.values()) {
                     LockRunResult result = lockResults.get(point).get(primitive);
                     table.add(point.clientRttMillis(), point.serverRttMillis(), primitive.label(), result.completed(),
                             result.acquire().medianMillis(), result.acquire().p99Millis(), result.acquire().meanMillis(),
@@ -330,8 +335,8 @@ public final class LockExperiments {
         }
         table.write(config.outDir().resolve("fig10-lock-grid.csv"));
         for (Map.Entry<String, ToDoubleFunction<LockRunResult>> metric : metrics.entrySet()) {
-            Map<LockKind, double[][]> grids = new EnumMap<>(LockKind.class);
-            for (LockKind primitive : LockKind.values()) {
+            Map<LockPrimitive, double[][]> grids = new EnumMap<>(LockPrimitive.class);
+            for (LockPrimitive primitive : LockPrimitive.values()) {
                 double[][] grid = nanGrid(serverRtts.size(), clientRtts.size());
                 for (int s = 0; s < serverRtts.size(); s++) {
                     for (int c = 0; c < clientRtts.size(); c++) {
@@ -342,10 +347,10 @@ public final class LockExperiments {
                 }
                 grids.put(primitive, grid);
             }
-            // One colour scale for the four primitives, so colours compare across panels.
+            // One colour scale for all primitives, so colours compare across panels.
             double[] scale = Charts.range(grids.values());
             List<HeatMapChart> charts = new ArrayList<>();
-            for (LockKind primitive : LockKind.values()) {
+            for (LockPrimitive primitive : LockPrimitive.values()) {
                 charts.add(Charts.heatmap("Fig. 10: " + primitive.label() + ", " + metric.getKey() + " acquire (ms)",
                         "client-server RTT (ms)", labels(clientRtts), "server-server RTT (ms)", labels(serverRtts),
                         grids.get(primitive), scale[0], scale[1]));
@@ -363,7 +368,7 @@ public final class LockExperiments {
                 "primitive", "completed", "acquire_median_ms", "acquire_p99_ms", "acquire_mean_ms", "wait_median_ms",
                 "throughput_per_s", "jain_index", "inversion_rate");
         for (LockPoint point : points) {
-            for (LockKind primitive : LockKind.values()) {
+            for (LockPrimitive primitive : LockPrimitive.values()) {
                 LockRunResult r = lockResults.get(point).get(primitive);
                 table.add(xOf.applyAsInt(point), point.clientRttMillis(), point.serverRttMillis(),
                         point.interArrivalMillis(), point.serviceMillis(), primitive.label(), r.completed(),
@@ -392,7 +397,7 @@ public final class LockExperiments {
     private List<Charts.Series> series(List<LockPoint> points, java.util.function.ToIntFunction<LockPoint> xOf,
                                        ToDoubleFunction<LockRunResult> metric) {
         List<Charts.Series> series = new ArrayList<>();
-        for (LockKind primitive : LockKind.values()) {
+        for (LockPrimitive primitive : LockPrimitive.values()) {
             double[] x = new double[points.size()];
             double[] y = new double[points.size()];
             for (int i = 0; i < points.size(); i++) {
@@ -415,11 +420,11 @@ public final class LockExperiments {
                 continue;
             }
             setRtts(point.clientRttMillis(), point.serverRttMillis());
-            Map<LockKind, LockRunResult> byPrimitive = new EnumMap<>(LockKind.class);
-            for (LockKind primitive : LockKind.values()) {
+            Map<LockPrimitive, LockRunResult> byPrimitive = new EnumMap<>(LockPrimitive.class);
+            for (LockPrimitive primitive : LockPrimitive.values()) {
                 LockRunResult result = runLock(point, primitive);
                 byPrimitive.put(primitive, result);
-                progress(String.format("%s point %d/%d: %s | %-11s median %7.1f ms, p99 %7.1f ms, mean %7.1f ms, %5.2f/s, "
+                progress(String.format("%s point %d/%d: %s | %-17s median %7.1f ms, p99 %7.1f ms, mean %7.1f ms, %5.2f/s, "
                                 + "Jain %.2f, inversions %.2f, %d/%d ok%s",
                         experiment.cliName(), index, points.size(), point.describe(), primitive.label(),
                         result.acquire().medianMillis(), result.acquire().p99Millis(), result.acquire().meanMillis(),
@@ -431,7 +436,7 @@ public final class LockExperiments {
         }
     }
 
-    private LockRunResult runLock(LockPoint point, LockKind primitive) throws Exception {
+    private LockRunResult runLock(LockPoint point, LockPrimitive primitive) throws Exception {
         Profile p = config.profile();
         LockWorkloadSpec spec = new LockWorkloadSpec(primitive, p.lockRequestsPerRun(),
                 TimeUnit.MILLISECONDS.toNanos(point.interArrivalMillis()),
@@ -446,7 +451,7 @@ public final class LockExperiments {
         return result;
     }
 
-    private void recordLockRun(LockPoint point, LockKind primitive, LockRunResult r) {
+    private void recordLockRun(LockPoint point, LockPrimitive primitive, LockRunResult r) {
         lockRuns.add(point.slug(), primitive.label(), point.clientRttMillis(), point.serverRttMillis(),
                 point.interArrivalMillis(), point.serviceMillis(), r.clientCount(), r.spec().requestCount(),
                 r.completed(), r.timeouts(), r.errors(), r.unfinished(), r.acquire().medianMillis(),
@@ -463,6 +468,39 @@ public final class LockExperiments {
 
     private static Double relativeMillis(LockRunResult r, long nanos) {
         return nanos == 0 ? Double.NaN : (nanos - r.runStartNanos()) / 1e6;
+    }
+
+    /**
+     * Per lock point: the adaptive lock's mean acquire latency against the best fixed primitive's (printed, and
+     * written to adaptive-vs-best.csv). Empty when the adaptive lock was not measured.
+     */
+    private String adaptiveVersusBest() throws IOException {
+        CsvTable csv = new CsvTable("point", "client_rtt_ms", "server_rtt_ms", "inter_arrival_ms", "critical_section_ms",
+                "adaptive_mean_ms", "best_primitive", "best_mean_ms", "ratio", "within_target");
+        StringBuilder text = new StringBuilder("Adaptive lock vs the best fixed primitive at each point (mean acquire; target <= "
+                + Findings.ADAPTIVE_TARGET + " x or a tie; point = c<client RTT>-s<server RTT>-ia<inter-arrival>-cs<critical"
+                + " section>, in ms)\n");
+        text.append(String.format("%-22s %11s  %-18s %10s %6s%n", "point", "adaptive", "best fixed", "best", "ratio"));
+        for (Map.Entry<LockPoint, Map<LockPrimitive, LockRunResult>> entry : lockResults.entrySet()) {
+            Optional<Findings.AdaptiveRatio> ratio = Findings.adaptiveRatio(entry.getValue());
+            if (ratio.isEmpty()) {
+                continue;
+            }
+            LockPoint point = entry.getKey();
+            double adaptiveMean = entry.getValue().get(LockPrimitive.ADAPTIVE).acquire().meanMillis();
+            double bestMean = entry.getValue().get(ratio.get().best()).acquire().meanMillis();
+            csv.add(point.slug(), point.clientRttMillis(), point.serverRttMillis(), point.interArrivalMillis(),
+                    point.serviceMillis(), adaptiveMean, ratio.get().best().label(), bestMean, ratio.get().ratio(),
+                    ratio.get().withinTarget());
+            text.append(String.format(java.util.Locale.ROOT, "%-22s %8.1f ms  %-18s %7.1f ms %6.2f%s%n", point.slug(),
+                    adaptiveMean, ratio.get().best().label(), bestMean, ratio.get().ratio(),
+                    ratio.get().withinTarget() ? "" : "  (beyond target)"));
+        }
+        if (csv.rowCount() == 0) {
+            return "";
+        }
+        csv.write(config.outDir().resolve("adaptive-vs-best.csv"));
+        return text.toString();
     }
 
     // ---------------------------------------------------------------- helpers

@@ -1,6 +1,6 @@
 package io.synod.bench.locks;
 
-import io.synod.recipes.lock.LockKind;
+
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.Optional;
@@ -13,7 +13,7 @@ import java.util.concurrent.CompletionStage;
  */
 public interface LockUnderTest extends Closeable {
 
-    LockKind primitive();
+    LockPrimitive primitive();
 
     Optional<Long> acquireBlocking(Duration timeout) throws Exception;
 
@@ -26,7 +26,7 @@ public interface LockUnderTest extends Closeable {
     /** Creates the lock object of one primitive for one client session on one lock path. */
     @FunctionalInterface
     interface Factory {
-        LockUnderTest create(LockKind primitive, org.apache.curator.framework.CuratorFramework client,
+        LockUnderTest create(LockPrimitive primitive, org.apache.curator.framework.CuratorFramework client,
                              String lockPath);
     }
 }

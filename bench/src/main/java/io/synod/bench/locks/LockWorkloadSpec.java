@@ -1,13 +1,13 @@
 package io.synod.bench.locks;
 
-import io.synod.recipes.lock.LockKind;
+
 import java.time.Duration;
 
 /**
  * One lock run: which primitive, how many requests, the open-loop arrival and critical-section means,
  * the seed of both draws, and the time bounds.
  */
-public record LockWorkloadSpec(LockKind primitive, int requestCount, long meanInterArrivalNanos,
+public record LockWorkloadSpec(LockPrimitive primitive, int requestCount, long meanInterArrivalNanos,
                                long meanServiceNanos, long seed, Duration acquireTimeout, Duration runTimeout) {
 
     public LockWorkloadSpec {

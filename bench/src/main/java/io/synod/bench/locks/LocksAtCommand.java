@@ -1,14 +1,13 @@
 package io.synod.bench.locks;
 
-import io.synod.recipes.lock.LockKind;
+import io.synod.bench.BenchCli;
+
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -26,7 +25,9 @@ import java.util.concurrent.Callable;
  * Launches no servers and no proxies: the latency is whatever the network has.
  */
 @Command(name = "locks-at",
+        header = "The lock experiment at one network condition, against an ensemble already running.",
         mixinStandardHelpOptions = true,
+        usageHelpWidth = BenchCli.HELP_WIDTH,
         sortOptions = false,
         description = {
                 "Runs the lock experiment of \"The Cost of Consensus\" at one network condition against an",
@@ -87,7 +88,8 @@ public final class LocksAtCommand implements Callable<Integer> {
     double serviceMillis;
 
     @Option(names = "--locks", paramLabel = "LIST", split = ",",
-            description = "Lock kinds to measure: sync-queue, async-queue, sync-tas, async-tas (default: all).")
+            description = "Locks to measure: sync-queue, async-queue, sync-tas, async-tas (the paper's four), "
+                    + "async-queue-watch, sync-tas-watch, async-tas-watch, adaptive (default: all).")
     List<String> lockNames;
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "42",
@@ -118,15 +120,7 @@ public final class LocksAtCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         LocksAtRun.Config config = validate();
-        try {
-            Files.createDirectories(config.outDir());
-            if (!Files.isWritable(config.outDir())) {
-                throw new IOException("not writable");
-            }
-        } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "--out " + config.outDir() + " cannot be created or written: "
-                    + e.getMessage());
-        }
+        BenchCli.requireWritableDirectory(spec, "--out", config.outDir());
         try {
             LocksAtRun.Outcome outcome = new LocksAtRun(config, spec.commandLine().getOut()).run();
             if (!outcome.exclusionHeld()) {
@@ -162,12 +156,12 @@ public final class LocksAtCommand implements Callable<Integer> {
         String contactMode = contact.toLowerCase(Locale.ROOT);
         require(contactMode.equals("follower") || contactMode.equals("any"),
                 "--contact must be 'follower' or 'any', was '" + contact + "'");
-        Set<LockKind> kinds = EnumSet.noneOf(LockKind.class);
+        Set<LockPrimitive> kinds = EnumSet.noneOf(LockPrimitive.class);
         if (lockNames == null || lockNames.isEmpty()) {
-            kinds = EnumSet.allOf(LockKind.class);
+            kinds = EnumSet.allOf(LockPrimitive.class);
         } else {
             for (String name : lockNames) {
-                kinds.add(parseLockKind(name));
+                kinds.add(parseLockPrimitive(name));
             }
         }
         Path out = outDir != null ? outDir : Path.of("bench-results", "locks-at-"
@@ -177,19 +171,20 @@ public final class LocksAtCommand implements Callable<Integer> {
                 lockFactory);
     }
 
-    /** The CLI name of a lock kind: SYNC_QUEUE is sync-queue. */
-    static String cliName(LockKind kind) {
-        return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    /** The CLI name of a lock: SYNC_QUEUE is sync-queue. */
+    static String cliName(LockPrimitive kind) {
+        return kind.cliName();
     }
 
-    private LockKind parseLockKind(String name) {
-        for (LockKind kind : LockKind.values()) {
+    private LockPrimitive parseLockPrimitive(String name) {
+        for (LockPrimitive kind : LockPrimitive.values()) {
             if (cliName(kind).equalsIgnoreCase(name.trim())) {
                 return kind;
             }
         }
-        throw new ParameterException(spec.commandLine(), "unknown lock kind '" + name
-                + "' (choose from sync-queue, async-queue, sync-tas, async-tas)");
+        throw new ParameterException(spec.commandLine(), "unknown lock '" + name + "' (choose from "
+                + java.util.Arrays.stream(LockPrimitive.values()).map(LockPrimitive::cliName)
+                        .collect(java.util.stream.Collectors.joining(", ")) + ")");
     }
 
     private List<LocksAtRun.Server> parseConnect(String connectString) {

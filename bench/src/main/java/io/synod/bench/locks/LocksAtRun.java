@@ -3,7 +3,7 @@ package io.synod.bench.locks;
 import io.synod.bench.ensemble.ZkEnsemble;
 import io.synod.bench.report.Charts;
 import io.synod.bench.report.CsvTable;
-import io.synod.recipes.lock.LockKind;
+
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
@@ -51,13 +51,13 @@ final class LocksAtRun {
     }
 
     record Config(List<Server> servers, boolean contactFollower, Path outDir, String label, int clientCount,
-                  int requestsPerKind, double interArrivalMillis, double serviceMillis, Set<LockKind> kinds,
+                  int requestsPerKind, double interArrivalMillis, double serviceMillis, Set<LockPrimitive> kinds,
                   long seed, int sessionTimeoutMillis, int connectTimeoutSeconds, int baselineOps,
                   LockUnderTest.Factory lockFactory) {
     }
 
     /** What the command needs to pick its exit code; everything else is printed and written. */
-    record Outcome(Map<LockKind, LockRunResult> results, boolean exclusionHeld) {
+    record Outcome(Map<LockPrimitive, LockRunResult> results, boolean exclusionHeld) {
     }
 
     /** The ensemble did not accept a session within the connect timeout. */
@@ -112,7 +112,7 @@ final class LocksAtRun {
             admin.create().creatingParentsIfNeeded().forPath(root);
             List<CuratorFramework> clients = sessions.subList(1, sessions.size());
             List<ZkOpsBenchmark.OpResult> baseline;
-            Map<LockKind, LockRunResult> results;
+            Map<LockPrimitive, LockRunResult> results;
             try {
                 warmUp(admin, clients, timer);
                 baseline = runBaseline(admin, clients.get(0));
@@ -208,7 +208,7 @@ final class LocksAtRun {
                 ZkOpsBenchmark.runSync(clients.get(k), op, clientBase, WARM_UP_OPS);
             }
         }
-        for (LockKind kind : config.kinds()) {
+        for (LockPrimitive kind : config.kinds()) {
             String lockPath = base + "/lock-" + LocksAtCommand.cliName(kind);
             admin.create().forPath(lockPath);
             LockWorkloadSpec spec = new LockWorkloadSpec(kind, clients.size(), TimeUnit.MILLISECONDS.toNanos(5),
@@ -245,15 +245,15 @@ final class LocksAtRun {
         return results;
     }
 
-    private Map<LockKind, LockRunResult> runLocks(CuratorFramework admin, List<CuratorFramework> clients,
+    private Map<LockPrimitive, LockRunResult> runLocks(CuratorFramework admin, List<CuratorFramework> clients,
                                                        ScheduledExecutorService timer) throws Exception {
-        Map<LockKind, LockRunResult> results = new EnumMap<>(LockKind.class);
+        Map<LockPrimitive, LockRunResult> results = new EnumMap<>(LockPrimitive.class);
         double expectedSeconds = config.requestsPerKind() * config.interArrivalMillis() / 1000.0;
         progress(String.format(Locale.ROOT, "locks: %d kinds x %d requests, %d clients, mean inter-arrival %s ms, "
                         + "mean critical section %s ms (arrivals alone take about %.0f s per kind)",
                 config.kinds().size(), config.requestsPerKind(), config.clientCount(),
                 number(config.interArrivalMillis()), number(config.serviceMillis()), expectedSeconds));
-        for (LockKind kind : config.kinds()) {
+        for (LockPrimitive kind : config.kinds()) {
             // The same seed for every kind: all of them see the same arrivals and critical sections.
             LockWorkloadSpec spec = new LockWorkloadSpec(kind, config.requestsPerKind(),
                     Math.round(config.interArrivalMillis() * 1e6), Math.round(config.serviceMillis() * 1e6),
@@ -264,7 +264,7 @@ final class LocksAtRun {
             progress(kind.label() + ": running");
             LockRunResult result = new LockWorkload(spec, clients, lockPath, config.lockFactory(), timer).run();
             results.put(kind, result);
-            progress(String.format(Locale.ROOT, "%-11s median %8.1f ms, p99 %8.1f ms, mean %8.1f ms, %6.2f/s, Jain %.2f, "
+            progress(String.format(Locale.ROOT, "%-17s median %8.1f ms, p99 %8.1f ms, mean %8.1f ms, %6.2f/s, Jain %.2f, "
                             + "inversions %.2f, %d/%d ok, %d overlapping grants, %d token-order violations%s",
                     kind.label(), result.acquire().medianMillis(), result.acquire().p99Millis(),
                     result.acquire().meanMillis(), result.throughputPerSecond(), result.jainIndex(),
@@ -275,7 +275,7 @@ final class LocksAtRun {
     }
 
     private Outcome report(String contactString, List<ZkOpsBenchmark.OpResult> baseline,
-                           Map<LockKind, LockRunResult> results) throws Exception {
+                           Map<LockPrimitive, LockRunResult> results) throws Exception {
         Path dir = config.outDir();
         String label = config.label();
         String ensemble = connectString(config.servers());
@@ -287,7 +287,7 @@ final class LocksAtRun {
         CsvTable requests = new CsvTable("label", "primitive", "request", "client", "outcome", "arrival_ms",
                 "acquire_start_ms", "acquired_ms", "critical_section_end_ms", "released_ms", "fencing_token");
         boolean exclusionHeld = true;
-        for (Map.Entry<LockKind, LockRunResult> entry : results.entrySet()) {
+        for (Map.Entry<LockPrimitive, LockRunResult> entry : results.entrySet()) {
             LockRunResult r = entry.getValue();
             locks.add(label, ensemble, contactString, entry.getKey().label(), r.clientCount(), r.spec().requestCount(),
                     config.interArrivalMillis(), config.serviceMillis(), config.seed(), r.completed(), r.timeouts(),
@@ -331,22 +331,22 @@ final class LocksAtRun {
     }
 
     /** The printed results: one row per lock kind, then the baseline, then the exclusion verdict. */
-    private String table(List<ZkOpsBenchmark.OpResult> baseline, Map<LockKind, LockRunResult> results,
+    private String table(List<ZkOpsBenchmark.OpResult> baseline, Map<LockPrimitive, LockRunResult> results,
                          boolean exclusionHeld) {
         StringBuilder text = new StringBuilder();
         text.append("Locks at ").append(labelOrNone()).append(" (acquire latency in ms):\n");
-        text.append(String.format(Locale.ROOT, "%-12s %9s %9s %9s %9s %10s %6s %10s %11s %11s%n", "lock", "ok/req",
+        text.append(String.format(Locale.ROOT, "%-17s %9s %9s %9s %9s %10s %6s %10s %11s %11s%n", "lock", "ok/req",
                 "median", "p99", "mean", "ops/s", "Jain", "inversions", "overlapping", "token-order"));
         int overlapping = 0;
         int tokenOrder = 0;
-        for (Map.Entry<LockKind, LockRunResult> entry : results.entrySet()) {
+        for (Map.Entry<LockPrimitive, LockRunResult> entry : results.entrySet()) {
             LockRunResult r = entry.getValue();
             overlapping += r.exclusionViolations();
             tokenOrder += r.tokenOrderViolations();
             // "-": no two requests ever waited at the same time, so there is no order to invert.
             String inversions = Double.isNaN(r.inversionRate()) ? "-"
                     : String.format(Locale.ROOT, "%.2f", r.inversionRate());
-            text.append(String.format(Locale.ROOT, "%-12s %9s %9.1f %9.1f %9.1f %10.2f %6.2f %10s %11d %11d%n",
+            text.append(String.format(Locale.ROOT, "%-17s %9s %9.1f %9.1f %9.1f %10.2f %6.2f %10s %11d %11d%n",
                     entry.getKey().label(), r.completed() + "/" + r.spec().requestCount(), r.acquire().medianMillis(),
                     r.acquire().p99Millis(), r.acquire().meanMillis(), r.throughputPerSecond(), r.jainIndex(),
                     inversions, r.exclusionViolations(), r.tokenOrderViolations()));
@@ -369,9 +369,9 @@ final class LocksAtRun {
         return text.toString();
     }
 
-    private void writeChart(List<ZkOpsBenchmark.OpResult> baseline, Map<LockKind, LockRunResult> results)
+    private void writeChart(List<ZkOpsBenchmark.OpResult> baseline, Map<LockPrimitive, LockRunResult> results)
             throws Exception {
-        List<String> kinds = results.keySet().stream().map(LockKind::label).toList();
+        List<String> kinds = results.keySet().stream().map(LockPrimitive::label).toList();
         LinkedHashMap<String, double[]> latency = new LinkedHashMap<>();
         latency.put("median", results.values().stream().mapToDouble(r -> r.acquire().medianMillis()).toArray());
         latency.put("mean", results.values().stream().mapToDouble(r -> r.acquire().meanMillis()).toArray());

@@ -2,7 +2,8 @@ package io.synod.bench.locks;
 
 import io.synod.recipes.lock.AsyncLock;
 import io.synod.recipes.lock.LockHandle;
-import io.synod.recipes.lock.LockKind;
+import io.synod.recipes.lock.LockOptions;
+
 import io.synod.recipes.lock.SyncLock;
 import io.synod.recipes.lock.ZkLocks;
 import org.apache.curator.framework.CuratorFramework;
@@ -12,20 +13,24 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-/** The four ZooKeeper lock recipes of {@code synod-recipes} ({@link ZkLocks}) as locks under test. */
+/** The ZooKeeper lock recipes of {@code synod-recipes} ({@link ZkLocks}), each with its strategy, as locks under test. */
 public final class RecipesLocks implements LockUnderTest.Factory {
 
     @Override
-    public LockUnderTest create(LockKind primitive, CuratorFramework client, String lockPath) {
-        return switch (primitive) {
-            case SYNC_QUEUE -> new Sync(primitive, ZkLocks.queueLock(client, lockPath));
-            case SYNC_TAS -> new Sync(primitive, ZkLocks.tasLock(client, lockPath));
-            case ASYNC_QUEUE -> new Async(primitive, ZkLocks.asyncQueueLock(client, lockPath));
-            case ASYNC_TAS -> new Async(primitive, ZkLocks.asyncTasLock(client, lockPath));
+    public LockUnderTest create(LockPrimitive primitive, CuratorFramework client, String lockPath) {
+        if (primitive == LockPrimitive.ADAPTIVE) {
+            return new Async(primitive, ZkLocks.adaptiveLock(client, lockPath));
+        }
+        LockOptions options = LockOptions.builder().strategy(primitive.strategy()).build();
+        return switch (primitive.kind()) {
+            case SYNC_QUEUE -> new Sync(primitive, ZkLocks.queueLock(client, lockPath, options));
+            case SYNC_TAS -> new Sync(primitive, ZkLocks.tasLock(client, lockPath, options));
+            case ASYNC_QUEUE -> new Async(primitive, ZkLocks.asyncQueueLock(client, lockPath, options));
+            case ASYNC_TAS -> new Async(primitive, ZkLocks.asyncTasLock(client, lockPath, options));
         };
     }
 
-    private record Sync(LockKind primitive, SyncLock lock) implements LockUnderTest {
+    private record Sync(LockPrimitive primitive, SyncLock lock) implements LockUnderTest {
         @Override
         public Optional<Long> acquireBlocking(Duration timeout) throws Exception {
             return lock.acquire(timeout).map(LockHandle::fencingToken);
@@ -52,7 +57,7 @@ public final class RecipesLocks implements LockUnderTest.Factory {
         }
     }
 
-    private record Async(LockKind primitive, AsyncLock lock) implements LockUnderTest {
+    private record Async(LockPrimitive primitive, AsyncLock lock) implements LockUnderTest {
         @Override
         public Optional<Long> acquireBlocking(Duration timeout) {
             throw new UnsupportedOperationException(primitive + " is driven asynchronously");

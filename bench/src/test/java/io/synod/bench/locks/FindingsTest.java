@@ -1,7 +1,7 @@
 package io.synod.bench.locks;
 
 import io.synod.bench.report.LatencySummary;
-import io.synod.recipes.lock.LockKind;
+
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -17,9 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class FindingsTest {
 
     private final Profile profile = Profile.quick();
-    private final Map<LockPoint, Map<LockKind, LockRunResult>> results = new LinkedHashMap<>();
+    private final Map<LockPoint, Map<LockPrimitive, LockRunResult>> results = new LinkedHashMap<>();
 
-    private static LockRunResult result(LockKind primitive, double medianMillis, double p99Millis, int violations) {
+    private static LockRunResult result(LockPrimitive primitive, double medianMillis, double p99Millis, int violations) {
         LockWorkloadSpec spec = new LockWorkloadSpec(primitive, 10, 1, 1, 1, Duration.ofSeconds(1), Duration.ofSeconds(1));
         LatencySummary acquire = new LatencySummary(10, medianMillis, medianMillis, p99Millis, medianMillis, p99Millis);
         return new LockRunResult(spec, 5, 10, 0, 0, 0, acquire, acquire, 1.0, 1.0, 0.0, violations, 0, null, List.of(), 0);
@@ -27,11 +27,11 @@ class FindingsTest {
 
     /** Medians in order sync queue, async queue, sync TAS, async TAS; p99 = 2 x median. */
     private void put(LockPoint point, double syncQueue, double asyncQueue, double syncTas, double asyncTas) {
-        Map<LockKind, LockRunResult> byPrimitive = new EnumMap<>(LockKind.class);
-        byPrimitive.put(LockKind.SYNC_QUEUE, result(LockKind.SYNC_QUEUE, syncQueue, 2 * syncQueue, 0));
-        byPrimitive.put(LockKind.ASYNC_QUEUE, result(LockKind.ASYNC_QUEUE, asyncQueue, 2 * asyncQueue, 0));
-        byPrimitive.put(LockKind.SYNC_TAS, result(LockKind.SYNC_TAS, syncTas, 2 * syncTas, 0));
-        byPrimitive.put(LockKind.ASYNC_TAS, result(LockKind.ASYNC_TAS, asyncTas, 2 * asyncTas, 0));
+        Map<LockPrimitive, LockRunResult> byPrimitive = new EnumMap<>(LockPrimitive.class);
+        byPrimitive.put(LockPrimitive.SYNC_QUEUE, result(LockPrimitive.SYNC_QUEUE, syncQueue, 2 * syncQueue, 0));
+        byPrimitive.put(LockPrimitive.ASYNC_QUEUE, result(LockPrimitive.ASYNC_QUEUE, asyncQueue, 2 * asyncQueue, 0));
+        byPrimitive.put(LockPrimitive.SYNC_TAS, result(LockPrimitive.SYNC_TAS, syncTas, 2 * syncTas, 0));
+        byPrimitive.put(LockPrimitive.ASYNC_TAS, result(LockPrimitive.ASYNC_TAS, asyncTas, 2 * asyncTas, 0));
         results.put(point, byPrimitive);
     }
 
@@ -90,8 +90,8 @@ class FindingsTest {
 
     @Test
     void anOverlappingGrantFailsTheMutualExclusionCheck() {
-        Map<LockKind, LockRunResult> byPrimitive = new EnumMap<>(LockKind.class);
-        byPrimitive.put(LockKind.SYNC_TAS, result(LockKind.SYNC_TAS, 1, 2, 1));
+        Map<LockPrimitive, LockRunResult> byPrimitive = new EnumMap<>(LockPrimitive.class);
+        byPrimitive.put(LockPrimitive.SYNC_TAS, result(LockPrimitive.SYNC_TAS, 1, 2, 1));
         results.put(lowContention(0), byPrimitive);
         assertEquals(Findings.Verdict.REFUTED, Findings.mutualExclusionHeld(results).verdict());
     }

@@ -47,7 +47,11 @@ class LockExperimentsTest {
         String output = printed.toString();
         assertTrue(output.contains("lock-grid point 2/2"), output);
         assertTrue(output.contains("Findings of \"The Cost of Consensus\""), output);
-        assertEquals(5, findings.size());
+        assertEquals(List.of("F1", "F2", "F3", "F4", "A", "check"), findings.stream().map(Findings.Finding::id).toList());
+        assertTrue(output.contains("Adaptive lock vs the best fixed primitive at each point"), output);
+        for (LockPrimitive primitive : LockPrimitive.values()) {
+            assertTrue(output.contains(primitive.label()), "no run of " + primitive.label());
+        }
         assertEquals(Findings.Verdict.CONFIRMED,
                 findings.stream().filter(f -> f.id().equals("check")).findFirst().orElseThrow().verdict(),
                 "a lock run saw two holders at once");
@@ -57,7 +61,7 @@ class LockExperimentsTest {
                 "fig13-contention-high-rtt.csv", "fig13-contention-high-rtt.png", "fig14-contention-low-rtt.csv",
                 "fig14-contention-low-rtt.png", "fig15-low-contention-rtt.csv", "fig15-low-contention-rtt.png",
                 "fig16-high-contention-rtt.csv", "fig16-high-contention-rtt.png", "lock-runs.csv", "lock-requests.csv",
-                "findings.csv", "findings.md")) {
+                "findings.csv", "findings.md", "adaptive-vs-best.csv")) {
             Path path = outDir.resolve(file);
             assertTrue(Files.size(path) > 0, file + " missing or empty");
             if (file.endsWith(".png")) {

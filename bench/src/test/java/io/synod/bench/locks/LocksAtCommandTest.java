@@ -1,7 +1,7 @@
 package io.synod.bench.locks;
 
 import io.synod.bench.BenchCli;
-import io.synod.recipes.lock.LockKind;
+
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
@@ -10,6 +10,12 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import java.io.File;
+import java.io.IOException;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
@@ -48,8 +54,31 @@ class LocksAtCommandTest {
         return new Run(exit, out.toString(), err.toString());
     }
 
+    /**
+     * ZooKeeper's embedded server writes a zookeeper.configuration*.properties file next to its data directory; a
+     * data directory of our own keeps those files out of the system temp directory, and this tree is deleted after.
+     */
+    private static Path serverFiles;
+    private static int serverCount;
+
+    @BeforeAll
+    static void createServerFiles() throws IOException {
+        serverFiles = Files.createTempDirectory("synod-locks-at-zk");
+    }
+
+    @AfterAll
+    static void deleteServerFiles() throws IOException {
+        try (Stream<Path> paths = Files.walk(serverFiles)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+    }
+
     private static TestingServer startServer() throws Exception {
-        InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, -1, -1,
+        File dataDir = serverFiles.resolve("server-" + (++serverCount)).resolve("data").toFile();
+        if (!dataDir.mkdirs()) {
+            throw new IOException("cannot create " + dataDir);
+        }
+        InstanceSpec spec = new InstanceSpec(dataDir, -1, -1, -1, true, -1, -1, -1,
                 Map.of("clientPortAddress", HOST), HOST);
         return new TestingServer(spec, true);
     }
@@ -76,7 +105,7 @@ class LocksAtCommandTest {
             assertEquals('P', png[1], "locks-at.png is not a PNG");
 
             List<String> rows = Files.readAllLines(outDir.resolve("locks-at.csv"));
-            assertEquals(5, rows.size(), "header + one row per lock kind: " + rows);
+            assertEquals(1 + LockPrimitive.values().length, rows.size(), "header + one row per lock: " + rows);
             List<String> header = List.of(rows.get(0).split(","));
             for (String row : rows.subList(1, rows.size())) {
                 // The label contains a comma, so it is quoted: split on the quoted prefix first.
@@ -88,7 +117,7 @@ class LocksAtCommandTest {
                 assertEquals("0", cells[header.indexOf("exclusion_violations") - shift], row);
                 assertEquals("0", cells[header.indexOf("token_order_violations") - shift], row);
             }
-            assertEquals(1 + 4 * 8, Files.readAllLines(outDir.resolve("lock-requests.csv")).size());
+            assertEquals(1 + LockPrimitive.values().length * 8, Files.readAllLines(outDir.resolve("lock-requests.csv")).size());
 
             // Everything the run created is gone again.
             try (CuratorFramework probe = CuratorFrameworkFactory.newClient(server.getConnectString(),
@@ -132,7 +161,7 @@ class LocksAtCommandTest {
                 {"--connect", "127.0.0.1:2181", "--out", "/proc/synod-not-writable"},
         };
         String[] expectedMessages = {"--connect", "HOST:PORT", "port out of range", "HOST:PORT", "--clients",
-                "--requests", "--interarrival-ms", "--service-ms", "unknown lock kind 'mcs'", "--session-timeout-ms",
+                "--requests", "--interarrival-ms", "--service-ms", "unknown lock 'mcs'", "--session-timeout-ms",
                 "--contact", "abc", "cannot be created"};
         for (int i = 0; i < cases.length; i++) {
             String[] args = new String[cases[i].length + 1];
@@ -154,7 +183,7 @@ class LocksAtCommandTest {
         java.util.concurrent.atomic.AtomicLong tokens = new java.util.concurrent.atomic.AtomicLong();
         LockUnderTest.Factory noLock = (primitive, client, lockPath) -> new LockUnderTest() {
             @Override
-            public LockKind primitive() {
+            public LockPrimitive primitive() {
                 return primitive;
             }
 

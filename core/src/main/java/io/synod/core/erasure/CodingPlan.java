@@ -8,6 +8,9 @@ import java.util.List;
  * What one coding pass computes: each output shard is a GF(2^8) linear combination of the same D
  * input shards. Encoding is the plan "inputs = data shards, outputs = parity shards"; each erasure
  * pattern has its own plan "inputs = the first D present shards, outputs = the missing shards".
+ * An output may instead come from a cheaper parity-check relation ({@link ShardRelations}) that
+ * reads other present shards or outputs computed before it; on a consistent stripe every choice
+ * gives the same bytes.
  *
  * <p>Immutable after construction, so one instance may be shared by any number of threads.
  */
@@ -46,7 +49,7 @@ final class CodingPlan {
     final long missingBits2;
     final long missingBits3;
 
-    private CodingPlan(int[] inputShardIndexes, int[] outputShardIndexes, int dataOutputCount,
+    private CodingPlan(int[][] encodingMatrix, int[] inputShardIndexes, int[] outputShardIndexes, int dataOutputCount,
             int[][] coefficients, long[] missingBits, boolean pairInputs) {
         this.inputShardIndexes = inputShardIndexes;
         this.outputShardIndexes = outputShardIndexes;
@@ -64,10 +67,53 @@ final class CodingPlan {
             }
             xorOnly[out] = allOnes;
         }
+        // Each output not already plain XOR may instead come from its cheapest parity-check
+        // relation (see ShardRelations), reading present shards and outputs of lower index. Such
+        // outputs run after the coded groups of their kind (data or parity), in ascending order,
+        // so every shard a relation reads is present or already written. Which outputs use their
+        // relation: the cheapest ones, as many as minimise the estimated total with the coded
+        // groups that compute the rest.
+        ShardRelations.Choice[] choices = new ShardRelations.Choice[coefficients.length];
+        boolean[] available = new boolean[encodingMatrix.length];
+        for (int shard = 0; shard < available.length; shard++) {
+            available[shard] = (missingBits[shard >>> 6] & (1L << shard)) == 0;
+        }
+        int codable = 0;
+        for (int out = 0; out < coefficients.length; out++) {
+            if (!xorOnly[out]) {
+                codable++;
+                choices[out] = ShardRelations.cheapest(encodingMatrix, out, outputShardIndexes[out], available);
+            }
+            available[outputShardIndexes[out]] = true;
+        }
+        Integer[] byCost = new Integer[coefficients.length];
+        int candidates = 0;
+        for (int out = 0; out < coefficients.length; out++) {
+            if (choices[out] != null) {
+                byCost[candidates++] = out;
+            }
+        }
+        Arrays.sort(byCost, 0, candidates, (a, b) -> Double.compare(choices[a].cost(), choices[b].cost()));
+        int dataShardCount = inputShardIndexes.length;
+        int bestCount = 0;
+        double bestTotal = ShardRelations.codedCost(dataShardCount, codable);
+        double relationTotal = 0;
+        for (int used = 1; used <= candidates; used++) {
+            relationTotal += choices[byCost[used - 1]].cost();
+            double total = relationTotal + ShardRelations.codedCost(dataShardCount, codable - used);
+            if (total < bestTotal) {
+                bestTotal = total;
+                bestCount = used;
+            }
+        }
+        OutputGroup[] relations = new OutputGroup[coefficients.length];
+        for (int i = 0; i < bestCount; i++) {
+            relations[byCost[i]] = choices[byCost[i]].group();
+        }
         List<OutputGroup> grouped = new ArrayList<>();
-        addGroups(grouped, 0, dataOutputCount, pairInputs);
+        addGroups(grouped, 0, dataOutputCount, relations, pairInputs);
         this.dataGroupCount = grouped.size();
-        addGroups(grouped, dataOutputCount, coefficients.length, pairInputs);
+        addGroups(grouped, dataOutputCount, coefficients.length, relations, pairInputs);
         this.groups = grouped.toArray(new OutputGroup[0]);
         this.missingBits0 = missingBits[0];
         this.missingBits1 = missingBits[1];
@@ -130,18 +176,23 @@ final class CodingPlan {
             outputRows[out] = encodingMatrix[outputs[out]];
         }
         int[][] coefficients = GfMatrix.multiply(outputRows, inverse);
-        return new CodingPlan(inputs, outputs, dataOutputCount, coefficients, missingBits.clone(), pairInputs);
+        return new CodingPlan(encodingMatrix, inputs, outputs, dataOutputCount, coefficients, missingBits.clone(),
+                pairInputs);
     }
 
     /**
      * Splits outputs {@code [from, to)} into groups: each all-ones output alone (XOR), the others
-     * in runs of up to {@link OutputGroup#MAX_PACKED_OUTPUTS} sharing one pass over the inputs;
-     * a run of one is a single-output group, with pair rows if {@code pairInputs}.
+     * without a relation in runs of up to {@link OutputGroup#MAX_PACKED_OUTPUTS} sharing one pass
+     * over the inputs (a run of one is a single-output group, with pair rows if {@code pairInputs}),
+     * then the outputs with a relation, in order.
      */
-    private void addGroups(List<OutputGroup> grouped, int from, int to, boolean pairInputs) {
+    private void addGroups(List<OutputGroup> grouped, int from, int to, OutputGroup[] relations, boolean pairInputs) {
         int[] pending = new int[OutputGroup.MAX_PACKED_OUTPUTS];
         int pendingCount = 0;
         for (int out = from; out < to; out++) {
+            if (relations[out] != null) {
+                continue;
+            }
             if (xorOnly[out]) {
                 grouped.add(OutputGroup.xor(out));
                 continue;
@@ -154,6 +205,11 @@ final class CodingPlan {
         }
         if (pendingCount > 0) {
             grouped.add(OutputGroup.of(Arrays.copyOf(pending, pendingCount), coefficients, pairInputs));
+        }
+        for (int out = from; out < to; out++) {
+            if (relations[out] != null) {
+                grouped.add(relations[out]);
+            }
         }
     }
 

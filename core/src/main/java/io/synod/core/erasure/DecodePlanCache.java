@@ -32,7 +32,8 @@ final class DecodePlanCache {
         int totalShardCount = encodingMatrix.length;
         int dataShardCount = encodingMatrix[0].length;
         this.singleLossPlans = new AtomicReferenceArray<>(totalShardCount);
-        long pairRowBytes = (long) totalShardCount * (dataShardCount / 2) * GaloisField.ORDER * GaloisField.ORDER;
+        long pairRowBytes = (long) totalShardCount * OutputGroup.pairRowCount(dataShardCount)
+                * GaloisField.ORDER * GaloisField.ORDER;
         this.pairSingleLossInputs = dataShardCount <= OutputGroup.MAX_PAIRED_INPUTS && pairRowBytes <= MAX_PAIR_ROW_BYTES;
     }
 

@@ -34,6 +34,13 @@ final class GaloisField {
      */
     private static final byte[][] MULTIPLICATION_ROWS = new byte[ORDER][ORDER];
 
+    /**
+     * PRODUCTS[(c << 8) | x] = c * x: all rows in one array. It is static final with a length the
+     * JIT knows, so a loop indexing it with {@code c * 256 + (x & 0xFF)} for a coefficient c known to
+     * be in 0..255 needs no bounds check per byte, which per-row arrays do. Read-only by contract.
+     */
+    static final byte[] PRODUCTS = new byte[ORDER * ORDER];
+
     static {
         LOG[0] = -1;
         int element = 1;
@@ -58,6 +65,7 @@ final class GaloisField {
         for (int a = 0; a < ORDER; a++) {
             for (int b = 0; b < ORDER; b++) {
                 MULTIPLICATION_ROWS[a][b] = (byte) multiply(a, b);
+                PRODUCTS[(a << 8) | b] = MULTIPLICATION_ROWS[a][b];
             }
         }
     }

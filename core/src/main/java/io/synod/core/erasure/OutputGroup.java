@@ -17,7 +17,7 @@ final class OutputGroup {
     /** Outputs per packed group: one byte lane of a long each. */
     static final int MAX_PACKED_OUTPUTS = Long.BYTES;
 
-    enum Kind { XOR, SINGLE, PACKED }
+    enum Kind { XOR, SINGLE, PACKED, SUM }
 
     final Kind kind;
 
@@ -27,30 +27,97 @@ final class OutputGroup {
     /** For {@link Kind#SINGLE}: rows[input] multiplies by that input's coefficient. */
     final byte[][] rows;
 
+    /** For {@link Kind#SINGLE}: the coefficient of each input (0..255), for {@link GaloisField#PRODUCTS}. */
+    final int[] coefficients;
+
+    /**
+     * For {@link Kind#SUM}: output = XOR over terms t of termCoefficients[t] * (XOR of the shards
+     * termShards[t]). Shard indexes are absolute, not plan inputs. A weight-1 term, if any, is first.
+     */
+    final int[] termCoefficients;
+    final int[][] termShards;
+
+    /**
+     * For {@link Kind#SUM}: 0 to compute with one table lookup per term; else the scale w of the
+     * shift-and-XOR (Horner) form: output = w * (XOR over terms t of hornerWeights[t] * term t),
+     * where the weighted sum is built bit by bit, highest bit {@link #hornerTopBit} first, from
+     * doublings (x * 2 in GF(2^8): a shift and a conditional XOR of 0x1D, which the JIT vectorises)
+     * and XORs of the term shards, then one lookup pass multiplies by w (skipped if w = 1).
+     */
+    final int hornerScale;
+    final int[] hornerWeights;
+    final int hornerTopBit;
+
     /** For {@link Kind#PACKED}: packedRows[input][x] has coefficient(outputs[j], input) * x in byte j. */
     final long[][] packedRows;
 
     /**
-     * For {@link Kind#SINGLE}, optional: pairRows[m][(x << 8) | y] = c(2m) * x ^ c(2m+1) * y, so one
-     * lookup serves two inputs. 64 KiB each, so only the parity plan gets them (see
+     * For {@link Kind#SINGLE}, optional: pairRows[m][(x << 8) | y] = c(4m) * x ^ c(4m+1) * y, so one
+     * lookup serves two inputs; inputs 4m+2 and 4m+3 go through the product table in the same loop.
+     * 64 KiB each, so only the parity plan and single-loss plans get them (see
      * {@link #MAX_PAIRED_INPUTS}); null where unused.
      */
     final byte[][] pairRows;
 
-    /** Inputs up to which a paired single group is built: at most 8 x 64 KiB of pair rows. */
+    /** Inputs up to which a paired single group is built: at most 4 x 64 KiB of pair rows. */
     static final int MAX_PAIRED_INPUTS = 16;
 
-    private OutputGroup(Kind kind, int[] outputs, byte[][] rows, long[][] packedRows, byte[][] pairRows) {
+    /** Pair rows a paired single group over {@code inputCount} inputs has: one per four inputs. */
+    static int pairRowCount(int inputCount) {
+        return (inputCount + 2) / 4;
+    }
+
+    private OutputGroup(Kind kind, int[] outputs, byte[][] rows, int[] coefficients, long[][] packedRows,
+            byte[][] pairRows, int[] termCoefficients, int[][] termShards, int hornerScale) {
         this.kind = kind;
         this.outputs = outputs;
         this.rows = rows;
+        this.coefficients = coefficients;
         this.packedRows = packedRows;
         this.pairRows = pairRows;
+        this.termCoefficients = termCoefficients;
+        this.termShards = termShards;
+        this.hornerScale = hornerScale;
+        if (hornerScale == 0) {
+            this.hornerWeights = null;
+            this.hornerTopBit = -1;
+        } else {
+            this.hornerWeights = new int[termCoefficients.length];
+            int all = 0;
+            for (int term = 0; term < termCoefficients.length; term++) {
+                hornerWeights[term] = GaloisField.divide(termCoefficients[term], hornerScale);
+                all |= hornerWeights[term];
+            }
+            this.hornerTopBit = Integer.SIZE - 1 - Integer.numberOfLeadingZeros(all);
+        }
     }
 
     static OutputGroup xor(int output) {
-        return new OutputGroup(Kind.XOR, new int[] {output}, null, null, null);
+        return new OutputGroup(Kind.XOR, new int[] {output}, null, null, null, null, null, null, 0);
     }
+
+    /**
+     * A SUM group for one output; see {@link #termCoefficients}. {@code hornerScale} 0 computes it
+     * with lookups, else in the Horner form with that scale (see {@link #hornerScale}).
+     */
+    static OutputGroup sum(int output, int[] termCoefficients, int[][] termShards, int hornerScale) {
+        if (hornerScale < 0 || hornerScale >= GaloisField.ORDER) {
+            throw new IllegalArgumentException("hornerScale must be in 0..255, got " + hornerScale);
+        }
+        if (termCoefficients.length == 0 || termCoefficients.length != termShards.length) {
+            throw new IllegalArgumentException("a sum needs one or more terms, each with a coefficient");
+        }
+        for (int term = 0; term < termCoefficients.length; term++) {
+            if (termCoefficients[term] < 1 || termCoefficients[term] >= GaloisField.ORDER || termShards[term].length == 0
+                    || (term > 0 && termCoefficients[term] == 1)) {
+                throw new IllegalArgumentException("term " + term + " has coefficient " + termCoefficients[term]
+                        + " and " + termShards[term].length + " shards");
+            }
+        }
+        return new OutputGroup(Kind.SUM, new int[] {output}, null, null, null, null, termCoefficients, termShards,
+                hornerScale);
+    }
+
 
     /**
      * A SINGLE group for one output (with pair rows if {@code pairInputs} and it has 2 to
@@ -68,10 +135,10 @@ final class OutputGroup {
             }
             byte[][] pairRows = null;
             if (pairInputs && inputCount >= 2 && inputCount <= MAX_PAIRED_INPUTS) {
-                pairRows = new byte[inputCount / 2][GaloisField.ORDER * GaloisField.ORDER];
+                pairRows = new byte[pairRowCount(inputCount)][GaloisField.ORDER * GaloisField.ORDER];
                 for (int pair = 0; pair < pairRows.length; pair++) {
-                    byte[] first = rows[2 * pair];
-                    byte[] second = rows[2 * pair + 1];
+                    byte[] first = rows[4 * pair];
+                    byte[] second = rows[4 * pair + 1];
                     for (int x = 0; x < GaloisField.ORDER; x++) {
                         for (int y = 0; y < GaloisField.ORDER; y++) {
                             pairRows[pair][(x << 8) | y] = (byte) (first[x] ^ second[y]);
@@ -79,7 +146,8 @@ final class OutputGroup {
                     }
                 }
             }
-            return new OutputGroup(Kind.SINGLE, outputs, rows, null, pairRows);
+            return new OutputGroup(Kind.SINGLE, outputs, rows, coefficients[outputs[0]].clone(), null, pairRows,
+                    null, null, 0);
         }
         long[][] packedRows = new long[inputCount][GaloisField.ORDER];
         for (int in = 0; in < inputCount; in++) {
@@ -90,6 +158,6 @@ final class OutputGroup {
                 }
             }
         }
-        return new OutputGroup(Kind.PACKED, outputs, null, packedRows, null);
+        return new OutputGroup(Kind.PACKED, outputs, null, null, packedRows, null, null, null, 0);
     }
 }

@@ -8,13 +8,27 @@ import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * Asynchronous test-and-set lock: the algorithm of {@link TasLock}, with every step a Curator background
- * operation and every wait a watch; no thread is blocked while waiting.
+ * Asynchronous test-and-set lock. No thread is blocked while waiting. How it waits is its {@link LockStrategy}:
  *
- * <p><b>Algorithm.</b> Create {@code <lockPath>/holder}; on NodeExists read it with a watch (adopting it if it is
+ * <ul>
+ *   <li><b>WATCH</b> (default): the algorithm of {@link TasLock}, every step a Curator background operation and
+ *       every wait a watch.</li>
+ *   <li><b>RETRY</b>: the seed paper's synchronous TAS ("The Cost of Consensus", §III): create; on NodeExists create
+ *       again (after the optional back-off); one create in flight.</li>
+ *   <li><b>POLL</b>: the paper's asynchronous TAS (§III–IV): a create every interval, at most {@code maxInFlight}
+ *       outstanding, until one succeeds. Requests of one session are executed in order, so after the winning
+ *       create every later one meets our own node (NodeExists) and none can leave a node behind; a create that
+ *       nonetheless returns OK after the win (a different session after expiry) is deleted by its czxid.</li>
+ * </ul>
+ * RETRY and POLL send single ZooKeeper requests ({@link RawOps}): a create whose reply is lost (connection loss)
+ * makes the next request an ownership read of the holder node (our session and attempt id: adopt it), so our own
+ * node is never mistaken for another holder's, nor another's for ours.
+ *
+ * <p><b>WATCH algorithm.</b> Create {@code <lockPath>/holder}; on NodeExists read it with a watch (adopting it if it is
  * this attempt's own node, whose create reply was lost); when the watch reports the deletion, create again.
  *
  * <p><b>Cost.</b> As {@link TasLock}: uncontended 1 RTT, 2 RTTs per contended try, herd effect on release,
@@ -41,7 +55,172 @@ public final class AsyncTasLock extends AsyncZkLock {
 
   @Override
   AsyncAttempt newAttempt() {
-    return new Attempt();
+    return strategy().kind() == LockStrategy.Kind.WATCH ? new Attempt() : new ProbeAttempt();
+  }
+
+  /** The RETRY and POLL strategies (see the class comment). */
+  private final class ProbeAttempt extends ProbingAttempt {
+    final byte[] attemptData = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
+    final String serverHolderPath = RawOps.serverPath(client, holderPath);
+
+    // Guarded by "this".
+    private int inFlight;
+    private boolean ownershipReadInFlight;
+    /** The session in which a create's outcome is unknown (connection loss), or 0. */
+    private long uncertainSession;
+    private boolean createIssued;
+    private boolean won;
+    private boolean cleanedUp;
+
+    @Override
+    void begin() {
+      issue();
+    }
+
+    @Override
+    void tick() {
+      issue();
+    }
+
+    /** Sends the next request if the strategy allows: an ownership read while a create's outcome is unknown, else a create. */
+    private void issue() {
+      ZooKeeper handle = handleOrNull();
+      synchronized (this) {
+        if (result.isDone() || won || inFlight >= strategy.maxInFlight() || pacedOut()) {
+          return;
+        }
+        if (handle == null) {
+          inFlight++;
+        } else {
+          if (uncertainSession != 0 && uncertainSession != handle.getSessionId()) {
+            uncertainSession = 0; // that session is over, and its node with it
+          }
+          boolean readOwner = uncertainSession != 0;
+          if (readOwner && ownershipReadInFlight) {
+            return;
+          }
+          inFlight++;
+          if (readOwner) {
+            ownershipReadInFlight = true;
+            handle(RawOps.getData(handle, serverHolderPath), this::onOwnerRead);
+          } else {
+            createIssued = true;
+            handle(RawOps.create(handle, serverHolderPath, attemptData, CreateMode.EPHEMERAL), this::onCreated);
+          }
+          return;
+        }
+      }
+      onCreated(RawOps.Reply.of(Code.CONNECTIONLOSS, 0)); // no handle right now: as a lost connection
+    }
+
+    private void onCreated(RawOps.Reply reply) {
+      synchronized (this) {
+        inFlight--;
+      }
+      try {
+        switch (reply.code()) {
+          case OK -> {
+            connectionWorks();
+            parentFound();
+            if (claimWin()) {
+              grantAndComplete(holderPath, reply.stat());
+            } else {
+              // Lost the race against our own winning create or an abandonment: never leave this node behind.
+              SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, holderPath, reply.stat().getEphemeralOwner(),
+                  reply.stat().getCzxid()), lockPath);
+            }
+          }
+          case NODEEXISTS -> {
+            connectionWorks();
+            parentFound();
+            noteFoundTaken();
+            afterNegative(this::issue);
+          }
+          case NONODE -> recreateParentThen(this::issue);
+          case CONNECTIONLOSS, OPERATIONTIMEOUT -> {
+            synchronized (this) {
+              if (reply.sessionId() != 0) {
+                uncertainSession = reply.sessionId();
+              }
+            }
+            onConnectionLoss("create holder node", this::issue);
+          }
+          // A test-and-set waiter owns no node: after expiry it goes on in the session Curator opens next.
+          case SESSIONEXPIRED, SESSIONMOVED -> onConnectionLoss("create holder node", this::issue);
+          default -> fail(translate("create holder node", reply.code(), null));
+        }
+      } finally {
+        maybeCleanUp();
+      }
+    }
+
+    private void onOwnerRead(RawOps.Reply reply) {
+      synchronized (this) {
+        inFlight--;
+        ownershipReadInFlight = false;
+      }
+      try {
+        switch (reply.code()) {
+          case OK -> {
+            connectionWorks();
+            boolean ours = NodeReaper.isOwnedBy(reply.stat(), reply.sessionId()) && Arrays.equals(reply.data(), attemptData);
+            synchronized (this) {
+              uncertainSession = 0;
+            }
+            if (ours && claimWin()) {
+              grantAndComplete(holderPath, reply.stat()); // our create succeeded though its reply was lost
+            } else if (!ours) {
+              afterNegative(this::issue);
+            }
+          }
+          case NONODE -> {
+            connectionWorks();
+            synchronized (this) {
+              uncertainSession = 0;
+            }
+            afterNegative(this::issue);
+          }
+          case CONNECTIONLOSS, OPERATIONTIMEOUT -> onConnectionLoss("read holder node", this::issue);
+          case SESSIONEXPIRED, SESSIONMOVED -> {
+            synchronized (this) {
+              uncertainSession = 0;
+            }
+            onConnectionLoss("read holder node", this::issue);
+          }
+          default -> fail(translate("read holder node", reply.code(), null));
+        }
+      } finally {
+        maybeCleanUp();
+      }
+    }
+
+    private synchronized boolean claimWin() {
+      if (won || result.isDone()) {
+        return false;
+      }
+      won = true;
+      return true;
+    }
+
+
+    @Override
+    void cleanUp() {
+      maybeCleanUp();
+    }
+
+    /**
+     * Once the attempt is over and no request is outstanding: if it was not granted, remove a node a create of
+     * ours may have made unseen (read first: our session and attempt id only).
+     */
+    private void maybeCleanUp() {
+      synchronized (this) {
+        if (!result.isDone() || inFlight > 0 || cleanedUp || grantedHold != null || !createIssued) {
+          return;
+        }
+        cleanedUp = true;
+      }
+      SyncSupport.logIfFailed(NodeReaper.reapTasAttempt(client, lockPath, holderPath, attemptData), lockPath);
+    }
   }
 
   private final class Attempt extends AsyncAttempt {
@@ -51,7 +230,7 @@ public final class AsyncTasLock extends AsyncZkLock {
     private boolean createInFlight;
     private boolean createIssued;
     private boolean cleanedUp;
-    private Hold grantedHold;
+    private int missingParents; // only touched by the create callback chain, one step at a time
 
     @Override
     void start() {
@@ -92,9 +271,12 @@ public final class AsyncTasLock extends AsyncZkLock {
       } else if (error != null) {
         fail(translate("create holder node", error));
       } else if (Background.code(event) == Code.OK) {
-        grantOrRelease(createdStat);
+        grantAndComplete(holderPath, createdStat);
       } else if (Background.code(event) == Code.NODEEXISTS) {
+        noteFoundTaken();
         readHolder();
+      } else if (Background.code(event) == Code.NONODE && ++missingParents <= MAX_MISSING_PARENT) {
+        tryCreate(); // the container parent was reaped between its creation and our create: again
       } else {
         fail(translate("create holder node", Background.code(event), null));
       }
@@ -120,31 +302,19 @@ public final class AsyncTasLock extends AsyncZkLock {
             } else if (code != Code.OK) {
               fail(translate("read holder node", code, null));
             } else if (NodeReaper.isOwnedBy(event.getStat(), Sessions.currentSessionId(client)) && Arrays.equals(event.getData(), attemptData)) {
-              grantOrRelease(event.getStat()); // our own create succeeded; its reply was lost and Curator retried
+              grantAndComplete(holderPath, event.getStat()); // our own create succeeded; its reply was lost and Curator retried
             }
             // Otherwise the holder node is someone else's: the watch calls tryCreate when it goes.
           },
           this::stepFailed);
     }
 
-    private void grantOrRelease(Stat holderStat) {
-      Hold hold;
-      synchronized (this) {
-        hold = grant(this, holderPath, holderStat);
-        grantedHold = hold;
-      }
-      if (hold == null) {
-        fail(new LockCancelledException(lockPath, "lock closed while acquiring", null));
-      } else if (!result.complete(hold)) {
-        releaseOrphanedGrant(hold); // cancelled in the same instant
-      }
-    }
 
     /**
      * Removes the node this attempt may have created; runs once, after the last create's outcome is known. Any
      * create may have succeeded unseen (a NodeExists can answer Curator's retry of our own successful create), so
      * the reaper reads the node and deletes it only if it carries this attempt's id in this session. A granted
-     * hold is not touched here: {@link #grantOrRelease} releases it, and a fixed-name node must be deleted once.
+     * hold is not touched here: {@link #grantAndComplete} releases it, and a fixed-name node must be deleted once.
      */
     @Override
     void cleanUp() {

@@ -3,7 +3,7 @@ package io.synod.recipes.lock;
 /**
  * Base of every failure a lock reports. Subclasses say what happened:
  * <ul>
- *   <li>{@link LockSessionLostException}: the ZooKeeper session ended while acquiring;</li>
+ *   <li>{@link LockSessionLostException}: the ZooKeeper session ended while queued, and the waiter fails fast;</li>
  *   <li>{@link LockCancelledException}: the acquisition was cancelled, interrupted, or its lock closed;</li>
  *   <li>{@link LockStateException}: the lock was used against its contract;</li>
  *   <li>{@link LockCoordinationException}: ZooKeeper refused or could not perform an operation.</li>

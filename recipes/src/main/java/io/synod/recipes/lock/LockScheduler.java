@@ -26,6 +26,11 @@ final class LockScheduler {
     return timer;
   }
 
+  /** A periodic task (the POLL strategy's ticks); cancel it when done. */
+  static ScheduledFuture<?> scheduleAtFixedRate(Runnable task, long periodNanos) {
+    return TIMER.scheduleAtFixedRate(task, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+  }
+
   static ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
     return TIMER.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
   }

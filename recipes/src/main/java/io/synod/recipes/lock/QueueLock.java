@@ -6,6 +6,7 @@ import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -30,7 +31,9 @@ import org.apache.zookeeper.data.Stat;
  * <p><b>Failures.</b> A create whose reply was lost (connection loss) is recognised by the attempt's protected
  * name: a node Curator created again on retry is deleted as a stray, and when the create failed outright, every
  * node of the attempt is removed in the background. The lock is granted only on a children listing answered in
- * the session that owns our node (CURATOR-604: a new session can still see the old session's nodes). See
+ * the session that owns our node (CURATOR-604: a new session can still see the old session's nodes). A waiter whose
+ * node went with its session joins the queue again in the new session (or fails fast, see {@link LockOptions}).
+ * A create that finds its container parent reaped creates it again. See
  * {@link LockHandle} for fencing and {@link LockOptions} and {@link LockLossReason} for loss.
  */
 public final class QueueLock extends SyncZkLock {
@@ -43,47 +46,69 @@ public final class QueueLock extends SyncZkLock {
   Optional<LockHandle> acquireUntil(boolean timed, long deadlineNanos) throws LockException {
     SyncAttempt attempt = new SyncAttempt();
     beginAcquire(attempt, attempt::wake);
-    String attemptId = UUID.randomUUID().toString();
+    String attemptId = null;
     String ourPath = null;
     long ourSession = 0;
     boolean strayDuplicatesHandled = false;
     boolean granted = false;
+    int requeues = 0;
     try {
-      Stat ourStat = new Stat();
-      ourPath = client.create()
-          .storingStatIn(ourStat)
-          .creatingParentContainersIfNeeded()
-          .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-          .forPath(ZKPaths.makePath(lockPath, QueueNodes.namePrefix(attemptId)));
-      ourSession = ourStat.getEphemeralOwner();
-      String ourName = ZKPaths.getNodeFromPath(ourPath);
-      while (true) {
-        // Signal first, then the check: a close() after the check is sure to wake this signal.
-        WakeSignal signal = attempt.newSignal();
+      while (true) { // once per place in the queue (see LockOptions: re-queueing after session loss)
+        attemptId = UUID.randomUUID().toString();
+        ourPath = null;
+        strayDuplicatesHandled = false;
         attempt.checkNotAbandoned(this);
-        List<String> children = client.getChildren().forPath(lockPath);
-        if (Sessions.currentSessionId(client) != ourSession) {
-          throw new LockSessionLostException(lockPath, "session changed while queued; our node " + ourPath + " is gone");
-        }
-        QueueNodes.View queue = QueueNodes.view(children, ourName, attemptId);
-        for (String stray : queue.strayDuplicates) {
-          deleteStray(ZKPaths.makePath(lockPath, stray), ourSession);
-        }
-        strayDuplicatesHandled = true;
-        if (!queue.containsOurs()) {
-          throw new LockSessionLostException(lockPath, "our queue node " + ourPath + " disappeared while queued");
-        }
-        if (queue.oursIsFirst()) {
-          Hold hold = grant(attempt, ourPath, ourStat);
-          if (hold == null) {
-            throw attempt.abandoned(this);
+        Stat ourStat = new Stat();
+        ourPath = createRetryingMissingParent(ourStat, ZKPaths.makePath(lockPath, QueueNodes.namePrefix(attemptId)),
+            CreateMode.EPHEMERAL_SEQUENTIAL, null);
+        ourSession = ourStat.getEphemeralOwner();
+        String ourName = ZKPaths.getNodeFromPath(ourPath);
+        String lostPlace = null;
+        while (lostPlace == null) {
+          // Signal first, then the check: a close() after the check is sure to wake this signal.
+          WakeSignal signal = attempt.newSignal();
+          attempt.checkNotAbandoned(this);
+          List<String> children;
+          try {
+            children = client.getChildren().forPath(lockPath);
+          } catch (KeeperException.NoNodeException | KeeperException.SessionExpiredException e) {
+            lostPlace = "our queue node " + ourPath + " is gone (" + e.code() + ")";
+            continue;
           }
-          granted = true;
-          return Optional.of(hold);
+          if (Sessions.currentSessionId(client) != ourSession) {
+            lostPlace = "session changed while queued; our node " + ourPath + " is gone";
+            continue;
+          }
+          QueueNodes.View queue = QueueNodes.view(children, ourName, attemptId);
+          for (String stray : queue.strayDuplicates) {
+            deleteStray(ZKPaths.makePath(lockPath, stray), ourSession);
+          }
+          strayDuplicatesHandled = true;
+          if (!queue.containsOurs()) {
+            lostPlace = "our queue node " + ourPath + " disappeared while queued";
+            continue;
+          }
+          if (queue.oursIsFirst()) {
+            Hold hold = grant(attempt, ourPath, ourStat);
+            if (hold == null) {
+              throw attempt.abandoned(this);
+            }
+            granted = true;
+            return Optional.of(hold);
+          }
+          Stat predecessor = client.checkExists().usingWatcher(signal).forPath(ZKPaths.makePath(lockPath, queue.predecessor()));
+          boolean woken = predecessor == null ? !isPast(timed, deadlineNanos) : signal.await(timed, deadlineNanos);
+          if (!woken) {
+            return Optional.empty();
+          }
         }
-        Stat predecessor = client.checkExists().usingWatcher(signal).forPath(ZKPaths.makePath(lockPath, queue.predecessor()));
-        boolean woken = predecessor == null ? !isPast(timed, deadlineNanos) : signal.await(timed, deadlineNanos);
-        if (!woken) {
+        if (!mayRequeue(++requeues)) {
+          throw new LockSessionLostException(lockPath, lostPlace);
+        }
+        deleteLostPlace(ourPath, ourSession);
+        if (isPast(timed, deadlineNanos)) {
+          ourPath = null;
+          attemptId = null;
           return Optional.empty();
         }
       }
@@ -97,7 +122,7 @@ public final class QueueLock extends SyncZkLock {
         endAcquire(attempt);
         if (ourPath != null && strayDuplicatesHandled) {
           deleteStray(ourPath, ourSession);
-        } else {
+        } else if (attemptId != null) {
           SyncSupport.logIfFailed(NodeReaper.reapQueueAttempt(client, lockPath, attemptId), lockPath);
         }
       }

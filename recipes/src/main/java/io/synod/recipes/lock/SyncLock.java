@@ -15,10 +15,10 @@ import java.util.Optional;
  * contender.
  *
  * <p><b>Errors.</b> {@link LockCancelledException} if the waiting thread is interrupted (the interrupt flag is
- * restored) or the lock is closed meanwhile; {@link LockSessionLostException} if the session ended during the
- * acquisition; {@link LockCoordinationException} for any other ZooKeeper failure (for example connection loss
- * beyond Curator's retry policy); {@link LockStateException} for misuse. In every failure case the lock has
- * removed, or scheduled the removal of, any node it created.
+ * restored) or the lock is closed meanwhile; {@link LockSessionLostException} if a queued acquisition lost its
+ * place and does not re-queue (see {@link LockOptions}); {@link LockCoordinationException} for any other
+ * ZooKeeper failure (for example connection loss beyond Curator's retry policy); {@link LockStateException} for
+ * misuse. In every failure case the lock has removed, or scheduled the removal of, any node it created.
  */
 public interface SyncLock extends Closeable {
 

@@ -62,11 +62,7 @@ public final class TasLock extends SyncZkLock {
         Stat stat = new Stat();
         try {
           mayOwnNode = true;
-          client.create()
-              .storingStatIn(stat)
-              .creatingParentContainersIfNeeded()
-              .withMode(CreateMode.EPHEMERAL)
-              .forPath(holderPath, attemptData);
+          createRetryingMissingParent(stat, holderPath, CreateMode.EPHEMERAL, attemptData);
           Hold hold = grant(attempt, holderPath, stat);
           if (hold == null) {
             throw attempt.abandoned(this);

@@ -7,6 +7,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.PathUtils;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -36,6 +37,8 @@ abstract class ZkLockBase {
   private boolean closed;
   private boolean connectionSuspended;
   private ScheduledFuture<?> suspendedTimer;
+  /** Whether the latest acquisition found the lock taken (its first try was refused); read by the adaptive lock. */
+  private volatile boolean latestFoundTaken;
 
   ZkLockBase(CuratorFramework client, String lockPath, LockOptions options) {
     this.client = Objects.requireNonNull(client, "client");
@@ -67,6 +70,17 @@ abstract class ZkLockBase {
     }
     currentAttempt = attempt;
     attemptWakeup = wakeup;
+    latestFoundTaken = false;
+  }
+
+  /** An acquisition's try was refused: the lock was taken. */
+  final void noteFoundTaken() {
+    latestFoundTaken = true;
+  }
+
+  /** Whether the latest acquisition found the lock taken at least once. */
+  final boolean latestFoundTaken() {
+    return latestFoundTaken;
   }
 
   /** Marks an acquisition as over without a grant. */
@@ -321,6 +335,37 @@ abstract class ZkLockBase {
       LOG.warn("deletion of lock node {} failed: {}", nodePath, error.toString());
     }
   }
+
+  /**
+   * A blocking create whose parents are created as containers. ZooKeeper may reap an empty container between
+   * Curator creating it and the create itself (NoNode); as Curator's {@code InterProcessMutex} does, the create is
+   * tried again, at most {@link #MAX_MISSING_PARENT} times in a row. {@code data} null means Curator's default data.
+   */
+  final String createRetryingMissingParent(Stat stat, String path, CreateMode mode, byte[] data) throws Exception {
+    for (int misses = 0; ; misses++) {
+      try {
+        var create = client.create().storingStatIn(stat).creatingParentContainersIfNeeded().withMode(mode);
+        return data == null ? create.forPath(path) : create.forPath(path, data);
+      } catch (KeeperException.NoNodeException e) {
+        if (misses >= MAX_MISSING_PARENT) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** Whether a queued waiter that lost its place for the {@code requeues}-th time joins again (see {@link LockOptions}). */
+  final boolean mayRequeue(int requeues) {
+    return options.requeueOnSessionLoss() && requeues <= LockOptions.MAX_REQUEUES;
+  }
+
+  /** Our lost place's node: normally gone with its session; if the session lives on, it must not stay queued. */
+  final void deleteLostPlace(String nodePath, long sessionId) {
+    SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, nodePath, sessionId, NodeReaper.ANY_CZXID), lockPath);
+  }
+
+  /** Bound on creates in a row that find the parent missing (container reaped under us). */
+  static final int MAX_MISSING_PARENT = 64;
 
   /** For timed acquisitions: has the deadline (a {@link System#nanoTime()} value) passed? */
   static boolean isPast(boolean timed, long deadlineNanos) {

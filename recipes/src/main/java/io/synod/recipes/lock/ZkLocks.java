@@ -25,9 +25,16 @@ public final class ZkLocks {
     return queueLock(client, path, LockOptions.defaults());
   }
 
-  /** A {@link QueueLock}: blocking, FIFO, the waiter watches only its predecessor. */
+  /**
+   * A blocking FIFO queue lock. With the default {@link LockStrategy#watch()} strategy this is {@link QueueLock} (the
+   * waiter watches only its predecessor); with RETRY or POLL the calling thread waits on the protocol of
+   * {@link AsyncQueueLock} with that strategy.
+   */
   public static SyncLock queueLock(CuratorFramework client, String path, LockOptions options) {
-    return new QueueLock(client, path, options);
+    if (options.strategy().kind() == LockStrategy.Kind.WATCH) {
+      return new QueueLock(client, path, options);
+    }
+    return new BlockingLock(new AsyncQueueLock(client, path, options));
   }
 
   /** An {@link AsyncQueueLock} on {@code path} with {@link LockOptions#defaults()}. */
@@ -35,7 +42,7 @@ public final class ZkLocks {
     return asyncQueueLock(client, path, LockOptions.defaults());
   }
 
-  /** An {@link AsyncQueueLock}: the queue lock with no thread blocked per waiter. */
+  /** An {@link AsyncQueueLock}: the queue lock with no thread blocked per waiter, waiting by {@code options.strategy()}. */
   public static AsyncLock asyncQueueLock(CuratorFramework client, String path, LockOptions options) {
     return new AsyncQueueLock(client, path, options);
   }
@@ -45,9 +52,16 @@ public final class ZkLocks {
     return tasLock(client, path, LockOptions.defaults());
   }
 
-  /** A {@link TasLock}: blocking test-and-set on {@code <path>/holder}; unfair, herd on release. */
+  /**
+   * A blocking test-and-set lock on {@code <path>/holder}; unfair. With the default {@link LockStrategy#watch()} this
+   * is {@link TasLock} (waiters watch the holder node: herd on release); with RETRY (the seed paper's synchronous
+   * TAS) or POLL the calling thread waits on the protocol of {@link AsyncTasLock} with that strategy.
+   */
   public static SyncLock tasLock(CuratorFramework client, String path, LockOptions options) {
-    return new TasLock(client, path, options);
+    if (options.strategy().kind() == LockStrategy.Kind.WATCH) {
+      return new TasLock(client, path, options);
+    }
+    return new BlockingLock(new AsyncTasLock(client, path, options));
   }
 
   /** An {@link AsyncTasLock} on {@code path} with {@link LockOptions#defaults()}. */
@@ -55,15 +69,29 @@ public final class ZkLocks {
     return asyncTasLock(client, path, LockOptions.defaults());
   }
 
-  /** An {@link AsyncTasLock}: the test-and-set lock with no thread blocked per waiter. */
+  /** An {@link AsyncTasLock}: the test-and-set lock with no thread blocked per waiter, waiting by {@code options.strategy()}. */
   public static AsyncLock asyncTasLock(CuratorFramework client, String path, LockOptions options) {
     return new AsyncTasLock(client, path, options);
   }
 
+  /** An {@link AdaptiveLock} on {@code path} with {@link LockOptions#defaults()}. */
+  public static AdaptiveLock adaptiveLock(CuratorFramework client, String path) {
+    return adaptiveLock(client, path, LockOptions.defaults());
+  }
+
   /**
-   * Lets a {@link SyncLock} be used where Curator's {@link InterProcessLock} is expected. Unlike Curator's mutex
-   * the lock is not reentrant and not bound to a thread; {@code release()} is idempotent and fails only if the
-   * lock was never acquired ({@link LockStateException}).
+   * An {@link AdaptiveLock}: a test-and-set lock that measures RTT and contention and picks its strategy between
+   * acquisitions ({@link AdaptivePolicy}); {@code options.strategy()} is ignored.
+   */
+  public static AdaptiveLock adaptiveLock(CuratorFramework client, String path, LockOptions options) {
+    return new AdaptiveLock(client, path, options);
+  }
+
+  /**
+   * Lets a {@link SyncLock} be used where Curator's {@link InterProcessLock} is expected. <b>Not reentrant</b>,
+   * unlike Curator's {@code InterProcessMutex}, and not bound to a thread: a second {@code acquire()} while held
+   * fails with {@link LockStateException}; {@code release()} is idempotent and fails only if the lock was never
+   * acquired ({@link LockStateException}).
    */
   public static InterProcessLock asInterProcessLock(SyncLock lock) {
     Objects.requireNonNull(lock, "lock");
@@ -94,6 +122,12 @@ public final class ZkLocks {
    * Lets an {@link AsyncLock} be used where Curator's {@link InterProcessLock} is expected: each call blocks on the
    * asynchronous operation. An interrupt while acquiring cancels the acquisition (its node is removed) and throws
    * {@link LockCancelledException}.
+   *
+   * <p><b>Not reentrant</b>, unlike Curator's {@code InterProcessMutex}, and not bound to a thread: a second
+   * {@code acquire()} while this lock object holds the lock (from the same thread or another) fails with
+   * {@link LockStateException} instead of counting a re-entry, and any thread may {@code release()}.
+   * {@code release()} is idempotent and fails only if the lock was never acquired. Use one lock object per
+   * contender.
    */
   public static InterProcessLock asInterProcessLock(AsyncLock lock) {
     Objects.requireNonNull(lock, "lock");
@@ -120,7 +154,7 @@ public final class ZkLocks {
     };
   }
 
-  private static <T> T await(AsyncLock lock, CompletableFuture<T> operation) throws Exception {
+  static <T> T await(AsyncLock lock, CompletableFuture<T> operation) throws Exception {
     try {
       return operation.get();
     } catch (InterruptedException e) {

@@ -42,8 +42,8 @@ class ConnectionLossTest {
   }
 
   @ParameterizedTest
-  @EnumSource(LockKind.class)
-  void lostCreateReplyRetriedByCuratorYieldsExactlyOneHold(LockKind kind) throws Exception {
+  @EnumSource(Variant.class)
+  void lostCreateReplyRetriedByCuratorYieldsExactlyOneHold(Variant kind) throws Exception {
     String path = "/lost-reply/" + kind;
     CuratorFramework lockClient = zk.newClient(proxy.connectString(), new RetryNTimes(20, 100));
     long session = lockClient.getZookeeperClient().getZooKeeper().getSessionId();
@@ -70,8 +70,8 @@ class ConnectionLossTest {
   }
 
   @ParameterizedTest
-  @EnumSource(LockKind.class)
-  void lostCreateReplyWithoutRetryFailsTypedAndTheOrphanIsReaped(LockKind kind) throws Exception {
+  @EnumSource(Variant.class)
+  void lostCreateReplyWithoutRetryFailsTypedAndTheOrphanIsReaped(Variant kind) throws Exception {
     String path = "/lost-reply-no-retry/" + kind;
     CuratorFramework lockClient = zk.newClient(proxy.connectString(), new RetryNTimes(0, 0));
     long session = lockClient.getZookeeperClient().getZooKeeper().getSessionId();
@@ -94,8 +94,8 @@ class ConnectionLossTest {
   }
 
   @ParameterizedTest
-  @EnumSource(LockKind.class)
-  void lostReleaseReplyIsNeverRetriedOntoTheNextHoldersNode(LockKind kind) throws Exception {
+  @EnumSource(Variant.class)
+  void lostReleaseReplyIsNeverRetriedOntoTheNextHoldersNode(Variant kind) throws Exception {
     // The release's delete executes, its reply is lost, the next holder creates its node (for TAS: same name,
     // same data version), and only then does the releasing client learn of the connection loss and retry.
     String path = "/lost-release-reply/" + kind;
@@ -143,11 +143,11 @@ class ConnectionLossTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = LockKind.class, names = {"ASYNC_QUEUE", "ASYNC_TAS"})
-  void cancellingWhileTheCreateReplyIsLostLeavesNothingBehind(LockKind kind) throws Exception {
+  @EnumSource(value = Variant.class, names = {"ASYNC_QUEUE", "ASYNC_TAS", "ASYNC_TAS_POLL", "ASYNC_QUEUE_POLL"})
+  void cancellingWhileTheCreateReplyIsLostLeavesNothingBehind(Variant kind) throws Exception {
     String path = "/lost-reply-cancel/" + kind;
     CuratorFramework lockClient = zk.newClient(proxy.connectString(), new RetryNTimes(20, 100));
-    AsyncLock lock = kind == LockKind.ASYNC_QUEUE ? ZkLocks.asyncQueueLock(lockClient, path) : ZkLocks.asyncTasLock(lockClient, path);
+    AsyncLock lock = kind.asyncLock(lockClient, path);
     try (lock; Locks.Any contender = Locks.create(kind, observer, path)) {
       observer.create().creatingParentsIfNeeded().forPath(path);
       proxy.dropReplies(true);
@@ -169,7 +169,7 @@ class ConnectionLossTest {
   }
 
   /** Starts an acquisition whose create reaches the server while the reply is swallowed, then cuts the line. */
-  private CompletableFuture<LockHandle> acquireWithLostReply(Locks.Any lock, String path, LockKind kind) throws Exception {
+  private CompletableFuture<LockHandle> acquireWithLostReply(Locks.Any lock, String path, Variant kind) throws Exception {
     // The lock path exists beforehand, so that the very first request of the acquisition is the create itself.
     observer.create().creatingParentsIfNeeded().forPath(path);
     proxy.dropReplies(true);
@@ -190,8 +190,8 @@ class ConnectionLossTest {
     return acquiring;
   }
 
-  private static boolean isQueue(LockKind kind) {
-    return kind == LockKind.SYNC_QUEUE || kind == LockKind.ASYNC_QUEUE;
+  private static boolean isQueue(Variant kind) {
+    return kind.isQueue();
   }
 
   private List<String> children(String path) {

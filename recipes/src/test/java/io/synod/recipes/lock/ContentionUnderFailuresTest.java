@@ -35,8 +35,8 @@ class ContentionUnderFailuresTest {
   private static final int MAX_TRIES_PER_CLIENT = 200;
 
   @ParameterizedTest
-  @EnumSource(LockKind.class)
-  void exclusionSurvivesAStandaloneServerRestart(LockKind kind) throws Exception {
+  @EnumSource(Variant.class)
+  void exclusionSurvivesAStandaloneServerRestart(Variant kind) throws Exception {
     try (ZkTestSupport zk = new ZkTestSupport()) {
       contendThrough(kind, zk, zk.connectString(), () -> {
         zk.server.stop();
@@ -47,22 +47,33 @@ class ContentionUnderFailuresTest {
   }
 
   @ParameterizedTest
-  @EnumSource(LockKind.class)
-  void exclusionSurvivesLosingAnEnsembleMember(LockKind kind) throws Exception {
-    try (ZkTestSupport zk = new ZkTestSupport(); TestingCluster ensemble = startEnsemble()) {
+  @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS", "ASYNC_TAS_POLL"})
+  void exclusionSurvivesLosingAnEnsembleMember(Variant kind) throws Exception {
+    java.nio.file.Path ensembleFiles = java.nio.file.Files.createTempDirectory("synod-recipes-ensemble");
+    try (ZkTestSupport zk = new ZkTestSupport(); TestingCluster ensemble = startEnsemble(ensembleFiles)) {
       contendThrough(kind, zk, ensemble.getConnectString(), () -> {
         CuratorFramework probe = zk.newClient(ensemble.getConnectString(), new RetryNTimes(10, 200));
         InstanceSpec connectedTo = ensemble.findConnectionInstance(probe.getZookeeperClient().getZooKeeper());
         ensemble.killServer(connectedTo);
       });
+    } finally {
+      ZkTestSupport.deleteTree(ensembleFiles);
     }
   }
 
-  /** Three servers on 127.0.0.1 only (client, quorum and election ports). */
-  private static TestingCluster startEnsemble() throws Exception {
+  /**
+   * Three servers on 127.0.0.1 only (client, quorum and election ports). Their data directories live under
+   * {@code files}, where ZooKeeper also writes its zookeeper.configuration*.properties files (next to each data
+   * directory), so that nothing is left in the system temp directory.
+   */
+  private static TestingCluster startEnsemble(java.nio.file.Path files) throws Exception {
     List<InstanceSpec> specs = new ArrayList<>();
     for (int serverId = 1; serverId <= 3; serverId++) {
-      specs.add(new InstanceSpec((File) null, -1, -1, -1, true, serverId, -1, -1,
+      File dataDir = files.resolve("server-" + serverId).resolve("data").toFile();
+      if (!dataDir.mkdirs()) {
+        throw new java.io.IOException("cannot create " + dataDir);
+      }
+      specs.add(new InstanceSpec(dataDir, -1, -1, -1, true, serverId, -1, -1,
           Map.of("clientPortAddress", ZkTestSupport.HOST), ZkTestSupport.HOST));
     }
     TestingCluster ensemble = new TestingCluster(specs);
@@ -75,7 +86,7 @@ class ContentionUnderFailuresTest {
     void run() throws Exception;
   }
 
-  private static void contendThrough(LockKind kind, ZkTestSupport zk, String connectString, Disruption disruption) throws Exception {
+  private static void contendThrough(Variant kind, ZkTestSupport zk, String connectString, Disruption disruption) throws Exception {
     String path = "/contention/" + kind;
     List<CuratorFramework> clients = new ArrayList<>();
     for (int i = 0; i < CLIENTS; i++) {

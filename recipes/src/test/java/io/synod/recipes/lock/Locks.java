@@ -30,6 +30,14 @@ final class Locks {
     return create(kind, client, path, LockOptions.defaults());
   }
 
+  static Any create(Variant variant, CuratorFramework client, String path) {
+    return create(variant.kind, client, path, variant.options());
+  }
+
+  static Any create(Variant variant, CuratorFramework client, String path, LockOptions options) {
+    return create(variant.kind, client, path, variant.options(options));
+  }
+
   static Any create(LockKind kind, CuratorFramework client, String path, LockOptions options) {
     return switch (kind) {
       case SYNC_QUEUE -> sync(ZkLocks.queueLock(client, path, options));
@@ -120,5 +128,27 @@ final class Locks {
       }
       throw e;
     }
+  }
+
+  /** An acquisition running on a thread of its own, so that a test can act while it waits. */
+  record InBackground(Thread thread, java.util.concurrent.CompletableFuture<LockHandle> result) {
+    boolean isWaiting() {
+      return thread.getState() == Thread.State.WAITING || thread.getState() == Thread.State.TIMED_WAITING;
+    }
+  }
+
+  /** Starts {@code lock.acquire()} (bounded by {@link ZkTestSupport#WAIT}) on a daemon thread. */
+  static InBackground acquireInBackground(Any lock, String name) {
+    java.util.concurrent.CompletableFuture<LockHandle> result = new java.util.concurrent.CompletableFuture<>();
+    Thread thread = new Thread(() -> {
+      try {
+        result.complete(lock.acquire());
+      } catch (Throwable t) {
+        result.completeExceptionally(t);
+      }
+    }, name);
+    thread.setDaemon(true);
+    thread.start();
+    return new InBackground(thread, result);
   }
 }

@@ -39,8 +39,8 @@ class SessionLossTest {
   }
 
   @ParameterizedTest
-  @EnumSource(LockKind.class)
-  void expiredHolderIsToldAndFencedOutAndCannotReleaseTheNextHolder(LockKind kind) throws Exception {
+  @EnumSource(Variant.class)
+  void expiredHolderIsToldAndFencedOutAndCannotReleaseTheNextHolder(Variant kind) throws Exception {
     String path = "/expiry/" + kind;
     CuratorFramework clientA = zk.newClient();
     CuratorFramework clientB = zk.newClient();
@@ -59,8 +59,11 @@ class SessionLossTest {
       zk.expireSession(clientA);
 
       LockLossReason reason = holdA.lost().toCompletableFuture().get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
-      // Which notice arrives first is up to the server: the deletion of the node or the end of the session.
-      assertTrue(Set.of(LockLossReason.SESSION_LOST, LockLossReason.NODE_DELETED).contains(reason), "reason " + reason);
+      // Which notice arrives first is up to the server and the machine: the deletion of the node, the end of the
+      // session, or (on a loaded machine, where the reconnect takes a while) the suspended-bound timer. All three
+      // are correct: the hold is over either way.
+      assertTrue(Set.of(LockLossReason.SESSION_LOST, LockLossReason.NODE_DELETED, LockLossReason.SESSION_SUSPENDED_TOO_LONG)
+          .contains(reason), "reason " + reason);
       assertFalse(holdA.isValid());
       assertFalse(lockA.isAcquiredInThisProcess());
 
@@ -84,8 +87,8 @@ class SessionLossTest {
   }
 
   @ParameterizedTest
-  @EnumSource(LockKind.class)
-  void holdIsLostWhenSuspendedBeyondTheBoundAndItsNodeIsRemovedWhenTheSessionComesBack(LockKind kind) throws Exception {
+  @EnumSource(Variant.class)
+  void holdIsLostWhenSuspendedBeyondTheBoundAndItsNodeIsRemovedWhenTheSessionComesBack(Variant kind) throws Exception {
     String path = "/suspended/" + kind;
     CuratorFramework clientA = zk.newClient();
     long sessionA = clientA.getZookeeperClient().getZooKeeper().getSessionId();
@@ -114,53 +117,84 @@ class SessionLossTest {
   }
 
   @ParameterizedTest
-  @EnumSource(LockKind.class)
-  void waiterWhoseSessionExpiresNeverBelievesItHoldsTheLock(LockKind kind) throws Exception {
+  @EnumSource(Variant.class)
+  void waiterWhoseSessionExpiresNeverBelievesItHoldsTheLock(Variant kind) throws Exception {
     String path = "/waiter-expiry/" + kind;
     CuratorFramework clientA = zk.newClient();
     CuratorFramework clientB = zk.newClient();
     try (Locks.Any lockA = Locks.create(kind, clientA, path); Locks.Any lockB = Locks.create(kind, clientB, path)) {
       LockHandle holdA = lockA.acquire();
-      CompletableFuture<LockHandle> waitingB = new CompletableFuture<>();
-      Thread waiter = new Thread(() -> {
-        try {
-          waitingB.complete(lockB.acquire());
-        } catch (Throwable t) {
-          waitingB.completeExceptionally(t);
-        }
-      });
-      waiter.start();
-      boolean queue = kind == LockKind.SYNC_QUEUE || kind == LockKind.ASYNC_QUEUE;
+      Locks.InBackground background = Locks.acquireInBackground(lockB, "waiter-" + kind);
+      CompletableFuture<LockHandle> waitingB = background.result();
+      Thread waiter = background.thread();
+      boolean queue = kind.isQueue();
       if (queue) {
         ZkTestSupport.eventually("B queued", () -> childCount(clientA, path) == 2);
       } else {
-        ZkTestSupport.eventually("B waiting", () -> waiter.getState() == Thread.State.WAITING || waiter.getState() == Thread.State.TIMED_WAITING);
+        ZkTestSupport.eventually("B waiting", background::isWaiting);
       }
 
       zk.expireSession(clientB);
 
+      // A queued waiter's place died with its session: by default it joins the queue again in its new session (it
+      // must not carry on with a node it no longer has, nor see the old node from the new session and believe itself
+      // next). A test-and-set waiter owns no node while it waits, so it simply goes on in its new session.
       if (queue) {
-        // B's place in the queue died with its session: B is told, rather than carrying on with a node it no
-        // longer has (or, worse, seeing the old node from the new session and believing itself next).
-        ExecutionException failure = assertThrows(ExecutionException.class,
-            () -> waitingB.get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS));
-        assertTrue(failure.getCause() instanceof LockSessionLostException, "cause: " + failure.getCause());
-        assertFalse(lockB.isAcquiredInThisProcess());
-        assertTrue(holdA.isValid());
-        lockA.release();
-      } else {
-        // A test-and-set waiter owns no node while it waits, so it simply goes on in its new session.
-        assertFalse(waitingB.isDone());
-        assertTrue(holdA.isValid());
-        lockA.release();
-        LockHandle holdB = waitingB.get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
-        assertTrue(holdB.fencingToken() > holdA.fencingToken());
-        assertEquals(clientB.getZookeeperClient().getZooKeeper().getSessionId(),
-            clientB.checkExists().forPath(holdB.nodePath()).getEphemeralOwner(), "held in B's new session");
-        lockB.release();
+        ZkTestSupport.eventually("B queued again in its new session", () -> queuedIn(clientA, path, clientB));
       }
+      assertFalse(waitingB.isDone());
+      assertTrue(holdA.isValid());
+      lockA.release();
+      LockHandle holdB = waitingB.get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertTrue(holdB.fencingToken() > holdA.fencingToken());
+      assertEquals(clientB.getZookeeperClient().getZooKeeper().getSessionId(),
+          clientB.checkExists().forPath(holdB.nodePath()).getEphemeralOwner(), "held in B's new session");
+      lockB.release();
       waiter.join(ZkTestSupport.WAIT.toMillis());
       ZkTestSupport.eventually("nothing left", () -> childCount(clientA, path) == 0);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "ASYNC_QUEUE_POLL", "SYNC_QUEUE_RETRY"})
+  void queuedWaiterFailsFastOnSessionLossWhenAskedTo(Variant kind) throws Exception {
+    String path = "/waiter-expiry-fail-fast/" + kind;
+    CuratorFramework clientA = zk.newClient();
+    CuratorFramework clientB = zk.newClient();
+    LockOptions failFast = LockOptions.builder().requeueOnSessionLoss(false).build();
+    try (Locks.Any lockA = Locks.create(kind, clientA, path); Locks.Any lockB = Locks.create(kind, clientB, path, failFast)) {
+      LockHandle holdA = lockA.acquire();
+      Locks.InBackground background = Locks.acquireInBackground(lockB, "waiter-" + kind);
+      CompletableFuture<LockHandle> waitingB = background.result();
+      Thread waiter = background.thread();
+      ZkTestSupport.eventually("B queued", () -> childCount(clientA, path) == 2);
+
+      zk.expireSession(clientB);
+
+      ExecutionException failure = assertThrows(ExecutionException.class,
+          () -> waitingB.get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS));
+      assertTrue(failure.getCause() instanceof LockSessionLostException, "cause: " + failure.getCause());
+      assertFalse(lockB.isAcquiredInThisProcess());
+      assertTrue(holdA.isValid());
+      lockA.release();
+      waiter.join(ZkTestSupport.WAIT.toMillis());
+      ZkTestSupport.eventually("nothing left", () -> childCount(clientA, path) == 0);
+    }
+  }
+
+  /** Whether {@code waiter}'s current session has a node in the queue. */
+  private static boolean queuedIn(CuratorFramework observer, String path, CuratorFramework waiter) {
+    try {
+      long session = waiter.getZookeeperClient().getZooKeeper().getSessionId();
+      for (String child : observer.getChildren().forPath(path)) {
+        org.apache.zookeeper.data.Stat stat = observer.checkExists().forPath(path + "/" + child);
+        if (stat != null && stat.getEphemeralOwner() == session) {
+          return true;
+        }
+      }
+      return false;
+    } catch (Exception e) {
+      return false;
     }
   }
 
@@ -173,8 +207,8 @@ class SessionLossTest {
   }
 
   @ParameterizedTest
-  @EnumSource(LockKind.class)
-  void holdIsLostWhenItsNodeIsDeletedByAnotherClient(LockKind kind) throws Exception {
+  @EnumSource(Variant.class)
+  void holdIsLostWhenItsNodeIsDeletedByAnotherClient(Variant kind) throws Exception {
     String path = "/node-deleted/" + kind;
     CuratorFramework clientA = zk.newClient();
     CuratorFramework operator = zk.newClient();

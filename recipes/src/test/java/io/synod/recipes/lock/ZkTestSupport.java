@@ -1,6 +1,11 @@
 package io.synod.recipes.lock;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,12 +30,27 @@ final class ZkTestSupport implements AutoCloseable {
   static final Duration WAIT = Duration.ofSeconds(30);
 
   final TestingServer server;
+  private final Path baseDir;
   private final List<CuratorFramework> clients = new ArrayList<>();
 
   ZkTestSupport() throws Exception {
-    InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, -1, -1,
+    // ZooKeeper's embedded server writes a zookeeper.configuration*.properties file next to its data directory on
+    // every start; with Curator's default data directory that is the system temp directory, where the files would
+    // pile up. Our own base directory keeps them, and is deleted on close.
+    baseDir = Files.createTempDirectory("synod-recipes-zk");
+    InstanceSpec spec = new InstanceSpec(baseDir.resolve("data").toFile(), -1, -1, -1, true, -1, -1, -1,
         Map.of("clientPortAddress", HOST), HOST);
     server = new TestingServer(spec, true);
+  }
+
+  /** Deletes a directory tree; what cannot be deleted is left (the test's temp directory). */
+  static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+    }
   }
 
   String connectString() {
@@ -57,6 +77,24 @@ final class ZkTestSupport implements AutoCloseable {
       throw new IllegalStateException("client did not connect to " + connectString);
     }
     return client;
+  }
+
+  /** {@code count} new started clients, each with its own session. */
+  List<CuratorFramework> newClients(int count) throws InterruptedException {
+    List<CuratorFramework> started = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      started.add(newClient());
+    }
+    return started;
+  }
+
+  /** The number of children of {@code path}, or -1 when it cannot be read (for use in {@link #eventually}). */
+  static int childCount(CuratorFramework client, String path) {
+    try {
+      return client.getChildren().forPath(path).size();
+    } catch (Exception e) {
+      return -1;
+    }
   }
 
   /**
@@ -100,6 +138,10 @@ final class ZkTestSupport implements AutoCloseable {
       }
       clients.clear();
     }
-    server.close();
+    try {
+      server.close();
+    } finally {
+      deleteTree(baseDir);
+    }
   }
 }

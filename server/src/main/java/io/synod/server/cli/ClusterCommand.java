@@ -1,0 +1,391 @@
+package io.synod.server.cli;
+
+import io.synod.core.paxos.Role;
+import io.synod.server.client.SynodClient;
+import io.synod.server.node.LocalCluster;
+import io.synod.server.wire.WireFrame;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code synod cluster start|status|kill|restart|stop --dir DIR}: a local cluster of real
+ * processes on 127.0.0.1 — one ZooKeeper server JVM and N Synod server JVMs, each with its own data
+ * directory under DIR — described by {@code DIR/cluster.json}.
+ */
+@Command(name = "cluster", mixinStandardHelpOptions = true,
+        description = "Run a local cluster of real processes: one ZooKeeper server and N Synod servers.",
+        subcommands = {ClusterCommand.Start.class, ClusterCommand.Status.class, ClusterCommand.Kill.class,
+                ClusterCommand.Restart.class, ClusterCommand.Stop.class})
+public final class ClusterCommand implements Runnable {
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand: start, status, kill, restart or stop");
+    }
+
+    static final int MAX_FRAME = 16 << 20;
+    static final String DEFAULT_JVM_OPTS = "-Xmx384m -XX:+UseSerialGC";
+
+    abstract static class DirCommand implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--dir", required = true, paramLabel = "DIR", description = "the cluster's directory")
+        Path dir;
+
+        PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
+
+        CommandLine.ParameterException bad(String message) {
+            return new CommandLine.ParameterException(spec.commandLine(), message);
+        }
+
+        ClusterFile load() {
+            try {
+                return ClusterFile.read(dir);
+            } catch (IOException e) {
+                throw bad(e.getMessage());
+            }
+        }
+
+        ClusterFile.NodeEntry node(ClusterFile file, int id) {
+            return file.nodes().stream().filter(n -> n.id() == id).findFirst()
+                    .orElseThrow(() -> bad("no node " + id + " in " + ClusterFile.path(dir) + " (nodes 0.."
+                            + (file.nodes().size() - 1) + ")"));
+        }
+    }
+
+    @Command(name = "start", mixinStandardHelpOptions = true,
+            description = "Start ZooKeeper and N Synod servers; return when every group has a leader.")
+    static final class Start extends DirCommand {
+        @Option(names = "--nodes", defaultValue = "3", description = "3 or 5 (default ${DEFAULT-VALUE})")
+        int nodes;
+
+        @Option(names = "--groups", defaultValue = "4", description = "replication groups, 1..64 (default ${DEFAULT-VALUE})")
+        int groups;
+
+        @Option(names = "--session-timeout-ms", defaultValue = "4000",
+                description = "ZooKeeper session timeout, 1000..60000 (default ${DEFAULT-VALUE})")
+        int sessionTimeoutMillis;
+
+        @Option(names = "--timeout-s", defaultValue = "90", description = "give up waiting for leaders after this (default ${DEFAULT-VALUE})")
+        int timeoutSeconds;
+
+        @Option(names = "--name", defaultValue = "local", description = "cluster name (default ${DEFAULT-VALUE})")
+        String name;
+
+        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "extra server config for every node (repeatable)")
+        List<String> sets = new ArrayList<>();
+
+        @Override
+        public Integer call() throws Exception {
+            if (nodes != 3 && nodes != 5) {
+                throw bad("--nodes must be 3 or 5, got " + nodes);
+            }
+            if (groups < 1 || groups > 64) {
+                throw bad("--groups must be 1..64, got " + groups);
+            }
+            if (sessionTimeoutMillis < 1000 || sessionTimeoutMillis > 60_000) {
+                throw bad("--session-timeout-ms must be 1000..60000, got " + sessionTimeoutMillis);
+            }
+            if (timeoutSeconds < 1 || timeoutSeconds > 3600) {
+                throw bad("--timeout-s must be 1..3600, got " + timeoutSeconds);
+            }
+            if (!name.matches("[A-Za-z0-9_.-]{1,64}")) {
+                throw bad("--name must be 1..64 of [A-Za-z0-9_.-], got '" + name + "'");
+            }
+            if (Files.exists(ClusterFile.path(dir))) {
+                ClusterFile old = ClusterFile.read(dir);
+                if (alive(old.zookeeperPid()) || old.nodes().stream().anyMatch(n -> alive(n.pid()))) {
+                    throw bad("a cluster is already running in " + dir + " (run 'synod cluster stop --dir " + dir + "')");
+                }
+            }
+            Files.createDirectories(dir);
+            PrintWriter out = out();
+            int zkPort = LocalCluster.freePort();
+            Path zkDir = dir.resolve("zookeeper");
+            Files.createDirectories(zkDir.resolve("data"));
+            Path zkCfg = zkDir.resolve("zoo.cfg");
+            Files.writeString(zkCfg, "tickTime=500\ninitLimit=10\nsyncLimit=5\ndataDir=" + zkDir.resolve("data").toAbsolutePath()
+                    + "\nclientPort=" + zkPort + "\nclientPortAddress=127.0.0.1\nminSessionTimeout=1000\nmaxSessionTimeout=60000\n"
+                    + "admin.enableServer=false\n4lw.commands.whitelist=srvr,ruok\n", StandardCharsets.UTF_8);
+            Process zk = launch(List.of("-Xmx256m", "-XX:+UseSerialGC", "-Dzookeeper.admin.enableServer=false"),
+                    "org.apache.zookeeper.server.quorum.QuorumPeerMain", List.of(zkCfg.toAbsolutePath().toString()),
+                    zkDir.resolve("zookeeper.log"));
+            awaitPort(zkPort, 30_000, "ZooKeeper");
+            out.printf("zookeeper  pid %d  127.0.0.1:%d%n", zk.pid(), zkPort);
+
+            StringBuilder spec = new StringBuilder();
+            int[][] ports = new int[nodes][3];
+            for (int i = 0; i < nodes; i++) {
+                ports[i] = new int[] {LocalCluster.freePort(), LocalCluster.freePort(), LocalCluster.freePort()};
+                spec.append(i == 0 ? "" : ",").append(i).append("@127.0.0.1:").append(ports[i][0]).append(':').append(ports[i][1]);
+            }
+            List<ClusterFile.NodeEntry> entries = new ArrayList<>();
+            for (int i = 0; i < nodes; i++) {
+                Path nodeDir = dir.resolve("node-" + i).toAbsolutePath();
+                Files.createDirectories(nodeDir);
+                Path cfg = nodeDir.resolve("server.properties");
+                Files.writeString(cfg, "cluster.name=" + name + "\nnode.id=" + i + "\nnodes=" + spec + "\nzookeeper.connect=127.0.0.1:"
+                        + zkPort + "\nzookeeper.session.timeout.ms=" + sessionTimeoutMillis + "\ndata.dir=" + nodeDir.resolve("data")
+                        + "\ngroups=" + groups + "\nmetrics.port=" + ports[i][2] + "\n" + String.join("\n", sets) + "\n",
+                        StandardCharsets.UTF_8);
+                try {
+                    io.synod.server.config.ServerConfig.load(cfg, List.of());
+                } catch (io.synod.server.config.ConfigException e) {
+                    zk.destroyForcibly();
+                    for (ClusterFile.NodeEntry started : entries) {
+                        ProcessHandle.of(started.pid()).ifPresent(ProcessHandle::destroyForcibly);
+                    }
+                    throw bad("--set: " + e.getMessage());
+                }
+                Path log = nodeDir.resolve("server.log");
+                Process p = startServer(cfg, log);
+                entries.add(new ClusterFile.NodeEntry(i, p.pid(), ports[i][0], ports[i][1], ports[i][2], cfg.toString(),
+                        log.toString()));
+            }
+            ClusterFile file = new ClusterFile(name, groups, zk.pid(), zkPort, entries);
+            file.write(dir);
+            for (ClusterFile.NodeEntry e : entries) {
+                out.printf("node %d     pid %d  client 127.0.0.1:%d  peer 127.0.0.1:%d  metrics http://127.0.0.1:%d/metrics%n",
+                        e.id(), e.pid(), e.clientPort(), e.peerPort(), e.metricsPort());
+            }
+            out.printf("wrote %s%n", ClusterFile.path(dir));
+            out.flush();
+            long t0 = System.nanoTime();
+            List<WireFrame.GroupStatus> leaders = awaitLeaders(file, timeoutSeconds * 1000L);
+            if (leaders == null) {
+                spec().getErr().printf("error: not every group has a leader after %d s; see the logs under %s "
+                        + "(the processes keep running: 'synod cluster stop --dir %s')%n", timeoutSeconds, dir, dir);
+                return 1;
+            }
+            for (WireFrame.GroupStatus s : leaders) {
+                out.printf("group %d    leader node %d, epoch %d%n", s.group(), s.leaderHint(), s.promisedEpoch());
+            }
+            out.printf("cluster '%s' ready: %d nodes, %d groups, every group has a leader (%.1f s)%n", name, nodes, groups,
+                    (System.nanoTime() - t0) / 1e9);
+            return 0;
+        }
+
+        private CommandLine spec() {
+            return spec.commandLine();
+        }
+    }
+
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "Show processes and each group's leader.")
+    static final class Status extends DirCommand {
+        @Override
+        public Integer call() {
+            ClusterFile file = load();
+            PrintWriter out = out();
+            out.printf("cluster '%s': %d groups%n", file.cluster(), file.groups());
+            out.printf("zookeeper  pid %d  127.0.0.1:%d  %s%n", file.zookeeperPid(), file.zookeeperPort(),
+                    alive(file.zookeeperPid()) ? "running" : "not running");
+            List<WireFrame.StatusReport> reports = new ArrayList<>();
+            for (ClusterFile.NodeEntry n : file.nodes()) {
+                String state;
+                if (!alive(n.pid())) {
+                    state = "not running";
+                } else {
+                    try {
+                        reports.add(SynodClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 2_000, MAX_FRAME));
+                        state = "serving";
+                    } catch (IOException e) {
+                        state = "running, client port not answering (" + e.getMessage() + ")";
+                    }
+                }
+                out.printf("node %d     pid %d  client 127.0.0.1:%d  %s%n", n.id(), n.pid(), n.clientPort(), state);
+            }
+            for (int g = 0; g < file.groups(); g++) {
+                String leader = "none";
+                long commit = -1;
+                StringBuilder states = new StringBuilder();
+                for (WireFrame.StatusReport r : reports) {
+                    if (g >= r.groups().size()) {
+                        continue;
+                    }
+                    WireFrame.GroupStatus s = r.groups().get(g);
+                    if (s.role() == Role.LEADER.ordinal()) {
+                        leader = "node " + r.nodeId() + " (epoch " + s.promisedEpoch() + ")";
+                    }
+                    commit = Math.max(commit, s.commitSlot());
+                    if (s.state() != WireFrame.GroupStatus.SERVING) {
+                        states.append(" node ").append(r.nodeId())
+                                .append(s.state() == WireFrame.GroupStatus.REPAIRING ? " repairing" : " FAILED");
+                    }
+                }
+                out.printf("group %d    leader %s, commit slot %d%s%n", g, leader, commit, states);
+            }
+            return 0;
+        }
+    }
+
+    /** A subcommand about one node of the cluster. */
+    abstract static class NodeCommand extends DirCommand {
+        @Parameters(paramLabel = "NODE", description = "node id")
+        int id;
+    }
+
+    @Command(name = "kill", mixinStandardHelpOptions = true, description = "SIGKILL one Synod server process.")
+    static final class Kill extends NodeCommand {
+        @Override
+        public Integer call() throws Exception {
+            ClusterFile file = load();
+            ClusterFile.NodeEntry n = node(file, id);
+            ProcessHandle h = running(n.pid()).orElseThrow(() -> bad("node " + id + " (pid " + n.pid() + ") is not running"));
+            terminate(h, true);
+            out().printf("killed node %d (pid %d) with SIGKILL%n", id, n.pid());
+            return 0;
+        }
+    }
+
+    @Command(name = "restart", mixinStandardHelpOptions = true,
+            description = "Start one Synod server again on its data (stopping it first if it runs).")
+    static final class Restart extends NodeCommand {
+        @Override
+        public Integer call() throws Exception {
+            ClusterFile file = load();
+            ClusterFile.NodeEntry n = node(file, id);
+            running(n.pid()).ifPresent(h -> terminate(h, false));
+            Process p = startServer(Path.of(n.config()), Path.of(n.log()));
+            ClusterFile.NodeEntry updated = new ClusterFile.NodeEntry(n.id(), p.pid(), n.peerPort(), n.clientPort(),
+                    n.metricsPort(), n.config(), n.log());
+            file.withNode(updated).write(dir);
+            awaitPort(n.clientPort(), 60_000, "node " + id);
+            out().printf("restarted node %d: pid %d, client 127.0.0.1:%d%n", id, p.pid(), n.clientPort());
+            return 0;
+        }
+    }
+
+    @Command(name = "stop", mixinStandardHelpOptions = true, description = "Stop every process of the cluster (data stays).")
+    static final class Stop extends DirCommand {
+        @Override
+        public Integer call() throws Exception {
+            ClusterFile file = load();
+            List<ProcessHandle> stopping = new ArrayList<>();
+            for (ClusterFile.NodeEntry n : file.nodes()) {
+                running(n.pid()).ifPresent(h -> {
+                    h.destroy();
+                    stopping.add(h);
+                });
+            }
+            for (ProcessHandle h : stopping) {
+                terminate(h, false);
+            }
+            running(file.zookeeperPid()).ifPresent(h -> terminate(h, false));
+            out().printf("stopped cluster '%s' (%d servers and ZooKeeper); data kept in %s%n", file.cluster(),
+                    file.nodes().size(), dir);
+            return 0;
+        }
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------------
+
+    static boolean alive(long pid) {
+        return running(pid).isPresent();
+    }
+
+    static Optional<ProcessHandle> running(long pid) {
+        return ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+    }
+
+    /** SIGKILL ({@code force}) or SIGTERM and wait up to 30 s, then SIGKILL; returns when the process is gone. */
+    static void terminate(ProcessHandle h, boolean force) {
+        if (force) {
+            h.destroyForcibly();
+        } else {
+            h.destroy();
+        }
+        try {
+            h.onExit().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            h.destroyForcibly();
+            h.onExit().join();
+        }
+    }
+
+    static Process startServer(Path config, Path log) throws IOException {
+        String opts = System.getenv().getOrDefault("SYNOD_SERVER_JAVA_OPTS", DEFAULT_JVM_OPTS);
+        List<String> jvm = new ArrayList<>(List.of(opts.trim().split("\\s+")));
+        jvm.removeIf(String::isEmpty);
+        return launch(jvm, SynodCli.class.getName(), List.of("server", "--config", config.toString()), log);
+    }
+
+    static Process launch(List<String> jvmOptions, String mainClass, List<String> args, Path log) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.addAll(jvmOptions);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(mainClass);
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.redirectErrorStream(true);
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        return pb.start();
+    }
+
+    static void awaitPort(int port, long timeoutMillis, String what) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        while (System.nanoTime() < deadline) {
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 500);
+                return;
+            } catch (IOException e) {
+                Thread.sleep(100);
+            }
+        }
+        throw new IOException(what + " did not open 127.0.0.1:" + port + " within " + timeoutMillis + " ms");
+    }
+
+    /** Polls every node's status until each group has a leader that its members agree on; null on timeout. */
+    static List<WireFrame.GroupStatus> awaitLeaders(ClusterFile file, long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        while (System.nanoTime() < deadline) {
+            WireFrame.GroupStatus[] leaders = new WireFrame.GroupStatus[file.groups()];
+            for (ClusterFile.NodeEntry n : file.nodes()) {
+                try {
+                    WireFrame.StatusReport r = SynodClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 1_000,
+                            MAX_FRAME);
+                    for (WireFrame.GroupStatus s : r.groups()) {
+                        if (s.role() == Role.LEADER.ordinal() && s.group() < leaders.length) {
+                            leaders[s.group()] = s;
+                        }
+                    }
+                } catch (IOException e) {
+                    // Not up yet.
+                }
+            }
+            boolean all = true;
+            for (WireFrame.GroupStatus s : leaders) {
+                all &= s != null;
+            }
+            if (all) {
+                return List.of(leaders);
+            }
+            Thread.sleep(200);
+        }
+        return null;
+    }
+}

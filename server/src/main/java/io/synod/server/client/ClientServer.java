@@ -1,0 +1,123 @@
+package io.synod.server.client;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.synod.server.transport.FrameDecoder;
+import io.synod.server.transport.FrameEncoder;
+import io.synod.server.wire.WireFrame;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client port: {@link WireFrame.ClientCommand} in, {@link WireFrame.ClientResponse} out, and
+ * {@link WireFrame.StatusQuery}. Each connection may have a bounded number of commands in flight;
+ * past it, and whenever its outbound buffer is above the high-water mark, the server stops reading
+ * from that connection (TCP backpressure) until it drains.
+ */
+public final class ClientServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClientServer.class);
+
+    /** Routes a command to its group and answers status queries. */
+    public interface Handler {
+        void onCommand(WireFrame.ClientCommand command, java.util.function.Consumer<WireFrame.ClientResponse> respond);
+
+        WireFrame.StatusReport status(long requestId);
+    }
+
+    private final int maxFrameBytes;
+    private final int maxInFlightPerConnection;
+    private final Handler handler;
+    private final EventLoopGroup boss = new NioEventLoopGroup(1);
+    private final EventLoopGroup io;
+    private Channel serverChannel;
+
+    public ClientServer(int maxFrameBytes, int maxInFlightPerConnection, int ioThreads, Handler handler) {
+        this.maxFrameBytes = maxFrameBytes;
+        this.maxInFlightPerConnection = maxInFlightPerConnection;
+        this.handler = handler;
+        this.io = new NioEventLoopGroup(ioThreads);
+    }
+
+    public InetSocketAddress start(InetSocketAddress bind) throws InterruptedException {
+        ServerBootstrap b = new ServerBootstrap().group(boss, io).channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new FrameDecoder(maxFrameBytes), new FrameEncoder(maxFrameBytes),
+                                new ClientInboundHandler(handler, maxInFlightPerConnection));
+                    }
+                });
+        serverChannel = b.bind(bind).sync().channel();
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    @Override
+    public void close() {
+        if (serverChannel != null) {
+            serverChannel.close().awaitUninterruptibly();
+        }
+        io.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+
+    /** Per-connection handler: routes commands, bounds what is in flight, pauses reading when full. */
+    public static final class ClientInboundHandler extends SimpleChannelInboundHandler<WireFrame> {
+        private final Handler handler;
+        private final int maxInFlight;
+        private final AtomicInteger inFlight = new AtomicInteger();
+
+        public ClientInboundHandler(Handler handler, int maxInFlight) {
+            this.handler = handler;
+            this.maxInFlight = maxInFlight;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, WireFrame frame) {
+            Channel ch = ctx.channel();
+            if (frame instanceof WireFrame.ClientCommand c) {
+                if (inFlight.incrementAndGet() >= maxInFlight) {
+                    ch.config().setAutoRead(false);
+                }
+                handler.onCommand(c, response -> {
+                    ch.writeAndFlush(response);
+                    if (inFlight.decrementAndGet() < maxInFlight && ch.isWritable()) {
+                        ch.eventLoop().execute(() -> ch.config().setAutoRead(true));
+                    }
+                });
+            } else if (frame instanceof WireFrame.StatusQuery q) {
+                ch.writeAndFlush(handler.status(q.requestId()));
+            } else {
+                LOG.warn("closing client connection from {}: unexpected {}", ch.remoteAddress(),
+                        frame.getClass().getSimpleName());
+                ctx.close();
+            }
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            Channel ch = ctx.channel();
+            ch.config().setAutoRead(ch.isWritable() && inFlight.get() < maxInFlight);
+            ctx.fireChannelWritabilityChanged();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.warn("closing client connection from {}: {}", ctx.channel().remoteAddress(), cause.toString());
+            ctx.close();
+        }
+    }
+}

@@ -1,0 +1,226 @@
+package io.synod.server.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * One server's configuration: a properties file, then {@code key=value} overrides from the command
+ * line. Every key is known (a typo is an error), every value is checked, and every error is one
+ * line naming the key. The keys and their defaults are listed in {@link #KEYS} and in docs/server.md.
+ */
+public record ServerConfig(
+        String clusterName,
+        int nodeId,
+        Map<Integer, NodeAddress> nodes,
+        String zookeeperConnect,
+        int zookeeperSessionTimeoutMillis,
+        Path dataDir,
+        int groups,
+        int metricsPort,
+        int maxFrameBytes,
+        long logSegmentBytes,
+        int snapshotEverySlots,
+        int logRetainSlots,
+        int heartbeatMillis,
+        int tickMillis,
+        int phase1TimeoutMillis,
+        int outboundQueueBytes) {
+
+    /** host:peerPort:clientPort of one node. */
+    public record NodeAddress(String host, int peerPort, int clientPort) {
+        public InetSocketAddress peer() {
+            return new InetSocketAddress(host, peerPort);
+        }
+
+        public InetSocketAddress client() {
+            return new InetSocketAddress(host, clientPort);
+        }
+
+        @Override
+        public String toString() {
+            return host + ":" + peerPort + ":" + clientPort;
+        }
+    }
+
+    /** Every key, with its default ("" = required) and meaning. */
+    public static final Map<String, String[]> KEYS;
+
+    static {
+        Map<String, String[]> k = new LinkedHashMap<>();
+        k.put("cluster.name", new String[] {"synod", "cluster name (ZooKeeper path /synod/<name>, checked on peer hello)"});
+        k.put("node.id", new String[] {"", "this node's id, 0..N-1"});
+        k.put("nodes", new String[] {"", "every node: id@host:peerPort:clientPort, comma-separated"});
+        k.put("zookeeper.connect", new String[] {"", "ZooKeeper connect string host:port[,host:port...]"});
+        k.put("zookeeper.session.timeout.ms", new String[] {"10000", "ZooKeeper session timeout"});
+        k.put("data.dir", new String[] {"", "directory for this node's logs, snapshots and RocksDB"});
+        k.put("groups", new String[] {"4", "replication groups (range shards) when this node creates the cluster"});
+        k.put("metrics.port", new String[] {"0", "Prometheus /metrics HTTP port (0 ephemeral, -1 off)"});
+        k.put("max.frame.bytes", new String[] {"16777216", "largest frame accepted or sent on any connection"});
+        k.put("log.segment.bytes", new String[] {"16777216", "preallocated size of one log segment"});
+        k.put("snapshot.every.slots", new String[] {"10000", "take a snapshot after this many applied slots"});
+        k.put("log.retain.slots", new String[] {"1000", "applied slots kept below a snapshot for catch-up"});
+        k.put("heartbeat.ms", new String[] {"50", "leader heartbeat interval"});
+        k.put("tick.ms", new String[] {"10", "replica clock tick"});
+        k.put("phase1.timeout.ms", new String[] {"2000", "a candidate without a quorum of promises gives up after this"});
+        k.put("outbound.queue.bytes", new String[] {"33554432", "per-peer outbound bytes before messages are dropped"});
+        KEYS = Collections.unmodifiableMap(k);
+    }
+
+    public static ServerConfig load(Path file, List<String> overrides) throws ConfigException {
+        Properties p = new Properties();
+        if (file != null) {
+            try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                p.load(r);
+            } catch (IOException e) {
+                throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException("config file " + file + " is malformed: " + e.getMessage());
+            }
+        }
+        for (String o : overrides) {
+            int eq = o.indexOf('=');
+            if (eq <= 0) {
+                throw new ConfigException("override '" + o + "' is not key=value");
+            }
+            p.setProperty(o.substring(0, eq).trim(), o.substring(eq + 1).trim());
+        }
+        return from(p);
+    }
+
+    public static ServerConfig from(Properties p) throws ConfigException {
+        for (String key : new TreeSet<>(p.stringPropertyNames())) {
+            if (!KEYS.containsKey(key)) {
+                throw new ConfigException("unknown config key '" + key + "' (known: " + String.join(", ", KEYS.keySet()) + ")");
+            }
+        }
+        String cluster = str(p, "cluster.name");
+        if (!cluster.matches("[A-Za-z0-9_.-]{1,64}")) {
+            throw new ConfigException("cluster.name: must be 1..64 of [A-Za-z0-9_.-], got '" + cluster + "'");
+        }
+        Map<Integer, NodeAddress> nodes = parseNodes(str(p, "nodes"));
+        int nodeId = integer(p, "node.id", 0, 62);
+        if (!nodes.containsKey(nodeId)) {
+            throw new ConfigException("node.id: " + nodeId + " is not among nodes " + nodes.keySet());
+        }
+        String zk = str(p, "zookeeper.connect");
+        if (!zk.matches("[^,\\s]+:\\d+(,[^,\\s]+:\\d+)*(/[^\\s]*)?")) {
+            throw new ConfigException("zookeeper.connect: expected host:port[,host:port...], got '" + zk + "'");
+        }
+        int session = integer(p, "zookeeper.session.timeout.ms", 1000, 600_000);
+        String data = str(p, "data.dir");
+        Path dataDir;
+        try {
+            dataDir = Path.of(data);
+        } catch (RuntimeException e) {
+            throw new ConfigException("data.dir: '" + data + "' is not a valid path");
+        }
+        int groups = integer(p, "groups", 1, 256);
+        int metrics = integer(p, "metrics.port", -1, 65535);
+        int maxFrame = integer(p, "max.frame.bytes", 4096, 1 << 30);
+        long segment = longValue(p, "log.segment.bytes", 4096, 1L << 32);
+        int snapEvery = integer(p, "snapshot.every.slots", 1, Integer.MAX_VALUE);
+        int retain = integer(p, "log.retain.slots", 0, Integer.MAX_VALUE);
+        int heartbeat = integer(p, "heartbeat.ms", 1, 60_000);
+        int tick = integer(p, "tick.ms", 1, 1_000);
+        int phase1 = integer(p, "phase1.timeout.ms", 10, 600_000);
+        int outbound = integer(p, "outbound.queue.bytes", 65536, 1 << 30);
+        if (maxFrame > outbound) {
+            throw new ConfigException("outbound.queue.bytes (" + outbound + ") must be at least max.frame.bytes (" + maxFrame + ")");
+        }
+        return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
+                snapEvery, retain, heartbeat, tick, phase1, outbound);
+    }
+
+    public static Map<Integer, NodeAddress> parseNodes(String spec) throws ConfigException {
+        Map<Integer, NodeAddress> out = new TreeMap<>();
+        for (String part : spec.split(",")) {
+            String s = part.trim();
+            int at = s.indexOf('@');
+            String[] hp = at < 0 ? new String[0] : s.substring(at + 1).split(":");
+            if (at <= 0 || hp.length != 3 || hp[0].isEmpty()) {
+                throw new ConfigException("nodes: '" + s + "' is not id@host:peerPort:clientPort");
+            }
+            int id;
+            int peer;
+            int client;
+            try {
+                id = Integer.parseInt(s.substring(0, at));
+                peer = Integer.parseInt(hp[1]);
+                client = Integer.parseInt(hp[2]);
+            } catch (NumberFormatException e) {
+                throw new ConfigException("nodes: '" + s + "' has a non-numeric id or port");
+            }
+            if (id < 0 || id > 62 || peer < 1 || peer > 65535 || client < 1 || client > 65535) {
+                throw new ConfigException("nodes: '" + s + "' needs id 0..62 and ports 1..65535");
+            }
+            if (out.put(id, new NodeAddress(hp[0], peer, client)) != null) {
+                throw new ConfigException("nodes: node " + id + " is listed twice");
+            }
+        }
+        List<Integer> ids = new ArrayList<>(out.keySet());
+        for (int i = 0; i < ids.size(); i++) {
+            if (ids.get(i) != i) {
+                throw new ConfigException("nodes: ids must be 0..N-1 without gaps, got " + ids);
+            }
+        }
+        if (ids.size() < 1) {
+            throw new ConfigException("nodes: at least one node is needed");
+        }
+        return out;
+    }
+
+    private static String str(Properties p, String key) throws ConfigException {
+        String v = p.getProperty(key, KEYS.get(key)[0]).trim();
+        if (v.isEmpty()) {
+            throw new ConfigException(key + ": required, not set");
+        }
+        return v;
+    }
+
+    private static int integer(Properties p, String key, int min, int max) throws ConfigException {
+        return (int) longValue(p, key, min, max);
+    }
+
+    private static long longValue(Properties p, String key, long min, long max) throws ConfigException {
+        String v = str(p, key);
+        long n;
+        try {
+            n = Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new ConfigException(key + ": '" + v + "' is not an integer");
+        }
+        if (n < min || n > max) {
+            throw new ConfigException(key + ": " + n + " is outside " + min + ".." + max);
+        }
+        return n;
+    }
+
+    /** The properties text of this configuration (what {@code synod cluster start} writes per node). */
+    public String toProperties() {
+        StringBuilder nodesSpec = new StringBuilder();
+        for (Map.Entry<Integer, NodeAddress> e : nodes.entrySet()) {
+            if (nodesSpec.length() > 0) {
+                nodesSpec.append(',');
+            }
+            nodesSpec.append(e.getKey()).append('@').append(e.getValue());
+        }
+        return "cluster.name=" + clusterName + "\nnode.id=" + nodeId + "\nnodes=" + nodesSpec + "\nzookeeper.connect="
+                + zookeeperConnect + "\nzookeeper.session.timeout.ms=" + zookeeperSessionTimeoutMillis + "\ndata.dir="
+                + dataDir + "\ngroups=" + groups + "\nmetrics.port=" + metricsPort + "\nmax.frame.bytes=" + maxFrameBytes
+                + "\nlog.segment.bytes=" + logSegmentBytes + "\nsnapshot.every.slots=" + snapshotEverySlots
+                + "\nlog.retain.slots=" + logRetainSlots + "\nheartbeat.ms=" + heartbeatMillis + "\ntick.ms=" + tickMillis
+                + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes + "\n";
+    }
+}

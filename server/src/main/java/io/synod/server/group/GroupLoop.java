@@ -1,0 +1,436 @@
+package io.synod.server.group;
+
+import io.synod.coordination.ElectionService;
+import io.synod.core.paxos.Ballot;
+import io.synod.core.paxos.ClientReply;
+import io.synod.core.paxos.ClientRequest;
+import io.synod.core.paxos.Command;
+import io.synod.core.paxos.ElectionEvent;
+import io.synod.core.paxos.LeaseHooks;
+import io.synod.core.paxos.Message;
+import io.synod.core.paxos.QuorumPolicy;
+import io.synod.core.paxos.Ready;
+import io.synod.core.paxos.ReadyLoop;
+import io.synod.core.paxos.Replica;
+import io.synod.core.paxos.ReplicaConfig;
+import io.synod.core.paxos.Role;
+import io.synod.server.log.GroupStorage;
+import io.synod.server.log.StorageFailure;
+import io.synod.server.wire.WireFrame;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One group's replica on one server, driven by exactly one thread: every input (peer message,
+ * client command, election event, clock tick) is queued to that thread, so the replica, its
+ * storage and its state machine are never touched concurrently and no state is shared with other
+ * groups. Inputs are drained in bounded batches; each batch ends in one Ready pass,
+ * which gives group commit (one fsync for every entry accepted in the batch). The Ready contract is
+ * core's {@link ReadyLoop}, the same loop the simulator drives.
+ */
+public final class GroupLoop implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupLoop.class);
+
+    /** Inputs drained before the loop drives the replica (bounds the batch, and so the fsync). */
+    static final int MAX_INPUTS_PER_BATCH = 512;
+
+    /** Something that receives the answer to one client command (a connection). */
+    public interface Responder {
+        void respond(WireFrame.ClientResponse response);
+    }
+
+    private sealed interface Input {}
+
+    private record PeerInput(Message message) implements Input {}
+
+    private record ClientInput(WireFrame.ClientCommand command, Responder responder, long receivedNanos) implements Input {}
+
+    private record ElectionInput(ElectionEvent event) implements Input {}
+
+    private record Wake() implements Input {}
+
+    private record Waiter(long requestId, Responder responder, long receivedNanos) {}
+
+    private final int group;
+    private final Replica replica;
+    private final ReadyLoop readyLoop;
+    private final GroupStorage storage;
+    private final AutoCloseable stateMachine;
+    private final Consumer<WireFrame.PeerMessage> network;
+    private final ElectionService election;
+    private final GroupMetrics metrics;
+    private final long tickNanos;
+    private final int maxWaiters;
+    private final BlockingQueue<Input> inbox;
+    private final BlockingQueue<ElectionEvent> control = new ArrayBlockingQueue<>(1024);
+    private final Map<Long, Map<Long, List<Waiter>>> waiters = new HashMap<>();
+    private int waiterCount;
+    private final Thread thread;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean running = true;
+    private volatile boolean halted;
+    private boolean closed;
+    private volatile int state;
+    private volatile WireFrame.GroupStatus status;
+    private final java.util.concurrent.atomic.AtomicLong droppedInputs = new java.util.concurrent.atomic.AtomicLong();
+    private Role lastRole = Role.FOLLOWER;
+    private boolean joinedElection;
+    private Ballot repairAbove;
+    /** While repairing: the applied slot after which every entry this replica may have lost is re-learned. */
+    private long repairTarget = -1;
+    private final int pipelineWindow;
+
+    public GroupLoop(int group, ReplicaConfig config, GroupStorage storage, io.synod.core.paxos.StateMachine stateMachine,
+            AutoCloseable stateMachineResource, Consumer<WireFrame.PeerMessage> network, ElectionService election,
+            GroupMetrics metrics, long tickNanos, int inboxCapacity, int maxWaiters) {
+        this.group = group;
+        this.storage = storage;
+        this.stateMachine = stateMachineResource;
+        this.network = network;
+        this.election = election;
+        this.metrics = metrics;
+        this.tickNanos = tickNanos;
+        this.maxWaiters = maxWaiters;
+        this.inbox = new ArrayBlockingQueue<>(inboxCapacity);
+        this.replica = new Replica(config, storage.durableState(), stateMachine, QuorumPolicy.MAJORITY, LeaseHooks.NONE,
+                System.nanoTime());
+        this.readyLoop = new ReadyLoop(replica, new Sink());
+        this.repairAbove = storage.repairAbove();
+        this.pipelineWindow = config.maxInFlightSlots();
+        this.state = repairAbove == null ? WireFrame.GroupStatus.SERVING : WireFrame.GroupStatus.REPAIRING;
+        publishStatus();
+        this.thread = new Thread(this::run, "synod-group-" + group);
+    }
+
+    public void start() {
+        thread.start();
+        // A repairing replica stays out of elections: it must not lead (nor vote) on a damaged log.
+        if (state == WireFrame.GroupStatus.SERVING) {
+            joinElection();
+        }
+    }
+
+    private void joinElection() {
+        if (!joinedElection && election != null) {
+            joinedElection = true;
+            election.join(group, (g, event) -> onElection(event));
+        }
+    }
+
+    // ---- inputs (any thread) ----------------------------------------------------------------------
+
+    public void onPeerMessage(Message message) {
+        if (!inbox.offer(new PeerInput(message))) {
+            droppedInputs.incrementAndGet(); // Paxos retransmits; an overloaded loop sheds peer traffic.
+        }
+    }
+
+    public void onClientCommand(WireFrame.ClientCommand command, Responder responder) {
+        if (state == WireFrame.GroupStatus.FAILED || !inbox.offer(new ClientInput(command, responder, System.nanoTime()))) {
+            responder.respond(new WireFrame.ClientResponse(command.requestId(), group,
+                    state == WireFrame.GroupStatus.FAILED ? WireFrame.ClientResponse.STATUS_NO_GROUP
+                            : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
+        }
+    }
+
+    public void onElection(ElectionEvent event) {
+        if (!control.offer(event)) {
+            LOG.error("group {}: election event queue full, dropping {}", group, event);
+        }
+        inbox.offer(new Wake());
+    }
+
+    public WireFrame.GroupStatus status() {
+        return status;
+    }
+
+    public int group() {
+        return group;
+    }
+
+    // ---- the loop -----------------------------------------------------------------------------------
+
+    private void run() {
+        long nextTick = System.nanoTime() + tickNanos;
+        List<Input> batch = new ArrayList<>(MAX_INPUTS_PER_BATCH);
+        try {
+            while (running) {
+                long wait = nextTick - System.nanoTime();
+                Input first = wait > 0 ? inbox.poll(wait, TimeUnit.NANOSECONDS) : inbox.poll();
+                if (first != null) {
+                    batch.add(first);
+                    inbox.drainTo(batch, MAX_INPUTS_PER_BATCH - 1);
+                }
+                ElectionEvent event;
+                while ((event = control.poll()) != null) {
+                    replica.onElection(event);
+                }
+                for (Input input : batch) {
+                    handle(input);
+                }
+                batch.clear();
+                long now = System.nanoTime();
+                if (now - nextTick >= 0) {
+                    replica.tick(now);
+                    nextTick = now + tickNanos;
+                }
+                drive();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (StorageFailure e) {
+            fail("storage failed, this replica stops (no retry after a failed fsync): " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            fail("replica failed: " + e, e);
+        } finally {
+            stopped.countDown();
+        }
+    }
+
+    private void handle(Input input) {
+        if (input instanceof PeerInput p) {
+            Message m = p.message();
+            if (repairAbove != null) {
+                noteLeaderDuringRepair(m);
+            }
+            try {
+                replica.step(m);
+            } catch (IllegalArgumentException e) {
+                // The replica refuses a message it cannot take (wrong receiver, unknown sender) before
+                // changing any state: drop it. An invariant failure (IllegalStateException) still stops the group.
+                droppedInputs.incrementAndGet();
+                LOG.warn("group {}: dropping a message the replica refused: {}", group, e.getMessage());
+            }
+        } else if (input instanceof ClientInput c) {
+            propose(c);
+        }
+    }
+
+    /**
+     * Repair after mid-log corruption (see {@link GroupStorage}). The entries this replica lost were
+     * accepted in ballots up to {@code repairAbove}. Two ways to know they no longer matter:
+     * <ul>
+     *   <li>a leader of a <em>higher</em> ballot finished phase 1 without this replica's promise
+     *       (Promises are suppressed while repairing), so by quorum intersection it learned every
+     *       chosen value from others and re-proposed it in its ballot; once this replica has applied
+     *       up to that leader's commit point as first heard, it holds those values again;</li>
+     *   <li>the leader is the one of {@code repairAbove} itself (it ran phase 1 with this replica's
+     *       intact promise before the damage): every slot it could have proposed before the damage is
+     *       at most its commit point plus its pipeline window, so once this replica has applied past
+     *       that (and past every slot it saw on disk), it holds the chosen value of each.</li>
+     * </ul>
+     */
+    private void noteLeaderDuringRepair(Message m) {
+        long commit;
+        if (m instanceof Message.Heartbeat h) {
+            commit = h.leaderCommit();
+        } else if (m instanceof Message.Accept a) {
+            commit = a.leaderCommit();
+        } else if (m instanceof Message.InstallSnapshot s) {
+            commit = s.lastIncludedSlot();
+        } else {
+            return;
+        }
+        if (repairTarget >= 0 || m.ballot().nodeId() != m.from() || m.ballot().isBelow(repairAbove)) {
+            return;
+        }
+        if (m.ballot().isAbove(repairAbove)) {
+            repairTarget = commit;
+        } else {
+            repairTarget = Math.max(storage.repairThroughSlot(), commit + pipelineWindow);
+        }
+        LOG.warn("group {}: repairing; leader {} (ballot {}) found, voting again once slot {} is applied", group, m.from(),
+                m.ballot(), repairTarget);
+    }
+
+    private void propose(ClientInput c) {
+        WireFrame.ClientCommand cmd = c.command();
+        Command command;
+        try {
+            command = new Command(cmd.clientId(), cmd.sequence(), cmd.payload());
+            if (command.isNoop()) {
+                throw new IllegalArgumentException("client id 0 is reserved");
+            }
+        } catch (IllegalArgumentException e) {
+            c.responder().respond(new WireFrame.ClientResponse(cmd.requestId(), group, ClientReply.Status.REJECTED.ordinal(),
+                    0, replica.leaderHint(), String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
+            return;
+        }
+        if (waiterCount >= maxWaiters) {
+            c.responder().respond(new WireFrame.ClientResponse(cmd.requestId(), group, ClientReply.Status.BUSY.ordinal(), 0,
+                    replica.leaderHint(), new byte[0]));
+            return;
+        }
+        waiters.computeIfAbsent(cmd.clientId(), k -> new HashMap<>())
+                .computeIfAbsent(cmd.sequence(), k -> new ArrayList<>(1))
+                .add(new Waiter(cmd.requestId(), c.responder(), c.receivedNanos()));
+        waiterCount++;
+        replica.propose(new ClientRequest(command));
+    }
+
+    /** The runtime's side of core's shared {@link ReadyLoop}: persistence is synchronous (one fsync per Ready). */
+    private final class Sink implements ReadyLoop.Sink {
+        @Override
+        public void taken(Ready ready) {
+            if (!ready.applied().isEmpty()) {
+                metrics.appliedEntries.increment(ready.applied().size());
+            }
+        }
+
+        @Override
+        public boolean persist(Ready ready) {
+            long start = System.nanoTime();
+            storage.persist(ready);
+            metrics.recordFsync(System.nanoTime() - start);
+            metrics.batchEntries.record(ready.entries().size());
+            return true;
+        }
+
+        @Override
+        public void compactThrough(long slot) {
+            storage.compactThrough(slot);
+        }
+
+        @Override
+        public void send(Message message) {
+            if (repairAbove != null && message instanceof Message.Promise) {
+                return; // A damaged log must not vote in phase 1 (see GroupStorage).
+            }
+            network.accept(new WireFrame.PeerMessage(group, message));
+        }
+
+        @Override
+        public void reply(ClientReply reply) {
+            Map<Long, List<Waiter>> byClient = waiters.get(reply.clientId());
+            List<Waiter> list = byClient == null ? null : byClient.remove(reply.sequence());
+            if (list == null) {
+                return;
+            }
+            if (byClient.isEmpty()) {
+                waiters.remove(reply.clientId());
+            }
+            long now = System.nanoTime();
+            for (Waiter w : list) {
+                waiterCount--;
+                if (reply.status() == ClientReply.Status.OK) {
+                    metrics.commitLatency.record(now - w.receivedNanos(), TimeUnit.NANOSECONDS);
+                }
+                w.responder().respond(new WireFrame.ClientResponse(w.requestId(), group, reply.status().ordinal(),
+                        reply.slot(), reply.leaderHint(), reply.result()));
+            }
+        }
+
+        @Override
+        public void resign() {
+            if (election != null && joinedElection) {
+                election.resign(group);
+            }
+        }
+    }
+
+    private void drive() {
+        readyLoop.drive();
+        Role role = replica.role();
+        if (role == Role.LEADER && lastRole != Role.LEADER) {
+            metrics.leaderChanges.increment();
+            LOG.info("group {}: leading with ballot {} from slot {}", group, replica.ownBallot(), replica.commitSlot());
+        }
+        lastRole = role;
+        if (repairAbove != null && repairTarget >= 0 && replica.role() == Role.FOLLOWER
+                && replica.appliedSlot() >= repairTarget) {
+            storage.finishRepair();
+            repairAbove = null;
+            state = WireFrame.GroupStatus.SERVING;
+            LOG.warn("group {}: repaired from peers up to slot {}; voting and standing for election again", group,
+                    replica.appliedSlot());
+            joinElection();
+        }
+        metrics.logBytes = storage.log().sizeBytes();
+        metrics.applyLagSlots = Math.max(0, replica.lastSlot() - replica.appliedSlot());
+        metrics.commitSlot = replica.commitSlot();
+        metrics.role = replica.role().ordinal();
+        publishStatus();
+    }
+
+    private void publishStatus() {
+        Ballot b = replica.promised();
+        status = new WireFrame.GroupStatus(group, replica.role().ordinal(), b.epoch(),
+                replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint(), replica.commitSlot(),
+                replica.appliedSlot(), replica.snapshotSlot(), state);
+    }
+
+    private void fail(String reason, Throwable cause) {
+        state = WireFrame.GroupStatus.FAILED;
+        publishStatus();
+        LOG.error("group {}: {}", group, reason, cause);
+        if (election != null && joinedElection) {
+            try {
+                election.leave(group);
+            } catch (RuntimeException e) {
+                LOG.warn("group {}: leaving the election failed: {}", group, e.toString());
+            }
+        }
+        for (Map<Long, List<Waiter>> byClient : waiters.values()) {
+            for (List<Waiter> list : byClient.values()) {
+                for (Waiter w : list) {
+                    w.responder().respond(new WireFrame.ClientResponse(w.requestId(), group,
+                            WireFrame.ClientResponse.STATUS_NO_GROUP, 0, -1, new byte[0]));
+                }
+            }
+        }
+        waiters.clear();
+    }
+
+    public long droppedInputs() {
+        return droppedInputs.get();
+    }
+
+    /** Stops the loop without telling the election (a crash, as far as ZooKeeper can tell); idempotent. */
+    public void halt() {
+        halted = true;
+        running = false;
+        inbox.offer(new Wake());
+        try {
+            if (thread.getState() != Thread.State.NEW && !stopped.await(5, TimeUnit.SECONDS)) {
+                thread.interrupt();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        running = false;
+        inbox.offer(new Wake());
+        if (thread.getState() != Thread.State.NEW && !stopped.await(5, TimeUnit.SECONDS)) {
+            thread.interrupt();
+            stopped.await(5, TimeUnit.SECONDS);
+        }
+        if (election != null && joinedElection && state != WireFrame.GroupStatus.FAILED && !halted) {
+            try {
+                election.leave(group);
+            } catch (RuntimeException e) {
+                LOG.debug("group {}: leave on close: {}", group, e.toString());
+            }
+        }
+        storage.close();
+        if (stateMachine != null) {
+            stateMachine.close();
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package io.synod.server.group;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The per-group meters. The group loop writes the plain fields; gauges read them from the scrape
+ * thread (volatile, single writer), so no lock is shared between the loop and the endpoint.
+ */
+public final class GroupMetrics {
+    final Timer commitLatency;
+    final Timer fsyncLatency;
+    final DistributionSummary batchEntries;
+    final Counter leaderChanges;
+    final Counter appliedEntries;
+    volatile long logBytes;
+    volatile long applyLagSlots;
+    volatile long commitSlot;
+    volatile int role;
+
+    public GroupMetrics(MeterRegistry registry, int group) {
+        String g = Integer.toString(group);
+        commitLatency = Timer.builder("synod.commit.latency").description("client command received to answered")
+                .tag("group", g).publishPercentileHistogram().register(registry);
+        fsyncLatency = Timer.builder("synod.fsync.latency").description("one group-commit persist (write + fsync)")
+                .tag("group", g).publishPercentileHistogram().register(registry);
+        batchEntries = DistributionSummary.builder("synod.batch.entries").description("entries persisted per fsync")
+                .tag("group", g).register(registry);
+        leaderChanges = Counter.builder("synod.leader.changes").description("times this replica became leader")
+                .tag("group", g).register(registry);
+        appliedEntries = Counter.builder("synod.applied.entries").tag("group", g).register(registry);
+        Gauge.builder("synod.log.bytes", this, m -> m.logBytes).description("bytes of log segments on disk")
+                .tag("group", g).register(registry);
+        Gauge.builder("synod.apply.lag.slots", this, m -> m.applyLagSlots)
+                .description("accepted slots not yet applied here").tag("group", g).register(registry);
+        Gauge.builder("synod.commit.slot", this, m -> m.commitSlot).tag("group", g).register(registry);
+        Gauge.builder("synod.role", this, m -> m.role).description("0 follower, 1 candidate, 2 leader")
+                .tag("group", g).register(registry);
+    }
+
+    void recordFsync(long nanos) {
+        fsyncLatency.record(nanos, TimeUnit.NANOSECONDS);
+    }
+}

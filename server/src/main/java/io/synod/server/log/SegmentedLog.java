@@ -1,0 +1,387 @@
+package io.synod.server.log;
+
+import io.synod.core.paxos.Entry;
+import io.synod.server.wire.ByteReader;
+import io.synod.server.wire.ByteWriter;
+import io.synod.server.wire.MalformedInputException;
+import io.synod.server.wire.WireCodec;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One group's accepted entries on disk: a sequence of preallocated segment files
+ * ({@code segment-<n>.log}), each a run of records {@code [length u32][crc32c u32][body][pad to 8]}
+ * followed by zeros. Preallocation (PaxStore §3: preallocated log files with fdatasync) means an
+ * append never changes the file size, so {@code force(false)} need not flush metadata.
+ * Appends are buffered by the OS and made durable by {@link #sync()}: one force per batch (group
+ * commit), called by the group loop before anything that depends on the batch is sent.
+ *
+ * <p>On open, every record is checked. A bad record with nothing valid after it is a <b>torn tail</b>
+ * (a write cut short by a crash; it was never fsynced, so never acknowledged): it is zeroed and
+ * logged. A bad record followed by valid ones is <b>mid-log corruption</b>: it is reported in
+ * {@link Recovery#corruptions()} (never skipped silently), and the caller must repair from peers.
+ */
+public final class SegmentedLog implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SegmentedLog.class);
+
+    static final int HEADER = 8;
+    static final int ALIGN = 8;
+    private static final byte ENTRY = 1;
+    private static final byte COMPACT = 2;
+    private static final int ZERO_CHUNK = 1 << 20;
+
+    private final Path dir;
+    private final long segmentBytes;
+    private final List<Segment> segments = new ArrayList<>();
+    private final List<FileChannel> unsynced = new ArrayList<>();
+    private long appendedBytes;
+
+    private static final class Segment {
+        final long index;
+        final Path path;
+        FileChannel channel;
+        long size;
+        long end;
+        long maxSlot;
+
+        Segment(long index, Path path) {
+            this.index = index;
+            this.path = path;
+        }
+    }
+
+    /** What the disk held: the newest entry per slot, the compaction floor and what was wrong. */
+    public record Recovery(TreeMap<Long, Entry> entries, long compactedThrough, long maxSlotSeen,
+            List<String> tornTails, List<String> corruptions) {
+        public boolean corrupted() {
+            return !corruptions.isEmpty();
+        }
+    }
+
+    private Recovery recovery;
+
+    private SegmentedLog(Path dir, long segmentBytes) {
+        this.dir = dir;
+        this.segmentBytes = segmentBytes;
+    }
+
+    /**
+     * Opens the log in {@code dir}, recovering what it holds. With mid-log corruption the valid
+     * records are rewritten into fresh segments (so the damage is not found again on every start),
+     * but the corruption stays reported in {@link #recovery()}.
+     */
+    public static SegmentedLog open(Path dir, long segmentBytes) throws IOException {
+        if (segmentBytes < 4096) {
+            throw new IllegalArgumentException("segment size must be >= 4096 bytes, got " + segmentBytes);
+        }
+        Files.createDirectories(dir);
+        SegmentedLog log = new SegmentedLog(dir, segmentBytes);
+        log.recover();
+        return log;
+    }
+
+    public Recovery recovery() {
+        return recovery;
+    }
+
+    private void recover() throws IOException {
+        List<Path> files;
+        try (Stream<Path> s = Files.list(dir)) {
+            files = s.filter(p -> p.getFileName().toString().matches("segment-\\d{20}\\.log")).sorted().toList();
+        }
+        TreeMap<Long, Entry> entries = new TreeMap<>();
+        long compacted = 0;
+        long maxSlot = 0;
+        List<String> torn = new ArrayList<>();
+        List<String> corrupt = new ArrayList<>();
+        for (int i = 0; i < files.size(); i++) {
+            Path path = files.get(i);
+            String name = path.getFileName().toString();
+            Segment seg = new Segment(Long.parseLong(name.substring(8, 28)), path);
+            byte[] bytes = Files.readAllBytes(path);
+            seg.size = bytes.length;
+            int pos = 0;
+            while (pos + HEADER <= bytes.length) {
+                int len = getInt(bytes, pos);
+                if (len == 0 && allZero(bytes, pos, bytes.length)) {
+                    break; // End of data in this preallocated segment.
+                }
+                String problem = check(bytes, pos, len);
+                Object record = null;
+                if (problem == null) {
+                    try {
+                        record = decodeBody(bytes, pos + HEADER, len);
+                    } catch (MalformedInputException e) {
+                        problem = "undecodable record: " + e.getMessage();
+                    }
+                }
+                if (problem != null) {
+                    int next = nextValid(bytes, pos + ALIGN);
+                    boolean laterData = next >= 0 || laterSegmentsHoldData(files, i + 1);
+                    if (!laterData) {
+                        String what = name + " at offset " + pos + " (" + problem + "), " + (bytes.length - pos)
+                                + " bytes zeroed";
+                        LOG.warn("log {}: truncating torn tail record in {}", dir, what);
+                        torn.add(what);
+                        zeroFrom(path, pos, bytes.length);
+                        break;
+                    }
+                    String what = name + " at offset " + pos + ": " + problem;
+                    LOG.error("log {}: corrupt record in the middle of the log, {}", dir, what);
+                    corrupt.add(what);
+                    if (next < 0) {
+                        break; // The rest of this segment is unreadable; later segments still count.
+                    }
+                    pos = next;
+                    continue;
+                }
+                if (record instanceof Entry e) {
+                    entries.put(e.slot(), e);
+                    maxSlot = Math.max(maxSlot, e.slot());
+                    seg.maxSlot = Math.max(seg.maxSlot, e.slot());
+                } else {
+                    compacted = Math.max(compacted, (Long) record);
+                }
+                pos += align(HEADER + len);
+            }
+            seg.end = Math.min(pos, bytes.length);
+            segments.add(seg);
+        }
+        if (compacted > 0) {
+            entries.headMap(compacted, true).clear();
+        }
+        recovery = new Recovery(entries, compacted, maxSlot, List.copyOf(torn), List.copyOf(corrupt));
+        if (!corrupt.isEmpty()) {
+            rewrite(entries, compacted);
+        } else {
+            for (Segment seg : segments) {
+                seg.channel = FileChannel.open(seg.path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            }
+        }
+        if (segments.isEmpty()) {
+            roll(0);
+        }
+    }
+
+    /** Writes the recovered records into new segments, then deletes the damaged ones. */
+    private void rewrite(TreeMap<Long, Entry> entries, long compacted) throws IOException {
+        List<Segment> old = new ArrayList<>(segments);
+        segments.clear();
+        long nextIndex = old.isEmpty() ? 0 : old.get(old.size() - 1).index + 1;
+        roll(nextIndex, 0);
+        if (compacted > 0) {
+            appendCompaction(compacted);
+        }
+        for (Entry e : entries.values()) {
+            append(e);
+        }
+        sync();
+        for (Segment seg : old) {
+            Files.deleteIfExists(seg.path);
+        }
+        DurableFiles.syncDirectory(dir);
+        LOG.warn("log {}: rewrote {} valid entries into fresh segments after corruption", dir, entries.size());
+    }
+
+    private static String check(byte[] bytes, int pos, int len) {
+        if (len <= 0 || (long) pos + HEADER + len > bytes.length) {
+            return "record length " + len + " does not fit the " + (bytes.length - pos - HEADER) + " bytes left";
+        }
+        int crc = getInt(bytes, pos + 4);
+        if (crc != Crc.of(bytes, pos + HEADER, len)) {
+            return "CRC32C mismatch";
+        }
+        return null;
+    }
+
+    /** The offset of the next record that checks out, scanning at record alignment; -1 if none. */
+    private static int nextValid(byte[] bytes, int from) {
+        for (int p = from; p + HEADER <= bytes.length; p += ALIGN) {
+            int len = getInt(bytes, p);
+            if (len > 0 && check(bytes, p, len) == null) {
+                return p;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean laterSegmentsHoldData(List<Path> files, int from) throws IOException {
+        for (int i = from; i < files.size(); i++) {
+            byte[] bytes = Files.readAllBytes(files.get(i));
+            if (!allZero(bytes, 0, bytes.length)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean allZero(byte[] bytes, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (bytes[i] != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void zeroFrom(Path path, long from, long to) throws IOException {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
+            writeZeros(ch, from, to);
+            ch.force(false);
+        }
+    }
+
+    private static void writeZeros(FileChannel ch, long from, long to) throws IOException {
+        ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(ZERO_CHUNK, Math.max(0, to - from)));
+        long pos = from;
+        while (pos < to) {
+            zeros.clear();
+            zeros.limit((int) Math.min(zeros.capacity(), to - pos));
+            pos += ch.write(zeros, pos);
+        }
+    }
+
+    private static Object decodeBody(byte[] bytes, int offset, int len) throws MalformedInputException {
+        ByteReader r = new ByteReader(bytes, offset, len);
+        byte type = r.u8("record type");
+        Object out;
+        if (type == ENTRY) {
+            out = WireCodec.readEntry(r);
+        } else if (type == COMPACT) {
+            long slot = r.i64("compaction slot");
+            if (slot < 0) {
+                throw new MalformedInputException("negative compaction slot " + slot);
+            }
+            out = slot;
+        } else {
+            throw new MalformedInputException("unknown record type " + type);
+        }
+        r.expectEnd("record");
+        return out;
+    }
+
+    // ---- appending ------------------------------------------------------------------------------
+
+    public void append(Entry entry) {
+        ByteWriter w = new ByteWriter(64 + entry.command().payload().length);
+        w.u8(ENTRY);
+        WireCodec.writeEntry(w, entry);
+        write(w.toByteArray(), entry.slot());
+    }
+
+    /** Records that entries at or below {@code slot} are covered by a durable snapshot. */
+    public void appendCompaction(long slot) {
+        write(new ByteWriter(16).u8(COMPACT).i64(slot).toByteArray(), 0);
+    }
+
+    private void write(byte[] body, long slot) {
+        int recordBytes = align(HEADER + body.length);
+        ByteBuffer buf = ByteBuffer.allocate(recordBytes);
+        buf.putInt(body.length).putInt(Crc.of(body, 0, body.length)).put(body);
+        buf.clear();
+        try {
+            Segment active = segments.get(segments.size() - 1);
+            if (active.end + recordBytes > active.size) {
+                active = roll(active.index + 1, recordBytes);
+            }
+            long pos = active.end;
+            while (buf.hasRemaining()) {
+                pos += active.channel.write(buf, pos);
+            }
+            active.end = pos;
+            active.maxSlot = Math.max(active.maxSlot, slot);
+            if (!unsynced.contains(active.channel)) {
+                unsynced.add(active.channel);
+            }
+            appendedBytes += recordBytes;
+        } catch (IOException e) {
+            throw new StorageFailure("log append failed in " + dir + ": " + e, e);
+        }
+    }
+
+    /** One fsync for everything appended since the last call (group commit). */
+    public void sync() {
+        try {
+            for (FileChannel ch : unsynced) {
+                ch.force(false);
+            }
+            unsynced.clear();
+        } catch (IOException e) {
+            throw new StorageFailure("log fsync failed in " + dir + ": " + e, e);
+        }
+    }
+
+    private Segment roll(long index) throws IOException {
+        return roll(index, 0);
+    }
+
+    private Segment roll(long index, int minBytes) throws IOException {
+        Segment seg = new Segment(index, dir.resolve(String.format("segment-%020d.log", index)));
+        seg.size = Math.max(segmentBytes, align(minBytes));
+        seg.channel = FileChannel.open(seg.path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
+        writeZeros(seg.channel, 0, seg.size);
+        seg.channel.force(true);
+        DurableFiles.syncDirectory(dir);
+        segments.add(seg);
+        return seg;
+    }
+
+    /** Deletes whole segments whose every entry is at or below {@code slot} (never the active one). */
+    public void deleteThrough(long slot) {
+        try {
+            while (segments.size() > 1 && segments.get(0).maxSlot <= slot) {
+                Segment seg = segments.remove(0);
+                seg.channel.close();
+                unsynced.remove(seg.channel);
+                Files.deleteIfExists(seg.path);
+            }
+        } catch (IOException e) {
+            throw new StorageFailure("deleting compacted segments failed in " + dir + ": " + e, e);
+        }
+    }
+
+    /** Bytes on disk (preallocated segments included). */
+    public long sizeBytes() {
+        long total = 0;
+        for (Segment s : segments) {
+            total += s.size;
+        }
+        return total;
+    }
+
+    public long appendedBytes() {
+        return appendedBytes;
+    }
+
+    public int segmentCount() {
+        return segments.size();
+    }
+
+    @Override
+    public void close() throws IOException {
+        for (Segment s : segments) {
+            if (s.channel != null) {
+                s.channel.close();
+            }
+        }
+    }
+
+    private static int align(int n) {
+        return (n + ALIGN - 1) & -ALIGN;
+    }
+
+    private static int getInt(byte[] b, int pos) {
+        return ((b[pos] & 0xFF) << 24) | ((b[pos + 1] & 0xFF) << 16) | ((b[pos + 2] & 0xFF) << 8) | (b[pos + 3] & 0xFF);
+    }
+}

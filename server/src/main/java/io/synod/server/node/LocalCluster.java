@@ -1,0 +1,193 @@
+package io.synod.server.node;
+
+import io.synod.server.client.SynodClient;
+import io.synod.server.config.ConfigException;
+import io.synod.server.config.ServerConfig;
+import io.synod.server.wire.WireFrame;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+
+/**
+ * N Synod nodes in this JVM on 127.0.0.1, against a ZooKeeper the caller runs: what {@code synod
+ * demo} and the in-process integration tests use. Ports are reserved by binding port 0 and
+ * releasing it just before the node binds it. Each node reaches ZooKeeper through its own
+ * {@link TcpRelay}, so {@link #crash(int)} can make a node vanish the way a killed process does
+ * (its ZooKeeper session expires after the timeout instead of being closed).
+ */
+public final class LocalCluster implements AutoCloseable {
+    private final InetSocketAddress zookeeper;
+    private final Path dir;
+    private final int groups;
+    private final String clusterName;
+    private final String nodesSpec;
+    private final Map<String, String> extra;
+    private final SynodNode[] nodes;
+    private final TcpRelay[] relays;
+    private final ServerConfig[] configs;
+    private final List<SynodNode> crashed = new ArrayList<>();
+
+    public LocalCluster(InetSocketAddress zookeeper, Path dir, int nodeCount, int groups, String clusterName,
+            Map<String, String> extra) throws IOException {
+        this.zookeeper = zookeeper;
+        this.dir = dir;
+        this.groups = groups;
+        this.clusterName = clusterName;
+        this.extra = Map.copyOf(extra);
+        this.nodes = new SynodNode[nodeCount];
+        this.relays = new TcpRelay[nodeCount];
+        this.configs = new ServerConfig[nodeCount];
+        StringBuilder spec = new StringBuilder();
+        for (int i = 0; i < nodeCount; i++) {
+            if (i > 0) {
+                spec.append(',');
+            }
+            spec.append(i).append("@127.0.0.1:").append(freePort()).append(':').append(freePort());
+        }
+        this.nodesSpec = spec.toString();
+    }
+
+    public static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        }
+    }
+
+    private ServerConfig configFor(int i, int zkPort) throws ConfigException {
+        Properties p = new Properties();
+        p.setProperty("cluster.name", clusterName);
+        p.setProperty("node.id", Integer.toString(i));
+        p.setProperty("nodes", nodesSpec);
+        p.setProperty("zookeeper.connect", "127.0.0.1:" + zkPort);
+        p.setProperty("data.dir", dir.resolve("node-" + i).toString());
+        p.setProperty("groups", Integer.toString(groups));
+        p.setProperty("metrics.port", "-1");
+        extra.forEach(p::setProperty);
+        return ServerConfig.from(p);
+    }
+
+    public void startAll() throws Exception {
+        for (int i = 0; i < nodes.length; i++) {
+            start(i);
+        }
+    }
+
+    /** Starts node {@code i} (again, after a stop or crash) on its data directory. */
+    public SynodNode start(int i) throws Exception {
+        if (nodes[i] == null) {
+            relays[i] = new TcpRelay(zookeeper);
+            configs[i] = configFor(i, relays[i].port());
+            nodes[i] = new SynodNode(configs[i]).start();
+        }
+        return nodes[i];
+    }
+
+    /** Stops node {@code i} cleanly (its ZooKeeper session is closed, so others take over at once). */
+    public void stop(int i) {
+        SynodNode n = nodes[i];
+        nodes[i] = null;
+        if (n != null) {
+            n.close();
+        }
+        if (relays[i] != null) {
+            relays[i].cut();
+        }
+    }
+
+    /** Makes node {@code i} vanish like a killed process: ZooKeeper link cut first, then everything halts. */
+    public void crash(int i) {
+        SynodNode n = nodes[i];
+        nodes[i] = null;
+        if (relays[i] != null) {
+            relays[i].cut();
+        }
+        if (n != null) {
+            n.crash();
+            crashed.add(n);
+        }
+    }
+
+    public SynodNode node(int i) {
+        return nodes[i];
+    }
+
+    public int size() {
+        return nodes.length;
+    }
+
+    public ServerConfig config(int i) {
+        return configs[i];
+    }
+
+    public Map<Integer, InetSocketAddress> clientAddresses() throws ConfigException {
+        Map<Integer, InetSocketAddress> out = new TreeMap<>();
+        for (Map.Entry<Integer, ServerConfig.NodeAddress> e : ServerConfig.parseNodes(nodesSpec).entrySet()) {
+            out.put(e.getKey(), e.getValue().client());
+        }
+        return out;
+    }
+
+    public SynodClient client(long clientId, int timeoutMillis) throws ConfigException {
+        return new SynodClient(clientAddresses(), clientId, timeoutMillis, 16 << 20);
+    }
+
+    /** The serving leader of {@code group} as running nodes report it, or -1. */
+    public int leaderOf(int group) {
+        for (SynodNode n : nodes) {
+            if (n == null) {
+                continue;
+            }
+            WireFrame.GroupStatus s = n.statusReport(0).groups().get(group);
+            if (s.role() == io.synod.core.paxos.Role.LEADER.ordinal()) {
+                return n.nodeId();
+            }
+        }
+        return -1;
+    }
+
+    public WireFrame.GroupStatus status(int node, int group) {
+        return nodes[node].statusReport(0).groups().get(group);
+    }
+
+    /** Waits until every group has a leader; returns false at the deadline. */
+    public boolean awaitLeaders(long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        while (System.nanoTime() < deadline) {
+            boolean all = true;
+            for (int g = 0; g < groups; g++) {
+                all &= leaderOf(g) >= 0;
+            }
+            if (all) {
+                return true;
+            }
+            Thread.sleep(20);
+        }
+        return false;
+    }
+
+    public int groups() {
+        return groups;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    @Override
+    public void close() {
+        for (int i = 0; i < nodes.length; i++) {
+            stop(i);
+        }
+        for (SynodNode n : crashed) {
+            n.close();
+        }
+        crashed.clear();
+    }
+}

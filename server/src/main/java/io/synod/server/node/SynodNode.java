@@ -1,0 +1,306 @@
+package io.synod.server.node;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.synod.coordination.ClusterMetadata;
+import io.synod.coordination.ClusterSpec;
+import io.synod.coordination.CoordinationException;
+import io.synod.coordination.CoordinationOptions;
+import io.synod.coordination.CuratorCoordination;
+import io.synod.coordination.ElectionService;
+import io.synod.coordination.GroupProgress;
+import io.synod.coordination.MemberInfo;
+import io.synod.coordination.ShardMap;
+import io.synod.core.kv.KvCommand;
+import io.synod.core.paxos.ReplicaConfig;
+import io.synod.server.client.ClientServer;
+import io.synod.server.config.ServerConfig;
+import io.synod.server.group.GroupLoop;
+import io.synod.server.group.GroupMetrics;
+import io.synod.server.log.GroupStorage;
+import io.synod.server.state.RocksKvStateMachine;
+import io.synod.server.transport.PeerNetwork;
+import io.synod.server.wire.WireFrame;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Synod server: a replica of every group (G range shards, all on the same N nodes), the peer
+ * network, the client port, the ZooKeeper session (election, membership, cluster metadata) and
+ * the metrics endpoint. Data layout under {@code data.dir}: {@code group-<g>/} per group
+ * (see {@link GroupStorage}) with {@code rocksdb/} beside it.
+ */
+public final class SynodNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SynodNode.class);
+    public static final int MAX_IN_FLIGHT_PER_CONNECTION = 1024;
+
+    private final ServerConfig config;
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final java.util.concurrent.ScheduledExecutorService progress =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "synod-progress");
+                t.setDaemon(true);
+                return t;
+            });
+    private CuratorCoordination coordination;
+    private ElectionService election;
+    private PeerNetwork network;
+    private ClientServer clients;
+    private MetricsEndpoint metrics;
+    private GroupLoop[] loops = new GroupLoop[0];
+    private volatile ShardMap shardMap;
+    private InetSocketAddress clientAddress;
+    private InetSocketAddress peerAddress;
+
+    public SynodNode(ServerConfig config) {
+        this.config = config;
+    }
+
+    /** Starts everything; on failure closes what was started and rethrows. */
+    public SynodNode start() throws Exception {
+        try {
+            doStart();
+            return this;
+        } catch (Exception | Error e) {
+            close();
+            throw e;
+        }
+    }
+
+    private void doStart() throws Exception {
+        Files.createDirectories(config.dataDir());
+        int n = config.nodes().size();
+        CoordinationOptions options = CoordinationOptions.defaults()
+                .withSessionTimeout(Duration.ofMillis(config.zookeeperSessionTimeoutMillis()));
+        coordination = CuratorCoordination.connect(config.zookeeperConnect(), config.clusterName(), options);
+        ClusterMetadata metadata = coordination.metadata();
+        ClusterSpec wanted = ClusterSpec.defaults(n).withGroups(config.groups());
+        try {
+            metadata.createCluster(wanted);
+        } catch (CoordinationException e) {
+            throw new IllegalStateException("cluster '" + config.clusterName() + "' exists in ZooKeeper with a different "
+                    + "spec than this node's (" + n + " nodes, " + config.groups() + " groups): " + e.getMessage(), e);
+        }
+        Optional<ClusterSpec> spec = metadata.clusterSpec();
+        ClusterSpec cluster = spec.orElseThrow(() -> new IllegalStateException("cluster spec missing after create"));
+        if (cluster.members().size() != n) {
+            throw new IllegalStateException("cluster '" + config.clusterName() + "' has " + cluster.members().size()
+                    + " members in ZooKeeper, this node's config lists " + n);
+        }
+        int groups = cluster.groups();
+        shardMap = metadata.shardMap().value();
+        metadata.watchShardMap(v -> shardMap = v.value());
+        election = coordination.election(config.nodeId());
+
+        Map<Integer, InetSocketAddress> peers = new TreeMap<>();
+        config.nodes().forEach((id, a) -> peers.put(id, a.peer()));
+        loops = new GroupLoop[groups];
+        network = new PeerNetwork(config.nodeId(), config.clusterName(), peers, config.maxFrameBytes(),
+                config.outboundQueueBytes(), 2, this::onPeerMessage);
+        for (int g = 0; g < groups; g++) {
+            Path groupDir = config.dataDir().resolve("group-" + g);
+            GroupStorage storage = GroupStorage.open(groupDir, config.logSegmentBytes());
+            for (String t : storage.tornTails()) {
+                LOG.warn("group {}: torn tail truncated: {}", g, t);
+            }
+            RocksKvStateMachine sm = new RocksKvStateMachine(groupDir.resolve("rocksdb"));
+            ReplicaConfig rc = ReplicaConfig.defaults(config.nodeId(), n)
+                    .withTimers(config.heartbeatMillis() * 1_000_000L, 2L * config.heartbeatMillis() * 1_000_000L,
+                            config.phase1TimeoutMillis() * 1_000_000L)
+                    .withSnapshotEverySlots(config.snapshotEverySlots(), config.logRetainSlots());
+            GroupMetrics gm = new GroupMetrics(registry, g);
+            int group = g;
+            Consumer<WireFrame.PeerMessage> send = network::send;
+            loops[g] = new GroupLoop(group, rc, storage, sm, sm, send, election, gm, config.tickMillis() * 1_000_000L,
+                    8192, 16_384);
+            GroupLoop loop = loops[g];
+            int nodeId = config.nodeId();
+            loops[g] = loop;
+            LOG.info("node {}: group {} opened (snapshot {}, {} entries{})", nodeId, g,
+                    storage.durableState().snapshot().lastIncludedSlot(), storage.durableState().entries().size(),
+                    storage.repairAbove() == null ? "" : ", REPAIRING after corruption: " + storage.corruptions());
+        }
+        ServerConfig.NodeAddress self = config.nodes().get(config.nodeId());
+        peerAddress = network.start(new InetSocketAddress(self.host(), self.peerPort()));
+        for (int peer : network.peerIds()) {
+            PeerNetwork.LinkStats stats = network.stats(peer);
+            FunctionCounter.builder("synod.peer.sent", stats, s -> s.bytesSent.get()).baseUnit("bytes")
+                    .tag("peer", Integer.toString(peer)).register(registry);
+            FunctionCounter.builder("synod.peer.frames.dropped", stats, s -> s.framesDropped.get())
+                    .tag("peer", Integer.toString(peer)).register(registry);
+        }
+        for (GroupLoop loop : loops) {
+            loop.start();
+        }
+        clients = new ClientServer(config.maxFrameBytes(), MAX_IN_FLIGHT_PER_CONNECTION, 2, new ClientServer.Handler() {
+            @Override
+            public void onCommand(WireFrame.ClientCommand command, Consumer<WireFrame.ClientResponse> respond) {
+                route(command, respond);
+            }
+
+            @Override
+            public WireFrame.StatusReport status(long requestId) {
+                return statusReport(requestId);
+            }
+        });
+        clientAddress = clients.start(new InetSocketAddress(self.host(), self.clientPort()));
+        coordination.membership().register(MemberInfo.of(config.nodeId(), self.host() + ":" + peerAddress.getPort(),
+                self.host() + ":" + clientAddress.getPort(), "default", versionString()));
+        progress.scheduleWithFixedDelay(this::publishProgress, 250, 250, java.util.concurrent.TimeUnit.MILLISECONDS);
+        if (config.metricsPort() >= 0) {
+            metrics = new MetricsEndpoint(new InetSocketAddress(self.host(), config.metricsPort()), registry);
+        }
+        LOG.info("node {} up: peer {}, client {}, metrics {}, {} groups", config.nodeId(), peerAddress, clientAddress,
+                metrics == null ? "off" : metrics.address(), groups);
+    }
+
+    private void onPeerMessage(WireFrame.PeerMessage frame) {
+        GroupLoop[] current = loops;
+        if (frame.group() >= 0 && frame.group() < current.length && current[frame.group()] != null) {
+            current[frame.group()].onPeerMessage(frame.message());
+        }
+    }
+
+    private void route(WireFrame.ClientCommand command, Consumer<WireFrame.ClientResponse> respond) {
+        int group;
+        try {
+            byte[] key = KvCommand.decode(command.payload()).key().getBytes(StandardCharsets.UTF_8);
+            group = shardMap.groupFor(key);
+        } catch (RuntimeException e) {
+            respond.accept(new WireFrame.ClientResponse(command.requestId(), -1,
+                    io.synod.core.paxos.ClientReply.Status.REJECTED.ordinal(), 0, -1,
+                    String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
+            return;
+        }
+        GroupLoop[] current = loops;
+        if (group < 0 || group >= current.length) {
+            respond.accept(new WireFrame.ClientResponse(command.requestId(), group,
+                    WireFrame.ClientResponse.STATUS_NO_GROUP, 0, -1, new byte[0]));
+            return;
+        }
+        current[group].onClientCommand(command, respond::accept);
+    }
+
+    public WireFrame.StatusReport statusReport(long requestId) {
+        List<WireFrame.GroupStatus> groups = new ArrayList<>();
+        for (GroupLoop loop : loops) {
+            groups.add(loop.status());
+        }
+        return new WireFrame.StatusReport(requestId, config.nodeId(), groups);
+    }
+
+    /** Publishes per-group progress for the up-to-date election preference (PaxStore). */
+    void publishProgress() {
+        for (GroupLoop loop : loops) {
+            if (loop == null) {
+                continue;
+            }
+            WireFrame.GroupStatus s = loop.status();
+            coordination.membership().updateProgress(s.group(), new GroupProgress(s.promisedEpoch(), s.appliedSlot()));
+        }
+    }
+
+    private static String versionString() {
+        String v = SynodNode.class.getPackage().getImplementationVersion();
+        return v == null ? "dev" : v;
+    }
+
+    public InetSocketAddress clientAddress() {
+        return clientAddress;
+    }
+
+    public InetSocketAddress peerAddress() {
+        return peerAddress;
+    }
+
+    public InetSocketAddress metricsAddress() {
+        return metrics == null ? null : metrics.address();
+    }
+
+    public int nodeId() {
+        return config.nodeId();
+    }
+
+    /** The range -> group map this node routes by (from ZooKeeper, kept current by a watch). */
+    public ShardMap shardMap() {
+        return shardMap;
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * Stops serving as a crashed process would, as far as the cluster can tell: sockets close and the
+     * group loops halt without leaving the election; the ZooKeeper session is left to expire (the
+     * caller cuts its link). {@link #close()} later releases what remains.
+     */
+    public void crash() {
+        progress.shutdownNow();
+        closeQuietly(metrics);
+        metrics = null;
+        closeQuietly(clients);
+        clients = null;
+        for (GroupLoop loop : loops) {
+            if (loop != null) {
+                loop.halt();
+            }
+        }
+        closeQuietly(network);
+        network = null;
+        // With its link cut, the ZooKeeper client can only retry until it gives up (seconds); release it
+        // in the background. It cannot close the session: the server expires it, as for a killed process.
+        ElectionService e = election;
+        CuratorCoordination c = coordination;
+        election = null;
+        coordination = null;
+        Thread cleanup = new Thread(() -> {
+            closeQuietly(e);
+            closeQuietly(c);
+        }, "synod-crash-cleanup-" + config.nodeId());
+        cleanup.setDaemon(true);
+        cleanup.start();
+    }
+
+    @Override
+    public void close() {
+        progress.shutdownNow();
+        closeQuietly(metrics);
+        closeQuietly(clients);
+        for (GroupLoop loop : loops) {
+            closeQuietly(loop);
+        }
+        closeQuietly(network);
+        closeQuietly(election);
+        closeQuietly(coordination);
+        for (AutoCloseable r : resources) {
+            closeQuietly(r);
+        }
+        registry.close();
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.warn("closing {} failed: {}", c.getClass().getSimpleName(), e.toString());
+        }
+    }
+}

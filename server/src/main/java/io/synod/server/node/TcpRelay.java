@@ -1,0 +1,98 @@
+package io.synod.server.node;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A plain TCP relay on 127.0.0.1 in front of one address. {@code synod demo} puts one between each
+ * in-process node and ZooKeeper so that "killing" a node can cut its ZooKeeper link the way a
+ * crashed process does: the session is not closed, it expires on the server after the session
+ * timeout (closing the session would be a clean shutdown, not a crash).
+ */
+public final class TcpRelay implements AutoCloseable {
+    private final InetSocketAddress target;
+    private final ServerSocket server;
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private volatile boolean cut;
+
+    public TcpRelay(InetSocketAddress target) throws IOException {
+        this.target = target;
+        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(this::acceptLoop, "synod-relay-" + server.getLocalPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    private void acceptLoop() {
+        while (!cut) {
+            try {
+                Socket client = server.accept();
+                if (cut) {
+                    client.close();
+                    return;
+                }
+                Socket upstream = new Socket();
+                upstream.connect(target, 5_000);
+                sockets.add(client);
+                sockets.add(upstream);
+                pump(client, upstream);
+                pump(upstream, client);
+            } catch (IOException e) {
+                if (cut) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread t = new Thread(() -> {
+            byte[] buf = new byte[16 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    out.write(buf, 0, n);
+                }
+            } catch (IOException e) {
+                // Either side closed: close both below.
+            }
+            closeQuietly(from);
+            closeQuietly(to);
+        }, "synod-relay-pump");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Cuts every connection and refuses new ones, like a host that vanished. */
+    public void cut() {
+        cut = true;
+        closeQuietly(server);
+        for (Socket s : sockets) {
+            closeQuietly(s);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // Nothing to do.
+        }
+    }
+
+    @Override
+    public void close() {
+        cut();
+    }
+}

@@ -1,0 +1,255 @@
+package io.synod.server.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.synod.server.wire.WireFrame;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The peer-to-peer network of one server: it listens on the peer port and keeps one outbound
+ * connection to every other server, each reconnecting with exponential backoff. Outbound bytes per
+ * connection are bounded by a write-buffer high-water mark: when a peer does not drain, further
+ * messages to it are dropped (and counted) rather than queued without bound; Paxos retransmits
+ * what matters. An inbound connection must first say {@link WireFrame.Hello} with a known node id
+ * and this cluster's name, and every message on it must come from that node to this one;
+ * otherwise it is closed with the reason logged.
+ */
+public final class PeerNetwork implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(PeerNetwork.class);
+
+    public static final long MIN_BACKOFF_MILLIS = 50;
+    public static final long MAX_BACKOFF_MILLIS = 2_000;
+
+    private final int self;
+    private final String cluster;
+    private final Map<Integer, InetSocketAddress> peers;
+    private final int maxFrameBytes;
+    private final int outboundHighWaterBytes;
+    private final Consumer<WireFrame.PeerMessage> inbound;
+    private final EventLoopGroup boss = new NioEventLoopGroup(1);
+    private final EventLoopGroup io;
+    private final Map<Integer, Link> links = new TreeMap<>();
+    private final AtomicLong droppedFrames = new AtomicLong();
+    private volatile boolean closed;
+    private Channel serverChannel;
+
+    /** Per-peer counters, read by metrics. */
+    public static final class LinkStats {
+        public final AtomicLong bytesSent = new AtomicLong();
+        public final AtomicLong framesDropped = new AtomicLong();
+    }
+
+    private final class Link {
+        final int peer;
+        final InetSocketAddress address;
+        final LinkStats stats = new LinkStats();
+        volatile Channel channel;
+        long backoffMillis = MIN_BACKOFF_MILLIS;
+
+        Link(int peer, InetSocketAddress address) {
+            this.peer = peer;
+            this.address = address;
+        }
+
+        void connect() {
+            if (closed) {
+                return;
+            }
+            Bootstrap b = new Bootstrap().group(io).channel(NioSocketChannel.class)
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2_000)
+                    .option(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                            new WriteBufferWaterMark(outboundHighWaterBytes / 2, outboundHighWaterBytes))
+                    .handler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline().addLast(new FrameEncoder(maxFrameBytes, stats.bytesSent));
+                        }
+                    });
+            b.connect(address).addListener((ChannelFuture f) -> {
+                if (!f.isSuccess()) {
+                    retryLater();
+                    return;
+                }
+                Channel ch = f.channel();
+                backoffMillis = MIN_BACKOFF_MILLIS;
+                ch.writeAndFlush(new WireFrame.Hello(self, cluster));
+                channel = ch;
+                ch.closeFuture().addListener(c -> {
+                    channel = null;
+                    retryLater();
+                });
+            });
+        }
+
+        void retryLater() {
+            if (closed) {
+                return;
+            }
+            long delay = backoffMillis;
+            backoffMillis = Math.min(MAX_BACKOFF_MILLIS, backoffMillis * 2);
+            io.schedule(this::connect, delay, TimeUnit.MILLISECONDS);
+        }
+
+        void send(WireFrame.PeerMessage frame) {
+            Channel ch = channel;
+            if (ch == null || !ch.isActive() || !ch.isWritable()) {
+                stats.framesDropped.incrementAndGet();
+                droppedFrames.incrementAndGet();
+                return;
+            }
+            ch.writeAndFlush(frame).addListener(f -> {
+                if (!f.isSuccess()) {
+                    stats.framesDropped.incrementAndGet();
+                }
+            });
+        }
+    }
+
+    public PeerNetwork(int self, String cluster, Map<Integer, InetSocketAddress> peers, int maxFrameBytes,
+            int outboundHighWaterBytes, int ioThreads, Consumer<WireFrame.PeerMessage> inbound) {
+        this.self = self;
+        this.cluster = cluster;
+        this.peers = Map.copyOf(peers);
+        this.maxFrameBytes = maxFrameBytes;
+        this.outboundHighWaterBytes = outboundHighWaterBytes;
+        this.inbound = inbound;
+        this.io = new NioEventLoopGroup(ioThreads);
+        for (Map.Entry<Integer, InetSocketAddress> e : this.peers.entrySet()) {
+            if (e.getKey() != self) {
+                links.put(e.getKey(), new Link(e.getKey(), e.getValue()));
+            }
+        }
+    }
+
+    /** Binds the peer port (the address of {@code self} in the peer map) and starts connecting. */
+    public InetSocketAddress start(InetSocketAddress bindAddress) throws InterruptedException {
+        ServerBootstrap b = new ServerBootstrap().group(boss, io).channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new FrameDecoder(maxFrameBytes), new PeerInboundHandler(self, cluster,
+                                peers.keySet(), inbound));
+                    }
+                });
+        serverChannel = b.bind(bindAddress).sync().channel();
+        for (Link link : links.values()) {
+            link.connect();
+        }
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    /** Sends a message to its receiver; drops it (counted) when the link is down or its queue full. Thread-safe. */
+    public void send(WireFrame.PeerMessage frame) {
+        Link link = links.get(frame.message().to());
+        if (link == null) {
+            throw new IllegalArgumentException("no peer " + frame.message().to());
+        }
+        link.send(frame);
+    }
+
+    public LinkStats stats(int peer) {
+        Link link = links.get(peer);
+        return link == null ? null : link.stats;
+    }
+
+    public Iterable<Integer> peerIds() {
+        return links.keySet();
+    }
+
+    public long droppedFrames() {
+        return droppedFrames.get();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (serverChannel != null) {
+            serverChannel.close().awaitUninterruptibly();
+        }
+        for (Link link : links.values()) {
+            Channel ch = link.channel;
+            if (ch != null) {
+                ch.close().awaitUninterruptibly();
+            }
+        }
+        io.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+
+    /**
+     * Inbound side of a peer connection: Hello first (known node, same cluster), then only peer
+     * messages from that node to this one. Anything else closes the connection with a logged reason.
+     */
+    public static final class PeerInboundHandler extends SimpleChannelInboundHandler<WireFrame> {
+        private final int self;
+        private final String cluster;
+        private final java.util.Set<Integer> known;
+        private final Consumer<WireFrame.PeerMessage> inbound;
+        private int remote = -1;
+
+        public PeerInboundHandler(int self, String cluster, java.util.Set<Integer> known,
+                Consumer<WireFrame.PeerMessage> inbound) {
+            this.self = self;
+            this.cluster = cluster;
+            this.known = known;
+            this.inbound = inbound;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, WireFrame frame) {
+            if (remote < 0) {
+                if (!(frame instanceof WireFrame.Hello h)) {
+                    close(ctx, "first frame is " + frame.getClass().getSimpleName() + ", not Hello");
+                } else if (!cluster.equals(h.cluster())) {
+                    close(ctx, "peer is in cluster '" + h.cluster() + "', this server in '" + cluster + "'");
+                } else if (h.nodeId() == self || !known.contains(h.nodeId())) {
+                    close(ctx, "hello from unknown node " + h.nodeId());
+                } else {
+                    remote = h.nodeId();
+                }
+                return;
+            }
+            if (!(frame instanceof WireFrame.PeerMessage p)) {
+                close(ctx, "unexpected " + frame.getClass().getSimpleName() + " on a peer connection");
+                return;
+            }
+            if (p.message().from() != remote || p.message().to() != self) {
+                close(ctx, "message from " + p.message().from() + " to " + p.message().to() + " on the connection of node "
+                        + remote);
+                return;
+            }
+            inbound.accept(p);
+        }
+
+        private void close(ChannelHandlerContext ctx, String reason) {
+            LOG.warn("closing peer connection from {}: {}", ctx.channel().remoteAddress(), reason);
+            ctx.close();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            close(ctx, cause.toString());
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.synod.server.wire;
+
+import io.synod.core.paxos.Message;
+import java.util.List;
+
+/**
+ * Everything that travels in one frame on a Synod connection, peer or client. The byte layout is
+ * {@link WireCodec}'s; it starts with a version byte so a later format can be told apart.
+ */
+public sealed interface WireFrame {
+    /** First frame on a peer connection: who is calling, for which cluster. */
+    record Hello(int nodeId, String cluster) implements WireFrame {}
+
+    /** A replica-to-replica message for one group. */
+    record PeerMessage(int group, Message message) implements WireFrame {}
+
+    /**
+     * A client command. The server routes it to the group owning the command's key (range shards);
+     * {@code requestId} is echoed in the response; (clientId, sequence) make retries at-most-once.
+     */
+    record ClientCommand(long requestId, long clientId, long sequence, byte[] payload) implements WireFrame {}
+
+    /**
+     * The answer to a {@link ClientCommand}. {@code status} is a {@code ClientReply.Status} ordinal,
+     * or {@link #STATUS_NO_GROUP} when this server hosts no group for the key (or it is not serving).
+     */
+    record ClientResponse(long requestId, int group, int status, long slot, int leaderHint, byte[] result)
+            implements WireFrame {
+        public static final int STATUS_NO_GROUP = 100;
+    }
+
+    /** Asks a server for its groups' state (used by {@code synod cluster} and the demo). */
+    record StatusQuery(long requestId) implements WireFrame {}
+
+    /** One server's view of its groups. */
+    record StatusReport(long requestId, int nodeId, List<GroupStatus> groups) implements WireFrame {
+        public StatusReport {
+            groups = List.copyOf(groups);
+        }
+    }
+
+    /**
+     * @param role      {@code Role} ordinal
+     * @param state     0 serving, 1 repairing (refuses to vote in phase 1 after log corruption), 2 failed
+     */
+    record GroupStatus(int group, int role, long promisedEpoch, int leaderHint, long commitSlot, long appliedSlot,
+            long snapshotSlot, int state) {
+        public static final int SERVING = 0;
+        public static final int REPAIRING = 1;
+        public static final int FAILED = 2;
+    }
+}

@@ -1,0 +1,73 @@
+package io.synod.server.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ServerConfigTest {
+    @TempDir
+    Path dir;
+
+    static final List<String> BASE = List.of("node.id=1", "nodes=0@h:1:2,1@h:3:4,2@h:5:6", "zookeeper.connect=zk:2181",
+            "data.dir=/tmp/x");
+
+    static ServerConfig with(String... more) throws ConfigException {
+        List<String> all = new java.util.ArrayList<>(BASE);
+        all.addAll(List.of(more));
+        return ServerConfig.load(null, all);
+    }
+
+    @Test
+    void defaultsAndOverridesApply() throws Exception {
+        ServerConfig c = with("groups=8");
+        assertEquals(1, c.nodeId());
+        assertEquals(3, c.nodes().size());
+        assertEquals(8, c.groups());
+        assertEquals(10_000, c.zookeeperSessionTimeoutMillis());
+        assertEquals(4, c.nodes().get(1).clientPort());
+    }
+
+    @Test
+    void theFileIsReadAndFlagsWin() throws Exception {
+        Path f = dir.resolve("s.properties");
+        Files.writeString(f, String.join("\n", BASE) + "\ngroups=2\n");
+        assertEquals(2, ServerConfig.load(f, List.of()).groups());
+        assertEquals(3, ServerConfig.load(f, List.of("groups=3")).groups());
+    }
+
+    @Test
+    void everyBadValueIsOneLineNamingItsKey() {
+        String[][] cases = {
+            {"groups=0", "groups"}, {"groups=x", "groups"}, {"node.id=7", "node.id"}, {"nodes=0@h:1", "nodes"},
+            {"nodes=0@h:1:2,0@h:3:4", "nodes"}, {"nodes=1@h:1:2", "nodes"}, {"zookeeper.connect=nohost", "zookeeper.connect"},
+            {"heartbeat.ms=-1", "heartbeat.ms"}, {"max.frame.bytes=10", "max.frame.bytes"}, {"tpyo=1", "tpyo"},
+            {"cluster.name=a b", "cluster.name"}, {"metrics.port=70000", "metrics.port"}, {"data.dir=", "data.dir"},
+        };
+        for (String[] c : cases) {
+            ConfigException e = assertThrows(ConfigException.class, () -> with(c[0]), c[0]);
+            assertTrue(e.getMessage().contains(c[1]), c[0] + " -> " + e.getMessage());
+            assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
+        }
+    }
+
+    @Test
+    void missingRequiredKeysAreNamed() {
+        ConfigException e = assertThrows(ConfigException.class, () -> ServerConfig.load(null, List.of("node.id=0")));
+        assertTrue(e.getMessage().contains("required"), e.getMessage());
+    }
+
+    @Test
+    void printedConfigReadsBackTheSame() throws Exception {
+        ServerConfig c = with("groups=5");
+        Path f = dir.resolve("p.properties");
+        Files.writeString(f, c.toProperties());
+        assertEquals(c, ServerConfig.load(f, List.of()));
+    }
+}
