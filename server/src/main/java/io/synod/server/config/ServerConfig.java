@@ -1,5 +1,6 @@
 package io.synod.server.config;
 
+import io.synod.core.paxos.Coding;
 import java.io.IOException;
 import java.io.Reader;
 import java.net.InetSocketAddress;
@@ -36,7 +37,20 @@ public record ServerConfig(
         int heartbeatMillis,
         int tickMillis,
         int phase1TimeoutMillis,
-        int outboundQueueBytes) {
+        int outboundQueueBytes,
+        CodingSetting coding) {
+
+    /**
+     * The group coding this node creates the cluster with (RS-Paxos, Mu et al. 2014, section 4):
+     * N nodes tolerating F failures, values of at least {@code thresholdBytes} coded into X data
+     * shards. {@code off} is X = 1 with F = (N - 1) / 2, i.e. classic majorities and full copies.
+     */
+    public record CodingSetting(int failures, int dataShards, int thresholdBytes, boolean explicit) {
+        /** The config value: "off" or "N,F,X". */
+        public String text(int nodes) {
+            return explicit ? nodes + "," + failures + "," + dataShards : "off";
+        }
+    }
 
     /** host:peerPort:clientPort of one node. */
     public record NodeAddress(String host, int peerPort, int clientPort) {
@@ -75,6 +89,8 @@ public record ServerConfig(
         k.put("tick.ms", new String[] {"10", "replica clock tick"});
         k.put("phase1.timeout.ms", new String[] {"2000", "a candidate without a quorum of promises gives up after this"});
         k.put("outbound.queue.bytes", new String[] {"33554432", "per-peer outbound bytes before messages are dropped"});
+        k.put("coding", new String[] {"off", "RS-Paxos coding of every group: off, or N,F,X (N = the number of nodes)"});
+        k.put("coding.threshold.bytes", new String[] {"65536", "values at or above this size are coded (when X > 1)"});
         KEYS = Collections.unmodifiableMap(k);
     }
 
@@ -139,8 +155,37 @@ public record ServerConfig(
         if (maxFrame > outbound) {
             throw new ConfigException("outbound.queue.bytes (" + outbound + ") must be at least max.frame.bytes (" + maxFrame + ")");
         }
+        CodingSetting coding = parseCoding(str(p, "coding"), nodes.size(), integer(p, "coding.threshold.bytes", 1, 1 << 30));
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
-                snapEvery, retain, heartbeat, tick, phase1, outbound);
+                snapEvery, retain, heartbeat, tick, phase1, outbound, coding);
+    }
+
+    /** "off" or "N,F,X", checked against the node count and the RS-Paxos rules ({@link Coding#rsPaxos}). */
+    static CodingSetting parseCoding(String text, int nodes, int threshold) throws ConfigException {
+        if (text.equals("off")) {
+            return new CodingSetting((nodes - 1) / 2, 1, threshold, false);
+        }
+        String[] parts = text.split(",", -1);
+        int[] v = new int[3];
+        try {
+            if (parts.length != 3) {
+                throw new NumberFormatException();
+            }
+            for (int i = 0; i < 3; i++) {
+                v[i] = Integer.parseInt(parts[i].trim());
+            }
+        } catch (NumberFormatException e) {
+            throw new ConfigException("coding: must be off or N,F,X (e.g. 5,1,3), got '" + text + "'");
+        }
+        if (v[0] != nodes) {
+            throw new ConfigException("coding: N=" + v[0] + " but nodes lists " + nodes + " nodes");
+        }
+        try {
+            Coding.rsPaxos(v[0], v[1], v[2], threshold);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("coding: " + text + ": " + e.getMessage());
+        }
+        return new CodingSetting(v[1], v[2], threshold, true);
     }
 
     public static Map<Integer, NodeAddress> parseNodes(String spec) throws ConfigException {
@@ -221,6 +266,7 @@ public record ServerConfig(
                 + dataDir + "\ngroups=" + groups + "\nmetrics.port=" + metricsPort + "\nmax.frame.bytes=" + maxFrameBytes
                 + "\nlog.segment.bytes=" + logSegmentBytes + "\nsnapshot.every.slots=" + snapshotEverySlots
                 + "\nlog.retain.slots=" + logRetainSlots + "\nheartbeat.ms=" + heartbeatMillis + "\ntick.ms=" + tickMillis
-                + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes + "\n";
+                + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes
+                + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes() + "\n";
     }
 }

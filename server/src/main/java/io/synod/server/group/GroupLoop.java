@@ -93,6 +93,14 @@ public final class GroupLoop implements AutoCloseable {
     public GroupLoop(int group, ReplicaConfig config, GroupStorage storage, io.synod.core.paxos.StateMachine stateMachine,
             AutoCloseable stateMachineResource, Consumer<WireFrame.PeerMessage> network, ElectionService election,
             GroupMetrics metrics, long tickNanos, int inboxCapacity, int maxWaiters) {
+        this(group, config, storage, stateMachine, stateMachineResource, network, election, metrics, tickNanos,
+                inboxCapacity, maxWaiters, io.synod.core.paxos.Coding.OFF);
+    }
+
+    /** A group whose values are coded by {@code coding} (RS-Paxos; {@code Coding.OFF} for majorities and full copies). */
+    public GroupLoop(int group, ReplicaConfig config, GroupStorage storage, io.synod.core.paxos.StateMachine stateMachine,
+            AutoCloseable stateMachineResource, Consumer<WireFrame.PeerMessage> network, ElectionService election,
+            GroupMetrics metrics, long tickNanos, int inboxCapacity, int maxWaiters, io.synod.core.paxos.Coding coding) {
         this.group = group;
         this.storage = storage;
         this.stateMachine = stateMachineResource;
@@ -102,8 +110,8 @@ public final class GroupLoop implements AutoCloseable {
         this.tickNanos = tickNanos;
         this.maxWaiters = maxWaiters;
         this.inbox = new ArrayBlockingQueue<>(inboxCapacity);
-        this.replica = new Replica(config, storage.durableState(), stateMachine, QuorumPolicy.MAJORITY, LeaseHooks.NONE,
-                System.nanoTime());
+        this.replica = new Replica(config, storage.durableState(), stateMachine,
+                coding.enabled() ? coding.quorum() : QuorumPolicy.MAJORITY, LeaseHooks.NONE, coding, System.nanoTime());
         this.readyLoop = new ReadyLoop(replica, new Sink());
         this.repairAbove = storage.repairAbove();
         this.pipelineWindow = config.maxInFlightSlots();

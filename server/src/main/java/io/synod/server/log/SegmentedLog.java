@@ -37,6 +37,8 @@ public final class SegmentedLog implements AutoCloseable {
     static final int HEADER = 8;
     static final int ALIGN = 8;
     private static final byte ENTRY = 1;
+    /** An RS-Paxos coded entry (stub plus shard, or a full copy) with its coding metadata. */
+    private static final byte CODED_ENTRY = 3;
     private static final byte COMPACT = 2;
     private static final int ZERO_CHUNK = 1 << 20;
 
@@ -256,7 +258,12 @@ public final class SegmentedLog implements AutoCloseable {
         byte type = r.u8("record type");
         Object out;
         if (type == ENTRY) {
+            out = WireCodec.readPlainEntry(r);
+        } else if (type == CODED_ENTRY) {
             out = WireCodec.readEntry(r);
+            if (((Entry) out).coded() == null) {
+                throw new MalformedInputException("coded entry record holds a plain entry");
+            }
         } else if (type == COMPACT) {
             long slot = r.i64("compaction slot");
             if (slot < 0) {
@@ -273,9 +280,15 @@ public final class SegmentedLog implements AutoCloseable {
     // ---- appending ------------------------------------------------------------------------------
 
     public void append(Entry entry) {
-        ByteWriter w = new ByteWriter(64 + entry.command().payload().length);
-        w.u8(ENTRY);
-        WireCodec.writeEntry(w, entry);
+        ByteWriter w = new ByteWriter(96 + entry.command().payload().length
+                + (entry.coded() == null || entry.coded().shard() == null ? 0 : entry.coded().shard().length));
+        if (entry.coded() == null) {
+            w.u8(ENTRY);
+            WireCodec.writePlainEntry(w, entry);
+        } else {
+            w.u8(CODED_ENTRY);
+            WireCodec.writeEntry(w, entry);
+        }
         write(w.toByteArray(), entry.slot());
     }
 

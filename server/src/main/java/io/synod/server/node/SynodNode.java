@@ -9,10 +9,12 @@ import io.synod.coordination.CoordinationException;
 import io.synod.coordination.CoordinationOptions;
 import io.synod.coordination.CuratorCoordination;
 import io.synod.coordination.ElectionService;
+import io.synod.coordination.GroupConfig;
 import io.synod.coordination.GroupProgress;
 import io.synod.coordination.MemberInfo;
 import io.synod.coordination.ShardMap;
 import io.synod.core.kv.KvCommand;
+import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.server.client.ClientServer;
 import io.synod.server.config.ServerConfig;
@@ -88,12 +90,17 @@ public final class SynodNode implements AutoCloseable {
                 .withSessionTimeout(Duration.ofMillis(config.zookeeperSessionTimeoutMillis()));
         coordination = CuratorCoordination.connect(config.zookeeperConnect(), config.clusterName(), options);
         ClusterMetadata metadata = coordination.metadata();
-        ClusterSpec wanted = ClusterSpec.defaults(n).withGroups(config.groups());
+        ClusterSpec defaults = ClusterSpec.defaults(n).withGroups(config.groups());
+        ServerConfig.CodingSetting codingSetting = config.coding();
+        ClusterSpec wanted = new ClusterSpec(defaults.groups(), defaults.members(), codingSetting.failures(),
+                codingSetting.dataShards(), codingSetting.dataShards() > 1 ? codingSetting.thresholdBytes()
+                        : defaults.codingThresholdBytes(), defaults.leaseMode());
         try {
             metadata.createCluster(wanted);
         } catch (CoordinationException e) {
             throw new IllegalStateException("cluster '" + config.clusterName() + "' exists in ZooKeeper with a different "
-                    + "spec than this node's (" + n + " nodes, " + config.groups() + " groups): " + e.getMessage(), e);
+                    + "spec than this node's (" + n + " nodes, " + config.groups() + " groups, coding "
+                    + codingSetting.text(n) + "): " + e.getMessage(), e);
         }
         Optional<ClusterSpec> spec = metadata.clusterSpec();
         ClusterSpec cluster = spec.orElseThrow(() -> new IllegalStateException("cluster spec missing after create"));
@@ -102,6 +109,7 @@ public final class SynodNode implements AutoCloseable {
                     + " members in ZooKeeper, this node's config lists " + n);
         }
         int groups = cluster.groups();
+        Coding coding = codingOf(cluster.groupConfig(0));
         shardMap = metadata.shardMap().value();
         metadata.watchShardMap(v -> shardMap = v.value());
         election = coordination.election(config.nodeId());
@@ -126,7 +134,7 @@ public final class SynodNode implements AutoCloseable {
             int group = g;
             Consumer<WireFrame.PeerMessage> send = network::send;
             loops[g] = new GroupLoop(group, rc, storage, sm, sm, send, election, gm, config.tickMillis() * 1_000_000L,
-                    8192, 16_384);
+                    8192, 16_384, coding);
             GroupLoop loop = loops[g];
             int nodeId = config.nodeId();
             loops[g] = loop;
@@ -164,11 +172,24 @@ public final class SynodNode implements AutoCloseable {
         if (config.metricsPort() >= 0) {
             metrics = new MetricsEndpoint(new InetSocketAddress(self.host(), config.metricsPort()), registry);
         }
-        LOG.info("node {} up: peer {}, client {}, metrics {}, {} groups", config.nodeId(), peerAddress, clientAddress,
-                metrics == null ? "off" : metrics.address(), groups);
+        LOG.info("node {} up: peer {}, client {}, metrics {}, {} groups, coding {}", config.nodeId(), peerAddress,
+                clientAddress, metrics == null ? "off" : metrics.address(), groups, coding);
     }
 
-    private void onPeerMessage(WireFrame.PeerMessage frame) {
+    /**
+     * The replica coding of a group as ZooKeeper's cluster spec records it (the spec, not this node's
+     * config, is what every member agrees on): RS-Paxos (Mu et al. 2014, section 4) unless X = 1 with
+     * F = (N - 1) / 2, which is classic majorities.
+     */
+    static Coding codingOf(GroupConfig group) {
+        int n = group.members().size();
+        if (group.codingDataShards() == 1 && group.f() == (n - 1) / 2) {
+            return Coding.OFF;
+        }
+        return Coding.rsPaxos(n, group.f(), group.codingDataShards(), Math.max(1, group.codingThresholdBytes()));
+    }
+
+        private void onPeerMessage(WireFrame.PeerMessage frame) {
         GroupLoop[] current = loops;
         if (frame.group() >= 0 && frame.group() < current.length && current[frame.group()] != null) {
             current[frame.group()].onPeerMessage(frame.message());

@@ -1,6 +1,7 @@
 package io.synod.server.wire;
 
 import io.synod.core.paxos.Ballot;
+import io.synod.core.paxos.CodedValue;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
@@ -33,9 +34,15 @@ public final class WireCodec {
     private static final int HEARTBEAT_REPLY = 7;
     private static final int INSTALL_SNAPSHOT = 8;
     private static final int SNAPSHOT_REQUEST = 9;
+    private static final int SHARD_REQUEST = 10;
+    private static final int SHARD_REPLY = 11;
 
-    /** Smallest encoding of an entry: slot, ballot (12), client id, sequence, payload length. */
-    static final int MIN_ENTRY_BYTES = 8 + 12 + 8 + 8 + 4;
+    /** After an entry's fields on the wire: 0 = plain entry, 1 = coded (RS-Paxos metadata and shard follow). */
+    private static final int PLAIN = 0;
+    private static final int CODED = 1;
+
+    /** Smallest encoding of an entry on the wire: slot, ballot (12), client id, sequence, payload length, coding flag. */
+    static final int MIN_ENTRY_BYTES = 8 + 12 + 8 + 8 + 4 + 1;
     private static final int MAX_ITEMS = 1 << 20;
     private static final int MAX_CLUSTER_NAME = 256;
 
@@ -135,6 +142,13 @@ public final class WireCodec {
             header(w, INSTALL_SNAPSHOT, m).i64(s.lastIncludedSlot()).i64(s.totalBytes()).i64(s.offset()).bytes(s.chunk());
         } else if (m instanceof Message.SnapshotRequest s) {
             header(w, SNAPSHOT_REQUEST, m).i64(s.lastIncludedSlot()).i64(s.offset());
+        } else if (m instanceof Message.ShardRequest s) {
+            header(w, SHARD_REQUEST, m).i64(s.slot()).u8(s.wantFull() ? 1 : 0);
+        } else if (m instanceof Message.ShardReply s) {
+            header(w, SHARD_REPLY, m).i64(s.snapshotSlot()).u8(s.entry() == null ? 0 : 1);
+            if (s.entry() != null) {
+                writeEntry(w, s.entry());
+            }
         } else {
             throw new IllegalArgumentException("unknown message " + m);
         }
@@ -189,6 +203,18 @@ public final class WireCodec {
                 }
                 case SNAPSHOT_REQUEST -> new Message.SnapshotRequest(from, to, ballot, r.i64("snapshot slot"),
                         r.i64("chunk offset"));
+                case SHARD_REQUEST -> {
+                    long slot = r.i64("shard request slot");
+                    yield new Message.ShardRequest(from, to, ballot, slot, flag(r, "shard request wants-full flag"));
+                }
+                case SHARD_REPLY -> {
+                    long snapshotSlot = r.i64("shard reply snapshot slot");
+                    if (snapshotSlot < 0) {
+                        throw new MalformedInputException("negative shard reply snapshot slot " + snapshotSlot);
+                    }
+                    Entry entry = flag(r, "shard reply has-entry flag") ? readEntry(r) : null;
+                    yield new Message.ShardReply(from, to, ballot, entry, snapshotSlot);
+                }
                 default -> throw new MalformedInputException("unknown message type " + type);
             };
         } catch (IllegalArgumentException e) {
@@ -225,29 +251,87 @@ public final class WireCodec {
         return entries;
     }
 
+    /**
+     * An entry on the wire: its plain fields ({@link #writePlainEntry}), then a coding flag: 0 for a
+     * plain entry, 1 for an RS-Paxos coded one followed by its {@link CodedValue} (X, N, value length,
+     * value CRC32C, and the shard this copy holds, if any).
+     */
     public static void writeEntry(ByteWriter w, Entry e) {
-        if (e.coded() != null) {
-            // The server runs groups with Coding.OFF; wire version 1 has no field for coding metadata,
-            // so a coded entry here is a bug, never something to drop silently.
-            throw new IllegalArgumentException("coded entry for slot " + e.slot() + ": wire version 1 carries plain entries only");
+        writePlainEntry(w, e);
+        CodedValue c = e.coded();
+        if (c == null) {
+            w.u8(PLAIN);
+            return;
         }
-        w.i64(e.slot());
-        writeBallot(w, e.ballot());
-        w.i64(e.command().clientId()).i64(e.command().sequence()).bytes(e.command().payload());
+        w.u8(CODED).u8(c.dataShards()).u8(c.totalShards()).i32(c.valueLength()).i32(c.valueChecksum())
+                .u8(c.shard() == null ? 0 : 1);
+        if (c.shard() != null) {
+            w.bytes(c.shard());
+        }
     }
 
+    /** Reads what {@link #writeEntry} wrote. */
     public static Entry readEntry(ByteReader r) throws MalformedInputException {
         long slot = r.i64("entry slot");
         Ballot ballot = readBallot(r);
         long client = r.i64("client id");
         long sequence = r.i64("sequence");
         byte[] payload = r.bytes("command payload");
+        int coding = r.u8("entry coding flag") & 0xFF;
+        CodedValue coded = null;
+        if (coding == CODED) {
+            int x = r.u8("coded data shards") & 0xFF;
+            int n = r.u8("coded total shards") & 0xFF;
+            int length = r.i32("coded value length");
+            int checksum = r.i32("coded value checksum");
+            byte[] shard = flag(r, "coded has-shard flag") ? r.bytes("coded shard") : null;
+            try {
+                coded = new CodedValue(x, n, length, checksum, shard);
+            } catch (IllegalArgumentException e) {
+                throw new MalformedInputException("invalid coded entry at slot " + slot + ": " + e.getMessage());
+            }
+        } else if (coding != PLAIN) {
+            throw new MalformedInputException("entry coding flag " + coding + " is neither 0 (plain) nor 1 (coded)");
+        }
+        return entry(slot, ballot, client, sequence, payload, coded);
+    }
+
+    /**
+     * The fields of a plain entry: slot, ballot, client id, sequence, payload. The durable log stores
+     * plain entries in exactly this form (its records say whether an entry is coded) and coded ones
+     * with {@link #writeEntry}.
+     */
+    public static void writePlainEntry(ByteWriter w, Entry e) {
+        w.i64(e.slot());
+        writeBallot(w, e.ballot());
+        w.i64(e.command().clientId()).i64(e.command().sequence()).bytes(e.command().payload());
+    }
+
+    /** Reads what {@link #writePlainEntry} wrote. */
+    public static Entry readPlainEntry(ByteReader r) throws MalformedInputException {
+        long slot = r.i64("entry slot");
+        Ballot ballot = readBallot(r);
+        long client = r.i64("client id");
+        long sequence = r.i64("sequence");
+        return entry(slot, ballot, client, sequence, r.bytes("command payload"), null);
+    }
+
+    private static Entry entry(long slot, Ballot ballot, long client, long sequence, byte[] payload, CodedValue coded)
+            throws MalformedInputException {
         try {
             Command command = client == Command.NOOP_CLIENT && payload.length == 0 && sequence == 0 ? Command.NOOP
                     : new Command(client, sequence, payload);
-            return new Entry(slot, ballot, command);
+            return new Entry(slot, ballot, command, coded);
         } catch (IllegalArgumentException e) {
             throw new MalformedInputException("invalid entry: " + e.getMessage());
         }
+    }
+
+    private static boolean flag(ByteReader r, String what) throws MalformedInputException {
+        int v = r.u8(what) & 0xFF;
+        if (v > 1) {
+            throw new MalformedInputException(what + " is " + v + ", not 0 or 1");
+        }
+        return v == 1;
     }
 }

@@ -49,6 +49,9 @@ class ServerConfigTest {
             {"nodes=0@h:1:2,0@h:3:4", "nodes"}, {"nodes=1@h:1:2", "nodes"}, {"zookeeper.connect=nohost", "zookeeper.connect"},
             {"heartbeat.ms=-1", "heartbeat.ms"}, {"max.frame.bytes=10", "max.frame.bytes"}, {"tpyo=1", "tpyo"},
             {"cluster.name=a b", "cluster.name"}, {"metrics.port=70000", "metrics.port"}, {"data.dir=", "data.dir"},
+            {"coding=3,1", "coding: must be off or N,F,X"}, {"coding=5,1,3", "coding: N=5 but nodes lists 3 nodes"},
+            {"coding=3,1,2", "coding: 3,1,2: coding needs 1 <= X <= N - 2F = 1, got X=2"},
+            {"coding=3,2,1", "2F < N"}, {"coding.threshold.bytes=0", "coding.threshold.bytes"},
         };
         for (String[] c : cases) {
             ConfigException e = assertThrows(ConfigException.class, () -> with(c[0]), c[0]);
@@ -61,6 +64,21 @@ class ServerConfigTest {
     void missingRequiredKeysAreNamed() {
         ConfigException e = assertThrows(ConfigException.class, () -> ServerConfig.load(null, List.of("node.id=0")));
         assertTrue(e.getMessage().contains("required"), e.getMessage());
+    }
+
+    @Test
+    void codingIsOffByDefaultAndParsedWhenGiven() throws Exception {
+        ServerConfig off = with();
+        assertEquals(1, off.coding().dataShards());
+        assertEquals(1, off.coding().failures());
+        assertFalse(off.coding().explicit());
+        List<String> five = List.of("node.id=1", "nodes=0@h:1:2,1@h:3:4,2@h:5:6,3@h:7:8,4@h:9:10",
+                "zookeeper.connect=zk:2181", "data.dir=/tmp/x", "coding=5,1,3", "coding.threshold.bytes=4096");
+        ServerConfig c = ServerConfig.load(null, five);
+        assertEquals(new ServerConfig.CodingSetting(1, 3, 4096, true), c.coding());
+        Path f = dir.resolve("c.properties");
+        Files.writeString(f, c.toProperties());
+        assertEquals(c, ServerConfig.load(f, List.of()));
     }
 
     @Test

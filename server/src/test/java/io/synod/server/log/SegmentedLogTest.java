@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.core.paxos.Ballot;
+import io.synod.core.paxos.CodedValue;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Ready;
@@ -54,6 +55,32 @@ class SegmentedLogTest {
         }
         for (Path p : segments()) {
             assertEquals(4096, Files.size(p), "segments are preallocated to their full size");
+        }
+    }
+
+    @Test
+    void codedEntriesSurviveReopenWithTheirShardAndCoding() throws Exception {
+        // RS-Paxos (Mu et al. 2014, section 4): an acceptor persists its shard and the entry's coding.
+        Entry shard = new Entry(1, new Ballot(3, 1), new Command(5, 1, new byte[0]),
+                new CodedValue(3, 5, 4096, 77, new byte[1400]));
+        Entry stub = new Entry(2, new Ballot(3, 1), new Command(5, 2, new byte[0]), new CodedValue(3, 5, 4096, 78, null));
+        Entry full = new Entry(3, new Ballot(3, 1), new Command(5, 3, new byte[4096]), new CodedValue(3, 5, 4096, 79, null));
+        try (SegmentedLog log = SegmentedLog.open(dir.resolve("log"), 8192)) {
+            for (Entry e : List.of(shard, stub, full, entry(4))) {
+                log.append(e);
+            }
+            log.sync();
+        }
+        try (SegmentedLog log = SegmentedLog.open(dir.resolve("log"), 8192)) {
+            SegmentedLog.Recovery r = log.recovery();
+            assertEquals(4, r.entries().size());
+            assertEquals(shard, r.entries().get(1L));
+            assertEquals(shard.coded(), r.entries().get(1L).coded());
+            assertEquals(stub.coded(), r.entries().get(2L).coded());
+            assertTrue(r.entries().get(3L).isComplete());
+            assertEquals(full.coded(), r.entries().get(3L).coded());
+            assertNull(r.entries().get(4L).coded());
+            assertFalse(r.corrupted());
         }
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.core.paxos.Ballot;
+import io.synod.core.paxos.CodedValue;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
@@ -16,6 +17,11 @@ class WireCodecTest {
     static final Ballot B = new Ballot(7, 2);
     static final Entry E1 = new Entry(5, B, new Command(9, 3, new byte[] {1, 2, 3}));
     static final Entry E2 = new Entry(6, new Ballot(6, 1), Command.NOOP);
+    /** RS-Paxos coded entries: a stub holding shard bytes, a stub without a shard, a full copy (§4). */
+    static final Entry CODED_SHARD = new Entry(8, B, new Command(9, 4, new byte[0]),
+            new CodedValue(3, 5, 10, 0x1234abcd, new byte[] {7, 7, 7, 7}));
+    static final Entry CODED_STUB = new Entry(9, B, new Command(9, 5, new byte[0]), new CodedValue(3, 5, 10, -1, null));
+    static final Entry CODED_FULL = new Entry(10, B, new Command(9, 6, new byte[10]), new CodedValue(2, 3, 10, 5, null));
 
     /** One of every frame and every core message type. */
     static List<WireFrame> samples() {
@@ -31,6 +37,13 @@ class WireCodecTest {
                 new WireFrame.PeerMessage(0, new Message.HeartbeatReply(1, 2, B, 5)),
                 new WireFrame.PeerMessage(3, new Message.InstallSnapshot(2, 1, B, 4, 10, 2, new byte[] {1, 2, 3})),
                 new WireFrame.PeerMessage(3, new Message.SnapshotRequest(1, 2, B, 4, 5)),
+                new WireFrame.PeerMessage(0, new Message.Accept(2, 1, B, List.of(CODED_SHARD, E1, CODED_STUB), 4)),
+                new WireFrame.PeerMessage(0, new Message.Promise(0, 2, B, 8, List.of(CODED_FULL, CODED_SHARD), 0, 0)),
+                new WireFrame.PeerMessage(1, new Message.ShardRequest(3, 4, B, 8, true)),
+                new WireFrame.PeerMessage(1, new Message.ShardRequest(3, 4, B, 9, false)),
+                new WireFrame.PeerMessage(1, new Message.ShardReply(4, 3, B, CODED_SHARD, 0)),
+                new WireFrame.PeerMessage(1, new Message.ShardReply(4, 3, B, CODED_FULL, 0)),
+                new WireFrame.PeerMessage(1, new Message.ShardReply(4, 3, B, null, 17)),
                 new WireFrame.ClientCommand(1, 2, 3, new byte[] {4}),
                 new WireFrame.ClientResponse(1, 2, 0, 44, 1, new byte[] {5, 6}),
                 new WireFrame.StatusQuery(77),
@@ -98,5 +111,50 @@ class WireCodecTest {
         // A negative ballot epoch: the core record would throw; the codec reports it as malformed.
         ByteWriter w = new ByteWriter(32).u8(WireCodec.VERSION).u8(2).i32(0).u8(6).i32(1).i32(0).i64(-5).i32(1).i64(3);
         assertThrows(MalformedInputException.class, () -> WireCodec.decode(w.toByteArray()));
+    }
+
+    @Test
+    void codedEntriesKeepTheirMetadataAndShard() throws Exception {
+        for (Entry e : List.of(CODED_SHARD, CODED_STUB, CODED_FULL)) {
+            WireFrame back = WireCodec.decode(WireCodec.encode(new WireFrame.PeerMessage(0,
+                    new Message.ShardReply(1, 2, B, e, 0))));
+            Entry got = ((Message.ShardReply) ((WireFrame.PeerMessage) back).message()).entry();
+            assertEquals(e, got);
+            assertEquals(e.coded(), got.coded());
+            assertEquals(e.isComplete(), got.isComplete());
+        }
+    }
+
+    /** Encodes an Accept carrying CODED_SHARD and lets {@code patch} damage the bytes after its payload. */
+    private static byte[] acceptWithCodedTail(java.util.function.Consumer<byte[]> patch) {
+        byte[] bytes = WireCodec.encode(new WireFrame.PeerMessage(0, new Message.Accept(2, 1, B, List.of(CODED_SHARD), 4)));
+        patch.accept(bytes);
+        return bytes;
+    }
+
+    @Test
+    void badCodingFieldsAreMalformedInput() {
+        // Layout of the entry's tail: ... payload (len 0), flag @t, X @t+1, N @t+2, length @t+3, crc @t+7, has-shard @t+11.
+        int tail = 2 + 4 + 1 + 4 + 4 + 12 + 8 + 4 + 8 + 12 + 8 + 8 + 4;
+        assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(acceptWithCodedTail(b -> b[tail] = 2)))
+                .getMessage().contains("coding flag 2"));
+        assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(acceptWithCodedTail(b -> b[tail + 1] = 5)))
+                .getMessage().contains("X=5 N=5"));
+        assertTrue(assertThrows(MalformedInputException.class,
+                () -> WireCodec.decode(acceptWithCodedTail(b -> b[tail + 11] = 3))).getMessage().contains("has-shard"));
+        // A shard length far beyond the frame fails before allocating.
+        assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(acceptWithCodedTail(b -> {
+            b[tail + 12] = 0x7f;
+        }))).getMessage().contains("exceeds"));
+        // A coded entry whose payload is neither a stub nor the whole value.
+        Entry bad = new Entry(8, B, new Command(9, 4, new byte[3]));
+        byte[] plain = WireCodec.encode(new WireFrame.PeerMessage(0, new Message.ShardReply(1, 2, B, bad, 0)));
+        ByteWriter w = new ByteWriter(plain.length + 16);
+        for (int i = 0; i < plain.length - 1; i++) {
+            w.u8(plain[i]);
+        }
+        w.u8(1).u8(3).u8(5).i32(10).i32(0).u8(0);
+        assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(w.toByteArray())).getMessage()
+                .contains("neither a stub"));
     }
 }
