@@ -99,7 +99,7 @@ class BenchCliTest {
         assertTrue(top.out().contains("The lock experiment at one network condition, against an ensemble already running."),
                 top.out());
         assertFalse(top.out().lines().anyMatch(line -> line.startsWith("              ")), "a summary wrapped: " + top.out());
-        for (String command : new String[] {"locks", "locks-at"}) {
+        for (String command : new String[] {"locks", "locks-at", "coded"}) {
             Run help = run(command, "--help");
             for (String line : help.out().split("\\R")) {
                 assertTrue(line.length() <= BenchCli.HELP_WIDTH, "line longer than the help width: " + line);
@@ -120,5 +120,32 @@ class BenchCliTest {
         Run badOut = run("codec", "--quick", "--out", "/nonexistent-dir-for-synod-test/x.csv");
         assertEquals(BenchCli.EXIT_USAGE, badOut.exitCode());
         assertTrue(badOut.err().contains("does not exist or is not writable"), badOut.err());
+    }
+
+    @Test
+    void codedCommandExplainsItselfAndRefusesBadArgumentsBeforeStartingServers() {
+        Run help = run("coded", "--help");
+        assertEquals(0, help.exitCode());
+        for (String expected : new String[] {"--quick", "--out", "--sizes", "--bandwidth-mbit", "--rtt-ms", "5,1,3",
+                "Fig. 5/6"}) {
+            assertTrue(help.out().contains(expected), "help lacks " + expected);
+        }
+        String[][] bad = {
+            {"--sizes", "0", "--sizes: each size must be 1..1000 KiB, got 0"},
+            {"--bandwidth-mbit", "0", "--bandwidth-mbit must be 1..100000"},
+            {"--rtt-ms", "10", "--jitter-ms", "20", "--rtt-ms must be 0..2000 and --jitter-ms 0..rtt"},
+            {"--clients", "0", "--clients must be 1..64"},
+            {"--seconds", "0", "--seconds must be 1..3600"},
+        };
+        for (String[] b : bad) {
+            String[] args = new String[b.length];
+            args[0] = "coded";
+            System.arraycopy(b, 0, args, 1, b.length - 1);
+            Run r = run(args);
+            assertEquals(BenchCli.EXIT_USAGE, r.exitCode(), r.err());
+            assertTrue(r.err().contains(b[b.length - 1]), r.err());
+            assertShortUsageError(r);
+            assertFalse(r.out().contains("servers up"), "fails before starting servers: " + r.out());
+        }
     }
 }
