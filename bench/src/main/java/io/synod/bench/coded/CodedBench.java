@@ -13,6 +13,7 @@ import io.synod.server.client.SynodClient;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.node.SynodNode;
+import io.synod.server.node.TcpRelay;
 import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -45,17 +46,23 @@ import org.apache.curator.test.TestingServer;
  */
 public final class CodedBench {
     public static final int NODES = 5;
+    static final int SESSION_TIMEOUT_MS = 3000;
 
     /** What to run. */
     public record Config(List<Integer> sizesBytes, long bandwidthBitsPerSecond, Duration rtt, Duration jitter,
-            int clients, Duration warmup, Duration measure, int thresholdBytes, int heartbeatMillis, Path out) {}
+            int clients, Duration warmup, Duration measure, int thresholdBytes, int heartbeatMillis, int failoverBytes,
+            Path out) {}
 
     /** One run: one mode, one value size. */
     public record Row(String mode, int sizeBytes, long writes, double seconds, double writesPerSecond,
             double valueMegabytesPerSecond, double wireBytesPerWrite, double p50Millis, double p99Millis, long failed) {}
 
+    /** One fail-over: a leader killed (its ZooKeeper link cut, like kill -9) while clients write. */
+    public record Failover(String mode, int sizeBytes, double seconds, int oldLeader, int newLeader) {}
+
     private final Config config;
     private final PrintWriter out;
+    private final List<Failover> failovers = new ArrayList<>();
 
     public CodedBench(Config config, PrintWriter out) {
         this.config = config;
@@ -82,6 +89,14 @@ public final class CodedBench {
                             row.seconds(), row.writesPerSecond(), row.valueMegabytesPerSecond(),
                             bytesLabel(row.wireBytesPerWrite()), row.p50Millis(), row.p99Millis(),
                             row.failed() > 0 ? ", " + row.failed() + " failed" : "");
+                    out.flush();
+                }
+                if (config.failoverBytes() > 0) {
+                    Failover f = cluster.failover(config.failoverBytes());
+                    failovers.add(f);
+                    out.printf("  %-5s fail-over: leader node %d killed while writing %s values; node %d committed the "
+                            + "first write %.2f s later (ZooKeeper session timeout %d ms)%n", mode, f.oldLeader(),
+                            sizeLabel(f.sizeBytes()), f.newLeader(), f.seconds(), SESSION_TIMEOUT_MS);
                     out.flush();
                 }
             } finally {
@@ -129,6 +144,16 @@ public final class CodedBench {
             i++;
         }
         ratios.write(config.out().resolve("coded-ratios.csv"));
+        if (failovers.size() == 2) {
+            CsvTable f = new CsvTable("mode", "value_bytes", "failover_s", "old_leader", "new_leader");
+            for (Failover x : failovers) {
+                f.add(x.mode(), x.sizeBytes(), fmt(x.seconds()), x.oldLeader(), x.newLeader());
+            }
+            f.write(config.out().resolve("coded-failover.csv"));
+            out.printf("%10s %12.2f %12.2f %9.2fx   (fail-over s: kill to first acknowledged write, one sample each)%n",
+                    "fail-over", failovers.get(0).seconds(), failovers.get(1).seconds(),
+                    failovers.get(1).seconds() / failovers.get(0).seconds());
+        }
         LinkedHashMap<String, double[]> t = new LinkedHashMap<>();
         t.put("full copies", throughput[0]);
         t.put("RS-Paxos 5,1,3", throughput[1]);
@@ -168,6 +193,8 @@ public final class CodedBench {
         private final EventLoopGroup proxyLoops = new NioEventLoopGroup(2);
         private final List<DelayProxy> proxies = new ArrayList<>();
         private final SynodNode[] nodes = new SynodNode[NODES];
+        private final TcpRelay[] relays = new TcpRelay[NODES];
+        private final List<SynodNode> crashed = new ArrayList<>();
         private TestingServer zk;
         private Map<Integer, InetSocketAddress> clientAddresses;
         private long nextClientId = 1;
@@ -213,8 +240,11 @@ public final class CodedBench {
                 p.setProperty("cluster.name", "coded-bench");
                 p.setProperty("node.id", Integer.toString(i));
                 p.setProperty("nodes", spec.toString());
-                p.setProperty("zookeeper.connect", "127.0.0.1:" + zk.getPort());
-                p.setProperty("zookeeper.session.timeout.ms", "4000");
+                // Each node reaches ZooKeeper through its own relay, so a killed leader's session expires
+                // (as after kill -9) instead of being closed.
+                relays[i] = new TcpRelay(new InetSocketAddress("127.0.0.1", zk.getPort()));
+                p.setProperty("zookeeper.connect", "127.0.0.1:" + relays[i].port());
+                p.setProperty("zookeeper.session.timeout.ms", Integer.toString(SESSION_TIMEOUT_MS));
                 p.setProperty("data.dir", dir.resolve("node-" + i).toString());
                 p.setProperty("groups", "1");
                 // Retransmissions come every 2 heartbeats; below the queueing delay of a capped link they
@@ -260,8 +290,10 @@ public final class CodedBench {
                     long commit = nodes[leader].statusReport(0).groups().get(0).commitSlot();
                     boolean all = true;
                     for (SynodNode n : nodes) {
-                        WireFrame.GroupStatus s = n.statusReport(0).groups().get(0);
-                        all &= s.appliedSlot() >= commit;
+                        if (n != null) {
+                            WireFrame.GroupStatus s = n.statusReport(0).groups().get(0);
+                            all &= s.appliedSlot() >= commit;
+                        }
                     }
                     if (all) {
                         return;
@@ -335,11 +367,64 @@ public final class CodedBench {
                     percentile(all, 0.99), failed.get());
         }
 
+        /**
+         * Kills the leader while clients write values of {@code size} bytes and returns the time from the
+         * kill to the first write acknowledged under the new leader (RS-Paxos Fig. 8: recovery time).
+         */
+        Failover failover(int size) throws Exception {
+            quiesce();
+            int old = leader();
+            AtomicLong firstAck = new AtomicLong();
+            long killAt = System.nanoTime() + 1_000_000_000L;
+            List<Thread> writers = new ArrayList<>();
+            for (int c = 0; c < Math.min(4, config.clients()); c++) {
+                long clientId = nextClientId++;
+                Thread t = new Thread(() -> {
+                    byte[] value = new byte[size];
+                    new java.util.Random(clientId).nextBytes(value);
+                    try (SynodClient client = new SynodClient(clientAddresses, clientId, 30_000, 16 << 20)) {
+                        for (long seq = 0; firstAck.get() == 0 && System.nanoTime() < killAt + 60_000_000_000L; seq++) {
+                            long sent = System.nanoTime();
+                            SynodClient.Result r = client.put("f" + size + "-" + clientId + "-" + seq, value, 60_000);
+                            if (r.status() == ClientReply.Status.OK && sent > killAt && r.servedBy() != old) {
+                                firstAck.compareAndSet(0, System.nanoTime());
+                            }
+                        }
+                    } catch (IOException e) {
+                        // The run reports no fail-over time if no write got through.
+                    }
+                }, "bench-coded-failover-" + c);
+                writers.add(t);
+                t.start();
+            }
+            Thread.sleep(Math.max(0, (killAt - System.nanoTime()) / 1_000_000));
+            long killed = System.nanoTime();
+            relays[old].cut();
+            nodes[old].crash();
+            crashed.add(nodes[old]);
+            nodes[old] = null;
+            for (Thread t : writers) {
+                t.join();
+            }
+            if (firstAck.get() == 0) {
+                throw new IllegalStateException(mode + ": no write acknowledged within 60 s after killing the leader");
+            }
+            return new Failover(mode, size, (firstAck.get() - killed) / 1e9, old, leader());
+        }
+
         @Override
         public void close() throws Exception {
             for (SynodNode n : nodes) {
                 if (n != null) {
                     n.close();
+                }
+            }
+            for (SynodNode n : crashed) {
+                n.close();
+            }
+            for (TcpRelay r : relays) {
+                if (r != null) {
+                    r.close();
                 }
             }
             for (DelayProxy p : proxies) {

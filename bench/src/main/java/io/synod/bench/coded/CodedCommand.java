@@ -27,7 +27,8 @@ import picocli.CommandLine.Spec;
                 "--seconds (after a warm-up), first with full copies (coding=off, majorities), then coded",
                 "(coding=5,1,3: Q_W = 4, each follower gets one of 5 shards), as in RS-Paxos (Mu et al. 2014)",
                 "Fig. 5/6. Prints writes/s and peer-link bytes per acknowledged write per run, then the",
-                "coded/full ratios. Output: coded-runs.csv, coded-ratios.csv and coded.png in --out.",
+                "coded/full ratios, then kills the leader of each mode and times the fail-over (Fig. 8).",
+                "Output: coded-runs.csv, coded-ratios.csv, coded-failover.csv and coded.png in --out.",
                 "Takes about 2 minutes with --quick, about 5 without."})
 public final class CodedCommand implements Callable<Integer> {
 
@@ -58,6 +59,11 @@ public final class CodedCommand implements Callable<Integer> {
             description = "Servers' heartbeat.ms; accepts are retransmitted every 2 heartbeats, which must exceed the "
                     + "queueing delay of a capped link (default ${DEFAULT-VALUE}).")
     int heartbeatMillis;
+
+    @Option(names = "--failover-kib", paramLabel = "KIB", defaultValue = "256",
+            description = "After the runs, kill the leader while writing values of this size and time the first "
+                    + "write under the new leader (RS-Paxos Fig. 8); 0 skips it (default ${DEFAULT-VALUE}).")
+    int failoverKib;
 
     @Option(names = "--seconds", paramLabel = "S", description = "Measured seconds per run (default 15; --quick: 6).")
     Integer seconds;
@@ -91,6 +97,9 @@ public final class CodedCommand implements Callable<Integer> {
         if (heartbeatMillis < 1 || heartbeatMillis > 60_000) {
             throw new ParameterException(spec.commandLine(), "--heartbeat-ms must be 1..60000, got " + heartbeatMillis);
         }
+        if (failoverKib < 0 || failoverKib > 1000) {
+            throw new ParameterException(spec.commandLine(), "--failover-kib must be 0..1000, got " + failoverKib);
+        }
         int measured = seconds != null ? seconds : quick ? 6 : 15;
         if (measured < 1 || measured > 3600) {
             throw new ParameterException(spec.commandLine(), "--seconds must be 1..3600, got " + measured);
@@ -100,7 +109,7 @@ public final class CodedCommand implements Callable<Integer> {
         BenchCli.requireWritableDirectory(spec, "--out", out);
         CodedBench.Config config = new CodedBench.Config(bytes, bandwidthMbit * 1_000_000L, Duration.ofMillis(rttMillis),
                 Duration.ofMillis(jitterMillis), clients, Duration.ofSeconds(quick ? 2 : 3), Duration.ofSeconds(measured),
-                1024, heartbeatMillis, out);
+                1024, heartbeatMillis, failoverKib * 1024, out);
         spec.commandLine().getOut().printf("synod bench coded: sizes %s KiB, %d clients, %d s per run, out %s%n", sizes,
                 clients, measured, out);
         new CodedBench(config, spec.commandLine().getOut()).run();

@@ -32,7 +32,7 @@ class CodedBenchTest {
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(new StringWriter(), true));
         int exit = cli.execute("coded", "--sizes", "64", "--seconds", "2", "--clients", "4", "--bandwidth-mbit", "200",
-                "--rtt-ms", "2", "--jitter-ms", "0", "--out", dir.toString());
+                "--rtt-ms", "2", "--jitter-ms", "0", "--failover-kib", "64", "--out", dir.toString());
         assertEquals(0, exit, out.toString());
         assertTrue(out.toString().contains("coded vs full copies"), out.toString());
         List<String> rows = Files.readAllLines(dir.resolve("coded-runs.csv"));
@@ -45,5 +45,10 @@ class CodedBenchTest {
         double byteRatio = Double.parseDouble(ratio[6]);
         assertTrue(byteRatio < 0.9, "coded moves fewer peer bytes per write than full copies: " + byteRatio);
         assertTrue(Files.size(dir.resolve("coded.png")) > 1000);
+        List<String> failover = Files.readAllLines(dir.resolve("coded-failover.csv"));
+        assertEquals(3, failover.size(), "a fail-over per mode: " + failover);
+        for (String row : failover.subList(1, 3)) {
+            assertTrue(Double.parseDouble(row.split(",")[2]) > 0, row);
+        }
     }
 }
