@@ -77,9 +77,9 @@ public final class CodedBench {
             try (Cluster cluster = new Cluster(mode, dir)) {
                 long t0 = System.nanoTime();
                 cluster.start();
-                out.printf("%s: 5 servers up, leader node %d (%.1f s); peer links %d Mbit/s, RTT %d ± %d ms%n", mode,
+                out.printf("%s: 5 servers up, leader node %d (%.1f s); peer links %d Mbit/s, RTT %d ± %.1f ms%n", mode,
                         cluster.leader(), (System.nanoTime() - t0) / 1e9, config.bandwidthBitsPerSecond() / 1_000_000,
-                        config.rtt().toMillis(), config.jitter().toMillis());
+                        config.rtt().toMillis(), config.jitter().toMillis() / 2.0);
                 out.flush();
                 for (int size : config.sizesBytes()) {
                     Row row = cluster.measure(size);

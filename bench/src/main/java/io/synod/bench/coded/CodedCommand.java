@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
         usageHelpWidth = BenchCli.HELP_WIDTH,
         description = {"Starts ZooKeeper and 5 Synod servers in this JVM on 127.0.0.1 (one group), with every peer link",
                 "(one TCP connection per direction) through a delaying proxy capped at --bandwidth-mbit and",
-                "adding --rtt-ms (jitter +-jitter/2 each way). Clients write values of each --sizes for",
+                "adding --rtt-ms (+-jitter/2). Clients write values of each --sizes for",
                 "--seconds (after a warm-up), first with full copies (coding=off, majorities), then coded",
                 "(coding=5,1,3: Q_W = 4, each follower gets one of 5 shards), as in RS-Paxos (Mu et al. 2014)",
                 "Fig. 5/6. Prints writes/s and peer-link bytes per acknowledged write per run, then the",
@@ -49,7 +49,7 @@ public final class CodedCommand implements Callable<Integer> {
     int rttMillis;
 
     @Option(names = "--jitter-ms", paramLabel = "MS", defaultValue = "4",
-            description = "RTT jitter: +-MS/2 uniform each way (default ${DEFAULT-VALUE}).")
+            description = "RTT jitter: +-MS/2 uniform on the capped direction (default ${DEFAULT-VALUE}).")
     int jitterMillis;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "8", description = "Concurrent writers (default ${DEFAULT-VALUE}).")
