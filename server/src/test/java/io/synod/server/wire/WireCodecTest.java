@@ -157,4 +157,28 @@ class WireCodecTest {
         assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(w.toByteArray())).getMessage()
                 .contains("neither a stub"));
     }
+
+    @Test
+    void everyByteOfACodedFrameDamagedDecodesOrFailsAsMalformedInput() {
+        // No other exception may escape a decode of peer bytes (a RuntimeException would stop the connection's
+        // handler in an unplanned way); the value checks happen later, in the replica (CRC32C of shard and value).
+        List<WireFrame> coded = List.of(
+                new WireFrame.PeerMessage(0, new Message.Accept(2, 1, B, List.of(CODED_SHARD, CODED_STUB, CODED_FULL), 4)),
+                new WireFrame.PeerMessage(1, new Message.ShardReply(4, 3, B, CODED_SHARD, 0)),
+                new WireFrame.PeerMessage(1, new Message.ShardRequest(3, 4, B, 8, true)));
+        for (WireFrame f : coded) {
+            byte[] bytes = WireCodec.encode(f);
+            for (int i = 0; i < bytes.length; i++) {
+                for (int v : new int[] {0x00, 0x01, 0x02, 0x7f, 0x80, 0xff}) {
+                    byte[] damaged = bytes.clone();
+                    damaged[i] = (byte) v;
+                    try {
+                        WireCodec.decode(damaged);
+                    } catch (MalformedInputException expected) {
+                        assertTrue(expected.getMessage().length() > 5);
+                    }
+                }
+            }
+        }
+    }
 }
