@@ -109,6 +109,12 @@ public final class BenchCli implements Callable<Integer> {
     public static void main(String[] args) {
         // Plots are drawn off-screen; no display exists on build machines.
         System.setProperty("java.awt.headless", "true");
+        // The server jar on the classpath (bench coded runs real servers) has a logback.xml of its own;
+        // naming the bench's explicitly keeps logback from printing its "occurs multiple times" status
+        // lines on stdout and from picking the other one.
+        if (System.getProperty("logback.configurationFile") == null) {
+            System.setProperty("logback.configurationFile", "synod-bench-logback.xml");
+        }
         System.exit(commandLine().execute(args));
     }
 }
