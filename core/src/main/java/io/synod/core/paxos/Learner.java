@@ -28,10 +28,35 @@ final class Learner {
         this.sessions = sessions;
         this.clients = clients;
         Snapshot snapshot = acceptor.snapshot();
-        stateMachine.restore(snapshot.stateMachine());
+        long durableSlot = stateMachine.durableAppliedSlot();
+        if (startsFromDurableState(snapshot.lastIncludedSlot(), durableSlot)) {
+            // The state machine kept its applied state, sessions included, on its own disk.
+            sessions.restore(stateMachine.durableSessions());
+            this.commitSlot = durableSlot;
+            this.appliedSlot = durableSlot;
+            return;
+        }
         sessions.restore(snapshot.sessions());
+        stateMachine.restore(snapshot.lastIncludedSlot(), snapshot.stateMachine(), sessions.records());
         this.commitSlot = snapshot.lastIncludedSlot();
         this.appliedSlot = snapshot.lastIncludedSlot();
+    }
+
+    /**
+     * A durable state machine's applied slot is used only if it is at or above the snapshot and the
+     * log holds every slot in between: a leader serves catch-up for slots up to its commit point from
+     * the log or the snapshot, so none of them may be missing.
+     */
+    private boolean startsFromDurableState(long snapshotSlot, long durableSlot) {
+        if (durableSlot < snapshotSlot) {
+            return false;
+        }
+        for (long slot = snapshotSlot + 1; slot <= durableSlot; slot++) {
+            if (acceptor.entry(slot) == null) {
+                return false;
+            }
+        }
+        return true;
     }
 
     long commitSlot() {
@@ -96,7 +121,8 @@ final class Learner {
             clients.answerAwaiting(command, known.status(), known.slot(), known.result());
             return;
         }
-        byte[] result = stateMachine.apply(entry.slot(), command.payload());
+        byte[] result = stateMachine.apply(entry.slot(), command.payload(), new StateMachine.SessionWrite(
+                command.clientId(), command.sequence(), sessions.evictedBy(command.clientId())));
         sessions.recordApplied(command.clientId(), command.sequence(), entry.slot(), result);
         clients.answerAwaiting(command, ClientReply.Status.OK, entry.slot(), result);
     }
@@ -113,8 +139,8 @@ final class Learner {
     void installSnapshot(Snapshot snapshot) {
         Check.state(snapshot.lastIncludedSlot() > appliedSlot, "snapshot at %d does not move applied %d forward",
                 snapshot.lastIncludedSlot(), appliedSlot);
-        stateMachine.restore(snapshot.stateMachine());
         sessions.restore(snapshot.sessions());
+        stateMachine.restore(snapshot.lastIncludedSlot(), snapshot.stateMachine(), sessions.records());
         acceptor.replaceSnapshot(snapshot);
         commitSlot = snapshot.lastIncludedSlot();
         appliedSlot = snapshot.lastIncludedSlot();

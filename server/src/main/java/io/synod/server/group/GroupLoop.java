@@ -16,6 +16,7 @@ import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.log.StorageFailure;
+import io.synod.server.state.RocksKvStateMachine;
 import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -66,6 +67,8 @@ public final class GroupLoop implements AutoCloseable {
     private final ReadyLoop readyLoop;
     private final GroupStorage storage;
     private final AutoCloseable stateMachine;
+    /** The RocksDB machine whose staged applies are written once the Ready carrying them is durable, or null. */
+    private final RocksKvStateMachine durableMachine;
     private final Consumer<WireFrame.PeerMessage> network;
     private final ElectionService election;
     private final GroupMetrics metrics;
@@ -102,9 +105,20 @@ public final class GroupLoop implements AutoCloseable {
         this.tickNanos = tickNanos;
         this.maxWaiters = maxWaiters;
         this.inbox = new ArrayBlockingQueue<>(inboxCapacity);
+        this.durableMachine = stateMachine instanceof RocksKvStateMachine r ? r : null;
+        if (durableMachine != null && storage.repairAbove() != null) {
+            // The damaged log may not hold the applied values between the snapshot and RocksDB's
+            // slot: start from the snapshot instead (the replica restores it into RocksDB).
+            durableMachine.ignoreDurableState();
+        }
         this.replica = new Replica(config, storage.durableState(), stateMachine, QuorumPolicy.MAJORITY, LeaseHooks.NONE,
                 System.nanoTime());
         this.readyLoop = new ReadyLoop(replica, new Sink());
+        if (durableMachine != null) {
+            durableMachine.commitApplied(); // A restore of the durable snapshot, if the replica started from it.
+        }
+        LOG.info("group {}: starting at applied slot {} (snapshot at {})", group, replica.appliedSlot(),
+                replica.snapshotSlot());
         this.repairAbove = storage.repairAbove();
         this.pipelineWindow = config.maxInFlightSlots();
         this.state = repairAbove == null ? WireFrame.GroupStatus.SERVING : WireFrame.GroupStatus.REPAIRING;
@@ -340,6 +354,11 @@ public final class GroupLoop implements AutoCloseable {
 
     private void drive() {
         readyLoop.drive();
+        if (durableMachine != null) {
+            // Every Ready is persisted synchronously, so everything applied so far is durable in the
+            // log: RocksDB may take it now (data, applied slot and sessions in one batch).
+            durableMachine.commitApplied();
+        }
         Role role = replica.role();
         if (role == Role.LEADER && lastRole != Role.LEADER) {
             metrics.leaderChanges.increment();

@@ -12,7 +12,11 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -22,11 +26,22 @@ import org.rocksdb.WriteOptions;
 
 /**
  * The key-value state machine of {@code io.synod.core.kv} (same commands, same results, same error
- * strings) kept in RocksDB. Every applied command writes its data change and the applied slot in
- * one {@link WriteBatch}, so the database never shows a change without its slot. Values live under
- * {@code 'v' + key}, lists (of longs) under {@code 'l' + key}, the applied slot under a key outside
- * both ranges. Snapshot bytes are every data pair in key order: identical on every replica that
- * applied the same commands.
+ * strings) kept in RocksDB, as the durable source of the group's applied state. Values live under
+ * {@code 'v' + key}, lists (of longs) under {@code 'l' + key}; outside both ranges are the applied
+ * slot ({@code 0 "applied"}) and the client-session table ({@code 0 's' + client id} ->
+ * sequence, slot, result). Snapshot bytes are every data pair in key order: identical on every
+ * replica that applied the same commands.
+ *
+ * <p><b>Written after the log, in one batch.</b> Core applies a chosen command while it steps the
+ * input, before the runtime has fsynced the Ready that carries it; if RocksDB took the change at
+ * once, a crash could leave RocksDB ahead of the Synod log (or of a snapshot file being installed),
+ * and a restart that trusts RocksDB's slot could serve a log entry older than the value applied.
+ * So {@link #apply} and {@link #restore} only stage their changes in memory (reads see them), and
+ * {@link #commitApplied()}, called by the group loop after the Ready that made them durable in the
+ * log, writes the staged data changes, the applied slot and the session records in <em>one</em>
+ * {@link WriteBatch}: RocksDB shows either all of them or none. On restart the replica starts from
+ * {@link #durableAppliedSlot()} and {@link #durableSessions()} and applies only the log above it
+ * (see core's {@code StateMachine}).
  *
  * <p>Not thread-safe: the group's event loop is its only caller.
  */
@@ -38,11 +53,22 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     private static final byte VALUE = 'v';
     private static final byte LIST = 'l';
     private static final byte[] APPLIED_KEY = {0, 'a', 'p', 'p', 'l', 'i', 'e', 'd'};
+    private static final byte[] SESSION_PREFIX = {0, 's'};
     private static final int SNAPSHOT_VERSION = 1;
+    /** The whole key space (every key here starts below 0xFF). */
+    private static final byte[] FIRST_KEY = {0};
+    private static final byte[] PAST_LAST_KEY = {(byte) 0xFF, (byte) 0xFF};
 
     private final Options options;
     private final RocksDB db;
     private final WriteOptions writeOptions = new WriteOptions();
+    /** Staged changes not yet in RocksDB: key -> value, or null for a delete. */
+    private final TreeMap<byte[], byte[]> staged = new TreeMap<>(Arrays::compareUnsigned);
+    /** A restore is staged: everything in RocksDB is to be replaced. */
+    private boolean stagedClear;
+    /** The applied slot staged with the changes, or -1. */
+    private long stagedSlot = -1;
+    private boolean ignoreDurableState;
 
     public RocksKvStateMachine(Path dir) throws IOException {
         Files.createDirectories(dir);
@@ -55,40 +81,117 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         }
     }
 
-    /** The slot of the last command applied (0 if none since the last restore). */
+    /** The slot of the last command applied, staged or written (0 if none). */
     public long appliedSlot() {
-        byte[] v = get(APPLIED_KEY);
+        if (stagedSlot >= 0) {
+            return stagedSlot;
+        }
+        byte[] v = dbGet(APPLIED_KEY);
+        return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+    }
+
+    /**
+     * Makes {@link #durableAppliedSlot()} report no durable state, so the replica restores its
+     * snapshot into RocksDB: used when the group's log is being repaired (its entries between the
+     * snapshot and RocksDB's slot cannot be trusted).
+     */
+    public void ignoreDurableState() {
+        ignoreDurableState = true;
+    }
+
+    @Override
+    public long durableAppliedSlot() {
+        if (ignoreDurableState) {
+            return -1;
+        }
+        byte[] v = dbGet(APPLIED_KEY);
         return v == null ? 0 : ByteBuffer.wrap(v).getLong();
     }
 
     @Override
+    public List<ClientSession> durableSessions() {
+        List<ClientSession> out = new ArrayList<>();
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seek(SESSION_PREFIX); it.isValid() && isSessionKey(it.key()); it.next()) {
+                ByteBuffer k = ByteBuffer.wrap(it.key(), SESSION_PREFIX.length, 8);
+                ByteReader r = new ByteReader(it.value());
+                try {
+                    long sequence = r.i64("session sequence");
+                    long slot = r.i64("session slot");
+                    byte[] result = r.bytes("session result");
+                    r.expectEnd("session record");
+                    out.add(new ClientSession(k.getLong(), sequence, slot, result));
+                } catch (MalformedInputException e) {
+                    throw new IllegalStateException("RocksDB holds a bad client session record: " + e.getMessage(), e);
+                }
+            }
+        }
+        return out;
+    }
+
+    @Override
     public byte[] apply(long slot, byte[] payload) {
-        KvCommand command;
+        return apply(slot, payload, null);
+    }
+
+    @Override
+    public byte[] apply(long slot, byte[] payload, SessionWrite session) {
+        KvResult result;
         try {
-            command = KvCommand.decode(payload);
+            result = execute(KvCommand.decode(payload));
         } catch (IllegalArgumentException e) {
-            recordSlotOnly(slot);
-            return new KvResult.Error(e.getMessage()).encode();
+            result = new KvResult.Error(e.getMessage());
+        }
+        byte[] encoded = result.encode();
+        stagedSlot = slot;
+        if (session != null) {
+            staged.put(sessionKey(session.clientId()),
+                    new ByteWriter(20 + encoded.length).i64(session.sequence()).i64(slot).bytes(encoded).toByteArray());
+            if (session.evictedClientId() != 0) {
+                staged.put(sessionKey(session.evictedClientId()), null);
+            }
+        }
+        return encoded;
+    }
+
+    /**
+     * Writes everything staged since the last call (data changes, the applied slot, session records;
+     * after a restore, the replacement of the whole database) in one {@link WriteBatch}. Call it only
+     * once the log entries (or the snapshot) the staged changes came from are durable.
+     */
+    public void commitApplied() {
+        if (staged.isEmpty() && !stagedClear && stagedSlot < 0) {
+            return;
         }
         try (WriteBatch batch = new WriteBatch()) {
-            KvResult result = execute(command, batch);
-            batch.put(APPLIED_KEY, ByteBuffer.allocate(8).putLong(slot).array());
+            if (stagedClear) {
+                batch.deleteRange(FIRST_KEY, PAST_LAST_KEY);
+            }
+            for (Map.Entry<byte[], byte[]> e : staged.entrySet()) {
+                if (e.getValue() == null) {
+                    batch.delete(e.getKey());
+                } else {
+                    batch.put(e.getKey(), e.getValue());
+                }
+            }
+            if (stagedSlot >= 0) {
+                batch.put(APPLIED_KEY, ByteBuffer.allocate(8).putLong(stagedSlot).array());
+            }
             db.write(writeOptions, batch);
-            return result.encode();
         } catch (RocksDBException e) {
-            throw new IllegalStateException("RocksDB write failed at slot " + slot + ": " + e.getMessage(), e);
+            throw new IllegalStateException("RocksDB write failed at slot " + stagedSlot + ": " + e.getMessage(), e);
         }
+        staged.clear();
+        stagedClear = false;
+        stagedSlot = -1;
     }
 
-    private void recordSlotOnly(long slot) {
-        try {
-            db.put(writeOptions, APPLIED_KEY, ByteBuffer.allocate(8).putLong(slot).array());
-        } catch (RocksDBException e) {
-            throw new IllegalStateException("RocksDB write failed at slot " + slot + ": " + e.getMessage(), e);
-        }
+    /** Staged keys not yet written to RocksDB (for tests). */
+    public int stagedKeys() {
+        return staged.size();
     }
 
-    private KvResult execute(KvCommand command, WriteBatch batch) throws RocksDBException {
+    private KvResult execute(KvCommand command) {
         String key = command.key();
         if (command.isReadOnly()) {
             return query(command);
@@ -103,24 +206,24 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             return new KvResult.Error("key " + key + " holds a list, not a value");
         }
         if (command instanceof KvCommand.Put p) {
-            batch.put(valueKey, p.value());
+            staged.put(valueKey, p.value().clone());
             return new KvResult.Done();
         } else if (command instanceof KvCommand.Delete) {
-            batch.delete(valueKey);
-            batch.delete(listKey);
+            staged.put(valueKey, null);
+            staged.put(listKey, null);
             return new KvResult.Done();
         } else if (command instanceof KvCommand.CompareAndSet c) {
             if (!KvCommand.sameValue(get(valueKey), c.expected())) {
                 return new KvResult.Swapped(false);
             }
-            batch.put(valueKey, c.value());
+            staged.put(valueKey, c.value().clone());
             return new KvResult.Swapped(true);
         }
         KvCommand.Append a = (KvCommand.Append) command;
         byte[] old = get(listKey);
         byte[] grown = old == null ? new byte[8] : Arrays.copyOf(old, old.length + 8);
         ByteBuffer.wrap(grown).putLong(grown.length - 8, a.element());
-        batch.put(listKey, grown);
+        staged.put(listKey, grown);
         return new KvResult.Done();
     }
 
@@ -165,36 +268,54 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         SYNTAX.validate(payload);
     }
 
-    /** Every data pair in key order (the applied-slot key is bookkeeping, not state). */
+    /** Every data pair in key order, staged changes included (the applied slot and sessions are not data). */
     @Override
     public byte[] snapshot() {
+        TreeMap<byte[], byte[]> data = dataPairs();
         ByteWriter w = new ByteWriter(1024);
-        w.i32(SNAPSHOT_VERSION);
-        int count = 0;
-        ByteWriter pairs = new ByteWriter(1024);
-        try (RocksIterator it = db.newIterator()) {
-            for (it.seekToFirst(); it.isValid(); it.next()) {
-                byte[] k = it.key();
-                if (k.length > 0 && (k[0] == VALUE || k[0] == LIST)) {
-                    pairs.bytes(k).bytes(it.value());
-                    count++;
+        w.i32(SNAPSHOT_VERSION).i32(data.size());
+        for (Map.Entry<byte[], byte[]> e : data.entrySet()) {
+            w.bytes(e.getKey()).bytes(e.getValue());
+        }
+        return w.toByteArray();
+    }
+
+    /** RocksDB's data pairs with the staged changes laid over them. */
+    private TreeMap<byte[], byte[]> dataPairs() {
+        TreeMap<byte[], byte[]> data = new TreeMap<>(Arrays::compareUnsigned);
+        if (!stagedClear) {
+            try (RocksIterator it = db.newIterator()) {
+                for (it.seekToFirst(); it.isValid(); it.next()) {
+                    if (isDataKey(it.key())) {
+                        data.put(it.key(), it.value());
+                    }
                 }
             }
         }
-        w.i32(count);
-        byte[] body = pairs.toByteArray();
-        byte[] head = w.toByteArray();
-        byte[] out = Arrays.copyOf(head, head.length + body.length);
-        System.arraycopy(body, 0, out, head.length, body.length);
-        return out;
+        for (Map.Entry<byte[], byte[]> e : staged.entrySet()) {
+            if (!isDataKey(e.getKey())) {
+                continue;
+            }
+            if (e.getValue() == null) {
+                data.remove(e.getKey());
+            } else {
+                data.put(e.getKey(), e.getValue());
+            }
+        }
+        return data;
     }
 
     @Override
     public void restore(byte[] snapshot) {
-        try (WriteBatch batch = new WriteBatch()) {
-            // Clear everything first, in the same batch as the new contents.
-            batch.deleteRange(new byte[] {0}, new byte[] {(byte) 0xFF, (byte) 0xFF});
-            if (snapshot.length > 0) {
+        restore(0, snapshot, List.of());
+    }
+
+    /** Stages the replacement of the whole database: the snapshot's data, its slot and its session table. */
+    @Override
+    public void restore(long slot, byte[] snapshot, List<ClientSession> sessions) {
+        TreeMap<byte[], byte[]> replacement = new TreeMap<>(Arrays::compareUnsigned);
+        if (snapshot.length > 0) {
+            try {
                 ByteReader r = new ByteReader(snapshot);
                 int version = r.i32("snapshot version");
                 if (version != SNAPSHOT_VERSION) {
@@ -204,41 +325,57 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
                 for (int i = 0; i < count; i++) {
                     byte[] k = r.bytes("snapshot key");
                     byte[] v = r.bytes("snapshot value");
-                    if (k.length == 0 || (k[0] != VALUE && k[0] != LIST)) {
+                    if (!isDataKey(k)) {
                         throw new IllegalArgumentException("snapshot key " + i + " is not a data key");
                     }
-                    batch.put(k, v);
+                    replacement.put(k, v);
                 }
                 r.expectEnd("RocksDB kv snapshot");
+            } catch (MalformedInputException e) {
+                throw new IllegalArgumentException("bad RocksDB kv snapshot: " + e.getMessage(), e);
             }
-            db.write(writeOptions, batch);
-        } catch (MalformedInputException e) {
-            throw new IllegalArgumentException("bad RocksDB kv snapshot: " + e.getMessage(), e);
-        } catch (RocksDBException e) {
-            throw new IllegalStateException("RocksDB restore failed: " + e.getMessage(), e);
         }
+        for (ClientSession s : sessions) {
+            replacement.put(sessionKey(s.clientId()), new ByteWriter(20 + s.result().length).i64(s.sequence())
+                    .i64(s.slot()).bytes(s.result()).toByteArray());
+        }
+        staged.clear();
+        staged.putAll(replacement);
+        stagedClear = true;
+        stagedSlot = slot;
     }
 
-    /** Number of data keys (values and lists); a full scan, for tests and status. */
+    /** Number of data keys (values and lists), staged changes included; a full scan, for tests and status. */
     public long size() {
-        long n = 0;
-        try (RocksIterator it = db.newIterator()) {
-            for (it.seekToFirst(); it.isValid(); it.next()) {
-                byte[] k = it.key();
-                if (k.length > 0 && (k[0] == VALUE || k[0] == LIST)) {
-                    n++;
-                }
-            }
-        }
-        return n;
+        return dataPairs().size();
     }
 
+    /** A key as the state machine sees it: staged, else (unless a restore is staged) RocksDB's. */
     private byte[] get(byte[] key) {
+        if (staged.containsKey(key)) {
+            return staged.get(key);
+        }
+        return stagedClear ? null : dbGet(key);
+    }
+
+    private byte[] dbGet(byte[] key) {
         try {
             return db.get(key);
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB read failed: " + e.getMessage(), e);
         }
+    }
+
+    private static boolean isDataKey(byte[] k) {
+        return k.length > 0 && (k[0] == VALUE || k[0] == LIST);
+    }
+
+    private static boolean isSessionKey(byte[] k) {
+        return k.length == SESSION_PREFIX.length + 8 && k[0] == SESSION_PREFIX[0] && k[1] == SESSION_PREFIX[1];
+    }
+
+    private static byte[] sessionKey(long clientId) {
+        return ByteBuffer.allocate(SESSION_PREFIX.length + 8).put(SESSION_PREFIX).putLong(clientId).array();
     }
 
     private static byte[] key(byte kind, String key) {
