@@ -51,6 +51,17 @@ public sealed interface KvCommand {
         }
     }
 
+    /**
+     * Appends an integer to the key's list, like {@link Append}, carrying {@code note} bytes that the
+     * state machine does not keep: a list-append whose command is as large as the note, so the
+     * simulator's checked workload can replicate large values (RS-Paxos coded accepts).
+     */
+    record AppendNote(String key, long element, byte[] note) implements KvCommand {
+        public boolean isReadOnly() {
+            return false;
+        }
+    }
+
     /** Reads the key's whole list. */
     record ReadList(String key) implements KvCommand {
         public boolean isReadOnly() {
@@ -64,6 +75,7 @@ public sealed interface KvCommand {
     byte TAG_CAS = 4;
     byte TAG_APPEND = 5;
     byte TAG_READ_LIST = 6;
+    byte TAG_APPEND_NOTE = 7;
 
     /** Encodes this command. */
     default byte[] encode() {
@@ -78,6 +90,8 @@ public sealed interface KvCommand {
             size += 1 + 4 + (c.expected() == null ? 0 : c.expected().length) + 4 + c.value().length;
         } else if (this instanceof Append) {
             size += 8;
+        } else if (this instanceof AppendNote n) {
+            size += 8 + 4 + n.note().length;
         }
         ByteBuffer out = ByteBuffer.allocate(size);
         out.put(tag(this)).putShort((short) keyBytes.length).put(keyBytes);
@@ -90,6 +104,8 @@ public sealed interface KvCommand {
             out.putInt(c.value().length).put(c.value());
         } else if (this instanceof Append a) {
             out.putLong(a.element());
+        } else if (this instanceof AppendNote n) {
+            out.putLong(n.element()).putInt(n.note().length).put(n.note());
         }
         return out.array();
     }
@@ -105,6 +121,8 @@ public sealed interface KvCommand {
             return TAG_CAS;
         } else if (c instanceof Append) {
             return TAG_APPEND;
+        } else if (c instanceof AppendNote) {
+            return TAG_APPEND_NOTE;
         }
         return TAG_READ_LIST;
     }
@@ -141,6 +159,11 @@ public sealed interface KvCommand {
             case TAG_APPEND -> {
                 need(in, 8, "append element");
                 yield new Append(key, in.getLong());
+            }
+            case TAG_APPEND_NOTE -> {
+                need(in, 8, "append element");
+                long element = in.getLong();
+                yield new AppendNote(key, element, readBytes(in, "append note"));
             }
             case TAG_READ_LIST -> new ReadList(key);
             default -> throw new IllegalArgumentException("unknown kv command tag " + tag);

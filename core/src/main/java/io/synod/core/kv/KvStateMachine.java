@@ -35,7 +35,7 @@ public final class KvStateMachine implements StateMachine {
         if (command instanceof KvCommand.Get || command instanceof KvCommand.ReadList) {
             return query(command);
         }
-        boolean listOp = command instanceof KvCommand.Append;
+        boolean listOp = command instanceof KvCommand.Append || command instanceof KvCommand.AppendNote;
         if (listOp && values.containsKey(key)) {
             return new KvResult.Error("key " + key + " holds a value, not a list");
         }
@@ -56,8 +56,8 @@ public final class KvStateMachine implements StateMachine {
             values.put(key, c.value().clone());
             return new KvResult.Swapped(true);
         }
-        KvCommand.Append a = (KvCommand.Append) command;
-        lists.computeIfAbsent(key, k -> new LongList()).add(a.element());
+        long element = command instanceof KvCommand.AppendNote n ? n.element() : ((KvCommand.Append) command).element();
+        lists.computeIfAbsent(key, k -> new LongList()).add(element);
         return new KvResult.Done();
     }
 

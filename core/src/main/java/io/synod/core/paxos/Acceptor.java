@@ -53,8 +53,18 @@ final class Acceptor {
         ctx.out.persistPromise(ballot);
     }
 
-    /** Accepts (or, as leader, appends) {@code entry} and schedules its write. */
+    /**
+     * Accepts (or, as leader, appends) {@code entry} and schedules its write. Re-accepting the same
+     * coded value in a newer ballot without data (or with less: a shard where a full copy is held)
+     * keeps what this acceptor already held (its own shard is kept even when another index arrives), so
+     * the distinct shards of a value among the acceptors never get fewer (RS-Paxos §4).
+     */
     void accept(Entry entry) {
+        Entry held = log.get(entry.slot());
+        if (held != null && entry.coded() != null && held.coded() != null && richness(held) > 0
+                && richness(held) >= richness(entry) && held.sameValue(entry)) {
+            entry = new Entry(entry.slot(), entry.ballot(), held.command(), held.coded());
+        }
         log.put(entry.slot(), entry);
         ctx.out.persistEntry(entry);
     }
@@ -73,6 +83,12 @@ final class Acceptor {
             }
             if (entry.slot() > commitSlot) {
                 accept(entry);
+            } else if (entry.coded() != null && entry.isComplete()) {
+                // A full copy of a committed coded value (catch-up): keep it for applying.
+                Entry held = log.get(entry.slot());
+                if (held != null && !held.isComplete() && held.sameValue(entry)) {
+                    ctx.cache.put(entry.slot(), entry.command(), entry.coded());
+                }
             }
             slots[count++] = entry.slot();
         }
@@ -97,6 +113,11 @@ final class Acceptor {
         }
         return new Message.Promise(ctx.self, m.from(), m.ballot(), fromSlot, page.take(), snapshot.lastIncludedSlot(),
                 nextSlot);
+    }
+
+    /** 2 for a whole value, 1 for a shard, 0 for a stub without a shard. */
+    private static int richness(Entry entry) {
+        return entry.isComplete() ? 2 : entry.coded().shard() != null ? 1 : 0;
     }
 
     Entry entry(long slot) {

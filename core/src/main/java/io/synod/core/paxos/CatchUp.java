@@ -79,8 +79,18 @@ final class CatchUp {
         }
         snapshots.forget(peer);
         EntryBatch batch = new EntryBatch(ctx.config);
+        boolean farBehind = commitSlot - appliedSlot[peer] > ctx.config.maxBatchEntries();
         for (long slot = from; slot <= commitSlot; slot++) {
             Entry entry = acceptor.entry(slot);
+            if (entry != null && entry.coded() != null) {
+                // A chosen coded value goes as its metadata only: a follower that holds a shard of it
+                // keeps that shard (Acceptor#accept), and one that must apply it without being able
+                // to rebuild it does a recovery read (RS-Paxos §4), so catch-up costs no value bytes.
+                // A follower more than a batch behind gets full copies from the cache instead (a full
+                // copy counts as every shard), so it does not pay a recovery round trip per batch.
+                Command full = farBehind && !entry.isComplete() ? ctx.cache.get(entry) : null;
+                entry = full != null ? entry.complete(full) : entry.isComplete() && farBehind ? entry : entry.stub(null);
+            }
             if (entry == null || !batch.tryAdd(entry.withBallot(ctx.ownBallot))) {
                 break;
             }

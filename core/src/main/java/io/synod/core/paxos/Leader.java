@@ -1,5 +1,8 @@
 package io.synod.core.paxos;
 
+import io.synod.core.erasure.ValueCoder;
+import io.synod.core.util.Check;
+import io.synod.core.erasure.ValueShard;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +19,10 @@ import java.util.TreeMap;
  * form a write quorum for its entry, every acceptor the {@link LeaseHooks} require is among them,
  * and the lease policy lets it commit now (LeaseGuard's deferred commit). The commit point rides on
  * the next Accept or heartbeat.
+ *
+ * <p>Coded values (RS-Paxos, Mu et al. 2014, §4): a command the {@link Coding} codes is encoded
+ * once, here; acceptor i (this leader included) is sent only shard i with the entry's coding, and
+ * the whole value stays in the bounded {@link ValueCache}, from which this leader applies and answers.
  */
 final class Leader {
     private final ReplicaContext ctx;
@@ -28,18 +35,29 @@ final class Leader {
 
     private long nextSlot;
     private final TreeMap<Long, InFlight> inFlight = new TreeMap<>();
-    /** Entries appended since the last Ready; {@link #flushNewProposals()} sends them. */
-    private final List<Entry> newProposals = new ArrayList<>();
+    /** Slots appended since the last Ready; {@link #flushNewProposals()} sends them. */
+    private final List<InFlight> newProposals = new ArrayList<>();
+    /** Built on first use: the coder of this group's coding. */
+    private ValueCoder coder;
 
     /** A slot this leader proposed in its ballot and that is not chosen yet. */
     private static final class InFlight {
+        /** The proposal: a plain entry, or a coded one with its whole command and no shard. */
         final Entry entry;
+        /** Encoded shard i for acceptor i, or null (plain entry, or a stub re-proposed by a negative control). */
+        final byte[][] shards;
         long acceptors;
         long lastSentNanos;
 
-        InFlight(Entry entry, long sentNanos) {
+        InFlight(Entry entry, byte[][] shards, long sentNanos) {
             this.entry = entry;
+            this.shards = shards;
             this.lastSentNanos = sentNanos;
+        }
+
+        /** What acceptor {@code peer} is sent: its own shard of a coded value, else the entry itself. */
+        Entry forPeer(int peer) {
+            return shards == null ? entry : entry.stub(shards[peer]);
         }
     }
 
@@ -79,14 +97,44 @@ final class Leader {
         append(command);
     }
 
-    /** Appends {@code command} at the next slot, in this leader's ballot; returns that slot. */
+    /**
+     * Appends {@code command} at the next slot, in this leader's ballot, coded if the {@link Coding}
+     * says so (encoded once; the whole value goes to the cache); returns that slot.
+     */
     long append(Command command) {
-        Entry entry = new Entry(nextSlot, ctx.ownBallot, command);
+        long slot = nextSlot;
+        if (!ctx.coding.codes(command)) {
+            return register(new InFlight(new Entry(slot, ctx.ownBallot, command), null, ctx.nowNanos));
+        }
+        if (coder == null) {
+            coder = new ValueCoder(ctx.coding.dataShards(), ctx.clusterSize - ctx.coding.dataShards());
+        }
+        List<ValueShard> shards = coder.encode(command.payload());
+        byte[][] encoded = new byte[shards.size()][];
+        for (int i = 0; i < encoded.length; i++) {
+            encoded[i] = shards.get(i).toBytes();
+        }
+        CodedValue coding = new CodedValue(ctx.coding.dataShards(), ctx.clusterSize, command.payload().length,
+                shards.get(0).valueChecksum(), null);
+        ctx.cache.put(slot, command, coding);
+        return register(new InFlight(new Entry(slot, ctx.ownBallot, command, coding), encoded, ctx.nowNanos));
+    }
+
+    /**
+     * Negative control only ({@code Phase1} with {@link Coding#reproposesUnrebuildable()}): re-proposes a
+     * coded value this leader could not rebuild, as a stub without shards. Never used by the real protocol.
+     */
+    long appendStub(Entry stub) {
+        return register(new InFlight(new Entry(nextSlot, ctx.ownBallot, stub.command(), stub.coded().withShard(null)),
+                null, ctx.nowNanos));
+    }
+
+    private long register(InFlight proposal) {
         nextSlot++;
-        acceptor.accept(entry);
-        inFlight.put(entry.slot(), new InFlight(entry, ctx.nowNanos));
-        newProposals.add(entry);
-        return entry.slot();
+        acceptor.accept(proposal.forPeer(ctx.self));
+        inFlight.put(proposal.entry.slot(), proposal);
+        newProposals.add(proposal);
+        return proposal.entry.slot();
     }
 
     void drainPendingProposals() {
@@ -113,9 +161,10 @@ final class Leader {
         newProposals.clear();
     }
 
-    private void sendEntries(int peer, List<Entry> entries) {
+    private void sendEntries(int peer, List<InFlight> proposals) {
         EntryBatch batch = new EntryBatch(ctx.config);
-        for (Entry entry : entries) {
+        for (InFlight proposal : proposals) {
+            Entry entry = proposal.forPeer(peer);
             if (!batch.tryAdd(entry)) {
                 sendAccept(peer, batch.take());
                 batch.tryAdd(entry);
@@ -140,7 +189,7 @@ final class Leader {
 
     /** Runs on every leader tick, so it allocates only when some slot is due for a resend. */
     private void retransmitAccepts() {
-        List<List<Entry>> perPeer = null;
+        List<List<InFlight>> perPeer = null;
         int budget = ctx.config.maxBatchEntries();
         for (InFlight slot : inFlight.values()) {
             if (budget == 0) {
@@ -159,7 +208,7 @@ final class Leader {
                             perPeer.add(new ArrayList<>());
                         }
                     }
-                    perPeer.get(peer).add(slot.entry);
+                    perPeer.get(peer).add(slot);
                 }
             }
         }
@@ -201,7 +250,7 @@ final class Leader {
     void onOwnEntriesDurable(List<Entry> entries) {
         for (Entry entry : entries) {
             InFlight slot = inFlight.get(entry.slot());
-            if (slot != null && slot.entry.equals(entry)) {
+            if (slot != null && slot.entry.ballot().equals(entry.ballot()) && slot.entry.sameValue(entry)) {
                 slot.acceptors |= 1L << ctx.self;
             }
         }
@@ -210,6 +259,14 @@ final class Leader {
 
     private void tryCommit() {
         boolean progressed = false;
+        // A recovery read may have installed a peer's snapshot past slots still in flight here (their
+        // values are the chosen ones, which the snapshot holds): they are done.
+        while (!inFlight.isEmpty() && inFlight.firstKey() <= learner.commitSlot()) {
+            inFlight.pollFirstEntry();
+            progressed = true;
+        }
+        Check.state(nextSlot > learner.commitSlot(), "leader's next slot %d is not past the commit point %d", nextSlot,
+                learner.commitSlot());
         while (true) {
             Map.Entry<Long, InFlight> first = inFlight.firstEntry();
             if (first == null || first.getKey() != learner.commitSlot() + 1) {

@@ -20,6 +20,7 @@ final class Learner {
     private final Clients clients;
     private long commitSlot;
     private long appliedSlot;
+    private final Recovery recovery;
 
     Learner(ReplicaContext ctx, Acceptor acceptor, StateMachine stateMachine, ClientSessions sessions, Clients clients) {
         this.ctx = ctx;
@@ -27,6 +28,7 @@ final class Learner {
         this.stateMachine = stateMachine;
         this.sessions = sessions;
         this.clients = clients;
+        this.recovery = new Recovery(ctx, acceptor);
         Snapshot snapshot = acceptor.snapshot();
         long durableSlot = stateMachine.durableAppliedSlot();
         if (startsFromDurableState(snapshot.lastIncludedSlot(), durableSlot)) {
@@ -101,12 +103,61 @@ final class Learner {
             long slot = appliedSlot + 1;
             Entry entry = acceptor.entry(slot);
             Check.state(entry != null, "node %d: committed slot %d missing from the log", ctx.self, slot);
+            if (entry.coded() != null) {
+                // A coded value is applied whole: from a full copy, the cache, or a recovery read.
+                Command full = entry.isComplete() ? entry.command() : ctx.cache.get(entry);
+                if (full == null) {
+                    needRecovery(slot);
+                    break;
+                }
+                entry = new Entry(slot, entry.ballot(), full);
+            }
             apply(entry);
             appliedSlot = slot;
         }
+        recovery.forgetThrough(appliedSlot);
         if (appliedSlot - acceptor.snapshot().lastIncludedSlot() >= ctx.config.snapshotEverySlots()) {
             takeSnapshot();
         }
+    }
+
+    /** Starts recovery reads for {@code stuck} and the committed coded slots after it (bounded). */
+    private void needRecovery(long stuck) {
+        long last = Math.min(commitSlot, stuck + ctx.config.maxInFlightSlots() - 1);
+        for (long slot = stuck; slot <= last; slot++) {
+            Entry entry = acceptor.entry(slot);
+            if (entry != null && entry.coded() != null && !entry.isComplete() && ctx.cache.get(entry) == null) {
+                recovery.need(entry);
+            }
+        }
+    }
+
+    /** Repeats an unanswered recovery read. */
+    void tick() {
+        recovery.tick();
+    }
+
+    /** A peer answered our recovery read: once the value is rebuilt, applying goes on. */
+    void onShardReply(Message.ShardReply m) {
+        if (recovery.onReply(m)) {
+            applyCommitted();
+        }
+    }
+
+    /** Whether {@code m} is a chunk of a snapshot a recovery read fetches (then it was handled here). */
+    boolean onRecoverySnapshotChunk(Message.InstallSnapshot m) {
+        if (!recovery.fetchesSnapshotFrom(m)) {
+            return false;
+        }
+        Snapshot complete = recovery.onSnapshotChunk(m);
+        if (complete != null && complete.lastIncludedSlot() > appliedSlot) {
+            installSnapshot(complete);
+        }
+        return true;
+    }
+
+    void onShardRequest(Message.ShardRequest m) {
+        recovery.onRequest(m);
     }
 
     private void apply(Entry entry) {
@@ -142,10 +193,14 @@ final class Learner {
         sessions.restore(snapshot.sessions());
         stateMachine.restore(snapshot.lastIncludedSlot(), snapshot.stateMachine(), sessions.records());
         acceptor.replaceSnapshot(snapshot);
-        commitSlot = snapshot.lastIncludedSlot();
+        commitSlot = Math.max(commitSlot, snapshot.lastIncludedSlot()); // Commits learned past it stay learned.
         appliedSlot = snapshot.lastIncludedSlot();
+        recovery.clear();
         // Everything at or below the snapshot is chosen and applied; older entries there may be
         // values that were never chosen, so they must not be served in catch-up.
         acceptor.compactThrough(snapshot.lastIncludedSlot());
+        if (commitSlot > appliedSlot) {
+            applyCommitted(); // Commits this replica learned beyond the snapshot (coded values it could not apply yet).
+        }
     }
 }

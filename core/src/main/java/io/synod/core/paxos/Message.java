@@ -82,4 +82,19 @@ public sealed interface Message {
      * {@code ballot} is the one the receiver has promised.
      */
     record SnapshotRequest(int from, int to, Ballot ballot, long lastIncludedSlot, long offset) implements Message {}
+
+    /**
+     * Recovery read (RS-Paxos, Mu et al. 2014, §4): "send me what you hold of slot {@code slot}". A
+     * replica that must apply a coded value it cannot rebuild asks every peer; {@code wantFull} asks
+     * for a whole copy as well when shards alone did not suffice. Answered in any role: it only
+     * reads accepted state. {@code ballot} is the asker's promised ballot (informational).
+     */
+    record ShardRequest(int from, int to, Ballot ballot, long slot, boolean wantFull) implements Message {}
+
+    /**
+     * Answer to a {@link ShardRequest}: the entry the sender holds for the slot (a shard, or a full
+     * copy), or null if the sender compacted the slot into its snapshot at {@code snapshotSlot}; the
+     * asker then fetches that snapshot with {@link SnapshotRequest} (in its promised ballot).
+     */
+    record ShardReply(int from, int to, Ballot ballot, Entry entry, long snapshotSlot) implements Message {}
 }

@@ -1,7 +1,9 @@
 package io.synod.core.paxos;
 
 import io.synod.core.util.Check;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.TreeMap;
 
 /**
@@ -17,8 +19,15 @@ import java.util.TreeMap;
  * and if an acceptor compacted past the candidate's commit point, the candidate fetches that
  * acceptor's snapshot in chunks and installs it before leading (everything in a snapshot is chosen).
  *
- * <p>Where RS-Paxos (Mu et al. 2014, §4) plugs in: {@link #merge} keeps one entry per slot; with
- * coded values it would collect the shards of the highest ballot and decode once X arrived.
+ * <p>Phase 1 must decode (RS-Paxos, Mu et al. 2014, §4 and its Fig. 2): besides the highest-ballot
+ * entry of each slot, {@link #merge} keeps every shard and full copy the promises carry. A coded
+ * value is re-proposed only if it can be rebuilt here: from a full copy, the cache, or at least X
+ * intact shards of that very value (shards of it accepted in lower ballots count too: they are the
+ * same bytes). A value chosen in some ballot was accepted by {@code Q_W(X)} acceptors, and any
+ * {@code Q_R} promisers include at least X of them, each still holding its shard of it (an acceptor
+ * that re-accepts the same value keeps its shard, see {@link Acceptor#accept(Entry)}); so a
+ * highest-ballot value with fewer than X shards among the promises was not chosen, and the slot gets
+ * a no-op instead. A value that cannot be rebuilt is never re-proposed or decided.
  */
 final class Phase1 {
     private final ReplicaContext ctx;
@@ -38,6 +47,8 @@ final class Phase1 {
     private long progressNanos;
     private long lastPrepareNanos;
     private final TreeMap<Long, Entry> highest = new TreeMap<>();
+    /** Per slot, every coded entry the promises carried that holds a shard or a full copy (any ballot). */
+    private final TreeMap<Long, List<Entry>> codedData = new TreeMap<>();
     /** The promiser whose snapshot (at {@link #snapshotTarget} or later) must be installed first, or -1. */
     private int snapshotSource = -1;
     private long snapshotTarget;
@@ -68,6 +79,7 @@ final class Phase1 {
     /** Forgets what the promises carried (phase 1 finished or was abandoned). */
     void clear() {
         highest.clear();
+        codedData.clear();
         snapshotSource = -1;
         snapshotTarget = 0;
         incoming.reset();
@@ -108,7 +120,9 @@ final class Phase1 {
             return; // A late or duplicated answer (to an earlier phase 1 or page), or a malformed one.
         }
         progressNanos = ctx.nowNanos;
-        if (m.snapshotSlot() > Math.max(learner.commitSlot(), snapshotTarget)
+        // Behind the applied point, not only the commit point: with coded values a replica may have
+        // learned commits it could not apply yet, and peers that compacted those slots hold no shards.
+        if (m.snapshotSlot() > Math.max(learner.appliedSlot(), snapshotTarget)
                 && (snapshot == null || m.snapshotSlot() > snapshot.lastIncludedSlot())) {
             snapshotSource = m.from();
             snapshotTarget = m.snapshotSlot();
@@ -165,15 +179,41 @@ final class Phase1 {
         if (entry.slot() < fromSlot) {
             return;
         }
+        if (entry.coded() != null && (entry.isComplete() || entry.coded().shard() != null)) {
+            codedData.computeIfAbsent(entry.slot(), s -> new ArrayList<>()).add(entry);
+        }
         Entry known = highest.get(entry.slot());
         if (known == null || entry.ballot().isAbove(known.ballot())) {
             highest.put(entry.slot(), entry);
         } else if (entry.ballot().equals(known.ballot())) {
             // One ballot proposes one value per slot; two different values would mean the
             // ballot was used by two proposers.
-            Check.state(entry.command().equals(known.command()),
-                    "two values accepted in ballot %s for slot %d", entry.ballot(), entry.slot());
+            Check.state(entry.sameValue(known), "two values accepted in ballot %s for slot %d", entry.ballot(),
+                    entry.slot());
         }
+    }
+
+    /**
+     * The whole command of the coded value {@code entry}, rebuilt from a full copy, the cache or at
+     * least X intact shards of it among the promises; null if it cannot be rebuilt here.
+     */
+    private Command rebuild(Entry entry) {
+        Command cached = ctx.cache.get(entry);
+        if (cached != null) {
+            return cached;
+        }
+        List<byte[]> shards = new ArrayList<>();
+        for (Entry data : codedData.getOrDefault(entry.slot(), List.of())) {
+            if (!data.sameValue(entry)) {
+                continue;
+            }
+            if (data.isComplete()) {
+                return data.command();
+            }
+            shards.add(data.coded().shard());
+        }
+        byte[] value = ctx.coding.decoder().rebuild(entry.coded(), shards);
+        return value == null ? null : new Command(entry.command().clientId(), entry.command().sequence(), value);
     }
 
     private void maybeFinish() {
@@ -184,7 +224,7 @@ final class Phase1 {
         if (promised < quorum.phase1Quorum(ctx.clusterSize) || (snapshotSource >= 0 && snapshot == null)) {
             return;
         }
-        if (snapshot != null && snapshot.lastIncludedSlot() > learner.commitSlot()) {
+        if (snapshot != null && snapshot.lastIncludedSlot() > learner.appliedSlot()) {
             learner.installSnapshot(snapshot);
         }
         long commitSlot = learner.commitSlot();
@@ -197,7 +237,19 @@ final class Phase1 {
         for (long slot = commitSlot + 1; slot <= maxSlot; slot++) {
             Entry chosenCandidate = highest.get(slot);
             Command command = chosenCandidate == null ? Command.NOOP : chosenCandidate.command();
-            long appended = leader.append(command);
+            long appended;
+            if (chosenCandidate != null && !chosenCandidate.isComplete()) {
+                command = rebuild(chosenCandidate);
+                if (command == null && ctx.coding.reproposesUnrebuildable()) {
+                    appended = leader.appendStub(chosenCandidate); // The negative control's bug.
+                    Check.state(appended == slot, "leader re-proposes slot %d but appended %d", slot, appended);
+                    continue;
+                }
+                if (command == null) {
+                    command = Command.NOOP; // Fewer than X shards: not chosen, may be replaced (§4).
+                }
+            }
+            appended = leader.append(command);
             Check.state(appended == slot, "leader re-proposes slot %d but appended %d", slot, appended);
             if (!command.isNoop()) {
                 clients.awaitIfPending(command);

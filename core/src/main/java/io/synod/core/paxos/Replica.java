@@ -29,11 +29,11 @@ import java.nio.charset.StandardCharsets;
  * </ul>
  * Extension points. Leases plug in through {@link LeaseHooks} (local reads, deferred commit, acceptors
  * that must accept a slot before it commits). Per-slot value coding (RS-Paxos, Mu et al. 2014, §4)
- * plugs in at three seams: {@link QuorumPolicy#isWriteQuorum} sees the entry, so a slot coded into X
- * shards can require {@code Q_W(X)} acceptances; Accept messages are built per acceptor (in
- * {@link Leader}), where acceptor i would receive shard i instead of the full command; and phase 1
- * merges promised entries per slot (in {@link Phase1}), where shards of the highest ballot would
- * be collected and decoded once X of them arrived. The codec itself is {@code io.synod.core.erasure}.
+ * is a {@link Coding}: {@link QuorumPolicy#isWriteQuorum} sees the entry, so a slot coded into X
+ * shards requires {@code Q_W(X)} acceptances ({@link Coding#quorum()}); Accept messages are built
+ * per acceptor in {@link Leader}, acceptor i receiving shard i; {@link Phase1} collects the
+ * promised shards and re-proposes only values it can rebuild; {@link Recovery} rebuilds committed
+ * values a replica must apply but holds only a shard of. The codec is {@code io.synod.core.erasure}.
  *
  * <p>This class is the coordinator: it checks inputs, dispatches them to the roles ({@link Acceptor},
  * {@link Phase1}, {@link Leader}, {@link Learner}, {@link CatchUp}, {@link Clients}), owns the role
@@ -61,9 +61,20 @@ public final class Replica {
      */
     public Replica(ReplicaConfig config, DurableState durable, StateMachine stateMachine, QuorumPolicy quorum,
             LeaseHooks leases, long nowNanos) {
-        Check.argument(config != null && durable != null && stateMachine != null && quorum != null && leases != null,
-                "replica needs a config, durable state, state machine, quorum policy and lease hooks");
-        this.ctx = new ReplicaContext(config, nowNanos);
+        this(config, durable, stateMachine, quorum, leases, Coding.OFF, nowNanos);
+    }
+
+    /**
+     * Builds a replica of a group whose values are coded by {@code coding} (RS-Paxos); {@code quorum}
+     * is normally {@code coding.quorum()}.
+     */
+    public Replica(ReplicaConfig config, DurableState durable, StateMachine stateMachine, QuorumPolicy quorum,
+            LeaseHooks leases, Coding coding, long nowNanos) {
+        Check.argument(config != null && durable != null && stateMachine != null && quorum != null && leases != null
+                && coding != null, "replica needs a config, durable state, state machine, quorum policy, lease hooks and coding");
+        Check.argument(!coding.enabled() || coding.nodes() == config.clusterSize(), "coding %s is for %d nodes, the group has %d",
+                coding, coding.nodes(), config.clusterSize());
+        this.ctx = new ReplicaContext(config, coding, nowNanos);
         this.leases = leases;
         ClientSessions sessions = new ClientSessions(config.maxClientSessions());
         this.acceptor = new Acceptor(ctx, durable);
@@ -85,6 +96,7 @@ public final class Replica {
         if (nowNanos > ctx.nowNanos) {
             ctx.nowNanos = nowNanos;
         }
+        learner.tick();
         if (ctx.role == Role.CANDIDATE) {
             if (phase1.timedOut()) {
                 // No read quorum answered in time: never serve on a phase 1 that did not finish.
@@ -119,6 +131,9 @@ public final class Replica {
         } else if (message instanceof Message.HeartbeatReply m) {
             catchUp.onPeerApplied(m.from(), m.ballot(), m.appliedSlot());
         } else if (message instanceof Message.InstallSnapshot m) {
+            if (learner.onRecoverySnapshotChunk(m)) {
+                return; // A snapshot a recovery read fetched from a peer that compacted the slot.
+            }
             if (m.ballot().nodeId() != m.from()) {
                 phase1.onSnapshotChunk(m); // A promiser answering this candidate's request.
             } else if (admitLeaderMessage(m)) {
@@ -130,6 +145,10 @@ public final class Replica {
                 long slot = snapshots.send(m.from(), m.ballot(), m.lastIncludedSlot(), m.offset());
                 catchUp.onSnapshotChunkSent(m.from(), m.ballot(), slot);
             }
+        } else if (message instanceof Message.ShardRequest m) {
+            learner.onShardRequest(m);
+        } else if (message instanceof Message.ShardReply m) {
+            learner.onShardReply(m);
         }
     }
 

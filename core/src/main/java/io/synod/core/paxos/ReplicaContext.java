@@ -12,6 +12,10 @@ final class ReplicaContext {
     final int self;
     final int clusterSize;
     final Outbox out = new Outbox();
+    /** The group's value coding (RS-Paxos), {@link Coding#OFF} for plain Multi-Paxos. */
+    final Coding coding;
+    /** Whole values of coded entries this replica encoded or rebuilt (bounded). */
+    final ValueCache cache;
 
     /** The replica's clock: only moves forward (a clock that steps back is treated as standing still). */
     long nowNanos;
@@ -20,8 +24,10 @@ final class ReplicaContext {
     Ballot ownBallot;
     int leaderHint = -1;
 
-    ReplicaContext(ReplicaConfig config, long nowNanos) {
+    ReplicaContext(ReplicaConfig config, Coding coding, long nowNanos) {
         this.config = config;
+        this.coding = coding;
+        this.cache = new ValueCache(coding.cacheEntries(), coding.cacheBytes());
         this.self = config.nodeId();
         this.clusterSize = config.clusterSize();
         this.nowNanos = nowNanos;

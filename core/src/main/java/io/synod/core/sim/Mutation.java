@@ -28,12 +28,40 @@ public enum Mutation {
      * Messages and replies leave before their Ready is fsynced, so a crash can lose an acceptance that
      * a leader already counted (the runtime contract of {@code Ready}).
      */
-    SEND_BEFORE_FSYNC("send-before-fsync");
+    SEND_BEFORE_FSYNC("send-before-fsync"),
+    /**
+     * Coded mode: a coded value commits with a plain majority instead of {@code Q_W(X) = N - Q_R + X},
+     * so a read quorum may meet it in fewer than X acceptors and phase 1 replaces a chosen value
+     * (RS-Paxos, Mu et al. 2014, §4, Fig. 2).
+     */
+    CODED_MAJORITY_WRITE("coded-majority-write", true),
+    /**
+     * Coded mode: phase 1 re-proposes a coded value it cannot rebuild (fewer than X shards among the
+     * promises), as a stub without shards; the group then decides a value nobody can rebuild and
+     * stalls (RS-Paxos §4: never decide an unrecoverable value).
+     */
+    PHASE1_FEW_SHARDS("phase1-few-shards", true),
+    /**
+     * Coded mode: a recovery read rebuilds a value from shards without checking their CRC32C or the
+     * value's, so a shard corrupted in flight yields a wrong value that gets applied.
+     */
+    RECOVERY_SKIPS_CRC("recovery-skips-crc", true);
 
     private final String cliName;
+    private final boolean needsCoding;
 
     Mutation(String cliName) {
+        this(cliName, false);
+    }
+
+    Mutation(String cliName, boolean needsCoding) {
         this.cliName = cliName;
+        this.needsCoding = needsCoding;
+    }
+
+    /** Whether the mutation only exists with RS-Paxos coding on ({@code --coding}). */
+    public boolean needsCoding() {
+        return needsCoding;
     }
 
     public String cliName() {

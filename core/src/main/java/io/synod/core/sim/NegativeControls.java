@@ -1,5 +1,14 @@
 package io.synod.core.sim;
 
+import io.synod.core.erasure.ReedSolomonCodec;
+import io.synod.core.paxos.CodedValue;
+import io.synod.core.paxos.Coding;
+import io.synod.core.paxos.ShardDecoder;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.LeaseHooks;
@@ -9,8 +18,8 @@ import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.Role;
 
 /**
- * Where each {@link Mutation} is planted: the quorum policy, the lease hooks, the disk, or the order
- * of the Ready contract. The simulator asks this class for each of those parts and otherwise knows
+ * Where each {@link Mutation} is planted: the quorum policy, the lease hooks, the disk, the order
+ * of the Ready contract, or the value coding (phase 1's rebuild rule, the recovery read's decoder). The simulator asks this class for each of those parts and otherwise knows
  * nothing about mutations.
  */
 final class NegativeControls {
@@ -19,6 +28,106 @@ final class NegativeControls {
     NegativeControls(Mutation mutation) {
         this.mutation = mutation;
     }
+
+    /**
+     * {@link Mutation#CODED_MAJORITY_WRITE}: with coding, phase 1 still needs {@code Q_R = N - F}
+     * promises, but every value (coded ones too) commits with a plain majority instead of {@code Q_W(X)}.
+     */
+    QuorumPolicy quorum(SimCoding coding) {
+        if (coding.enabled()) {
+            QuorumPolicy real = coding.coding().quorum();
+            if (mutation != Mutation.CODED_MAJORITY_WRITE) {
+                return real;
+            }
+            return new QuorumPolicy() {
+                @Override
+                public int phase1Quorum(int clusterSize) {
+                    return real.phase1Quorum(clusterSize);
+                }
+
+                @Override
+                public boolean isWriteQuorum(Entry entry, int acceptances, int clusterSize) {
+                    return acceptances >= clusterSize / 2 + 1;
+                }
+
+                @Override
+                public String toString() {
+                    return "coded-majority-write (mutation)";
+                }
+            };
+        }
+        return quorum();
+    }
+
+    /**
+     * {@link Mutation#PHASE1_FEW_SHARDS}: phase 1 re-proposes values it cannot rebuild;
+     * {@link Mutation#RECOVERY_SKIPS_CRC}: recovery reads decode without any checksum check.
+     */
+    Coding coding(Coding real) {
+        if (mutation == Mutation.PHASE1_FEW_SHARDS) {
+            return real.withUnrebuildableReproposals();
+        }
+        if (mutation == Mutation.RECOVERY_SKIPS_CRC) {
+            return real.withDecoder(UNCHECKED_DECODER);
+        }
+        return real;
+    }
+
+    /**
+     * Reads the shard header fields and payload as they are (format of {@link io.synod.core.erasure.ValueShard})
+     * and rebuilds with the bare codec: no shard CRC32C, no value CRC32C.
+     */
+    private static final ShardDecoder UNCHECKED_DECODER = new ShardDecoder() {
+        @Override
+        public int usableShards(CodedValue coding, List<byte[]> encoded) {
+            return byIndex(coding, encoded).size();
+        }
+
+        @Override
+        public byte[] rebuild(CodedValue coding, List<byte[]> encoded) {
+            Map<Integer, byte[]> shards = byIndex(coding, encoded);
+            int data = coding.dataShards();
+            int total = coding.totalShards();
+            if (shards.size() < data) {
+                return null;
+            }
+            int payload = (coding.valueLength() + data - 1) / data;
+            byte[][] stripe = new byte[total][];
+            boolean[] present = new boolean[total];
+            for (int i = 0; i < total; i++) {
+                byte[] shard = shards.get(i);
+                present[i] = shard != null;
+                stripe[i] = shard == null ? new byte[payload] : Arrays.copyOfRange(shard, HEADER, HEADER + payload);
+            }
+            new ReedSolomonCodec(data, total - data).reconstructData(stripe, present, 0, payload);
+            byte[] value = new byte[coding.valueLength()];
+            for (int k = 0; k < data; k++) {
+                int start = k * payload;
+                int copied = Math.max(0, Math.min(payload, value.length - start));
+                System.arraycopy(stripe[k], 0, value, start, copied);
+            }
+            return value;
+        }
+
+        private static final int HEADER = 17;
+
+        private Map<Integer, byte[]> byIndex(CodedValue coding, List<byte[]> encoded) {
+            int payload = (coding.valueLength() + coding.dataShards() - 1) / coding.dataShards();
+            Map<Integer, byte[]> shards = new TreeMap<>();
+            for (byte[] shard : encoded) {
+                int index = shard.length > 4 ? shard[4] & 0xFF : -1;
+                if (index >= 0 && index < coding.totalShards() && shard.length >= HEADER + payload) {
+                    shards.putIfAbsent(index, shard);
+                }
+            }
+            return shards;
+        }
+
+        @Override
+        public String toString() {
+            return "unchecked (mutation)";
+        }
+    };
 
     /** {@link Mutation#WRITE_QUORUM_TOO_SMALL}: phase 1 uses majorities, a value commits with one acceptance fewer. */
     QuorumPolicy quorum() {

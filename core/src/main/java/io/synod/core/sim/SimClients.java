@@ -40,6 +40,8 @@ final class SimClients {
         boolean append;
         String key;
         long value;
+        /** The append's note (coded mode's large values), or null for a plain append. */
+        byte[] note;
         long sequence;
         long invokeNanos;
         boolean livenessProbe;
@@ -61,6 +63,8 @@ final class SimClients {
 
     private final SimConfig config;
     private final SimRandom random;
+    /** Value sizes (coded mode only), a stream of its own so the plain workload draws exactly as before. */
+    private final SimRandom valueRandom;
     private final EventQueue queue;
     private final Transport transport;
     private final HistoryRecorder recorder = new HistoryRecorder();
@@ -80,6 +84,7 @@ final class SimClients {
     SimClients(SimConfig config, SimRandom random, EventQueue queue, Transport transport) {
         this.config = config;
         this.random = random;
+        this.valueRandom = SimRandom.stream(config.seed(), "values");
         this.queue = queue;
         this.transport = transport;
         this.workers = new Worker[config.workers()];
@@ -229,6 +234,7 @@ final class SimClients {
         op.livenessProbe = livenessPhase;
         if (op.append) {
             op.value = ++lastValueByKey[keyIndex];
+            op.note = note(op.value);
             op.opId = recorder.invokeAppend(worker.process, op.key, op.value, queue.now());
         } else {
             op.opId = recorder.invokeRead(worker.process, op.key, queue.now());
@@ -248,6 +254,26 @@ final class SimClients {
         attempt(worker, op, worker.leaderGuess >= 0 ? worker.leaderGuess : random.nextInt(config.nodes()));
     }
 
+    /** The note an append carries under {@link SimConfig#coding()}'s value mix, or null (pseudo-random bytes). */
+    private byte[] note(long element) {
+        SimCoding mix = config.coding();
+        if (mix.largePercent() == 0) {
+            return null;
+        }
+        boolean large = valueRandom.nextInt(100) < mix.largePercent();
+        int length = large ? (int) valueRandom.uniform(mix.minLargeBytes(), mix.maxLargeBytes())
+                : valueRandom.nextInt(48);
+        byte[] note = new byte[length];
+        long state = valueRandom.nextLong() ^ element;
+        for (int i = 0; i < length; i += 8) {
+            state = SimRandom.splitMix64(state);
+            for (int b = 0; b < 8 && i + b < length; b++) {
+                note[i + b] = (byte) (state >>> (8 * b));
+            }
+        }
+        return note;
+    }
+
     private int pickKey() {
         double draw = random.nextDouble();
         int index = Arrays.binarySearch(keyCumulativeWeight, draw);
@@ -260,7 +286,8 @@ final class SimClients {
         op.target = node;
         op.awaitingReply = true;
         long token = ++op.attemptToken;
-        KvCommand command = op.append ? new KvCommand.Append(op.key, op.value) : new KvCommand.ReadList(op.key);
+        KvCommand command = !op.append ? new KvCommand.ReadList(op.key)
+                : op.note == null ? new KvCommand.Append(op.key, op.value) : new KvCommand.AppendNote(op.key, op.value, op.note);
         transport.sendRequest(node, new ClientRequest(new Command(worker.clientId, op.sequence, command.encode())));
         queue.after(SimTiming.CLIENT_ATTEMPT_TIMEOUT_NANOS, () -> {
             if (worker.op == op && op.attemptToken == token && op.awaitingReply) {

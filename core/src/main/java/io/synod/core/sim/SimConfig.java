@@ -19,6 +19,7 @@ import io.synod.core.util.Check;
  * @param livenessBoundNanos    after faults stop, every operation invoked must succeed within this
  * @param maxSimulatedNanos     a seed that has not finished by this simulated time is a violation
  * @param maxEvents             a seed that needs more events than this is a violation
+ * @param coding                RS-Paxos value coding and the value sizes clients write ({@link SimCoding#OFF}: plain)
  */
 public record SimConfig(
         int nodes,
@@ -33,7 +34,8 @@ public record SimConfig(
         long meanOpIntervalNanos,
         long livenessBoundNanos,
         long maxSimulatedNanos,
-        long maxEvents) {
+        long maxEvents,
+        SimCoding coding) {
 
     public static final int MIN_NODES = 3;
     public static final int MAX_NODES = 9;
@@ -50,6 +52,10 @@ public record SimConfig(
         Check.argument(livenessBoundNanos > 0, "livenessBoundNanos must be > 0, got %d", livenessBoundNanos);
         Check.argument(maxSimulatedNanos > livenessBoundNanos, "maxSimulatedNanos must exceed livenessBoundNanos");
         Check.argument(maxEvents > 0, "maxEvents must be > 0, got %d", maxEvents);
+        Check.argument(coding != null, "coding must not be null (SimCoding.OFF for none)");
+        Check.argument(!mutation.needsCoding() || coding.enabled(), "mutation %s needs coding on", mutation.cliName());
+        Check.argument(!coding.enabled() || coding.coding().nodes() == nodes, "coding %s is for %d nodes, not %d",
+                coding, coding.coding().nodes(), nodes);
     }
 
     /** The defaults used by the tests and by {@code synod simulate}. */
@@ -63,27 +69,33 @@ public record SimConfig(
                 1_000_000L,     // one operation per simulated millisecond on average
                 3_000_000_000L, // liveness: 3 simulated seconds per operation after healing
                 120_000_000_000L,
-                5_000_000L);
+                5_000_000L,
+                SimCoding.OFF);
     }
 
     public SimConfig withSeed(long newSeed) {
         return new SimConfig(nodes, newSeed, faults, mutation, opsPerSeed, workers, keys, zipfKeys, readPercent,
-                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents);
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding);
     }
 
     public SimConfig withMutation(Mutation newMutation) {
         return new SimConfig(nodes, seed, faults, newMutation, opsPerSeed, workers, keys, zipfKeys, readPercent,
-                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents);
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding);
     }
 
     public SimConfig withOpsPerSeed(int ops) {
         return new SimConfig(nodes, seed, faults, mutation, ops, workers, keys, zipfKeys, readPercent,
-                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents);
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding);
     }
 
     public SimConfig withWorkload(int newWorkers, int newKeys, boolean zipf, int newReadPercent, long opIntervalNanos) {
         return new SimConfig(nodes, seed, faults, mutation, opsPerSeed, newWorkers, newKeys, zipf, newReadPercent,
-                opIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents);
+                opIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding);
+    }
+
+    public SimConfig withCoding(SimCoding newCoding) {
+        return new SimConfig(nodes, seed, faults, mutation, opsPerSeed, workers, keys, zipfKeys, readPercent,
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, newCoding);
     }
 
     /** Operations invoked after faults stop; each of them must succeed within the liveness bound. */

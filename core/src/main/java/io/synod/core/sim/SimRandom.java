@@ -28,7 +28,7 @@ final class SimRandom {
         return new SimRandom(splitMix64(seed * GOLDEN_GAMMA + name.hashCode()));
     }
 
-    private long nextLong() {
+    long nextLong() {
         long out = splitMix64(state);
         state += GOLDEN_GAMMA;
         return out;

@@ -19,6 +19,7 @@ import java.util.List;
  * @param promisePages      phase 1 Promise messages delivered that were not the last page of their promise
  * @param snapshotChunks    InstallSnapshot chunks delivered
  * @param violations        what went wrong; empty for a clean seed
+ * @param traffic           bytes on the wire and in the logs (coded vs full copies)
  */
 public record SimResult(
         SimConfig config,
@@ -33,7 +34,8 @@ public record SimResult(
         long events,
         long promisePages,
         long snapshotChunks,
-        List<SimViolation> violations) {
+        List<SimViolation> violations,
+        SimTraffic traffic) {
 
     public SimResult {
         violations = List.copyOf(violations);
@@ -50,7 +52,7 @@ public record SimResult(
     /** One line: the seed, its trace hash and what happened, the way the CLI prints a violating seed. */
     public String summaryLine() {
         return String.format("seed %d (nodes %d, faults %s%s, %s): %s, %d ops (%d ok, %d fail, %d info), %.3f s simulated, trace %016x",
-                seed(), config.nodes(), config.faults().cliName(),
+                seed(), config.nodes(), config.faults().cliName() + (config.coding().enabled() ? ", coding " + config.coding() : ""),
                 config.mutation() == Mutation.NONE ? "" : ", mutation " + config.mutation().cliName(), environment,
                 passed() ? "ok" : violations.size() + " violation(s): " + violations,
                 operations, okOperations, failedOperations, indeterminateOperations, simulatedNanos / 1e9, traceHash);

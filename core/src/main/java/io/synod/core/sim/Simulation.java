@@ -1,5 +1,9 @@
 package io.synod.core.sim;
 
+import io.synod.core.paxos.Coding;
+import java.util.HashSet;
+import java.util.Set;
+
 import io.synod.core.check.CheckResult;
 import io.synod.core.check.LinearizabilityChecker;
 import io.synod.core.check.Verdict;
@@ -55,6 +59,11 @@ public final class Simulation {
     private final SimClients clients;
     private final SafetyMonitor safety;
     private final QuorumPolicy quorum;
+    private final Coding coding;
+    private final SimTraffic.Counter traffic = new SimTraffic.Counter();
+    /** Shard corruption in recovery-read replies (coded mode with network faults), a stream of its own. */
+    private final SimRandom corruptRandom;
+    private final Set<Long> committedWriteSlots = new HashSet<>();
     private final LeaseHooksFactory leases;
     private final SimStateMachine stateMachines;
     private final NegativeControls controls;
@@ -72,6 +81,7 @@ public final class Simulation {
         this.network = new SimNetwork(config.nodes(), SimRandom.stream(config.seed(), "network"),
                 environment.linkMedianMinNanos(), environment.linkMedianMaxNanos());
         this.faultRandom = SimRandom.stream(config.seed(), "faults");
+        this.corruptRandom = SimRandom.stream(config.seed(), "corruption");
         this.diskRandom = SimRandom.stream(config.seed(), "disk");
         this.nodeRandom = SimRandom.stream(config.seed(), "nodes");
         this.controls = new NegativeControls(config.mutation());
@@ -82,7 +92,8 @@ public final class Simulation {
             nodes[i] = new SimNode(i, new SimDisk(controls.diskDropsPromises()), clock);
         }
         this.safety = new SafetyMonitor(config.nodes());
-        this.quorum = controls.quorum();
+        this.quorum = controls.quorum(config.coding());
+        this.coding = config.coding().enabled() ? controls.coding(config.coding().coding()) : Coding.OFF;
         this.leases = controls.leases(leases);
         this.oracle = new ElectionOracle(config.nodes(), SimRandom.stream(config.seed(), "oracle"), new ElectionOracle.Notifier() {
             @Override
@@ -183,7 +194,7 @@ public final class Simulation {
         List<SimViolation> violations = violation == null ? List.of() : List.of(violation);
         return new SimResult(config, environment.name(), trace.value(), history, clients.invoked(), clients.okCount(),
                 clients.failCount(), clients.infoCount(), queue.now(), events, promisePages,
-                snapshotChunks, violations);
+                snapshotChunks, violations, traffic.result(committedWriteSlots.size()));
     }
 
     private void collectViolations() {
@@ -286,7 +297,7 @@ public final class Simulation {
         }
         node.incarnation++;
         node.replica = new Replica(environment.replicaConfig(node.id, config.nodes()), node.disk.state(), stateMachines.create(node.id), quorum,
-                leases.create(node.id, config.nodes()), node.localNanos(queue.now()));
+                leases.create(node.id, config.nodes()), coding, node.localNanos(queue.now()));
         node.loop = new ReadyLoop(node.replica, controls.sink(new NodeSink(node)));
         trace.add(0x5747, node.id, node.disk.entryCount());
         node.lastPromised = node.replica.promised();
@@ -391,6 +402,7 @@ public final class Simulation {
         }
         Ready ready = node.loop.persisting();
         node.disk.persist(ready);
+        traffic.log += SimTraffic.entries(ready.entries());
         trace.add(0xF5C, node.id, queue.now());
         node.loop.persisted(ready);
         checkMonotonic(node);
@@ -412,6 +424,11 @@ public final class Simulation {
         public void taken(Ready ready) {
             traceReady(node, ready);
             safety.onApplied(node.id, ready.applied(), queue.now());
+            for (Entry applied : ready.applied()) {
+                if (!applied.command().isNoop()) {
+                    committedWriteSlots.add(applied.slot());
+                }
+            }
         }
 
         @Override
@@ -444,9 +461,11 @@ public final class Simulation {
                 queue.after(faultRandom.uniform(0, 50 * SimTiming.MICROS), () -> crash(node, incarnation,
                         faultRandom.uniform(SimTiming.CRASH_DOWNTIME_MIN_NANOS / 2, SimTiming.CRASH_DOWNTIME_MIN_NANOS)));
             }
+            traffic.sent(message);
+            Message sent = corruptShard(message);
             int copies = network.copies(message.from(), message.to());
             for (int i = 0; i < copies; i++) {
-                queue.after(network.latencyNanos(message.from(), message.to()), () -> Simulation.this.deliver(message));
+                queue.after(network.latencyNanos(message.from(), message.to()), () -> Simulation.this.deliver(sent));
             }
         }
 
@@ -467,6 +486,29 @@ public final class Simulation {
             trace.add(0x4E51, node.id, 0);
             oracle.onResign(node.id);
         }
+    }
+
+    /**
+     * Coded mode's shard-corruption fault: during the fault phase with network faults, one recovery-read
+     * reply in ten that carries a shard arrives with one payload byte flipped (the shard's CRC32C then
+     * fails). Only recovery reads are corrupted: RS-Paxos, like Paxos, assumes acceptors store what they
+     * accepted (a disk that corrupts accepted shards is caught by the log's own checksums).
+     */
+    private Message corruptShard(Message message) {
+        if (!coding.enabled() || !config.faults().network() || phase != Phase.FAULTS
+                || !(message instanceof Message.ShardReply reply) || reply.entry() == null || reply.entry().coded() == null
+                || reply.entry().coded().shard() == null || !corruptRandom.chance(0.1)) {
+            return message;
+        }
+        Entry entry = reply.entry();
+        byte[] shard = entry.coded().shard().clone();
+        int payloadStart = 17;
+        int position = payloadStart + corruptRandom.nextInt(Math.max(1, shard.length - payloadStart - 4));
+        shard[position] ^= (byte) (1 + corruptRandom.nextInt(255));
+        traffic.corrupted++;
+        trace.add(0xC0EE, reply.from(), position);
+        return new Message.ShardReply(reply.from(), reply.to(), reply.ballot(),
+                new Entry(entry.slot(), entry.ballot(), entry.command(), entry.coded().withShard(shard)), 0);
     }
 
     private void traceReady(SimNode node, Ready ready) {

@@ -47,6 +47,9 @@ final class TraceHash {
             add(entry.slot());
             addBallot(entry.ballot());
             addCommand(entry.command());
+            if (entry.coded() != null) {
+                add(entry.coded().valueLength(), entry.coded().valueChecksum(), Arrays.hashCode(entry.coded().shard()));
+            }
         }
     }
 
@@ -89,6 +92,13 @@ final class TraceHash {
             add(m.totalBytes(), Arrays.hashCode(m.chunk()), 0);
         } else if (message instanceof Message.SnapshotRequest m) {
             add(9, m.lastIncludedSlot(), m.offset());
+        } else if (message instanceof Message.ShardRequest m) {
+            add(10, m.slot(), m.wantFull() ? 1 : 0);
+        } else if (message instanceof Message.ShardReply m) {
+            add(11, m.snapshotSlot(), m.entry() == null ? 0 : 1);
+            if (m.entry() != null) {
+                addEntries(java.util.List.of(m.entry()));
+            }
         }
     }
 }

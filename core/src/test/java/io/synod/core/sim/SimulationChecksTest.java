@@ -63,7 +63,7 @@ class SimulationChecksTest {
         SimConfig base = SimConfig.defaults(3, FaultProfile.NONE);
         SimConfig impatient = new SimConfig(3, 5, FaultProfile.NONE, Mutation.NONE, base.opsPerSeed(), base.workers(),
                 base.keys(), base.zipfKeys(), base.readPercent(), base.meanOpIntervalNanos(), 1_000L,
-                base.maxSimulatedNanos(), base.maxEvents());
+                base.maxSimulatedNanos(), base.maxEvents(), SimCoding.OFF);
         SimResult result = Simulation.run(impatient);
         assertEquals(SimViolation.Kind.LIVENESS, result.violations().get(0).kind(), result.summaryLine());
     }
@@ -73,7 +73,7 @@ class SimulationChecksTest {
         SimConfig base = SimConfig.defaults(3, FaultProfile.ALL);
         SimConfig tight = new SimConfig(3, 5, FaultProfile.ALL, Mutation.NONE, base.opsPerSeed(), base.workers(),
                 base.keys(), base.zipfKeys(), base.readPercent(), base.meanOpIntervalNanos(), base.livenessBoundNanos(),
-                base.maxSimulatedNanos(), 1_000);
+                base.maxSimulatedNanos(), 1_000, SimCoding.OFF);
         SimResult result = Simulation.run(tight);
         assertEquals(SimViolation.Kind.BUDGET_EXHAUSTED, result.violations().get(0).kind(), result.summaryLine());
         assertEquals(1_000, result.events());

@@ -36,11 +36,25 @@ class SimulationDeterminismTest {
     @ParameterizedTest
     @EnumSource(Mutation.class)
     void aViolatingSeedReplaysToTheSameViolation(Mutation mutation) {
-        SimConfig config = SimConfig.defaults(3, FaultProfile.ALL).withMutation(mutation).withSeed(7);
+        SimConfig config = (mutation.needsCoding()
+                ? SimConfig.defaults(5, FaultProfile.ALL).withCoding(SimCoding.rsPaxos(5, 1, 3))
+                : SimConfig.defaults(3, FaultProfile.ALL)).withMutation(mutation).withSeed(7);
         SimResult first = Simulation.run(config);
         SimResult second = Simulation.run(config);
         assertEquals(first.traceHash(), second.traceHash());
         assertEquals(first.violations(), second.violations());
         assertEquals(first.summaryLine(), second.summaryLine());
+    }
+
+    @ParameterizedTest
+    @EnumSource(FaultProfile.class)
+    void aCodedSeedReplaysExactly(FaultProfile faults) {
+        SimConfig config = SimConfig.defaults(5, faults).withCoding(SimCoding.rsPaxos(5, 1, 3)).withSeed(11);
+        SimResult first = Simulation.run(config);
+        SimResult second = Simulation.run(config);
+        assertEquals(first.traceHash(), second.traceHash());
+        assertEquals(first.history(), second.history());
+        assertEquals(first.traffic(), second.traffic());
+        assertNotEquals(first.traceHash(), Simulation.run(config.withSeed(12)).traceHash());
     }
 }

@@ -3,6 +3,7 @@ package io.synod.server.cli;
 import io.synod.core.history.HistoryJson;
 import io.synod.core.sim.FaultProfile;
 import io.synod.core.sim.Mutation;
+import io.synod.core.sim.SimCoding;
 import io.synod.core.sim.SimConfig;
 import io.synod.core.sim.SimResult;
 import io.synod.core.sim.Simulation;
@@ -49,8 +50,18 @@ final class SimulateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--nodes", required = true, paramLabel = "3|5", converter = WholeNumber.Int.class, description = "Replicas in the group: 3 or 5.")
+    @Option(names = "--nodes", paramLabel = "3|5", converter = WholeNumber.Int.class,
+            description = "Replicas in the group: 3 or 5 (with --coding: N, which may be left out here).")
+    Integer nodesOption;
+
+    /** Replicas in the group, from --nodes or --coding. */
     int nodes;
+
+    @Option(names = "--coding", paramLabel = "N,F,X",
+            description = {"RS-Paxos coded accepts: N replicas tolerating F failures, values of at least "
+                    + SimCoding.THRESHOLD_BYTES + " bytes coded into X data shards",
+                "(X <= N - 2F; e.g. 5,1,3 or 7,2,3); clients then write a value-size mix crossing that threshold."})
+    String coding;
 
     @Option(names = "--seeds", required = true, paramLabel = "N", converter = WholeNumber.Long.class, description = "Number of seeds to run (at least 1).")
     long seeds;
@@ -75,7 +86,8 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--mutation", defaultValue = "none", paramLabel = "NAME",
             description = {"Self-test: run a deliberate protocol bug (negative control) that must be caught:",
-                "small-write-quorum, local-reads, forget-promise, send-before-fsync (default: ${DEFAULT-VALUE})."})
+                "small-write-quorum, local-reads, forget-promise, send-before-fsync; with --coding also",
+                "coded-majority-write, phase1-few-shards, recovery-skips-crc (default: ${DEFAULT-VALUE})."})
     String mutation;
 
     @Option(names = "--progress-seconds", defaultValue = "5", paramLabel = "SECONDS", converter = WholeNumber.Int.class,
@@ -90,6 +102,13 @@ final class SimulateCommand implements Callable<Integer> {
         long failedOperations;
         long indeterminateOperations;
         long simulatedNanos;
+        long replicationBytes;
+        long catchUpBytes;
+        long recoveryBytes;
+        long otherBytes;
+        long logBytes;
+        long committedWrites;
+        long corruptedShards;
         final List<String> violations = new ArrayList<>();
         final List<Long> violatingSeeds = new ArrayList<>();
     }
@@ -100,8 +119,8 @@ final class SimulateCommand implements Callable<Integer> {
         int threadCount = (int) Math.min(seeds, threads == null ? Runtime.getRuntime().availableProcessors() : threads);
         PrintWriter out = spec.commandLine().getOut();
         Mutation mutationValue = base.mutation();
-        out.printf("simulate: nodes %d, faults %s, seeds %d..%d, %d ops per seed, %d thread(s)%s%n", nodes,
-                base.faults().cliName(), startSeed, startSeed + seeds - 1, opsPerSeed, threadCount,
+        out.printf("simulate: nodes %d, faults %s%s, seeds %d..%d, %d ops per seed, %d thread(s)%s%n", nodes,
+                base.faults().cliName(), base.coding().enabled() ? ", coding " + base.coding().coding() : "", startSeed, startSeed + seeds - 1, opsPerSeed, threadCount,
                 mutationValue == Mutation.NONE ? "" : ", mutation " + mutationValue.cliName() + " (self-test: violations expected)");
         out.flush();
 
@@ -161,6 +180,13 @@ final class SimulateCommand implements Callable<Integer> {
             totals.failedOperations += result.failedOperations();
             totals.indeterminateOperations += result.indeterminateOperations();
             totals.simulatedNanos += result.simulatedNanos();
+            totals.replicationBytes += result.traffic().replicationBytes();
+            totals.catchUpBytes += result.traffic().catchUpBytes();
+            totals.recoveryBytes += result.traffic().recoveryBytes();
+            totals.otherBytes += result.traffic().otherBytes();
+            totals.logBytes += result.traffic().logBytes();
+            totals.committedWrites += result.traffic().committedWrites();
+            totals.corruptedShards += result.traffic().corruptedShards();
             if (!result.passed()) {
                 totals.violatingSeeds.add(result.seed());
                 totals.violations.add(result.summaryLine());
@@ -191,6 +217,12 @@ final class SimulateCommand implements Callable<Integer> {
                     totals.failedOperations, totals.indeterminateOperations);
             out.printf("violations:              %d%s%n", totals.violatingSeeds.size(),
                     totals.violatingSeeds.isEmpty() ? "" : " (seeds " + sorted(totals.violatingSeeds) + ")");
+            long writes = Math.max(1, totals.committedWrites);
+            out.printf("bytes per committed write: %.0f phase 2, %.0f catch-up, %.0f recovery reads, %.0f other on the wire;"
+                    + " %.0f in logs (%d writes%s)%n", (double) totals.replicationBytes / writes,
+                    (double) totals.catchUpBytes / writes, (double) totals.recoveryBytes / writes,
+                    (double) totals.otherBytes / writes, (double) totals.logBytes / writes, totals.committedWrites,
+                    totals.corruptedShards == 0 ? "" : ", " + totals.corruptedShards + " shards corrupted in flight");
             double simulatedSeconds = totals.simulatedNanos / 1e9;
             out.printf("ops per simulated second: %.1f (%.1f s simulated)%n",
                     simulatedSeconds == 0 ? 0.0 : totals.operations / simulatedSeconds, simulatedSeconds);
@@ -257,8 +289,21 @@ final class SimulateCommand implements Callable<Integer> {
     /** Checks every option; a bad one ends in picocli's parameter-exception handler (message, usage hint, exit 2). */
     private SimConfig validatedConfig() {
         CommandLine commandLine = spec.commandLine();
-        if (nodes != 3 && nodes != 5) {
-            throw new CommandLine.ParameterException(commandLine, "--nodes must be 3 or 5, got " + nodes);
+        SimCoding codingValue = SimCoding.OFF;
+        if (coding != null) {
+            codingValue = parseCoding(commandLine, coding);
+            nodes = codingValue.coding().nodes();
+            if (nodesOption != null && nodesOption != nodes) {
+                throw new CommandLine.ParameterException(commandLine, "--nodes " + nodesOption + " disagrees with --coding "
+                        + coding + " (N = " + nodes + ")");
+            }
+        } else if (nodesOption == null) {
+            throw new CommandLine.ParameterException(commandLine, "--nodes is required (or --coding N,F,X)");
+        } else {
+            nodes = nodesOption;
+            if (nodes != 3 && nodes != 5) {
+                throw new CommandLine.ParameterException(commandLine, "--nodes must be 3 or 5, got " + nodes);
+            }
         }
         if (seeds < 1) {
             throw new CommandLine.ParameterException(commandLine, "--seeds must be at least 1, got " + seeds);
@@ -288,6 +333,10 @@ final class SimulateCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(commandLine, e.getMessage());
         }
+        if (mutationValue.needsCoding() && !codingValue.enabled()) {
+            throw new CommandLine.ParameterException(commandLine, "--mutation " + mutationValue.cliName()
+                    + " needs --coding N,F,X");
+        }
         if (exportDir != null) {
             try {
                 Files.createDirectories(exportDir);
@@ -302,6 +351,34 @@ final class SimulateCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(commandLine, "--export-history directory " + exportDir + " is not writable");
             }
         }
-        return SimConfig.defaults(nodes, profile).withMutation(mutationValue).withOpsPerSeed(opsPerSeed).withSeed(startSeed);
+        return SimConfig.defaults(nodes, profile).withMutation(mutationValue).withOpsPerSeed(opsPerSeed).withSeed(startSeed)
+                .withCoding(codingValue);
+    }
+
+    /** "N,F,X" with the RS-Paxos rules checked ({@link io.synod.core.paxos.Coding#rsPaxos}). */
+    private static SimCoding parseCoding(CommandLine commandLine, String text) {
+        String[] parts = text.split(",", -1);
+        if (parts.length != 3) {
+            throw new CommandLine.ParameterException(commandLine, "--coding must be N,F,X (three whole numbers, e.g. 5,1,3), got '"
+                    + text + "'");
+        }
+        int[] values = new int[3];
+        for (int i = 0; i < 3; i++) {
+            try {
+                values[i] = Integer.parseInt(parts[i].trim());
+            } catch (NumberFormatException e) {
+                throw new CommandLine.ParameterException(commandLine, "--coding must be N,F,X (three whole numbers, e.g. 5,1,3), got '"
+                        + text + "'");
+            }
+        }
+        if (values[0] < SimConfig.MIN_NODES || values[0] > SimConfig.MAX_NODES) {
+            throw new CommandLine.ParameterException(commandLine, "--coding N must be " + SimConfig.MIN_NODES + ".."
+                    + SimConfig.MAX_NODES + " in the simulator, got " + values[0]);
+        }
+        try {
+            return SimCoding.rsPaxos(values[0], values[1], values[2]);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(commandLine, "--coding " + text + ": " + e.getMessage());
+        }
     }
 }

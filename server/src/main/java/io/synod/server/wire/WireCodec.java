@@ -226,6 +226,11 @@ public final class WireCodec {
     }
 
     public static void writeEntry(ByteWriter w, Entry e) {
+        if (e.coded() != null) {
+            // The server runs groups with Coding.OFF; wire version 1 has no field for coding metadata,
+            // so a coded entry here is a bug, never something to drop silently.
+            throw new IllegalArgumentException("coded entry for slot " + e.slot() + ": wire version 1 carries plain entries only");
+        }
         w.i64(e.slot());
         writeBallot(w, e.ballot());
         w.i64(e.command().clientId()).i64(e.command().sequence()).bytes(e.command().payload());

@@ -64,7 +64,14 @@ class SynodCliTest {
         "--nodes 3 --seeds abc|Invalid value for option '--seeds': 'abc' is not a whole number",
         "--nodes 3 --seeds 2 --threads 99999999999|Invalid value for option '--threads': '99999999999' is too large",
         "--nodes 3 --seeds 2 --export-history /proc/nope|--export-history directory /proc/nope cannot be created: ",
-        "--seeds 2|Missing required option: '--nodes=3|5'",
+        "--seeds 2|--nodes is required (or --coding N,F,X)",
+        "--seeds 2 --coding 5,1|--coding must be N,F,X (three whole numbers, e.g. 5,1,3), got '5,1'",
+        "--seeds 2 --coding 5,1,x|--coding must be N,F,X (three whole numbers, e.g. 5,1,3), got '5,1,x'",
+        "--seeds 2 --coding 5,1,4|--coding 5,1,4: coding needs 1 <= X <= N - 2F = 3, got X=4",
+        "--seeds 2 --coding 5,3,1|--coding 5,3,1: coding needs 1 <= F and 2F < N, got N=5 F=3",
+        "--seeds 2 --coding 11,2,3|--coding N must be 3..9 in the simulator, got 11",
+        "--nodes 3 --seeds 2 --coding 5,1,3|--nodes 3 disagrees with --coding 5,1,3 (N = 5)",
+        "--nodes 3 --seeds 2 --mutation recovery-skips-crc|--mutation recovery-skips-crc needs --coding N,F,X",
     })
     void badInputNamesTheProblemAndHintsAtUsage(String arguments, String expectedMessage) {
         Run run = run(("simulate " + arguments).split(" "));
@@ -118,6 +125,15 @@ class SynodCliTest {
         assertTrue(run.out().contains("VIOLATION seed "), run.out());
         assertTrue(run.out().contains("self-test"), run.out());
         assertTrue(Pattern.compile("violations: +[1-9]\\d* \\(seeds ").matcher(run.out()).find(), run.out());
+    }
+
+    @Test
+    void codedSeedsRunCleanAndReportTheirBytes() {
+        Run run = run("simulate", "--coding", "5,1,3", "--seeds", "3", "--faults", "all", "--ops-per-seed", "60");
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("coding rs-paxos(N=5,F=1,X=3,threshold=512B)"), run.out());
+        assertTrue(run.out().contains("violations:              0"), run.out());
+        assertTrue(run.out().contains("bytes per committed write:"), run.out());
     }
 
     private static String traceHash(Run run) {

@@ -1,0 +1,153 @@
+package io.synod.core.paxos;
+
+import io.synod.core.util.Check;
+
+/**
+ * The group's value coding, RS-Paxos (Mu, Chen, Wang, Li, Zheng; HPDC 2014, §4): N acceptors
+ * tolerating F failures use read quorums {@code Q_R = N - F}; a value of at least
+ * {@code thresholdBytes} is coded into X data shards out of N ({@code θ(X, N)}, X &le; N - 2F) and
+ * is chosen once {@code Q_W(X) = N - Q_R + X} acceptors accepted it in one ballot, so any read
+ * quorum meets any such write quorum in at least X acceptors, enough to rebuild it. Smaller values,
+ * or X = 1, are plain Paxos with full copies ({@code Q_W(1) = F + 1}). {@link #OFF} is classic
+ * Multi-Paxos with majorities and no coding.
+ *
+ * <p>The leader keeps whole values in a bounded cache ({@code cacheEntries}, {@code cacheBytes}).
+ */
+public final class Coding {
+    /** No coding: majorities, full copies (the replica's behaviour without RS-Paxos). */
+    public static final Coding OFF = new Coding(0, 0, 1, Integer.MAX_VALUE, 0, 0, ShardDecoder.CHECKED, false);
+
+    private final int n;
+    private final int f;
+    private final int x;
+    private final int thresholdBytes;
+    private final int cacheEntries;
+    private final long cacheBytes;
+    private final ShardDecoder decoder;
+    private final boolean reproposesUnrebuildable;
+
+    private Coding(int n, int f, int x, int thresholdBytes, int cacheEntries, long cacheBytes, ShardDecoder decoder,
+            boolean reproposesUnrebuildable) {
+        this.reproposesUnrebuildable = reproposesUnrebuildable;
+        this.n = n;
+        this.f = f;
+        this.x = x;
+        this.thresholdBytes = thresholdBytes;
+        this.cacheEntries = cacheEntries;
+        this.cacheBytes = cacheBytes;
+        this.decoder = decoder;
+    }
+
+    /**
+     * RS-Paxos for N acceptors tolerating F failures, coding values of at least {@code thresholdBytes}
+     * into X data shards; the leader's value cache holds 1024 values or 256 MiB.
+     *
+     * @throws IllegalArgumentException naming the rule that (n, f, x, thresholdBytes) breaks
+     */
+    public static Coding rsPaxos(int n, int f, int x, int thresholdBytes) {
+        Check.argument(n >= 3 && n <= ReplicaConfig.MAX_CLUSTER_SIZE, "coding needs 3..%d nodes, got %d",
+                ReplicaConfig.MAX_CLUSTER_SIZE, n);
+        Check.argument(f >= 1 && 2 * f < n, "coding needs 1 <= F and 2F < N, got N=%d F=%d", n, f);
+        Check.argument(x >= 1 && x <= n - 2 * f, "coding needs 1 <= X <= N - 2F = %d, got X=%d", n - 2 * f, x);
+        Check.argument(thresholdBytes >= 1, "coding threshold must be >= 1 byte, got %d", thresholdBytes);
+        return new Coding(n, f, x, thresholdBytes, 1024, 256L << 20, ShardDecoder.CHECKED, false);
+    }
+
+    /** The same coding with a different decoder (the simulator's negative controls). */
+    public Coding withDecoder(ShardDecoder newDecoder) {
+        Check.argument(newDecoder != null, "decoder must not be null");
+        return new Coding(n, f, x, thresholdBytes, cacheEntries, cacheBytes, newDecoder, reproposesUnrebuildable);
+    }
+
+    /** The same coding with a leader value cache of at most {@code entries} values and {@code bytes} bytes. */
+    public Coding withCache(int entries, long bytes) {
+        Check.argument(entries >= 1 && bytes >= 1, "cache bounds must be >= 1, got %d values, %d bytes", entries, bytes);
+        return new Coding(n, f, x, thresholdBytes, entries, bytes, decoder, reproposesUnrebuildable);
+    }
+
+    /**
+     * NEGATIVE CONTROL ONLY (the simulator's {@code phase1-few-shards} mutation): phase 1 re-proposes a
+     * coded value it cannot rebuild (fewer than X shards among the promises) as a stub, breaking
+     * "never decide a value that cannot be rebuilt" (RS-Paxos §4).
+     */
+    public Coding withUnrebuildableReproposals() {
+        return new Coding(n, f, x, thresholdBytes, cacheEntries, cacheBytes, decoder, true);
+    }
+
+    boolean reproposesUnrebuildable() {
+        return reproposesUnrebuildable;
+    }
+
+    public boolean enabled() {
+        return n > 0;
+    }
+
+    public int nodes() {
+        return n;
+    }
+
+    public int failures() {
+        return f;
+    }
+
+    public int dataShards() {
+        return x;
+    }
+
+    public int thresholdBytes() {
+        return thresholdBytes;
+    }
+
+    int cacheEntries() {
+        return cacheEntries;
+    }
+
+    long cacheBytes() {
+        return cacheBytes;
+    }
+
+    public ShardDecoder decoder() {
+        return decoder;
+    }
+
+    /** Q_R = N - F (§4). */
+    public int readQuorum() {
+        return n - f;
+    }
+
+    /** Q_W(X) = N - Q_R + X (§4). */
+    public int writeQuorum(int dataShards) {
+        return n - readQuorum() + dataShards;
+    }
+
+    /** Whether {@code command} is coded: coding on, X &gt; 1, and a payload at or above the threshold. */
+    boolean codes(Command command) {
+        return enabled() && x > 1 && !command.isNoop() && command.payload().length >= thresholdBytes;
+    }
+
+    /** The RS-Paxos quorums: phase 1 needs Q_R promises; an entry commits with Q_W(X of its coding, 1 if plain). */
+    public QuorumPolicy quorum() {
+        Check.state(enabled(), "coding is off: use QuorumPolicy.MAJORITY");
+        return new QuorumPolicy() {
+            @Override
+            public int phase1Quorum(int clusterSize) {
+                return readQuorum();
+            }
+
+            @Override
+            public boolean isWriteQuorum(Entry entry, int acceptances, int clusterSize) {
+                return acceptances >= writeQuorum(entry.coded() == null ? 1 : entry.coded().dataShards());
+            }
+
+            @Override
+            public String toString() {
+                return "rs-paxos(Q_R=" + readQuorum() + ")";
+            }
+        };
+    }
+
+    @Override
+    public String toString() {
+        return enabled() ? "rs-paxos(N=" + n + ",F=" + f + ",X=" + x + ",threshold=" + thresholdBytes + "B)" : "off";
+    }
+}

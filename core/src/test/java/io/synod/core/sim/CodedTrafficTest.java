@@ -1,0 +1,26 @@
+package io.synod.core.sim;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Bytes per committed write, RS-Paxos coded accepts (N = 5, F = 1, X = 3) against full copies, for
+ * values of 4 KiB to 1 MiB: the commit path (Accept and Accepted) and the logs must cost at most
+ * 0.40 of full copies (theory: 1/X = 0.33 plus shard metadata; RS-Paxos, Mu et al. 2014, §4-5).
+ * The table goes to standard output (docs/erasure.md quotes it).
+ */
+class CodedTrafficTest {
+    @Test
+    void codedAcceptsCostAThirdOfFullCopiesOnTheWireAndOnDisk() {
+        System.out.println(CodedTrafficReport.HEADER);
+        int[] sizes = {4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20};
+        for (int size : sizes) {
+            CodedTrafficReport.Row row = CodedTrafficReport.measure(5, 1, 3, size, 2, size >= (256 << 10) ? 12 : 30);
+            System.out.println(row.format());
+            assertTrue(row.coded().committedWrites() > 0 && row.full().committedWrites() > 0, row.format());
+            assertTrue(row.replicationRatio() <= 0.40, "replication ratio " + row.format());
+            assertTrue(row.logRatio() <= 0.40, "log ratio " + row.format());
+        }
+    }
+}
