@@ -6,7 +6,8 @@ import io.synod.core.util.Check;
  * The learner and applier: the commit point, applying chosen entries in slot order to the state
  * machine and the at-most-once session table, answering the clients that wait here, and the
  * snapshots that let the log be compacted. Its state is volatile: after a restart it starts from
- * the snapshot and learns the rest from the leader.
+ * the snapshot (or from a durable state machine's own applied slot and session table, see
+ * {@link StateMachine#durableAppliedSlot()}) and learns the rest from the leader.
  *
  * <p>Rule (Paxos Made Simple §3, and the Multi-Paxos commit point): a follower takes a slot as
  * chosen only if the entry it holds there was accepted in the ballot of the leader that reports the
@@ -28,37 +29,28 @@ final class Learner {
         this.stateMachine = stateMachine;
         this.sessions = sessions;
         this.clients = clients;
-        this.recovery = new Recovery(ctx, acceptor);
+        this.recovery = new Recovery(ctx, acceptor, stateMachine);
         Snapshot snapshot = acceptor.snapshot();
         long durableSlot = stateMachine.durableAppliedSlot();
-        if (startsFromDurableState(snapshot.lastIncludedSlot(), durableSlot)) {
-            // The state machine kept its applied state, sessions included, on its own disk.
+        if (durableSlot >= 0 && durableSlot >= snapshot.lastIncludedSlot()) {
+            // The state machine kept its applied state, sessions included, on its own disk. Everything
+            // it applied was chosen, so that state is chosen state even where the log lags behind it.
             sessions.restore(stateMachine.durableSessions());
             this.commitSlot = durableSlot;
             this.appliedSlot = durableSlot;
+            if (durableSlot > snapshot.lastIncludedSlot()) {
+                // The log may hold entries at or below that slot that were never chosen (an older
+                // ballot's, whose replacement was applied but not yet durable in the log): make the
+                // durable state the snapshot and drop the log through it, so no catch-up serves them.
+                acceptor.replaceSnapshot(new Snapshot(durableSlot, stateMachine.snapshotSource(durableSlot), sessions.encode()));
+                acceptor.compactThrough(durableSlot);
+            }
             return;
         }
         sessions.restore(snapshot.sessions());
         stateMachine.restore(snapshot.lastIncludedSlot(), snapshot.stateMachine(), sessions.records());
         this.commitSlot = snapshot.lastIncludedSlot();
         this.appliedSlot = snapshot.lastIncludedSlot();
-    }
-
-    /**
-     * A durable state machine's applied slot is used only if it is at or above the snapshot and the
-     * log holds every slot in between: a leader serves catch-up for slots up to its commit point from
-     * the log or the snapshot, so none of them may be missing.
-     */
-    private boolean startsFromDurableState(long snapshotSlot, long durableSlot) {
-        if (durableSlot < snapshotSlot) {
-            return false;
-        }
-        for (long slot = snapshotSlot + 1; slot <= durableSlot; slot++) {
-            if (acceptor.entry(slot) == null) {
-                return false;
-            }
-        }
-        return true;
     }
 
     long commitSlot() {
@@ -179,7 +171,7 @@ final class Learner {
     }
 
     private void takeSnapshot() {
-        acceptor.replaceSnapshot(new Snapshot(appliedSlot, stateMachine.snapshot(), sessions.encode()));
+        acceptor.replaceSnapshot(new Snapshot(appliedSlot, stateMachine.snapshotSource(appliedSlot), sessions.encode()));
         long compactThrough = appliedSlot - ctx.config.logRetainSlots();
         if (compactThrough > 0) {
             acceptor.compactThrough(compactThrough);
