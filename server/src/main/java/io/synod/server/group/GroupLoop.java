@@ -67,7 +67,7 @@ public final class GroupLoop implements AutoCloseable {
     private final ReadyLoop readyLoop;
     private final GroupStorage storage;
     private final AutoCloseable stateMachine;
-    /** The RocksDB machine whose staged applies are written once the Ready carrying them is durable, or null. */
+    /** The RocksDB machine whose staged applies are written in one batch after each pass, or null. */
     private final RocksKvStateMachine durableMachine;
     private final Consumer<WireFrame.PeerMessage> network;
     private final ElectionService election;
@@ -115,7 +115,7 @@ public final class GroupLoop implements AutoCloseable {
                 System.nanoTime());
         this.readyLoop = new ReadyLoop(replica, new Sink());
         if (durableMachine != null) {
-            durableMachine.commitApplied(); // A restore of the durable snapshot, if the replica started from it.
+            durableMachine.commitApplied(); // Whatever starting the replica staged (nothing, normally).
         }
         LOG.info("group {}: starting at applied slot {} (snapshot at {})", group, replica.appliedSlot(),
                 replica.snapshotSlot());
@@ -355,8 +355,8 @@ public final class GroupLoop implements AutoCloseable {
     private void drive() {
         readyLoop.drive();
         if (durableMachine != null) {
-            // Every Ready is persisted synchronously, so everything applied so far is durable in the
-            // log: RocksDB may take it now (data, applied slot and sessions in one batch).
+            // One WriteBatch per pass: the data changes, applied slot and session records of every
+            // command this pass applied (all of them, or after a crash none).
             durableMachine.commitApplied();
         }
         Role role = replica.role();

@@ -17,6 +17,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import io.synod.core.paxos.SnapshotSink;
+import io.synod.core.paxos.SnapshotSource;
+import java.io.UncheckedIOException;
+import java.nio.file.StandardCopyOption;
+import org.rocksdb.Checkpoint;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -29,19 +34,23 @@ import org.rocksdb.WriteOptions;
  * strings) kept in RocksDB, as the durable source of the group's applied state. Values live under
  * {@code 'v' + key}, lists (of longs) under {@code 'l' + key}; outside both ranges are the applied
  * slot ({@code 0 "applied"}) and the client-session table ({@code 0 's' + client id} ->
- * sequence, slot, result). Snapshot bytes are every data pair in key order: identical on every
- * replica that applied the same commands.
+ * sequence, slot, result).
  *
- * <p><b>Written after the log, in one batch.</b> Core applies a chosen command while it steps the
- * input, before the runtime has fsynced the Ready that carries it; if RocksDB took the change at
- * once, a crash could leave RocksDB ahead of the Synod log (or of a snapshot file being installed),
- * and a restart that trusts RocksDB's slot could serve a log entry older than the value applied.
- * So {@link #apply} and {@link #restore} only stage their changes in memory (reads see them), and
- * {@link #commitApplied()}, called by the group loop after the Ready that made them durable in the
- * log, writes the staged data changes, the applied slot and the session records in <em>one</em>
- * {@link WriteBatch}: RocksDB shows either all of them or none. On restart the replica starts from
- * {@link #durableAppliedSlot()} and {@link #durableSessions()} and applies only the log above it
- * (see core's {@code StateMachine}).
+ * <p><b>One batch per pass.</b> {@link #apply} stages its data change, the applied slot and the
+ * client's session record (and the eviction of the oldest session) in memory, where reads see
+ * them; {@link #commitApplied()}, called by the group loop after each Ready pass, writes all of
+ * them in <em>one</em> {@link WriteBatch}: RocksDB shows all of a pass's changes or none. On
+ * restart the replica starts from {@link #durableAppliedSlot()} and {@link #durableSessions()}
+ * (see core's {@code StateMachine}): everything applied was chosen, so RocksDB's state is a prefix
+ * of the chosen state wherever the Synod log stands, and core makes it the snapshot if it is ahead.
+ *
+ * <p><b>Snapshots are RocksDB checkpoints.</b> {@link #snapshotSource} writes the staged changes,
+ * then creates a {@link Checkpoint} (SST files hard-linked) under the group's snapshot directory
+ * and serves it as a {@link CheckpointSource}; {@link #snapshotSink} receives a peer's checkpoint
+ * into a temporary directory ({@link CheckpointSink}); {@link #restore(long, SnapshotSource, List)}
+ * swaps a checkpoint in as the group's RocksDB: a durable copy ({@code <db>.next}) is built, the
+ * database is closed, {@code <db>} is renamed to {@code <db>.old} and {@code <db>.next} to
+ * {@code <db>}, and it is reopened; opening finishes or discards a swap a crash interrupted.
  *
  * <p>Not thread-safe: the group's event loop is its only caller.
  */
@@ -59,18 +68,34 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     private static final byte[] FIRST_KEY = {0};
     private static final byte[] PAST_LAST_KEY = {(byte) 0xFF, (byte) 0xFF};
 
+    private final Path dir;
+    private final Path checkpointDir;
     private final Options options;
-    private final RocksDB db;
+    private RocksDB db;
     private final WriteOptions writeOptions = new WriteOptions();
     /** Staged changes not yet in RocksDB: key -> value, or null for a delete. */
     private final TreeMap<byte[], byte[]> staged = new TreeMap<>(Arrays::compareUnsigned);
-    /** A restore is staged: everything in RocksDB is to be replaced. */
-    private boolean stagedClear;
     /** The applied slot staged with the changes, or -1. */
     private long stagedSlot = -1;
     private boolean ignoreDurableState;
+    /** Makes checkpoint and transfer directory names unique within this process. */
+    private long nameCounter;
+    private final String nameEpoch = Long.toHexString(System.currentTimeMillis());
 
+    /** A machine whose checkpoints go to {@code <dir>-snapshots} (tests; a node passes its group's snapshot directory). */
     public RocksKvStateMachine(Path dir) throws IOException {
+        this(dir, dir.resolveSibling(dir.getFileName() + "-snapshots"));
+    }
+
+    /**
+     * Opens (or creates) the RocksDB in {@code dir}, first finishing or discarding a checkpoint swap
+     * a crash interrupted; checkpoints are created under {@code checkpointDir}.
+     */
+    public RocksKvStateMachine(Path dir, Path checkpointDir) throws IOException {
+        this.dir = dir;
+        this.checkpointDir = checkpointDir;
+        Files.createDirectories(checkpointDir);
+        recoverSwap();
         Files.createDirectories(dir);
         options = new Options().setCreateIfMissing(true);
         try {
@@ -79,6 +104,31 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             options.close();
             throw new IOException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    private Path next() {
+        return dir.resolveSibling(dir.getFileName() + ".next");
+    }
+
+    private Path old() {
+        return dir.resolveSibling(dir.getFileName() + ".old");
+    }
+
+    /**
+     * A swap renames {@code <db>} to {@code <db>.old}, then the complete, durable {@code <db>.next}
+     * to {@code <db>}. A crash between the renames leaves no {@code <db>}: the new one is taken if
+     * present, else the old one. Any other leftover is discarded.
+     */
+    private void recoverSwap() throws IOException {
+        if (!Files.exists(dir)) {
+            if (Files.exists(next())) {
+                Files.move(next(), dir, StandardCopyOption.ATOMIC_MOVE);
+            } else if (Files.exists(old())) {
+                Files.move(old(), dir, StandardCopyOption.ATOMIC_MOVE);
+            }
+        }
+        RocksFiles.deleteRecursively(next());
+        RocksFiles.deleteRecursively(old());
     }
 
     /** The slot of the last command applied, staged or written (0 if none). */
@@ -145,8 +195,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         byte[] encoded = result.encode();
         stagedSlot = slot;
         if (session != null) {
-            staged.put(sessionKey(session.clientId()),
-                    new ByteWriter(20 + encoded.length).i64(session.sequence()).i64(slot).bytes(encoded).toByteArray());
+            staged.put(sessionKey(session.clientId()), sessionRecord(session.sequence(), slot, encoded));
             if (session.evictedClientId() != 0) {
                 staged.put(sessionKey(session.evictedClientId()), null);
             }
@@ -155,18 +204,14 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     }
 
     /**
-     * Writes everything staged since the last call (data changes, the applied slot, session records;
-     * after a restore, the replacement of the whole database) in one {@link WriteBatch}. Call it only
-     * once the log entries (or the snapshot) the staged changes came from are durable.
+     * Writes everything staged since the last call (data changes, the applied slot, session records)
+     * in one {@link WriteBatch}.
      */
     public void commitApplied() {
-        if (staged.isEmpty() && !stagedClear && stagedSlot < 0) {
+        if (staged.isEmpty() && stagedSlot < 0) {
             return;
         }
         try (WriteBatch batch = new WriteBatch()) {
-            if (stagedClear) {
-                batch.deleteRange(FIRST_KEY, PAST_LAST_KEY);
-            }
             for (Map.Entry<byte[], byte[]> e : staged.entrySet()) {
                 if (e.getValue() == null) {
                     batch.delete(e.getKey());
@@ -182,7 +227,6 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             throw new IllegalStateException("RocksDB write failed at slot " + stagedSlot + ": " + e.getMessage(), e);
         }
         staged.clear();
-        stagedClear = false;
         stagedSlot = -1;
     }
 
@@ -283,12 +327,10 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     /** RocksDB's data pairs with the staged changes laid over them. */
     private TreeMap<byte[], byte[]> dataPairs() {
         TreeMap<byte[], byte[]> data = new TreeMap<>(Arrays::compareUnsigned);
-        if (!stagedClear) {
-            try (RocksIterator it = db.newIterator()) {
-                for (it.seekToFirst(); it.isValid(); it.next()) {
-                    if (isDataKey(it.key())) {
-                        data.put(it.key(), it.value());
-                    }
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                if (isDataKey(it.key())) {
+                    data.put(it.key(), it.value());
                 }
             }
         }
@@ -305,44 +347,143 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         return data;
     }
 
+    /** Replaces the data with {@link #snapshot()}'s bytes at once (the applied slot and sessions are cleared). */
     @Override
     public void restore(byte[] snapshot) {
-        restore(0, snapshot, List.of());
+        replaceWith(0, parse(snapshot), List.of());
     }
 
-    /** Stages the replacement of the whole database: the snapshot's data, its slot and its session table. */
+    /**
+     * Replaces the whole state through {@code slot}: a {@link CheckpointSource} is swapped in as the
+     * database (see the class comment); any other source is read as {@link #snapshot()} bytes. The
+     * applied slot and the session table are written with it.
+     */
     @Override
-    public void restore(long slot, byte[] snapshot, List<ClientSession> sessions) {
-        TreeMap<byte[], byte[]> replacement = new TreeMap<>(Arrays::compareUnsigned);
-        if (snapshot.length > 0) {
-            try {
-                ByteReader r = new ByteReader(snapshot);
-                int version = r.i32("snapshot version");
-                if (version != SNAPSHOT_VERSION) {
-                    throw new IllegalArgumentException("RocksDB kv snapshot version " + version + " is not supported");
-                }
-                int count = r.count("snapshot pairs", 8, Integer.MAX_VALUE);
-                for (int i = 0; i < count; i++) {
-                    byte[] k = r.bytes("snapshot key");
-                    byte[] v = r.bytes("snapshot value");
-                    if (!isDataKey(k)) {
-                        throw new IllegalArgumentException("snapshot key " + i + " is not a data key");
-                    }
-                    replacement.put(k, v);
-                }
-                r.expectEnd("RocksDB kv snapshot");
-            } catch (MalformedInputException e) {
-                throw new IllegalArgumentException("bad RocksDB kv snapshot: " + e.getMessage(), e);
-            }
+    public void restore(long slot, SnapshotSource source, List<ClientSession> sessions) {
+        if (source instanceof CheckpointSource checkpoint) {
+            swapIn(checkpoint.dir());
+            replaceSessions(slot, sessions);
+        } else {
+            replaceWith(slot, parse(source.readAll()), sessions);
         }
-        for (ClientSession s : sessions) {
-            replacement.put(sessionKey(s.clientId()), new ByteWriter(20 + s.result().length).i64(s.sequence())
-                    .i64(s.slot()).bytes(s.result()).toByteArray());
+    }
+
+    /**
+     * A RocksDB checkpoint of everything applied through {@code slot} (the staged changes are
+     * written first), under the snapshot directory, fsynced.
+     */
+    @Override
+    public SnapshotSource snapshotSource(long slot) {
+        stagedSlot = Math.max(stagedSlot, slot); // Noops and retried commands advance the slot too.
+        commitApplied();
+        Path target = checkpointDir.resolve(uniqueName("checkpoint", slot));
+        try (Checkpoint checkpoint = Checkpoint.create(db)) {
+            checkpoint.createCheckpoint(target.toString());
+            RocksFiles.syncTree(target);
+            RocksFiles.syncDirectory(checkpointDir);
+            return new CheckpointSource(target, slot);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("RocksDB checkpoint at slot " + slot + " failed: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("RocksDB checkpoint at slot " + slot + " failed: " + e.getMessage(), e);
         }
+    }
+
+    /** Receives a peer's checkpoint into {@code incoming-...} under the snapshot directory. */
+    @Override
+    public SnapshotSink snapshotSink(long slot) {
+        return new CheckpointSink(checkpointDir.resolve(uniqueName("incoming", slot)),
+                checkpointDir.resolve(uniqueName("checkpoint", slot)), slot);
+    }
+
+    private String uniqueName(String kind, long slot) {
+        return String.format("%s-%020d-%s-%d", kind, slot, nameEpoch, nameCounter++);
+    }
+
+    /** Swaps checkpoint {@code from} in as this database; staged changes are dropped (the checkpoint replaces them). */
+    private void swapIn(Path from) {
         staged.clear();
-        staged.putAll(replacement);
-        stagedClear = true;
-        stagedSlot = slot;
+        stagedSlot = -1;
+        try {
+            RocksFiles.copyCheckpoint(from, next());
+            db.close();
+            db = null;
+            RocksFiles.deleteRecursively(old());
+            Files.move(dir, old(), StandardCopyOption.ATOMIC_MOVE);
+            Files.move(next(), dir, StandardCopyOption.ATOMIC_MOVE);
+            RocksFiles.syncDirectory(dir.getParent());
+            RocksFiles.deleteRecursively(old());
+            db = RocksDB.open(options, dir.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException("installing checkpoint " + from + " into " + dir + " failed: " + e.getMessage(), e);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("opening installed checkpoint " + dir + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private TreeMap<byte[], byte[]> parse(byte[] snapshot) {
+        TreeMap<byte[], byte[]> replacement = new TreeMap<>(Arrays::compareUnsigned);
+        if (snapshot.length == 0) {
+            return replacement;
+        }
+        try {
+            ByteReader r = new ByteReader(snapshot);
+            int version = r.i32("snapshot version");
+            if (version != SNAPSHOT_VERSION) {
+                throw new IllegalArgumentException("RocksDB kv snapshot version " + version + " is not supported");
+            }
+            int count = r.count("snapshot pairs", 8, Integer.MAX_VALUE);
+            for (int i = 0; i < count; i++) {
+                byte[] k = r.bytes("snapshot key");
+                byte[] v = r.bytes("snapshot value");
+                if (!isDataKey(k)) {
+                    throw new IllegalArgumentException("snapshot key " + i + " is not a data key");
+                }
+                replacement.put(k, v);
+            }
+            r.expectEnd("RocksDB kv snapshot");
+        } catch (MalformedInputException e) {
+            throw new IllegalArgumentException("bad RocksDB kv snapshot: " + e.getMessage(), e);
+        }
+        return replacement;
+    }
+
+    /** One batch: every key replaced by {@code data}, the applied slot and the sessions. */
+    private void replaceWith(long slot, TreeMap<byte[], byte[]> data, List<ClientSession> sessions) {
+        staged.clear();
+        stagedSlot = -1;
+        try (WriteBatch batch = new WriteBatch()) {
+            batch.deleteRange(FIRST_KEY, PAST_LAST_KEY);
+            for (Map.Entry<byte[], byte[]> e : data.entrySet()) {
+                batch.put(e.getKey(), e.getValue());
+            }
+            putSessions(batch, slot, sessions);
+            db.write(writeOptions, batch);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("RocksDB restore at slot " + slot + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** One batch: the session table replaced and the applied slot set (after a checkpoint swap). */
+    private void replaceSessions(long slot, List<ClientSession> sessions) {
+        try (WriteBatch batch = new WriteBatch()) {
+            batch.deleteRange(SESSION_PREFIX, new byte[] {SESSION_PREFIX[0], (byte) (SESSION_PREFIX[1] + 1)});
+            putSessions(batch, slot, sessions);
+            db.write(writeOptions, batch);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("RocksDB session restore at slot " + slot + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static void putSessions(WriteBatch batch, long slot, List<ClientSession> sessions) throws RocksDBException {
+        for (ClientSession s : sessions) {
+            batch.put(sessionKey(s.clientId()), sessionRecord(s.sequence(), s.slot(), s.result()));
+        }
+        batch.put(APPLIED_KEY, ByteBuffer.allocate(8).putLong(slot).array());
+    }
+
+    private static byte[] sessionRecord(long sequence, long slot, byte[] result) {
+        return new ByteWriter(20 + result.length).i64(sequence).i64(slot).bytes(result).toByteArray();
     }
 
     /** Number of data keys (values and lists), staged changes included; a full scan, for tests and status. */
@@ -355,7 +496,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         if (staged.containsKey(key)) {
             return staged.get(key);
         }
-        return stagedClear ? null : dbGet(key);
+        return dbGet(key);
     }
 
     private byte[] dbGet(byte[] key) {
@@ -386,10 +527,19 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         return out;
     }
 
+    /** Writes what is staged (safe at any time: everything applied was chosen) and closes RocksDB. */
     @Override
     public void close() {
-        writeOptions.close();
-        db.close();
-        options.close();
+        try {
+            if (db != null) {
+                commitApplied();
+            }
+        } finally {
+            writeOptions.close();
+            if (db != null) {
+                db.close();
+            }
+            options.close();
+        }
     }
 }
