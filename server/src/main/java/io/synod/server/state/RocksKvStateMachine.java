@@ -527,6 +527,13 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         return out;
     }
 
+    /** Closes RocksDB without writing what is staged: what a process death between two batches leaves (tests). */
+    void closeWithoutWriting() {
+        staged.clear();
+        stagedSlot = -1;
+        close();
+    }
+
     /** Writes what is staged (safe at any time: everything applied was chosen) and closes RocksDB. */
     @Override
     public void close() {
