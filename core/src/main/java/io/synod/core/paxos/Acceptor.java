@@ -19,8 +19,6 @@ final class Acceptor {
     private Ballot promised;
     private final TreeMap<Long, Entry> log = new TreeMap<>();
     private Snapshot snapshot;
-    /** {@link #snapshot} encoded for transfer, built on first use. */
-    private byte[] encodedSnapshot;
 
     /** Rebuilds the acceptor from what the disk holds. */
     Acceptor(ReplicaContext ctx, DurableState durable) {
@@ -141,16 +139,7 @@ final class Acceptor {
     /** Makes {@code newSnapshot} the latest and schedules its write. */
     void replaceSnapshot(Snapshot newSnapshot) {
         snapshot = newSnapshot;
-        encodedSnapshot = null;
         ctx.out.persistSnapshot(newSnapshot);
-    }
-
-    /** The latest snapshot in its transfer form (encoded once per snapshot). */
-    byte[] encodedSnapshot() {
-        if (encodedSnapshot == null) {
-            encodedSnapshot = snapshot.encode();
-        }
-        return encodedSnapshot;
     }
 
     /** Drops entries at or below {@code slot}, here and (after the next Ready) on disk. */

@@ -21,7 +21,7 @@ final class CatchUp {
     private final Learner learner;
     private final SnapshotSender snapshots;
     /** Follower side: the snapshot being received from the leader. */
-    private final SnapshotReceiver incoming = new SnapshotReceiver();
+    private final SnapshotReceiver incoming;
     private final long[] appliedSlot;
     private final long[] sentThroughSlot;
     private final long[] deadlineNanos;
@@ -33,6 +33,7 @@ final class CatchUp {
         this.acceptor = acceptor;
         this.learner = learner;
         this.snapshots = snapshots;
+        this.incoming = new SnapshotReceiver(learner.stateMachine());
         this.appliedSlot = new long[ctx.clusterSize];
         this.sentThroughSlot = new long[ctx.clusterSize];
         this.deadlineNanos = new long[ctx.clusterSize];

@@ -1,8 +1,11 @@
 package io.synod.core.paxos;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -37,6 +40,37 @@ final class ClientSessions {
             eldest.next();
             eldest.remove();
         }
+    }
+
+    /** The client {@link #recordApplied} would evict to record {@code clientId}, or 0 if none. */
+    long evictedBy(long clientId) {
+        if (sessions.containsKey(clientId) || sessions.size() < maxSessions) {
+            return 0;
+        }
+        return sessions.keySet().iterator().next();
+    }
+
+    /**
+     * Replaces the table with records kept by a durable state machine. The table is ordered by
+     * last application, which is slot order, so sorting by slot rebuilds the same eviction order.
+     */
+    void restore(List<StateMachine.ClientSession> records) {
+        sessions.clear();
+        List<StateMachine.ClientSession> bySlot = new ArrayList<>(records);
+        bySlot.sort(Comparator.comparingLong(StateMachine.ClientSession::slot));
+        for (StateMachine.ClientSession r : bySlot) {
+            recordApplied(r.clientId(), r.sequence(), r.slot(), r.result());
+        }
+    }
+
+    /** The table as records, for a durable state machine. */
+    List<StateMachine.ClientSession> records() {
+        List<StateMachine.ClientSession> out = new ArrayList<>(sessions.size());
+        for (Map.Entry<Long, Session> e : sessions.entrySet()) {
+            Session s = e.getValue();
+            out.add(new StateMachine.ClientSession(e.getKey(), s.lastSequence(), s.lastSlot(), s.lastResult()));
+        }
+        return out;
     }
 
     int size() {

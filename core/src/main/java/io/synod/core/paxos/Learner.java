@@ -6,7 +6,8 @@ import io.synod.core.util.Check;
  * The learner and applier: the commit point, applying chosen entries in slot order to the state
  * machine and the at-most-once session table, answering the clients that wait here, and the
  * snapshots that let the log be compacted. Its state is volatile: after a restart it starts from
- * the snapshot and learns the rest from the leader.
+ * the snapshot (or from a durable state machine's own applied slot and session table, see
+ * {@link StateMachine#durableAppliedSlot()}) and learns the rest from the leader.
  *
  * <p>Rule (Paxos Made Simple §3, and the Multi-Paxos commit point): a follower takes a slot as
  * chosen only if the entry it holds there was accepted in the ballot of the leader that reports the
@@ -28,10 +29,26 @@ final class Learner {
         this.stateMachine = stateMachine;
         this.sessions = sessions;
         this.clients = clients;
-        this.recovery = new Recovery(ctx, acceptor);
+        this.recovery = new Recovery(ctx, acceptor, stateMachine);
         Snapshot snapshot = acceptor.snapshot();
-        stateMachine.restore(snapshot.stateMachine());
+        long durableSlot = stateMachine.durableAppliedSlot();
+        if (durableSlot >= 0 && durableSlot >= snapshot.lastIncludedSlot()) {
+            // The state machine kept its applied state, sessions included, on its own disk. Everything
+            // it applied was chosen, so that state is chosen state even where the log lags behind it.
+            sessions.restore(stateMachine.durableSessions());
+            this.commitSlot = durableSlot;
+            this.appliedSlot = durableSlot;
+            if (durableSlot > snapshot.lastIncludedSlot()) {
+                // The log may hold entries at or below that slot that were never chosen (an older
+                // ballot's, whose replacement was applied but not yet durable in the log): make the
+                // durable state the snapshot and drop the log through it, so no catch-up serves them.
+                acceptor.replaceSnapshot(new Snapshot(durableSlot, stateMachine.snapshotSource(durableSlot), sessions.encode()));
+                acceptor.compactThrough(durableSlot);
+            }
+            return;
+        }
         sessions.restore(snapshot.sessions());
+        stateMachine.restore(snapshot.lastIncludedSlot(), snapshot.stateMachine(), sessions.records());
         this.commitSlot = snapshot.lastIncludedSlot();
         this.appliedSlot = snapshot.lastIncludedSlot();
     }
@@ -147,13 +164,14 @@ final class Learner {
             clients.answerAwaiting(command, known.status(), known.slot(), known.result());
             return;
         }
-        byte[] result = stateMachine.apply(entry.slot(), command.payload());
+        byte[] result = stateMachine.apply(entry.slot(), command.payload(), new StateMachine.SessionWrite(
+                command.clientId(), command.sequence(), sessions.evictedBy(command.clientId())));
         sessions.recordApplied(command.clientId(), command.sequence(), entry.slot(), result);
         clients.answerAwaiting(command, ClientReply.Status.OK, entry.slot(), result);
     }
 
     private void takeSnapshot() {
-        acceptor.replaceSnapshot(new Snapshot(appliedSlot, stateMachine.snapshot(), sessions.encode()));
+        acceptor.replaceSnapshot(new Snapshot(appliedSlot, stateMachine.snapshotSource(appliedSlot), sessions.encode()));
         long compactThrough = appliedSlot - ctx.config.logRetainSlots();
         if (compactThrough > 0) {
             acceptor.compactThrough(compactThrough);
@@ -164,8 +182,8 @@ final class Learner {
     void installSnapshot(Snapshot snapshot) {
         Check.state(snapshot.lastIncludedSlot() > appliedSlot, "snapshot at %d does not move applied %d forward",
                 snapshot.lastIncludedSlot(), appliedSlot);
-        stateMachine.restore(snapshot.stateMachine());
         sessions.restore(snapshot.sessions());
+        stateMachine.restore(snapshot.lastIncludedSlot(), snapshot.stateMachine(), sessions.records());
         acceptor.replaceSnapshot(snapshot);
         commitSlot = Math.max(commitSlot, snapshot.lastIncludedSlot()); // Commits learned past it stay learned.
         appliedSlot = snapshot.lastIncludedSlot();

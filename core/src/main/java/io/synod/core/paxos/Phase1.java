@@ -52,7 +52,7 @@ final class Phase1 {
     /** The promiser whose snapshot (at {@link #snapshotTarget} or later) must be installed first, or -1. */
     private int snapshotSource = -1;
     private long snapshotTarget;
-    private final SnapshotReceiver incoming = new SnapshotReceiver();
+    private final SnapshotReceiver incoming;
     private Snapshot snapshot;
 
     Phase1(ReplicaContext ctx, Acceptor acceptor, Learner learner, Leader leader, Clients clients, QuorumPolicy quorum) {
@@ -63,6 +63,7 @@ final class Phase1 {
         this.clients = clients;
         this.quorum = quorum;
         this.pageFrom = new long[ctx.clusterSize];
+        this.incoming = new SnapshotReceiver(learner.stateMachine());
     }
 
     /** Starts phase 1 for {@code ctx.ownBallot}, which the acceptor has just promised. */

@@ -44,11 +44,12 @@ final class Recovery {
     private int snapshotSource = -1;
     private long snapshotSlot;
     private long snapshotAskNanos;
-    private final SnapshotReceiver incoming = new SnapshotReceiver();
+    private final SnapshotReceiver incoming;
 
-    Recovery(ReplicaContext ctx, Acceptor acceptor) {
+    Recovery(ReplicaContext ctx, Acceptor acceptor, StateMachine stateMachine) {
         this.ctx = ctx;
         this.acceptor = acceptor;
+        this.incoming = new SnapshotReceiver(stateMachine);
     }
 
     /** {@code entry} is committed, coded and not complete here: recover it (a bounded number at once). */

@@ -1,29 +1,42 @@
 package io.synod.core.paxos;
 
-import java.util.Arrays;
-
 /**
- * Reassembles one snapshot from {@link Message.InstallSnapshot} chunks, in order. A chunk from
- * another sender, ballot or snapshot starts a new transfer; a chunk at an offset other than the
- * next one is not stored (the receiver asks for {@link #nextOffset()} again), so a transfer
- * interrupted by loss resumes where it stopped. The buffer grows with the bytes actually received,
- * never to a size a message merely claims.
+ * Reassembles one snapshot from {@link Message.InstallSnapshot} chunks, in order, streaming the
+ * state machine's part into a {@link SnapshotSink} of the state machine (a durable machine writes
+ * it to disk; nothing here holds the whole state). A chunk from another sender, ballot or snapshot
+ * starts a new transfer (the old sink is aborted); a chunk at an offset other than the next one is
+ * not stored (the receiver asks for {@link #nextOffset()} again), so a transfer interrupted by loss
+ * resumes where it stopped. Bytes that cannot form a snapshot are counted but dropped, and the
+ * transfer starts over from offset 0 once the sender's announced size is reached.
  */
 final class SnapshotReceiver {
+    private final StateMachine stateMachine;
     private int source = -1;
     private Ballot ballot;
     private long slot = -1;
     private long totalBytes;
-    private byte[] buffer = new byte[0];
-    private int received;
+    private long received;
+    private SnapshotSink sink;
+    private SnapshotStreamParser parser;
+    /** The bytes so far cannot form a snapshot: the rest is counted and dropped. */
+    private boolean failed;
+
+    SnapshotReceiver(StateMachine stateMachine) {
+        this.stateMachine = stateMachine;
+    }
 
     void reset() {
+        if (sink != null) {
+            sink.abort();
+        }
         source = -1;
         ballot = null;
         slot = -1;
         totalBytes = 0;
-        buffer = new byte[0];
         received = 0;
+        sink = null;
+        parser = null;
+        failed = false;
     }
 
     /** The snapshot slot of the transfer in progress, or -1. */
@@ -48,27 +61,42 @@ final class SnapshotReceiver {
             slot = m.lastIncludedSlot();
             totalBytes = m.totalBytes();
         }
-        if (m.offset() != received || m.totalBytes() > Integer.MAX_VALUE - 16 || m.chunk().length == 0
-                || m.offset() + m.chunk().length > m.totalBytes()) {
+        if (m.offset() != received || m.chunk().length == 0 || m.offset() + m.chunk().length > m.totalBytes()) {
             return null; // Not the next chunk (lost, duplicated or reordered), or malformed: ask again.
         }
-        if (buffer.length < received + m.chunk().length) {
-            long grown = Math.max((long) received + m.chunk().length, Math.min(totalBytes, 2L * buffer.length));
-            buffer = Arrays.copyOf(buffer, (int) grown);
+        if (!failed) {
+            try {
+                if (parser == null) {
+                    sink = stateMachine.snapshotSink(slot);
+                    parser = new SnapshotStreamParser(sink, totalBytes, slot);
+                }
+                parser.accept(m.chunk());
+            } catch (IllegalArgumentException e) {
+                failed = true;
+                if (sink != null) {
+                    sink.abort();
+                }
+                sink = null;
+            }
         }
-        System.arraycopy(m.chunk(), 0, buffer, received, m.chunk().length);
         received += m.chunk().length;
         if (received < totalBytes) {
             return null;
         }
-        long expectedSlot = slot;
-        byte[] encoded = Arrays.copyOf(buffer, received);
-        reset();
-        try {
-            Snapshot snapshot = Snapshot.decode(encoded);
-            return snapshot.lastIncludedSlot() == expectedSlot ? snapshot : null;
-        } catch (IllegalArgumentException e) {
-            return null; // Corrupt: the next request starts over from offset 0.
+        Snapshot complete = null;
+        if (!failed) {
+            try {
+                complete = parser.finish();
+            } catch (IllegalArgumentException e) {
+                complete = null; // Corrupt: the next request starts over from offset 0.
+            }
         }
+        if (complete == null) {
+            reset();
+        } else {
+            sink = null; // Finished: its bytes now belong to the snapshot.
+            reset();
+        }
+        return complete;
     }
 }

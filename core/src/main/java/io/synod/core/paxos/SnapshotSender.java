@@ -1,25 +1,25 @@
 package io.synod.core.paxos;
 
-import java.util.Arrays;
-
 /**
  * Serves snapshot chunks to peers: the leader to followers behind its compaction point, an
  * acceptor to a candidate that needs its snapshot in phase 1. Each peer's transfer keeps the
- * encoded snapshot it started with, so a transfer survives the sender taking a newer snapshot
- * meanwhile (at most one encoded snapshot per peer is held).
+ * snapshot it started with, so a transfer survives the sender taking a newer snapshot meanwhile
+ * (unless the runtime dropped the old one's state: then it starts over with the current one).
+ * Chunks are read from the snapshot's {@link SnapshotSource} at their offset; the whole snapshot
+ * is never materialized here.
  */
 final class SnapshotSender {
     private final ReplicaContext ctx;
     private final Acceptor acceptor;
     private final long[] slot;
-    private final byte[][] encoded;
+    private final Snapshot[] held;
     private final long[] lastOffset;
 
     SnapshotSender(ReplicaContext ctx, Acceptor acceptor) {
         this.ctx = ctx;
         this.acceptor = acceptor;
         this.slot = new long[ctx.clusterSize];
-        this.encoded = new byte[ctx.clusterSize][];
+        this.held = new Snapshot[ctx.clusterSize];
         this.lastOffset = new long[ctx.clusterSize];
     }
 
@@ -29,21 +29,23 @@ final class SnapshotSender {
      * slot of the snapshot being sent.
      */
     long send(int peer, Ballot ballot, long wantedSlot, long offset) {
-        if (encoded[peer] == null || slot[peer] != wantedSlot || offset < 0 || offset >= encoded[peer].length) {
+        if (held[peer] != null && !held[peer].stateMachine().isAvailable()) {
+            held[peer] = null; // The runtime dropped that snapshot's state: start over with the current one.
+        }
+        if (held[peer] == null || slot[peer] != wantedSlot || offset < 0 || offset >= held[peer].transferSize()) {
             Snapshot current = acceptor.snapshot();
-            if (encoded[peer] == null || slot[peer] != current.lastIncludedSlot()) {
+            if (held[peer] == null || slot[peer] != current.lastIncludedSlot()) {
                 slot[peer] = current.lastIncludedSlot();
-                encoded[peer] = acceptor.encodedSnapshot();
+                held[peer] = current;
             }
-            if (slot[peer] != wantedSlot || offset < 0 || offset >= encoded[peer].length) {
+            if (slot[peer] != wantedSlot || offset < 0 || offset >= held[peer].transferSize()) {
                 offset = 0;
             }
         }
-        byte[] bytes = encoded[peer];
-        int from = (int) offset;
-        int to = (int) Math.min(bytes.length, offset + ctx.config.snapshotChunkBytes());
-        ctx.out.send(new Message.InstallSnapshot(ctx.self, peer, ballot, slot[peer], bytes.length, offset,
-                Arrays.copyOfRange(bytes, from, to)));
+        Snapshot snapshot = held[peer];
+        long total = snapshot.transferSize();
+        ctx.out.send(new Message.InstallSnapshot(ctx.self, peer, ballot, slot[peer], total, offset,
+                snapshot.readTransfer(offset, ctx.config.snapshotChunkBytes())));
         lastOffset[peer] = offset;
         return slot[peer];
     }
@@ -54,16 +56,16 @@ final class SnapshotSender {
      * snapshot. Returns the slot of the snapshot being sent.
      */
     long resumeOrStart(int peer, Ballot ballot, long neededSlot) {
-        if (encoded[peer] != null && slot[peer] >= neededSlot) {
+        if (held[peer] != null && slot[peer] >= neededSlot) {
             return send(peer, ballot, slot[peer], lastOffset[peer]);
         }
         forget(peer);
         return send(peer, ballot, -1, 0);
     }
 
-    /** The transfer to {@code peer} is finished or abandoned: drop its copy. */
+    /** The transfer to {@code peer} is finished or abandoned: drop its reference. */
     void forget(int peer) {
-        encoded[peer] = null;
+        held[peer] = null;
         lastOffset[peer] = 0;
     }
 }

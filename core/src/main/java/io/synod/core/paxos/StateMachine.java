@@ -1,5 +1,7 @@
 package io.synod.core.paxos;
 
+import java.util.List;
+
 /**
  * The deterministic state machine a replica applies chosen commands to. Implementations must be
  * pure: the same commands in the same order give the same results and the same snapshot bytes on
@@ -22,9 +24,80 @@ public interface StateMachine {
      */
     void validate(byte[] payload);
 
-    /** The whole state, for snapshots. */
+    /** The whole state, for snapshots of in-memory machines (see {@link #snapshotSource(long)}). */
     byte[] snapshot();
 
     /** Replaces the whole state with a snapshot taken by {@link #snapshot()}; throws on bad bytes. */
     void restore(byte[] snapshot);
+
+    // ---- Snapshots in bounded pieces (the defaults serve in-memory machines from the two methods above) ----
+
+    /**
+     * The state after applying slot {@code slot} (the last applied), as a source read in bounded
+     * pieces. A durable machine returns files it already holds (e.g. a RocksDB checkpoint) instead of
+     * serializing its state; the source must stay readable while it is the replica's snapshot.
+     */
+    default SnapshotSource snapshotSource(long slot) {
+        return SnapshotSource.ofBytes(snapshot());
+    }
+
+    /**
+     * A sink for the state part of a snapshot at {@code slot} arriving from a peer in chunks (what a
+     * {@link #snapshotSource} of the same kind of machine yields). By default it is collected in memory.
+     */
+    default SnapshotSink snapshotSink(long slot) {
+        return new SnapshotSink.InMemory();
+    }
+
+    /**
+     * Replaces the whole state with {@code source} (from {@link #snapshotSource} here or, through a
+     * {@link #snapshotSink}, from a peer): the state through {@code slot}, with the session table
+     * that goes with it (a durable machine stores all three together). Throws on bad bytes. By
+     * default the bytes are read into memory and given to {@link #restore(byte[])}; the sessions stay
+     * with the replica's snapshot.
+     */
+    default void restore(long slot, SnapshotSource source, List<ClientSession> sessions) {
+        restore(source.readAll());
+    }
+
+    // ---- Durable state machines (optional; the defaults keep everything in the replica's snapshots) ----
+
+    /** One client's at-most-once record: its last applied sequence, the slot and the result. */
+    record ClientSession(long clientId, long sequence, long slot, byte[] result) {}
+
+    /**
+     * What applying a client command does to the replica's at-most-once table: {@code clientId}'s
+     * record becomes ({@code sequence}, the slot, the result returned), and {@code evictedClientId}'s
+     * record (0: none) is dropped to keep the table bounded.
+     */
+    record SessionWrite(long clientId, long sequence, long evictedClientId) {}
+
+    /**
+     * Applies a client command together with its session-table change. A state machine that keeps
+     * its own durable state writes the data change, {@code slot} and the session record in one
+     * atomic write, so it never shows a change without its session. By default the session change
+     * is left to the replica's snapshots.
+     */
+    default byte[] apply(long slot, byte[] payload, SessionWrite session) {
+        return apply(slot, payload);
+    }
+
+    /**
+     * The slot through which this machine's own durable state is applied, or -1 if it keeps none.
+     * When it is at or above the snapshot's slot, the replica starts from it instead of restoring the
+     * snapshot, with the session table from {@link #durableSessions()}, and applies only the slots
+     * above it. Everything a replica applies is chosen, so the durable state is a prefix of the
+     * chosen state even when it is ahead of what the replica's log made durable; if it is ahead of
+     * the snapshot, the replica at once takes a snapshot at that slot (from
+     * {@link #snapshotSource}) and drops its log through it, because the log may still hold
+     * entries there that were never chosen.
+     */
+    default long durableAppliedSlot() {
+        return -1;
+    }
+
+    /** The session records stored with the durable state (any order); read only when {@link #durableAppliedSlot()} is used. */
+    default List<ClientSession> durableSessions() {
+        return List.of();
+    }
 }

@@ -58,7 +58,7 @@ final class TraceHash {
             add(-11);
             return;
         }
-        add(snapshot.lastIncludedSlot(), Arrays.hashCode(snapshot.stateMachine()), Arrays.hashCode(snapshot.sessions()));
+        add(snapshot.lastIncludedSlot(), Arrays.hashCode(snapshot.stateMachineBytes()), Arrays.hashCode(snapshot.sessions()));
     }
 
     void addReply(ClientReply reply) {

@@ -40,12 +40,19 @@ final class TestCluster {
     final boolean[] resigned;
     Predicate<Message> drop = m -> false;
     long now;
+    /** The state machine each (re)started node gets. */
+    final java.util.function.IntFunction<StateMachine> machines;
 
     TestCluster(int size) {
         this(size, ReplicaConfig.defaults(0, size));
     }
 
     TestCluster(int size, ReplicaConfig config) {
+        this(size, config, node -> new KvStateMachine());
+    }
+
+    TestCluster(int size, ReplicaConfig config, java.util.function.IntFunction<StateMachine> machines) {
+        this.machines = machines;
         this.size = size;
         this.baseConfig = config;
         this.replicas = new Replica[size];
@@ -61,7 +68,7 @@ final class TestCluster {
     }
 
     private void start(int node) {
-        replicas[node] = new Replica(baseConfig.withNodeId(node), disks[node].state(), new KvStateMachine(),
+        replicas[node] = new Replica(baseConfig.withNodeId(node), disks[node].state(), machines.apply(node),
                 QuorumPolicy.MAJORITY, LeaseHooks.NONE, now);
         loops[node] = new ReadyLoop(replicas[node], new NodeSink(node));
     }

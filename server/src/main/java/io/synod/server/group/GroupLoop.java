@@ -16,6 +16,7 @@ import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.log.StorageFailure;
+import io.synod.server.state.RocksKvStateMachine;
 import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -66,6 +67,8 @@ public final class GroupLoop implements AutoCloseable {
     private final ReadyLoop readyLoop;
     private final GroupStorage storage;
     private final AutoCloseable stateMachine;
+    /** The RocksDB machine whose staged applies are written in one batch after each pass, or null. */
+    private final RocksKvStateMachine durableMachine;
     private final Consumer<WireFrame.PeerMessage> network;
     private final ElectionService election;
     private final GroupMetrics metrics;
@@ -110,9 +113,20 @@ public final class GroupLoop implements AutoCloseable {
         this.tickNanos = tickNanos;
         this.maxWaiters = maxWaiters;
         this.inbox = new ArrayBlockingQueue<>(inboxCapacity);
+        this.durableMachine = stateMachine instanceof RocksKvStateMachine r ? r : null;
+        if (durableMachine != null && storage.repairAbove() != null) {
+            // The damaged log may not hold the applied values between the snapshot and RocksDB's
+            // slot: start from the snapshot instead (the replica restores it into RocksDB).
+            durableMachine.ignoreDurableState();
+        }
         this.replica = new Replica(config, storage.durableState(), stateMachine,
                 coding.enabled() ? coding.quorum() : QuorumPolicy.MAJORITY, LeaseHooks.NONE, coding, System.nanoTime());
         this.readyLoop = new ReadyLoop(replica, new Sink());
+        if (durableMachine != null) {
+            durableMachine.commitApplied(); // Whatever starting the replica staged (nothing, normally).
+        }
+        LOG.info("group {}: starting at applied slot {} (snapshot at {})", group, replica.appliedSlot(),
+                replica.snapshotSlot());
         this.repairAbove = storage.repairAbove();
         this.pipelineWindow = config.maxInFlightSlots();
         this.state = repairAbove == null ? WireFrame.GroupStatus.SERVING : WireFrame.GroupStatus.REPAIRING;
@@ -348,6 +362,11 @@ public final class GroupLoop implements AutoCloseable {
 
     private void drive() {
         readyLoop.drive();
+        if (durableMachine != null) {
+            // One WriteBatch per pass: the data changes, applied slot and session records of every
+            // command this pass applied (all of them, or after a crash none).
+            durableMachine.commitApplied();
+        }
         Role role = replica.role();
         if (role == Role.LEADER && lastRole != Role.LEADER) {
             metrics.leaderChanges.increment();

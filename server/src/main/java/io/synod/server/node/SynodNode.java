@@ -125,7 +125,7 @@ public final class SynodNode implements AutoCloseable {
             for (String t : storage.tornTails()) {
                 LOG.warn("group {}: torn tail truncated: {}", g, t);
             }
-            RocksKvStateMachine sm = new RocksKvStateMachine(groupDir.resolve("rocksdb"));
+            RocksKvStateMachine sm = new RocksKvStateMachine(groupDir.resolve("rocksdb"), groupDir.resolve("snapshot"));
             ReplicaConfig rc = ReplicaConfig.defaults(config.nodeId(), n)
                     .withTimers(config.heartbeatMillis() * 1_000_000L, 2L * config.heartbeatMillis() * 1_000_000L,
                             config.phase1TimeoutMillis() * 1_000_000L)

@@ -12,7 +12,16 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import io.synod.core.paxos.SnapshotSink;
+import io.synod.core.paxos.SnapshotSource;
+import java.io.UncheckedIOException;
+import java.nio.file.StandardCopyOption;
+import org.rocksdb.Checkpoint;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -22,11 +31,26 @@ import org.rocksdb.WriteOptions;
 
 /**
  * The key-value state machine of {@code io.synod.core.kv} (same commands, same results, same error
- * strings) kept in RocksDB. Every applied command writes its data change and the applied slot in
- * one {@link WriteBatch}, so the database never shows a change without its slot. Values live under
- * {@code 'v' + key}, lists (of longs) under {@code 'l' + key}, the applied slot under a key outside
- * both ranges. Snapshot bytes are every data pair in key order: identical on every replica that
- * applied the same commands.
+ * strings) kept in RocksDB, as the durable source of the group's applied state. Values live under
+ * {@code 'v' + key}, lists (of longs) under {@code 'l' + key}; outside both ranges are the applied
+ * slot ({@code 0 "applied"}) and the client-session table ({@code 0 's' + client id} ->
+ * sequence, slot, result).
+ *
+ * <p><b>One batch per pass.</b> {@link #apply} stages its data change, the applied slot and the
+ * client's session record (and the eviction of the oldest session) in memory, where reads see
+ * them; {@link #commitApplied()}, called by the group loop after each Ready pass, writes all of
+ * them in <em>one</em> {@link WriteBatch}: RocksDB shows all of a pass's changes or none. On
+ * restart the replica starts from {@link #durableAppliedSlot()} and {@link #durableSessions()}
+ * (see core's {@code StateMachine}): everything applied was chosen, so RocksDB's state is a prefix
+ * of the chosen state wherever the Synod log stands, and core makes it the snapshot if it is ahead.
+ *
+ * <p><b>Snapshots are RocksDB checkpoints.</b> {@link #snapshotSource} writes the staged changes,
+ * then creates a {@link Checkpoint} (SST files hard-linked) under the group's snapshot directory
+ * and serves it as a {@link CheckpointSource}; {@link #snapshotSink} receives a peer's checkpoint
+ * into a temporary directory ({@link CheckpointSink}); {@link #restore(long, SnapshotSource, List)}
+ * swaps a checkpoint in as the group's RocksDB: a durable copy ({@code <db>.next}) is built, the
+ * database is closed, {@code <db>} is renamed to {@code <db>.old} and {@code <db>.next} to
+ * {@code <db>}, and it is reopened; opening finishes or discards a swap a crash interrupted.
  *
  * <p>Not thread-safe: the group's event loop is its only caller.
  */
@@ -38,13 +62,40 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     private static final byte VALUE = 'v';
     private static final byte LIST = 'l';
     private static final byte[] APPLIED_KEY = {0, 'a', 'p', 'p', 'l', 'i', 'e', 'd'};
+    private static final byte[] SESSION_PREFIX = {0, 's'};
     private static final int SNAPSHOT_VERSION = 1;
+    /** The whole key space (every key here starts below 0xFF). */
+    private static final byte[] FIRST_KEY = {0};
+    private static final byte[] PAST_LAST_KEY = {(byte) 0xFF, (byte) 0xFF};
 
+    private final Path dir;
+    private final Path checkpointDir;
     private final Options options;
-    private final RocksDB db;
+    private RocksDB db;
     private final WriteOptions writeOptions = new WriteOptions();
+    /** Staged changes not yet in RocksDB: key -> value, or null for a delete. */
+    private final TreeMap<byte[], byte[]> staged = new TreeMap<>(Arrays::compareUnsigned);
+    /** The applied slot staged with the changes, or -1. */
+    private long stagedSlot = -1;
+    private boolean ignoreDurableState;
+    /** Makes checkpoint and transfer directory names unique within this process. */
+    private long nameCounter;
+    private final String nameEpoch = Long.toHexString(System.currentTimeMillis());
 
+    /** A machine whose checkpoints go to {@code <dir>-snapshots} (tests; a node passes its group's snapshot directory). */
     public RocksKvStateMachine(Path dir) throws IOException {
+        this(dir, dir.resolveSibling(dir.getFileName() + "-snapshots"));
+    }
+
+    /**
+     * Opens (or creates) the RocksDB in {@code dir}, first finishing or discarding a checkpoint swap
+     * a crash interrupted; checkpoints are created under {@code checkpointDir}.
+     */
+    public RocksKvStateMachine(Path dir, Path checkpointDir) throws IOException {
+        this.dir = dir;
+        this.checkpointDir = checkpointDir;
+        Files.createDirectories(checkpointDir);
+        recoverSwap();
         Files.createDirectories(dir);
         options = new Options().setCreateIfMissing(true);
         try {
@@ -55,40 +106,136 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         }
     }
 
-    /** The slot of the last command applied (0 if none since the last restore). */
+    private Path next() {
+        return dir.resolveSibling(dir.getFileName() + ".next");
+    }
+
+    private Path old() {
+        return dir.resolveSibling(dir.getFileName() + ".old");
+    }
+
+    /**
+     * A swap renames {@code <db>} to {@code <db>.old}, then the complete, durable {@code <db>.next}
+     * to {@code <db>}. A crash between the renames leaves no {@code <db>}: the new one is taken if
+     * present, else the old one. Any other leftover is discarded.
+     */
+    private void recoverSwap() throws IOException {
+        if (!Files.exists(dir)) {
+            if (Files.exists(next())) {
+                Files.move(next(), dir, StandardCopyOption.ATOMIC_MOVE);
+            } else if (Files.exists(old())) {
+                Files.move(old(), dir, StandardCopyOption.ATOMIC_MOVE);
+            }
+        }
+        RocksFiles.deleteRecursively(next());
+        RocksFiles.deleteRecursively(old());
+    }
+
+    /** The slot of the last command applied, staged or written (0 if none). */
     public long appliedSlot() {
-        byte[] v = get(APPLIED_KEY);
+        if (stagedSlot >= 0) {
+            return stagedSlot;
+        }
+        byte[] v = dbGet(APPLIED_KEY);
+        return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+    }
+
+    /**
+     * Makes {@link #durableAppliedSlot()} report no durable state, so the replica restores its
+     * snapshot into RocksDB: used when the group's log is being repaired (its entries between the
+     * snapshot and RocksDB's slot cannot be trusted).
+     */
+    public void ignoreDurableState() {
+        ignoreDurableState = true;
+    }
+
+    @Override
+    public long durableAppliedSlot() {
+        if (ignoreDurableState) {
+            return -1;
+        }
+        byte[] v = dbGet(APPLIED_KEY);
         return v == null ? 0 : ByteBuffer.wrap(v).getLong();
     }
 
     @Override
+    public List<ClientSession> durableSessions() {
+        List<ClientSession> out = new ArrayList<>();
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seek(SESSION_PREFIX); it.isValid() && isSessionKey(it.key()); it.next()) {
+                ByteBuffer k = ByteBuffer.wrap(it.key(), SESSION_PREFIX.length, 8);
+                ByteReader r = new ByteReader(it.value());
+                try {
+                    long sequence = r.i64("session sequence");
+                    long slot = r.i64("session slot");
+                    byte[] result = r.bytes("session result");
+                    r.expectEnd("session record");
+                    out.add(new ClientSession(k.getLong(), sequence, slot, result));
+                } catch (MalformedInputException e) {
+                    throw new IllegalStateException("RocksDB holds a bad client session record: " + e.getMessage(), e);
+                }
+            }
+        }
+        return out;
+    }
+
+    @Override
     public byte[] apply(long slot, byte[] payload) {
-        KvCommand command;
+        return apply(slot, payload, null);
+    }
+
+    @Override
+    public byte[] apply(long slot, byte[] payload, SessionWrite session) {
+        KvResult result;
         try {
-            command = KvCommand.decode(payload);
+            result = execute(KvCommand.decode(payload));
         } catch (IllegalArgumentException e) {
-            recordSlotOnly(slot);
-            return new KvResult.Error(e.getMessage()).encode();
+            result = new KvResult.Error(e.getMessage());
+        }
+        byte[] encoded = result.encode();
+        stagedSlot = slot;
+        if (session != null) {
+            staged.put(sessionKey(session.clientId()), sessionRecord(session.sequence(), slot, encoded));
+            if (session.evictedClientId() != 0) {
+                staged.put(sessionKey(session.evictedClientId()), null);
+            }
+        }
+        return encoded;
+    }
+
+    /**
+     * Writes everything staged since the last call (data changes, the applied slot, session records)
+     * in one {@link WriteBatch}.
+     */
+    public void commitApplied() {
+        if (staged.isEmpty() && stagedSlot < 0) {
+            return;
         }
         try (WriteBatch batch = new WriteBatch()) {
-            KvResult result = execute(command, batch);
-            batch.put(APPLIED_KEY, ByteBuffer.allocate(8).putLong(slot).array());
+            for (Map.Entry<byte[], byte[]> e : staged.entrySet()) {
+                if (e.getValue() == null) {
+                    batch.delete(e.getKey());
+                } else {
+                    batch.put(e.getKey(), e.getValue());
+                }
+            }
+            if (stagedSlot >= 0) {
+                batch.put(APPLIED_KEY, ByteBuffer.allocate(8).putLong(stagedSlot).array());
+            }
             db.write(writeOptions, batch);
-            return result.encode();
         } catch (RocksDBException e) {
-            throw new IllegalStateException("RocksDB write failed at slot " + slot + ": " + e.getMessage(), e);
+            throw new IllegalStateException("RocksDB write failed at slot " + stagedSlot + ": " + e.getMessage(), e);
         }
+        staged.clear();
+        stagedSlot = -1;
     }
 
-    private void recordSlotOnly(long slot) {
-        try {
-            db.put(writeOptions, APPLIED_KEY, ByteBuffer.allocate(8).putLong(slot).array());
-        } catch (RocksDBException e) {
-            throw new IllegalStateException("RocksDB write failed at slot " + slot + ": " + e.getMessage(), e);
-        }
+    /** Staged keys not yet written to RocksDB (for tests). */
+    public int stagedKeys() {
+        return staged.size();
     }
 
-    private KvResult execute(KvCommand command, WriteBatch batch) throws RocksDBException {
+    private KvResult execute(KvCommand command) {
         String key = command.key();
         if (command.isReadOnly()) {
             return query(command);
@@ -103,24 +250,24 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             return new KvResult.Error("key " + key + " holds a list, not a value");
         }
         if (command instanceof KvCommand.Put p) {
-            batch.put(valueKey, p.value());
+            staged.put(valueKey, p.value().clone());
             return new KvResult.Done();
         } else if (command instanceof KvCommand.Delete) {
-            batch.delete(valueKey);
-            batch.delete(listKey);
+            staged.put(valueKey, null);
+            staged.put(listKey, null);
             return new KvResult.Done();
         } else if (command instanceof KvCommand.CompareAndSet c) {
             if (!KvCommand.sameValue(get(valueKey), c.expected())) {
                 return new KvResult.Swapped(false);
             }
-            batch.put(valueKey, c.value());
+            staged.put(valueKey, c.value().clone());
             return new KvResult.Swapped(true);
         }
         KvCommand.Append a = (KvCommand.Append) command;
         byte[] old = get(listKey);
         byte[] grown = old == null ? new byte[8] : Arrays.copyOf(old, old.length + 8);
         ByteBuffer.wrap(grown).putLong(grown.length - 8, a.element());
-        batch.put(listKey, grown);
+        staged.put(listKey, grown);
         return new KvResult.Done();
     }
 
@@ -165,80 +312,211 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         SYNTAX.validate(payload);
     }
 
-    /** Every data pair in key order (the applied-slot key is bookkeeping, not state). */
+    /** Every data pair in key order, staged changes included (the applied slot and sessions are not data). */
     @Override
     public byte[] snapshot() {
+        TreeMap<byte[], byte[]> data = dataPairs();
         ByteWriter w = new ByteWriter(1024);
-        w.i32(SNAPSHOT_VERSION);
-        int count = 0;
-        ByteWriter pairs = new ByteWriter(1024);
+        w.i32(SNAPSHOT_VERSION).i32(data.size());
+        for (Map.Entry<byte[], byte[]> e : data.entrySet()) {
+            w.bytes(e.getKey()).bytes(e.getValue());
+        }
+        return w.toByteArray();
+    }
+
+    /** RocksDB's data pairs with the staged changes laid over them. */
+    private TreeMap<byte[], byte[]> dataPairs() {
+        TreeMap<byte[], byte[]> data = new TreeMap<>(Arrays::compareUnsigned);
         try (RocksIterator it = db.newIterator()) {
             for (it.seekToFirst(); it.isValid(); it.next()) {
-                byte[] k = it.key();
-                if (k.length > 0 && (k[0] == VALUE || k[0] == LIST)) {
-                    pairs.bytes(k).bytes(it.value());
-                    count++;
+                if (isDataKey(it.key())) {
+                    data.put(it.key(), it.value());
                 }
             }
         }
-        w.i32(count);
-        byte[] body = pairs.toByteArray();
-        byte[] head = w.toByteArray();
-        byte[] out = Arrays.copyOf(head, head.length + body.length);
-        System.arraycopy(body, 0, out, head.length, body.length);
-        return out;
+        for (Map.Entry<byte[], byte[]> e : staged.entrySet()) {
+            if (!isDataKey(e.getKey())) {
+                continue;
+            }
+            if (e.getValue() == null) {
+                data.remove(e.getKey());
+            } else {
+                data.put(e.getKey(), e.getValue());
+            }
+        }
+        return data;
     }
 
+    /** Replaces the data with {@link #snapshot()}'s bytes at once (the applied slot and sessions are cleared). */
     @Override
     public void restore(byte[] snapshot) {
-        try (WriteBatch batch = new WriteBatch()) {
-            // Clear everything first, in the same batch as the new contents.
-            batch.deleteRange(new byte[] {0}, new byte[] {(byte) 0xFF, (byte) 0xFF});
-            if (snapshot.length > 0) {
-                ByteReader r = new ByteReader(snapshot);
-                int version = r.i32("snapshot version");
-                if (version != SNAPSHOT_VERSION) {
-                    throw new IllegalArgumentException("RocksDB kv snapshot version " + version + " is not supported");
-                }
-                int count = r.count("snapshot pairs", 8, Integer.MAX_VALUE);
-                for (int i = 0; i < count; i++) {
-                    byte[] k = r.bytes("snapshot key");
-                    byte[] v = r.bytes("snapshot value");
-                    if (k.length == 0 || (k[0] != VALUE && k[0] != LIST)) {
-                        throw new IllegalArgumentException("snapshot key " + i + " is not a data key");
-                    }
-                    batch.put(k, v);
-                }
-                r.expectEnd("RocksDB kv snapshot");
+        replaceWith(0, parse(snapshot), List.of());
+    }
+
+    /**
+     * Replaces the whole state through {@code slot}: a {@link CheckpointSource} is swapped in as the
+     * database (see the class comment); any other source is read as {@link #snapshot()} bytes. The
+     * applied slot and the session table are written with it.
+     */
+    @Override
+    public void restore(long slot, SnapshotSource source, List<ClientSession> sessions) {
+        if (source instanceof CheckpointSource checkpoint) {
+            swapIn(checkpoint.dir());
+            replaceSessions(slot, sessions);
+        } else {
+            replaceWith(slot, parse(source.readAll()), sessions);
+        }
+    }
+
+    /**
+     * A RocksDB checkpoint of everything applied through {@code slot} (the staged changes are
+     * written first), under the snapshot directory, fsynced.
+     */
+    @Override
+    public SnapshotSource snapshotSource(long slot) {
+        stagedSlot = Math.max(stagedSlot, slot); // Noops and retried commands advance the slot too.
+        commitApplied();
+        Path target = checkpointDir.resolve(uniqueName("checkpoint", slot));
+        try (Checkpoint checkpoint = Checkpoint.create(db)) {
+            checkpoint.createCheckpoint(target.toString());
+            RocksFiles.syncTree(target);
+            RocksFiles.syncDirectory(checkpointDir);
+            return new CheckpointSource(target, slot);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("RocksDB checkpoint at slot " + slot + " failed: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("RocksDB checkpoint at slot " + slot + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Receives a peer's checkpoint into {@code incoming-...} under the snapshot directory. */
+    @Override
+    public SnapshotSink snapshotSink(long slot) {
+        return new CheckpointSink(checkpointDir.resolve(uniqueName("incoming", slot)),
+                checkpointDir.resolve(uniqueName("checkpoint", slot)), slot);
+    }
+
+    private String uniqueName(String kind, long slot) {
+        return String.format("%s-%020d-%s-%d", kind, slot, nameEpoch, nameCounter++);
+    }
+
+    /** Swaps checkpoint {@code from} in as this database; staged changes are dropped (the checkpoint replaces them). */
+    private void swapIn(Path from) {
+        staged.clear();
+        stagedSlot = -1;
+        try {
+            RocksFiles.copyCheckpoint(from, next());
+            db.close();
+            db = null;
+            RocksFiles.deleteRecursively(old());
+            Files.move(dir, old(), StandardCopyOption.ATOMIC_MOVE);
+            Files.move(next(), dir, StandardCopyOption.ATOMIC_MOVE);
+            RocksFiles.syncDirectory(dir.getParent());
+            RocksFiles.deleteRecursively(old());
+            db = RocksDB.open(options, dir.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException("installing checkpoint " + from + " into " + dir + " failed: " + e.getMessage(), e);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("opening installed checkpoint " + dir + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private TreeMap<byte[], byte[]> parse(byte[] snapshot) {
+        TreeMap<byte[], byte[]> replacement = new TreeMap<>(Arrays::compareUnsigned);
+        if (snapshot.length == 0) {
+            return replacement;
+        }
+        try {
+            ByteReader r = new ByteReader(snapshot);
+            int version = r.i32("snapshot version");
+            if (version != SNAPSHOT_VERSION) {
+                throw new IllegalArgumentException("RocksDB kv snapshot version " + version + " is not supported");
             }
-            db.write(writeOptions, batch);
+            int count = r.count("snapshot pairs", 8, Integer.MAX_VALUE);
+            for (int i = 0; i < count; i++) {
+                byte[] k = r.bytes("snapshot key");
+                byte[] v = r.bytes("snapshot value");
+                if (!isDataKey(k)) {
+                    throw new IllegalArgumentException("snapshot key " + i + " is not a data key");
+                }
+                replacement.put(k, v);
+            }
+            r.expectEnd("RocksDB kv snapshot");
         } catch (MalformedInputException e) {
             throw new IllegalArgumentException("bad RocksDB kv snapshot: " + e.getMessage(), e);
-        } catch (RocksDBException e) {
-            throw new IllegalStateException("RocksDB restore failed: " + e.getMessage(), e);
         }
+        return replacement;
     }
 
-    /** Number of data keys (values and lists); a full scan, for tests and status. */
-    public long size() {
-        long n = 0;
-        try (RocksIterator it = db.newIterator()) {
-            for (it.seekToFirst(); it.isValid(); it.next()) {
-                byte[] k = it.key();
-                if (k.length > 0 && (k[0] == VALUE || k[0] == LIST)) {
-                    n++;
-                }
+    /** One batch: every key replaced by {@code data}, the applied slot and the sessions. */
+    private void replaceWith(long slot, TreeMap<byte[], byte[]> data, List<ClientSession> sessions) {
+        staged.clear();
+        stagedSlot = -1;
+        try (WriteBatch batch = new WriteBatch()) {
+            batch.deleteRange(FIRST_KEY, PAST_LAST_KEY);
+            for (Map.Entry<byte[], byte[]> e : data.entrySet()) {
+                batch.put(e.getKey(), e.getValue());
             }
+            putSessions(batch, slot, sessions);
+            db.write(writeOptions, batch);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("RocksDB restore at slot " + slot + " failed: " + e.getMessage(), e);
         }
-        return n;
     }
 
+    /** One batch: the session table replaced and the applied slot set (after a checkpoint swap). */
+    private void replaceSessions(long slot, List<ClientSession> sessions) {
+        try (WriteBatch batch = new WriteBatch()) {
+            batch.deleteRange(SESSION_PREFIX, new byte[] {SESSION_PREFIX[0], (byte) (SESSION_PREFIX[1] + 1)});
+            putSessions(batch, slot, sessions);
+            db.write(writeOptions, batch);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("RocksDB session restore at slot " + slot + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static void putSessions(WriteBatch batch, long slot, List<ClientSession> sessions) throws RocksDBException {
+        for (ClientSession s : sessions) {
+            batch.put(sessionKey(s.clientId()), sessionRecord(s.sequence(), s.slot(), s.result()));
+        }
+        batch.put(APPLIED_KEY, ByteBuffer.allocate(8).putLong(slot).array());
+    }
+
+    private static byte[] sessionRecord(long sequence, long slot, byte[] result) {
+        return new ByteWriter(20 + result.length).i64(sequence).i64(slot).bytes(result).toByteArray();
+    }
+
+    /** Number of data keys (values and lists), staged changes included; a full scan, for tests and status. */
+    public long size() {
+        return dataPairs().size();
+    }
+
+    /** A key as the state machine sees it: staged, else (unless a restore is staged) RocksDB's. */
     private byte[] get(byte[] key) {
+        if (staged.containsKey(key)) {
+            return staged.get(key);
+        }
+        return dbGet(key);
+    }
+
+    private byte[] dbGet(byte[] key) {
         try {
             return db.get(key);
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB read failed: " + e.getMessage(), e);
         }
+    }
+
+    private static boolean isDataKey(byte[] k) {
+        return k.length > 0 && (k[0] == VALUE || k[0] == LIST);
+    }
+
+    private static boolean isSessionKey(byte[] k) {
+        return k.length == SESSION_PREFIX.length + 8 && k[0] == SESSION_PREFIX[0] && k[1] == SESSION_PREFIX[1];
+    }
+
+    private static byte[] sessionKey(long clientId) {
+        return ByteBuffer.allocate(SESSION_PREFIX.length + 8).put(SESSION_PREFIX).putLong(clientId).array();
     }
 
     private static byte[] key(byte kind, String key) {
@@ -249,10 +527,26 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         return out;
     }
 
+    /** Closes RocksDB without writing what is staged: what a process death between two batches leaves (tests). */
+    void closeWithoutWriting() {
+        staged.clear();
+        stagedSlot = -1;
+        close();
+    }
+
+    /** Writes what is staged (safe at any time: everything applied was chosen) and closes RocksDB. */
     @Override
     public void close() {
-        writeOptions.close();
-        db.close();
-        options.close();
+        try {
+            if (db != null) {
+                commitApplied();
+            }
+        } finally {
+            writeOptions.close();
+            if (db != null) {
+                db.close();
+            }
+            options.close();
+        }
     }
 }

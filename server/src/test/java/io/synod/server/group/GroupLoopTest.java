@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.synod.core.kv.KvCommand;
+import io.synod.core.kv.KvResult;
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.ElectionEvent;
 import io.synod.core.paxos.ReplicaConfig;
@@ -59,6 +60,80 @@ class GroupLoopTest {
             assertEquals(WireFrame.ClientResponse.STATUS_NO_GROUP, call(loop, 21).status());
             assertEquals(WireFrame.GroupStatus.FAILED, loop.status().state());
             assertEquals(WireFrame.ClientResponse.STATUS_NO_GROUP, call(loop, 22).status(), "no retry: it stays stopped");
+        } finally {
+            loop.close();
+        }
+    }
+
+    private static GroupLoop leader(GroupStorage storage, RocksKvStateMachine sm, ReplicaConfig config) throws Exception {
+        GroupLoop loop = new GroupLoop(0, config, storage, sm, sm, m -> { }, null,
+                new GroupMetrics(new SimpleMeterRegistry(), 0), 5_000_000L, 1024, 1024);
+        return loop;
+    }
+
+    private static void lead(GroupLoop loop, long epoch) throws Exception {
+        loop.start();
+        loop.onElection(new ElectionEvent.Elected(epoch));
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (loop.status().role() != Role.LEADER.ordinal() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(Role.LEADER.ordinal(), loop.status().role());
+    }
+
+    private static WireFrame.ClientResponse send(GroupLoop loop, long seq, KvCommand command) throws Exception {
+        CompletableFuture<WireFrame.ClientResponse> f = new CompletableFuture<>();
+        loop.onClientCommand(new WireFrame.ClientCommand(seq, 9, seq, command.encode()), f::complete);
+        return f.get(20, TimeUnit.SECONDS);
+    }
+
+    @Test
+    @Timeout(120)
+    void aRestartStartsFromRocksDbsAppliedSlotAndSessionsAndARetryIsStillAppliedOnce() throws Exception {
+        ReplicaConfig config = ReplicaConfig.defaults(0, 1).withSnapshotEverySlots(8, 2);
+        long[] slots = new long[21];
+        long appliedBefore;
+        GroupStorage storage = GroupStorage.open(dir.resolve("g"), 1 << 16);
+        RocksKvStateMachine sm = new RocksKvStateMachine(dir.resolve("rocksdb"), dir.resolve("g").resolve("snapshot"));
+        GroupLoop loop = leader(storage, sm, config);
+        try {
+            lead(loop, 1);
+            for (long seq = 1; seq <= 20; seq++) {
+                WireFrame.ClientResponse r = send(loop, seq, new KvCommand.Append("list", seq));
+                assertEquals(ClientReply.Status.OK.ordinal(), r.status());
+                slots[(int) seq] = r.slot();
+            }
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (loop.status().appliedSlot() < slots[20] && System.nanoTime() < deadline) {
+                Thread.sleep(5); // The status is published at the end of the pass that answered.
+            }
+            appliedBefore = loop.status().appliedSlot();
+            assertEquals(slots[20], appliedBefore);
+            assertTrue(loop.status().snapshotSlot() > 0 && loop.status().snapshotSlot() < appliedBefore,
+                    "a checkpoint snapshot was taken, and slots past it were applied: " + loop.status());
+        } finally {
+            loop.halt();
+            loop.close();
+        }
+
+        storage = GroupStorage.open(dir.resolve("g"), 1 << 16);
+        sm = new RocksKvStateMachine(dir.resolve("rocksdb"), dir.resolve("g").resolve("snapshot"));
+        assertEquals(appliedBefore, sm.durableAppliedSlot(), "RocksDB holds everything applied, with its slot");
+        loop = leader(storage, sm, config);
+        try {
+            // Started from RocksDB's slot, which became the snapshot: nothing was replayed from an older one.
+            assertEquals(appliedBefore, loop.status().appliedSlot());
+            assertEquals(appliedBefore, loop.status().snapshotSlot());
+            lead(loop, 2);
+            // A retry of sequence 20 (the client never saw its answer) is answered from the session
+            // table RocksDB kept, with the slot it was applied in, and is not applied again.
+            WireFrame.ClientResponse retry = send(loop, 20, new KvCommand.Append("list", 20));
+            assertEquals(ClientReply.Status.OK.ordinal(), retry.status());
+            assertEquals(slots[20], retry.slot(), "answered from the session: the original slot");
+            WireFrame.ClientResponse list = send(loop, 21, new KvCommand.ReadList("list"));
+            assertEquals(ClientReply.Status.OK.ordinal(), list.status());
+            KvResult.ListValue value = (KvResult.ListValue) KvResult.decode(list.result());
+            assertEquals(20, value.elements().length, "20 appends, the retry applied at most once");
         } finally {
             loop.close();
         }

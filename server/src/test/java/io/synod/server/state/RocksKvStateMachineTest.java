@@ -85,4 +85,163 @@ class RocksKvStateMachineTest {
             assertEquals(1, a.size());
         }
     }
+
+    private static byte[] put(String key, int value) {
+        return new KvCommand.Put(key, new byte[] {(byte) value}).encode();
+    }
+
+    /** Applies slots {@code from..to} as client {@code 100 + slot % 3}'s commands, with their session writes. */
+    private static void applyRange(RocksKvStateMachine m, KvStateMachine reference, long from, long to) {
+        for (long slot = from; slot <= to; slot++) {
+            byte[] cmd = put("k" + (slot % 5), (int) slot);
+            m.apply(slot, cmd, new io.synod.core.paxos.StateMachine.SessionWrite(100 + slot % 3, slot, 0));
+            if (reference != null) {
+                reference.apply(slot, cmd);
+            }
+        }
+    }
+
+    @Test
+    void aCrashBetweenBatchesLeavesDataAppliedSlotAndSessionsOfTheLastBatchOnly() throws Exception {
+        KvStateMachine reference = new KvStateMachine();
+        RocksKvStateMachine a = new RocksKvStateMachine(dir.resolve("a"));
+        applyRange(a, reference, 1, 10);
+        a.commitApplied(); // batch 1: slots 1..10
+        applyRange(a, null, 11, 15); // batch 2 staged, then the process dies
+        assertEquals(15, a.appliedSlot(), "reads see the staged batch");
+        a.closeWithoutWriting();
+        try (RocksKvStateMachine b = new RocksKvStateMachine(dir.resolve("a"))) {
+            assertEquals(10, b.durableAppliedSlot(), "the applied slot of the last whole batch");
+            assertSameData(reference, b); // exactly the data of slots 1..10, nothing of 11..15
+            java.util.Map<Long, io.synod.core.paxos.StateMachine.ClientSession> sessions = new java.util.TreeMap<>();
+            b.durableSessions().forEach(cs -> sessions.put(cs.clientId(), cs));
+            assertEquals(3, sessions.size());
+            for (long client = 100; client <= 102; client++) {
+                long last = 10 - ((10 - (client - 100)) % 3); // the last slot <= 10 with slot % 3 == client - 100
+                assertEquals(last, sessions.get(client).slot(), "client " + client);
+                assertEquals(last, sessions.get(client).sequence(), "client " + client);
+            }
+            // The next batch goes on from slot 11 as if nothing happened.
+            applyRange(b, reference, 11, 15);
+            b.commitApplied();
+            assertEquals(15, b.durableAppliedSlot());
+            assertSameData(reference, b);
+        }
+    }
+
+    @Test
+    void anEvictedSessionLeavesRocksDbInTheSameBatch() throws Exception {
+        try (RocksKvStateMachine a = new RocksKvStateMachine(dir.resolve("a"))) {
+            a.apply(1, put("x", 1), new io.synod.core.paxos.StateMachine.SessionWrite(5, 1, 0));
+            a.apply(2, put("y", 2), new io.synod.core.paxos.StateMachine.SessionWrite(6, 1, 5));
+            a.commitApplied();
+            assertEquals(1, a.durableSessions().size());
+            assertEquals(6, a.durableSessions().get(0).clientId());
+        }
+    }
+
+    /** Streams {@code source} into {@code sink} in chunks of {@code chunk} bytes. */
+    private static io.synod.core.paxos.SnapshotSource stream(io.synod.core.paxos.SnapshotSource source,
+            io.synod.core.paxos.SnapshotSink sink, int chunk) {
+        for (long at = 0; at < source.sizeBytes(); ) {
+            byte[] piece = source.read(at, chunk);
+            org.junit.jupiter.api.Assertions.assertTrue(piece.length <= chunk);
+            sink.write(piece);
+            at += piece.length;
+        }
+        return sink.finish();
+    }
+
+    @Test
+    void aCheckpointStreamsInSmallChunksIntoAnotherRocksDbAndIsSwappedIn() throws Exception {
+        KvStateMachine reference = new KvStateMachine();
+        try (RocksKvStateMachine a = new RocksKvStateMachine(dir.resolve("a"));
+                RocksKvStateMachine b = new RocksKvStateMachine(dir.resolve("b"))) {
+            SplittableRandom r = new SplittableRandom(3);
+            for (long slot = 1; slot <= 400; slot++) {
+                byte[] cmd = randomCommand(r);
+                a.apply(slot, cmd, new io.synod.core.paxos.StateMachine.SessionWrite(1 + slot % 4, slot, 0));
+                reference.apply(slot, cmd);
+            }
+            b.apply(1, put("stale", 1));
+            b.commitApplied();
+            CheckpointSource taken = (CheckpointSource) a.snapshotSource(400);
+            assertEquals(400, a.durableAppliedSlot(), "the checkpoint follows the staged batch");
+            // The same checkpoint cut into 100-byte pieces, sent in 333-byte chunks.
+            CheckpointSource source = new CheckpointSource(taken.dir(), 400, 100);
+            org.junit.jupiter.api.Assertions.assertTrue(source.sizeBytes() > 20 * 333, "many chunks: " + source.sizeBytes());
+
+            // A transfer cut midway is aborted: its temporary directory is gone.
+            io.synod.core.paxos.SnapshotSink cut = b.snapshotSink(400);
+            cut.write(source.read(0, 333));
+            cut.write(source.read(333, 333));
+            cut.abort();
+            org.junit.jupiter.api.Assertions.assertTrue(incoming(dir.resolve("b-snapshots")).isEmpty(), "partial transfer removed");
+
+            // A flipped byte in a piece is caught by its CRC32C.
+            io.synod.core.paxos.SnapshotSink corrupt = b.snapshotSink(400);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
+                for (long at = 0; at < source.sizeBytes(); ) {
+                    byte[] piece = source.read(at, 333);
+                    if (at >= 2000) {
+                        piece[7] ^= 1;
+                    }
+                    corrupt.write(piece);
+                    at += piece.length;
+                }
+            });
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("CRC32C"), e.getMessage());
+            corrupt.abort();
+
+            // A clean transfer restarts from offset 0 and is installed.
+            io.synod.core.paxos.SnapshotSource received = stream(source, b.snapshotSink(400), 333);
+            b.restore(400, received, a.durableSessions());
+            assertEquals(400, b.durableAppliedSlot());
+            assertSameData(reference, b); // b holds exactly a's data; its stale key is gone
+            assertArrayEquals(a.snapshot(), b.snapshot());
+            assertEquals(a.durableSessions().size(), b.durableSessions().size());
+            byte[] get = new KvCommand.Get("k3").encode();
+            assertArrayEquals(reference.read(get), b.read(get));
+        }
+        // The swapped-in database is the one that opens next time.
+        try (RocksKvStateMachine b = new RocksKvStateMachine(dir.resolve("b"))) {
+            assertEquals(400, b.durableAppliedSlot());
+            assertSameData(reference, b);
+        }
+    }
+
+    @Test
+    void aSwapCutByACrashIsFinishedOrDiscardedAtOpen() throws Exception {
+        try (RocksKvStateMachine a = new RocksKvStateMachine(dir.resolve("a"))) {
+            a.apply(1, put("x", 1));
+        }
+        // Crash after "<db>" was renamed to "<db>.old", before "<db>.next" took its place.
+        java.nio.file.Files.move(dir.resolve("a"), dir.resolve("a.old"));
+        try (RocksKvStateMachine a = new RocksKvStateMachine(dir.resolve("a"))) {
+            assertEquals(1, a.appliedSlot(), "without a new one the old database is taken back");
+        }
+        // A copy that was still being built (no rename yet) is discarded.
+        java.nio.file.Files.createDirectories(dir.resolve("a.next"));
+        try (RocksKvStateMachine a = new RocksKvStateMachine(dir.resolve("a"))) {
+            assertEquals(1, a.appliedSlot());
+        }
+        org.junit.jupiter.api.Assertions.assertFalse(java.nio.file.Files.exists(dir.resolve("a.next")));
+    }
+
+    /** Every key the tests use reads the same in both machines. */
+    private static void assertSameData(KvStateMachine reference, RocksKvStateMachine m) {
+        for (String key : new String[] {"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "stale"}) {
+            byte[] get = new KvCommand.Get(key).encode();
+            byte[] list = new KvCommand.ReadList(key).encode();
+            assertArrayEquals(reference.read(get), m.read(get), key);
+            assertArrayEquals(reference.read(list), m.read(list), key);
+        }
+        assertEquals(reference.size(), m.size(), "number of keys");
+    }
+
+    private static java.util.List<Path> incoming(Path snapshots) throws Exception {
+        try (java.util.stream.Stream<Path> s = java.nio.file.Files.list(snapshots)) {
+            return s.filter(p -> p.getFileName().toString().startsWith("incoming-")).toList();
+        }
+    }
 }
