@@ -22,7 +22,7 @@ final class SyncSupport {
   static void await(CompletableFuture<Void> deletion, ZkLockBase lock) throws LockException, InterruptedException {
     String lockPath = lock.lockPath;
     try {
-      deletion.get(Sessions.sessionTimeoutMillis(lock.client), TimeUnit.MILLISECONDS);
+      deletion.get(lock.backend.sessionTimeoutMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       throw new LockCoordinationException(lockPath, "release not confirmed within the session timeout; deletion continues in the background",
           KeeperException.Code.OPERATIONTIMEOUT, e);

@@ -2,7 +2,6 @@ package io.synod.recipes.lock;
 
 import java.time.Duration;
 import java.util.Optional;
-import org.apache.curator.framework.CuratorFramework;
 
 /**
  * What the blocking locks share: the {@link SyncLock} entry points. Each lock supplies only its
@@ -10,8 +9,8 @@ import org.apache.curator.framework.CuratorFramework;
  */
 abstract class SyncZkLock extends ZkLockBase implements SyncLock {
 
-  SyncZkLock(CuratorFramework client, String lockPath, LockOptions options) {
-    super(client, lockPath, options);
+  SyncZkLock(LockBackend backend, String lockPath, LockOptions options) {
+    super(backend, lockPath, options);
   }
 
   /**
