@@ -12,7 +12,7 @@ import java.util.TreeSet;
 /**
  * The deterministic part of sessions, ephemeral and sequential keys ({@link SessionCommand}), kept beside the
  * key-value maps of {@link KvStateMachine}: the live sessions (TTL, newest renewal slot, owned keys), each key's
- * creation slot (its fencing token) and owner, and each prefix's sequence counter. Sorted maps throughout, so the
+ * creation slot (its fencing token) and owner, and each parent prefix's sequence counter. Sorted maps throughout, so the
  * snapshot section is byte-identical on every replica.
  *
  * <p>Invariants, checked on every apply: a key's owner is a live session, and a live session's key set is exactly
@@ -118,15 +118,16 @@ public final class KvSessions {
         }
         String key = create.key();
         if (create.sequential()) {
-            long next = sequences.getOrDefault(create.key(), 0L);
+            String scope = sequenceScope(create.key());
+            long next = sequences.getOrDefault(scope, 0L);
             if (next > MAX_SEQUENCE) {
-                return new SessionResult.Refused("sequence of prefix " + create.key() + " is exhausted");
+                return new SessionResult.Refused("sequence of " + scope + " is exhausted");
             }
             key = create.key() + sequenceSuffix(next);
             if (key.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > KvCommand.MAX_KEY_BYTES) {
                 return new SessionResult.Refused("sequential key would exceed " + KvCommand.MAX_KEY_BYTES + " bytes");
             }
-            sequences.put(create.key(), next + 1);
+            sequences.put(scope, next + 1);
         }
         if (lists.containsKey(key)) {
             return new SessionResult.Refused("key " + key + " holds a list, not a value");
@@ -142,6 +143,16 @@ public final class KvSessions {
         }
         watches.record(slot, key, KvWatchLog.Type.PUT);
         return new SessionResult.Created(key, slot);
+    }
+
+    /**
+     * Which counter numbers a sequential key: its parent prefix, up to and including the last '/' (the whole key if
+     * it has none). Per parent, as ZooKeeper's sequential nodes: queue-lock contenders name their nodes differently
+     * (each with its attempt id) and must still share one order.
+     */
+    static String sequenceScope(String key) {
+        int slash = key.lastIndexOf('/');
+        return slash < 0 ? key : key.substring(0, slash + 1);
     }
 
     /** The 10-digit, zero-padded suffix of a sequential key (names sort in sequence order). */

@@ -5,11 +5,11 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The lock primitives of the key-value state machine: sessions with a TTL, keys owned by a session (ephemeral),
- * keys named by a per-prefix counter (sequential), deletes checked against a key's creation slot, and reads that
+ * keys named by a per-parent counter (sequential), deletes checked against a key's creation slot, and reads that
  * return a key's creation slot and owner. Applied by {@link KvSessions} inside {@link KvStateMachine}.
  *
  * <p>Every decision is made at apply time from the log alone, so all replicas agree: a session's id is the slot
- * of its grant; a sequential key's number is the prefix's counter at apply; a key's token (fencing token) is the
+ * of its grant; a sequential key's number is its parent prefix's counter at apply; a key's token (fencing token) is the
  * slot of the write that created it. Time never enters the state machine: a session ends only by an
  * {@link Expire} the <em>leader</em> proposes when its own timer ran out ({@link SessionExpiryTimer}), or by a
  * {@link Revoke} from its client.
@@ -60,8 +60,8 @@ public sealed interface SessionCommand {
     record Revoke(long sessionId) implements SessionCommand {}
 
     /**
-     * Creates {@code key} (with {@code sequential}: {@code key} followed by the key's prefix counter, 10 digits) if
-     * absent, owned by session {@code sessionId} (0: not owned, persistent). Refused if the session does not exist.
+     * Creates {@code key} (with {@code sequential}: {@code key} followed by its parent's counter, 10 digits; the
+     * parent is the key up to its last '/') if absent, owned by session {@code sessionId} (0: not owned, persistent). Refused if the session does not exist.
      */
     record Create(String key, byte[] value, long sessionId, boolean sequential) implements SessionCommand {}
 

@@ -62,8 +62,9 @@ class KvSessionsPropertyTest {
                 }
                 String key = cr.key();
                 if (cr.sequential()) {
-                    long n = counters.getOrDefault(key, 0L);
-                    counters.put(key, n + 1);
+                    String parent = key.substring(0, key.lastIndexOf('/') + 1);
+                    long n = counters.getOrDefault(parent, 0L);
+                    counters.put(parent, n + 1);
                     key = key + String.format("%010d", n);
                 }
                 Key existing = keys.get(key);
@@ -216,7 +217,7 @@ class KvSessionsPropertyTest {
     }
 
     @Test
-    void sequentialKeysCountPerPrefixAndSortInOrder() {
+    void sequentialKeysCountPerParentAndSortInOrder() {
         KvStateMachine machine = new KvStateMachine();
         long session = ((SessionResult.Granted) SessionResult.decode(machine.apply(1, new SessionCommand.Grant(1000).encode()))).sessionId();
         List<String> made = new ArrayList<>();
@@ -226,6 +227,9 @@ class KvSessionsPropertyTest {
         }
         SessionResult other = SessionResult.decode(machine.apply(20, new SessionCommand.Create("/r/n-", new byte[0], session, true).encode()));
         assertEquals("/r/n-0000000000", ((SessionResult.Created) other).key());
+        // Contenders name their queue nodes differently (attempt ids) but share their parent's counter.
+        SessionResult sibling = SessionResult.decode(machine.apply(21, new SessionCommand.Create("/q/_c_other-lock-", new byte[0], session, true).encode()));
+        assertEquals("/q/_c_other-lock-0000000012", ((SessionResult.Created) sibling).key());
         assertEquals("/q/n-0000000000", made.get(0));
         assertEquals("/q/n-0000000011", made.get(11));
         assertEquals(made.stream().sorted().toList(), made);

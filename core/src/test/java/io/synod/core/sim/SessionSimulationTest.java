@@ -31,6 +31,8 @@ class SessionSimulationTest {
                 ended += stats.sessionsEndedUnderClient();
             }
         }
+        System.out.println("session sweep: 60 seeds passed; " + grants + " grants, " + expiries
+                + " expiries proposed by leaders, " + ended + " sessions found ended by their clients");
         // The checks above must have had something to check: sessions granted, and expired by the leader while
         // their clients were silent (clients then find their session gone).
         assertTrue(grants > 50, "grants: " + grants);
