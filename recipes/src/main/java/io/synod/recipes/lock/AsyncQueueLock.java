@@ -35,7 +35,7 @@ import org.apache.zookeeper.KeeperException.Code;
  *
  * <p><b>Failures.</b> As {@link QueueLock}.
  */
-public final class AsyncQueueLock extends AsyncZkLock {
+public final class AsyncQueueLock extends AsyncLockBase {
 
   AsyncQueueLock(LockBackend backend, String lockPath, LockOptions options) {
     super(backend, lockPath, options);

@@ -38,7 +38,7 @@ import org.apache.zookeeper.KeeperException.Code;
  *
  * <p><b>Failures.</b> As {@link TasLock}.
  */
-public final class AsyncTasLock extends AsyncZkLock {
+public final class AsyncTasLock extends AsyncLockBase {
 
   private final String holderPath;
 

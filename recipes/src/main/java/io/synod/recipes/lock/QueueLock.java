@@ -33,7 +33,7 @@ import org.apache.zookeeper.KeeperException.Code;
  * A create that finds its container parent reaped creates it again. See
  * {@link LockHandle} for fencing and {@link LockOptions} and {@link LockLossReason} for loss.
  */
-public final class QueueLock extends SyncZkLock {
+public final class QueueLock extends SyncLockBase {
 
   QueueLock(LockBackend backend, String lockPath, LockOptions options) {
     super(backend, lockPath, options);

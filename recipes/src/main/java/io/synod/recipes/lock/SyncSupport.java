@@ -19,7 +19,7 @@ final class SyncSupport {
    * Waits for a node deletion (see {@link NodeReaper}), at most one session timeout: longer means ZooKeeper is
    * unreachable, and the deletion goes on in the background until it succeeds or the session ends.
    */
-  static void await(CompletableFuture<Void> deletion, ZkLockBase lock) throws LockException, InterruptedException {
+  static void await(CompletableFuture<Void> deletion, LockBase lock) throws LockException, InterruptedException {
     String lockPath = lock.lockPath;
     try {
       deletion.get(lock.backend.sessionTimeoutMillis(), TimeUnit.MILLISECONDS);
@@ -27,7 +27,7 @@ final class SyncSupport {
       throw new LockCoordinationException(lockPath, "release not confirmed within the session timeout; deletion continues in the background",
           KeeperException.Code.OPERATIONTIMEOUT, e);
     } catch (ExecutionException e) {
-      Throwable cause = ZkLockBase.unwrap(e);
+      Throwable cause = LockBase.unwrap(e);
       if (cause instanceof LockException lockException) {
         throw lockException;
       }

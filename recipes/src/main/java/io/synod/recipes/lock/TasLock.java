@@ -32,7 +32,7 @@ import org.apache.zookeeper.KeeperException.Code;
  * that deletes the node only if it carries this attempt's id in this session. See {@link LockHandle} for
  * fencing and {@link LockOptions} and {@link LockLossReason} for loss.
  */
-public final class TasLock extends SyncZkLock {
+public final class TasLock extends SyncLockBase {
 
   /** The name of the test-and-set node under the lock path. */
   static final String HOLDER_NODE = "holder";

@@ -160,10 +160,10 @@ public final class ZkLocks {
     } catch (InterruptedException e) {
       operation.cancel(false);
       Thread.currentThread().interrupt();
-      String lockPath = lock instanceof ZkLockBase base ? base.lockPath : String.valueOf(lock);
+      String lockPath = lock instanceof LockBase base ? base.lockPath : String.valueOf(lock);
       throw new LockCancelledException(lockPath, "interrupted while waiting", e);
     } catch (ExecutionException e) {
-      Throwable cause = ZkLockBase.unwrap(e);
+      Throwable cause = LockBase.unwrap(e);
       if (cause instanceof Exception exception) {
         throw exception;
       }

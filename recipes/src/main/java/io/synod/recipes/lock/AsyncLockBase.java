@@ -14,12 +14,12 @@ import org.apache.zookeeper.KeeperException.Code;
  * acquisition ({@link AsyncAttempt}). Each lock supplies only its algorithm, as an attempt's
  * {@link AsyncAttempt#start()} and {@link AsyncAttempt#cleanUp()}.
  */
-abstract class AsyncZkLock extends ZkLockBase implements AsyncLock {
+abstract class AsyncLockBase extends LockBase implements AsyncLock {
 
   /** The strategy of the next acquisition; an {@link AdaptiveLock} changes it between acquisitions. */
   private volatile LockStrategy strategy;
 
-  AsyncZkLock(LockBackend backend, String lockPath, LockOptions options) {
+  AsyncLockBase(LockBackend backend, String lockPath, LockOptions options) {
     super(backend, lockPath, options);
     this.strategy = options.strategy();
   }

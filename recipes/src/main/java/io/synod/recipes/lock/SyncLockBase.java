@@ -7,9 +7,9 @@ import java.util.Optional;
  * What the blocking locks share: the {@link SyncLock} entry points. Each lock supplies only its
  * algorithm, {@link #acquireUntil}.
  */
-abstract class SyncZkLock extends ZkLockBase implements SyncLock {
+abstract class SyncLockBase extends LockBase implements SyncLock {
 
-  SyncZkLock(LockBackend backend, String lockPath, LockOptions options) {
+  SyncLockBase(LockBackend backend, String lockPath, LockOptions options) {
     super(backend, lockPath, options);
   }
 

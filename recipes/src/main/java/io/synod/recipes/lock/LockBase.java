@@ -13,9 +13,9 @@ import org.slf4j.LoggerFactory;
  * stays SUSPENDED longer than the bound, or when its node disappears; whichever is first. Written against
  * {@link LockBackend}'s primitives, so the same code runs on every backend.
  */
-abstract class ZkLockBase {
+abstract class LockBase {
 
-  private static final Logger LOG = LoggerFactory.getLogger(ZkLockBase.class);
+  private static final Logger LOG = LoggerFactory.getLogger(LockBase.class);
 
   final LockBackend backend;
   final String lockPath;
@@ -33,7 +33,7 @@ abstract class ZkLockBase {
   /** Whether the latest acquisition found the lock taken (its first try was refused); read by the adaptive lock. */
   private volatile boolean latestFoundTaken;
 
-  ZkLockBase(LockBackend backend, String lockPath, LockOptions options) {
+  LockBase(LockBackend backend, String lockPath, LockOptions options) {
     this.backend = Objects.requireNonNull(backend, "backend");
     this.lockPath = backend.validate(lockPath);
     this.options = Objects.requireNonNull(options, "options");
