@@ -46,6 +46,11 @@ public sealed interface SessionResult {
     byte TAG_LISTING = 39;
     byte TAG_REFUSED = 40;
 
+    /** Whether {@code bytes} is a session result (by its tag; {@link KvResult}'s tags are below 32). */
+    static boolean isSessionResult(byte[] bytes) {
+        return bytes != null && bytes.length > 0 && bytes[0] >= TAG_GRANTED && bytes[0] <= TAG_REFUSED;
+    }
+
     default byte[] encode() {
         SessionCommand.Writer out = new SessionCommand.Writer();
         if (this instanceof Granted g) {

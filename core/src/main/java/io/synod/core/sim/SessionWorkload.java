@@ -82,6 +82,8 @@ public final class SessionWorkload implements SimExtension {
     private int expiriesProposed;
     private int sessionsEnded;
     private int localExpiries;
+    /** A problem a client saw (reported with the next check). */
+    private String clientProblem;
 
     public SessionWorkload(Options options) {
         this.options = options;
@@ -151,6 +153,9 @@ public final class SessionWorkload implements SimExtension {
 
     @Override
     public String afterApplied(int nodeId, Replica replica, List<Entry> applied) {
+        if (clientProblem != null) {
+            return clientProblem;
+        }
         long slot = replica.appliedSlot();
         if (slot == lastCheckedSlot[nodeId]) {
             return null;
@@ -285,7 +290,7 @@ public final class SessionWorkload implements SimExtension {
             }
             long seq = sequence;
             switch (reply.status()) {
-                case OK -> completed(SessionResult.decode(reply.result()));
+                case OK -> completed(SessionResult.decode(reply.result()), reply.slot());
                 case NOT_LEADER -> {
                     target = reply.leaderHint() >= 0 && reply.leaderHint() < world.nodes() ? reply.leaderHint() : random.nextInt(world.nodes());
                     world.after(random.uniform(0, SimTiming.MILLIS), () -> transmit(seq));
@@ -299,9 +304,14 @@ public final class SessionWorkload implements SimExtension {
             }
         }
 
-        void completed(SessionResult result) {
+        void completed(SessionResult result, long slot) {
             SessionCommand done = outstanding;
             outstanding = null;
+            if (result instanceof SessionResult.Created created && created.token() != slot && clientProblem == null) {
+                // The fencing token of a created key is the slot of the write that created it.
+                clientProblem = "client " + index + ": key " + created.key() + " created with token " + created.token()
+                        + " but the write's reply names slot " + slot;
+            }
             if (result instanceof SessionResult.Granted granted) {
                 session = granted.sessionId();
                 grants++;

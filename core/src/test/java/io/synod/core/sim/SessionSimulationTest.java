@@ -20,7 +20,7 @@ class SessionSimulationTest {
         int expiries = 0;
         int ended = 0;
         for (FaultProfile profile : FaultProfile.values()) {
-            for (long seed = 1; seed <= 12; seed++) {
+            for (long seed = 1; seed <= 30; seed++) {
                 SessionWorkload workload = new SessionWorkload(SessionWorkload.Options.defaults());
                 SimResult result = Simulation.runWithSessions(SimConfig.defaults(3, profile).withSeed(seed), workload);
                 assertTrue(result.passed(), profile + " seed " + seed + ": " + result.summaryLine());
@@ -31,7 +31,7 @@ class SessionSimulationTest {
                 ended += stats.sessionsEndedUnderClient();
             }
         }
-        System.out.println("session sweep: 60 seeds passed; " + grants + " grants, " + expiries
+        System.out.println("session sweep: 150 seeds passed; " + grants + " grants, " + expiries
                 + " expiries proposed by leaders, " + ended + " sessions found ended by their clients");
         // The checks above must have had something to check: sessions granted, and expired by the leader while
         // their clients were silent (clients then find their session gone).
