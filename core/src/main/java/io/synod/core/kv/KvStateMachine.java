@@ -18,16 +18,49 @@ public final class KvStateMachine implements StateMachine {
 
     private final TreeMap<String, byte[]> values = new TreeMap<>();
     private final TreeMap<String, LongList> lists = new TreeMap<>();
+    private final KvWatchLog watchLog = new KvWatchLog(KvWatchLog.DEFAULT_CAPACITY);
+    private final KvSessions sessions = new KvSessions(values, lists, watchLog);
 
     @Override
     public byte[] apply(long slot, byte[] payload) {
+        if (SessionCommand.isSessionCommand(payload)) {
+            return applySession(slot, payload);
+        }
         KvCommand command;
         try {
             command = KvCommand.decode(payload);
         } catch (IllegalArgumentException e) {
             return new KvResult.Error(e.getMessage()).encode();
         }
-        return execute(command).encode();
+        boolean existed = values.containsKey(command.key()) || lists.containsKey(command.key());
+        KvResult result = execute(command);
+        recordChange(slot, command, existed, result);
+        return result.encode();
+    }
+
+    private byte[] applySession(long slot, byte[] payload) {
+        SessionCommand command;
+        try {
+            command = SessionCommand.decode(payload);
+        } catch (IllegalArgumentException e) {
+            return new SessionResult.Refused(e.getMessage()).encode();
+        }
+        return sessions.apply(slot, command).encode();
+    }
+
+    /** Feeds the watch log ({@link KvWatchLog}) with what a key-value command changed. */
+    private void recordChange(long slot, KvCommand command, boolean existed, KvResult result) {
+        if (command.isReadOnly() || result instanceof KvResult.Error
+                || (result instanceof KvResult.Swapped swapped && !swapped.swapped())) {
+            return;
+        }
+        if (command instanceof KvCommand.Delete) {
+            if (existed) {
+                watchLog.record(slot, command.key(), KvWatchLog.Type.DELETE);
+            }
+        } else {
+            watchLog.record(slot, command.key(), KvWatchLog.Type.PUT);
+        }
     }
 
     private KvResult execute(KvCommand command) {
@@ -48,6 +81,7 @@ public final class KvStateMachine implements StateMachine {
         } else if (command instanceof KvCommand.Delete) {
             values.remove(key);
             lists.remove(key);
+            sessions.forget(key);
             return new KvResult.Done();
         } else if (command instanceof KvCommand.CompareAndSet c) {
             if (!KvCommand.sameValue(values.get(key), c.expected())) {
@@ -80,6 +114,9 @@ public final class KvStateMachine implements StateMachine {
     @Override
     public boolean isReadOnly(byte[] payload) {
         try {
+            if (SessionCommand.isSessionCommand(payload)) {
+                return SessionCommand.decode(payload).isReadOnly();
+            }
             return KvCommand.decode(payload).isReadOnly();
         } catch (IllegalArgumentException e) {
             return false;
@@ -88,6 +125,13 @@ public final class KvStateMachine implements StateMachine {
 
     @Override
     public byte[] read(byte[] payload) {
+        if (SessionCommand.isSessionCommand(payload)) {
+            SessionCommand session = SessionCommand.decode(payload);
+            if (!session.isReadOnly()) {
+                throw new IllegalArgumentException("read() needs a read-only command, got " + session.getClass().getSimpleName());
+            }
+            return sessions.query(session).encode();
+        }
         KvCommand command = KvCommand.decode(payload);
         if (!command.isReadOnly()) {
             throw new IllegalArgumentException("read() needs a read-only command, got " + command.getClass().getSimpleName());
@@ -97,7 +141,21 @@ public final class KvStateMachine implements StateMachine {
 
     @Override
     public void validate(byte[] payload) {
+        if (SessionCommand.isSessionCommand(payload)) {
+            SessionCommand.decode(payload);
+            return;
+        }
         KvCommand.decode(payload);
+    }
+
+    /** Sessions, ephemeral and sequential keys, fencing tokens ({@link SessionCommand}). */
+    public KvSessions sessions() {
+        return sessions;
+    }
+
+    /** The change events this replica applied, by slot (the state-machine side of watches). */
+    public KvWatchLog watchLog() {
+        return watchLog;
     }
 
     /** Number of keys (values and lists). */
@@ -128,7 +186,23 @@ public final class KvStateMachine implements StateMachine {
                 out.putLong(list.elements[i]);
             }
         }
-        return out.array();
+        return appendSessionSection(out.array());
+    }
+
+    /**
+     * The session section follows the lists, only when there is session state: a snapshot without sessions stays
+     * byte-identical to the format before sessions existed.
+     */
+    private byte[] appendSessionSection(byte[] kvPart) {
+        if (sessions.isEmpty()) {
+            return kvPart;
+        }
+        SessionCommand.Writer section = new SessionCommand.Writer();
+        sessions.writeTo(section);
+        byte[] tail = section.toBytes();
+        byte[] whole = Arrays.copyOf(kvPart, kvPart.length + tail.length);
+        System.arraycopy(tail, 0, whole, kvPart.length, tail.length);
+        return whole;
     }
 
     private static void putKey(ByteBuffer out, String key) {
@@ -140,6 +214,7 @@ public final class KvStateMachine implements StateMachine {
     public void restore(byte[] snapshot) {
         TreeMap<String, byte[]> newValues = new TreeMap<>();
         TreeMap<String, LongList> newLists = new TreeMap<>();
+        KvSessions restoredSessions = null;
         if (snapshot.length > 0) {
             ByteBuffer in = ByteBuffer.wrap(snapshot);
             need(in, 12, "header");
@@ -180,13 +255,30 @@ public final class KvStateMachine implements StateMachine {
                 newLists.put(key, list);
             }
             if (in.hasRemaining()) {
-                throw new IllegalArgumentException("kv snapshot has " + in.remaining() + " trailing bytes");
+                restoredSessions = parseSessions(in, newValues, newLists);
             }
         }
         values.clear();
         values.putAll(newValues);
         lists.clear();
         lists.putAll(newLists);
+        sessions.copyFrom(restoredSessions);
+        watchLog.restored();
+    }
+
+    /** Parses and checks the session section against the restored keys, before anything is replaced. */
+    private KvSessions parseSessions(ByteBuffer section, TreeMap<String, byte[]> newValues, TreeMap<String, LongList> newLists) {
+        KvSessions parsed = new KvSessions(newValues, newLists, new KvWatchLog(1));
+        parsed.readFrom(section);
+        if (section.hasRemaining()) {
+            throw new IllegalArgumentException("kv snapshot has " + section.remaining() + " trailing bytes");
+        }
+        try {
+            parsed.checkInvariants();
+        } catch (IllegalStateException e) {
+            throw new IllegalArgumentException("kv snapshot session section is inconsistent: " + e.getMessage(), e);
+        }
+        return parsed;
     }
 
     private static String readKey(ByteBuffer in) {

@@ -2,6 +2,7 @@ package io.synod.core.sim;
 
 import io.synod.core.kv.KvResult;
 import io.synod.core.kv.KvStateMachine;
+import io.synod.core.kv.SessionResult;
 import io.synod.core.paxos.StateMachine;
 
 /**
@@ -31,6 +32,11 @@ public interface SimStateMachine {
         @Override
         public boolean isWriteResult(byte[] result) {
             try {
+                if (SessionResult.isSessionResult(result)) {
+                    SessionResult session = SessionResult.decode(result);
+                    return !(session instanceof SessionResult.Entry || session instanceof SessionResult.Listing
+                            || session instanceof SessionResult.Refused);
+                }
                 return KvResult.decode(result) instanceof KvResult.Done;
             } catch (IllegalArgumentException e) {
                 return false;

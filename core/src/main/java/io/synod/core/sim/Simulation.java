@@ -68,14 +68,16 @@ public final class Simulation {
     private final SimStateMachine stateMachines;
     private final NegativeControls controls;
     private final SimFaults faults;
+    private final SimExtension extension;
     private Phase phase = Phase.FAULTS;
     private SimViolation violation;
     private long events;
     private long promisePages;
     private long snapshotChunks;
 
-    private Simulation(SimConfig config, LeaseHooksFactory leases, SimStateMachine stateMachines) {
+    private Simulation(SimConfig config, LeaseHooksFactory leases, SimStateMachine stateMachines, SimExtension extension) {
         this.config = config;
+        this.extension = extension;
         this.stateMachines = stateMachines;
         this.environment = SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
         this.network = new SimNetwork(config.nodes(), SimRandom.stream(config.seed(), "network"),
@@ -136,7 +138,15 @@ public final class Simulation {
 
     /** Runs one seed with a lease policy and a state machine of the caller's (see {@link SimStateMachine}). */
     public static SimResult run(SimConfig config, LeaseHooksFactory leases, SimStateMachine stateMachines) {
-        return new Simulation(config, leases, stateMachines).execute();
+        return new Simulation(config, leases, stateMachines, SimExtension.NONE).execute();
+    }
+
+    /**
+     * Runs one seed with the session workload beside the list-append clients: sessions, ephemeral keys, the
+     * leader's expiry timer, and their invariant checks ({@link SessionWorkload}).
+     */
+    public static SimResult runWithSessions(SimConfig config, SessionWorkload sessions) {
+        return new Simulation(config, LeaseHooksFactory.NONE, SimStateMachine.KV, sessions).execute();
     }
 
     /**
@@ -159,6 +169,7 @@ public final class Simulation {
         }
         oracle.start();
         clients.start();
+        extension.start(new ExtensionWorld(), SimRandom.stream(config.seed(), "extension"));
         if (config.faults() != FaultProfile.NONE) {
             faults.scheduleNextFault();
         }
@@ -303,6 +314,7 @@ public final class Simulation {
         node.lastPromised = node.replica.promised();
         node.lastAppliedSlot = node.replica.appliedSlot();
         safety.onRestart(node.id);
+        extension.onRestart(node.id);
         scheduleTick(node, node.incarnation);
         oracle.onRestart(node.id);
         drive(node);
@@ -331,6 +343,10 @@ public final class Simulation {
         long local = node.localNanos(queue.now());
         trace.add(0x71C4, node.id, local);
         node.replica.tick(local);
+        for (ClientRequest request : extension.afterTick(node.id, node.replica, local)) {
+            trace.addCommand(request.command());
+            node.replica.propose(request);
+        }
         drive(node);
         scheduleTick(node, incarnation);
     }
@@ -424,6 +440,10 @@ public final class Simulation {
         public void taken(Ready ready) {
             traceReady(node, ready);
             safety.onApplied(node.id, ready.applied(), queue.now());
+            String problem = extension.afterApplied(node.id, node.replica, ready.applied());
+            if (problem != null) {
+                fail(SimViolation.Kind.STATE_DIVERGENCE, problem);
+            }
             for (Entry applied : ready.applied()) {
                 if (!applied.command().isNoop()) {
                     committedWriteSlots.add(applied.slot());
@@ -477,7 +497,11 @@ public final class Simulation {
             }
             if (!network.clientMessageLost()) {
                 int from = node.id;
-                queue.after(network.clientLatencyNanos(), () -> clients.onReply(from, reply));
+                if (extension.ownsClient(reply.clientId())) {
+                    queue.after(network.clientLatencyNanos(), () -> extension.onReply(from, reply));
+                } else {
+                    queue.after(network.clientLatencyNanos(), () -> clients.onReply(from, reply));
+                }
             }
         }
 
@@ -485,6 +509,39 @@ public final class Simulation {
         public void resign() {
             trace.add(0x4E51, node.id, 0);
             oracle.onResign(node.id);
+        }
+    }
+
+    /** What a {@link SimExtension} sees of this simulation. */
+    private final class ExtensionWorld implements SimExtension.World {
+        @Override
+        public long nowNanos() {
+            return queue.now();
+        }
+
+        @Override
+        public void after(long delayNanos, EventQueue.Action action) {
+            queue.after(delayNanos, action);
+        }
+
+        @Override
+        public void send(int nodeId, ClientRequest request) {
+            sendClientRequest(nodeId, request);
+        }
+
+        @Override
+        public int nodes() {
+            return nodes.length;
+        }
+
+        @Override
+        public boolean acceptingWork() {
+            return phase == Phase.FAULTS || phase == Phase.LIVENESS;
+        }
+
+        @Override
+        public io.synod.core.paxos.Replica replica(int nodeId) {
+            return nodes[nodeId].isUp() ? nodes[nodeId].replica : null;
         }
     }
 

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import org.apache.curator.framework.CuratorFramework;
 
 /**
  * A test-and-set lock that picks its waiting strategy itself ({@link AdaptivePolicy}), between acquisitions, from
@@ -27,7 +26,7 @@ public final class AdaptiveLock implements AsyncLock {
   static final double INITIAL_CONTENDED_SHARE = 0.5;
 
   /** The write round trip per client, shared by its adaptive locks; weak keys, so a closed client is forgotten. */
-  private static final java.util.Map<CuratorFramework, double[]> RTT_BY_CLIENT =
+  private static final java.util.Map<Object, double[]> RTT_BY_CLIENT =
       java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
   private final AsyncTasLock lock;
@@ -37,9 +36,9 @@ public final class AdaptiveLock implements AsyncLock {
   private double contendedShare = INITIAL_CONTENDED_SHARE;
   private LockStrategy lastChoice = LockStrategy.watch();
 
-  AdaptiveLock(CuratorFramework client, String path, LockOptions options) {
-    this.lock = new AsyncTasLock(client, path, options.withStrategy(LockStrategy.watch()));
-    this.rtt = RTT_BY_CLIENT.computeIfAbsent(client, ignored -> new double[] {-1});
+  AdaptiveLock(LockBackend backend, String path, LockOptions options) {
+    this.lock = new AsyncTasLock(backend, path, options.withStrategy(LockStrategy.watch()));
+    this.rtt = RTT_BY_CLIENT.computeIfAbsent(backend.connectionIdentity(), ignored -> new double[] {-1});
   }
 
   private long rttNanos() {

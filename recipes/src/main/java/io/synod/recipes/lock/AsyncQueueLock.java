@@ -2,13 +2,7 @@ package io.synod.recipes.lock;
 
 import java.util.Optional;
 import java.util.UUID;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.CuratorEvent;
-import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
-import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.data.Stat;
 
 /**
  * Asynchronous queue lock. No thread is blocked while queued. How it waits is its {@link LockStrategy}:
@@ -41,10 +35,10 @@ import org.apache.zookeeper.data.Stat;
  *
  * <p><b>Failures.</b> As {@link QueueLock}.
  */
-public final class AsyncQueueLock extends AsyncZkLock {
+public final class AsyncQueueLock extends AsyncLockBase {
 
-  AsyncQueueLock(CuratorFramework client, String lockPath, LockOptions options) {
-    super(client, lockPath, options);
+  AsyncQueueLock(LockBackend backend, String lockPath, LockOptions options) {
+    super(backend, lockPath, options);
   }
 
   @Override
@@ -54,8 +48,6 @@ public final class AsyncQueueLock extends AsyncZkLock {
 
   /** The RETRY and POLL strategies (see the class comment). */
   private final class ProbeAttempt extends ProbingAttempt {
-    final String serverLockPath = RawOps.serverPath(client, lockPath);
-
     // Guarded by "this".
     private String attemptId = UUID.randomUUID().toString();
     private boolean createInFlight;
@@ -69,7 +61,7 @@ public final class AsyncQueueLock extends AsyncZkLock {
     private int requeues;
     private String ourPath;
     private String ourName;
-    private Stat ourStat;
+    private LockBackend.Entry ourEntry;
     private boolean cleanedUp;
 
     @Override
@@ -100,15 +92,10 @@ public final class AsyncQueueLock extends AsyncZkLock {
       if (result.isDone() || createInFlight) {
         return;
       }
-      ZooKeeper handle = handleOrNull();
       createInFlight = true;
       createSeq = ++issued;
-      if (handle == null) {
-        handle(java.util.concurrent.CompletableFuture.completedFuture(RawOps.Reply.of(Code.CONNECTIONLOSS, 0)), this::onCreated);
-      } else {
-        String prefix = RawOps.serverPath(client, ZKPaths.makePath(lockPath, QueueNodes.namePrefix(attemptId)));
-        handle(RawOps.create(handle, prefix, new byte[0], CreateMode.EPHEMERAL_SEQUENTIAL), this::onCreated);
-      }
+      // No session right now: the backend answers CONNECTIONLOSS with session 0 at once (never sent).
+      handle(backend.create(backend.child(lockPath, QueueNodes.namePrefix(attemptId)), new byte[0], true), this::onCreated);
     }
 
     /** Guarded by "this". */
@@ -116,22 +103,18 @@ public final class AsyncQueueLock extends AsyncZkLock {
       if (result.isDone() || listingsInFlight >= strategy.maxInFlight() || pacedOut()) {
         return;
       }
-      ZooKeeper handle = handleOrNull();
-      if (handle == null) {
-        return; // the next tick or reply tries again
-      }
       listingsInFlight++;
       long seq = ++issued;
-      handle(RawOps.getChildren(handle, serverLockPath), reply -> onListing(reply, seq));
+      handle(backend.list(lockPath), reply -> onListing(reply, seq));
     }
 
-    private void onCreated(RawOps.Reply reply) {
+    private void onCreated(LockBackend.Reply reply) {
       synchronized (this) {
         createInFlight = false;
         if (reply.code() == Code.OK) {
-          ourName = ZKPaths.getNodeFromPath(reply.name());
-          ourPath = ZKPaths.makePath(lockPath, ourName);
-          ourStat = reply.stat();
+          ourName = backend.nameOf(reply.key());
+          ourPath = backend.child(lockPath, ourName);
+          ourEntry = reply.entry();
         }
       }
       try {
@@ -173,13 +156,16 @@ public final class AsyncQueueLock extends AsyncZkLock {
       }
     }
 
-    private void onListing(RawOps.Reply reply, long seq) {
+    private void onListing(LockBackend.Reply reply, long seq) {
       synchronized (this) {
         listingsInFlight--;
       }
       try {
         if (result.isDone()) {
           return;
+        }
+        if (reply.code() == Code.CONNECTIONLOSS && reply.sessionId() == 0) {
+          return; // never sent (no session right now): the next tick or reply tries again
         }
         switch (reply.code()) {
           case OK -> {
@@ -210,13 +196,13 @@ public final class AsyncQueueLock extends AsyncZkLock {
 
     /** Whether we had a node in that session when the request was issued. */
     private synchronized boolean placeWasIn(long session, long seq) {
-      return ourName != null && ourStat.getEphemeralOwner() == session && seq > createSeq;
+      return ourName != null && ourEntry.ownerSession() == session && seq > createSeq;
     }
 
-    private void onChildren(RawOps.Reply reply, long seq) {
+    private void onChildren(LockBackend.Reply reply, long seq) {
       String name;
       String path;
-      Stat stat;
+      LockBackend.Entry entry;
       String id;
       String prefix;
       long ourSession;
@@ -224,10 +210,10 @@ public final class AsyncQueueLock extends AsyncZkLock {
       synchronized (this) {
         name = ourName;
         path = ourPath;
-        stat = ourStat;
+        entry = ourEntry;
         id = attemptId;
         prefix = QueueNodes.namePrefix(attemptId);
-        ourSession = name == null ? 0 : ourStat.getEphemeralOwner();
+        ourSession = name == null ? 0 : ourEntry.ownerSession();
         resolveUncertain = name == null && !createInFlight && !recovering && seq > createSeq && uncertainSession != 0;
         if (resolveUncertain && uncertainSession != reply.sessionId()) {
           uncertainSession = 0; // that session is over, and any node it made with it
@@ -261,35 +247,28 @@ public final class AsyncQueueLock extends AsyncZkLock {
       }
       QueueNodes.View queue = QueueNodes.view(reply.children(), name, id);
       for (String stray : queue.strayDuplicates) {
-        SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, ZKPaths.makePath(lockPath, stray), ourSession, NodeReaper.ANY_CZXID), lockPath);
+        SyncSupport.logIfFailed(backend.deleteOwned(lockPath, backend.child(lockPath, stray), ourSession, LockBackend.ANY_TOKEN), lockPath);
       }
       if (!queue.containsOurs()) {
         lostPlace("our queue node " + path + " disappeared while queued");
       } else if (queue.oursIsFirst()) {
-        grantAndComplete(path, stat);
+        grantAndComplete(path, entry);
       } else {
         nextListing();
       }
     }
 
-    /** Our create executed though its reply was lost: learn the node's stat (its czxid is the fencing token). */
+    /** Our create executed though its reply was lost: learn the node's entry (its token is the fencing token). */
     private void adopt(String child) {
-      ZooKeeper handle = handleOrNull();
-      if (handle == null) {
+      String path = backend.child(lockPath, child);
+      handle(backend.exists(path), reply -> {
         synchronized (this) {
-          recovering = false; // still uncertain: a later listing tries again
-        }
-        return;
-      }
-      String path = ZKPaths.makePath(lockPath, child);
-      handle(RawOps.exists(handle, RawOps.serverPath(client, path)), reply -> {
-        synchronized (this) {
-          recovering = false;
-          if (reply.code() == Code.OK && reply.stat() != null && reply.stat().getEphemeralOwner() == reply.sessionId()) {
+          recovering = false; // no session right now (CONNECTIONLOSS): still uncertain, a later listing tries again
+          if (reply.code() == Code.OK && reply.entry() != null && reply.entry().ownerSession() == reply.sessionId()) {
             uncertainSession = 0;
             ourName = child;
             ourPath = path;
-            ourStat = reply.stat();
+            ourEntry = reply.entry();
           } else if (reply.code() == Code.NONODE) {
             uncertainSession = 0;
             issueCreate();
@@ -313,10 +292,10 @@ public final class AsyncQueueLock extends AsyncZkLock {
           oldSession = 0;
         } else {
           oldPath = ourPath;
-          oldSession = ourStat.getEphemeralOwner();
+          oldSession = ourEntry.ownerSession();
           ourName = null;
           ourPath = null;
-          ourStat = null;
+          ourEntry = null;
           attemptId = UUID.randomUUID().toString();
           issueCreate();
         }
@@ -345,14 +324,14 @@ public final class AsyncQueueLock extends AsyncZkLock {
         }
         cleanedUp = true;
         path = ourPath;
-        session = ourStat == null ? 0 : ourStat.getEphemeralOwner();
+        session = ourEntry == null ? 0 : ourEntry.ownerSession();
         reapId = uncertainSession != 0 || ourPath == null ? attemptId : null;
       }
       if (path != null) {
-        SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, path, session, NodeReaper.ANY_CZXID), lockPath);
+        SyncSupport.logIfFailed(backend.deleteOwned(lockPath, path, session, LockBackend.ANY_TOKEN), lockPath);
       }
       if (reapId != null) {
-        SyncSupport.logIfFailed(NodeReaper.reapQueueAttempt(client, lockPath, reapId), lockPath);
+        SyncSupport.logIfFailed(backend.deleteOwnedChildren(lockPath, QueueNodes.namePrefix(reapId)), lockPath);
       }
     }
   }
@@ -365,7 +344,7 @@ public final class AsyncQueueLock extends AsyncZkLock {
     private boolean cleanedUp;
     private String ourPath;
     private String ourName;
-    private Stat ourStat;
+    private LockBackend.Entry ourEntry;
     private int requeues;
     private int missingParents;
 
@@ -385,34 +364,26 @@ public final class AsyncQueueLock extends AsyncZkLock {
         createInFlight = true;
         attemptId = this.attemptId;
       }
-      String prefixPath = ZKPaths.makePath(lockPath, QueueNodes.namePrefix(attemptId));
-      Stat createdStat = new Stat();
-      Background.then(Background.run(callback -> client.create()
-              .storingStatIn(createdStat)
-              .creatingParentContainersIfNeeded()
-              .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-              .inBackground(callback)
-              .forPath(prefixPath)),
-          (event, error) -> onCreated(event, error, createdStat),
-          this::stepFailed);
+      String prefixPath = backend.child(lockPath, QueueNodes.namePrefix(attemptId));
+      Background.then(backend.createRetrying(prefixPath, null, true), this::onCreated, this::stepFailed);
     }
 
-    private void onCreated(CuratorEvent event, Throwable error, Stat createdStat) {
-      boolean created = error == null && Background.code(event) == Code.OK;
+    private void onCreated(LockBackend.Reply reply, Throwable error) {
+      boolean created = error == null && reply.code() == Code.OK;
       synchronized (this) {
         createInFlight = false;
         if (created) {
-          ourPath = event.getName();
-          ourName = ZKPaths.getNodeFromPath(ourPath);
-          ourStat = createdStat;
+          ourPath = reply.key();
+          ourName = backend.nameOf(ourPath);
+          ourEntry = reply.entry();
         }
       }
       if (result.isDone()) {
         cleanUp(); // abandoned while the create was in flight
-      } else if (error == null && Background.code(event) == Code.NONODE && ++missingParents <= MAX_MISSING_PARENT) {
+      } else if (error == null && reply.code() == Code.NONODE && ++missingParents <= MAX_MISSING_PARENT) {
         createNode(); // the container parent was reaped between its creation and our create: again
       } else if (!created) {
-        fail(error != null ? translate("create queue node", error) : translate("create queue node", Background.code(event), null));
+        fail(error != null ? translate("create queue node", error) : translate("create queue node", reply.code(), null));
       } else {
         checkQueue();
       }
@@ -425,12 +396,10 @@ public final class AsyncQueueLock extends AsyncZkLock {
       synchronized (this) {
         waiting = null;
       }
-      Background.then(Background.run(callback -> client.getChildren().inBackground(callback).forPath(lockPath)),
-          this::onChildren,
-          this::stepFailed);
+      Background.then(backend.listRetrying(lockPath), this::onChildren, this::stepFailed);
     }
 
-    private void onChildren(CuratorEvent event, Throwable error) {
+    private void onChildren(LockBackend.Reply reply, Throwable error) {
       if (result.isDone()) {
         return;
       }
@@ -438,7 +407,7 @@ public final class AsyncQueueLock extends AsyncZkLock {
         fail(translate("list queue", error));
         return;
       }
-      Code code = Background.code(event);
+      Code code = reply.code();
       if (code == Code.NONODE || code == Code.SESSIONEXPIRED) {
         lostPlace("the lock path vanished while queued; our node " + ourPath + " is gone");
         return;
@@ -447,13 +416,13 @@ public final class AsyncQueueLock extends AsyncZkLock {
         fail(translate("list queue", code, null));
         return;
       }
-      if (Sessions.currentSessionId(client) != ourStat.getEphemeralOwner()) {
+      if (backend.sessionId() != ourEntry.ownerSession()) {
         lostPlace("session changed while queued; our node " + ourPath + " is gone");
         return;
       }
-      QueueNodes.View queue = QueueNodes.view(event.getChildren(), ourName, currentAttemptId());
+      QueueNodes.View queue = QueueNodes.view(reply.children(), ourName, currentAttemptId());
       for (String stray : queue.strayDuplicates) {
-        SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, ZKPaths.makePath(lockPath, stray), ourStat.getEphemeralOwner(), NodeReaper.ANY_CZXID), lockPath);
+        SyncSupport.logIfFailed(backend.deleteOwned(lockPath, backend.child(lockPath, stray), ourEntry.ownerSession(), LockBackend.ANY_TOKEN), lockPath);
       }
       synchronized (this) {
         strayDuplicatesHandled = true;
@@ -461,9 +430,9 @@ public final class AsyncQueueLock extends AsyncZkLock {
       if (!queue.containsOurs()) {
         lostPlace("our queue node " + ourPath + " disappeared while queued");
       } else if (queue.oursIsFirst()) {
-        grantAndComplete(ourPath, ourStat);
+        grantAndComplete(ourPath, ourEntry);
       } else {
-        watchPredecessor(ZKPaths.makePath(lockPath, queue.predecessor()));
+        watchPredecessor(backend.child(lockPath, queue.predecessor()));
       }
     }
 
@@ -481,10 +450,10 @@ public final class AsyncQueueLock extends AsyncZkLock {
           oldSession = 0;
         } else {
           oldPath = ourPath;
-          oldSession = ourStat.getEphemeralOwner();
+          oldSession = ourEntry.ownerSession();
           ourPath = null;
           ourName = null;
-          ourStat = null;
+          ourEntry = null;
           strayDuplicatesHandled = false;
           attemptId = UUID.randomUUID().toString();
         }
@@ -502,14 +471,14 @@ public final class AsyncQueueLock extends AsyncZkLock {
       synchronized (this) {
         waiting = ticket;
       }
-      Background.then(Background.run(callback -> client.checkExists().usingWatcher(ticket).inBackground(callback).forPath(predecessorPath)),
-          (event, error) -> {
+      Background.then(backend.existsAndWatch(predecessorPath, ticket),
+          (reply, error) -> {
             if (error != null) {
               fail(translate("watch predecessor", error));
-            } else if (Background.code(event) == Code.NONODE || (Background.code(event) == Code.OK && event.getStat() == null)) {
+            } else if (reply.code() == Code.NONODE) {
               ticket.fire(); // gone already: look again now
-            } else if (Background.code(event) != Code.OK) {
-              fail(translate("watch predecessor", Background.code(event), null));
+            } else if (reply.code() != Code.OK) {
+              fail(translate("watch predecessor", reply.code(), null));
             }
           },
           this::stepFailed);
@@ -527,10 +496,10 @@ public final class AsyncQueueLock extends AsyncZkLock {
         nodeToDelete = strayDuplicatesHandled ? ourPath : null;
       }
       if (nodeToDelete != null) {
-        SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, nodeToDelete, ourStat.getEphemeralOwner(), NodeReaper.ANY_CZXID), lockPath);
+        SyncSupport.logIfFailed(backend.deleteOwned(lockPath, nodeToDelete, ourEntry.ownerSession(), LockBackend.ANY_TOKEN), lockPath);
       } else {
         // The create failed, or succeeded without our having listed the queue: find every node of this attempt.
-        SyncSupport.logIfFailed(NodeReaper.reapQueueAttempt(client, lockPath, currentAttemptId()), lockPath);
+        SyncSupport.logIfFailed(backend.deleteOwnedChildren(lockPath, QueueNodes.namePrefix(currentAttemptId())), lockPath);
       }
     }
   }

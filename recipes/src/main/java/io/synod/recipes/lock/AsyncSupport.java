@@ -17,7 +17,7 @@ final class AsyncSupport {
    * which removes its node). Cancelling the returned future cancels the acquisition; a hold granted in that
    * instant is released.
    */
-  static CompletionStage<Optional<LockHandle>> withTimeout(ZkLockBase lock, CompletableFuture<LockHandle> acquisition, Duration timeout) {
+  static CompletionStage<Optional<LockHandle>> withTimeout(LockBase lock, CompletableFuture<LockHandle> acquisition, Duration timeout) {
     CompletableFuture<Optional<LockHandle>> outcome = new CompletableFuture<>();
     ScheduledFuture<?> timer = LockScheduler.schedule(() -> {
       if (acquisition.cancel(false)) {
@@ -30,8 +30,8 @@ final class AsyncSupport {
         if (!outcome.complete(Optional.of(hold)) && hold instanceof Hold granted) {
           lock.releaseOrphanedGrant(granted); // the caller cancelled in the same instant: nobody holds this
         }
-      } else if (!(ZkLockBase.unwrap(error) instanceof CancellationException)) {
-        outcome.completeExceptionally(ZkLockBase.unwrap(error));
+      } else if (!(LockBase.unwrap(error) instanceof CancellationException)) {
+        outcome.completeExceptionally(LockBase.unwrap(error));
       }
     });
     outcome.whenComplete((ignored, error) -> {

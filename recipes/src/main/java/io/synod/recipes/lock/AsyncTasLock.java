@@ -3,13 +3,7 @@ package io.synod.recipes.lock;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.UUID;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.CuratorEvent;
-import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
-import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.data.Stat;
 
 /**
  * Asynchronous test-and-set lock. No thread is blocked while waiting. How it waits is its {@link LockStrategy}:
@@ -24,7 +18,7 @@ import org.apache.zookeeper.data.Stat;
  *       create every later one meets our own node (NodeExists) and none can leave a node behind; a create that
  *       nonetheless returns OK after the win (a different session after expiry) is deleted by its czxid.</li>
  * </ul>
- * RETRY and POLL send single ZooKeeper requests ({@link RawOps}): a create whose reply is lost (connection loss)
+ * RETRY and POLL send single requests ({@link LockBackend#create}, {@link LockBackend#read}): a create whose reply is lost (connection loss)
  * makes the next request an ownership read of the holder node (our session and attempt id: adopt it), so our own
  * node is never mistaken for another holder's, nor another's for ours.
  *
@@ -44,13 +38,13 @@ import org.apache.zookeeper.data.Stat;
  *
  * <p><b>Failures.</b> As {@link TasLock}.
  */
-public final class AsyncTasLock extends AsyncZkLock {
+public final class AsyncTasLock extends AsyncLockBase {
 
   private final String holderPath;
 
-  AsyncTasLock(CuratorFramework client, String lockPath, LockOptions options) {
-    super(client, lockPath, options);
-    this.holderPath = ZKPaths.makePath(lockPath, TasLock.HOLDER_NODE);
+  AsyncTasLock(LockBackend backend, String lockPath, LockOptions options) {
+    super(backend, lockPath, options);
+    this.holderPath = backend.child(lockPath, TasLock.HOLDER_NODE);
   }
 
   @Override
@@ -61,7 +55,6 @@ public final class AsyncTasLock extends AsyncZkLock {
   /** The RETRY and POLL strategies (see the class comment). */
   private final class ProbeAttempt extends ProbingAttempt {
     final byte[] attemptData = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
-    final String serverHolderPath = RawOps.serverPath(client, holderPath);
 
     // Guarded by "this".
     private int inFlight;
@@ -84,36 +77,31 @@ public final class AsyncTasLock extends AsyncZkLock {
 
     /** Sends the next request if the strategy allows: an ownership read while a create's outcome is unknown, else a create. */
     private void issue() {
-      ZooKeeper handle = handleOrNull();
+      long session = backend.sessionId();
       synchronized (this) {
         if (result.isDone() || won || inFlight >= strategy.maxInFlight() || pacedOut()) {
           return;
         }
-        if (handle == null) {
-          inFlight++;
-        } else {
-          if (uncertainSession != 0 && uncertainSession != handle.getSessionId()) {
-            uncertainSession = 0; // that session is over, and its node with it
-          }
-          boolean readOwner = uncertainSession != 0;
-          if (readOwner && ownershipReadInFlight) {
-            return;
-          }
-          inFlight++;
-          if (readOwner) {
-            ownershipReadInFlight = true;
-            handle(RawOps.getData(handle, serverHolderPath), this::onOwnerRead);
-          } else {
-            createIssued = true;
-            handle(RawOps.create(handle, serverHolderPath, attemptData, CreateMode.EPHEMERAL), this::onCreated);
-          }
+        if (uncertainSession != 0 && session != 0 && uncertainSession != session) {
+          uncertainSession = 0; // that session is over, and its node with it
+        }
+        boolean readOwner = uncertainSession != 0;
+        if (readOwner && ownershipReadInFlight) {
           return;
         }
+        inFlight++;
+        if (readOwner) {
+          ownershipReadInFlight = true;
+          handle(backend.read(holderPath), this::onOwnerRead);
+        } else {
+          createIssued = true;
+          // No session right now: the backend answers CONNECTIONLOSS at once, as a lost connection.
+          handle(backend.create(holderPath, attemptData, false), this::onCreated);
+        }
       }
-      onCreated(RawOps.Reply.of(Code.CONNECTIONLOSS, 0)); // no handle right now: as a lost connection
     }
 
-    private void onCreated(RawOps.Reply reply) {
+    private void onCreated(LockBackend.Reply reply) {
       synchronized (this) {
         inFlight--;
       }
@@ -123,11 +111,11 @@ public final class AsyncTasLock extends AsyncZkLock {
             connectionWorks();
             parentFound();
             if (claimWin()) {
-              grantAndComplete(holderPath, reply.stat());
+              grantAndComplete(holderPath, reply.entry());
             } else {
               // Lost the race against our own winning create or an abandonment: never leave this node behind.
-              SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, holderPath, reply.stat().getEphemeralOwner(),
-                  reply.stat().getCzxid()), lockPath);
+              SyncSupport.logIfFailed(backend.deleteOwned(lockPath, holderPath, reply.entry().ownerSession(),
+                  reply.entry().token()), lockPath);
             }
           }
           case NODEEXISTS -> {
@@ -154,7 +142,7 @@ public final class AsyncTasLock extends AsyncZkLock {
       }
     }
 
-    private void onOwnerRead(RawOps.Reply reply) {
+    private void onOwnerRead(LockBackend.Reply reply) {
       synchronized (this) {
         inFlight--;
         ownershipReadInFlight = false;
@@ -163,12 +151,12 @@ public final class AsyncTasLock extends AsyncZkLock {
         switch (reply.code()) {
           case OK -> {
             connectionWorks();
-            boolean ours = NodeReaper.isOwnedBy(reply.stat(), reply.sessionId()) && Arrays.equals(reply.data(), attemptData);
+            boolean ours = reply.entry().isOwnedBy(reply.sessionId()) && Arrays.equals(reply.data(), attemptData);
             synchronized (this) {
               uncertainSession = 0;
             }
             if (ours && claimWin()) {
-              grantAndComplete(holderPath, reply.stat()); // our create succeeded though its reply was lost
+              grantAndComplete(holderPath, reply.entry()); // our create succeeded though its reply was lost
             } else if (!ours) {
               afterNegative(this::issue);
             }
@@ -219,7 +207,7 @@ public final class AsyncTasLock extends AsyncZkLock {
         }
         cleanedUp = true;
       }
-      SyncSupport.logIfFailed(NodeReaper.reapTasAttempt(client, lockPath, holderPath, attemptData), lockPath);
+      SyncSupport.logIfFailed(backend.deleteOwnedIfData(lockPath, holderPath, attemptData), lockPath);
     }
   }
 
@@ -251,18 +239,10 @@ public final class AsyncTasLock extends AsyncZkLock {
         createInFlight = true;
         createIssued = true;
       }
-      Stat createdStat = new Stat();
-      Background.then(Background.run(callback -> client.create()
-              .storingStatIn(createdStat)
-              .creatingParentContainersIfNeeded()
-              .withMode(CreateMode.EPHEMERAL)
-              .inBackground(callback)
-              .forPath(holderPath, attemptData)),
-          (event, error) -> onCreated(event, error, createdStat),
-          this::stepFailed);
+      Background.then(backend.createRetrying(holderPath, attemptData, false), this::onCreated, this::stepFailed);
     }
 
-    private void onCreated(CuratorEvent event, Throwable error, Stat createdStat) {
+    private void onCreated(LockBackend.Reply reply, Throwable error) {
       synchronized (this) {
         createInFlight = false;
       }
@@ -270,15 +250,15 @@ public final class AsyncTasLock extends AsyncZkLock {
         cleanUp(); // abandoned while the create was in flight
       } else if (error != null) {
         fail(translate("create holder node", error));
-      } else if (Background.code(event) == Code.OK) {
-        grantAndComplete(holderPath, createdStat);
-      } else if (Background.code(event) == Code.NODEEXISTS) {
+      } else if (reply.code() == Code.OK) {
+        grantAndComplete(holderPath, reply.entry());
+      } else if (reply.code() == Code.NODEEXISTS) {
         noteFoundTaken();
         readHolder();
-      } else if (Background.code(event) == Code.NONODE && ++missingParents <= MAX_MISSING_PARENT) {
+      } else if (reply.code() == Code.NONODE && ++missingParents <= MAX_MISSING_PARENT) {
         tryCreate(); // the container parent was reaped between its creation and our create: again
       } else {
-        fail(translate("create holder node", Background.code(event), null));
+        fail(translate("create holder node", reply.code(), null));
       }
     }
 
@@ -287,8 +267,8 @@ public final class AsyncTasLock extends AsyncZkLock {
       synchronized (this) {
         waiting = ticket;
       }
-      Background.then(Background.run(callback -> client.getData().usingWatcher(ticket).inBackground(callback).forPath(holderPath)),
-          (event, error) -> {
+      Background.then(backend.readAndWatch(holderPath, ticket),
+          (reply, error) -> {
             if (result.isDone()) {
               return;
             }
@@ -296,13 +276,13 @@ public final class AsyncTasLock extends AsyncZkLock {
               fail(translate("read holder node", error));
               return;
             }
-            Code code = Background.code(event);
+            Code code = reply.code();
             if (code == Code.NONODE) {
               ticket.fire(); // released meanwhile: try again now
             } else if (code != Code.OK) {
               fail(translate("read holder node", code, null));
-            } else if (NodeReaper.isOwnedBy(event.getStat(), Sessions.currentSessionId(client)) && Arrays.equals(event.getData(), attemptData)) {
-              grantAndComplete(holderPath, event.getStat()); // our own create succeeded; its reply was lost and Curator retried
+            } else if (reply.entry().isOwnedBy(backend.sessionId()) && Arrays.equals(reply.data(), attemptData)) {
+              grantAndComplete(holderPath, reply.entry()); // our own create succeeded; its reply was lost and the backend retried
             }
             // Otherwise the holder node is someone else's: the watch calls tryCreate when it goes.
           },
@@ -324,7 +304,7 @@ public final class AsyncTasLock extends AsyncZkLock {
         }
         cleanedUp = true;
       }
-      SyncSupport.logIfFailed(NodeReaper.reapTasAttempt(client, lockPath, holderPath, attemptData), lockPath);
+      SyncSupport.logIfFailed(backend.deleteOwnedIfData(lockPath, holderPath, attemptData), lockPath);
     }
   }
 }

@@ -38,7 +38,7 @@ final class Background {
    * Runs {@code step} with the operation's outcome. Should the step itself throw (a bug), {@code stepFailed}
    * receives the error, so that an acquisition is failed rather than left waiting forever.
    */
-  static void then(CompletableFuture<CuratorEvent> operation, BiConsumer<CuratorEvent, Throwable> step, Consumer<Throwable> stepFailed) {
+  static <T> void then(CompletableFuture<T> operation, BiConsumer<T, Throwable> step, Consumer<Throwable> stepFailed) {
     operation.handle((event, error) -> {
       step.accept(event, error);
       return null;

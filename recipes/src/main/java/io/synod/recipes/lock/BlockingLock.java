@@ -10,9 +10,9 @@ import java.util.Optional;
  */
 final class BlockingLock implements SyncLock {
 
-  private final AsyncZkLock lock;
+  private final AsyncLockBase lock;
 
-  BlockingLock(AsyncZkLock lock) {
+  BlockingLock(AsyncLockBase lock) {
     this.lock = lock;
   }
 

@@ -76,10 +76,15 @@ public final class LockOptions {
 
   /** The bound in force for {@code client}: the configured one, or a third of its session timeout. */
   public Duration effectiveSuspendedLostBound(CuratorFramework client) {
+    return effectiveSuspendedLostBound(Sessions.sessionTimeoutMillis(client));
+  }
+
+  /** The bound in force for a session timeout of {@code sessionTimeoutMillis}: the configured one, or a third of it. */
+  public Duration effectiveSuspendedLostBound(long sessionTimeoutMillis) {
     if (suspendedLostBound != null) {
       return suspendedLostBound;
     }
-    return Duration.ofMillis(Sessions.sessionTimeoutMillis(client) / 3);
+    return Duration.ofMillis(sessionTimeoutMillis / 3);
   }
 
   @Override

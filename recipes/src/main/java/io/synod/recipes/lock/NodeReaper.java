@@ -89,11 +89,11 @@ final class NodeReaper {
   }
 
   /**
-   * Deletes every queue node of one acquisition attempt, found by its protected name, in the current session:
-   * used when a create may have succeeded on the server without this process learning the name.
+   * Deletes every child of {@code lockPath} whose name starts with {@code prefix} (the queue nodes of one
+   * acquisition attempt, found by their protected name), in the current session: used when a create may have
+   * succeeded on the server without this process learning the name.
    */
-  static CompletableFuture<Void> reapQueueAttempt(CuratorFramework client, String lockPath, String attemptId) {
-    String prefix = QueueNodes.namePrefix(attemptId);
+  static CompletableFuture<Void> reapChildren(CuratorFramework client, String lockPath, String prefix) {
     return new PinnedTask(client, lockPath, "reap " + prefix + "* under " + lockPath, CURRENT_SESSION) {
       @Override
       void attempt() {

@@ -3,11 +3,8 @@ package io.synod.recipes.lock;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
+import org.apache.zookeeper.KeeperException.Code;
 
 /**
  * Synchronous queue lock: the straightforward blocking algorithm of the ZooKeeper lock recipe.
@@ -36,10 +33,10 @@ import org.apache.zookeeper.data.Stat;
  * A create that finds its container parent reaped creates it again. See
  * {@link LockHandle} for fencing and {@link LockOptions} and {@link LockLossReason} for loss.
  */
-public final class QueueLock extends SyncZkLock {
+public final class QueueLock extends SyncLockBase {
 
-  QueueLock(CuratorFramework client, String lockPath, LockOptions options) {
-    super(client, lockPath, options);
+  QueueLock(LockBackend backend, String lockPath, LockOptions options) {
+    super(backend, lockPath, options);
   }
 
   @Override
@@ -58,30 +55,34 @@ public final class QueueLock extends SyncZkLock {
         ourPath = null;
         strayDuplicatesHandled = false;
         attempt.checkNotAbandoned(this);
-        Stat ourStat = new Stat();
-        ourPath = createRetryingMissingParent(ourStat, ZKPaths.makePath(lockPath, QueueNodes.namePrefix(attemptId)),
-            CreateMode.EPHEMERAL_SEQUENTIAL, null);
-        ourSession = ourStat.getEphemeralOwner();
-        String ourName = ZKPaths.getNodeFromPath(ourPath);
+        LockBackend.Reply created = createRetryingMissingParent(backend.child(lockPath, QueueNodes.namePrefix(attemptId)), true, null);
+        if (created.code() != Code.OK) {
+          throw KeeperException.create(created.code());
+        }
+        ourPath = created.key();
+        LockBackend.Entry ourEntry = created.entry();
+        ourSession = ourEntry.ownerSession();
+        String ourName = backend.nameOf(ourPath);
         String lostPlace = null;
         while (lostPlace == null) {
           // Signal first, then the check: a close() after the check is sure to wake this signal.
           WakeSignal signal = attempt.newSignal();
           attempt.checkNotAbandoned(this);
-          List<String> children;
-          try {
-            children = client.getChildren().forPath(lockPath);
-          } catch (KeeperException.NoNodeException | KeeperException.SessionExpiredException e) {
-            lostPlace = "our queue node " + ourPath + " is gone (" + e.code() + ")";
+          LockBackend.Reply listing = backend.listRetryingBlocking(lockPath);
+          if (listing.code() == Code.NONODE || listing.code() == Code.SESSIONEXPIRED) {
+            lostPlace = "our queue node " + ourPath + " is gone (" + listing.code() + ")";
             continue;
+          } else if (listing.code() != Code.OK) {
+            throw KeeperException.create(listing.code());
           }
-          if (Sessions.currentSessionId(client) != ourSession) {
+          List<String> children = listing.children();
+          if (backend.sessionId() != ourSession) {
             lostPlace = "session changed while queued; our node " + ourPath + " is gone";
             continue;
           }
           QueueNodes.View queue = QueueNodes.view(children, ourName, attemptId);
           for (String stray : queue.strayDuplicates) {
-            deleteStray(ZKPaths.makePath(lockPath, stray), ourSession);
+            deleteStray(backend.child(lockPath, stray), ourSession);
           }
           strayDuplicatesHandled = true;
           if (!queue.containsOurs()) {
@@ -89,15 +90,18 @@ public final class QueueLock extends SyncZkLock {
             continue;
           }
           if (queue.oursIsFirst()) {
-            Hold hold = grant(attempt, ourPath, ourStat);
+            Hold hold = grant(attempt, ourPath, ourEntry);
             if (hold == null) {
               throw attempt.abandoned(this);
             }
             granted = true;
             return Optional.of(hold);
           }
-          Stat predecessor = client.checkExists().usingWatcher(signal).forPath(ZKPaths.makePath(lockPath, queue.predecessor()));
-          boolean woken = predecessor == null ? !isPast(timed, deadlineNanos) : signal.await(timed, deadlineNanos);
+          LockBackend.Reply predecessor = backend.existsAndWatchBlocking(backend.child(lockPath, queue.predecessor()), signal);
+          if (predecessor.code() != Code.OK && predecessor.code() != Code.NONODE) {
+            throw KeeperException.create(predecessor.code());
+          }
+          boolean woken = predecessor.code() == Code.NONODE ? !isPast(timed, deadlineNanos) : signal.await(timed, deadlineNanos);
           if (!woken) {
             return Optional.empty();
           }
@@ -123,13 +127,13 @@ public final class QueueLock extends SyncZkLock {
         if (ourPath != null && strayDuplicatesHandled) {
           deleteStray(ourPath, ourSession);
         } else if (attemptId != null) {
-          SyncSupport.logIfFailed(NodeReaper.reapQueueAttempt(client, lockPath, attemptId), lockPath);
+          SyncSupport.logIfFailed(backend.deleteOwnedChildren(lockPath, QueueNodes.namePrefix(attemptId)), lockPath);
         }
       }
     }
   }
 
   private void deleteStray(String nodePath, long session) {
-    SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, nodePath, session, NodeReaper.ANY_CZXID), lockPath);
+    SyncSupport.logIfFailed(backend.deleteOwned(lockPath, nodePath, session, LockBackend.ANY_TOKEN), lockPath);
   }
 }

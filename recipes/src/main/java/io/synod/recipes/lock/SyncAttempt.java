@@ -17,13 +17,13 @@ final class SyncAttempt {
     signal.wake();
   }
 
-  void checkNotAbandoned(ZkLockBase lock) throws LockCancelledException {
+  void checkNotAbandoned(LockBase lock) throws LockCancelledException {
     if (!lock.isCurrent(this)) {
       throw abandoned(lock);
     }
   }
 
-  LockCancelledException abandoned(ZkLockBase lock) {
+  LockCancelledException abandoned(LockBase lock) {
     return new LockCancelledException(lock.lockPath, "lock closed while acquiring", null);
   }
 }

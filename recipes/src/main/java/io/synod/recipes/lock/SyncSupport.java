@@ -19,15 +19,15 @@ final class SyncSupport {
    * Waits for a node deletion (see {@link NodeReaper}), at most one session timeout: longer means ZooKeeper is
    * unreachable, and the deletion goes on in the background until it succeeds or the session ends.
    */
-  static void await(CompletableFuture<Void> deletion, ZkLockBase lock) throws LockException, InterruptedException {
+  static void await(CompletableFuture<Void> deletion, LockBase lock) throws LockException, InterruptedException {
     String lockPath = lock.lockPath;
     try {
-      deletion.get(Sessions.sessionTimeoutMillis(lock.client), TimeUnit.MILLISECONDS);
+      deletion.get(lock.backend.sessionTimeoutMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       throw new LockCoordinationException(lockPath, "release not confirmed within the session timeout; deletion continues in the background",
           KeeperException.Code.OPERATIONTIMEOUT, e);
     } catch (ExecutionException e) {
-      Throwable cause = ZkLockBase.unwrap(e);
+      Throwable cause = LockBase.unwrap(e);
       if (cause instanceof LockException lockException) {
         throw lockException;
       }

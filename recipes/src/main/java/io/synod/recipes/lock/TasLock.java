@@ -4,11 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.UUID;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
+import org.apache.zookeeper.KeeperException.Code;
 
 /**
  * Synchronous test-and-set lock: the straightforward blocking algorithm.
@@ -35,16 +32,16 @@ import org.apache.zookeeper.data.Stat;
  * that deletes the node only if it carries this attempt's id in this session. See {@link LockHandle} for
  * fencing and {@link LockOptions} and {@link LockLossReason} for loss.
  */
-public final class TasLock extends SyncZkLock {
+public final class TasLock extends SyncLockBase {
 
   /** The name of the test-and-set node under the lock path. */
   static final String HOLDER_NODE = "holder";
 
   private final String holderPath;
 
-  TasLock(CuratorFramework client, String lockPath, LockOptions options) {
-    super(client, lockPath, options);
-    this.holderPath = ZKPaths.makePath(lockPath, HOLDER_NODE);
+  TasLock(LockBackend backend, String lockPath, LockOptions options) {
+    super(backend, lockPath, options);
+    this.holderPath = backend.child(lockPath, HOLDER_NODE);
   }
 
   @Override
@@ -59,31 +56,31 @@ public final class TasLock extends SyncZkLock {
         // Signal first, then the check: a close() after the check is sure to wake this signal.
         WakeSignal signal = attempt.newSignal();
         attempt.checkNotAbandoned(this);
-        Stat stat = new Stat();
-        try {
-          mayOwnNode = true;
-          createRetryingMissingParent(stat, holderPath, CreateMode.EPHEMERAL, attemptData);
-          Hold hold = grant(attempt, holderPath, stat);
+        mayOwnNode = true;
+        LockBackend.Reply created = createRetryingMissingParent(holderPath, false, attemptData);
+        if (created.code() == Code.OK) {
+          Hold hold = grant(attempt, holderPath, created.entry());
           if (hold == null) {
             throw attempt.abandoned(this);
           }
           granted = true;
           return Optional.of(hold);
-        } catch (KeeperException.NodeExistsException exists) {
-          // Fall through: read the holder.
+        } else if (created.code() != Code.NODEEXISTS) {
+          throw KeeperException.create(created.code());
         }
-        byte[] holderData;
-        try {
-          holderData = client.getData().storingStatIn(stat).usingWatcher(signal).forPath(holderPath);
-        } catch (KeeperException.NoNodeException gone) {
+        // NodeExists: read the holder.
+        LockBackend.Reply holder = backend.readAndWatchBlocking(holderPath, signal);
+        if (holder.code() == Code.NONODE) {
           mayOwnNode = false;
           if (isPast(timed, deadlineNanos)) {
             return Optional.empty();
           }
           continue; // released meanwhile: try again at once
+        } else if (holder.code() != Code.OK) {
+          throw KeeperException.create(holder.code());
         }
-        if (NodeReaper.isOwnedBy(stat, Sessions.currentSessionId(client)) && Arrays.equals(holderData, attemptData)) {
-          Hold hold = grant(attempt, holderPath, stat);
+        if (holder.entry().isOwnedBy(backend.sessionId()) && Arrays.equals(holder.data(), attemptData)) {
+          Hold hold = grant(attempt, holderPath, holder.entry());
           if (hold == null) {
             throw attempt.abandoned(this);
           }
@@ -104,7 +101,7 @@ public final class TasLock extends SyncZkLock {
       if (!granted) {
         endAcquire(attempt);
         if (mayOwnNode) {
-          SyncSupport.logIfFailed(NodeReaper.reapTasAttempt(client, lockPath, holderPath, attemptData), lockPath);
+          SyncSupport.logIfFailed(backend.deleteOwnedIfData(lockPath, holderPath, attemptData), lockPath);
         }
       }
     }

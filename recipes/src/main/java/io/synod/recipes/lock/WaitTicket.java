@@ -1,16 +1,15 @@
 package io.synod.recipes.lock;
 
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.zookeeper.WatchedEvent;
-import org.apache.zookeeper.Watcher;
+import java.util.function.Consumer;
 
 /**
  * One wait of an asynchronous acquisition: a one-shot watch whose first relevant notification runs the next step,
  * exactly once, however many sources fire (the watch itself, a session event, close, or the read that found the
- * node already gone). Connection-state notifications (Disconnected, SyncConnected) are not relevant: the watch
- * survives them within the session.
+ * node already gone). Every watch event counts (the backend does not report connection notices that leave the watch
+ * in place).
  */
-final class WaitTicket implements Watcher {
+final class WaitTicket implements Consumer<LockBackend.WatchEvent> {
 
   private final AtomicBoolean fired = new AtomicBoolean();
   private final Runnable next;
@@ -20,11 +19,8 @@ final class WaitTicket implements Watcher {
   }
 
   @Override
-  public void process(WatchedEvent event) {
-    if (event.getType() != Event.EventType.None || event.getState() == Event.KeeperState.Expired
-        || event.getState() == Event.KeeperState.Closed) {
-      fire();
-    }
+  public void accept(LockBackend.WatchEvent event) {
+    fire();
   }
 
   void fire() {

@@ -2,26 +2,22 @@ package io.synod.recipes.lock;
 
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import org.apache.zookeeper.WatchedEvent;
-import org.apache.zookeeper.Watcher;
+import java.util.function.Consumer;
 
 /**
- * What a blocked synchronous acquisition sleeps on: a one-shot ZooKeeper watch on the node it waits for, and the
- * lock's own wake-ups (session events, close). Connection-state notifications that ZooKeeper sends to every
- * watch (Disconnected, SyncConnected) do not wake it: the watch survives them within the session.
+ * What a blocked synchronous acquisition sleeps on: a one-shot watch ({@link LockBackend}) on the key it waits for,
+ * and the lock's own wake-ups (session events, close). Every watch event wakes it (the backend does not report
+ * connection notices that leave the watch in place).
  */
-final class WakeSignal implements Watcher {
+final class WakeSignal implements Consumer<LockBackend.WatchEvent> {
 
   private final ReentrantLock mutex = new ReentrantLock();
   private final Condition woken = mutex.newCondition();
   private boolean signalled;
 
   @Override
-  public void process(WatchedEvent event) {
-    if (event.getType() != Event.EventType.None || event.getState() == Event.KeeperState.Expired
-        || event.getState() == Event.KeeperState.Closed) {
-      wake();
-    }
+  public void accept(LockBackend.WatchEvent event) {
+    wake();
   }
 
   void wake() {

@@ -32,9 +32,9 @@ public final class ZkLocks {
    */
   public static SyncLock queueLock(CuratorFramework client, String path, LockOptions options) {
     if (options.strategy().kind() == LockStrategy.Kind.WATCH) {
-      return new QueueLock(client, path, options);
+      return new QueueLock(new ZooKeeperLockBackend(client), path, options);
     }
-    return new BlockingLock(new AsyncQueueLock(client, path, options));
+    return new BlockingLock(new AsyncQueueLock(new ZooKeeperLockBackend(client), path, options));
   }
 
   /** An {@link AsyncQueueLock} on {@code path} with {@link LockOptions#defaults()}. */
@@ -44,7 +44,7 @@ public final class ZkLocks {
 
   /** An {@link AsyncQueueLock}: the queue lock with no thread blocked per waiter, waiting by {@code options.strategy()}. */
   public static AsyncLock asyncQueueLock(CuratorFramework client, String path, LockOptions options) {
-    return new AsyncQueueLock(client, path, options);
+    return new AsyncQueueLock(new ZooKeeperLockBackend(client), path, options);
   }
 
   /** A {@link TasLock} on {@code path} with {@link LockOptions#defaults()}. */
@@ -59,9 +59,9 @@ public final class ZkLocks {
    */
   public static SyncLock tasLock(CuratorFramework client, String path, LockOptions options) {
     if (options.strategy().kind() == LockStrategy.Kind.WATCH) {
-      return new TasLock(client, path, options);
+      return new TasLock(new ZooKeeperLockBackend(client), path, options);
     }
-    return new BlockingLock(new AsyncTasLock(client, path, options));
+    return new BlockingLock(new AsyncTasLock(new ZooKeeperLockBackend(client), path, options));
   }
 
   /** An {@link AsyncTasLock} on {@code path} with {@link LockOptions#defaults()}. */
@@ -71,7 +71,7 @@ public final class ZkLocks {
 
   /** An {@link AsyncTasLock}: the test-and-set lock with no thread blocked per waiter, waiting by {@code options.strategy()}. */
   public static AsyncLock asyncTasLock(CuratorFramework client, String path, LockOptions options) {
-    return new AsyncTasLock(client, path, options);
+    return new AsyncTasLock(new ZooKeeperLockBackend(client), path, options);
   }
 
   /** An {@link AdaptiveLock} on {@code path} with {@link LockOptions#defaults()}. */
@@ -84,7 +84,7 @@ public final class ZkLocks {
    * acquisitions ({@link AdaptivePolicy}); {@code options.strategy()} is ignored.
    */
   public static AdaptiveLock adaptiveLock(CuratorFramework client, String path, LockOptions options) {
-    return new AdaptiveLock(client, path, options);
+    return new AdaptiveLock(new ZooKeeperLockBackend(client), path, options);
   }
 
   /**
@@ -160,10 +160,10 @@ public final class ZkLocks {
     } catch (InterruptedException e) {
       operation.cancel(false);
       Thread.currentThread().interrupt();
-      String lockPath = lock instanceof ZkLockBase base ? base.lockPath : String.valueOf(lock);
+      String lockPath = lock instanceof LockBase base ? base.lockPath : String.valueOf(lock);
       throw new LockCancelledException(lockPath, "interrupted while waiting", e);
     } catch (ExecutionException e) {
-      Throwable cause = ZkLockBase.unwrap(e);
+      Throwable cause = LockBase.unwrap(e);
       if (cause instanceof Exception exception) {
         throw exception;
       }

@@ -7,26 +7,20 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.apache.curator.RetryPolicy;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.imps.CuratorFrameworkState;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
-import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.data.Stat;
 
 /**
  * What the asynchronous locks share: the {@link AsyncLock} entry points and the lifecycle of one
  * acquisition ({@link AsyncAttempt}). Each lock supplies only its algorithm, as an attempt's
  * {@link AsyncAttempt#start()} and {@link AsyncAttempt#cleanUp()}.
  */
-abstract class AsyncZkLock extends ZkLockBase implements AsyncLock {
+abstract class AsyncLockBase extends LockBase implements AsyncLock {
 
   /** The strategy of the next acquisition; an {@link AdaptiveLock} changes it between acquisitions. */
   private volatile LockStrategy strategy;
 
-  AsyncZkLock(CuratorFramework client, String lockPath, LockOptions options) {
-    super(client, lockPath, options);
+  AsyncLockBase(LockBackend backend, String lockPath, LockOptions options) {
+    super(backend, lockPath, options);
     this.strategy = options.strategy();
   }
 
@@ -113,10 +107,10 @@ abstract class AsyncZkLock extends ZkLockBase implements AsyncLock {
      * closed), it fails instead and no grant is recorded, so that {@link #cleanUp()} removes the node; a hold granted
      * in the same instant as a cancel is released.
      */
-    final void grantAndComplete(String nodePath, Stat nodeStat) {
+    final void grantAndComplete(String nodePath, LockBackend.Entry node) {
       Hold hold;
       synchronized (this) {
-        hold = grant(this, nodePath, nodeStat);
+        hold = grant(this, nodePath, node);
         grantedHold = hold;
       }
       if (hold == null) {
@@ -137,11 +131,11 @@ abstract class AsyncZkLock extends ZkLockBase implements AsyncLock {
   }
 
   /**
-   * An attempt of the RETRY or POLL strategy: single requests ({@link RawOps}) on the session's handle, paced by the
-   * strategy. RETRY sends the next request after a negative reply (plus back-off); POLL sends one every interval
+   * An attempt of the RETRY or POLL strategy: single requests ({@link LockBackend#create} and the like) on the
+   * current session, paced by the strategy. RETRY sends the next request after a negative reply (plus back-off); POLL sends one every interval
    * while fewer than {@code maxInFlight} are outstanding. Connection loss is paced and bounded by the client's
-   * Curator retry policy (consecutive losses count as retries), so a strategy never outlives what the user allowed
-   * Curator to do; parents reaped as containers are created again, at most {@link #MAX_MISSING_PARENT} times in a
+   * client's retry policy ({@link LockBackend#connectionLossPauseNanos}: consecutive losses count as retries), so a
+   * strategy never outlives what the user allowed the client to do; parents reaped as containers are created again, at most {@link #MAX_MISSING_PARENT} times in a
    * row.
    */
   abstract class ProbingAttempt extends AsyncAttempt {
@@ -237,8 +231,6 @@ abstract class AsyncZkLock extends ZkLockBase implements AsyncLock {
      * exhausted (the attempt must fail); otherwise sets the pause before the next request.
      */
     final boolean connectionLossAllowsRetry() {
-      RetryPolicy policy = client.getZookeeperClient().getRetryPolicy();
-      long[] sleepNanos = {0};
       int count;
       long elapsedMillis;
       synchronized (this) {
@@ -248,22 +240,12 @@ abstract class AsyncZkLock extends ZkLockBase implements AsyncLock {
         count = connectionLosses++;
         elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - firstLossNanos);
       }
-      boolean allowed = client.getState() != CuratorFrameworkState.STOPPED
-          && policy.allowRetry(count, elapsedMillis, (time, unit) -> sleepNanos[0] = unit.toNanos(time));
+      long pauseNanos = backend.connectionLossPauseNanos(count, elapsedMillis);
       synchronized (this) {
         // Never faster than one request per poll interval or 10 ms, whatever the policy says.
-        notBeforeNanos = System.nanoTime() + Math.max(sleepNanos[0], Math.max(strategy.interval().toNanos(), 10_000_000L));
+        notBeforeNanos = System.nanoTime() + Math.max(Math.max(pauseNanos, 0), Math.max(strategy.interval().toNanos(), 10_000_000L));
       }
-      return allowed;
-    }
-
-    /** The handle of the session, or {@code null} if Curator cannot give one now (counted as connection loss). */
-    final ZooKeeper handleOrNull() {
-      try {
-        return Sessions.currentHandle(client);
-      } catch (Exception e) {
-        return null;
-      }
+      return pauseNanos >= 0;
     }
 
     /**
@@ -309,9 +291,8 @@ abstract class AsyncZkLock extends ZkLockBase implements AsyncLock {
         fail(translate("create lock node", Code.NONODE, null));
         return;
       }
-      Background.run(callback -> client.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER)
-              .inBackground(callback).forPath(lockPath))
-          .whenComplete((event, error) -> {
+      backend.ensureParent(lockPath)
+          .whenComplete((reply, error) -> {
             if (!result.isDone()) {
               next.run();
             }

@@ -2,16 +2,15 @@ package io.synod.recipes.lock;
 
 import java.time.Duration;
 import java.util.Optional;
-import org.apache.curator.framework.CuratorFramework;
 
 /**
  * What the blocking locks share: the {@link SyncLock} entry points. Each lock supplies only its
  * algorithm, {@link #acquireUntil}.
  */
-abstract class SyncZkLock extends ZkLockBase implements SyncLock {
+abstract class SyncLockBase extends LockBase implements SyncLock {
 
-  SyncZkLock(CuratorFramework client, String lockPath, LockOptions options) {
-    super(client, lockPath, options);
+  SyncLockBase(LockBackend backend, String lockPath, LockOptions options) {
+    super(backend, lockPath, options);
   }
 
   /**

@@ -3,31 +3,24 @@ package io.synod.recipes.lock;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.framework.state.ConnectionStateListener;
-import org.apache.curator.utils.PathUtils;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.WatchedEvent;
-import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What the four locks share: the lock object's life cycle (idle, acquiring, holding, closed), the hold, and the
  * watch over it. A hold is declared lost when its session is reported LOST or replaced, when the connection
- * stays SUSPENDED longer than the bound, or when its node disappears; whichever is first.
+ * stays SUSPENDED longer than the bound, or when its node disappears; whichever is first. Written against
+ * {@link LockBackend}'s primitives, so the same code runs on every backend.
  */
-abstract class ZkLockBase {
+abstract class LockBase {
 
-  private static final Logger LOG = LoggerFactory.getLogger(ZkLockBase.class);
+  private static final Logger LOG = LoggerFactory.getLogger(LockBase.class);
 
-  final CuratorFramework client;
+  final LockBackend backend;
   final String lockPath;
   final LockOptions options;
-  private final ConnectionStateListener connectionListener = (ignored, state) -> connectionStateChanged(state);
+  private final LockBackend.Registration sessionListener;
 
   // All guarded by "this".
   private Object currentAttempt;
@@ -40,11 +33,11 @@ abstract class ZkLockBase {
   /** Whether the latest acquisition found the lock taken (its first try was refused); read by the adaptive lock. */
   private volatile boolean latestFoundTaken;
 
-  ZkLockBase(CuratorFramework client, String lockPath, LockOptions options) {
-    this.client = Objects.requireNonNull(client, "client");
-    this.lockPath = PathUtils.validatePath(lockPath);
+  LockBase(LockBackend backend, String lockPath, LockOptions options) {
+    this.backend = Objects.requireNonNull(backend, "backend");
+    this.lockPath = backend.validate(lockPath);
     this.options = Objects.requireNonNull(options, "options");
-    client.getConnectionStateListenable().addListener(connectionListener);
+    this.sessionListener = backend.onSessionEvent(this::sessionEvent);
   }
 
   /** How the lock tells an acquisition in progress to look at the world again. */
@@ -100,8 +93,8 @@ abstract class ZkLockBase {
    * Turns the attempt's node into the hold. Returns {@code null} if the attempt was abandoned meanwhile (closed,
    * cancelled): the caller then still owns the node and must delete it.
    */
-  final Hold grant(Object attempt, String nodePath, Stat nodeStat) {
-    Hold granted = new Hold(lockPath, nodePath, nodeStat.getCzxid(), nodeStat.getEphemeralOwner());
+  final Hold grant(Object attempt, String nodePath, LockBackend.Entry node) {
+    Hold granted = new Hold(lockPath, nodePath, node.token(), node.ownerSession());
     synchronized (this) {
       if (closed || currentAttempt != attempt) {
         return null;
@@ -171,9 +164,9 @@ abstract class ZkLockBase {
     }
   }
 
-  /** Deletes the node of a hold, pinned to the hold's session (see {@link NodeReaper}). */
+  /** Deletes the node of a hold, pinned to the hold's session, checking its token (see {@link LockBackend#deleteOwned}). */
   final CompletableFuture<Void> deleteNode(Hold of) {
-    return NodeReaper.deleteOwnedNode(client, lockPath, of.nodePath(), of.sessionId(), of.fencingToken());
+    return backend.deleteOwned(lockPath, of.nodePath(), of.sessionId(), of.fencingToken());
   }
 
   public final boolean isAcquiredInThisProcess() {
@@ -198,7 +191,7 @@ abstract class ZkLockBase {
       hold = null;
       cancelSuspendedTimer();
     }
-    client.getConnectionStateListenable().removeListener(connectionListener);
+    sessionListener.close();
     if (wakeup != null) {
       wakeup.wake(true);
     }
@@ -207,22 +200,22 @@ abstract class ZkLockBase {
     }
   }
 
-  private void connectionStateChanged(ConnectionState state) {
+  private void sessionEvent(LockBackend.SessionEvent state) {
     Hold lostHold = null;
     LockLossReason reason = null;
     Wakeup wakeup;
     synchronized (this) {
       switch (state) {
-        case SUSPENDED, READ_ONLY -> {
+        case SUSPENDED -> {
           connectionSuspended = true;
           if (hold != null && hold.isValid() && suspendedTimer == null) {
             armSuspendedTimer();
           }
         }
-        case CONNECTED, RECONNECTED -> {
+        case CONNECTED -> {
           connectionSuspended = false;
           cancelSuspendedTimer();
-          if (hold != null && hold.isValid() && Sessions.currentSessionId(client) != hold.sessionId()) {
+          if (hold != null && hold.isValid() && backend.sessionId() != hold.sessionId()) {
             lostHold = hold;
             reason = LockLossReason.SESSION_LOST;
           }
@@ -242,7 +235,7 @@ abstract class ZkLockBase {
     if (lostHold != null) {
       declareLost(lostHold, reason);
     }
-    if (wakeup != null && state != ConnectionState.SUSPENDED && state != ConnectionState.READ_ONLY) {
+    if (wakeup != null && state != LockBackend.SessionEvent.SUSPENDED) {
       // LOST or a new connection: a waiting acquisition must re-check that its node and session still stand.
       wakeup.wake(false);
     }
@@ -251,7 +244,7 @@ abstract class ZkLockBase {
   /** Guarded by "this". */
   private void armSuspendedTimer() {
     Hold watched = hold;
-    long boundNanos = options.effectiveSuspendedLostBound(client).toNanos();
+    long boundNanos = options.effectiveSuspendedLostBound(backend.sessionTimeoutMillis()).toNanos();
     suspendedTimer = LockScheduler.schedule(() -> {
       boolean stillSuspended;
       synchronized (this) {
@@ -280,7 +273,7 @@ abstract class ZkLockBase {
    */
   final void declareLost(Hold lostHold, LockLossReason reason) {
     LockLossReason actual = reason;
-    if (reason == LockLossReason.NODE_DELETED && Sessions.currentSessionId(client) != lostHold.sessionId()) {
+    if (reason == LockLossReason.NODE_DELETED && backend.sessionId() != lostHold.sessionId()) {
       actual = LockLossReason.SESSION_LOST; // the node went with its session
     }
     if (lostHold.markLost(actual)) {
@@ -298,36 +291,25 @@ abstract class ZkLockBase {
 
   /** Watches the hold's node, so that its deletion by anyone but us ends the hold. */
   private void watchHoldNode(Hold watched) {
-    Watcher watcher = new Watcher() {
-      @Override
-      public void process(WatchedEvent event) {
-        if (!watched.isValid()) {
-          return;
-        }
-        if (event.getType() == Event.EventType.NodeDeleted) {
-          declareLost(watched, LockLossReason.NODE_DELETED);
-        } else if (event.getType() == Event.EventType.None) {
-          if (event.getState() == Event.KeeperState.Expired || event.getState() == Event.KeeperState.Closed) {
-            // Expired, or the client was closed under the hold: either way the session and its node are gone.
-            declareLost(watched, LockLossReason.SESSION_LOST);
-          }
-          // Disconnected/SyncConnected: ZooKeeper keeps and re-registers the watch within the session.
-        } else {
-          watchHoldNode(watched); // a data change fired the one-shot watch: watch again
-        }
+    backend.existsAndWatch(watched.nodePath(), event -> {
+      if (!watched.isValid()) {
+        return;
       }
-    };
-    Background.run(callback -> client.checkExists().usingWatcher(watcher).inBackground(callback).forPath(watched.nodePath()))
-        .whenComplete((event, error) -> {
-          if (error != null) {
-            LOG.warn("could not watch lock node {}: {}", watched.nodePath(), error.toString());
-          } else if (Background.code(event) == KeeperException.Code.NONODE
-              || (Background.code(event) == KeeperException.Code.OK && event.getStat() == null)) {
-            declareLost(watched, LockLossReason.NODE_DELETED);
-          } else if (Background.code(event) != KeeperException.Code.OK) {
-            LOG.warn("could not watch lock node {}: {}", watched.nodePath(), Background.code(event));
-          }
-        });
+      switch (event) {
+        case DELETED -> declareLost(watched, LockLossReason.NODE_DELETED);
+        // The session ended, or the client was closed under the hold: either way the session and its node are gone.
+        case SESSION_ENDED -> declareLost(watched, LockLossReason.SESSION_LOST);
+        case CHANGED -> watchHoldNode(watched); // a data change fired the one-shot watch: watch again
+      }
+    }).whenComplete((reply, error) -> {
+      if (error != null) {
+        LOG.warn("could not watch lock node {}: {}", watched.nodePath(), error.toString());
+      } else if (reply.code() == KeeperException.Code.NONODE) {
+        declareLost(watched, LockLossReason.NODE_DELETED);
+      } else if (reply.code() != KeeperException.Code.OK) {
+        LOG.warn("could not watch lock node {}: {}", watched.nodePath(), reply.code());
+      }
+    });
   }
 
   private static void logCleanupFailure(String nodePath, Throwable error) {
@@ -337,19 +319,16 @@ abstract class ZkLockBase {
   }
 
   /**
-   * A blocking create whose parents are created as containers. ZooKeeper may reap an empty container between
-   * Curator creating it and the create itself (NoNode); as Curator's {@code InterProcessMutex} does, the create is
-   * tried again, at most {@link #MAX_MISSING_PARENT} times in a row. {@code data} null means Curator's default data.
+   * A blocking create (retrying, parents created when missing). A backend whose parents are containers may reap an
+   * empty one between creating it and the create itself (NoNode); as Curator's {@code InterProcessMutex} does, the
+   * create is tried again, at most {@link #MAX_MISSING_PARENT} times in a row. {@code data} null means the backend's
+   * default data. Returns the final reply (NONODE after too many misses).
    */
-  final String createRetryingMissingParent(Stat stat, String path, CreateMode mode, byte[] data) throws Exception {
+  final LockBackend.Reply createRetryingMissingParent(String key, boolean sequential, byte[] data) throws Exception {
     for (int misses = 0; ; misses++) {
-      try {
-        var create = client.create().storingStatIn(stat).creatingParentContainersIfNeeded().withMode(mode);
-        return data == null ? create.forPath(path) : create.forPath(path, data);
-      } catch (KeeperException.NoNodeException e) {
-        if (misses >= MAX_MISSING_PARENT) {
-          throw e;
-        }
+      LockBackend.Reply reply = backend.createRetryingBlocking(key, data, sequential);
+      if (reply.code() != KeeperException.Code.NONODE || misses >= MAX_MISSING_PARENT) {
+        return reply;
       }
     }
   }
@@ -361,7 +340,7 @@ abstract class ZkLockBase {
 
   /** Our lost place's node: normally gone with its session; if the session lives on, it must not stay queued. */
   final void deleteLostPlace(String nodePath, long sessionId) {
-    SyncSupport.logIfFailed(NodeReaper.deleteOwnedNode(client, lockPath, nodePath, sessionId, NodeReaper.ANY_CZXID), lockPath);
+    SyncSupport.logIfFailed(backend.deleteOwned(lockPath, nodePath, sessionId, LockBackend.ANY_TOKEN), lockPath);
   }
 
   /** Bound on creates in a row that find the parent missing (container reaped under us). */
