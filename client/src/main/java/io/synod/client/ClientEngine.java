@@ -211,6 +211,9 @@ final class ClientEngine implements AutoCloseable {
             throw new UnavailableException("interrupted while connecting to " + discovery.describe());
         } catch (java.util.concurrent.ExecutionException e) {
             close();
+            if (e.getCause() instanceof UnavailableException u) {
+                throw new UnavailableException(u.getMessage(), u);
+            }
             throw new UnavailableException("cannot reach the Synod cluster at " + discovery.describe() + ": "
                     + e.getCause().getMessage(), e.getCause());
         }

@@ -147,6 +147,14 @@ class SynodClientIntegrationTest {
 
     @Test
     void pipelinesManyRequestsAndRoutesByShard() {
+        long[] commitBefore = new long[4];
+        int[] routed = new int[4];
+        for (int g = 0; g < 4; g++) {
+            commitBefore[g] = cluster.status(cluster.leaderOf(g), g).commitSlot();
+        }
+        for (int i = 0; i < 500; i++) {
+            routed[client.shardMap().groupFor(bytes((char) ('!' + i % 90) + "pipe" + i))]++;
+        }
         List<CompletableFuture<WriteResult>> futures = new ArrayList<>();
         for (int i = 0; i < 500; i++) {
             futures.add(client.put((char) ('!' + i % 90) + "pipe" + i, "v" + i));
@@ -159,6 +167,11 @@ class SynodClientIntegrationTest {
             assertEquals("v" + i, client.get((char) ('!' + i % 90) + "pipe" + i).join().valueUtf8());
         }
         assertTrue(client.lanesCreated() > 1, "requests were in flight at once");
+        for (int g = 0; g < 4; g++) {
+            assertTrue(routed[g] > 0, "group " + g + " owns some of the keys");
+            long grew = cluster.status(cluster.leaderOf(g), g).commitSlot() - commitBefore[g];
+            assertTrue(grew >= 2L * routed[g], "group " + g + " logged its " + routed[g] + " puts and gets (" + grew + ")");
+        }
     }
 
     @Test
