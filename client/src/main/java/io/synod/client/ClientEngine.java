@@ -305,13 +305,20 @@ final class ClientEngine implements AutoCloseable {
         }
         Op op = new Op(command, payload, consistency, System.nanoTime() + timeoutNanos);
         CompletableFuture<Reply> userFuture = new CompletableFuture<>();
-        op.future.whenComplete((reply, error) -> callbacks.execute(() -> {
-            if (error != null) {
-                userFuture.completeExceptionally(error);
-            } else {
-                userFuture.complete(reply);
+        op.future.whenComplete((reply, error) -> {
+            Runnable complete = () -> {
+                if (error != null) {
+                    userFuture.completeExceptionally(error);
+                } else {
+                    userFuture.complete(reply);
+                }
+            };
+            try {
+                callbacks.execute(complete);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                complete.run(); // The client is closing: complete here rather than never.
             }
-        }));
+        });
         loop.execute(() -> admit(op, timeoutNanos));
         return userFuture;
     }
