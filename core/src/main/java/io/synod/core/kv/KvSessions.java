@@ -45,11 +45,14 @@ public final class KvSessions {
     private final TreeMap<String, Meta> meta = new TreeMap<>();
     private final TreeMap<String, Long> sequences = new TreeMap<>();
     private final TreeMap<String, byte[]> values;
+    /** The machine's per-key versions (slot of the last write), kept in step with {@link #values}. */
+    private final TreeMap<String, Long> versions;
     private final TreeMap<String, ?> lists;
     private final KvWatchLog watches;
 
-    KvSessions(TreeMap<String, byte[]> values, TreeMap<String, ?> lists, KvWatchLog watches) {
+    KvSessions(TreeMap<String, byte[]> values, TreeMap<String, Long> versions, TreeMap<String, ?> lists, KvWatchLog watches) {
         this.values = values;
+        this.versions = versions;
         this.lists = lists;
         this.watches = watches;
     }
@@ -107,6 +110,7 @@ public final class KvSessions {
             Meta removed = meta.remove(key);
             Check.state(removed != null && removed.owner() == sessionId, "key %s in session %d's set is not its own", key, sessionId);
             values.remove(key);
+            versions.remove(key);
             watches.record(slot, key, KvWatchLog.Type.DELETE);
         }
         return true;
@@ -137,6 +141,7 @@ public final class KvSessions {
             return new SessionResult.Exists(key, existing == null ? 0 : existing.token(), existing == null ? 0 : existing.owner());
         }
         values.put(key, create.value().clone());
+        versions.put(key, slot);
         meta.put(key, new Meta(slot, create.sessionId()));
         if (create.sessionId() != 0) {
             sessions.get(create.sessionId()).keys.add(key);
@@ -172,6 +177,7 @@ public final class KvSessions {
             return new SessionResult.Applied(false);
         }
         values.remove(key);
+        versions.remove(key);
         forget(key);
         watches.record(slot, key, KvWatchLog.Type.DELETE);
         return new SessionResult.Applied(true);

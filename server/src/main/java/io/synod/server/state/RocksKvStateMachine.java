@@ -32,7 +32,7 @@ import org.rocksdb.WriteOptions;
 /**
  * The key-value state machine of {@code io.synod.core.kv} (same commands, same results, same error
  * strings) kept in RocksDB, as the durable source of the group's applied state. Values live under
- * {@code 'v' + key}, lists (of longs) under {@code 'l' + key}; outside both ranges are the applied
+ * {@code 'v' + key} as {@code [version u64][value]} (the version is the slot of the key's last write), lists (of longs) under {@code 'l' + key}; outside both ranges are the applied
  * slot ({@code 0 "applied"}) and the client-session table ({@code 0 's' + client id} ->
  * sequence, slot, result).
  *
@@ -63,7 +63,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     private static final byte LIST = 'l';
     private static final byte[] APPLIED_KEY = {0, 'a', 'p', 'p', 'l', 'i', 'e', 'd'};
     private static final byte[] SESSION_PREFIX = {0, 's'};
-    private static final int SNAPSHOT_VERSION = 1;
+    private static final int SNAPSHOT_VERSION = 2; // 2: values stored as [version][value]
     /** The whole key space (every key here starts below 0xFF). */
     private static final byte[] FIRST_KEY = {0};
     private static final byte[] PAST_LAST_KEY = {(byte) 0xFF, (byte) 0xFF};
@@ -188,7 +188,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     public byte[] apply(long slot, byte[] payload, SessionWrite session) {
         KvResult result;
         try {
-            result = execute(KvCommand.decode(payload));
+            result = execute(slot, KvCommand.decode(payload));
         } catch (IllegalArgumentException e) {
             result = new KvResult.Error(e.getMessage());
         }
@@ -235,49 +235,75 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         return staged.size();
     }
 
-    private KvResult execute(KvCommand command) {
+    private KvResult execute(long slot, KvCommand command) {
         String key = command.key();
         if (command.isReadOnly()) {
             return query(command);
         }
         byte[] valueKey = key(VALUE, key);
         byte[] listKey = key(LIST, key);
-        boolean listOp = command instanceof KvCommand.Append;
-        if (listOp && get(valueKey) != null) {
+        boolean listOp = command instanceof KvCommand.Append || command instanceof KvCommand.AppendNote;
+        byte[] stored = get(valueKey);
+        if (listOp && stored != null) {
             return new KvResult.Error("key " + key + " holds a value, not a list");
         }
         if (!listOp && !(command instanceof KvCommand.Delete) && get(listKey) != null) {
             return new KvResult.Error("key " + key + " holds a list, not a value");
         }
         if (command instanceof KvCommand.Put p) {
-            staged.put(valueKey, p.value().clone());
+            staged.put(valueKey, stored(slot, p.value()));
             return new KvResult.Done();
         } else if (command instanceof KvCommand.Delete) {
             staged.put(valueKey, null);
             staged.put(listKey, null);
             return new KvResult.Done();
         } else if (command instanceof KvCommand.CompareAndSet c) {
-            if (!KvCommand.sameValue(get(valueKey), c.expected())) {
+            if (!KvCommand.sameValue(stored == null ? null : valueOf(stored), c.expected())) {
                 return new KvResult.Swapped(false);
             }
-            staged.put(valueKey, c.value().clone());
+            staged.put(valueKey, stored(slot, c.value()));
+            return new KvResult.Swapped(true);
+        } else if (command instanceof KvCommand.CasVersion c) {
+            if ((stored == null ? 0 : versionOf(stored)) != c.expectedVersion()) {
+                return new KvResult.Swapped(false);
+            }
+            staged.put(valueKey, stored(slot, c.value()));
             return new KvResult.Swapped(true);
         }
-        KvCommand.Append a = (KvCommand.Append) command;
+        long element = command instanceof KvCommand.AppendNote n ? n.element() : ((KvCommand.Append) command).element();
         byte[] old = get(listKey);
         byte[] grown = old == null ? new byte[8] : Arrays.copyOf(old, old.length + 8);
-        ByteBuffer.wrap(grown).putLong(grown.length - 8, a.element());
+        ByteBuffer.wrap(grown).putLong(grown.length - 8, element);
         staged.put(listKey, grown);
         return new KvResult.Done();
     }
 
+    /** A stored value: {@code [version u64][value bytes]}, the version being the slot of the key's last write. */
+    private static byte[] stored(long version, byte[] value) {
+        return ByteBuffer.allocate(8 + value.length).putLong(version).put(value).array();
+    }
+
+    private static long versionOf(byte[] stored) {
+        return ByteBuffer.wrap(stored).getLong();
+    }
+
+    private static byte[] valueOf(byte[] stored) {
+        return Arrays.copyOfRange(stored, 8, stored.length);
+    }
+
     private KvResult query(KvCommand command) {
         String key = command.key();
-        if (command instanceof KvCommand.Get) {
+        if (command instanceof KvCommand.Scan scan) {
+            return scan(scan);
+        }
+        if (command instanceof KvCommand.Get || command instanceof KvCommand.GetVersioned) {
             if (get(key(LIST, key)) != null) {
                 return new KvResult.Error("key " + key + " holds a list, not a value");
             }
-            return new KvResult.Value(get(key(VALUE, key)));
+            byte[] stored = get(key(VALUE, key));
+            byte[] value = stored == null ? null : valueOf(stored);
+            return command instanceof KvCommand.Get ? new KvResult.Value(value)
+                    : new KvResult.Versioned(value, stored == null ? 0 : versionOf(stored));
         }
         if (get(key(VALUE, key)) != null) {
             return new KvResult.Error("key " + key + " holds a value, not a list");
@@ -288,6 +314,30 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             elements[i] = ByteBuffer.wrap(list).getLong(i * 8);
         }
         return new KvResult.ListValue(elements);
+    }
+
+    /** Value keys in the scan's range in byte order (RocksDB's bytewise order), bounded as {@link KvCommand.Scan} says. */
+    private KvResult scan(KvCommand.Scan scan) {
+        java.util.List<KvResult.Entry> out = new java.util.ArrayList<>();
+        byte[] end = scan.end().isEmpty() ? null : key(VALUE, scan.end());
+        long bytes = 0;
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seek(key(VALUE, scan.start())); it.isValid(); it.next()) {
+                byte[] k = it.key();
+                if (k.length == 0 || k[0] != VALUE || (end != null && Arrays.compareUnsigned(k, end) >= 0)) {
+                    break;
+                }
+                byte[] stored = it.value();
+                long size = (k.length - 1) + (stored.length - 8L);
+                if (out.size() == scan.limit() || (!out.isEmpty() && bytes + size > KvCommand.MAX_SCAN_REPLY_BYTES)) {
+                    return new KvResult.Entries(out, true);
+                }
+                out.add(new KvResult.Entry(new String(k, 1, k.length - 1, StandardCharsets.UTF_8), valueOf(stored),
+                        versionOf(stored)));
+                bytes += size;
+            }
+        }
+        return new KvResult.Entries(out, false);
     }
 
     /** Command syntax is the in-memory machine's: its stateless checks are used as they are. */

@@ -19,12 +19,17 @@ class RocksKvStateMachineTest {
         String key = "k" + r.nextInt(8);
         byte[] value = new byte[r.nextInt(4)];
         r.nextBytes(value);
-        KvCommand c = switch (r.nextInt(7)) {
+        KvCommand c = switch (r.nextInt(11)) {
             case 0, 1 -> new KvCommand.Put(key, value);
             case 2 -> new KvCommand.Get(key);
             case 3 -> new KvCommand.Delete(key);
             case 4 -> new KvCommand.CompareAndSet(key, r.nextBoolean() ? null : value, value);
             case 5 -> new KvCommand.Append(key, r.nextLong());
+            case 7 -> new KvCommand.GetVersioned(key);
+            case 8 -> new KvCommand.CasVersion(key, r.nextInt(3) == 0 ? 0 : r.nextInt(2_000), value);
+            case 9 -> new KvCommand.Scan(r.nextBoolean() ? "" : "k" + r.nextInt(8), r.nextBoolean() ? "" : "k" + r.nextInt(9),
+                    1 + r.nextInt(5));
+            case 10 -> new KvCommand.AppendNote(key, r.nextLong(), value);
             default -> new KvCommand.ReadList(key);
         };
         return c.encode();
