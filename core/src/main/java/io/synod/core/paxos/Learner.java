@@ -85,7 +85,7 @@ final class Learner {
                     needRecovery(slot);
                     break;
                 }
-                entry = new Entry(slot, entry.ballot(), full);
+                entry = new Entry(slot, entry.ballot(), full, null, entry.stamp());
             }
             apply(entry);
             appliedSlot = slot;
@@ -137,6 +137,7 @@ final class Learner {
 
     private void apply(Entry entry) {
         ctx.out.applied(entry);
+        ctx.leases.onApplied(entry);
         Command command = entry.command();
         if (command.isNoop()) {
             return;
@@ -167,6 +168,7 @@ final class Learner {
         stateMachine.restore(snapshot.stateMachine());
         sessions.restore(snapshot.sessions());
         acceptor.replaceSnapshot(snapshot);
+        ctx.leases.onSnapshotInstalled(snapshot.lastIncludedSlot());
         commitSlot = Math.max(commitSlot, snapshot.lastIncludedSlot()); // Commits learned past it stay learned.
         appliedSlot = snapshot.lastIncludedSlot();
         recovery.clear();

@@ -76,6 +76,7 @@ public final class Replica {
                 coding, coding.nodes(), config.clusterSize());
         this.ctx = new ReplicaContext(config, coding, nowNanos);
         this.leases = leases;
+        ctx.leases = leases;
         ClientSessions sessions = new ClientSessions(config.maxClientSessions());
         this.acceptor = new Acceptor(ctx, durable);
         this.clients = new Clients(ctx, sessions);
@@ -84,6 +85,7 @@ public final class Replica {
         this.catchUp = new CatchUp(ctx, acceptor, learner, snapshots);
         this.leader = new Leader(ctx, acceptor, learner, clients, catchUp, quorum, leases);
         this.phase1 = new Phase1(ctx, acceptor, learner, leader, clients, quorum);
+        leases.attach(new View());
     }
 
     // =====================================================================================
@@ -108,6 +110,18 @@ public final class Replica {
         } else if (ctx.role == Role.LEADER) {
             leader.tick();
         }
+    }
+
+    /**
+     * The runtime's clocks, for the lease policy: call before an input (a tick, a message, a client
+     * request) whenever a lease policy runs, so a lease is judged by the time the input is handled
+     * (a process that was paused must not judge a lease by a reading from before the pause). Changes
+     * nothing else: timers run on {@link #tick(long)}.
+     */
+    public void observeClock(ClockReading reading) {
+        Check.argument(reading != null, "clock reading must not be null");
+        ctx.clock = reading;
+        leases.onClock(reading);
     }
 
     /** Handles a message from another replica. */
@@ -185,16 +199,22 @@ public final class Replica {
             return;
         }
         if (ctx.role == Role.FOLLOWER) {
+            if (learner.stateMachine().isReadOnly(command.payload())
+                    && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)) {
+                // A quorum-lease holder (Moraru §3); the policy vouches for the applied state.
+                clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
+                        learner.stateMachine().read(command.payload()));
+                return;
+            }
             clients.reply(command, ClientReply.Status.NOT_LEADER);
             return;
         }
         if (clients.isDuplicate(command)) {
             return;
         }
-        if (ctx.role == Role.LEADER && learner.stateMachine().isReadOnly(command.payload())
+        if (ctx.role == Role.LEADER && learner.appliedSlot() == learner.commitSlot()
+                && learner.stateMachine().isReadOnly(command.payload())
                 && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)) {
-            Check.state(learner.appliedSlot() == learner.commitSlot(), "local read with applied %d behind commit %d",
-                    learner.appliedSlot(), learner.commitSlot());
             clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
                     learner.stateMachine().read(command.payload()));
             return;
@@ -294,6 +314,64 @@ public final class Replica {
 
     public long nowNanos() {
         return ctx.nowNanos;
+    }
+
+    /** The lease policy's read-only window on this replica. */
+    private final class View implements LeaseView {
+        @Override
+        public int self() {
+            return ctx.self;
+        }
+
+        @Override
+        public int clusterSize() {
+            return ctx.clusterSize;
+        }
+
+        @Override
+        public Role role() {
+            return ctx.role;
+        }
+
+        @Override
+        public Ballot ownBallot() {
+            return Replica.this.ownBallot();
+        }
+
+        @Override
+        public Ballot promised() {
+            return acceptor.promised();
+        }
+
+        @Override
+        public long commitSlot() {
+            return learner.commitSlot();
+        }
+
+        @Override
+        public long appliedSlot() {
+            return learner.appliedSlot();
+        }
+
+        @Override
+        public long lastSlot() {
+            return acceptor.lastSlot();
+        }
+
+        @Override
+        public long snapshotSlot() {
+            return acceptor.snapshot().lastIncludedSlot();
+        }
+
+        @Override
+        public Entry entry(long slot) {
+            return acceptor.entry(slot);
+        }
+
+        @Override
+        public ClockReading clock() {
+            return ctx.clock;
+        }
     }
 
     @Override
@@ -410,6 +488,7 @@ public final class Replica {
             return;
         }
         clients.onStepDown(newLeaderHint);
+        leases.onStepDown();
         leader.clear();
         phase1.clear();
         ctx.role = Role.FOLLOWER;

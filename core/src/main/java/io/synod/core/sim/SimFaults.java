@@ -25,9 +25,11 @@ final class SimFaults {
     private final SimNetwork network;
     private final SimNode[] nodes;
     private final World world;
+    private final SimLeases leases;
 
     SimFaults(FaultProfile profile, EventQueue queue, SimRandom faultRandom, TraceHash trace, ElectionOracle oracle,
-            SimNetwork network, SimNode[] nodes, World world) {
+            SimNetwork network, SimNode[] nodes, SimLeases leases, World world) {
+        this.leases = leases;
         this.profile = profile;
         this.queue = queue;
         this.faultRandom = faultRandom;
@@ -174,9 +176,14 @@ final class SimFaults {
             case STALE_EPOCH -> oracle.handOutStaleEpoch();
             case FLAP -> oracle.flap();
             case DRIFT -> nodes[faultRandom.nextInt(n)].clock.setDrift(queue.now(),
-                    faultRandom.uniform(-SimTiming.DRIFT_FAULT_MAX_PPM, SimTiming.DRIFT_FAULT_MAX_PPM));
-            case CLOCK_JUMP -> nodes[faultRandom.nextInt(n)].clock.jumpForward(queue.now(),
-                    faultRandom.uniform(0, SimTiming.CLOCK_JUMP_MAX_NANOS));
+                    faultRandom.uniform(-leases.driftFaultMaxPpm(), leases.driftFaultMaxPpm()));
+            case CLOCK_JUMP -> {
+                SimNode node = nodes[faultRandom.nextInt(n)];
+                long jump = faultRandom.uniform(0, SimTiming.CLOCK_JUMP_MAX_NANOS);
+                if (leases.monotonicJumps()) {
+                    node.clock.jumpForward(queue.now(), jump);
+                }
+            }
             case PAUSE -> {
                 SimNode node = nodes[faultRandom.nextInt(n)];
                 node.pausedUntilNanos = Math.max(node.pausedUntilNanos,

@@ -65,6 +65,7 @@ public final class Simulation {
     private final SimRandom corruptRandom;
     private final Set<Long> committedWriteSlots = new HashSet<>();
     private final LeaseHooksFactory leases;
+    private final SimLeases leaseWorld;
     private final SimStateMachine stateMachines;
     private final NegativeControls controls;
     private final SimFaults faults;
@@ -74,8 +75,10 @@ public final class Simulation {
     private long promisePages;
     private long snapshotChunks;
 
-    private Simulation(SimConfig config, LeaseHooksFactory leases, SimStateMachine stateMachines) {
+    private Simulation(SimConfig config, SimLeases leaseWorld, SimStateMachine stateMachines) {
         this.config = config;
+        this.leaseWorld = leaseWorld;
+        LeaseHooksFactory leases = leaseWorld.factory();
         this.stateMachines = stateMachines;
         this.environment = SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
         this.network = new SimNetwork(config.nodes(), SimRandom.stream(config.seed(), "network"),
@@ -107,7 +110,7 @@ public final class Simulation {
             }
         }, queue, config.faults().network());
         this.clients = new SimClients(config, SimRandom.stream(config.seed(), "clients"), queue, this::sendClientRequest);
-        this.faults = new SimFaults(config.faults(), queue, faultRandom, trace, oracle, network, nodes, new SimFaults.World() {
+        this.faults = new SimFaults(config.faults(), queue, faultRandom, trace, oracle, network, nodes, leaseWorld, new SimFaults.World() {
             @Override
             public boolean inFaultPhase() {
                 return phase == Phase.FAULTS;
@@ -136,6 +139,19 @@ public final class Simulation {
 
     /** Runs one seed with a lease policy and a state machine of the caller's (see {@link SimStateMachine}). */
     public static SimResult run(SimConfig config, LeaseHooksFactory leases, SimStateMachine stateMachines) {
+        return run(config, leases == LeaseHooksFactory.NONE ? SimLeases.NONE : SimLeases.of(String.valueOf(leases), leases),
+                stateMachines);
+    }
+
+    /**
+     * Runs one seed in a lease world: a policy per replica and the clocks it relies on (every node
+     * gets a {@link io.synod.core.paxos.ClockReading} before each input; see {@link SimLeases}).
+     */
+    public static SimResult run(SimConfig config, SimLeases leases) {
+        return run(config, leases, SimStateMachine.KV);
+    }
+
+    public static SimResult run(SimConfig config, SimLeases leases, SimStateMachine stateMachines) {
         return new Simulation(config, leases, stateMachines).execute();
     }
 
@@ -299,6 +315,7 @@ public final class Simulation {
         node.replica = new Replica(environment.replicaConfig(node.id, config.nodes()), node.disk.state(), stateMachines.create(node.id), quorum,
                 leases.create(node.id, config.nodes()), coding, node.localNanos(queue.now()));
         node.loop = new ReadyLoop(node.replica, controls.sink(new NodeSink(node)));
+        observeClock(node);
         trace.add(0x5747, node.id, node.disk.entryCount());
         node.lastPromised = node.replica.promised();
         node.lastAppliedSlot = node.replica.appliedSlot();
@@ -309,6 +326,12 @@ public final class Simulation {
     }
 
     // ---- node inputs --------------------------------------------------------------------------
+
+    /** Hands the node's clocks to its replica before an input (lease policies judge leases by them). */
+    private void observeClock(SimNode node) {
+        long now = queue.now();
+        node.replica.observeClock(leaseWorld.reading(config.seed(), node.id, now, node.localNanos(now)));
+    }
 
     /** A paused process (GC, VM migration) handles its input when it wakes; returns true if deferred. */
     private boolean deferIfPaused(SimNode node, EventQueue.Action action) {
@@ -330,6 +353,7 @@ public final class Simulation {
         }
         long local = node.localNanos(queue.now());
         trace.add(0x71C4, node.id, local);
+        observeClock(node);
         node.replica.tick(local);
         drive(node);
         scheduleTick(node, incarnation);
@@ -350,6 +374,7 @@ public final class Simulation {
         } else if (message instanceof Message.InstallSnapshot) {
             snapshotChunks++;
         }
+        observeClock(node);
         node.replica.step(message);
         drive(node);
     }
@@ -366,6 +391,7 @@ public final class Simulation {
         } else {
             trace.add(0x1EAD, node.id, ((ElectionEvent.LeaderIs) event).leaderId());
         }
+        observeClock(node);
         node.replica.onElection(event);
         drive(node);
     }
@@ -383,6 +409,7 @@ public final class Simulation {
         }
         trace.add(0xC11E, node.id, 0);
         trace.addCommand(request.command());
+        observeClock(node);
         node.replica.propose(request);
         drive(node);
     }
@@ -404,6 +431,7 @@ public final class Simulation {
         node.disk.persist(ready);
         traffic.log += SimTraffic.entries(ready.entries());
         trace.add(0xF5C, node.id, queue.now());
+        observeClock(node);
         node.loop.persisted(ready);
         checkMonotonic(node);
     }
