@@ -53,6 +53,7 @@ public final class Replica {
     private final Phase1 phase1;
     private final LeaseHooks leases;
     private Ready outstanding;
+    private long localReadsServed;
 
     /**
      * Builds a replica from what its disk holds.
@@ -202,6 +203,7 @@ public final class Replica {
             if (learner.stateMachine().isReadOnly(command.payload())
                     && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)) {
                 // A quorum-lease holder (Moraru §3); the policy vouches for the applied state.
+                localReadsServed++;
                 clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
                         learner.stateMachine().read(command.payload()));
                 return;
@@ -215,6 +217,7 @@ public final class Replica {
         if (ctx.role == Role.LEADER && learner.appliedSlot() == learner.commitSlot()
                 && learner.stateMachine().isReadOnly(command.payload())
                 && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)) {
+            localReadsServed++;
             clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
                     learner.stateMachine().read(command.payload()));
             return;
@@ -314,6 +317,11 @@ public final class Replica {
 
     public long nowNanos() {
         return ctx.nowNanos;
+    }
+
+    /** Reads this replica answered from its own state because its lease policy allowed it. */
+    public long localReadsServed() {
+        return localReadsServed;
     }
 
     /** The lease policy's read-only window on this replica. */

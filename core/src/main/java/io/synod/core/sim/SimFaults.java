@@ -130,12 +130,22 @@ final class SimFaults {
                 }
             }
             case ISOLATE_LEADER -> {
-                int leader = oracle.leader();
+                int leader = leases.isolationDeposes() ? servingLeader() : oracle.leader();
                 if (leader >= 0) {
                     boolean[] side = new boolean[n];
                     side[leader] = true;
                     network.split(side);
                     scheduleHeal();
+                    if (leases.isolationDeposes()) {
+                        // It had lost its election session already (its ZooKeeper link went first): a node is
+                        // elected behind its back within a few ms, while clients still reach the old leader.
+                        int rival = faultRandom.otherNode(n, leader);
+                        queue.after(faultRandom.uniform(0, 5 * SimTiming.MILLIS), () -> {
+                            if (world.inFaultPhase() && nodes[rival].isUp()) {
+                                oracle.electBehindBackOf(rival, leader);
+                            }
+                        });
+                    }
                 }
             }
             case ONE_WAY -> {
@@ -194,6 +204,18 @@ final class SimFaults {
 
     private void scheduleHeal() {
         queue.after(faultRandom.uniform(SimTiming.PARTITION_MIN_NANOS, SimTiming.PARTITION_MAX_NANOS), network::healAll);
+    }
+
+    /** The node that leads in the highest ballot right now (the one serving lease reads), or the oracle's leader. */
+    private int servingLeader() {
+        int best = -1;
+        for (SimNode node : nodes) {
+            if (node.isUp() && node.replica.role() == io.synod.core.paxos.Role.LEADER
+                    && (best < 0 || node.replica.ownBallot().isAbove(nodes[best].replica.ownBallot()))) {
+                best = node.id;
+            }
+        }
+        return best >= 0 ? best : oracle.leader();
     }
 
     private int upCount() {

@@ -74,6 +74,7 @@ public final class Simulation {
     private long events;
     private long promisePages;
     private long snapshotChunks;
+    private long localReadsOfCrashed;
 
     private Simulation(SimConfig config, SimLeases leaseWorld, SimStateMachine stateMachines) {
         this.config = config;
@@ -90,7 +91,7 @@ public final class Simulation {
         this.controls = new NegativeControls(config.mutation());
         this.nodes = new SimNode[config.nodes()];
         for (int i = 0; i < nodes.length; i++) {
-            long drift = nodeRandom.uniform(-SimTiming.DRIFT_NORMAL_MAX_PPM, SimTiming.DRIFT_NORMAL_MAX_PPM);
+            long drift = nodeRandom.uniform(-leaseWorld.initialDriftMaxPpm(), leaseWorld.initialDriftMaxPpm());
             SimClock clock = new SimClock(nodeRandom.uniform(0, SimTiming.CLOCK_OFFSET_MAX_NANOS), drift);
             nodes[i] = new SimNode(i, new SimDisk(controls.diskDropsPromises()), clock);
         }
@@ -210,7 +211,16 @@ public final class Simulation {
         List<SimViolation> violations = violation == null ? List.of() : List.of(violation);
         return new SimResult(config, environment.name(), trace.value(), history, clients.invoked(), clients.okCount(),
                 clients.failCount(), clients.infoCount(), queue.now(), events, promisePages,
-                snapshotChunks, violations, traffic.result(committedWriteSlots.size()));
+                snapshotChunks, violations, traffic.result(committedWriteSlots.size()), localReads());
+    }
+
+    /** Local (lease) reads of every incarnation. */
+    private long localReads() {
+        long total = localReadsOfCrashed;
+        for (SimNode node : nodes) {
+            total += node.isUp() ? node.replica.localReadsServed() : 0;
+        }
+        return total;
     }
 
     private void collectViolations() {
@@ -297,6 +307,7 @@ public final class Simulation {
         if (persisting != null) {
             node.disk.crashDuring(persisting, diskRandom);
         }
+        localReadsOfCrashed += node.replica.localReadsServed();
         node.replica = null;
         node.loop = null;
         node.crashDuringNextFsync = false;
