@@ -58,6 +58,9 @@ public interface LeaseHooks {
     /** A chosen entry was applied (no-ops included), in slot order. */
     default void onApplied(Entry entry) {}
 
+    /** A message from a peer arrived (before the replica handles it): its sender, ballot and contents. */
+    default void onMessage(Message message) {}
+
     /** A snapshot replaced the state through {@code slot}: entries up to there were never seen one by one. */
     default void onSnapshotInstalled(long slot) {}
 

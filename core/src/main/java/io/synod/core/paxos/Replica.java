@@ -131,6 +131,7 @@ public final class Replica {
         Check.argument(message.to() == ctx.self, "message for node %d delivered to node %d", message.to(), ctx.self);
         Check.argument(message.from() >= 0 && message.from() < ctx.clusterSize && message.from() != ctx.self,
                 "message from unknown node %d (cluster of %d)", message.from(), ctx.clusterSize);
+        leases.onMessage(message);
         if (message instanceof Message.Prepare m) {
             onPrepare(m);
         } else if (message instanceof Message.Promise m) {
