@@ -61,7 +61,7 @@ final class Acceptor {
         Entry held = log.get(entry.slot());
         if (held != null && entry.coded() != null && held.coded() != null && richness(held) > 0
                 && richness(held) >= richness(entry) && held.sameValue(entry)) {
-            entry = new Entry(entry.slot(), entry.ballot(), held.command(), held.coded());
+            entry = new Entry(entry.slot(), entry.ballot(), held.command(), held.coded(), entry.stamp());
         }
         log.put(entry.slot(), entry);
         ctx.out.persistEntry(entry);

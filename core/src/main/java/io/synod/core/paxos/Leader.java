@@ -102,9 +102,20 @@ final class Leader {
      * says so (encoded once; the whole value goes to the cache); returns that slot.
      */
     long append(Command command) {
+        return append(command, null);
+    }
+
+    /**
+     * Appends {@code command} with {@code stamp}: a re-proposal keeps the stamp of the entry phase 1
+     * recovered; a new entry (null) gets one from the lease policy.
+     */
+    long append(Command command, LeaseStamp stamp) {
         long slot = nextSlot;
+        if (stamp == null) {
+            stamp = leases.stamp(slot, command);
+        }
         if (!ctx.coding.codes(command)) {
-            return register(new InFlight(new Entry(slot, ctx.ownBallot, command), null, ctx.nowNanos));
+            return register(new InFlight(new Entry(slot, ctx.ownBallot, command, null, stamp), null, ctx.nowNanos));
         }
         if (coder == null) {
             coder = new ValueCoder(ctx.coding.dataShards(), ctx.clusterSize - ctx.coding.dataShards());
@@ -117,7 +128,7 @@ final class Leader {
         CodedValue coding = new CodedValue(ctx.coding.dataShards(), ctx.clusterSize, command.payload().length,
                 shards.get(0).valueChecksum(), null);
         ctx.cache.put(slot, command, coding);
-        return register(new InFlight(new Entry(slot, ctx.ownBallot, command, coding), encoded, ctx.nowNanos));
+        return register(new InFlight(new Entry(slot, ctx.ownBallot, command, coding, stamp), encoded, ctx.nowNanos));
     }
 
     /**
@@ -184,6 +195,9 @@ final class Leader {
     void tick() {
         retransmitAccepts();
         tryCommit();
+        if (inFlight.isEmpty() && clients.pending.isEmpty() && leases.wantsNoop()) {
+            append(Command.NOOP); // Keeps the lease of an idle leader alive (LeaseGuard §3).
+        }
         sendHeartbeats();
     }
 
@@ -242,6 +256,7 @@ final class Leader {
                 pending.acceptors |= bit;
             }
         }
+        leases.onAcknowledged(m.from(), m.slots());
         tryCommit();
         catchUp.onPeerApplied(m.from(), m.ballot(), m.appliedSlot());
     }

@@ -102,7 +102,7 @@ final class Learner {
                     needRecovery(slot);
                     break;
                 }
-                entry = new Entry(slot, entry.ballot(), full);
+                entry = new Entry(slot, entry.ballot(), full, null, entry.stamp());
             }
             apply(entry);
             appliedSlot = slot;
@@ -154,6 +154,7 @@ final class Learner {
 
     private void apply(Entry entry) {
         ctx.out.applied(entry);
+        ctx.leases.onApplied(entry);
         Command command = entry.command();
         if (command.isNoop()) {
             return;
@@ -185,6 +186,7 @@ final class Learner {
         sessions.restore(snapshot.sessions());
         stateMachine.restore(snapshot.lastIncludedSlot(), snapshot.stateMachine(), sessions.records());
         acceptor.replaceSnapshot(snapshot);
+        ctx.leases.onSnapshotInstalled(snapshot.lastIncludedSlot());
         commitSlot = Math.max(commitSlot, snapshot.lastIncludedSlot()); // Commits learned past it stay learned.
         appliedSlot = snapshot.lastIncludedSlot();
         recovery.clear();

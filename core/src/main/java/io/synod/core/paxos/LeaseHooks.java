@@ -2,13 +2,19 @@ package io.synod.core.paxos;
 
 /**
  * Where lease policies plug into the replica (module {@code leases} implements them: LeaseGuard
- * leader leases, Moraru quorum leases). The replica asks these three questions; the answers must
- * be pure functions of the arguments and of state the policy got from the replica's inputs.
+ * leader leases, Moraru quorum leases). The replica asks the three questions below and reports what
+ * a policy needs to know through the {@code on...} methods; every answer must be a pure function of
+ * what the policy was told (and of its {@link LeaseView}): no clocks of its own, no randomness.
+ *
+ * <p>Everything but the three questions has a default that does nothing, and {@link #NONE} answers
+ * like a replica without leases, so a replica with {@code NONE} behaves exactly as one without this
+ * interface.
  */
 public interface LeaseHooks {
     /**
      * May this replica answer the read-only {@code read} from its local state now, without a log
-     * round? Only ever asked of a replica that has applied everything it knows to be committed.
+     * round? Asked of a LEADER that has applied everything it knows to be committed, and of a
+     * FOLLOWER (a quorum-lease holder, Moraru §3) before it would answer NOT_LEADER.
      */
     boolean mayServeLocalRead(Role role, Command read, long nowNanos);
 
@@ -24,6 +30,50 @@ public interface LeaseHooks {
      * commits, beyond the write quorum: quorum-lease holders of the keys it writes (Moraru §3).
      */
     long requiredAcceptors(Entry entry);
+
+    /** Called once, when the replica is built: the policy's read-only view of it. */
+    default void attach(LeaseView view) {}
+
+    /** The runtime handed in a new clock reading ({@link Replica#observeClock}); {@link LeaseView#clock()} has it too. */
+    default void onClock(ClockReading reading) {}
+
+    /**
+     * The stamp of a new entry this leader creates in {@code slot} (LeaseGuard §3: the leader's
+     * clock interval at creation), or null. Re-proposals keep the stamp they had.
+     */
+    default LeaseStamp stamp(long slot, Command command) {
+        return null;
+    }
+
+    /**
+     * Phase 1 is over and this replica leads: slots {@code commitSlot + 1 .. recoveredThroughSlot}
+     * hold what phase 1 recovered and re-proposed (the limbo region, LeaseGuard §3.3); they are in
+     * the log ({@link LeaseView#entry}).
+     */
+    default void onLeading(long commitSlot, long recoveredThroughSlot) {}
+
+    /** This replica stopped leading (or gave up phase 1). */
+    default void onStepDown() {}
+
+    /** A chosen entry was applied (no-ops included), in slot order. */
+    default void onApplied(Entry entry) {}
+
+    /** A message from a peer arrived (before the replica handles it): its sender, ballot and contents. */
+    default void onMessage(Message message) {}
+
+    /** A snapshot replaced the state through {@code slot}: entries up to there were never seen one by one. */
+    default void onSnapshotInstalled(long slot) {}
+
+    /** Leader side: {@code peer} acknowledged {@code slots} in this leader's ballot (Accepted). */
+    default void onAcknowledged(int peer, long[] slots) {}
+
+    /**
+     * Leader tick: whether the leader should append a no-op now to keep its lease alive (LeaseGuard:
+     * an idle leader's newest committed entry ages; a fresh one renews the lease).
+     */
+    default boolean wantsNoop() {
+        return false;
+    }
 
     /** No leases: every read goes through the log; every quorum-accepted entry commits at once. */
     LeaseHooks NONE = new LeaseHooks() {

@@ -250,13 +250,14 @@ final class Phase1 {
                     command = Command.NOOP; // Fewer than X shards: not chosen, may be replaced (§4).
                 }
             }
-            appended = leader.append(command);
+            appended = leader.append(command, chosenCandidate == null ? null : chosenCandidate.stamp());
             Check.state(appended == slot, "leader re-proposes slot %d but appended %d", slot, appended);
             if (!command.isNoop()) {
                 clients.awaitIfPending(command);
             }
         }
         clear();
+        ctx.leases.onLeading(commitSlot, maxSlot);
         leader.drainPendingProposals();
     }
 }

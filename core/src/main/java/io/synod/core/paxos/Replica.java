@@ -53,6 +53,7 @@ public final class Replica {
     private final Phase1 phase1;
     private final LeaseHooks leases;
     private Ready outstanding;
+    private long localReadsServed;
 
     /**
      * Builds a replica from what its disk holds.
@@ -76,6 +77,7 @@ public final class Replica {
                 coding, coding.nodes(), config.clusterSize());
         this.ctx = new ReplicaContext(config, coding, nowNanos);
         this.leases = leases;
+        ctx.leases = leases;
         ClientSessions sessions = new ClientSessions(config.maxClientSessions());
         this.acceptor = new Acceptor(ctx, durable);
         this.clients = new Clients(ctx, sessions);
@@ -84,6 +86,7 @@ public final class Replica {
         this.catchUp = new CatchUp(ctx, acceptor, learner, snapshots);
         this.leader = new Leader(ctx, acceptor, learner, clients, catchUp, quorum, leases);
         this.phase1 = new Phase1(ctx, acceptor, learner, leader, clients, quorum);
+        leases.attach(new View());
     }
 
     // =====================================================================================
@@ -110,12 +113,25 @@ public final class Replica {
         }
     }
 
+    /**
+     * The runtime's clocks, for the lease policy: call before an input (a tick, a message, a client
+     * request) whenever a lease policy runs, so a lease is judged by the time the input is handled
+     * (a process that was paused must not judge a lease by a reading from before the pause). Changes
+     * nothing else: timers run on {@link #tick(long)}.
+     */
+    public void observeClock(ClockReading reading) {
+        Check.argument(reading != null, "clock reading must not be null");
+        ctx.clock = reading;
+        leases.onClock(reading);
+    }
+
     /** Handles a message from another replica. */
     public void step(Message message) {
         Check.argument(message != null, "message must not be null");
         Check.argument(message.to() == ctx.self, "message for node %d delivered to node %d", message.to(), ctx.self);
         Check.argument(message.from() >= 0 && message.from() < ctx.clusterSize && message.from() != ctx.self,
                 "message from unknown node %d (cluster of %d)", message.from(), ctx.clusterSize);
+        leases.onMessage(message);
         if (message instanceof Message.Prepare m) {
             onPrepare(m);
         } else if (message instanceof Message.Promise m) {
@@ -185,16 +201,24 @@ public final class Replica {
             return;
         }
         if (ctx.role == Role.FOLLOWER) {
+            if (learner.stateMachine().isReadOnly(command.payload())
+                    && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)) {
+                // A quorum-lease holder (Moraru §3); the policy vouches for the applied state.
+                localReadsServed++;
+                clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
+                        learner.stateMachine().read(command.payload()));
+                return;
+            }
             clients.reply(command, ClientReply.Status.NOT_LEADER);
             return;
         }
         if (clients.isDuplicate(command)) {
             return;
         }
-        if (ctx.role == Role.LEADER && learner.stateMachine().isReadOnly(command.payload())
+        if (ctx.role == Role.LEADER && learner.appliedSlot() == learner.commitSlot()
+                && learner.stateMachine().isReadOnly(command.payload())
                 && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)) {
-            Check.state(learner.appliedSlot() == learner.commitSlot(), "local read with applied %d behind commit %d",
-                    learner.appliedSlot(), learner.commitSlot());
+            localReadsServed++;
             clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
                     learner.stateMachine().read(command.payload()));
             return;
@@ -294,6 +318,69 @@ public final class Replica {
 
     public long nowNanos() {
         return ctx.nowNanos;
+    }
+
+    /** Reads this replica answered from its own state because its lease policy allowed it. */
+    public long localReadsServed() {
+        return localReadsServed;
+    }
+
+    /** The lease policy's read-only window on this replica. */
+    private final class View implements LeaseView {
+        @Override
+        public int self() {
+            return ctx.self;
+        }
+
+        @Override
+        public int clusterSize() {
+            return ctx.clusterSize;
+        }
+
+        @Override
+        public Role role() {
+            return ctx.role;
+        }
+
+        @Override
+        public Ballot ownBallot() {
+            return Replica.this.ownBallot();
+        }
+
+        @Override
+        public Ballot promised() {
+            return acceptor.promised();
+        }
+
+        @Override
+        public long commitSlot() {
+            return learner.commitSlot();
+        }
+
+        @Override
+        public long appliedSlot() {
+            return learner.appliedSlot();
+        }
+
+        @Override
+        public long lastSlot() {
+            return acceptor.lastSlot();
+        }
+
+        @Override
+        public long snapshotSlot() {
+            return acceptor.snapshot().lastIncludedSlot();
+        }
+
+        @Override
+        public Entry entry(long slot) {
+            return acceptor.entry(slot);
+        }
+
+        @Override
+        public ClockReading clock() {
+            return ctx.clock;
+        }
     }
 
     @Override
@@ -410,6 +497,7 @@ public final class Replica {
             return;
         }
         clients.onStepDown(newLeaderHint);
+        leases.onStepDown();
         leader.clear();
         phase1.clear();
         ctx.role = Role.FOLLOWER;

@@ -23,6 +23,9 @@ final class ReplicaContext {
     /** This replica's ballot while CANDIDATE or LEADER. */
     Ballot ownBallot;
     int leaderHint = -1;
+    /** The lease policy ({@link LeaseHooks#NONE} without leases) and the latest clock reading for it (null until one came). */
+    LeaseHooks leases = LeaseHooks.NONE;
+    ClockReading clock;
 
     ReplicaContext(ReplicaConfig config, Coding coding, long nowNanos) {
         this.config = config;

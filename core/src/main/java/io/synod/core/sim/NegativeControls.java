@@ -160,7 +160,7 @@ final class NegativeControls {
         LeaseHooks localReads = new LeaseHooks() {
             @Override
             public boolean mayServeLocalRead(Role role, Command read, long nowNanos) {
-                return true;
+                return role == Role.LEADER; // Any leader, deposed or not (followers are asked too since leases came).
             }
 
             @Override

@@ -25,9 +25,11 @@ final class SimFaults {
     private final SimNetwork network;
     private final SimNode[] nodes;
     private final World world;
+    private final SimLeases leases;
 
     SimFaults(FaultProfile profile, EventQueue queue, SimRandom faultRandom, TraceHash trace, ElectionOracle oracle,
-            SimNetwork network, SimNode[] nodes, World world) {
+            SimNetwork network, SimNode[] nodes, SimLeases leases, World world) {
+        this.leases = leases;
         this.profile = profile;
         this.queue = queue;
         this.faultRandom = faultRandom;
@@ -128,12 +130,22 @@ final class SimFaults {
                 }
             }
             case ISOLATE_LEADER -> {
-                int leader = oracle.leader();
+                int leader = leases.isolationDeposes() ? servingLeader() : oracle.leader();
                 if (leader >= 0) {
                     boolean[] side = new boolean[n];
                     side[leader] = true;
                     network.split(side);
                     scheduleHeal();
+                    if (leases.isolationDeposes()) {
+                        // It had lost its election session already (its ZooKeeper link went first): a node is
+                        // elected behind its back within a few ms, while clients still reach the old leader.
+                        int rival = faultRandom.otherNode(n, leader);
+                        queue.after(faultRandom.uniform(0, 5 * SimTiming.MILLIS), () -> {
+                            if (world.inFaultPhase() && nodes[rival].isUp()) {
+                                oracle.electBehindBackOf(rival, leader);
+                            }
+                        });
+                    }
                 }
             }
             case ONE_WAY -> {
@@ -174,9 +186,14 @@ final class SimFaults {
             case STALE_EPOCH -> oracle.handOutStaleEpoch();
             case FLAP -> oracle.flap();
             case DRIFT -> nodes[faultRandom.nextInt(n)].clock.setDrift(queue.now(),
-                    faultRandom.uniform(-SimTiming.DRIFT_FAULT_MAX_PPM, SimTiming.DRIFT_FAULT_MAX_PPM));
-            case CLOCK_JUMP -> nodes[faultRandom.nextInt(n)].clock.jumpForward(queue.now(),
-                    faultRandom.uniform(0, SimTiming.CLOCK_JUMP_MAX_NANOS));
+                    faultRandom.uniform(-leases.driftFaultMaxPpm(), leases.driftFaultMaxPpm()));
+            case CLOCK_JUMP -> {
+                SimNode node = nodes[faultRandom.nextInt(n)];
+                long jump = faultRandom.uniform(0, SimTiming.CLOCK_JUMP_MAX_NANOS);
+                if (leases.monotonicJumps()) {
+                    node.clock.jumpForward(queue.now(), jump);
+                }
+            }
             case PAUSE -> {
                 SimNode node = nodes[faultRandom.nextInt(n)];
                 node.pausedUntilNanos = Math.max(node.pausedUntilNanos,
@@ -187,6 +204,18 @@ final class SimFaults {
 
     private void scheduleHeal() {
         queue.after(faultRandom.uniform(SimTiming.PARTITION_MIN_NANOS, SimTiming.PARTITION_MAX_NANOS), network::healAll);
+    }
+
+    /** The node that leads in the highest ballot right now (the one serving lease reads), or the oracle's leader. */
+    private int servingLeader() {
+        int best = -1;
+        for (SimNode node : nodes) {
+            if (node.isUp() && node.replica.role() == io.synod.core.paxos.Role.LEADER
+                    && (best < 0 || node.replica.ownBallot().isAbove(nodes[best].replica.ownBallot()))) {
+                best = node.id;
+            }
+        }
+        return best >= 0 ? best : oracle.leader();
     }
 
     private int upCount() {

@@ -20,6 +20,7 @@ import java.util.List;
  * @param snapshotChunks    InstallSnapshot chunks delivered
  * @param violations        what went wrong; empty for a clean seed
  * @param traffic           bytes on the wire and in the logs (coded vs full copies)
+ * @param localReads        reads a lease let a replica answer from its own state (every one is in the checked history)
  */
 public record SimResult(
         SimConfig config,
@@ -35,7 +36,8 @@ public record SimResult(
         long promisePages,
         long snapshotChunks,
         List<SimViolation> violations,
-        SimTraffic traffic) {
+        SimTraffic traffic,
+        long localReads) {
 
     public SimResult {
         violations = List.copyOf(violations);

@@ -65,6 +65,7 @@ public final class Simulation {
     private final SimRandom corruptRandom;
     private final Set<Long> committedWriteSlots = new HashSet<>();
     private final LeaseHooksFactory leases;
+    private final SimLeases leaseWorld;
     private final SimStateMachine stateMachines;
     private final NegativeControls controls;
     private final SimFaults faults;
@@ -74,10 +75,13 @@ public final class Simulation {
     private long events;
     private long promisePages;
     private long snapshotChunks;
+    private long localReadsOfCrashed;
 
-    private Simulation(SimConfig config, LeaseHooksFactory leases, SimStateMachine stateMachines, SimExtension extension) {
+    private Simulation(SimConfig config, SimLeases leaseWorld, SimStateMachine stateMachines, SimExtension extension) {
         this.config = config;
         this.extension = extension;
+        this.leaseWorld = leaseWorld;
+        LeaseHooksFactory leases = leaseWorld.factory();
         this.stateMachines = stateMachines;
         this.environment = SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
         this.network = new SimNetwork(config.nodes(), SimRandom.stream(config.seed(), "network"),
@@ -89,7 +93,7 @@ public final class Simulation {
         this.controls = new NegativeControls(config.mutation());
         this.nodes = new SimNode[config.nodes()];
         for (int i = 0; i < nodes.length; i++) {
-            long drift = nodeRandom.uniform(-SimTiming.DRIFT_NORMAL_MAX_PPM, SimTiming.DRIFT_NORMAL_MAX_PPM);
+            long drift = nodeRandom.uniform(-leaseWorld.initialDriftMaxPpm(), leaseWorld.initialDriftMaxPpm());
             SimClock clock = new SimClock(nodeRandom.uniform(0, SimTiming.CLOCK_OFFSET_MAX_NANOS), drift);
             nodes[i] = new SimNode(i, new SimDisk(controls.diskDropsPromises()), clock);
         }
@@ -109,7 +113,7 @@ public final class Simulation {
             }
         }, queue, config.faults().network());
         this.clients = new SimClients(config, SimRandom.stream(config.seed(), "clients"), queue, this::sendClientRequest);
-        this.faults = new SimFaults(config.faults(), queue, faultRandom, trace, oracle, network, nodes, new SimFaults.World() {
+        this.faults = new SimFaults(config.faults(), queue, faultRandom, trace, oracle, network, nodes, leaseWorld, new SimFaults.World() {
             @Override
             public boolean inFaultPhase() {
                 return phase == Phase.FAULTS;
@@ -138,6 +142,19 @@ public final class Simulation {
 
     /** Runs one seed with a lease policy and a state machine of the caller's (see {@link SimStateMachine}). */
     public static SimResult run(SimConfig config, LeaseHooksFactory leases, SimStateMachine stateMachines) {
+        return run(config, leases == LeaseHooksFactory.NONE ? SimLeases.NONE : SimLeases.of(String.valueOf(leases), leases),
+                stateMachines);
+    }
+
+    /**
+     * Runs one seed in a lease world: a policy per replica and the clocks it relies on (every node
+     * gets a {@link io.synod.core.paxos.ClockReading} before each input; see {@link SimLeases}).
+     */
+    public static SimResult run(SimConfig config, SimLeases leases) {
+        return run(config, leases, SimStateMachine.KV);
+    }
+
+    public static SimResult run(SimConfig config, SimLeases leases, SimStateMachine stateMachines) {
         return new Simulation(config, leases, stateMachines, SimExtension.NONE).execute();
     }
 
@@ -146,7 +163,7 @@ public final class Simulation {
      * leader's expiry timer, and their invariant checks ({@link SessionWorkload}).
      */
     public static SimResult runWithSessions(SimConfig config, SessionWorkload sessions) {
-        return new Simulation(config, LeaseHooksFactory.NONE, SimStateMachine.KV, sessions).execute();
+        return new Simulation(config, SimLeases.NONE, SimStateMachine.KV, sessions).execute();
     }
 
     /**
@@ -205,7 +222,16 @@ public final class Simulation {
         List<SimViolation> violations = violation == null ? List.of() : List.of(violation);
         return new SimResult(config, environment.name(), trace.value(), history, clients.invoked(), clients.okCount(),
                 clients.failCount(), clients.infoCount(), queue.now(), events, promisePages,
-                snapshotChunks, violations, traffic.result(committedWriteSlots.size()));
+                snapshotChunks, violations, traffic.result(committedWriteSlots.size()), localReads());
+    }
+
+    /** Local (lease) reads of every incarnation. */
+    private long localReads() {
+        long total = localReadsOfCrashed;
+        for (SimNode node : nodes) {
+            total += node.isUp() ? node.replica.localReadsServed() : 0;
+        }
+        return total;
     }
 
     private void collectViolations() {
@@ -292,6 +318,7 @@ public final class Simulation {
         if (persisting != null) {
             node.disk.crashDuring(persisting, diskRandom);
         }
+        localReadsOfCrashed += node.replica.localReadsServed();
         node.replica = null;
         node.loop = null;
         node.crashDuringNextFsync = false;
@@ -310,6 +337,7 @@ public final class Simulation {
         node.replica = new Replica(environment.replicaConfig(node.id, config.nodes()), node.disk.state(), stateMachines.create(node.id), quorum,
                 leases.create(node.id, config.nodes()), coding, node.localNanos(queue.now()));
         node.loop = new ReadyLoop(node.replica, controls.sink(new NodeSink(node)));
+        observeClock(node);
         trace.add(0x5747, node.id, node.disk.entryCount());
         node.lastPromised = node.replica.promised();
         node.lastAppliedSlot = node.replica.appliedSlot();
@@ -321,6 +349,12 @@ public final class Simulation {
     }
 
     // ---- node inputs --------------------------------------------------------------------------
+
+    /** Hands the node's clocks to its replica before an input (lease policies judge leases by them). */
+    private void observeClock(SimNode node) {
+        long now = queue.now();
+        node.replica.observeClock(leaseWorld.reading(config.seed(), node.id, now, node.localNanos(now)));
+    }
 
     /** A paused process (GC, VM migration) handles its input when it wakes; returns true if deferred. */
     private boolean deferIfPaused(SimNode node, EventQueue.Action action) {
@@ -342,6 +376,7 @@ public final class Simulation {
         }
         long local = node.localNanos(queue.now());
         trace.add(0x71C4, node.id, local);
+        observeClock(node);
         node.replica.tick(local);
         for (ClientRequest request : extension.afterTick(node.id, node.replica, local)) {
             trace.addCommand(request.command());
@@ -366,6 +401,7 @@ public final class Simulation {
         } else if (message instanceof Message.InstallSnapshot) {
             snapshotChunks++;
         }
+        observeClock(node);
         node.replica.step(message);
         drive(node);
     }
@@ -382,6 +418,7 @@ public final class Simulation {
         } else {
             trace.add(0x1EAD, node.id, ((ElectionEvent.LeaderIs) event).leaderId());
         }
+        observeClock(node);
         node.replica.onElection(event);
         drive(node);
     }
@@ -399,6 +436,7 @@ public final class Simulation {
         }
         trace.add(0xC11E, node.id, 0);
         trace.addCommand(request.command());
+        observeClock(node);
         node.replica.propose(request);
         drive(node);
     }
@@ -420,6 +458,7 @@ public final class Simulation {
         node.disk.persist(ready);
         traffic.log += SimTraffic.entries(ready.entries());
         trace.add(0xF5C, node.id, queue.now());
+        observeClock(node);
         node.loop.persisted(ready);
         checkMonotonic(node);
     }

@@ -50,6 +50,11 @@ final class TraceHash {
             if (entry.coded() != null) {
                 add(entry.coded().valueLength(), entry.coded().valueChecksum(), Arrays.hashCode(entry.coded().shard()));
             }
+            if (entry.stamp() != null) {
+                addBallot(entry.stamp().creator());
+                add(entry.stamp().earliestNanos());
+                add(entry.stamp().latestNanos());
+            }
         }
     }
 

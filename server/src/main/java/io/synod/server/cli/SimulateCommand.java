@@ -5,8 +5,10 @@ import io.synod.core.sim.FaultProfile;
 import io.synod.core.sim.Mutation;
 import io.synod.core.sim.SimCoding;
 import io.synod.core.sim.SimConfig;
+import io.synod.core.sim.SimLeases;
 import io.synod.core.sim.SimResult;
 import io.synod.core.sim.Simulation;
+import io.synod.leases.SimLeaseModes;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;
@@ -90,6 +92,19 @@ final class SimulateCommand implements Callable<Integer> {
                 "coded-majority-write, phase1-few-shards, recovery-skips-crc (default: ${DEFAULT-VALUE})."})
     String mutation;
 
+    @Option(names = "--lease", defaultValue = "none", paramLabel = "none|leader|leader-timer",
+            description = {"Lease policy: none (reads through the log), leader (LeaseGuard leader leases on a",
+                "bounded-uncertainty clock), leader-timer (timer-only leader leases with drift margin) (default: ${DEFAULT-VALUE})."})
+    String lease;
+
+    @Option(names = "--lease-control", defaultValue = "none", paramLabel = "NAME",
+            description = {"Self-test: a deliberately broken lease policy that must be caught: no-deferred-commit,",
+                "inherited-ignores-limbo (with --lease leader), timer-no-drift-margin (with --lease leader-timer)."})
+    String leaseControl;
+
+    /** The lease world every seed runs in, from --lease and --lease-control. */
+    private SimLeases leases = SimLeases.NONE;
+
     @Option(names = "--progress-seconds", defaultValue = "5", paramLabel = "SECONDS", converter = WholeNumber.Int.class,
             description = "Print a progress line this often (default: ${DEFAULT-VALUE}).")
     int progressSeconds;
@@ -102,6 +117,7 @@ final class SimulateCommand implements Callable<Integer> {
         long failedOperations;
         long indeterminateOperations;
         long simulatedNanos;
+        long localReads;
         long replicationBytes;
         long catchUpBytes;
         long recoveryBytes;
@@ -119,8 +135,9 @@ final class SimulateCommand implements Callable<Integer> {
         int threadCount = (int) Math.min(seeds, threads == null ? Runtime.getRuntime().availableProcessors() : threads);
         PrintWriter out = spec.commandLine().getOut();
         Mutation mutationValue = base.mutation();
-        out.printf("simulate: nodes %d, faults %s%s, seeds %d..%d, %d ops per seed, %d thread(s)%s%n", nodes,
-                base.faults().cliName(), base.coding().enabled() ? ", coding " + base.coding().coding() : "", startSeed, startSeed + seeds - 1, opsPerSeed, threadCount,
+        out.printf("simulate: nodes %d, faults %s%s%s, seeds %d..%d, %d ops per seed, %d thread(s)%s%n", nodes,
+                base.faults().cliName(), base.coding().enabled() ? ", coding " + base.coding().coding() : "",
+                leases == SimLeases.NONE ? "" : ", lease " + leases.name(), startSeed, startSeed + seeds - 1, opsPerSeed, threadCount,
                 mutationValue == Mutation.NONE ? "" : ", mutation " + mutationValue.cliName() + " (self-test: violations expected)");
         out.flush();
 
@@ -156,7 +173,7 @@ final class SimulateCommand implements Callable<Integer> {
     private void runSeed(SimConfig config, Totals totals, PrintWriter out) {
         SimResult result;
         try {
-            result = Simulation.run(config);
+            result = Simulation.run(config, leases);
         } catch (RuntimeException e) {
             synchronized (totals) {
                 totals.seedsRun++;
@@ -180,6 +197,7 @@ final class SimulateCommand implements Callable<Integer> {
             totals.failedOperations += result.failedOperations();
             totals.indeterminateOperations += result.indeterminateOperations();
             totals.simulatedNanos += result.simulatedNanos();
+            totals.localReads += result.localReads();
             totals.replicationBytes += result.traffic().replicationBytes();
             totals.catchUpBytes += result.traffic().catchUpBytes();
             totals.recoveryBytes += result.traffic().recoveryBytes();
@@ -223,6 +241,9 @@ final class SimulateCommand implements Callable<Integer> {
                     (double) totals.catchUpBytes / writes, (double) totals.recoveryBytes / writes,
                     (double) totals.otherBytes / writes, (double) totals.logBytes / writes, totals.committedWrites,
                     totals.corruptedShards == 0 ? "" : ", " + totals.corruptedShards + " shards corrupted in flight");
+            if (leases != SimLeases.NONE) {
+                out.printf("local lease reads:       %d (each one checked in its seed's history)%n", totals.localReads);
+            }
             double simulatedSeconds = totals.simulatedNanos / 1e9;
             out.printf("ops per simulated second: %.1f (%.1f s simulated)%n",
                     simulatedSeconds == 0 ? 0.0 : totals.operations / simulatedSeconds, simulatedSeconds);
@@ -330,6 +351,13 @@ final class SimulateCommand implements Callable<Integer> {
         try {
             profile = FaultProfile.fromCliName(faults);
             mutationValue = Mutation.fromCliName(mutation);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(commandLine, e.getMessage());
+        }
+        try {
+            SimLeaseModes.Mode leaseMode = SimLeaseModes.Mode.fromCliName(lease);
+            SimLeaseModes.Control control = SimLeaseModes.Control.fromCliName(leaseControl);
+            leases = SimLeaseModes.world(leaseMode, control);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(commandLine, e.getMessage());
         }

@@ -60,6 +60,9 @@ class SynodCliTest {
         "--nodes 3 --seeds 2 --ops-per-seed -5|--ops-per-seed must be at least 10, got -5",
         "--nodes 3 --seeds 2 --threads 0|--threads must be at least 1, got 0",
         "--nodes 3 --seeds 2 --mutation typo|unknown mutation 'typo'",
+        "--nodes 3 --seeds 2 --lease quorum|unknown lease mode 'quorum' (expected one of none, leader, leader-timer)",
+        "--nodes 3 --seeds 2 --lease leader --lease-control typo|unknown lease control 'typo'",
+        "--nodes 3 --seeds 2 --lease leader --lease-control timer-no-drift-margin|lease control timer-no-drift-margin needs --lease leader-timer, not leader",
         "--nodes three --seeds 2|Invalid value for option '--nodes': 'three' is not a whole number",
         "--nodes 3 --seeds abc|Invalid value for option '--seeds': 'abc' is not a whole number",
         "--nodes 3 --seeds 2 --threads 99999999999|Invalid value for option '--threads': '99999999999' is too large",
@@ -134,6 +137,24 @@ class SynodCliTest {
         assertTrue(run.out().contains("coding rs-paxos(N=5,F=1,X=3,threshold=512B)"), run.out());
         assertTrue(run.out().contains("violations:              0"), run.out());
         assertTrue(run.out().contains("bytes per committed write:"), run.out());
+    }
+
+    @Test
+    void leaseSeedsRunCleanAndCountTheirLocalReads() {
+        Run run = run("simulate", "--nodes", "3", "--seeds", "4", "--faults", "all", "--lease", "leader");
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("lease leader"), run.out());
+        assertTrue(run.out().contains("violations:              0"), run.out());
+        assertTrue(Pattern.compile("local lease reads: +[1-9]\\d*").matcher(run.out()).find(), run.out());
+    }
+
+    @Test
+    void aBrokenLeaseIsCaught() {
+        // Seed 6 with network faults is the first seed LeaseNegativeControlTest finds for this control.
+        Run run = run("simulate", "--nodes", "3", "--seeds", "1", "--start-seed", "6", "--faults", "net", "--lease", "leader",
+                "--lease-control", "no-deferred-commit");
+        assertEquals(1, run.exitCode(), run.out());
+        assertTrue(run.out().contains("NOT_LINEARIZABLE"), run.out());
     }
 
     private static String traceHash(Run run) {

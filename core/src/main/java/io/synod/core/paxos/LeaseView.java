@@ -1,0 +1,35 @@
+package io.synod.core.paxos;
+
+/**
+ * What a lease policy may see of its replica (read-only): who it is, its role and ballot, its log
+ * and commit point, and the latest {@link ClockReading}. Handed to the policy once, by
+ * {@link LeaseHooks#attach}; valid for the replica's lifetime.
+ */
+public interface LeaseView {
+    int self();
+
+    int clusterSize();
+
+    Role role();
+
+    /** This replica's ballot while CANDIDATE or LEADER, else null. */
+    Ballot ownBallot();
+
+    /** The highest ballot this replica promised. */
+    Ballot promised();
+
+    long commitSlot();
+
+    long appliedSlot();
+
+    /** Highest slot holding an accepted entry (or the snapshot's slot). */
+    long lastSlot();
+
+    long snapshotSlot();
+
+    /** The entry accepted in {@code slot}, or null (none, or compacted). */
+    Entry entry(long slot);
+
+    /** The latest clock reading the runtime handed in, or null if it never did. */
+    ClockReading clock();
+}

@@ -1,0 +1,70 @@
+package io.synod.leases;
+
+import io.synod.core.util.Check;
+
+/**
+ * Settings of a {@link LeaderLease}.
+ *
+ * @param leaseNanos        Δ, how long an entry vouches for its creator's lease (LeaseGuard §3)
+ * @param clock             which clock the lease relies on
+ * @param driftMarginPpm    ε, the bound on the local clock's rate error, in parts per million
+ *                          ({@link Clock#TIMER} only: reads stop after Δ(1−ε) of local time, a new
+ *                          leader waits Δ(1+ε), §4)
+ * @param deferredCommit    a new leader defers its commit point until the old leases expired (§3.2);
+ *                          false only in a negative control
+ * @param inheritedReads    a new leader serves reads of keys outside its limbo region while it waits
+ *                          (§3.3; needs {@link Clock#BOUNDED})
+ * @param limboCheck        inherited reads skip keys written in the limbo region; false only in a
+ *                          negative control
+ */
+public record LeaderLeaseConfig(long leaseNanos, Clock clock, long driftMarginPpm, boolean deferredCommit,
+        boolean inheritedReads, boolean limboCheck) {
+    /** What the lease trusts about time. */
+    public enum Clock {
+        /** A bounded-uncertainty clock ([earliest, latest] contains true time): stamps compare across nodes. */
+        BOUNDED,
+        /** Only each node's local monotonic clock, whose rate errs by at most ε: no cross-node comparison. */
+        TIMER
+    }
+
+    public LeaderLeaseConfig {
+        Check.argument(leaseNanos > 0, "lease duration must be > 0, got %d", leaseNanos);
+        Check.argument(clock != null, "clock must not be null");
+        Check.argument(driftMarginPpm >= 0 && driftMarginPpm < 1_000_000, "drift margin must be 0..999999 ppm, got %d",
+                driftMarginPpm);
+        Check.argument(!inheritedReads || clock == Clock.BOUNDED,
+                "inherited lease reads need a bounded-uncertainty clock (LeaseGuard §4)");
+    }
+
+    /** LeaseGuard with a bounded-uncertainty clock: deferred commit and inherited reads. */
+    public static LeaderLeaseConfig bounded(long leaseNanos) {
+        return new LeaderLeaseConfig(leaseNanos, Clock.BOUNDED, 0, true, true, true);
+    }
+
+    /** Timer-only leases with drift margin ε (no inherited reads, §4). */
+    public static LeaderLeaseConfig timer(long leaseNanos, long driftMarginPpm) {
+        return new LeaderLeaseConfig(leaseNanos, Clock.TIMER, driftMarginPpm, true, false, false);
+    }
+
+    public LeaderLeaseConfig withDeferredCommit(boolean on) {
+        return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, on, inheritedReads, limboCheck);
+    }
+
+    public LeaderLeaseConfig withInheritedReads(boolean on, boolean checkLimbo) {
+        return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, deferredCommit, on, checkLimbo);
+    }
+
+    /** Local time a leader may read for after creating an entry: Δ(1−ε). */
+    long readWindowLocalNanos() {
+        return leaseNanos - scale(leaseNanos, driftMarginPpm);
+    }
+
+    /** Local time a new leader waits before committing: Δ(1+ε). */
+    long deferLocalNanos() {
+        return leaseNanos + scale(leaseNanos, driftMarginPpm) + 1;
+    }
+
+    private static long scale(long nanos, long ppm) {
+        return nanos / 1_000_000 * ppm + (nanos % 1_000_000) * ppm / 1_000_000 + (ppm == 0 ? 0 : 1);
+    }
+}

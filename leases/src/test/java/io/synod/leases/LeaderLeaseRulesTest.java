@@ -1,0 +1,172 @@
+package io.synod.leases;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.synod.core.kv.KvCommand;
+import io.synod.core.paxos.Ballot;
+import io.synod.core.paxos.ClockReading;
+import io.synod.core.paxos.Command;
+import io.synod.core.paxos.Entry;
+import io.synod.core.paxos.LeaseStamp;
+import io.synod.core.paxos.LeaseView;
+import io.synod.core.paxos.Role;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** The LeaseGuard rules one at a time, on a hand-built replica view (SIGMOD 2026 §3.1–§3.3, §4). */
+class LeaderLeaseRulesTest {
+    private static final long DELTA = 1_000;
+    private static final Ballot OLD = new Ballot(1, 0);
+    private static final Ballot OWN = new Ballot(2, 1);
+
+    /** A replica as the policy sees it, set by the test. */
+    static final class FakeView implements LeaseView {
+        Role role = Role.FOLLOWER;
+        Ballot own;
+        long commit;
+        long applied;
+        final TreeMap<Long, Entry> log = new TreeMap<>();
+        ClockReading clock;
+
+        @Override public int self() { return 1; }
+        @Override public int clusterSize() { return 3; }
+        @Override public Role role() { return role; }
+        @Override public Ballot ownBallot() { return own; }
+        @Override public Ballot promised() { return own == null ? OLD : own; }
+        @Override public long commitSlot() { return commit; }
+        @Override public long appliedSlot() { return applied; }
+        @Override public long lastSlot() { return log.isEmpty() ? 0 : log.lastKey(); }
+        @Override public long snapshotSlot() { return 0; }
+        @Override public Entry entry(long slot) { return log.get(slot); }
+        @Override public ClockReading clock() { return clock; }
+
+        void at(long earliest, long latest) {
+            clock = new ClockReading(earliest, earliest, latest, true);
+        }
+    }
+
+    private static Command append(String key, long value) {
+        return new Command(7, value, new KvCommand.Append(key, value).encode());
+    }
+
+    private static Command read(String key) {
+        return new Command(8, 1, new KvCommand.ReadList(key).encode());
+    }
+
+    private final FakeView view = new FakeView();
+
+    /** Slot 1 committed and applied (old leader, created at [100, 110]); slot 2 in the limbo region, writing k1. */
+    private LeaderLease leaderAfterPhase1(LeaderLeaseConfig config) {
+        LeaderLease lease = new LeaderLease(config, KeyExtractor.KV);
+        lease.attach(view);
+        view.at(100, 110);
+        lease.onClock(view.clock);
+        Entry committed = new Entry(1, OLD, append("k0", 1), null, new LeaseStamp(OLD, 100, 110));
+        lease.onApplied(committed);
+        view.log.put(1L, committed.withBallot(OLD));
+        view.log.put(2L, new Entry(2, OWN, append("k1", 1), null, new LeaseStamp(OLD, 300, 310)));
+        view.commit = 1;
+        view.applied = 1;
+        view.role = Role.LEADER;
+        view.own = OWN;
+        view.at(400, 410);
+        lease.onLeading(1, 2);
+        return lease;
+    }
+
+    @Test
+    void deferredCommitWaitsUntilEveryEarlierBallotEntryIsOlderThanDelta() {
+        LeaderLease lease = leaderAfterPhase1(LeaderLeaseConfig.bounded(DELTA));
+        Entry limbo = view.log.get(2L);
+        view.at(1_300, 1_309);
+        assertFalse(lease.mayCommit(limbo, 0), "the limbo entry was created by [300, 310]: wait until earliest >= 1310");
+        view.at(1_310, 1_320);
+        assertTrue(lease.mayCommit(limbo, 0));
+    }
+
+    @Test
+    void theWaitNeverExceedsDeltaFromLeading() {
+        // A stamp from the future (a clock out of bounds): everything chosen was created before we led at latest 410.
+        LeaderLease lease = new LeaderLease(LeaderLeaseConfig.bounded(DELTA), KeyExtractor.KV);
+        lease.attach(view);
+        view.at(100, 110);
+        lease.onClock(view.clock);
+        view.log.put(1L, new Entry(1, OWN, append("k0", 1), null, new LeaseStamp(OLD, 50_000, 50_010)));
+        view.role = Role.LEADER;
+        view.own = OWN;
+        view.at(400, 410);
+        lease.onLeading(0, 1);
+        view.at(1_410, 1_420);
+        assertTrue(lease.mayCommit(view.log.get(1L), 0));
+    }
+
+    @Test
+    void leaderReadsWhileItsNewestCommittedEntryIsYoungerThanDelta() {
+        LeaderLease lease = leaderAfterPhase1(LeaderLeaseConfig.bounded(DELTA).withInheritedReads(false, true));
+        view.at(2_000, 2_010);
+        assertFalse(lease.mayServeLocalRead(Role.LEADER, read("k0"), 0), "newest committed entry is the old leader's");
+        Entry own = new Entry(3, OWN, append("k2", 1), null, lease.stamp(3, append("k2", 1)));
+        assertEquals(new LeaseStamp(OWN, 2_000, 2_010), own.stamp());
+        view.log.put(3L, own);
+        view.commit = 3;
+        view.applied = 3;
+        view.at(2_900, 2_999);
+        assertTrue(lease.mayServeLocalRead(Role.LEADER, read("k0"), 0));
+        view.at(2_901, 3_000);
+        assertFalse(lease.mayServeLocalRead(Role.LEADER, read("k0"), 0), "latest reached earliest + Δ");
+        assertFalse(lease.mayServeLocalRead(Role.FOLLOWER, read("k0"), 0));
+    }
+
+    @Test
+    void inheritedReadsSkipTheLimboRegionAndEndWithTheInheritedLease() {
+        LeaderLease lease = leaderAfterPhase1(LeaderLeaseConfig.bounded(DELTA));
+        view.at(500, 510);
+        assertTrue(lease.mayServeLocalRead(Role.LEADER, read("k0"), 0), "k0 is not written in the limbo region");
+        assertFalse(lease.mayServeLocalRead(Role.LEADER, read("k1"), 0), "k1 is written in slot 2, in limbo");
+        view.at(1_095, 1_100);
+        assertFalse(lease.mayServeLocalRead(Role.LEADER, read("k0"), 0), "the commit point's entry is Δ old");
+    }
+
+    @Test
+    void ignoringTheLimboRegionIsTheNegativeControl() {
+        LeaderLease lease = leaderAfterPhase1(LeaderLeaseConfig.bounded(DELTA).withInheritedReads(true, false));
+        view.at(500, 510);
+        assertTrue(lease.mayServeLocalRead(Role.LEADER, read("k1"), 0));
+    }
+
+    @Test
+    void timerOnlyLeasesUseTheDriftMargin() {
+        LeaderLeaseConfig config = LeaderLeaseConfig.timer(DELTA, 100_000); // ε = 10 %
+        assertEquals(899, config.readWindowLocalNanos());
+        assertEquals(1_102, config.deferLocalNanos());
+        LeaderLease lease = new LeaderLease(config, KeyExtractor.KV);
+        lease.attach(view);
+        view.clock = ClockReading.unbounded(100);
+        lease.onClock(view.clock);
+        view.role = Role.LEADER;
+        view.own = OWN;
+        lease.onLeading(0, 0);
+        Entry first = new Entry(1, OWN, append("k0", 1), null, lease.stamp(1, append("k0", 1)));
+        assertEquals(new LeaseStamp(OWN, 100, 100), first.stamp());
+        view.clock = ClockReading.unbounded(1_201);
+        assertFalse(lease.mayCommit(first, 0));
+        view.clock = ClockReading.unbounded(1_202);
+        assertTrue(lease.mayCommit(first, 0));
+        view.log.put(1L, first);
+        view.commit = 1;
+        view.applied = 1;
+        view.clock = ClockReading.unbounded(998);
+        assertTrue(lease.mayServeLocalRead(Role.LEADER, read("k0"), 0));
+        view.clock = ClockReading.unbounded(999);
+        assertFalse(lease.mayServeLocalRead(Role.LEADER, read("k0"), 0));
+    }
+
+    @Test
+    void inheritedReadsNeedABoundedClock() {
+        assertThrows(IllegalArgumentException.class,
+                () -> LeaderLeaseConfig.timer(DELTA, 0).withInheritedReads(true, true));
+    }
+}
