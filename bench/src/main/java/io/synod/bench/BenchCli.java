@@ -1,6 +1,8 @@
 package io.synod.bench;
 
 import io.synod.bench.erasure.CodecCommand;
+import io.synod.bench.jmh.JmhCommand;
+import io.synod.bench.kv.KvBenchCommand;
 import io.synod.bench.locks.LocksAtCommand;
 import io.synod.bench.locks.LocksCommand;
 import io.synod.bench.torture.TortureCommand;
@@ -27,7 +29,7 @@ import java.util.concurrent.Callable;
         version = "synod bench 0.1.0",
         usageHelpWidth = BenchCli.HELP_WIDTH + 10, // the command list: name column plus each one-line header
         description = "Runs Synod's experiments and writes CSV files, PNG plots and a summary.",
-        subcommands = {LocksCommand.class, LocksAtCommand.class, CodecCommand.class, TortureCommand.class,
+        subcommands = {LocksCommand.class, LocksAtCommand.class, CodecCommand.class, KvBenchCommand.class, JmhCommand.class, TortureCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Run 'synod bench help <command>' or 'synod bench <command> --help' for a command's options."})
 public final class BenchCli implements Callable<Integer> {

@@ -280,7 +280,7 @@ public final class DemoCommand implements Callable<Integer> {
         return nanos / 1e6;
     }
 
-    static void deleteTree(Path dir) throws IOException {
+    public static void deleteTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }
