@@ -69,6 +69,66 @@ public sealed interface KvCommand {
         }
     }
 
+    /**
+     * Reads a value and its version (the slot of the key's last write, 0 when absent); the result
+     * is {@link KvResult.Versioned}. {@link Get} answers the value alone (the simulator's format).
+     */
+    record GetVersioned(String key) implements KvCommand {
+        public boolean isReadOnly() {
+            return true;
+        }
+    }
+
+    /**
+     * Sets {@code value} if the key's version (the slot of its last write) equals
+     * {@code expectedVersion}; 0 expects the key to be absent. The result is {@link KvResult.Swapped}.
+     */
+    record CasVersion(String key, long expectedVersion, byte[] value) implements KvCommand {
+        public boolean isReadOnly() {
+            return false;
+        }
+    }
+
+    /**
+     * Reads up to {@code limit} value keys in {@code [start, end)} in key order (UTF-8 bytes compared
+     * unsigned; an empty {@code end} means "to the end of the key space"), with their versions. The
+     * reply is bounded by {@link #MAX_SCAN_LIMIT} entries and {@link #MAX_SCAN_REPLY_BYTES} bytes
+     * (at least one entry); {@link KvResult.Entries#more()} says the range holds more. List keys are
+     * not returned. {@link #key()} is {@code start}, which may be empty: the server routes a scan to the
+     * group owning {@code start}, and a group's state holds only its own range, so a scan across groups
+     * is split by the caller at the shard boundaries.
+     */
+    record Scan(String start, String end, int limit) implements KvCommand {
+        public Scan {
+            if (start == null || end == null) {
+                throw new IllegalArgumentException("scan bounds must not be null");
+            }
+            if (limit < 1 || limit > MAX_SCAN_LIMIT) {
+                throw new IllegalArgumentException("scan limit must be 1.." + MAX_SCAN_LIMIT + ", got " + limit);
+            }
+        }
+
+        @Override
+        public String key() {
+            return start;
+        }
+
+        public boolean isReadOnly() {
+            return true;
+        }
+
+        /** Whether {@code key} lies in {@code [start, end)}. */
+        public boolean contains(byte[] key) {
+            return java.util.Arrays.compareUnsigned(key, start.getBytes(StandardCharsets.UTF_8)) >= 0
+                    && (end.isEmpty() || java.util.Arrays.compareUnsigned(key, end.getBytes(StandardCharsets.UTF_8)) < 0);
+        }
+    }
+
+    /** Most entries one scan reply holds. */
+    int MAX_SCAN_LIMIT = 10_000;
+    /** A scan reply stops adding entries past this many key and value bytes (it always holds one). */
+    int MAX_SCAN_REPLY_BYTES = 256 * 1024;
+
     byte TAG_PUT = 1;
     byte TAG_GET = 2;
     byte TAG_DELETE = 3;
@@ -76,15 +136,28 @@ public sealed interface KvCommand {
     byte TAG_APPEND = 5;
     byte TAG_READ_LIST = 6;
     byte TAG_APPEND_NOTE = 7;
+    byte TAG_GET_VERSIONED = 8;
+    byte TAG_CAS_VERSION = 9;
+    byte TAG_SCAN = 10;
 
     /** Encodes this command. */
     default byte[] encode() {
         byte[] keyBytes = key().getBytes(StandardCharsets.UTF_8);
-        if (keyBytes.length == 0 || keyBytes.length > MAX_KEY_BYTES) {
-            throw new IllegalArgumentException("key must be 1.." + MAX_KEY_BYTES + " UTF-8 bytes, got " + keyBytes.length);
+        int minKey = this instanceof Scan ? 0 : 1;
+        if (keyBytes.length < minKey || keyBytes.length > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("key must be " + minKey + ".." + MAX_KEY_BYTES + " UTF-8 bytes, got "
+                    + keyBytes.length);
+        }
+        byte[] endBytes = this instanceof Scan sc ? sc.end().getBytes(StandardCharsets.UTF_8) : null;
+        if (endBytes != null && endBytes.length > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("scan end must be 0.." + MAX_KEY_BYTES + " UTF-8 bytes, got " + endBytes.length);
         }
         int size = 1 + 2 + keyBytes.length;
-        if (this instanceof Put p) {
+        if (this instanceof CasVersion c) {
+            size += 8 + 4 + c.value().length;
+        } else if (endBytes != null) {
+            size += 2 + endBytes.length + 4;
+        } else if (this instanceof Put p) {
             size += 4 + p.value().length;
         } else if (this instanceof CompareAndSet c) {
             size += 1 + 4 + (c.expected() == null ? 0 : c.expected().length) + 4 + c.value().length;
@@ -106,6 +179,10 @@ public sealed interface KvCommand {
             out.putLong(a.element());
         } else if (this instanceof AppendNote n) {
             out.putLong(n.element()).putInt(n.note().length).put(n.note());
+        } else if (this instanceof CasVersion c) {
+            out.putLong(c.expectedVersion()).putInt(c.value().length).put(c.value());
+        } else if (this instanceof Scan sc) {
+            out.putShort((short) endBytes.length).put(endBytes).putInt(sc.limit());
         }
         return out.array();
     }
@@ -123,6 +200,12 @@ public sealed interface KvCommand {
             return TAG_APPEND;
         } else if (c instanceof AppendNote) {
             return TAG_APPEND_NOTE;
+        } else if (c instanceof GetVersioned) {
+            return TAG_GET_VERSIONED;
+        } else if (c instanceof CasVersion) {
+            return TAG_CAS_VERSION;
+        } else if (c instanceof Scan) {
+            return TAG_SCAN;
         }
         return TAG_READ_LIST;
     }
@@ -135,7 +218,7 @@ public sealed interface KvCommand {
         ByteBuffer in = ByteBuffer.wrap(bytes);
         byte tag = in.get();
         int keyLength = Short.toUnsignedInt(in.getShort());
-        if (keyLength == 0 || keyLength > MAX_KEY_BYTES || keyLength > in.remaining()) {
+        if ((keyLength == 0 && tag != TAG_SCAN) || keyLength > MAX_KEY_BYTES || keyLength > in.remaining()) {
             throw new IllegalArgumentException("kv command key length " + keyLength + " is invalid (remaining "
                     + in.remaining() + " bytes, max " + MAX_KEY_BYTES + ")");
         }
@@ -166,6 +249,31 @@ public sealed interface KvCommand {
                 yield new AppendNote(key, element, readBytes(in, "append note"));
             }
             case TAG_READ_LIST -> new ReadList(key);
+            case TAG_GET_VERSIONED -> new GetVersioned(key);
+            case TAG_CAS_VERSION -> {
+                need(in, 8, "cas expected version");
+                long expected = in.getLong();
+                if (expected < 0) {
+                    throw new IllegalArgumentException("kv cas expected version must be >= 0, got " + expected);
+                }
+                yield new CasVersion(key, expected, readBytes(in, "cas new value"));
+            }
+            case TAG_SCAN -> {
+                need(in, 2, "scan end length");
+                int endLength = Short.toUnsignedInt(in.getShort());
+                if (endLength > MAX_KEY_BYTES || endLength > in.remaining()) {
+                    throw new IllegalArgumentException("kv scan end length " + endLength + " is invalid (remaining "
+                            + in.remaining() + " bytes, max " + MAX_KEY_BYTES + ")");
+                }
+                byte[] end = new byte[endLength];
+                in.get(end);
+                need(in, 4, "scan limit");
+                int limit = in.getInt();
+                if (limit < 1 || limit > MAX_SCAN_LIMIT) {
+                    throw new IllegalArgumentException("kv scan limit must be 1.." + MAX_SCAN_LIMIT + ", got " + limit);
+                }
+                yield new Scan(key, new String(end, StandardCharsets.UTF_8), limit);
+            }
             default -> throw new IllegalArgumentException("unknown kv command tag " + tag);
         };
         if (in.hasRemaining()) {

@@ -22,12 +22,27 @@ public sealed interface KvResult {
     /** The command could not be decoded or applied; every replica reaches the same error. */
     record Error(String message) implements KvResult {}
 
+    /** A versioned get: the value (null if absent) and its version, the slot of the key's last write (0 if absent). */
+    record Versioned(byte[] value, long version) implements KvResult {}
+
+    /** One key of a scan. */
+    record Entry(String key, byte[] value, long version) {}
+
+    /** A scan: entries in key order; {@code more} when the range holds more than the reply carries. */
+    record Entries(java.util.List<Entry> entries, boolean more) implements KvResult {
+        public Entries {
+            entries = java.util.List.copyOf(entries);
+        }
+    }
+
     byte TAG_DONE = 1;
     byte TAG_VALUE = 2;
     byte TAG_ABSENT = 3;
     byte TAG_SWAPPED = 4;
     byte TAG_LIST = 5;
     byte TAG_ERROR = 6;
+    byte TAG_VERSIONED = 7;
+    byte TAG_ENTRIES = 8;
 
     default byte[] encode() {
         if (this instanceof Done) {
@@ -43,6 +58,23 @@ public sealed interface KvResult {
             ByteBuffer out = ByteBuffer.allocate(5 + 8 * l.elements().length).put(TAG_LIST).putInt(l.elements().length);
             for (long element : l.elements()) {
                 out.putLong(element);
+            }
+            return out.array();
+        } else if (this instanceof Versioned v) {
+            int length = v.value() == null ? 0 : v.value().length;
+            return ByteBuffer.allocate(1 + 8 + 1 + 4 + length).put(TAG_VERSIONED).putLong(v.version())
+                    .put((byte) (v.value() == null ? 0 : 1)).putInt(length).put(v.value() == null ? new byte[0] : v.value())
+                    .array();
+        } else if (this instanceof Entries es) {
+            int size = 1 + 1 + 4;
+            for (Entry e : es.entries()) {
+                size += 2 + e.key().getBytes(java.nio.charset.StandardCharsets.UTF_8).length + 8 + 4 + e.value().length;
+            }
+            ByteBuffer out = ByteBuffer.allocate(size).put(TAG_ENTRIES).put((byte) (es.more() ? 1 : 0))
+                    .putInt(es.entries().size());
+            for (Entry e : es.entries()) {
+                byte[] key = e.key().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                out.putShort((short) key.length).put(key).putLong(e.version()).putInt(e.value().length).put(e.value());
             }
             return out.array();
         }
@@ -82,6 +114,46 @@ public sealed interface KvResult {
                 yield new ListValue(elements);
             }
             case TAG_ERROR -> new Error(new String(bytes(in), java.nio.charset.StandardCharsets.UTF_8));
+            case TAG_VERSIONED -> {
+                if (in.remaining() < 9) {
+                    throw new IllegalArgumentException("kv result truncated in version");
+                }
+                long version = in.getLong();
+                byte present = in.get();
+                byte[] value = bytes(in);
+                yield new Versioned(present == 1 ? value : null, version);
+            }
+            case TAG_ENTRIES -> {
+                if (in.remaining() < 5) {
+                    throw new IllegalArgumentException("kv result truncated in scan header");
+                }
+                boolean more = in.get() == 1;
+                int count = in.getInt();
+                // Each entry takes at least 2 + 8 + 4 bytes: refuse a count the bytes cannot hold.
+                if (count < 0 || (long) count * 14 > in.remaining()) {
+                    throw new IllegalArgumentException("kv result scan count " + count + " exceeds the "
+                            + in.remaining() + " remaining bytes");
+                }
+                java.util.List<Entry> entries = new java.util.ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    if (in.remaining() < 2) {
+                        throw new IllegalArgumentException("kv result truncated in scan key length");
+                    }
+                    int keyLength = Short.toUnsignedInt(in.getShort());
+                    if (keyLength > in.remaining()) {
+                        throw new IllegalArgumentException("kv result scan key length " + keyLength + " exceeds the "
+                                + in.remaining() + " remaining bytes");
+                    }
+                    byte[] key = new byte[keyLength];
+                    in.get(key);
+                    if (in.remaining() < 8) {
+                        throw new IllegalArgumentException("kv result truncated in scan version");
+                    }
+                    long version = in.getLong();
+                    entries.add(new Entry(new String(key, java.nio.charset.StandardCharsets.UTF_8), bytes(in), version));
+                }
+                yield new Entries(entries, more);
+            }
             default -> throw new IllegalArgumentException("unknown kv result tag " + tag);
         };
         if (in.hasRemaining()) {

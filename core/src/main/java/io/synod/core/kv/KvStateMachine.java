@@ -3,7 +3,9 @@ package io.synod.core.kv;
 import io.synod.core.paxos.StateMachine;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -14,9 +16,12 @@ import java.util.TreeMap;
  * every replica. Iteration order is sorted, so snapshots are byte-identical across replicas.
  */
 public final class KvStateMachine implements StateMachine {
-    private static final int SNAPSHOT_VERSION = 1;
+    /** 2: every value carries its version (the slot of its last write); 1 had none (read as version 0). */
+    private static final int SNAPSHOT_VERSION = 2;
 
     private final TreeMap<String, byte[]> values = new TreeMap<>();
+    /** Per value key: the slot of its last write (the key's version, for compare-and-set by version). */
+    private final TreeMap<String, Long> versions = new TreeMap<>();
     private final TreeMap<String, LongList> lists = new TreeMap<>();
 
     @Override
@@ -27,12 +32,12 @@ public final class KvStateMachine implements StateMachine {
         } catch (IllegalArgumentException e) {
             return new KvResult.Error(e.getMessage()).encode();
         }
-        return execute(command).encode();
+        return execute(slot, command).encode();
     }
 
-    private KvResult execute(KvCommand command) {
+    private KvResult execute(long slot, KvCommand command) {
         String key = command.key();
-        if (command instanceof KvCommand.Get || command instanceof KvCommand.ReadList) {
+        if (command.isReadOnly()) {
             return query(command);
         }
         boolean listOp = command instanceof KvCommand.Append || command instanceof KvCommand.AppendNote;
@@ -43,17 +48,24 @@ public final class KvStateMachine implements StateMachine {
             return new KvResult.Error("key " + key + " holds a list, not a value");
         }
         if (command instanceof KvCommand.Put p) {
-            values.put(key, p.value().clone());
+            write(key, p.value(), slot);
             return new KvResult.Done();
         } else if (command instanceof KvCommand.Delete) {
             values.remove(key);
+            versions.remove(key);
             lists.remove(key);
             return new KvResult.Done();
         } else if (command instanceof KvCommand.CompareAndSet c) {
             if (!KvCommand.sameValue(values.get(key), c.expected())) {
                 return new KvResult.Swapped(false);
             }
-            values.put(key, c.value().clone());
+            write(key, c.value(), slot);
+            return new KvResult.Swapped(true);
+        } else if (command instanceof KvCommand.CasVersion c) {
+            if (versions.getOrDefault(key, 0L) != c.expectedVersion()) {
+                return new KvResult.Swapped(false);
+            }
+            write(key, c.value(), slot);
             return new KvResult.Swapped(true);
         }
         long element = command instanceof KvCommand.AppendNote n ? n.element() : ((KvCommand.Append) command).element();
@@ -61,20 +73,57 @@ public final class KvStateMachine implements StateMachine {
         return new KvResult.Done();
     }
 
+    private void write(String key, byte[] value, long slot) {
+        values.put(key, value.clone());
+        versions.put(key, slot);
+    }
+
     private KvResult query(KvCommand command) {
         String key = command.key();
-        if (command instanceof KvCommand.Get) {
+        if (command instanceof KvCommand.Scan scan) {
+            return scan(scan);
+        }
+        if (command instanceof KvCommand.Get || command instanceof KvCommand.GetVersioned) {
             if (lists.containsKey(key)) {
                 return new KvResult.Error("key " + key + " holds a list, not a value");
             }
             byte[] value = values.get(key);
-            return new KvResult.Value(value == null ? null : value.clone());
+            byte[] copy = value == null ? null : value.clone();
+            return command instanceof KvCommand.Get ? new KvResult.Value(copy)
+                    : new KvResult.Versioned(copy, versions.getOrDefault(key, 0L));
         }
         if (values.containsKey(key)) {
             return new KvResult.Error("key " + key + " holds a value, not a list");
         }
         LongList list = lists.get(key);
         return new KvResult.ListValue(list == null ? new long[0] : list.toArray());
+    }
+
+    /**
+     * The value keys in the scan's range in UTF-8 byte order (the order of the shard map and of the
+     * RocksDB machine; Java's String order differs for characters outside the BMP, so the range is
+     * filtered and sorted by bytes), bounded as {@link KvCommand.Scan} says.
+     */
+    private KvResult scan(KvCommand.Scan scan) {
+        List<String> keys = new ArrayList<>();
+        for (String k : values.keySet()) {
+            if (scan.contains(k.getBytes(StandardCharsets.UTF_8))) {
+                keys.add(k);
+            }
+        }
+        keys.sort((a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
+        List<KvResult.Entry> out = new ArrayList<>();
+        long bytes = 0;
+        for (String k : keys) {
+            byte[] v = values.get(k);
+            long size = k.getBytes(StandardCharsets.UTF_8).length + (long) v.length;
+            if (out.size() == scan.limit() || (!out.isEmpty() && bytes + size > KvCommand.MAX_SCAN_REPLY_BYTES)) {
+                return new KvResult.Entries(out, true);
+            }
+            out.add(new KvResult.Entry(k, v.clone(), versions.getOrDefault(k, 0L)));
+            bytes += size;
+        }
+        return new KvResult.Entries(out, false);
     }
 
     @Override
@@ -109,7 +158,7 @@ public final class KvStateMachine implements StateMachine {
     public byte[] snapshot() {
         int size = 4 + 4 + 4;
         for (Map.Entry<String, byte[]> e : values.entrySet()) {
-            size += 2 + e.getKey().getBytes(StandardCharsets.UTF_8).length + 4 + e.getValue().length;
+            size += 2 + e.getKey().getBytes(StandardCharsets.UTF_8).length + 4 + e.getValue().length + 8;
         }
         for (Map.Entry<String, LongList> e : lists.entrySet()) {
             size += 2 + e.getKey().getBytes(StandardCharsets.UTF_8).length + 4 + 8 * e.getValue().size;
@@ -118,7 +167,7 @@ public final class KvStateMachine implements StateMachine {
         out.putInt(SNAPSHOT_VERSION).putInt(values.size()).putInt(lists.size());
         for (Map.Entry<String, byte[]> e : values.entrySet()) {
             putKey(out, e.getKey());
-            out.putInt(e.getValue().length).put(e.getValue());
+            out.putInt(e.getValue().length).put(e.getValue()).putLong(versions.getOrDefault(e.getKey(), 0L));
         }
         for (Map.Entry<String, LongList> e : lists.entrySet()) {
             putKey(out, e.getKey());
@@ -139,12 +188,13 @@ public final class KvStateMachine implements StateMachine {
     @Override
     public void restore(byte[] snapshot) {
         TreeMap<String, byte[]> newValues = new TreeMap<>();
+        TreeMap<String, Long> newVersions = new TreeMap<>();
         TreeMap<String, LongList> newLists = new TreeMap<>();
         if (snapshot.length > 0) {
             ByteBuffer in = ByteBuffer.wrap(snapshot);
             need(in, 12, "header");
             int version = in.getInt();
-            if (version != SNAPSHOT_VERSION) {
+            if (version != SNAPSHOT_VERSION && version != 1) {
                 throw new IllegalArgumentException("kv snapshot version " + version + " is not supported (expected "
                         + SNAPSHOT_VERSION + ")");
             }
@@ -164,6 +214,14 @@ public final class KvStateMachine implements StateMachine {
                 byte[] value = new byte[length];
                 in.get(value);
                 newValues.put(key, value);
+                if (version >= 2) {
+                    need(in, 8, "value version");
+                    long v = in.getLong();
+                    if (v < 0) {
+                        throw new IllegalArgumentException("kv snapshot value version " + v + " is negative");
+                    }
+                    newVersions.put(key, v);
+                }
             }
             for (int i = 0; i < listCount; i++) {
                 String key = readKey(in);
@@ -185,6 +243,8 @@ public final class KvStateMachine implements StateMachine {
         }
         values.clear();
         values.putAll(newValues);
+        versions.clear();
+        versions.putAll(newVersions);
         lists.clear();
         lists.putAll(newLists);
     }

@@ -34,6 +34,17 @@ public final class ClientServer implements AutoCloseable {
         void onCommand(WireFrame.ClientCommand command, java.util.function.Consumer<WireFrame.ClientResponse> respond);
 
         WireFrame.StatusReport status(long requestId);
+
+        /** Answers a read from this node's local replica of the key's group (consistency STALE). */
+        default void onStaleRead(WireFrame.StaleRead read, java.util.function.Consumer<WireFrame.ClientResponse> respond) {
+            respond.accept(new WireFrame.ClientResponse(read.requestId(), -1, WireFrame.ClientResponse.STATUS_NO_GROUP, 0,
+                    -1, new byte[0]));
+        }
+
+        /** The shard map this node routes by, in {@code ShardMap} encoding (empty if it has none). */
+        default byte[] shardMap() {
+            return new byte[0];
+        }
     }
 
     private final int maxFrameBytes;
@@ -88,18 +99,25 @@ public final class ClientServer implements AutoCloseable {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, WireFrame frame) {
             Channel ch = ctx.channel();
-            if (frame instanceof WireFrame.ClientCommand c) {
+            if (frame instanceof WireFrame.ClientCommand || frame instanceof WireFrame.StaleRead) {
                 if (inFlight.incrementAndGet() >= maxInFlight) {
                     ch.config().setAutoRead(false);
                 }
-                handler.onCommand(c, response -> {
+                java.util.function.Consumer<WireFrame.ClientResponse> respond = response -> {
                     ch.writeAndFlush(response);
                     if (inFlight.decrementAndGet() < maxInFlight && ch.isWritable()) {
                         ch.eventLoop().execute(() -> ch.config().setAutoRead(true));
                     }
-                });
+                };
+                if (frame instanceof WireFrame.ClientCommand c) {
+                    handler.onCommand(c, respond);
+                } else {
+                    handler.onStaleRead((WireFrame.StaleRead) frame, respond);
+                }
             } else if (frame instanceof WireFrame.StatusQuery q) {
                 ch.writeAndFlush(handler.status(q.requestId()));
+            } else if (frame instanceof WireFrame.ShardMapQuery q) {
+                ch.writeAndFlush(new WireFrame.ShardMapReport(q.requestId(), handler.shardMap()));
             } else {
                 LOG.warn("closing client connection from {}: unexpected {}", ch.remoteAddress(),
                         frame.getClass().getSimpleName());

@@ -57,6 +57,8 @@ public final class GroupLoop implements AutoCloseable {
 
     private record ElectionInput(ElectionEvent event) implements Input {}
 
+    private record StaleReadInput(WireFrame.StaleRead read, Responder responder) implements Input {}
+
     private record Wake() implements Input {}
 
     private record Waiter(long requestId, Responder responder, long receivedNanos) {}
@@ -66,6 +68,8 @@ public final class GroupLoop implements AutoCloseable {
     private final ReadyLoop readyLoop;
     private final GroupStorage storage;
     private final AutoCloseable stateMachine;
+    /** Read only by this loop's thread, for STALE reads of local state. */
+    private final io.synod.core.paxos.StateMachine localState;
     private final Consumer<WireFrame.PeerMessage> network;
     private final ElectionService election;
     private final GroupMetrics metrics;
@@ -96,6 +100,7 @@ public final class GroupLoop implements AutoCloseable {
         this.group = group;
         this.storage = storage;
         this.stateMachine = stateMachineResource;
+        this.localState = stateMachine;
         this.network = network;
         this.election = election;
         this.metrics = metrics;
@@ -138,6 +143,15 @@ public final class GroupLoop implements AutoCloseable {
     public void onClientCommand(WireFrame.ClientCommand command, Responder responder) {
         if (state == WireFrame.GroupStatus.FAILED || !inbox.offer(new ClientInput(command, responder, System.nanoTime()))) {
             responder.respond(new WireFrame.ClientResponse(command.requestId(), group,
+                    state == WireFrame.GroupStatus.FAILED ? WireFrame.ClientResponse.STATUS_NO_GROUP
+                            : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
+        }
+    }
+
+    /** A STALE read: answered on this loop's thread from the local state at the applied slot, leader or not. */
+    public void onStaleRead(WireFrame.StaleRead read, Responder responder) {
+        if (state == WireFrame.GroupStatus.FAILED || !inbox.offer(new StaleReadInput(read, responder))) {
+            responder.respond(new WireFrame.ClientResponse(read.requestId(), group,
                     state == WireFrame.GroupStatus.FAILED ? WireFrame.ClientResponse.STATUS_NO_GROUP
                             : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
         }
@@ -213,6 +227,8 @@ public final class GroupLoop implements AutoCloseable {
             }
         } else if (input instanceof ClientInput c) {
             propose(c);
+        } else if (input instanceof StaleReadInput r) {
+            readLocally(r);
         }
     }
 
@@ -251,6 +267,23 @@ public final class GroupLoop implements AutoCloseable {
         }
         LOG.warn("group {}: repairing; leader {} (ballot {}) found, voting again once slot {} is applied", group, m.from(),
                 m.ballot(), repairTarget);
+    }
+
+    private void readLocally(StaleReadInput r) {
+        WireFrame.StaleRead read = r.read();
+        int leader = replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint();
+        try {
+            if (!localState.isReadOnly(read.payload())) {
+                throw new IllegalArgumentException("a STALE read must be a read-only command");
+            }
+            byte[] result = localState.read(read.payload());
+            r.responder().respond(new WireFrame.ClientResponse(read.requestId(), group, ClientReply.Status.OK.ordinal(),
+                    replica.appliedSlot(), leader, result));
+        } catch (IllegalArgumentException e) {
+            r.responder().respond(new WireFrame.ClientResponse(read.requestId(), group,
+                    ClientReply.Status.REJECTED.ordinal(), 0, leader,
+                    String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
+        }
     }
 
     private void propose(ClientInput c) {

@@ -134,6 +134,15 @@ public final class LocalCluster implements AutoCloseable {
         return out;
     }
 
+    /** Every node's client address as {@code host:port,host:port...} (what the SDK and {@code synod kv} take). */
+    public String clientAddressList() throws ConfigException {
+        StringBuilder b = new StringBuilder();
+        for (InetSocketAddress a : clientAddresses().values()) {
+            b.append(b.length() == 0 ? "" : ",").append(a.getHostString()).append(':').append(a.getPort());
+        }
+        return b.toString();
+    }
+
     public SynodClient client(long clientId, int timeoutMillis) throws ConfigException {
         return new SynodClient(clientAddresses(), clientId, timeoutMillis, 16 << 20);
     }

@@ -156,6 +156,16 @@ public final class SynodNode implements AutoCloseable {
             public WireFrame.StatusReport status(long requestId) {
                 return statusReport(requestId);
             }
+
+            @Override
+            public void onStaleRead(WireFrame.StaleRead read, Consumer<WireFrame.ClientResponse> respond) {
+                routeStaleRead(read, respond);
+            }
+
+            @Override
+            public byte[] shardMap() {
+                return shardMap.encode();
+            }
         });
         clientAddress = clients.start(new InetSocketAddress(self.host(), self.clientPort()));
         coordination.membership().register(MemberInfo.of(config.nodeId(), self.host() + ":" + peerAddress.getPort(),
@@ -193,6 +203,24 @@ public final class SynodNode implements AutoCloseable {
             return;
         }
         current[group].onClientCommand(command, respond::accept);
+    }
+
+    /** A STALE read goes to this node's replica of the key's group, leader or not (it reads local state). */
+    private void routeStaleRead(WireFrame.StaleRead read, Consumer<WireFrame.ClientResponse> respond) {
+        int group;
+        try {
+            group = shardMap.groupFor(KvCommand.decode(read.payload()).key().getBytes(StandardCharsets.UTF_8));
+        } catch (RuntimeException e) {
+            group = -1;
+        }
+        GroupLoop[] current = loops;
+        if (group < 0 || group >= current.length) {
+            respond.accept(new WireFrame.ClientResponse(read.requestId(), group, group < 0
+                    ? io.synod.core.paxos.ClientReply.Status.REJECTED.ordinal() : WireFrame.ClientResponse.STATUS_NO_GROUP,
+                    0, -1, (group < 0 ? "malformed read" : "").getBytes(StandardCharsets.UTF_8)));
+            return;
+        }
+        current[group].onStaleRead(read, respond::accept);
     }
 
     public WireFrame.StatusReport statusReport(long requestId) {

@@ -24,7 +24,7 @@ import org.rocksdb.WriteOptions;
  * The key-value state machine of {@code io.synod.core.kv} (same commands, same results, same error
  * strings) kept in RocksDB. Every applied command writes its data change and the applied slot in
  * one {@link WriteBatch}, so the database never shows a change without its slot. Values live under
- * {@code 'v' + key}, lists (of longs) under {@code 'l' + key}, the applied slot under a key outside
+ * {@code 'v' + key} as {@code [version u64][value]} (the version is the slot of the key's last write), lists (of longs) under {@code 'l' + key}, the applied slot under a key outside
  * both ranges. Snapshot bytes are every data pair in key order: identical on every replica that
  * applied the same commands.
  *
@@ -71,7 +71,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             return new KvResult.Error(e.getMessage()).encode();
         }
         try (WriteBatch batch = new WriteBatch()) {
-            KvResult result = execute(command, batch);
+            KvResult result = execute(slot, command, batch);
             batch.put(APPLIED_KEY, ByteBuffer.allocate(8).putLong(slot).array());
             db.write(writeOptions, batch);
             return result.encode();
@@ -88,49 +88,75 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         }
     }
 
-    private KvResult execute(KvCommand command, WriteBatch batch) throws RocksDBException {
+    private KvResult execute(long slot, KvCommand command, WriteBatch batch) throws RocksDBException {
         String key = command.key();
         if (command.isReadOnly()) {
             return query(command);
         }
         byte[] valueKey = key(VALUE, key);
         byte[] listKey = key(LIST, key);
-        boolean listOp = command instanceof KvCommand.Append;
-        if (listOp && get(valueKey) != null) {
+        boolean listOp = command instanceof KvCommand.Append || command instanceof KvCommand.AppendNote;
+        byte[] stored = get(valueKey);
+        if (listOp && stored != null) {
             return new KvResult.Error("key " + key + " holds a value, not a list");
         }
         if (!listOp && !(command instanceof KvCommand.Delete) && get(listKey) != null) {
             return new KvResult.Error("key " + key + " holds a list, not a value");
         }
         if (command instanceof KvCommand.Put p) {
-            batch.put(valueKey, p.value());
+            batch.put(valueKey, stored(slot, p.value()));
             return new KvResult.Done();
         } else if (command instanceof KvCommand.Delete) {
             batch.delete(valueKey);
             batch.delete(listKey);
             return new KvResult.Done();
         } else if (command instanceof KvCommand.CompareAndSet c) {
-            if (!KvCommand.sameValue(get(valueKey), c.expected())) {
+            if (!KvCommand.sameValue(stored == null ? null : valueOf(stored), c.expected())) {
                 return new KvResult.Swapped(false);
             }
-            batch.put(valueKey, c.value());
+            batch.put(valueKey, stored(slot, c.value()));
+            return new KvResult.Swapped(true);
+        } else if (command instanceof KvCommand.CasVersion c) {
+            if ((stored == null ? 0 : versionOf(stored)) != c.expectedVersion()) {
+                return new KvResult.Swapped(false);
+            }
+            batch.put(valueKey, stored(slot, c.value()));
             return new KvResult.Swapped(true);
         }
-        KvCommand.Append a = (KvCommand.Append) command;
+        long element = command instanceof KvCommand.AppendNote n ? n.element() : ((KvCommand.Append) command).element();
         byte[] old = get(listKey);
         byte[] grown = old == null ? new byte[8] : Arrays.copyOf(old, old.length + 8);
-        ByteBuffer.wrap(grown).putLong(grown.length - 8, a.element());
+        ByteBuffer.wrap(grown).putLong(grown.length - 8, element);
         batch.put(listKey, grown);
         return new KvResult.Done();
     }
 
+    /** A stored value: {@code [version u64][value bytes]}, the version being the slot of the key's last write. */
+    private static byte[] stored(long version, byte[] value) {
+        return ByteBuffer.allocate(8 + value.length).putLong(version).put(value).array();
+    }
+
+    private static long versionOf(byte[] stored) {
+        return ByteBuffer.wrap(stored).getLong();
+    }
+
+    private static byte[] valueOf(byte[] stored) {
+        return Arrays.copyOfRange(stored, 8, stored.length);
+    }
+
     private KvResult query(KvCommand command) {
         String key = command.key();
-        if (command instanceof KvCommand.Get) {
+        if (command instanceof KvCommand.Scan scan) {
+            return scan(scan);
+        }
+        if (command instanceof KvCommand.Get || command instanceof KvCommand.GetVersioned) {
             if (get(key(LIST, key)) != null) {
                 return new KvResult.Error("key " + key + " holds a list, not a value");
             }
-            return new KvResult.Value(get(key(VALUE, key)));
+            byte[] stored = get(key(VALUE, key));
+            byte[] value = stored == null ? null : valueOf(stored);
+            return command instanceof KvCommand.Get ? new KvResult.Value(value)
+                    : new KvResult.Versioned(value, stored == null ? 0 : versionOf(stored));
         }
         if (get(key(VALUE, key)) != null) {
             return new KvResult.Error("key " + key + " holds a value, not a list");
@@ -141,6 +167,30 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             elements[i] = ByteBuffer.wrap(list).getLong(i * 8);
         }
         return new KvResult.ListValue(elements);
+    }
+
+    /** Value keys in the scan's range in byte order (RocksDB's bytewise order), bounded as {@link KvCommand.Scan} says. */
+    private KvResult scan(KvCommand.Scan scan) {
+        java.util.List<KvResult.Entry> out = new java.util.ArrayList<>();
+        byte[] end = scan.end().isEmpty() ? null : key(VALUE, scan.end());
+        long bytes = 0;
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seek(key(VALUE, scan.start())); it.isValid(); it.next()) {
+                byte[] k = it.key();
+                if (k.length == 0 || k[0] != VALUE || (end != null && Arrays.compareUnsigned(k, end) >= 0)) {
+                    break;
+                }
+                byte[] stored = it.value();
+                long size = (k.length - 1) + (stored.length - 8L);
+                if (out.size() == scan.limit() || (!out.isEmpty() && bytes + size > KvCommand.MAX_SCAN_REPLY_BYTES)) {
+                    return new KvResult.Entries(out, true);
+                }
+                out.add(new KvResult.Entry(new String(k, 1, k.length - 1, StandardCharsets.UTF_8), valueOf(stored),
+                        versionOf(stored)));
+                bytes += size;
+            }
+        }
+        return new KvResult.Entries(out, false);
     }
 
     /** Command syntax is the in-memory machine's: its stateless checks are used as they are. */

@@ -4,6 +4,8 @@ import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
+import io.synod.core.wire.ClientFrame;
+import io.synod.core.wire.ClientFrameCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,10 +21,7 @@ public final class WireCodec {
 
     private static final int HELLO = 1;
     private static final int PEER = 2;
-    private static final int CLIENT_COMMAND = 3;
-    private static final int CLIENT_RESPONSE = 4;
-    private static final int STATUS_QUERY = 5;
-    private static final int STATUS_REPORT = 6;
+    // Types 3.. are the client protocol's frames, encoded by core's ClientFrameCodec (shared with the SDK).
 
     private static final int PREPARE = 1;
     private static final int PROMISE = 2;
@@ -49,21 +48,12 @@ public final class WireCodec {
         } else if (frame instanceof WireFrame.PeerMessage p) {
             w.u8(PEER).i32(p.group());
             writeMessage(w, p.message());
-        } else if (frame instanceof WireFrame.ClientCommand c) {
-            w.u8(CLIENT_COMMAND).i64(c.requestId()).i64(c.clientId()).i64(c.sequence()).bytes(c.payload());
-        } else if (frame instanceof WireFrame.ClientResponse r) {
-            w.u8(CLIENT_RESPONSE).i64(r.requestId()).i32(r.group()).i32(r.status()).i64(r.slot()).i32(r.leaderHint())
-                    .bytes(r.result());
-        } else if (frame instanceof WireFrame.StatusQuery q) {
-            w.u8(STATUS_QUERY).i64(q.requestId());
-        } else if (frame instanceof WireFrame.StatusReport s) {
-            w.u8(STATUS_REPORT).i64(s.requestId()).i32(s.nodeId()).i32(s.groups().size());
-            for (WireFrame.GroupStatus g : s.groups()) {
-                w.i32(g.group()).i32(g.role()).i64(g.promisedEpoch()).i32(g.leaderHint()).i64(g.commitSlot())
-                        .i64(g.appliedSlot()).i64(g.snapshotSlot()).i32(g.state());
-            }
         } else {
-            throw new IllegalArgumentException("unknown frame " + frame);
+            ClientFrame client = ClientFrames.toClient(frame);
+            if (client == null) {
+                throw new IllegalArgumentException("unknown frame " + frame);
+            }
+            return ClientFrameCodec.encode(client);
         }
         return w.toByteArray();
     }
@@ -75,6 +65,13 @@ public final class WireCodec {
             throw new MalformedInputException("frame version " + version + " is not supported (this build speaks " + VERSION + ")");
         }
         int type = r.u8("frame type") & 0xFF;
+        if (ClientFrameCodec.isClientFrame(type)) {
+            try {
+                return ClientFrames.fromClient(ClientFrameCodec.decode(body));
+            } catch (IllegalArgumentException e) {
+                throw new MalformedInputException(e.getMessage());
+            }
+        }
         WireFrame frame;
         switch (type) {
             case HELLO -> {
@@ -86,22 +83,6 @@ public final class WireCodec {
                 frame = new WireFrame.Hello(node, new String(name, StandardCharsets.UTF_8));
             }
             case PEER -> frame = new WireFrame.PeerMessage(r.i32("group"), readMessage(r));
-            case CLIENT_COMMAND -> frame = new WireFrame.ClientCommand(r.i64("request id"), r.i64("client id"),
-                    r.i64("sequence"), r.bytes("command payload"));
-            case CLIENT_RESPONSE -> frame = new WireFrame.ClientResponse(r.i64("request id"), r.i32("group"),
-                    r.i32("status"), r.i64("slot"), r.i32("leader hint"), r.bytes("result"));
-            case STATUS_QUERY -> frame = new WireFrame.StatusQuery(r.i64("request id"));
-            case STATUS_REPORT -> {
-                long id = r.i64("request id");
-                int node = r.i32("node id");
-                int n = r.count("group status", 48, MAX_ITEMS);
-                List<WireFrame.GroupStatus> groups = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    groups.add(new WireFrame.GroupStatus(r.i32("group"), r.i32("role"), r.i64("epoch"), r.i32("leader"),
-                            r.i64("commit"), r.i64("applied"), r.i64("snapshot"), r.i32("state")));
-                }
-                frame = new WireFrame.StatusReport(id, node, groups);
-            }
             default -> throw new MalformedInputException("unknown frame type " + type);
         }
         r.expectEnd("frame");

@@ -5,7 +5,9 @@ import java.util.List;
 
 /**
  * Everything that travels in one frame on a Synod connection, peer or client. The byte layout is
- * {@link WireCodec}'s; it starts with a version byte so a later format can be told apart.
+ * {@link WireCodec}'s; it starts with a version byte so a later format can be told apart. The client
+ * frames mirror core's {@code io.synod.core.wire.ClientFrame}, whose codec defines their bytes (the
+ * SDK uses it without depending on the server); {@link ClientFrames} converts.
  */
 public sealed interface WireFrame {
     /** First frame on a peer connection: who is calling, for which cluster. */
@@ -38,6 +40,15 @@ public sealed interface WireFrame {
             groups = List.copyOf(groups);
         }
     }
+
+    /** A read answered from the receiving replica's local state at its applied slot (consistency STALE). */
+    record StaleRead(long requestId, byte[] payload) implements WireFrame {}
+
+    /** Asks a server for the shard map it routes by (clients given server addresses instead of ZooKeeper). */
+    record ShardMapQuery(long requestId) implements WireFrame {}
+
+    /** The server's shard map in {@code ShardMap} encoding. */
+    record ShardMapReport(long requestId, byte[] shardMap) implements WireFrame {}
 
     /**
      * @param role      {@code Role} ordinal

@@ -1,0 +1,669 @@
+package io.synod.client;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.synod.coordination.ShardMap;
+import io.synod.core.kv.KvCommand;
+import io.synod.core.paxos.ClientReply;
+import io.synod.core.wire.ClientFrame;
+import io.synod.core.wire.ClientFrameCodec;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The machinery behind {@link SynodClient}: one Netty event loop thread owns every piece of mutable
+ * state (connections, the shard map, the leader of each group, the requests in flight), so nothing
+ * here needs a lock; callers hand work over with {@link EventLoop#execute}. User futures complete on a
+ * small callback pool, never on the event loop, so a callback that blocks cannot stall the client.
+ *
+ * <p><b>At most once with many requests in flight.</b> A replica remembers, per client id, only the
+ * last applied sequence and answers one outstanding command per client id (DESIGN.md, "Client
+ * semantics"). So the client keeps a pool of <em>lanes</em>, each with its own random client id and
+ * sequence counter, and runs at most one command per lane: pipelining is many lanes in flight on one
+ * connection. A retry reuses its lane's (client id, sequence), so the replicas apply it at most once.
+ * A lane whose command timed out with its fate unknown takes a fresh client id, so a late answer to
+ * the abandoned command can never be mistaken for the next one.
+ */
+final class ClientEngine implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClientEngine.class);
+
+    /** A final answer from a replica. */
+    record Reply(int group, long slot, byte[] result, int node) {}
+
+    /** Where the client learns servers and the shard map; pushes what it learns into the engine. */
+    interface Discovery extends AutoCloseable {
+        void start(ClientEngine engine);
+
+        /** Asked when a reply suggests the shard map is outdated. */
+        void refreshShardMap(ClientEngine engine);
+
+        /** Text for error messages: what the client was given to find the cluster. */
+        String describe();
+
+        @Override
+        void close();
+    }
+
+    private static final class Lane {
+        long clientId = newClientId();
+        long sequence;
+    }
+
+    private final class Op {
+        final KvCommand command;
+        final byte[] payload;
+        final byte[] routingKey;
+        final Consistency consistency;
+        final long deadlineNanos;
+        final CompletableFuture<Reply> future = new CompletableFuture<>();
+        Lane lane;
+        long sequence;
+        long requestId;
+        Connection via;
+        int target = -1;
+        int group = -1;
+        int attempts;
+        int redirects;
+        /**
+         * The write may have reached a replica's log: it was in flight when its connection broke or its
+         * timeout fired, or a replica answered UNKNOWN. Then a timeout is an unknown outcome; a write only
+         * ever refused (NOT_LEADER, BUSY, never sent) times out as definitely not applied.
+         */
+        boolean maybeApplied;
+        ScheduledFuture<?> timeout;
+        String lastProblem = "no server answered";
+
+        Op(KvCommand command, byte[] payload, Consistency consistency, long deadlineNanos) {
+            this.command = command;
+            this.payload = payload;
+            this.routingKey = command.key().getBytes(StandardCharsets.UTF_8);
+            this.consistency = consistency;
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        boolean readOnly() {
+            return command.isReadOnly();
+        }
+    }
+
+    private final class Connection {
+        final InetSocketAddress address;
+        Channel channel;
+        boolean active;
+        boolean lost;
+        final ArrayDeque<byte[]> queued = new ArrayDeque<>();
+        final Set<Long> requests = new HashSet<>();
+
+        Connection(InetSocketAddress address) {
+            this.address = address;
+        }
+
+        void send(long requestId, ClientFrame frame) {
+            requests.add(requestId);
+            byte[] body = ClientFrameCodec.encode(frame);
+            if (active) {
+                write(body);
+            } else {
+                queued.add(body);
+            }
+        }
+
+        void write(byte[] body) {
+            ByteBuf buf = channel.alloc().buffer(4 + body.length);
+            buf.writeInt(body.length).writeBytes(body);
+            channel.writeAndFlush(buf, channel.voidPromise());
+        }
+    }
+
+    private final EventLoopGroup group;
+    private final EventLoop loop;
+    private final ExecutorService callbacks;
+    private final Bootstrap bootstrap;
+    private final Discovery discovery;
+    private final int maxFrameBytes;
+    private final int maxCommandBytes;
+    private final int maxInFlight;
+    private final int maxQueued;
+    private final long backoffBaseNanos;
+    private final long backoffMaxNanos;
+
+    // ---- state owned by the event loop --------------------------------------------------------
+    private ShardMap shardMap;
+    private final Map<Integer, InetSocketAddress> nodes = new HashMap<>();
+    private final Map<Integer, Integer> leaders = new HashMap<>();
+    private final Map<InetSocketAddress, Connection> connections = new HashMap<>();
+    private final Map<Long, Op> inFlight = new HashMap<>();
+    private final Map<Long, Consumer<ClientFrame>> control = new HashMap<>();
+    private final ArrayDeque<Lane> freeLanes = new ArrayDeque<>();
+    private final ArrayDeque<Op> waiting = new ArrayDeque<>();
+    private int lanes;
+    private long nextRequestId = 1;
+    private int staleCursor = ThreadLocalRandom.current().nextInt(1 << 16);
+    private volatile boolean closed;
+    private final CompletableFuture<Void> ready = new CompletableFuture<>();
+
+    ClientEngine(Discovery discovery, int maxFrameBytes, int maxCommandBytes, int maxInFlight, int maxQueued,
+            long backoffBaseNanos, long backoffMaxNanos) {
+        this.discovery = discovery;
+        this.maxFrameBytes = maxFrameBytes;
+        this.maxCommandBytes = maxCommandBytes;
+        this.maxInFlight = maxInFlight;
+        this.maxQueued = maxQueued;
+        this.backoffBaseNanos = backoffBaseNanos;
+        this.backoffMaxNanos = backoffMaxNanos;
+        this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("synod-client", true));
+        this.loop = group.next();
+        this.callbacks = Executors.newFixedThreadPool(2, new DefaultThreadFactory("synod-client-callback", true));
+        this.bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 3_000)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new FlushConsolidationHandler(256, true),
+                                new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4), new Inbound());
+                    }
+                });
+    }
+
+    /** Starts discovery and waits until the client knows at least one server and the shard map. */
+    void start(long timeoutMillis) {
+        discovery.start(this);
+        try {
+            ready.get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            close();
+            throw new UnavailableException("cannot reach the Synod cluster at " + discovery.describe() + " within "
+                    + timeoutMillis + " ms (no server answered with its shard map)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            close();
+            throw new UnavailableException("interrupted while connecting to " + discovery.describe());
+        } catch (java.util.concurrent.ExecutionException e) {
+            close();
+            throw new UnavailableException("cannot reach the Synod cluster at " + discovery.describe() + ": "
+                    + e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    int maxCommandBytes() {
+        return maxCommandBytes;
+    }
+
+    // ---- what discovery tells us (any thread) ---------------------------------------------------
+
+    void updateShardMap(ShardMap map) {
+        loop.execute(() -> {
+            if (shardMap == null || map.generation() >= shardMap.generation()) {
+                if (shardMap != null && map.generation() > shardMap.generation()) {
+                    leaders.clear();
+                }
+                shardMap = map;
+            }
+            checkReady();
+        });
+    }
+
+    void updateNodes(Map<Integer, InetSocketAddress> members) {
+        loop.execute(() -> {
+            nodes.clear();
+            nodes.putAll(members);
+            leaders.values().removeIf(n -> !nodes.containsKey(n));
+            checkReady();
+        });
+    }
+
+    void addNode(int nodeId, InetSocketAddress address) {
+        loop.execute(() -> {
+            nodes.put(nodeId, address);
+            checkReady();
+        });
+    }
+
+    void noteLeader(int group, int node) {
+        loop.execute(() -> {
+            if (node >= 0) {
+                leaders.put(group, node);
+            }
+        });
+    }
+
+    void failStart(Throwable cause) {
+        ready.completeExceptionally(cause);
+    }
+
+    private void checkReady() {
+        if (shardMap != null && !nodes.isEmpty() && !ready.isDone()) {
+            ready.complete(null);
+            dispatchWaiting();
+        }
+    }
+
+    /**
+     * Sends a control frame (status or shard map query) to {@code address}; {@code onAnswer} runs on
+     * the event loop with the answer, or with null if the connection fails first.
+     */
+    void query(InetSocketAddress address, java.util.function.LongFunction<ClientFrame> frame, Consumer<ClientFrame> onAnswer) {
+        loop.execute(() -> {
+            if (closed) {
+                return;
+            }
+            long id = nextRequestId++;
+            control.put(id, onAnswer);
+            connection(address).send(id, frame.apply(id));
+        });
+    }
+
+    // ---- requests (any thread) --------------------------------------------------------------------
+
+    CompletableFuture<Reply> submit(KvCommand command, Consistency consistency, long timeoutNanos) {
+        byte[] payload;
+        try {
+            payload = command.encode();
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(new InvalidKeyException(e.getMessage()));
+        }
+        if (payload.length > maxCommandBytes) {
+            return CompletableFuture.failedFuture(new ValueTooLargeException("command of " + payload.length
+                    + " bytes exceeds the limit of " + maxCommandBytes + " bytes"));
+        }
+        if (closed) {
+            return CompletableFuture.failedFuture(new UnavailableException("the client is closed"));
+        }
+        Op op = new Op(command, payload, consistency, System.nanoTime() + timeoutNanos);
+        CompletableFuture<Reply> userFuture = new CompletableFuture<>();
+        op.future.whenComplete((reply, error) -> callbacks.execute(() -> {
+            if (error != null) {
+                userFuture.completeExceptionally(error);
+            } else {
+                userFuture.complete(reply);
+            }
+        }));
+        loop.execute(() -> admit(op, timeoutNanos));
+        return userFuture;
+    }
+
+    private void admit(Op op, long timeoutNanos) {
+        if (closed) {
+            op.future.completeExceptionally(new UnavailableException("the client is closed"));
+            return;
+        }
+        op.timeout = loop.schedule(() -> expire(op), timeoutNanos, TimeUnit.NANOSECONDS);
+        Lane lane = acquireLane();
+        if (lane == null || !ready.isDone()) {
+            if (lane != null) {
+                freeLanes.addFirst(lane);
+            }
+            if (waiting.size() >= maxQueued) {
+                finish(op, null, new SynodException("too many requests waiting (" + maxQueued
+                        + "); the client has " + maxInFlight + " in flight"));
+                return;
+            }
+            waiting.add(op);
+            return;
+        }
+        start(op, lane);
+    }
+
+    private Lane acquireLane() {
+        Lane lane = freeLanes.poll();
+        if (lane == null && lanes < maxInFlight) {
+            lanes++;
+            lane = new Lane();
+        }
+        return lane;
+    }
+
+    private void start(Op op, Lane lane) {
+        op.lane = lane;
+        op.sequence = ++lane.sequence;
+        send(op);
+    }
+
+    private void dispatchWaiting() {
+        while (!waiting.isEmpty() && ready.isDone()) {
+            Lane lane = acquireLane();
+            if (lane == null) {
+                return;
+            }
+            Op op = waiting.poll();
+            if (op.future.isDone()) {
+                freeLanes.addFirst(lane);
+                continue;
+            }
+            start(op, lane);
+        }
+    }
+
+    private void send(Op op) {
+        if (op.future.isDone()) {
+            return;
+        }
+        if (closed) {
+            finish(op, null, new UnavailableException("the client is closed"));
+            return;
+        }
+        op.group = shardMap.groupFor(op.routingKey);
+        int target = pickTarget(op);
+        if (target < 0) {
+            op.lastProblem = "no live server is known";
+            retryLater(op);
+            return;
+        }
+        op.target = target;
+        op.requestId = nextRequestId++;
+        op.via = connection(nodes.get(target));
+        inFlight.put(op.requestId, op);
+        ClientFrame frame = op.consistency == Consistency.STALE && op.readOnly()
+                ? new ClientFrame.StaleRead(op.requestId, op.payload)
+                : new ClientFrame.Command(op.requestId, op.lane.clientId, op.sequence, op.payload);
+        op.via.send(op.requestId, frame);
+    }
+
+    /** The group's leader if known; otherwise (and for STALE reads) the servers in turn. */
+    private int pickTarget(Op op) {
+        if (nodes.isEmpty()) {
+            return -1;
+        }
+        if (op.consistency != Consistency.STALE || !op.readOnly()) {
+            Integer leader = leaders.get(op.group);
+            if (leader != null && nodes.containsKey(leader)) {
+                return leader;
+            }
+        }
+        List<Integer> ids = new ArrayList<>(nodes.keySet());
+        ids.sort(null);
+        int start = op.consistency == Consistency.STALE ? staleCursor++ : op.attempts;
+        return ids.get(Math.floorMod(start + op.attempts, ids.size()));
+    }
+
+    private Connection connection(InetSocketAddress address) {
+        Connection c = connections.get(address);
+        if (c != null) {
+            return c;
+        }
+        Connection conn = new Connection(address);
+        connections.put(address, conn);
+        ChannelFuture f = bootstrap.connect(address);
+        conn.channel = f.channel();
+        conn.channel.attr(CONNECTION).set(conn);
+        f.addListener(done -> {
+            if (!done.isSuccess()) {
+                lost(conn, "cannot connect to " + address + ": " + done.cause().getMessage());
+                return;
+            }
+            conn.active = true;
+            while (!conn.queued.isEmpty()) {
+                conn.write(conn.queued.poll());
+            }
+            conn.channel.closeFuture().addListener(x -> lost(conn, "connection to " + address + " closed"));
+        });
+        return conn;
+    }
+
+    private static final io.netty.util.AttributeKey<Connection> CONNECTION = io.netty.util.AttributeKey.valueOf("synod");
+
+    /** A connection failed: everything sent through it is retried (a write there may have been applied). */
+    private void lost(Connection conn, String why) {
+        if (conn.lost) {
+            return;
+        }
+        conn.lost = true;
+        conn.queued.clear();
+        if (connections.get(conn.address) == conn) {
+            connections.remove(conn.address);
+        }
+        leaders.values().removeIf(n -> conn.address.equals(nodes.get(n)));
+        for (Long id : conn.requests) {
+            Op op = inFlight.remove(id);
+            if (op != null) {
+                op.maybeApplied |= !op.readOnly(); // It may have reached the server before the connection broke.
+                op.lastProblem = why;
+                retryLater(op);
+            }
+            Consumer<ClientFrame> c = control.remove(id);
+            if (c != null) {
+                c.accept(null);
+            }
+        }
+        conn.requests.clear();
+        if (conn.channel != null) {
+            conn.channel.close();
+        }
+    }
+
+    private final class Inbound extends SimpleChannelInboundHandler<ByteBuf> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
+            Connection conn = ctx.channel().attr(CONNECTION).get();
+            byte[] body = new byte[msg.readableBytes()];
+            msg.readBytes(body);
+            ClientFrame frame;
+            try {
+                frame = ClientFrameCodec.decode(body);
+            } catch (IllegalArgumentException e) {
+                LOG.warn("closing connection to {}: malformed frame: {}", conn.address, e.getMessage());
+                lost(conn, "server " + conn.address + " sent a malformed frame: " + e.getMessage());
+                return;
+            }
+            conn.requests.remove(frame.requestId());
+            Consumer<ClientFrame> c = control.remove(frame.requestId());
+            if (c != null) {
+                c.accept(frame);
+                return;
+            }
+            if (frame instanceof ClientFrame.Response r) {
+                onResponse(conn, r);
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            Connection conn = ctx.channel().attr(CONNECTION).get();
+            lost(conn, "connection to " + conn.address + " failed: " + cause.getMessage());
+        }
+    }
+
+    private void onResponse(Connection conn, ClientFrame.Response r) {
+        Op op = inFlight.remove(r.requestId());
+        if (op == null || op.future.isDone()) {
+            return; // Late answer to a request that timed out or was already retried elsewhere.
+        }
+        if (r.group() >= 0 && r.group() != op.group) {
+            discovery.refreshShardMap(this); // The server routes the key elsewhere: our map is old.
+        }
+        ClientReply.Status status = r.status() >= 0 && r.status() < ClientReply.Status.values().length
+                ? ClientReply.Status.values()[r.status()] : null;
+        if (status == ClientReply.Status.OK) {
+            if (op.consistency != Consistency.STALE || !op.readOnly()) {
+                leaders.put(op.group, op.target);
+            }
+            finish(op, new Reply(r.group(), r.slot(), r.result(), op.target), null);
+            return;
+        }
+        if (status == ClientReply.Status.REJECTED) {
+            String message = new String(r.result(), StandardCharsets.UTF_8);
+            finish(op, null, message.contains("exceeds the limit") ? new ValueTooLargeException(message)
+                    : new BadRequestException(message));
+            return;
+        }
+        if (status == ClientReply.Status.STALE_SEQUENCE) {
+            // A later command of this lane was applied: impossible while the lane runs one command at a time,
+            // unless the replicas evicted this lane's session. The fate of this one cannot be known.
+            op.lane.clientId = newClientId();
+            finish(op, null, new OutcomeUnknownException("the servers no longer know the outcome of this write"));
+            return;
+        }
+        op.lastProblem = status == null ? "server " + op.target + " hosts no serving replica of group " + op.group
+                : "server " + op.target + " answered " + status;
+        if (status == ClientReply.Status.UNKNOWN) {
+            op.maybeApplied |= !op.readOnly(); // It reached a leader's log, which lost leadership before the commit.
+        }
+        if (status == ClientReply.Status.NOT_LEADER || status == ClientReply.Status.UNKNOWN || status == null) {
+            Integer known = leaders.get(op.group);
+            if (r.leaderHint() >= 0 && r.leaderHint() != op.target && nodes.containsKey(r.leaderHint())) {
+                leaders.put(op.group, r.leaderHint());
+                if (status == ClientReply.Status.NOT_LEADER && op.redirects++ < nodes.size()) {
+                    send(op); // Follow the hint at once; nothing was logged at the old target.
+                    return;
+                }
+            } else if (known != null && known == op.target) {
+                leaders.remove(op.group);
+            }
+        }
+        retryLater(op); // UNKNOWN, BUSY, no group, or a hint we already followed: back off.
+    }
+
+    private void retryLater(Op op) {
+        if (op.future.isDone()) {
+            return;
+        }
+        op.attempts++;
+        op.redirects = 0;
+        long delay = Math.min(backoffMaxNanos, backoffBaseNanos << Math.min(op.attempts - 1, 16));
+        delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
+        if (System.nanoTime() + delay - op.deadlineNanos >= 0) {
+            return; // The timeout fires first and says what happened.
+        }
+        loop.schedule(() -> send(op), delay, TimeUnit.NANOSECONDS);
+    }
+
+    private void expire(Op op) {
+        if (op.future.isDone()) {
+            return;
+        }
+        boolean unanswered = inFlight.remove(op.requestId) != null;
+        op.maybeApplied |= unanswered && !op.readOnly();
+        waiting.remove(op);
+        String what = describe(op.command);
+        if (op.maybeApplied) {
+            if (op.lane != null) {
+                op.lane.clientId = newClientId(); // Never let a late answer to this one pass for the next.
+                op.lane.sequence = 0;
+            }
+            finish(op, null, new OutcomeUnknownException(what + ": no answer before the timeout; it may or may not have"
+                    + " been applied (last: " + op.lastProblem + ")"));
+        } else {
+            if (op.lane != null) {
+                op.lane.clientId = newClientId();
+                op.lane.sequence = 0;
+            }
+            finish(op, null, new SynodTimeoutException(what + ": no answer before the timeout (last: "
+                    + op.lastProblem + ")"));
+        }
+    }
+
+    private static String describe(KvCommand c) {
+        return c.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT) + " of key '" + c.key() + "'";
+    }
+
+    private void finish(Op op, Reply reply, SynodException error) {
+        if (op.timeout != null) {
+            op.timeout.cancel(false);
+        }
+        if (op.requestId != 0) {
+            inFlight.remove(op.requestId);
+        }
+        if (op.lane != null) {
+            freeLanes.addFirst(op.lane);
+            op.lane = null;
+        }
+        if (error != null) {
+            op.future.completeExceptionally(error);
+        } else {
+            op.future.complete(reply);
+        }
+        dispatchWaiting();
+    }
+
+    private static long newClientId() {
+        return ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    }
+
+    // ---- observation (tests) ----------------------------------------------------------------------
+
+    /** Runs {@code task} on the event loop and waits for it (tests and status). */
+    <T> T onLoop(java.util.function.Supplier<T> task) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        loop.execute(() -> f.complete(task.get()));
+        return f.join();
+    }
+
+    ShardMap shardMap() {
+        return onLoop(() -> shardMap);
+    }
+
+    Map<Integer, InetSocketAddress> nodes() {
+        return onLoop(() -> Map.copyOf(nodes));
+    }
+
+    int lanesCreated() {
+        return onLoop(() -> lanes);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            loop.execute(() -> {
+                UnavailableException e = new UnavailableException("the client is closed");
+                for (Op op : new ArrayList<>(inFlight.values())) {
+                    finish(op, null, e);
+                }
+                for (Op op : new ArrayList<>(waiting)) {
+                    finish(op, null, e);
+                }
+                waiting.clear();
+                for (Connection c : new ArrayList<>(connections.values())) {
+                    c.lost = true;
+                    c.channel.close();
+                }
+                connections.clear();
+                done.complete(null);
+            });
+            done.get(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.debug("closing the client: {}", e.toString());
+        }
+        try {
+            discovery.close();
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            callbacks.shutdown();
+        }
+    }
+}

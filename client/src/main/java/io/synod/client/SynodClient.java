@@ -1,0 +1,450 @@
+package io.synod.client;
+
+import io.synod.coordination.ShardMap;
+import io.synod.core.kv.KvCommand;
+import io.synod.core.kv.KvResult;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * The Synod Java client: an asynchronous key-value API ({@link CompletableFuture}s) over the client
+ * protocol, with a blocking facade ({@link #blocking()}).
+ *
+ * <pre>{@code
+ * try (SynodClient client = SynodClient.builder().zookeeper("127.0.0.1:2181").cluster("prod").build()) {
+ *     long version = client.put("user/42", "alice").join().slot();
+ *     GetResult r = client.get("user/42").join();              // linearizable by default
+ *     client.compareAndSetVersion("user/42", version, "bob".getBytes(UTF_8)).join();
+ * }
+ * }</pre>
+ *
+ * <ul>
+ *   <li><b>Routing.</b> Each key belongs to the group owning its range in the shard map (read from
+ *       ZooKeeper and watched, or asked from a server); the command goes to that group's leader,
+ *       learned from replies and followed through the servers' leader hints.</li>
+ *   <li><b>Retries.</b> Not-leader answers, busy servers, broken connections and leader changes are
+ *       retried with exponential backoff until the call's timeout, with the same (client id, sequence),
+ *       so a retried write is applied at most once. A write whose fate is unknown at the timeout fails
+ *       with {@link OutcomeUnknownException}; a read, or a write that never reached a server, with
+ *       {@link SynodTimeoutException}.</li>
+ *   <li><b>Pipelining.</b> Up to {@link Builder#maxInFlight} requests are in flight at once over one
+ *       connection per server; more wait in a bounded queue ({@link Builder#maxQueued}).</li>
+ *   <li><b>Consistency.</b> Reads take a {@link Consistency}; every result carries the log slot it
+ *       reflects.</li>
+ * </ul>
+ *
+ * Thread-safe. Futures complete on the client's callback threads. {@link #withTimeout} gives a view
+ * with another per-call timeout sharing the same connections; closing any view closes the client.
+ */
+public final class SynodClient implements AutoCloseable {
+    private final ClientEngine engine;
+    private final long timeoutNanos;
+    private final Consistency defaultConsistency;
+
+    private SynodClient(ClientEngine engine, long timeoutNanos, Consistency defaultConsistency) {
+        this.engine = engine;
+        this.timeoutNanos = timeoutNanos;
+        this.defaultConsistency = defaultConsistency;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * A client from one connect string: {@code zk://host:port[,host:port...]} (ZooKeeper; the one Synod
+     * cluster in it, or {@code zk://hosts/cluster-name}) or {@code host:port[,host:port...]} (Synod
+     * servers' client addresses).
+     */
+    public static SynodClient connect(String connect) {
+        return builder().connect(connect).build();
+    }
+
+    /** A view of this client whose calls time out after {@code timeout} (same connections). */
+    public SynodClient withTimeout(Duration timeout) {
+        return new SynodClient(engine, positive(timeout), defaultConsistency);
+    }
+
+    /** A view of this client whose reads use {@code consistency} unless told otherwise. */
+    public SynodClient withConsistency(Consistency consistency) {
+        return new SynodClient(engine, timeoutNanos, Objects.requireNonNull(consistency));
+    }
+
+    /** The same client with blocking calls. */
+    public BlockingSynodClient blocking() {
+        return new BlockingSynodClient(this);
+    }
+
+    // ---- reads -------------------------------------------------------------------------------------
+
+    public CompletableFuture<GetResult> get(String key) {
+        return get(key, defaultConsistency);
+    }
+
+    public CompletableFuture<GetResult> get(String key, Consistency consistency) {
+        return call(() -> new KvCommand.GetVersioned(checkKey(key)), consistency, reply -> {
+            KvResult.Versioned v = expect(reply, KvResult.Versioned.class);
+            return new GetResult(key, v.value(), v.version(), reply.slot());
+        });
+    }
+
+    /** The list of elements {@link #append}ed to {@code key}, in order (empty if none). */
+    public CompletableFuture<ListResult> readList(String key) {
+        return readList(key, defaultConsistency);
+    }
+
+    public CompletableFuture<ListResult> readList(String key, Consistency consistency) {
+        return call(() -> new KvCommand.ReadList(checkKey(key)), consistency, reply ->
+                new ListResult(key, expect(reply, KvResult.ListValue.class).elements(), reply.slot()));
+    }
+
+    /**
+     * Up to {@code limit} value keys in {@code [start, end)} ({@code end} empty: to the end of the key
+     * space), in the byte order of their UTF-8 encodings, across every group the range covers (one
+     * group after another, in key order). List keys are not returned.
+     */
+    public CompletableFuture<ScanResult> scan(String start, String end, int limit) {
+        return scan(start, end, limit, defaultConsistency);
+    }
+
+    public CompletableFuture<ScanResult> scan(String start, String end, int limit, Consistency consistency) {
+        Objects.requireNonNull(start, "start");
+        Objects.requireNonNull(end, "end");
+        if (limit < 1) {
+            return CompletableFuture.failedFuture(new BadRequestException("scan limit must be >= 1, got " + limit));
+        }
+        List<KeyValue> out = new ArrayList<>();
+        return scanFrom(start, end, limit, consistency, out);
+    }
+
+    private CompletableFuture<ScanResult> scanFrom(String start, String end, int limit, Consistency consistency,
+            List<KeyValue> out) {
+        byte[] from = start.getBytes(StandardCharsets.UTF_8);
+        byte[] to = end.getBytes(StandardCharsets.UTF_8);
+        if (!end.isEmpty() && Arrays.compareUnsigned(from, to) >= 0) {
+            return CompletableFuture.completedFuture(new ScanResult(out, false));
+        }
+        // The group owning `start` holds keys up to the next range start: scan there, then go on from it.
+        String shardEnd = nextRangeStart(engine.shardMap(), from);
+        String pageEnd = shardEnd == null ? end
+                : end.isEmpty() || Arrays.compareUnsigned(shardEnd.getBytes(StandardCharsets.UTF_8), to) < 0 ? shardEnd : end;
+        int want = Math.min(limit - out.size(), KvCommand.MAX_SCAN_LIMIT);
+        KvCommand.Scan page;
+        try {
+            page = new KvCommand.Scan(start, pageEnd, want);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(new BadRequestException(e.getMessage()));
+        }
+        return engine.submit(page, consistency, timeoutNanos).thenCompose(reply -> {
+            KvResult.Entries entries = expect(reply, KvResult.Entries.class);
+            for (KvResult.Entry e : entries.entries()) {
+                out.add(new KeyValue(e.key(), e.value(), e.version(), reply.slot()));
+            }
+            if (entries.more()) {
+                if (out.size() >= limit) {
+                    return CompletableFuture.completedFuture(new ScanResult(out, true));
+                }
+                String last = out.get(out.size() - 1).key();
+                return scanFrom(last + '\0', end, limit, consistency, out); // The smallest key after `last`.
+            }
+            if (pageEnd.equals(end)) {
+                return CompletableFuture.completedFuture(new ScanResult(out, false));
+            }
+            if (out.size() >= limit) {
+                return scanFrom(pageEnd, end, 1, consistency, new ArrayList<>()).thenApply(rest ->
+                        new ScanResult(out, !rest.entries().isEmpty()));
+            }
+            return scanFrom(pageEnd, end, limit, consistency, out);
+        });
+    }
+
+    /** The start of the first range after the one holding {@code key}, as a string, or null if that range is last. */
+    private static String nextRangeStart(ShardMap map, byte[] key) {
+        for (ShardMap.Range r : map.ranges()) {
+            byte[] s = r.startInclusive();
+            if (Arrays.compareUnsigned(s, key) > 0) {
+                return new String(s, StandardCharsets.UTF_8);
+            }
+        }
+        return null;
+    }
+
+    // ---- writes ------------------------------------------------------------------------------------
+
+    public CompletableFuture<WriteResult> put(String key, byte[] value) {
+        Objects.requireNonNull(value, "value");
+        return call(() -> new KvCommand.Put(checkKey(key), value.clone()), Consistency.LOG, reply -> {
+            expect(reply, KvResult.Done.class);
+            return new WriteResult(reply.slot());
+        });
+    }
+
+    public CompletableFuture<WriteResult> put(String key, String value) {
+        return put(key, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public CompletableFuture<WriteResult> delete(String key) {
+        return call(() -> new KvCommand.Delete(checkKey(key)), Consistency.LOG, reply -> {
+            expect(reply, KvResult.Done.class);
+            return new WriteResult(reply.slot());
+        });
+    }
+
+    /** Sets {@code value} if the key's current value equals {@code expected} (null: the key must be absent). */
+    public CompletableFuture<CasResult> compareAndSet(String key, byte[] expected, byte[] value) {
+        Objects.requireNonNull(value, "value");
+        return call(() -> new KvCommand.CompareAndSet(checkKey(key), expected == null ? null : expected.clone(), value.clone()),
+                Consistency.LOG, reply -> new CasResult(expect(reply, KvResult.Swapped.class).swapped(), reply.slot()));
+    }
+
+    public CompletableFuture<CasResult> compareAndSet(String key, String expected, String value) {
+        return compareAndSet(key, expected == null ? null : expected.getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Sets {@code value} if the key's version (the slot of its last write, as {@link GetResult#version()}
+     * and {@link WriteResult#slot()} report it) equals {@code expectedVersion}; 0 means "absent".
+     */
+    public CompletableFuture<CasResult> compareAndSetVersion(String key, long expectedVersion, byte[] value) {
+        Objects.requireNonNull(value, "value");
+        if (expectedVersion < 0) {
+            return CompletableFuture.failedFuture(new BadRequestException("expected version must be >= 0"));
+        }
+        return call(() -> new KvCommand.CasVersion(checkKey(key), expectedVersion, value.clone()), Consistency.LOG,
+                reply -> new CasResult(expect(reply, KvResult.Swapped.class).swapped(), reply.slot()));
+    }
+
+    /** Appends {@code element} to the list at {@code key} (the list-append model of the checker workloads). */
+    public CompletableFuture<WriteResult> append(String key, long element) {
+        return call(() -> new KvCommand.Append(checkKey(key), element), Consistency.LOG, reply -> {
+            expect(reply, KvResult.Done.class);
+            return new WriteResult(reply.slot());
+        });
+    }
+
+    // ---- plumbing ----------------------------------------------------------------------------------
+
+    private <T> CompletableFuture<T> call(java.util.function.Supplier<KvCommand> command, Consistency consistency,
+            Function<ClientEngine.Reply, T> decode) {
+        Objects.requireNonNull(consistency, "consistency");
+        KvCommand c;
+        try {
+            c = command.get();
+        } catch (SynodException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return engine.submit(c, consistency, timeoutNanos).thenApply(decode);
+    }
+
+    private static <T extends KvResult> T expect(ClientEngine.Reply reply, Class<T> type) {
+        KvResult result;
+        try {
+            result = KvResult.decode(reply.result());
+        } catch (IllegalArgumentException e) {
+            throw new SynodException("server " + reply.node() + " sent an undecodable result: " + e.getMessage());
+        }
+        if (result instanceof KvResult.Error error) {
+            throw new BadRequestException(error.message());
+        }
+        if (!type.isInstance(result)) {
+            throw new SynodException("server " + reply.node() + " answered with " + result.getClass().getSimpleName()
+                    + ", expected " + type.getSimpleName());
+        }
+        return type.cast(result);
+    }
+
+    private static String checkKey(String key) {
+        if (key == null) {
+            throw new InvalidKeyException("key must not be null");
+        }
+        int bytes = key.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes == 0 || bytes > KvCommand.MAX_KEY_BYTES) {
+            throw new InvalidKeyException("key must be 1.." + KvCommand.MAX_KEY_BYTES + " UTF-8 bytes, got " + bytes);
+        }
+        return key;
+    }
+
+    private static long positive(Duration d) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException("timeout must be > 0, got " + d);
+        }
+        return d.toNanos();
+    }
+
+    /** The shard map the client routes by (as last learned). */
+    public ShardMap shardMap() {
+        return engine.shardMap();
+    }
+
+    /** The servers the client knows: node id to client address. */
+    public Map<Integer, InetSocketAddress> servers() {
+        return engine.nodes();
+    }
+
+    int lanesCreated() {
+        return engine.lanesCreated();
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    /** Builds a {@link SynodClient}. */
+    public static final class Builder {
+        private String zookeeper;
+        private String cluster;
+        private List<InetSocketAddress> servers;
+        private Duration timeout = Duration.ofSeconds(10);
+        private Duration connectTimeout = Duration.ofSeconds(10);
+        private Consistency consistency = Consistency.LINEARIZABLE;
+        private int maxInFlight = 1024;
+        private int maxQueued = 100_000;
+        private int maxFrameBytes = 16 * 1024 * 1024;
+        private int maxCommandBytes = 1 << 20;
+        private Duration backoffBase = Duration.ofMillis(10);
+        private Duration backoffMax = Duration.ofMillis(500);
+
+        private Builder() {}
+
+        /** Find the cluster through ZooKeeper ({@code host:port[,host:port...]}). */
+        public Builder zookeeper(String connectString) {
+            this.zookeeper = connectString;
+            return this;
+        }
+
+        /** The Synod cluster name in ZooKeeper (default: the only cluster there). */
+        public Builder cluster(String name) {
+            this.cluster = name;
+            return this;
+        }
+
+        /** Find the cluster through these servers' client addresses. */
+        public Builder servers(List<InetSocketAddress> addresses) {
+            this.servers = List.copyOf(addresses);
+            return this;
+        }
+
+        /** Parses {@code host:port[,host:port...]} as Synod servers' client addresses. */
+        public Builder servers(String hostPorts) {
+            return servers(parseHostPorts(hostPorts));
+        }
+
+        /** {@code zk://hosts[/cluster]} for ZooKeeper, otherwise Synod servers (see {@link SynodClient#connect}). */
+        public Builder connect(String connect) {
+            Objects.requireNonNull(connect, "connect");
+            if (connect.startsWith("zk://")) {
+                String rest = connect.substring("zk://".length());
+                int slash = rest.indexOf('/');
+                if (slash >= 0) {
+                    cluster(rest.substring(slash + 1));
+                    rest = rest.substring(0, slash);
+                }
+                return zookeeper(rest);
+            }
+            return servers(connect);
+        }
+
+        /** Per-call timeout (default 10 s), including every retry. */
+        public Builder timeout(Duration timeout) {
+            positive(timeout);
+            this.timeout = timeout;
+            return this;
+        }
+
+        /** How long {@link #build} waits to reach the cluster (default 10 s). */
+        public Builder connectTimeout(Duration timeout) {
+            positive(timeout);
+            this.connectTimeout = timeout;
+            return this;
+        }
+
+        /** The consistency of reads that do not name one (default {@link Consistency#LINEARIZABLE}). */
+        public Builder consistency(Consistency consistency) {
+            this.consistency = Objects.requireNonNull(consistency);
+            return this;
+        }
+
+        /** Requests in flight at once (default 1024, the server's per-connection window). */
+        public Builder maxInFlight(int n) {
+            if (n < 1 || n > 65_536) {
+                throw new IllegalArgumentException("max in flight must be 1..65536, got " + n);
+            }
+            this.maxInFlight = n;
+            return this;
+        }
+
+        /** Requests waiting for a free in-flight slot before calls fail fast (default 100 000). */
+        public Builder maxQueued(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("max queued must be >= 0, got " + n);
+            }
+            this.maxQueued = n;
+            return this;
+        }
+
+        /** Largest command the client sends (default 1 MiB, the servers' default limit). */
+        public Builder maxCommandBytes(int n) {
+            if (n < 16) {
+                throw new IllegalArgumentException("max command bytes must be >= 16, got " + n);
+            }
+            this.maxCommandBytes = n;
+            return this;
+        }
+
+        /** Retry backoff: first delay and cap (defaults 10 ms and 500 ms; each delay is jittered down by up to half). */
+        public Builder backoff(Duration base, Duration max) {
+            positive(base);
+            positive(max);
+            this.backoffBase = base;
+            this.backoffMax = max;
+            return this;
+        }
+
+        /**
+         * Connects: waits until a server (or ZooKeeper) has told the client the servers and the shard map.
+         *
+         * @throws UnavailableException if the cluster cannot be reached within the connect timeout
+         * @throws IllegalArgumentException if neither ZooKeeper nor servers were given, or both
+         */
+        public SynodClient build() {
+            if ((zookeeper == null) == (servers == null)) {
+                throw new IllegalArgumentException("give either zookeeper(...) or servers(...)");
+            }
+            ClientEngine.Discovery discovery = zookeeper != null
+                    ? new ZooKeeperDiscovery(zookeeper, cluster, connectTimeout)
+                    : new StaticDiscovery(servers);
+            ClientEngine engine = new ClientEngine(discovery, maxFrameBytes, maxCommandBytes, maxInFlight, maxQueued,
+                    backoffBase.toNanos(), backoffMax.toNanos());
+            engine.start(connectTimeout.toMillis());
+            return new SynodClient(engine, timeout.toNanos(), consistency);
+        }
+
+        static List<InetSocketAddress> parseHostPorts(String hostPorts) {
+            if (hostPorts == null || hostPorts.isBlank()) {
+                throw new IllegalArgumentException("no server addresses given");
+            }
+            List<InetSocketAddress> out = new ArrayList<>();
+            for (String part : hostPorts.split(",", -1)) {
+                String p = part.trim();
+                int colon = p.lastIndexOf(':');
+                String port = colon < 0 ? "" : p.substring(colon + 1);
+                if (colon <= 0 || port.isEmpty() || port.length() > 5 || !port.chars().allMatch(Character::isDigit)
+                        || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
+                    throw new IllegalArgumentException("'" + p + "' is not host:port (port 1..65535)");
+                }
+                out.add(new InetSocketAddress(p.substring(0, colon), Integer.parseInt(port)));
+            }
+            return out;
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.synod.core.wire;
+
+import java.util.List;
+
+/**
+ * The frames of the client protocol (docs/server.md, "Wire protocol"): what a client and a server
+ * say to each other. They live in core so the server and the client SDK share one definition and one
+ * byte format ({@link ClientFrameCodec}) without the SDK depending on the server.
+ */
+public sealed interface ClientFrame {
+    /** Status of a {@link Response} when the server hosts no serving group for the key. */
+    int STATUS_NO_GROUP = 100;
+
+    long requestId();
+
+    /**
+     * A command (a {@code KvCommand} payload), routed by the server to the group owning its key and
+     * sequenced through that group's log; (clientId, sequence) make retries apply at most once.
+     */
+    record Command(long requestId, long clientId, long sequence, byte[] payload) implements ClientFrame {}
+
+    /**
+     * The answer to a {@link Command} or {@link StaleRead}: {@code status} is a
+     * {@code ClientReply.Status} ordinal or {@link #STATUS_NO_GROUP}; {@code slot} the log slot the
+     * result reflects; {@code leaderHint} the node the server believes leads the group (-1 unknown).
+     */
+    record Response(long requestId, int group, int status, long slot, int leaderHint, byte[] result)
+            implements ClientFrame {}
+
+    /** Asks a server for its groups' state. */
+    record StatusQuery(long requestId) implements ClientFrame {}
+
+    /** One server's view of its groups. */
+    record StatusReport(long requestId, int nodeId, List<GroupStatus> groups) implements ClientFrame {
+        public StatusReport {
+            groups = List.copyOf(groups);
+        }
+    }
+
+    /**
+     * @param role  {@code Role} ordinal (0 follower, 1 candidate, 2 leader)
+     * @param state 0 serving, 1 repairing, 2 failed
+     */
+    record GroupStatus(int group, int role, long promisedEpoch, int leaderHint, long commitSlot, long appliedSlot,
+            long snapshotSlot, int state) {}
+
+    /**
+     * A read-only command answered from the receiving replica's local state, leader or not, at its
+     * applied slot (consistency STALE: possibly old). Answered with a {@link Response}.
+     */
+    record StaleRead(long requestId, byte[] payload) implements ClientFrame {}
+
+    /** Asks a server for the shard map it routes by. */
+    record ShardMapQuery(long requestId) implements ClientFrame {}
+
+    /** The server's shard map, in the coordination module's {@code ShardMap} encoding. */
+    record ShardMapReport(long requestId, byte[] shardMap) implements ClientFrame {}
+}

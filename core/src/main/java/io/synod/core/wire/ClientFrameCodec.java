@@ -1,0 +1,143 @@
+package io.synod.core.wire;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The byte format of {@link ClientFrame}s (big-endian), shared by the server and the client SDK. A
+ * frame body is {@code [version u8 = 1][type u8][fields]}, the same envelope as the server's peer
+ * frames (which use types 1 and 2); the {@code [length u32]} prefix around a body belongs to the
+ * transport. Decoding checks every length and count against the bytes present before allocating and
+ * fails with {@link IllegalArgumentException} naming the field.
+ */
+public final class ClientFrameCodec {
+    public static final int VERSION = 1;
+
+    public static final int COMMAND = 3;
+    public static final int RESPONSE = 4;
+    public static final int STATUS_QUERY = 5;
+    public static final int STATUS_REPORT = 6;
+    public static final int STALE_READ = 7;
+    public static final int SHARD_MAP_QUERY = 8;
+    public static final int SHARD_MAP_REPORT = 9;
+
+    private static final int GROUP_STATUS_BYTES = 4 + 4 + 8 + 4 + 8 + 8 + 8 + 4;
+    private static final int MAX_GROUPS = 1 << 16;
+
+    private ClientFrameCodec() {}
+
+    /** Whether a body of frame type {@code type} is a client frame this codec reads. */
+    public static boolean isClientFrame(int type) {
+        return type >= COMMAND && type <= SHARD_MAP_REPORT;
+    }
+
+    public static byte[] encode(ClientFrame frame) {
+        ByteBuffer out;
+        if (frame instanceof ClientFrame.Command c) {
+            out = start(COMMAND, 8 + 8 + 8 + 4 + c.payload().length).putLong(c.requestId()).putLong(c.clientId())
+                    .putLong(c.sequence());
+            bytes(out, c.payload());
+        } else if (frame instanceof ClientFrame.Response r) {
+            out = start(RESPONSE, 8 + 4 + 4 + 8 + 4 + 4 + r.result().length).putLong(r.requestId()).putInt(r.group())
+                    .putInt(r.status()).putLong(r.slot()).putInt(r.leaderHint());
+            bytes(out, r.result());
+        } else if (frame instanceof ClientFrame.StatusQuery q) {
+            out = start(STATUS_QUERY, 8).putLong(q.requestId());
+        } else if (frame instanceof ClientFrame.StatusReport s) {
+            out = start(STATUS_REPORT, 8 + 4 + 4 + GROUP_STATUS_BYTES * s.groups().size()).putLong(s.requestId())
+                    .putInt(s.nodeId()).putInt(s.groups().size());
+            for (ClientFrame.GroupStatus g : s.groups()) {
+                out.putInt(g.group()).putInt(g.role()).putLong(g.promisedEpoch()).putInt(g.leaderHint())
+                        .putLong(g.commitSlot()).putLong(g.appliedSlot()).putLong(g.snapshotSlot()).putInt(g.state());
+            }
+        } else if (frame instanceof ClientFrame.StaleRead r) {
+            out = start(STALE_READ, 8 + 4 + r.payload().length).putLong(r.requestId());
+            bytes(out, r.payload());
+        } else if (frame instanceof ClientFrame.ShardMapQuery q) {
+            out = start(SHARD_MAP_QUERY, 8).putLong(q.requestId());
+        } else {
+            ClientFrame.ShardMapReport m = (ClientFrame.ShardMapReport) frame;
+            out = start(SHARD_MAP_REPORT, 8 + 4 + m.shardMap().length).putLong(m.requestId());
+            bytes(out, m.shardMap());
+        }
+        return out.array();
+    }
+
+    private static ByteBuffer start(int type, int fieldBytes) {
+        return ByteBuffer.allocate(2 + fieldBytes).put((byte) VERSION).put((byte) type);
+    }
+
+    private static void bytes(ByteBuffer out, byte[] b) {
+        out.putInt(b.length).put(b);
+    }
+
+    /** Decodes a whole frame body; throws {@link IllegalArgumentException} naming what is wrong. */
+    public static ClientFrame decode(byte[] body) {
+        ByteBuffer in = ByteBuffer.wrap(body);
+        need(in, 2, "frame header");
+        int version = in.get() & 0xFF;
+        if (version != VERSION) {
+            throw new IllegalArgumentException("frame version " + version + " is not supported (this build speaks "
+                    + VERSION + ")");
+        }
+        int type = in.get() & 0xFF;
+        ClientFrame frame = switch (type) {
+            case COMMAND -> new ClientFrame.Command(i64(in, "request id"), i64(in, "client id"), i64(in, "sequence"),
+                    bytes(in, "command payload"));
+            case RESPONSE -> new ClientFrame.Response(i64(in, "request id"), i32(in, "group"), i32(in, "status"),
+                    i64(in, "slot"), i32(in, "leader hint"), bytes(in, "result"));
+            case STATUS_QUERY -> new ClientFrame.StatusQuery(i64(in, "request id"));
+            case STATUS_REPORT -> {
+                long id = i64(in, "request id");
+                int node = i32(in, "node id");
+                int n = i32(in, "group status count");
+                if (n < 0 || n > MAX_GROUPS || (long) n * GROUP_STATUS_BYTES > in.remaining()) {
+                    throw new IllegalArgumentException("group status count " + n + " cannot fit in the "
+                            + in.remaining() + " bytes left");
+                }
+                List<ClientFrame.GroupStatus> groups = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    groups.add(new ClientFrame.GroupStatus(in.getInt(), in.getInt(), in.getLong(), in.getInt(),
+                            in.getLong(), in.getLong(), in.getLong(), in.getInt()));
+                }
+                yield new ClientFrame.StatusReport(id, node, groups);
+            }
+            case STALE_READ -> new ClientFrame.StaleRead(i64(in, "request id"), bytes(in, "read payload"));
+            case SHARD_MAP_QUERY -> new ClientFrame.ShardMapQuery(i64(in, "request id"));
+            case SHARD_MAP_REPORT -> new ClientFrame.ShardMapReport(i64(in, "request id"), bytes(in, "shard map"));
+            default -> throw new IllegalArgumentException("unknown client frame type " + type);
+        };
+        if (in.hasRemaining()) {
+            throw new IllegalArgumentException("frame has " + in.remaining() + " trailing bytes");
+        }
+        return frame;
+    }
+
+    private static void need(ByteBuffer in, int bytes, String what) {
+        if (in.remaining() < bytes) {
+            throw new IllegalArgumentException(what + " needs " + bytes + " bytes, only " + in.remaining() + " left");
+        }
+    }
+
+    private static int i32(ByteBuffer in, String what) {
+        need(in, 4, what);
+        return in.getInt();
+    }
+
+    private static long i64(ByteBuffer in, String what) {
+        need(in, 8, what);
+        return in.getLong();
+    }
+
+    private static byte[] bytes(ByteBuffer in, String what) {
+        int length = i32(in, what + " length");
+        if (length < 0 || length > in.remaining()) {
+            throw new IllegalArgumentException(what + " length " + length + " exceeds the " + in.remaining()
+                    + " bytes left");
+        }
+        byte[] out = new byte[length];
+        in.get(out);
+        return out;
+    }
+}
