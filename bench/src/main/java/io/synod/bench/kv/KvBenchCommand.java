@@ -9,6 +9,7 @@ import io.synod.server.cli.DemoCommand;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -118,9 +119,8 @@ public final class KvBenchCommand implements Callable<Integer> {
         deleteTree(clusterDir);
         boolean ok = false;
         try (ProcessCluster cluster = ProcessCluster.start(clusterDir, nodes, groups, 4_000, List.of(), out, false)) {
-            long clientIdBase = (System.nanoTime() & 0x3FFF_FFFFL) << 16;
-            try (SynodTarget target = new SynodTarget(system, new BlockingPoolKvClient(cluster.clientAddresses(), window,
-                    30_000, clientIdBase), groups, keys)) {
+            try (SynodTarget target = new SynodTarget(system, new SdkKvClient(cluster.clientAddresses(), window,
+                    Duration.ofSeconds(30)), groups, keys)) {
                 progress("%s: %d server processes, %d groups, every group has a leader", system, nodes, groups);
                 Map<String, Double> r = measureTarget(target, warmup, measure);
                 ok = true;

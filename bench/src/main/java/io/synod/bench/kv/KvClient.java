@@ -4,9 +4,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The key-value calls that {@code synod torture} and {@code synod bench kv} make against Synod, kept
- * behind one small asynchronous interface so the client underneath can be swapped. Today it is
- * {@link BlockingPoolKvClient} (the server module's minimal blocking client, one connection per worker
- * thread); the Java SDK ({@code io.synod.client}) replaces it when it lands.
+ * behind one small asynchronous interface (the workloads' vocabulary: put/get, append/read-list, and
+ * an outcome that is either definite or unknown). The implementation is {@link SdkKvClient}, the Java
+ * SDK ({@code io.synod.client.SynodClient}).
  *
  * <p>Every future completes normally with the result, or exceptionally with
  * {@link KvClient.RejectedException} (the command definitely did not take effect) or

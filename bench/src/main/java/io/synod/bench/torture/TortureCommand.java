@@ -1,7 +1,8 @@
 package io.synod.bench.torture;
 
 import io.synod.bench.BenchCli;
-import io.synod.bench.kv.BlockingPoolKvClient;
+import io.synod.bench.kv.SdkKvClient;
+import java.time.Duration;
 import io.synod.bench.kv.KvClient;
 import io.synod.bench.kv.ProcessCluster;
 import io.synod.coordination.ShardMap;
@@ -138,12 +139,11 @@ public final class TortureCommand implements Callable<Integer> {
         Map<String, Set<Long>> acknowledged = new ConcurrentHashMap<>();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong nextValue = new AtomicLong(1);
-        long clientIdBase = (System.nanoTime() & 0x3FFF_FFFFL) << 16;
         int killsDone = 0;
         int leaderKills = 0;
         long workloadFrom;
         long workloadTo;
-        try (KvClient client = new BlockingPoolKvClient(cluster.clientAddresses(), clients + 1, opTimeoutMillis, clientIdBase)) {
+        try (KvClient client = new SdkKvClient(cluster.clientAddresses(), 1024, Duration.ofMillis(opTimeoutMillis))) {
             progress("client: %s", client.description());
             List<Thread> workers = new ArrayList<>();
             for (int p = 0; p < clients; p++) {
