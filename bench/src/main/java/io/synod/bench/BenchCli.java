@@ -111,6 +111,9 @@ public final class BenchCli implements Callable<Integer> {
     public static void main(String[] args) {
         // Plots are drawn off-screen; no display exists on build machines.
         System.setProperty("java.awt.headless", "true");
+        // The classpath holds two logback.xml (this jar's and the self-contained server jar's, which bench kv
+        // and torture need); logback would print its configuration status about that on every run.
+        System.setProperty("logback.statusListenerClass", "ch.qos.logback.core.status.NopStatusListener");
         System.exit(commandLine().execute(args));
     }
 }
