@@ -37,7 +37,7 @@ public final class JmhCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ChainedOptionsBuilder options = new OptionsBuilder().include(include).forks(1).threads(1)
-                .jvmArgsAppend("-Xmx1g");
+                .jvmArgsAppend("-Xmx1g", "-Dlogback.statusListenerClass=ch.qos.logback.core.status.NopStatusListener");
         if (quick) {
             options.warmupIterations(2).warmupTime(TimeValue.milliseconds(500))
                     .measurementIterations(3).measurementTime(TimeValue.milliseconds(500));

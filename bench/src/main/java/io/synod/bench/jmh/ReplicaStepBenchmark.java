@@ -68,8 +68,11 @@ public class ReplicaStepBenchmark {
     @Benchmark
     public long proposeAndCommit() {
         long target = answered + batch;
+        // One command per client at a time (the at-most-once session table keeps one outstanding
+        // sequence per client, as the SDK's lanes do): client i+1 sends its next sequence.
+        sequence++;
         for (int i = 0; i < batch; i++) {
-            replicas[0].propose(new ClientRequest(new Command(42, ++sequence, payload)));
+            replicas[0].propose(new ClientRequest(new Command(i + 1, sequence, payload)));
         }
         settle();
         if (answered != target) {
