@@ -4,38 +4,26 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.bench.BenchCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import io.synod.bench.CliRun;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class KvBenchCommandTest {
 
-    private static String[] run(String... args) {
-        CommandLine cli = BenchCli.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int exit = cli.execute(args);
-        return new String[] {Integer.toString(exit), out.toString(), err.toString()};
-    }
-
     @Test
     void badArgumentsAreOneLineErrors(@TempDir Path dir) {
-        String[] window = run("kv", "--quick", "--window", "2", "--threads", "4", "--out", dir.toString());
-        assertEquals("2", window[0]);
-        assertTrue(window[2].startsWith("error: --window must be --threads..1024, got 2"), window[2]);
-        String[] system = run("kv", "--systems", "etcd", "--out", dir.toString());
-        assertEquals("2", system[0]);
-        assertTrue(system[2].startsWith("error: unknown system 'etcd'"), system[2]);
-        String[] help = run("kv", "--help");
-        assertEquals("0", help[0]);
-        assertTrue(help[1].contains("--quick") && help[1].contains("--systems"), help[1]);
+        CliRun window = CliRun.of("kv", "--quick", "--window", "2", "--threads", "4", "--out", dir.toString());
+        assertEquals(BenchCli.EXIT_USAGE, window.exitCode());
+        assertTrue(window.err().startsWith("error: --window must be --threads..1024, got 2"), window.err());
+        CliRun system = CliRun.of("kv", "--systems", "etcd", "--out", dir.toString());
+        assertEquals(BenchCli.EXIT_USAGE, system.exitCode());
+        assertTrue(system.err().startsWith("error: unknown system 'etcd'"), system.err());
+        CliRun help = CliRun.of("kv", "--help");
+        assertEquals(0, help.exitCode());
+        assertTrue(help.out().contains("--quick") && help.out().contains("--systems"), help.out());
     }
 
     @Test

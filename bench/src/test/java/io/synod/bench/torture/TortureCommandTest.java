@@ -4,14 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.bench.BenchCli;
+import io.synod.bench.CliRun;
 import io.synod.core.check.LinearizabilityChecker;
 import io.synod.core.check.Verdict;
 import io.synod.core.history.History;
 import io.synod.core.history.HistoryEvent;
 import io.synod.core.history.HistoryJson;
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +19,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * The short torture run of {@code ./mvnw verify}: real server processes ({@code synod cluster}), ten
@@ -28,22 +26,14 @@ import picocli.CommandLine;
  */
 class TortureCommandTest {
 
-    private record Run(int exitCode, String out, String err) {}
-
-    private static Run run(String... args) {
-        CommandLine cli = BenchCli.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int exit = cli.execute(args);
-        return new Run(exit, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     @Test
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void tenKillsLoseNoAcknowledgedAppendAndStayLinearizable(@TempDir Path dir) throws Exception {
-        Run r = run("torture", "--kills", "10", "--dir", dir.toString(), "--interval-ms", "600", "--session-timeout-ms", "1500",
+        CliRun r = run("torture", "--kills", "10", "--dir", dir.toString(), "--interval-ms", "600", "--session-timeout-ms", "1500",
                 "--clients", "4", "--seed", "7", "--seconds", "300");
         System.out.println(r.out());
         assertEquals(0, r.exitCode(), r.out() + r.err());
@@ -72,13 +62,13 @@ class TortureCommandTest {
 
     @Test
     void badArgumentsAreOneLineErrors(@TempDir Path dir) {
-        Run kills = run("torture", "--kills", "0", "--dir", dir.toString());
+        CliRun kills = run("torture", "--kills", "0", "--dir", dir.toString());
         assertEquals(BenchCli.EXIT_USAGE, kills.exitCode());
         assertTrue(kills.err().startsWith("error: --kills must be 1..100000, got 0"), kills.err());
-        Run nodes = run("torture", "--kills", "3", "--nodes", "4", "--dir", dir.toString());
+        CliRun nodes = run("torture", "--kills", "3", "--nodes", "4", "--dir", dir.toString());
         assertEquals(BenchCli.EXIT_USAGE, nodes.exitCode());
         assertTrue(nodes.err().startsWith("error: --nodes must be 3 or 5, got 4"), nodes.err());
-        Run missing = run("torture", "--kills", "3");
+        CliRun missing = run("torture", "--kills", "3");
         assertEquals(BenchCli.EXIT_USAGE, missing.exitCode());
         assertTrue(missing.err().contains("--dir"), missing.err());
     }
