@@ -30,6 +30,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -74,6 +76,10 @@ public final class TortureCommand implements Callable<Integer> {
 
     @Option(names = "--keys", defaultValue = "8", description = "list keys, 1..1000 (default ${DEFAULT-VALUE})")
     int keys;
+
+    @Option(names = "--appends-per-key", defaultValue = "300",
+            description = "appends to one key before its slot moves on to a fresh key (default ${DEFAULT-VALUE})")
+    int appendsPerKey;
 
     @Option(names = "--interval-ms", defaultValue = "3000",
             description = "mean time between one node's restart and the next kill (default ${DEFAULT-VALUE})")
@@ -121,6 +127,7 @@ public final class TortureCommand implements Callable<Integer> {
         check(groups >= 1 && groups <= 16, "--groups must be 1..16, got " + groups);
         check(clients >= 1 && clients <= 64, "--clients must be 1..64, got " + clients);
         check(keys >= 1 && keys <= 1000, "--keys must be 1..1000, got " + keys);
+        check(appendsPerKey >= 1 && appendsPerKey <= 1_000_000, "--appends-per-key must be 1..1000000, got " + appendsPerKey);
         check(intervalMillis >= 100 && intervalMillis <= 600_000, "--interval-ms must be 100..600000, got " + intervalMillis);
         check(sessionTimeoutMillis >= 1000 && sessionTimeoutMillis <= 60_000,
                 "--session-timeout-ms must be 1000..60000, got " + sessionTimeoutMillis);
@@ -134,7 +141,7 @@ public final class TortureCommand implements Callable<Integer> {
     }
 
     private int run(ProcessCluster cluster, Random random) throws Exception {
-        List<String> keyNames = keyNames();
+        KeySpace keySpace = new KeySpace();
         SharedHistory history = new SharedHistory();
         Map<String, Set<Long>> acknowledged = new ConcurrentHashMap<>();
         AtomicBoolean stop = new AtomicBoolean();
@@ -149,7 +156,7 @@ public final class TortureCommand implements Callable<Integer> {
             for (int p = 0; p < clients; p++) {
                 int process = p;
                 long workerSeed = random.nextLong();
-                Thread t = new Thread(() -> workload(process, new Random(workerSeed), client, keyNames, history, acknowledged,
+                Thread t = new Thread(() -> workload(process, new Random(workerSeed), client, keySpace, history, acknowledged,
                         nextValue, stop), "torture-client-" + p);
                 t.setDaemon(true);
                 workers.add(t);
@@ -202,6 +209,7 @@ public final class TortureCommand implements Callable<Integer> {
                     history.failed(), history.info());
             // Final reads: recorded in the history too (one more process), retried until they succeed.
             Map<String, long[]> finalLists = new ConcurrentHashMap<>();
+            List<String> keyNames = keySpace.allKeys();
             for (String key : keyNames) {
                 long[] list = finalRead(client, key, clients, history);
                 if (list != null) {
@@ -223,25 +231,61 @@ public final class TortureCommand implements Callable<Integer> {
         return out.toString();
     }
 
-    /** Keys spread over the groups: one printable first character per group, as the uniform shard map sends it. */
-    private List<String> keyNames() {
-        Map<Integer, String> prefixes = DemoCommand.prefixesPerGroup(ShardMap.uniform(groups));
-        List<String> prefixList = new ArrayList<>(prefixes.values());
-        List<String> out = new ArrayList<>();
-        for (int i = 0; i < keys; i++) {
-            out.add(prefixList.get(i % prefixList.size()) + "torture-" + i);
+    /**
+     * The keys in use: slot i holds one key at a time, its first character sending it to group i mod G
+     * under the uniform shard map. After {@code --appends-per-key} appends a slot moves on to a fresh
+     * key, so lists stay short: every read's whole list is kept in the history, and lists that grow
+     * for the whole run made a 200-kill history exhaust the heap.
+     */
+    private final class KeySpace {
+        private final List<String> prefixes;
+        private final AtomicReferenceArray<String> current;
+        private final AtomicIntegerArray appends;
+        private final Set<String> all = ConcurrentHashMap.newKeySet();
+
+        KeySpace() {
+            prefixes = new ArrayList<>(DemoCommand.prefixesPerGroup(ShardMap.uniform(groups)).values());
+            current = new AtomicReferenceArray<>(keys);
+            appends = new AtomicIntegerArray(keys);
+            for (int i = 0; i < keys; i++) {
+                current.set(i, name(i, 0));
+                all.add(current.get(i));
+            }
         }
-        return out;
+
+        private String name(int slot, int generation) {
+            return prefixes.get(slot % prefixes.size()) + "torture-" + slot + "-" + generation;
+        }
+
+        String key(int slot) {
+            return current.get(slot);
+        }
+
+        /** Counts an append issued in {@code slot}; the slot's next operation may use a fresh key. */
+        void appended(int slot) {
+            int n = appends.incrementAndGet(slot);
+            if (n % appendsPerKey == 0) {
+                String next = name(slot, n / appendsPerKey);
+                all.add(next);
+                current.set(slot, next);
+            }
+        }
+
+        List<String> allKeys() {
+            return all.stream().sorted().toList();
+        }
     }
 
-    private void workload(int process, Random random, KvClient client, List<String> keyNames, SharedHistory history,
+    private void workload(int process, Random random, KvClient client, KeySpace keySpace, SharedHistory history,
             Map<String, Set<Long>> acknowledged, AtomicLong nextValue, AtomicBoolean stop) {
         // Bounded: a client stops when told to, or after this many operations.
         for (int i = 0; i < 10_000_000 && !stop.get(); i++) {
-            String key = keyNames.get(random.nextInt(keyNames.size()));
+            int slot = random.nextInt(keys);
+            String key = keySpace.key(slot);
             if (random.nextInt(100) < 60) {
                 long value = nextValue.getAndIncrement();
                 int op = history.invokeAppend(process, key, value);
+                keySpace.appended(slot);
                 try {
                     client.append(key, value).get(opTimeoutMillis + 5_000L, TimeUnit.MILLISECONDS);
                     history.okAppend(op);
