@@ -2,8 +2,11 @@ package io.synod.bench;
 
 import io.synod.bench.coded.CodedCommand;
 import io.synod.bench.erasure.CodecCommand;
+import io.synod.bench.jmh.JmhCommand;
+import io.synod.bench.kv.KvBenchCommand;
 import io.synod.bench.locks.LocksAtCommand;
 import io.synod.bench.locks.LocksCommand;
+import io.synod.bench.torture.TortureCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -28,6 +31,7 @@ import java.util.concurrent.Callable;
         usageHelpWidth = BenchCli.HELP_WIDTH + 10, // the command list: name column plus each one-line header
         description = "Runs Synod's experiments and writes CSV files, PNG plots and a summary.",
         subcommands = {LocksCommand.class, LocksAtCommand.class, CodecCommand.class, CodedCommand.class,
+                KvBenchCommand.class, JmhCommand.class, TortureCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Run 'synod bench help <command>' or 'synod bench <command> --help' for a command's options."})
 public final class BenchCli implements Callable<Integer> {
@@ -115,6 +119,9 @@ public final class BenchCli implements Callable<Integer> {
         if (System.getProperty("logback.configurationFile") == null) {
             System.setProperty("logback.configurationFile", "synod-bench-logback.xml");
         }
+        // The classpath holds two logback.xml (this jar's and the self-contained server jar's, which bench kv
+        // and torture need); logback would print its configuration status about that on every run.
+        System.setProperty("logback.statusListenerClass", "ch.qos.logback.core.status.NopStatusListener");
         System.exit(commandLine().execute(args));
     }
 }

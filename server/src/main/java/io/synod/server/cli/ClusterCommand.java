@@ -77,7 +77,7 @@ public final class ClusterCommand implements Runnable {
     @Command(name = "start", mixinStandardHelpOptions = true,
             description = "Start ZooKeeper and N Synod servers; return when every group has a leader.")
     static final class Start extends DirCommand {
-        @Option(names = "--nodes", defaultValue = "3", description = "3 or 5 (default ${DEFAULT-VALUE})")
+        @Option(names = "--nodes", defaultValue = "3", description = "1, 3 or 5 (default ${DEFAULT-VALUE}; 1 = no replication, for benchmarks)")
         int nodes;
 
         @Option(names = "--groups", defaultValue = "4", description = "replication groups, 1..64 (default ${DEFAULT-VALUE})")
@@ -98,8 +98,8 @@ public final class ClusterCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            if (nodes != 3 && nodes != 5) {
-                throw bad("--nodes must be 3 or 5, got " + nodes);
+            if (nodes != 1 && nodes != 3 && nodes != 5) {
+                throw bad("--nodes must be 1, 3 or 5, got " + nodes);
             }
             if (groups < 1 || groups > 64) {
                 throw bad("--groups must be 1..64, got " + groups);

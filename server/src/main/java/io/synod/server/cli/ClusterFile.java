@@ -14,10 +14,10 @@ import java.util.regex.Pattern;
  * commands: the ZooKeeper process and one line per Synod node. The format is fixed (one object per
  * line) so this class reads back exactly what it wrote; anything else is a one-line error.
  */
-record ClusterFile(String cluster, int groups, long zookeeperPid, int zookeeperPort, List<NodeEntry> nodes) {
-    record NodeEntry(int id, long pid, int peerPort, int clientPort, int metricsPort, String config, String log) {}
+public record ClusterFile(String cluster, int groups, long zookeeperPid, int zookeeperPort, List<NodeEntry> nodes) {
+    public record NodeEntry(int id, long pid, int peerPort, int clientPort, int metricsPort, String config, String log) {}
 
-    static Path path(Path dir) {
+    public static Path path(Path dir) {
         return dir.resolve("cluster.json");
     }
 
@@ -54,7 +54,7 @@ record ClusterFile(String cluster, int groups, long zookeeperPid, int zookeeperP
             + "\"client\": \"127.0.0.1:(\\d+)\", \"metrics\": \"http://127.0.0.1:(\\d+)/metrics\", \"config\": \"((?:[^\"\\\\]|\\\\.)*)\", "
             + "\"log\": \"((?:[^\"\\\\]|\\\\.)*)\"\\}");
 
-    static ClusterFile read(Path dir) throws IOException {
+    public static ClusterFile read(Path dir) throws IOException {
         Path p = path(dir);
         if (!Files.isRegularFile(p)) {
             throw new IOException("no cluster in " + dir + " (" + p + " does not exist; run 'synod cluster start' first)");

@@ -260,7 +260,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /** A key prefix (one character) that the shard map sends to each group, where one exists. */
-    static Map<Integer, String> prefixesPerGroup(ShardMap shards) {
+    public static Map<Integer, String> prefixesPerGroup(ShardMap shards) {
         Map<Integer, String> out = new TreeMap<>();
         for (int cp = 0x21; cp < 0x2FFFF && out.size() < shards.groupCount(); cp += cp < 0x7F ? 1 : 0x3F) {
             if (Character.isSurrogate((char) cp) && cp < 0x10000) {
@@ -280,7 +280,7 @@ public final class DemoCommand implements Callable<Integer> {
         return nanos / 1e6;
     }
 
-    static void deleteTree(Path dir) throws IOException {
+    public static void deleteTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }

@@ -1,0 +1,74 @@
+package io.synod.bench.jmh;
+
+import io.synod.core.kv.KvCommand;
+import io.synod.core.paxos.Ballot;
+import io.synod.core.paxos.Command;
+import io.synod.core.paxos.Entry;
+import io.synod.server.cli.DemoCommand;
+import io.synod.server.log.SegmentedLog;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * The durable log's group commit: append {@code batch} entries to a {@link SegmentedLog} in a temporary
+ * directory, then one fsync ({@code sync}), as a group's loop does per Ready. One operation = one batch;
+ * entries per second = ops/s x batch. Segments are preallocated (64 MiB) and rolled as they fill; old
+ * ones are deleted so the directory stays small.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+public class LogAppendBenchmark {
+    @Param({"1", "64"})
+    public int batch;
+
+    @Param({"1024"})
+    public int valueBytes;
+
+    private Path dir;
+    private SegmentedLog log;
+    private Entry[] template;
+    private long slot;
+
+    @Setup(Level.Trial)
+    public void open() throws IOException {
+        dir = Files.createTempDirectory("synod-jmh-log");
+        log = SegmentedLog.open(dir, 64L << 20);
+        Ballot ballot = new Ballot(1, 0);
+        template = new Entry[batch];
+        for (int i = 0; i < batch; i++) {
+            template[i] = new Entry(1, ballot, new Command(42, 1, new KvCommand.Put("key-" + i, new byte[valueBytes]).encode()));
+        }
+    }
+
+    @Benchmark
+    public long appendBatchAndSync() {
+        for (Entry t : template) {
+            slot++;
+            log.append(new Entry(slot, t.ballot(), t.command()));
+        }
+        log.sync();
+        if (slot % 65_536 < batch) {
+            log.deleteThrough(slot - batch);
+        }
+        return slot;
+    }
+
+    @TearDown(Level.Trial)
+    public void close() throws IOException {
+        log.close();
+        DemoCommand.deleteTree(dir);
+    }
+}

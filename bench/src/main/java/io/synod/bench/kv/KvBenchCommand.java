@@ -1,0 +1,259 @@
+package io.synod.bench.kv;
+
+import io.synod.bench.BenchCli;
+import io.synod.bench.ensemble.EnsembleOptions;
+import io.synod.bench.ensemble.ZkEnsemble;
+import io.synod.bench.report.Charts;
+import io.synod.bench.report.CsvTable;
+import io.synod.server.cli.DemoCommand;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import org.knowm.xchart.CategoryChart;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code synod bench kv}: a real 3-server ZooKeeper 3.9.5 ensemble (fsync on) and Synod clusters of
+ * real processes (3 nodes x 4 groups, 3 nodes x 1 group, 1 node x 4 groups), measured one after the
+ * other in the same run with the same value sizes, client threads and in-flight window: pipelined
+ * write throughput for 128 B, 1 KiB and 8 KiB values, sync write latency, linearizable read throughput
+ * and latency. Prints a table with the ratio Synod (3 x 4) / ZooKeeper per row; writes kv.csv and kv.png.
+ */
+@Command(name = "kv", mixinStandardHelpOptions = true, usageHelpWidth = BenchCli.HELP_WIDTH,
+        description = {"Key-value throughput and latency: ZooKeeper 3.9.5 (3 servers, fsync on) vs Synod clusters of real",
+                "processes, side by side in one run; table with the ratio Synod/ZooKeeper, CSV and PNG under --out."})
+public final class KvBenchCommand implements Callable<Integer> {
+    static final int[] VALUE_SIZES = {128, 1024, 8192};
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--quick", description = "short measurements (1 s warm-up + 3 s each; the whole run under 5 minutes)")
+    boolean quick;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "output directory (default bench-results/kv-<UTC timestamp>)")
+    Path outDir;
+
+    @Option(names = "--threads", defaultValue = "4", description = "client threads issuing operations (default ${DEFAULT-VALUE})")
+    int threads;
+
+    @Option(names = "--window", defaultValue = "64", description = "operations in flight in total (default ${DEFAULT-VALUE})")
+    int window;
+
+    @Option(names = "--keys", defaultValue = "1000", description = "distinct keys written and read (default ${DEFAULT-VALUE})")
+    int keys;
+
+    @Option(names = "--systems", split = ",", paramLabel = "NAME",
+            description = "which systems to run, of: zookeeper-3, synod-3x4, synod-3x1, synod-1x4 (default: all)")
+    List<String> systems;
+
+    private PrintWriter out;
+    private long startNanos;
+
+    private static final String ZK = "zookeeper-3";
+    private static final String SYNOD = "synod-3x4";
+    private static final List<String> ALL = List.of(ZK, SYNOD, "synod-3x1", "synod-1x4");
+
+    @Override
+    public Integer call() throws Exception {
+        if (threads < 1 || threads > 64) {
+            throw new ParameterException(spec.commandLine(), "--threads must be 1..64, got " + threads);
+        }
+        if (window < threads || window > 1024) {
+            throw new ParameterException(spec.commandLine(), "--window must be --threads..1024, got " + window);
+        }
+        if (keys < 1 || keys > 100_000) {
+            throw new ParameterException(spec.commandLine(), "--keys must be 1..100000, got " + keys);
+        }
+        List<String> chosen = systems == null ? ALL : systems;
+        for (String s : chosen) {
+            if (!ALL.contains(s)) {
+                throw new ParameterException(spec.commandLine(), "unknown system '" + s + "' (choose of " + String.join(", ", ALL) + ")");
+            }
+        }
+        Path dir = outDir != null ? outDir : Path.of("bench-results", "kv-"
+                + ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        BenchCli.requireWritableDirectory(spec, "--out", dir);
+        out = spec.commandLine().getOut();
+        startNanos = System.nanoTime();
+        long warmup = quick ? 1_000 : 3_000;
+        long measure = quick ? 3_000 : 10_000;
+        progress("bench kv: %s, %d client threads, window %d, %d keys, %d ms warm-up + %d ms per measurement",
+                quick ? "quick" : "full", threads, window, keys, warmup, measure);
+        Map<String, Map<String, Double>> results = new LinkedHashMap<>();
+        for (String system : chosen) {
+            results.put(system, measureSystem(system, dir, warmup, measure));
+        }
+        return report(dir, chosen, results);
+    }
+
+    private Map<String, Double> measureSystem(String system, Path dir, long warmup, long measure) throws Exception {
+        progress("%s: starting", system);
+        if (system.equals(ZK)) {
+            Path zkDir = dir.resolve("work").resolve(system);
+            try (ZkEnsemble ensemble = ZkEnsemble.start(EnsembleOptions.of(3).withForceSync(true).withBaseDir(zkDir, false));
+                 ZkTarget target = new ZkTarget(system, ensemble.directConnectString(), threads, keys, 1024)) {
+                progress("%s: 3 ZooKeeper 3.9.5 server JVMs up (forceSync=yes), %d client sessions", system, threads);
+                return measureTarget(target, warmup, measure);
+            } finally {
+                deleteTree(zkDir);
+            }
+        }
+        int nodes = Integer.parseInt(system.substring("synod-".length(), system.indexOf('x')));
+        int groups = Integer.parseInt(system.substring(system.indexOf('x') + 1));
+        Path clusterDir = dir.resolve("work").resolve(system);
+        deleteTree(clusterDir);
+        boolean ok = false;
+        try (ProcessCluster cluster = ProcessCluster.start(clusterDir, nodes, groups, 4_000, List.of(), out, false)) {
+            try (SynodTarget target = new SynodTarget(system, new SdkKvClient(cluster.clientAddresses(), window,
+                    Duration.ofSeconds(30)), groups, keys)) {
+                progress("%s: %d server processes, %d groups, every group has a leader", system, nodes, groups);
+                Map<String, Double> r = measureTarget(target, warmup, measure);
+                ok = true;
+                return r;
+            }
+        } finally {
+            if (ok) {
+                deleteTree(clusterDir);
+            }
+        }
+    }
+
+    static String writeMetric(int size) {
+        return "async write " + sizeName(size) + " (ops/s)";
+    }
+
+    static String sizeName(int size) {
+        return size >= 1024 ? (size / 1024) + " KiB" : size + " B";
+    }
+
+    static final String SYNC_P50 = "sync write 1 KiB p50 (ms)";
+    static final String SYNC_P99 = "sync write 1 KiB p99 (ms)";
+    static final String READ_TPUT = "lin. read 1 KiB (ops/s)";
+    static final String READ_P50 = "lin. read p50 (ms)";
+    static final String READ_P99 = "lin. read p99 (ms)";
+
+    private Map<String, Double> measureTarget(BenchTarget target, long warmup, long measure) throws InterruptedException {
+        Map<String, Double> r = new LinkedHashMap<>();
+        for (int size : VALUE_SIZES) {
+            byte[] value = new byte[size];
+            ThreadLocalRandom.current().nextBytes(value);
+            LoadRun.Result res = LoadRun.run(threads, window, warmup, measure, i -> target.write(scramble(i), value));
+            r.put(writeMetric(size), res.opsPerSecond());
+            progress("%s: %s: %.0f ops/s (%.1f MiB/s), p50 %.2f ms, p99 %.2f ms, %d failed", target.name(), "async write "
+                    + sizeName(size), res.opsPerSecond(), res.opsPerSecond() * size / (1 << 20), res.latency().medianMillis(),
+                    res.latency().p99Millis(), res.failed());
+        }
+        byte[] value = new byte[1024];
+        ThreadLocalRandom.current().nextBytes(value);
+        LoadRun.Result sync = LoadRun.run(1, 1, warmup, measure, i -> target.write(scramble(i), value));
+        r.put(SYNC_P50, sync.latency().medianMillis());
+        r.put(SYNC_P99, sync.latency().p99Millis());
+        progress("%s: sync write 1 KiB (1 in flight): p50 %.2f ms, p99 %.2f ms (%d writes)", target.name(),
+                sync.latency().medianMillis(), sync.latency().p99Millis(), sync.completed());
+        LoadRun.Result reads = LoadRun.run(threads, window, warmup, measure, i -> target.read(scramble(i)));
+        r.put(READ_TPUT, reads.opsPerSecond());
+        r.put(READ_P50, reads.latency().medianMillis());
+        r.put(READ_P99, reads.latency().p99Millis());
+        progress("%s: linearizable read 1 KiB: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %d failed", target.name(),
+                reads.opsPerSecond(), reads.latency().medianMillis(), reads.latency().p99Millis(), reads.failed());
+        return r;
+    }
+
+    private int scramble(int i) {
+        return (int) Math.floorMod((long) i * 7919L, (long) keys);
+    }
+
+    private int report(Path dir, List<String> chosen, Map<String, Map<String, Double>> results) throws IOException {
+        List<String> metrics = new ArrayList<>();
+        for (int size : VALUE_SIZES) {
+            metrics.add(writeMetric(size));
+        }
+        metrics.addAll(List.of(SYNC_P50, SYNC_P99, READ_TPUT, READ_P50, READ_P99));
+        boolean ratio = chosen.contains(ZK) && chosen.contains(SYNOD);
+        List<String> header = new ArrayList<>(List.of("metric"));
+        header.addAll(chosen);
+        if (ratio) {
+            header.add(SYNOD + "/" + ZK);
+        }
+        CsvTable csv = new CsvTable(header);
+        out.println();
+        StringBuilder line = new StringBuilder(String.format("%-28s", "metric"));
+        for (String h : header.subList(1, header.size())) {
+            line.append(String.format(" %14s", h));
+        }
+        out.println(line);
+        for (String m : metrics) {
+            List<Object> row = new ArrayList<>(List.of(m));
+            line = new StringBuilder(String.format("%-28s", m));
+            for (String s : chosen) {
+                double v = results.get(s).get(m);
+                row.add(String.format("%.2f", v));
+                line.append(String.format(" %14s", m.endsWith("(ms)") ? String.format("%.2f", v) : String.format("%.0f", v)));
+            }
+            if (ratio) {
+                double q = results.get(SYNOD).get(m) / results.get(ZK).get(m);
+                row.add(String.format("%.2f", q));
+                line.append(String.format(" %13.2fx", q));
+            }
+            csv.add(row.toArray());
+            out.println(line);
+        }
+        csv.write(dir.resolve("kv.csv"));
+        List<CategoryChart> charts = new ArrayList<>();
+        LinkedHashMap<String, double[]> tput = new LinkedHashMap<>();
+        LinkedHashMap<String, double[]> lat = new LinkedHashMap<>();
+        List<String> tputMetrics = new ArrayList<>();
+        for (int size : VALUE_SIZES) {
+            tputMetrics.add(writeMetric(size));
+        }
+        tputMetrics.add(READ_TPUT);
+        List<String> latMetrics = List.of(SYNC_P50, SYNC_P99, READ_P50, READ_P99);
+        for (String s : chosen) {
+            tput.put(s, tputMetrics.stream().mapToDouble(m -> results.get(s).get(m)).toArray());
+            lat.put(s, latMetrics.stream().mapToDouble(m -> results.get(s).get(m)).toArray());
+        }
+        charts.add(Charts.bars("Throughput (window " + window + ", " + threads + " threads)", "ops/s",
+                tputMetrics.stream().map(m -> m.replace(" (ops/s)", "")).toList(), tput));
+        charts.add(Charts.bars("Latency", "ms", latMetrics.stream().map(m -> m.replace(" (ms)", "")).toList(), lat));
+        Charts.savePngGrid(charts, 2, dir.resolve("kv.png"));
+        out.println();
+        String w1k = writeMetric(1024);
+        if (ratio) {
+            double q = results.get(SYNOD).get(w1k) / results.get(ZK).get(w1k);
+            out.printf("target: 1 KiB async write throughput >= 3x ZooKeeper: %.2fx, %s%n", q, q >= 3 ? "met" : "MISSED");
+        }
+        if (chosen.contains(SYNOD) && chosen.contains("synod-1x4")) {
+            double q = results.get(SYNOD).get(w1k) / results.get("synod-1x4").get(w1k);
+            out.printf("target: 3-replica 1 KiB throughput within 30%% of 1-replica: %.2f of it, %s%n", q,
+                    q >= 0.7 ? "met" : "MISSED");
+        }
+        out.printf("wrote %s and %s (%.1f s in all)%n", dir.resolve("kv.csv"), dir.resolve("kv.png"),
+                (System.nanoTime() - startNanos) / 1e9);
+        out.flush();
+        return 0;
+    }
+
+    private void progress(String format, Object... args) {
+        out.printf("[%6.1fs] %s%n", (System.nanoTime() - startNanos) / 1e9, String.format(format, args));
+        out.flush();
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        DemoCommand.deleteTree(dir);
+    }
+}

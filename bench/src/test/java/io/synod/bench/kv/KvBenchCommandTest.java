@@ -1,0 +1,56 @@
+package io.synod.bench.kv;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.synod.bench.BenchCli;
+import io.synod.bench.CliRun;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KvBenchCommandTest {
+
+    @Test
+    void badArgumentsAreOneLineErrors(@TempDir Path dir) {
+        CliRun window = CliRun.of("kv", "--quick", "--window", "2", "--threads", "4", "--out", dir.toString());
+        assertEquals(BenchCli.EXIT_USAGE, window.exitCode());
+        assertTrue(window.err().startsWith("error: --window must be --threads..1024, got 2"), window.err());
+        CliRun system = CliRun.of("kv", "--systems", "etcd", "--out", dir.toString());
+        assertEquals(BenchCli.EXIT_USAGE, system.exitCode());
+        assertTrue(system.err().startsWith("error: unknown system 'etcd'"), system.err());
+        CliRun help = CliRun.of("kv", "--help");
+        assertEquals(0, help.exitCode());
+        assertTrue(help.out().contains("--quick") && help.out().contains("--systems"), help.out());
+    }
+
+    @Test
+    void loadRunKeepsTheWindowAndCountsFailures() throws Exception {
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger maxSeen = new AtomicInteger();
+        java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        try {
+            LoadRun.Result r = LoadRun.run(2, 8, 100, 400, i -> {
+                int now = inFlight.incrementAndGet();
+                maxSeen.accumulateAndGet(now, Math::max);
+                CompletableFuture<Object> f = new CompletableFuture<>();
+                timer.schedule(() -> {
+                    inFlight.decrementAndGet();
+                    if (i % 10 == 0) {
+                        f.completeExceptionally(new IllegalStateException("every tenth fails"));
+                    } else {
+                        f.complete(i);
+                    }
+                }, 2, java.util.concurrent.TimeUnit.MILLISECONDS);
+                return f;
+            });
+            assertTrue(maxSeen.get() <= 8, "window exceeded: " + maxSeen.get());
+            assertTrue(r.completed() > 0 && r.failed() > 0, r.toString());
+            assertEquals(r.completed(), r.latency().count());
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+}
