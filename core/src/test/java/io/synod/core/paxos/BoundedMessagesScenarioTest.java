@@ -84,32 +84,18 @@ class BoundedMessagesScenarioTest {
         assertEquals(30, cluster.replicas[0].snapshotSlot(), "the leader compacted everything node 2 misses");
 
         // Node 2 comes back; three chunks arrive, then the link fails and everything is lost.
-        List<Message.InstallSnapshot> delivered = new ArrayList<>();
-        boolean[] cut = {false};
-        boolean[] healed = {false};
-        cluster.drop = m -> {
-            if (cut[0] && (m.to() == 2 || m.from() == 2)) {
-                return true;
-            }
-            if (m instanceof Message.InstallSnapshot chunk && chunk.to() == 2) {
-                if (delivered.size() == 3 && !healed[0]) {
-                    cut[0] = true;
-                    return true;
-                }
-                delivered.add(chunk);
-            }
-            return false;
-        };
+        TestCluster.SnapshotCut link = new TestCluster.SnapshotCut(2, 3);
+        cluster.drop = link;
+        List<Message.InstallSnapshot> delivered = link.delivered;
         cluster.tick(100 * MS);
         assertEquals(3, delivered.size());
-        assertTrue(cut[0], "the transfer was cut midway");
+        assertTrue(link.cut, "the transfer was cut midway");
         long totalBytes = delivered.get(0).totalBytes();
         assertTrue(totalBytes > 4 * CHUNK_BYTES, "the snapshot needs more chunks than were delivered: " + totalBytes);
         cluster.tick(300 * MS); // the leader keeps retrying into the void
         assertEquals(0, cluster.replicas[2].appliedSlot());
 
-        cut[0] = false;
-        healed[0] = true;
+        link.heal();
         int before = delivered.size();
         for (int round = 0; round < 20 && cluster.replicas[2].appliedSlot() < 30; round++) {
             cluster.tick(100 * MS);

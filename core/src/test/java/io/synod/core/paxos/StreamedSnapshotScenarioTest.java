@@ -151,28 +151,14 @@ class StreamedSnapshotScenarioTest {
         assertEquals(30, cluster.replicas[0].snapshotSlot());
 
         // Node 2 comes back; two chunks arrive, then the link fails for a while.
-        List<Message.InstallSnapshot> delivered = new ArrayList<>();
-        boolean[] cut = {false};
-        boolean[] healed = {false};
-        cluster.drop = m -> {
-            if (cut[0] && (m.to() == 2 || m.from() == 2)) {
-                return true;
-            }
-            if (m instanceof Message.InstallSnapshot chunk && chunk.to() == 2) {
-                if (delivered.size() == 2 && !healed[0]) {
-                    cut[0] = true;
-                    return true;
-                }
-                delivered.add(chunk);
-            }
-            return false;
-        };
+        TestCluster.SnapshotCut link = new TestCluster.SnapshotCut(2, 2);
+        cluster.drop = link;
+        List<Message.InstallSnapshot> delivered = link.delivered;
         cluster.tick(100 * MS);
         cluster.tick(300 * MS);
         assertEquals(0, cluster.replicas[2].appliedSlot());
         assertEquals(1, logs[2].sinksOpened, "the first chunk opened a sink");
-        cut[0] = false;
-        healed[0] = true;
+        link.heal();
         for (int round = 0; round < 20 && cluster.replicas[2].appliedSlot() < 30; round++) {
             cluster.tick(100 * MS);
         }

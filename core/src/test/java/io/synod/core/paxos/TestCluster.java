@@ -205,4 +205,41 @@ final class TestCluster {
         KvResult result = KvResult.decode(replicas[node].stateMachine().read(new KvCommand.ReadList(key).encode()));
         return ((KvResult.ListValue) result).elements();
     }
+
+    /**
+     * A link to {@code node} that delivers its first {@code chunks} snapshot chunks, then fails both
+     * ways (dropping everything) until {@link SnapshotCut#heal()}; chunks delivered are recorded.
+     */
+    static final class SnapshotCut implements Predicate<Message> {
+        final List<Message.InstallSnapshot> delivered = new ArrayList<>();
+        private final int node;
+        private final int chunks;
+        boolean cut;
+        private boolean healed;
+
+        SnapshotCut(int node, int chunks) {
+            this.node = node;
+            this.chunks = chunks;
+        }
+
+        void heal() {
+            cut = false;
+            healed = true;
+        }
+
+        @Override
+        public boolean test(Message m) {
+            if (cut && (m.to() == node || m.from() == node)) {
+                return true;
+            }
+            if (m instanceof Message.InstallSnapshot chunk && chunk.to() == node) {
+                if (delivered.size() == chunks && !healed) {
+                    cut = true;
+                    return true;
+                }
+                delivered.add(chunk);
+            }
+            return false;
+        }
+    }
 }

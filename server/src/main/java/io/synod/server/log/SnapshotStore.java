@@ -152,7 +152,8 @@ public final class SnapshotStore {
                         && ByteBuffer.wrap(bytes).getInt(4) == Crc.of(bytes, 8, bytes.length - 8)) {
                     ByteBuffer in = ByteBuffer.wrap(bytes, 8, bytes.length - 8);
                     in.getLong();
-                    in.position(in.position() + in.getInt());
+                    int sessionsLength = in.getInt();
+                    in.position(in.position() + sessionsLength);
                     byte[] path = new byte[in.getShort() & 0xFFFF];
                     in.get(path);
                     out.add(dir.resolve(new String(path, StandardCharsets.UTF_8)).normalize());

@@ -1,0 +1,61 @@
+package io.synod.server.group;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.synod.core.kv.KvCommand;
+import io.synod.core.paxos.ElectionEvent;
+import io.synod.core.paxos.ReplicaConfig;
+import io.synod.server.log.GroupStorage;
+import io.synod.server.state.RocksKvStateMachine;
+import io.synod.server.wire.WireFrame;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A group whose log is being repaired does not trust RocksDB's slot: it starts from its newest
+ * snapshot, whose checkpoint (kept across the reopen of its snapshot store) is swapped in as RocksDB.
+ */
+class CheckpointRestoreTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void aRepairingGroupSwapsInItsSnapshotsCheckpoint() throws Exception {
+        ReplicaConfig config = ReplicaConfig.defaults(0, 1).withSnapshotEverySlots(8, 2);
+        GroupStorage storage = GroupStorage.open(dir.resolve("g"), 1 << 16);
+        RocksKvStateMachine sm = new RocksKvStateMachine(dir.resolve("rocksdb"), dir.resolve("g").resolve("snapshot"));
+        GroupLoop loop = new GroupLoop(0, config, storage, sm, sm, m -> { }, null, new GroupMetrics(new SimpleMeterRegistry(), 0), 5_000_000L, 1024, 1024);
+        loop.start();
+        loop.onElection(new ElectionEvent.Elected(1));
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (loop.status().role() != io.synod.core.paxos.Role.LEADER.ordinal() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        for (long seq = 1; seq <= 20; seq++) {
+            CompletableFuture<WireFrame.ClientResponse> f = new CompletableFuture<>();
+            loop.onClientCommand(new WireFrame.ClientCommand(seq, 9, seq, new KvCommand.Append("l", seq).encode()), f::complete);
+            f.get(10, TimeUnit.SECONDS);
+        }
+        loop.halt();
+        loop.close();
+        storage = GroupStorage.open(dir.resolve("g"), 1 << 16);
+        sm = new RocksKvStateMachine(dir.resolve("rocksdb"), dir.resolve("g").resolve("snapshot"));
+        sm.ignoreDurableState();
+        loop = new GroupLoop(0, config, storage, sm, sm, m -> { }, null, new GroupMetrics(new SimpleMeterRegistry(), 0), 5_000_000L, 1024, 1024);
+        try {
+            long snapshot = loop.status().snapshotSlot();
+            org.junit.jupiter.api.Assertions.assertTrue(snapshot >= 8, "a checkpoint snapshot exists: " + loop.status());
+            org.junit.jupiter.api.Assertions.assertEquals(snapshot, loop.status().appliedSlot(), "started from the snapshot");
+            org.junit.jupiter.api.Assertions.assertEquals(snapshot, sm.appliedSlot(), "its checkpoint is RocksDB now");
+            io.synod.core.kv.KvResult.ListValue list = (io.synod.core.kv.KvResult.ListValue) io.synod.core.kv.KvResult.decode(
+                    sm.read(new KvCommand.ReadList("l").encode()));
+            org.junit.jupiter.api.Assertions.assertTrue(list.elements().length >= snapshot - 2 && list.elements().length < 20,
+                    "the checkpoint's data: " + list.elements().length + " appends");
+        } finally {
+            loop.close();
+        }
+    }
+}
