@@ -318,6 +318,10 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
 
     /** Value keys in the scan's range in byte order (RocksDB's bytewise order), bounded as {@link KvCommand.Scan} says. */
     private KvResult scan(KvCommand.Scan scan) {
+        // A scan iterates RocksDB itself, so it must see what this pass staged: write the staged
+        // prefix first. Everything staged belongs to slots already applied, together with their
+        // applied slot and sessions, so RocksDB still only ever shows a whole prefix of the applied state.
+        commitApplied();
         java.util.List<KvResult.Entry> out = new java.util.ArrayList<>();
         byte[] end = scan.end().isEmpty() ? null : key(VALUE, scan.end());
         long bytes = 0;
