@@ -15,9 +15,10 @@ import java.util.List;
  * @param codingDataShards     X per group (1 = no coding)
  * @param codingThresholdBytes values at or above this size are coded
  * @param leaseMode            lease mechanism per group
+ * @param leaseTiming          Δ, clock bound and drift margin of that lease
  */
 public record ClusterSpec(int groups, List<Integer> members, int f, int codingDataShards,
-                          int codingThresholdBytes, LeaseMode leaseMode) {
+                          int codingThresholdBytes, LeaseMode leaseMode, LeaseTiming leaseTiming) {
 
     public static final int DEFAULT_GROUPS = 4;
     /** Default size at or above which values are Reed-Solomon coded (when X > 1). */
@@ -29,7 +30,14 @@ public record ClusterSpec(int groups, List<Integer> members, int f, int codingDa
         }
         members = List.copyOf(members);
         // One group's validation covers members, F, X, threshold and lease mode.
-        new GroupConfig(0, members, f, codingDataShards, codingThresholdBytes, leaseMode);
+        new GroupConfig(0, members, f, codingDataShards, codingThresholdBytes, leaseMode, leaseTiming);
+    }
+
+    /** A spec with the default timing of its lease mode ({@link LeaseTiming#defaults}). */
+    public ClusterSpec(int groups, List<Integer> members, int f, int codingDataShards, int codingThresholdBytes,
+                       LeaseMode leaseMode) {
+        this(groups, members, f, codingDataShards, codingThresholdBytes, leaseMode,
+                leaseMode == null ? null : LeaseTiming.defaults(leaseMode));
     }
 
     /** G = 4, F = (N-1)/2, no coding, leader leases. */
@@ -48,7 +56,12 @@ public record ClusterSpec(int groups, List<Integer> members, int f, int codingDa
     }
 
     public ClusterSpec withGroups(int g) {
-        return new ClusterSpec(g, members, f, codingDataShards, codingThresholdBytes, leaseMode);
+        return new ClusterSpec(g, members, f, codingDataShards, codingThresholdBytes, leaseMode, leaseTiming);
+    }
+
+    /** This spec with another lease mode and timing (the timing is normalized for the mode). */
+    public ClusterSpec withLease(LeaseMode mode, LeaseTiming timing) {
+        return new ClusterSpec(groups, members, f, codingDataShards, codingThresholdBytes, mode, timing.normalized(mode));
     }
 
     /** The configuration of group {@code g} under this spec. */
@@ -56,6 +69,6 @@ public record ClusterSpec(int groups, List<Integer> members, int f, int codingDa
         if (g < 0 || g >= groups) {
             throw new IllegalArgumentException("group must be 0.." + (groups - 1) + ", got " + g);
         }
-        return new GroupConfig(g, members, f, codingDataShards, codingThresholdBytes, leaseMode);
+        return new GroupConfig(g, members, f, codingDataShards, codingThresholdBytes, leaseMode, leaseTiming);
     }
 }

@@ -13,9 +13,10 @@ import java.util.List;
  *                             1 = plain Paxos, at most N - 2F (RS-Paxos §4.3)
  * @param codingThresholdBytes values at or above this size are coded; below it they travel whole
  * @param leaseMode            the read-lease mechanism of the group
+ * @param leaseTiming          Δ, clock bound and drift margin of that lease ({@link LeaseTiming#normalized})
  */
 public record GroupConfig(int group, List<Integer> members, int f, int codingDataShards,
-                          int codingThresholdBytes, LeaseMode leaseMode) {
+                          int codingThresholdBytes, LeaseMode leaseMode, LeaseTiming leaseTiming) {
 
     /** Upper bound on the number of groups a cluster may have. */
     public static final int MAX_GROUPS = 1024;
@@ -54,9 +55,17 @@ public record GroupConfig(int group, List<Integer> members, int f, int codingDat
             throw new IllegalArgumentException("group " + group + ": coding threshold must be >= 0 bytes, got "
                     + codingThresholdBytes);
         }
-        if (leaseMode == null) {
-            throw new IllegalArgumentException("group " + group + ": lease mode must be given");
+        if (leaseMode == null || leaseTiming == null) {
+            throw new IllegalArgumentException("group " + group + ": lease mode and timing must be given");
         }
+        leaseTiming.check(leaseMode, "group " + group);
+    }
+
+    /** A group with the default timing of its lease mode ({@link LeaseTiming#defaults}). */
+    public GroupConfig(int group, List<Integer> members, int f, int codingDataShards, int codingThresholdBytes,
+                       LeaseMode leaseMode) {
+        this(group, members, f, codingDataShards, codingThresholdBytes, leaseMode,
+                leaseMode == null ? null : LeaseTiming.defaults(leaseMode));
     }
 
     /** N, the number of replicas. */

@@ -4,10 +4,12 @@ package io.synod.coordination;
 public enum LeaseMode {
     /** Reads go to the leader and through the log. */
     NONE,
-    /** LeaseGuard log-based leader lease (Davis, Demirbas, Deng, SIGMOD 2026). */
+    /** LeaseGuard log-based leader lease (Davis, Demirbas, Deng, SIGMOD 2026) on a bounded-uncertainty clock. */
     LEADER,
     /** Quorum leases (Moraru, Andersen, Kaminsky, SoCC 2014). */
     QUORUM,
     /** Every replica holds every key; writes wait for all replicas. */
-    MEGASTORE
+    MEGASTORE,
+    /** LeaseGuard leader lease on local timers only, with a drift margin (LeaseGuard §4; no inherited reads). */
+    LEADER_TIMER
 }

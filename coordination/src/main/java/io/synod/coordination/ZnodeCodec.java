@@ -15,8 +15,9 @@ public final class ZnodeCodec {
 
     public static final int EPOCH_FORMAT = 1;
     public static final int MEMBER_FORMAT = 1;
-    public static final int GROUP_CONFIG_FORMAT = 1;
-    public static final int CLUSTER_SPEC_FORMAT = 1;
+    /** Format 2 added the lease timing; format 1 (no timing: the mode's defaults) is still read. */
+    public static final int GROUP_CONFIG_FORMAT = 2;
+    public static final int CLUSTER_SPEC_FORMAT = 2;
 
     /** Longest address, zone or version string, bytes. */
     public static final int MAX_STRING_BYTES = 255;
@@ -79,12 +80,13 @@ public final class ZnodeCodec {
     }
 
     /**
-     * {@code u8 format=1, i32 group, i32 memberCount, memberCount x i32 nodeId, i32 f,
-     * i32 codingDataShards, i32 codingThresholdBytes, u8 leaseMode ordinal}.
+     * {@code u8 format=2, i32 group, i32 memberCount, memberCount x i32 nodeId, i32 f,
+     * i32 codingDataShards, i32 codingThresholdBytes, u8 leaseMode ordinal, i32 leaseDeltaMillis,
+     * i32 clockBoundMicros, i32 driftPpm} (format 1 ends after the lease mode).
      */
     public static byte[] encodeGroupConfig(GroupConfig c) {
         return encodeReplicated(GROUP_CONFIG_FORMAT, c.group(), c.members(), c.f(), c.codingDataShards(),
-                c.codingThresholdBytes(), c.leaseMode());
+                c.codingThresholdBytes(), c.leaseMode(), c.leaseTiming());
     }
 
     public static GroupConfig decodeGroupConfig(byte[] bytes) {
@@ -93,12 +95,13 @@ public final class ZnodeCodec {
     }
 
     /**
-     * {@code u8 format=1, i32 groups, i32 memberCount, memberCount x i32 nodeId, i32 f,
-     * i32 codingDataShards, i32 codingThresholdBytes, u8 leaseMode ordinal}.
+     * {@code u8 format=2, i32 groups, i32 memberCount, memberCount x i32 nodeId, i32 f,
+     * i32 codingDataShards, i32 codingThresholdBytes, u8 leaseMode ordinal, i32 leaseDeltaMillis,
+     * i32 clockBoundMicros, i32 driftPpm} (format 1 ends after the lease mode).
      */
     public static byte[] encodeClusterSpec(ClusterSpec s) {
         return encodeReplicated(CLUSTER_SPEC_FORMAT, s.groups(), s.members(), s.f(), s.codingDataShards(),
-                s.codingThresholdBytes(), s.leaseMode());
+                s.codingThresholdBytes(), s.leaseMode(), s.leaseTiming());
     }
 
     public static ClusterSpec decodeClusterSpec(byte[] bytes) {
@@ -109,29 +112,37 @@ public final class ZnodeCodec {
     /** The constructor shape GroupConfig and ClusterSpec share: one leading int, then the replication fields. */
     @FunctionalInterface
     private interface Replicated<T> {
-        T make(int head, List<Integer> members, int f, int codingDataShards, int codingThresholdBytes, LeaseMode mode);
+        T make(int head, List<Integer> members, int f, int codingDataShards, int codingThresholdBytes, LeaseMode mode,
+               LeaseTiming timing);
     }
 
     private static byte[] encodeReplicated(int format, int head, List<Integer> members, int f, int codingDataShards,
-                                           int codingThresholdBytes, LeaseMode mode) {
+                                           int codingThresholdBytes, LeaseMode mode, LeaseTiming timing) {
         ByteWriter w = new ByteWriter().u8(format).i32(head);
         writeMembers(w, members);
-        return w.i32(f).i32(codingDataShards).i32(codingThresholdBytes).u8(mode.ordinal()).toByteArray();
+        return w.i32(f).i32(codingDataShards).i32(codingThresholdBytes).u8(mode.ordinal()).i32(timing.deltaMillis())
+                .i32(timing.clockBoundMicros()).i32(timing.driftPpm()).toByteArray();
     }
 
     private static <T> T decodeReplicated(byte[] bytes, String what, int format, String headName, int headMin,
                                           int headMax, Replicated<T> make) {
         ByteReader r = new ByteReader(bytes, what);
-        r.formatVersion(format);
+        int version = r.u8("format version");
+        if (version != format && version != 1) {
+            throw new MetadataFormatException(what + ": unsupported format version " + version + " (this build reads 1 and "
+                    + format + ")");
+        }
         int head = r.i32(headName, headMin, headMax);
         List<Integer> members = readMembers(r);
         int f = r.i32("f");
         int x = r.i32("coding data shards");
         int threshold = r.i32("coding threshold");
         LeaseMode mode = readLeaseMode(r);
+        int[] timing = version == 1 ? null : new int[] {r.i32("lease delta ms"), r.i32("clock bound us"), r.i32("drift ppm")};
         r.end();
         try {
-            return make.make(head, members, f, x, threshold, mode);
+            return make.make(head, members, f, x, threshold, mode, timing == null ? LeaseTiming.defaults(mode)
+                    : new LeaseTiming(timing[0], timing[1], timing[2]));
         } catch (IllegalArgumentException e) {
             throw r.error(e.getMessage());
         }

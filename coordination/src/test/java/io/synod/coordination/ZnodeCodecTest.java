@@ -46,11 +46,34 @@ class ZnodeCodecTest {
         ByteBuffer.wrap(badF).putInt(1 + 4 + 4 + 12, 2);
         assertMessage(() -> ZnodeCodec.decodeGroupConfig(badF), "group config: group 0: F must be 0..1 for N=3, got 2");
         byte[] badMode = cfg.clone();
-        badMode[badMode.length - 1] = 9;
+        badMode[badMode.length - 13] = 9; // the mode byte, before the three i32 of the lease timing
         assertMessage(() -> ZnodeCodec.decodeGroupConfig(badMode), "lease mode 9 unknown");
         byte[] manyMembers = cfg.clone();
         ByteBuffer.wrap(manyMembers).putInt(5, 1_000_000);
         assertMessage(() -> ZnodeCodec.decodeGroupConfig(manyMembers), "member count 1000000 outside 1..63");
+    }
+
+    @Test
+    void leaseTimingRoundTripsAndFormatOneStillReads() {
+        ClusterSpec timer = ClusterSpec.defaults(3).withLease(LeaseMode.LEADER_TIMER, new LeaseTiming(250, 777, 20_000));
+        assertEquals(new LeaseTiming(250, 0, 20_000), timer.leaseTiming(), "the clock bound is not a timer lease's");
+        assertEquals(timer, ZnodeCodec.decodeClusterSpec(ZnodeCodec.encodeClusterSpec(timer)));
+        assertEquals(timer.groupConfig(1), ZnodeCodec.decodeGroupConfig(ZnodeCodec.encodeGroupConfig(timer.groupConfig(1))));
+        ClusterSpec none = ClusterSpec.defaults(3).withLease(LeaseMode.NONE, new LeaseTiming(250, 777, 20_000));
+        assertEquals(LeaseTiming.NONE, none.leaseTiming());
+        // A format 1 spec (written before the timing existed) reads with the mode's default timing.
+        byte[] v2 = ZnodeCodec.encodeClusterSpec(ClusterSpec.defaults(3));
+        byte[] v1 = Arrays.copyOf(v2, v2.length - 12);
+        v1[0] = 1;
+        assertEquals(ClusterSpec.defaults(3), ZnodeCodec.decodeClusterSpec(v1));
+        byte[] v3 = v2.clone();
+        v3[0] = 3;
+        assertMessage(() -> ZnodeCodec.decodeClusterSpec(v3), "unsupported format version 3");
+        byte[] noDelta = v2.clone();
+        ByteBuffer.wrap(noDelta).putInt(noDelta.length - 12, 0);
+        assertMessage(() -> ZnodeCodec.decodeClusterSpec(noDelta), "lease mode LEADER needs a lease delta > 0 ms");
+        assertMessage(() -> new GroupConfig(0, List.of(0, 1, 2), 1, 1, 0, LeaseMode.NONE, new LeaseTiming(5, 0, 0)),
+                "has parameters lease mode NONE does not use");
     }
 
     @Test
