@@ -57,8 +57,8 @@ import org.slf4j.LoggerFactory;
 final class ClientEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClientEngine.class);
 
-    /** A final answer from a replica. */
-    record Reply(int group, long slot, byte[] result, int node) {}
+    /** A final answer from a replica, and which path served it. */
+    record Reply(int group, long slot, byte[] result, int node, ServedBy servedBy) {}
 
     /** Where the client learns servers and the shard map; pushes what it learns into the engine. */
     interface Discovery extends AutoCloseable {
@@ -396,7 +396,8 @@ final class ClientEngine implements AutoCloseable {
         inFlight.put(op.requestId, op);
         ClientFrame frame = op.consistency == Consistency.STALE && op.readOnly()
                 ? new ClientFrame.StaleRead(op.requestId, op.payload)
-                : new ClientFrame.Command(op.requestId, op.lane.clientId, op.sequence, op.payload);
+                : new ClientFrame.Command(op.requestId, op.lane.clientId, op.sequence, op.payload,
+                        op.consistency == Consistency.LOG ? ClientFrame.FLAG_THROUGH_LOG : 0);
         op.via.send(op.requestId, frame);
     }
 
@@ -518,7 +519,7 @@ final class ClientEngine implements AutoCloseable {
             if (op.consistency != Consistency.STALE || !op.readOnly()) {
                 leaders.put(op.group, op.target);
             }
-            finish(op, new Reply(r.group(), r.slot(), r.result(), op.target), null);
+            finish(op, new Reply(r.group(), r.slot(), r.result(), op.target, ServedBy.of(r.served())), null);
             return;
         }
         if (status == ClientReply.Status.REJECTED) {

@@ -5,12 +5,13 @@ package io.synod.client;
  */
 public enum Consistency {
     /**
-     * Linearizable: the read reflects every write acknowledged before it started. Until leases are
-     * plugged into the server this is served by the group's leader through the log (the same path as
-     * {@link #LOG}); it is never answered from a replica that might be behind.
+     * Linearizable: the read reflects every write acknowledged before it started. In a group with a
+     * leader lease ({@code lease=leader|leader-timer}) the leader answers it from its own state while
+     * it holds the lease (LeaseGuard), otherwise through the log like {@link #LOG}; it is never
+     * answered from a replica that might be behind. The result's {@code servedBy} says which.
      */
     LINEARIZABLE,
-    /** Sequenced through the group's log like a write: always linearizable, one replication round. */
+    /** Sequenced through the group's log like a write, even where a lease could serve it: one replication round. */
     LOG,
     /**
      * Answered from the local state of whichever replica receives it, leader or follower, at that

@@ -10,8 +10,9 @@ import java.nio.charset.StandardCharsets;
  * @param version the slot of the key's last write (0 if absent): the expected version of
  *                {@link SynodClient#compareAndSetVersion}
  * @param slot    the log slot of the key's group this answer reflects
+ * @param servedBy which path answered: the log, the leader's lease, or a replica's local state (STALE)
  */
-public record GetResult(String key, byte[] value, long version, long slot) {
+public record GetResult(String key, byte[] value, long version, long slot, ServedBy servedBy) {
     public boolean exists() {
         return value != null;
     }

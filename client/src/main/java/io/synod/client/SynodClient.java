@@ -92,7 +92,7 @@ public final class SynodClient implements AutoCloseable {
     public CompletableFuture<GetResult> get(String key, Consistency consistency) {
         return call(() -> new KvCommand.GetVersioned(checkKey(key)), consistency, reply -> {
             KvResult.Versioned v = expect(reply, KvResult.Versioned.class);
-            return new GetResult(key, v.value(), v.version(), reply.slot());
+            return new GetResult(key, v.value(), v.version(), reply.slot(), reply.servedBy());
         });
     }
 
@@ -103,7 +103,7 @@ public final class SynodClient implements AutoCloseable {
 
     public CompletableFuture<ListResult> readList(String key, Consistency consistency) {
         return call(() -> new KvCommand.ReadList(checkKey(key)), consistency, reply ->
-                new ListResult(key, expect(reply, KvResult.ListValue.class).elements(), reply.slot()));
+                new ListResult(key, expect(reply, KvResult.ListValue.class).elements(), reply.slot(), reply.servedBy()));
     }
 
     /**

@@ -13,19 +13,40 @@ public sealed interface ClientFrame {
 
     long requestId();
 
+    /** {@link Command#flags} bit: a read that must go through the log even where a lease could serve it. */
+    int FLAG_THROUGH_LOG = 1;
+
+    /** {@link Response#served}: the answer went through the log (every write; a read without a lease). */
+    int SERVED_LOG = 0;
+    /** {@link Response#served}: a read the leader answered from its state under its lease (LeaseGuard). */
+    int SERVED_LEASE = 1;
+    /** {@link Response#served}: a STALE read answered from the receiving replica's state, no guarantee. */
+    int SERVED_LOCAL = 2;
+
     /**
      * A command (a {@code KvCommand} payload), routed by the server to the group owning its key and
-     * sequenced through that group's log; (clientId, sequence) make retries apply at most once.
+     * sequenced through that group's log, or for a read answered under a lease unless {@code flags}
+     * has {@link #FLAG_THROUGH_LOG}; (clientId, sequence) make retries apply at most once.
      */
-    record Command(long requestId, long clientId, long sequence, byte[] payload) implements ClientFrame {}
+    record Command(long requestId, long clientId, long sequence, byte[] payload, int flags) implements ClientFrame {
+        public Command(long requestId, long clientId, long sequence, byte[] payload) {
+            this(requestId, clientId, sequence, payload, 0);
+        }
+    }
 
     /**
      * The answer to a {@link Command} or {@link StaleRead}: {@code status} is a
      * {@code ClientReply.Status} ordinal or {@link #STATUS_NO_GROUP}; {@code slot} the log slot the
-     * result reflects; {@code leaderHint} the node the server believes leads the group (-1 unknown).
+     * result reflects; {@code leaderHint} the node the server believes leads the group (-1 unknown);
+     * {@code served} which path answered an OK read ({@link #SERVED_LOG}, {@link #SERVED_LEASE},
+     * {@link #SERVED_LOCAL}).
      */
-    record Response(long requestId, int group, int status, long slot, int leaderHint, byte[] result)
-            implements ClientFrame {}
+    record Response(long requestId, int group, int status, long slot, int leaderHint, byte[] result, int served)
+            implements ClientFrame {
+        public Response(long requestId, int group, int status, long slot, int leaderHint, byte[] result) {
+            this(requestId, group, status, slot, leaderHint, result, SERVED_LOG);
+        }
+    }
 
     /** Asks a server for its groups' state. */
     record StatusQuery(long requestId) implements ClientFrame {}

@@ -10,6 +10,9 @@ import java.util.List;
  * frames (which use types 1 and 2); the {@code [length u32]} prefix around a body belongs to the
  * transport. Decoding checks every length and count against the bytes present before allocating and
  * fails with {@link IllegalArgumentException} naming the field.
+ *
+ * <p>A {@code COMMAND} ends with {@code u8 flags} and a {@code RESPONSE} with {@code u8 served}
+ * (leases: {@link ClientFrame#FLAG_THROUGH_LOG}, {@link ClientFrame#SERVED_LEASE}).
  */
 public final class ClientFrameCodec {
     public static final int VERSION = 1;
@@ -35,13 +38,15 @@ public final class ClientFrameCodec {
     public static byte[] encode(ClientFrame frame) {
         ByteBuffer out;
         if (frame instanceof ClientFrame.Command c) {
-            out = start(COMMAND, 8 + 8 + 8 + 4 + c.payload().length).putLong(c.requestId()).putLong(c.clientId())
+            out = start(COMMAND, 8 + 8 + 8 + 4 + c.payload().length + 1).putLong(c.requestId()).putLong(c.clientId())
                     .putLong(c.sequence());
             bytes(out, c.payload());
+            out.put((byte) c.flags());
         } else if (frame instanceof ClientFrame.Response r) {
-            out = start(RESPONSE, 8 + 4 + 4 + 8 + 4 + 4 + r.result().length).putLong(r.requestId()).putInt(r.group())
-                    .putInt(r.status()).putLong(r.slot()).putInt(r.leaderHint());
+            out = start(RESPONSE, 8 + 4 + 4 + 8 + 4 + 4 + r.result().length + 1).putLong(r.requestId())
+                    .putInt(r.group()).putInt(r.status()).putLong(r.slot()).putInt(r.leaderHint());
             bytes(out, r.result());
+            out.put((byte) r.served());
         } else if (frame instanceof ClientFrame.StatusQuery q) {
             out = start(STATUS_QUERY, 8).putLong(q.requestId());
         } else if (frame instanceof ClientFrame.StatusReport s) {
@@ -84,9 +89,10 @@ public final class ClientFrameCodec {
         int type = in.get() & 0xFF;
         ClientFrame frame = switch (type) {
             case COMMAND -> new ClientFrame.Command(i64(in, "request id"), i64(in, "client id"), i64(in, "sequence"),
-                    bytes(in, "command payload"));
+                    bytes(in, "command payload"), u8(in, "command flags", ClientFrame.FLAG_THROUGH_LOG));
             case RESPONSE -> new ClientFrame.Response(i64(in, "request id"), i32(in, "group"), i32(in, "status"),
-                    i64(in, "slot"), i32(in, "leader hint"), bytes(in, "result"));
+                    i64(in, "slot"), i32(in, "leader hint"), bytes(in, "result"),
+                    u8(in, "served", ClientFrame.SERVED_LOCAL));
             case STATUS_QUERY -> new ClientFrame.StatusQuery(i64(in, "request id"));
             case STATUS_REPORT -> {
                 long id = i64(in, "request id");
@@ -118,6 +124,16 @@ public final class ClientFrameCodec {
         if (in.remaining() < bytes) {
             throw new IllegalArgumentException(what + " needs " + bytes + " bytes, only " + in.remaining() + " left");
         }
+    }
+
+    /** One byte, at most {@code max}. */
+    private static int u8(ByteBuffer in, String what, int max) {
+        need(in, 1, what);
+        int v = in.get() & 0xFF;
+        if (v > max) {
+            throw new IllegalArgumentException(what + " " + v + " is not 0.." + max);
+        }
+        return v;
     }
 
     private static int i32(ByteBuffer in, String what) {

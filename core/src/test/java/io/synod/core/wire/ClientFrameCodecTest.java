@@ -14,7 +14,11 @@ class ClientFrameCodecTest {
     @Test
     void everyFrameRoundTrips() {
         List<ClientFrame> frames = List.of(new ClientFrame.Command(1, 2, 3, new byte[] {4, 5}),
-                new ClientFrame.Response(6, 1, 0, 99, 2, new byte[] {7}), new ClientFrame.StatusQuery(8),
+                new ClientFrame.Command(1, 2, 3, new byte[] {4, 5}, ClientFrame.FLAG_THROUGH_LOG),
+                new ClientFrame.Response(6, 1, 0, 99, 2, new byte[] {7}),
+                new ClientFrame.Response(6, 1, 0, 99, 2, new byte[] {7}, ClientFrame.SERVED_LEASE),
+                new ClientFrame.Response(6, 1, 0, 99, 2, new byte[] {7}, ClientFrame.SERVED_LOCAL),
+                new ClientFrame.StatusQuery(8),
                 new ClientFrame.StatusReport(9, 1, List.of(new ClientFrame.GroupStatus(0, 2, 3, 1, 10, 10, 0, 0))),
                 new ClientFrame.StaleRead(10, new byte[] {1}), new ClientFrame.ShardMapQuery(11),
                 new ClientFrame.ShardMapReport(12, new byte[] {1, 2, 3}));
@@ -28,7 +32,12 @@ class ClientFrameCodecTest {
 
     @Test
     void truncatedOrLyingFramesFailWithAClearError() {
-        byte[] body = ClientFrameCodec.encode(new ClientFrame.Command(1, 2, 3, new byte[100]));
+        byte[] body = ClientFrameCodec.encode(new ClientFrame.Command(1, 2, 3, new byte[100],
+                ClientFrame.FLAG_THROUGH_LOG));
+        byte[] badFlags = body.clone();
+        badFlags[body.length - 1] = 9;
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(badFlags)).getMessage()
+                .contains("command flags 9"));
         for (int cut = 0; cut < body.length; cut++) {
             byte[] part = Arrays.copyOf(body, cut);
             assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(part));

@@ -1,5 +1,7 @@
 package io.synod.server.config;
 
+import io.synod.coordination.LeaseMode;
+import io.synod.coordination.LeaseTiming;
 import io.synod.core.paxos.Coding;
 import java.io.IOException;
 import java.io.Reader;
@@ -38,7 +40,36 @@ public record ServerConfig(
         int tickMillis,
         int phase1TimeoutMillis,
         int outboundQueueBytes,
-        CodingSetting coding) {
+        CodingSetting coding,
+        LeaseSetting lease) {
+
+    /**
+     * The read lease this node creates the cluster with (docs/leases.md): {@code none}, {@code leader}
+     * (LeaseGuard on the wall clock with error bound {@code clockBoundMicros}) or {@code leader-timer}
+     * (LeaseGuard on local timers with drift margin {@code driftPpm}, §4). Part of the cluster spec, so
+     * a node whose setting differs from the spec in ZooKeeper refuses to start.
+     */
+    public record LeaseSetting(LeaseMode mode, LeaseTiming timing) {
+        /** The config value of {@code lease}. */
+        public String text() {
+            return switch (mode) {
+                case NONE -> "none";
+                case LEADER -> "leader";
+                case LEADER_TIMER -> "leader-timer";
+                default -> mode.name().toLowerCase(java.util.Locale.ROOT);
+            };
+        }
+
+        @Override
+        public String toString() {
+            return switch (mode) {
+                case NONE -> "none";
+                case LEADER -> "leader (delta " + timing.deltaMillis() + " ms, clock bound " + timing.clockBoundMicros()
+                        + " us)";
+                default -> text() + " (delta " + timing.deltaMillis() + " ms, drift " + timing.driftPpm() + " ppm)";
+            };
+        }
+    }
 
     /**
      * The group coding this node creates the cluster with (RS-Paxos, Mu et al. 2014, section 4):
@@ -91,6 +122,14 @@ public record ServerConfig(
         k.put("outbound.queue.bytes", new String[] {"33554432", "per-peer outbound bytes before messages are dropped"});
         k.put("coding", new String[] {"off", "RS-Paxos coding of every group: off, or N,F,X (N = the number of nodes)"});
         k.put("coding.threshold.bytes", new String[] {"65536", "values at or above this size are coded (when X > 1)"});
+        k.put("lease", new String[] {"none", "read lease of every group: none, leader (LeaseGuard, wall clock within "
+                + "lease.clock.bound.us) or leader-timer (local timers within lease.drift.ppm)"});
+        k.put("lease.delta.ms", new String[] {Integer.toString(LeaseTiming.DEFAULT_DELTA_MILLIS),
+                "lease duration: a leader reads locally while its newest committed entry is younger than this"});
+        k.put("lease.clock.bound.us", new String[] {Integer.toString(LeaseTiming.DEFAULT_CLOCK_BOUND_MICROS),
+                "lease=leader: bound on every node's wall-clock error (microseconds)"});
+        k.put("lease.drift.ppm", new String[] {Integer.toString(LeaseTiming.DEFAULT_DRIFT_PPM),
+                "lease=leader-timer: bound on the local clock's rate error (parts per million)"});
         KEYS = Collections.unmodifiableMap(k);
     }
 
@@ -156,8 +195,27 @@ public record ServerConfig(
             throw new ConfigException("outbound.queue.bytes (" + outbound + ") must be at least max.frame.bytes (" + maxFrame + ")");
         }
         CodingSetting coding = parseCoding(str(p, "coding"), nodes.size(), integer(p, "coding.threshold.bytes", 1, 1 << 30));
+        LeaseSetting lease = parseLease(str(p, "lease"), integer(p, "lease.delta.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
+                integer(p, "lease.clock.bound.us", 0, 60_000_000), integer(p, "lease.drift.ppm", 0, 999_999));
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
-                snapEvery, retain, heartbeat, tick, phase1, outbound, coding);
+                snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease);
+    }
+
+    static LeaseSetting parseLease(String text, int deltaMillis, int clockBoundMicros, int driftPpm)
+            throws ConfigException {
+        LeaseMode mode = switch (text) {
+            case "none" -> LeaseMode.NONE;
+            case "leader" -> LeaseMode.LEADER;
+            case "leader-timer" -> LeaseMode.LEADER_TIMER;
+            case "quorum", "megastore" -> throw new ConfigException("lease: '" + text
+                    + "' leases are not built on the server (docs/leases.md); use none, leader or leader-timer");
+            default -> throw new ConfigException("lease: must be none, leader or leader-timer, got '" + text + "'");
+        };
+        if (mode == LeaseMode.LEADER && 2L * clockBoundMicros >= 1000L * deltaMillis) {
+            throw new ConfigException("lease.clock.bound.us: " + clockBoundMicros + " us of clock error leaves no lease "
+                    + "within lease.delta.ms=" + deltaMillis + " (the uncertainty interval must be shorter than delta)");
+        }
+        return new LeaseSetting(mode, new LeaseTiming(deltaMillis, clockBoundMicros, driftPpm).normalized(mode));
     }
 
     /** "off" or "N,F,X", checked against the node count and the RS-Paxos rules ({@link Coding#rsPaxos}). */
@@ -267,6 +325,16 @@ public record ServerConfig(
                 + "\nlog.segment.bytes=" + logSegmentBytes + "\nsnapshot.every.slots=" + snapshotEverySlots
                 + "\nlog.retain.slots=" + logRetainSlots + "\nheartbeat.ms=" + heartbeatMillis + "\ntick.ms=" + tickMillis
                 + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes
-                + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes() + "\n";
+                + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes()
+                + "\nlease=" + lease.text() + leaseProperties() + "\n";
+    }
+
+    private String leaseProperties() {
+        LeaseTiming t = lease.timing();
+        return switch (lease.mode()) {
+            case NONE -> "";
+            case LEADER -> "\nlease.delta.ms=" + t.deltaMillis() + "\nlease.clock.bound.us=" + t.clockBoundMicros();
+            default -> "\nlease.delta.ms=" + t.deltaMillis() + "\nlease.drift.ppm=" + t.driftPpm();
+        };
     }
 }

@@ -6,7 +6,6 @@ import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.ClientRequest;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.ElectionEvent;
-import io.synod.core.paxos.LeaseHooks;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.QuorumPolicy;
 import io.synod.core.paxos.Ready;
@@ -14,6 +13,8 @@ import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
+import io.synod.server.lease.GroupLease;
+import io.synod.server.lease.ReadGate;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.log.StorageFailure;
 import io.synod.server.state.RocksKvStateMachine;
@@ -62,7 +63,8 @@ public final class GroupLoop implements AutoCloseable {
 
     private record Wake() implements Input {}
 
-    private record Waiter(long requestId, Responder responder, long receivedNanos) {}
+    /** {@code served}: the response's path ({@code WireFrame.ClientResponse.SERVED_*}); {@code read}: a read-only command. */
+    private record Waiter(long requestId, Responder responder, long receivedNanos, int served, boolean read) {}
 
     private final int group;
     private final Replica replica;
@@ -96,6 +98,9 @@ public final class GroupLoop implements AutoCloseable {
     /** While repairing: the applied slot after which every entry this replica may have lost is re-learned. */
     private long repairTarget = -1;
     private final int pipelineWindow;
+    /** The group's read lease: the policy the replica runs (behind a gate) and the clocks it is fed. */
+    private final GroupLease lease;
+    private final ReadGate leaseGate;
 
     public GroupLoop(int group, ReplicaConfig config, GroupStorage storage, io.synod.core.paxos.StateMachine stateMachine,
             AutoCloseable stateMachineResource, Consumer<WireFrame.PeerMessage> network, ElectionService election,
@@ -108,7 +113,18 @@ public final class GroupLoop implements AutoCloseable {
     public GroupLoop(int group, ReplicaConfig config, GroupStorage storage, io.synod.core.paxos.StateMachine stateMachine,
             AutoCloseable stateMachineResource, Consumer<WireFrame.PeerMessage> network, ElectionService election,
             GroupMetrics metrics, long tickNanos, int inboxCapacity, int maxWaiters, io.synod.core.paxos.Coding coding) {
+        this(group, config, storage, stateMachine, stateMachineResource, network, election, metrics, tickNanos,
+                inboxCapacity, maxWaiters, coding, GroupLease.NONE);
+    }
+
+    /** A coded group (or {@code Coding.OFF}) whose linearizable reads may be served under {@code lease}. */
+    public GroupLoop(int group, ReplicaConfig config, GroupStorage storage, io.synod.core.paxos.StateMachine stateMachine,
+            AutoCloseable stateMachineResource, Consumer<WireFrame.PeerMessage> network, ElectionService election,
+            GroupMetrics metrics, long tickNanos, int inboxCapacity, int maxWaiters, io.synod.core.paxos.Coding coding,
+            GroupLease lease) {
         this.group = group;
+        this.lease = lease;
+        this.leaseGate = lease.newHooks();
         this.storage = storage;
         this.stateMachine = stateMachineResource;
         this.localState = stateMachine;
@@ -125,7 +141,7 @@ public final class GroupLoop implements AutoCloseable {
             durableMachine.ignoreDurableState();
         }
         this.replica = new Replica(config, storage.durableState(), stateMachine,
-                coding.enabled() ? coding.quorum() : QuorumPolicy.MAJORITY, LeaseHooks.NONE, coding, System.nanoTime());
+                coding.enabled() ? coding.quorum() : QuorumPolicy.MAJORITY, leaseGate, coding, System.nanoTime());
         this.readyLoop = new ReadyLoop(replica, new Sink());
         if (durableMachine != null) {
             durableMachine.commitApplied(); // Whatever starting the replica staged (nothing, normally).
@@ -194,6 +210,10 @@ public final class GroupLoop implements AutoCloseable {
         return group;
     }
 
+    public GroupMetrics metrics() {
+        return metrics;
+    }
+
     // ---- the loop -----------------------------------------------------------------------------------
 
     private void run() {
@@ -209,6 +229,7 @@ public final class GroupLoop implements AutoCloseable {
                 }
                 ElectionEvent event;
                 while ((event = control.poll()) != null) {
+                    observeClock();
                     replica.onElection(event);
                 }
                 for (Input input : batch) {
@@ -217,6 +238,7 @@ public final class GroupLoop implements AutoCloseable {
                 batch.clear();
                 long now = System.nanoTime();
                 if (now - nextTick >= 0) {
+                    observeClock();
                     replica.tick(now);
                     nextTick = now + tickNanos;
                 }
@@ -233,7 +255,18 @@ public final class GroupLoop implements AutoCloseable {
         }
     }
 
+    /**
+     * Hands the replica the clocks before an input, so its lease is judged by the time the input is
+     * handled (a paused process must not judge its lease by a reading from before the pause).
+     */
+    private void observeClock() {
+        if (lease.enabled()) {
+            replica.observeClock(lease.read());
+        }
+    }
+
     private void handle(Input input) {
+        observeClock();
         if (input instanceof PeerInput p) {
             Message m = p.message();
             if (repairAbove != null) {
@@ -300,7 +333,7 @@ public final class GroupLoop implements AutoCloseable {
             }
             byte[] result = localState.read(read.payload());
             r.responder().respond(new WireFrame.ClientResponse(read.requestId(), group, ClientReply.Status.OK.ordinal(),
-                    replica.appliedSlot(), leader, result));
+                    replica.appliedSlot(), leader, result, WireFrame.ClientResponse.SERVED_LOCAL));
         } catch (IllegalArgumentException e) {
             r.responder().respond(new WireFrame.ClientResponse(read.requestId(), group,
                     ClientReply.Status.REJECTED.ordinal(), 0, leader,
@@ -326,11 +359,16 @@ public final class GroupLoop implements AutoCloseable {
                     replica.leaderHint(), new byte[0]));
             return;
         }
+        // The answer comes in a later Ready, so the waiter is registered after proposing, knowing the path.
+        leaseGate.begin((cmd.flags() & WireFrame.ClientCommand.FLAG_THROUGH_LOG) != 0);
+        replica.propose(new ClientRequest(command));
+        boolean byLease = leaseGate.servedLocally();
+        boolean read = byLease || (lease.enabled() && localState.isReadOnly(cmd.payload()));
         waiters.computeIfAbsent(cmd.clientId(), k -> new HashMap<>())
                 .computeIfAbsent(cmd.sequence(), k -> new ArrayList<>(1))
-                .add(new Waiter(cmd.requestId(), c.responder(), c.receivedNanos()));
+                .add(new Waiter(cmd.requestId(), c.responder(), c.receivedNanos(),
+                        byLease ? WireFrame.ClientResponse.SERVED_LEASE : WireFrame.ClientResponse.SERVED_LOG, read));
         waiterCount++;
-        replica.propose(new ClientRequest(command));
     }
 
     /** The runtime's side of core's shared {@link ReadyLoop}: persistence is synchronous (one fsync per Ready). */
@@ -379,9 +417,13 @@ public final class GroupLoop implements AutoCloseable {
                 waiterCount--;
                 if (reply.status() == ClientReply.Status.OK) {
                     metrics.commitLatency.record(now - w.receivedNanos(), TimeUnit.NANOSECONDS);
+                    if (w.read()) {
+                        (w.served() == WireFrame.ClientResponse.SERVED_LEASE ? metrics.leaseReads : metrics.logReads)
+                                .increment();
+                    }
                 }
                 w.responder().respond(new WireFrame.ClientResponse(w.requestId(), group, reply.status().ordinal(),
-                        reply.slot(), reply.leaderHint(), reply.result()));
+                        reply.slot(), reply.leaderHint(), reply.result(), w.served()));
             }
         }
 

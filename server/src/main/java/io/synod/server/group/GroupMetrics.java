@@ -17,6 +17,9 @@ public final class GroupMetrics {
     final DistributionSummary batchEntries;
     final Counter leaderChanges;
     final Counter appliedEntries;
+    /** LINEARIZABLE reads answered OK: under the leader's lease, or through the log. */
+    final Counter leaseReads;
+    final Counter logReads;
     volatile long logBytes;
     volatile long applyLagSlots;
     volatile long commitSlot;
@@ -33,6 +36,10 @@ public final class GroupMetrics {
         leaderChanges = Counter.builder("synod.leader.changes").description("times this replica became leader")
                 .tag("group", g).register(registry);
         appliedEntries = Counter.builder("synod.applied.entries").tag("group", g).register(registry);
+        leaseReads = Counter.builder("synod.reads").description("reads answered OK, by the path that served them")
+                .tag("group", g).tag("path", "lease").register(registry);
+        logReads = Counter.builder("synod.reads").description("reads answered OK, by the path that served them")
+                .tag("group", g).tag("path", "log").register(registry);
         Gauge.builder("synod.log.bytes", this, m -> m.logBytes).description("bytes of log segments on disk")
                 .tag("group", g).register(registry);
         Gauge.builder("synod.apply.lag.slots", this, m -> m.applyLagSlots)
@@ -40,6 +47,16 @@ public final class GroupMetrics {
         Gauge.builder("synod.commit.slot", this, m -> m.commitSlot).tag("group", g).register(registry);
         Gauge.builder("synod.role", this, m -> m.role).description("0 follower, 1 candidate, 2 leader")
                 .tag("group", g).register(registry);
+    }
+
+    /** Reads answered OK under a lease so far (tests and benchmarks compare it with {@link #logReads()}). */
+    public long leaseReads() {
+        return (long) leaseReads.count();
+    }
+
+    /** Reads answered OK through the log so far. */
+    public long logReads() {
+        return (long) logReads.count();
     }
 
     void recordFsync(long nanos) {

@@ -20,6 +20,7 @@ import io.synod.server.client.ClientServer;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.group.GroupLoop;
 import io.synod.server.group.GroupMetrics;
+import io.synod.server.lease.GroupLease;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
 import io.synod.server.transport.PeerNetwork;
@@ -92,15 +93,16 @@ public final class SynodNode implements AutoCloseable {
         ClusterMetadata metadata = coordination.metadata();
         ClusterSpec defaults = ClusterSpec.defaults(n).withGroups(config.groups());
         ServerConfig.CodingSetting codingSetting = config.coding();
+        ServerConfig.LeaseSetting leaseSetting = config.lease();
         ClusterSpec wanted = new ClusterSpec(defaults.groups(), defaults.members(), codingSetting.failures(),
                 codingSetting.dataShards(), codingSetting.dataShards() > 1 ? codingSetting.thresholdBytes()
-                        : defaults.codingThresholdBytes(), defaults.leaseMode());
+                        : defaults.codingThresholdBytes(), leaseSetting.mode(), leaseSetting.timing());
         try {
             metadata.createCluster(wanted);
         } catch (CoordinationException e) {
             throw new IllegalStateException("cluster '" + config.clusterName() + "' exists in ZooKeeper with a different "
                     + "spec than this node's (" + n + " nodes, " + config.groups() + " groups, coding "
-                    + codingSetting.text(n) + "): " + e.getMessage(), e);
+                    + codingSetting.text(n) + ", lease " + leaseSetting + "): " + e.getMessage(), e);
         }
         Optional<ClusterSpec> spec = metadata.clusterSpec();
         ClusterSpec cluster = spec.orElseThrow(() -> new IllegalStateException("cluster spec missing after create"));
@@ -110,6 +112,9 @@ public final class SynodNode implements AutoCloseable {
         }
         int groups = cluster.groups();
         Coding coding = codingOf(cluster.groupConfig(0));
+        // The lease is the group's configuration as ZooKeeper records it; createCluster above refused a
+        // node whose lease setting differs from it.
+        GroupLease lease = GroupLease.of(cluster.leaseMode(), cluster.leaseTiming());
         shardMap = metadata.shardMap().value();
         metadata.watchShardMap(v -> shardMap = v.value());
         election = coordination.election(config.nodeId());
@@ -134,7 +139,7 @@ public final class SynodNode implements AutoCloseable {
             int group = g;
             Consumer<WireFrame.PeerMessage> send = network::send;
             loops[g] = new GroupLoop(group, rc, storage, sm, sm, send, election, gm, config.tickMillis() * 1_000_000L,
-                    8192, 16_384, coding);
+                    8192, 16_384, coding, lease);
             GroupLoop loop = loops[g];
             int nodeId = config.nodeId();
             loops[g] = loop;
@@ -182,8 +187,8 @@ public final class SynodNode implements AutoCloseable {
         if (config.metricsPort() >= 0) {
             metrics = new MetricsEndpoint(new InetSocketAddress(self.host(), config.metricsPort()), registry);
         }
-        LOG.info("node {} up: peer {}, client {}, metrics {}, {} groups, coding {}", config.nodeId(), peerAddress,
-                clientAddress, metrics == null ? "off" : metrics.address(), groups, coding);
+        LOG.info("node {} up: peer {}, client {}, metrics {}, {} groups, coding {}, lease {}", config.nodeId(), peerAddress,
+                clientAddress, metrics == null ? "off" : metrics.address(), groups, coding, lease);
     }
 
     /**
@@ -287,6 +292,18 @@ public final class SynodNode implements AutoCloseable {
     /** The range -> group map this node routes by (from ZooKeeper, kept current by a watch). */
     public ShardMap shardMap() {
         return shardMap;
+    }
+
+    /** Reads of every group answered OK under a lease, and through the log: {lease, log}. */
+    public long[] readsByPath() {
+        long[] out = new long[2];
+        for (GroupLoop loop : loops) {
+            if (loop != null) {
+                out[0] += loop.metrics().leaseReads();
+                out[1] += loop.metrics().logReads();
+            }
+        }
+        return out;
     }
 
     public PrometheusMeterRegistry registry() {

@@ -11,9 +11,10 @@ final class ClientFrames {
     /** The core frame for a client {@link WireFrame}, or null if {@code frame} is a peer frame. */
     static ClientFrame toClient(WireFrame frame) {
         if (frame instanceof WireFrame.ClientCommand c) {
-            return new ClientFrame.Command(c.requestId(), c.clientId(), c.sequence(), c.payload());
+            return new ClientFrame.Command(c.requestId(), c.clientId(), c.sequence(), c.payload(), c.flags());
         } else if (frame instanceof WireFrame.ClientResponse r) {
-            return new ClientFrame.Response(r.requestId(), r.group(), r.status(), r.slot(), r.leaderHint(), r.result());
+            return new ClientFrame.Response(r.requestId(), r.group(), r.status(), r.slot(), r.leaderHint(), r.result(),
+                    r.served());
         } else if (frame instanceof WireFrame.StatusQuery q) {
             return new ClientFrame.StatusQuery(q.requestId());
         } else if (frame instanceof WireFrame.StatusReport s) {
@@ -35,9 +36,10 @@ final class ClientFrames {
 
     static WireFrame fromClient(ClientFrame frame) {
         if (frame instanceof ClientFrame.Command c) {
-            return new WireFrame.ClientCommand(c.requestId(), c.clientId(), c.sequence(), c.payload());
+            return new WireFrame.ClientCommand(c.requestId(), c.clientId(), c.sequence(), c.payload(), c.flags());
         } else if (frame instanceof ClientFrame.Response r) {
-            return new WireFrame.ClientResponse(r.requestId(), r.group(), r.status(), r.slot(), r.leaderHint(), r.result());
+            return new WireFrame.ClientResponse(r.requestId(), r.group(), r.status(), r.slot(), r.leaderHint(), r.result(),
+                    r.served());
         } else if (frame instanceof ClientFrame.StatusQuery q) {
             return new WireFrame.StatusQuery(q.requestId());
         } else if (frame instanceof ClientFrame.StatusReport s) {

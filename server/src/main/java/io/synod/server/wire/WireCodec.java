@@ -4,6 +4,7 @@ import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.CodedValue;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
+import io.synod.core.paxos.LeaseStamp;
 import io.synod.core.paxos.Message;
 import io.synod.core.wire.ClientFrame;
 import io.synod.core.wire.ClientFrameCodec;
@@ -39,6 +40,8 @@ public final class WireCodec {
     /** After an entry's fields on the wire: 0 = plain entry, 1 = coded (RS-Paxos metadata and shard follow). */
     private static final int PLAIN = 0;
     private static final int CODED = 1;
+    /** Bit of the entry flag: a {@link LeaseStamp} follows the entry (LeaseGuard §3). */
+    private static final int STAMPED = 2;
 
     /** Smallest encoding of an entry on the wire: slot, ballot (12), client id, sequence, payload length, coding flag. */
     static final int MIN_ENTRY_BYTES = 8 + 12 + 8 + 8 + 4 + 1;
@@ -233,21 +236,28 @@ public final class WireCodec {
     }
 
     /**
-     * An entry on the wire: its plain fields ({@link #writePlainEntry}), then a coding flag: 0 for a
-     * plain entry, 1 for an RS-Paxos coded one followed by its {@link CodedValue} (X, N, value length,
-     * value CRC32C, and the shard this copy holds, if any).
+     * An entry on the wire: its plain fields ({@link #writePlainEntry}), then a flag: bit 0 clear for a
+     * plain entry, set for an RS-Paxos coded one followed by its {@link CodedValue} (X, N, value length,
+     * value CRC32C, and the shard this copy holds, if any); bit 1 set when the entry's lease stamp
+     * follows (creator ballot, earliest, latest: LeaseGuard §3, part of the value).
      */
     public static void writeEntry(ByteWriter w, Entry e) {
         writePlainEntry(w, e);
         CodedValue c = e.coded();
+        LeaseStamp stamp = e.stamp();
+        int stampBit = stamp == null ? 0 : STAMPED;
         if (c == null) {
-            w.u8(PLAIN);
-            return;
+            w.u8(PLAIN | stampBit);
+        } else {
+            w.u8(CODED | stampBit).u8(c.dataShards()).u8(c.totalShards()).i32(c.valueLength()).i32(c.valueChecksum())
+                    .u8(c.shard() == null ? 0 : 1);
+            if (c.shard() != null) {
+                w.bytes(c.shard());
+            }
         }
-        w.u8(CODED).u8(c.dataShards()).u8(c.totalShards()).i32(c.valueLength()).i32(c.valueChecksum())
-                .u8(c.shard() == null ? 0 : 1);
-        if (c.shard() != null) {
-            w.bytes(c.shard());
+        if (stamp != null) {
+            writeBallot(w, stamp.creator());
+            w.i64(stamp.earliestNanos()).i64(stamp.latestNanos());
         }
     }
 
@@ -258,7 +268,11 @@ public final class WireCodec {
         long client = r.i64("client id");
         long sequence = r.i64("sequence");
         byte[] payload = r.bytes("command payload");
-        int coding = r.u8("entry coding flag") & 0xFF;
+        int flag = r.u8("entry coding flag") & 0xFF;
+        if ((flag & ~(CODED | STAMPED)) != 0) {
+            throw new MalformedInputException("entry coding flag " + flag + " has bits other than 1 (coded) and 2 (stamped)");
+        }
+        int coding = flag & CODED;
         CodedValue coded = null;
         if (coding == CODED) {
             int x = r.u8("coded data shards") & 0xFF;
@@ -271,10 +285,20 @@ public final class WireCodec {
             } catch (IllegalArgumentException e) {
                 throw new MalformedInputException("invalid coded entry at slot " + slot + ": " + e.getMessage());
             }
-        } else if (coding != PLAIN) {
-            throw new MalformedInputException("entry coding flag " + coding + " is neither 0 (plain) nor 1 (coded)");
         }
-        return entry(slot, ballot, client, sequence, payload, coded);
+        LeaseStamp stamp = null;
+        if ((flag & STAMPED) != 0) {
+            Ballot creator = readBallot(r);
+            long earliest = r.i64("stamp earliest");
+            long latest = r.i64("stamp latest");
+            if (earliest > latest) {
+                throw new MalformedInputException("lease stamp of slot " + slot + " has earliest " + earliest
+                        + " after latest " + latest);
+            }
+            stamp = new LeaseStamp(creator, earliest, latest);
+        }
+        Entry plain = entry(slot, ballot, client, sequence, payload, coded);
+        return stamp == null ? plain : new Entry(plain.slot(), plain.ballot(), plain.command(), plain.coded(), stamp);
     }
 
     /**

@@ -20,15 +20,30 @@ public sealed interface WireFrame {
      * A client command. The server routes it to the group owning the command's key (range shards);
      * {@code requestId} is echoed in the response; (clientId, sequence) make retries at-most-once.
      */
-    record ClientCommand(long requestId, long clientId, long sequence, byte[] payload) implements WireFrame {}
+    record ClientCommand(long requestId, long clientId, long sequence, byte[] payload, int flags) implements WireFrame {
+        /** {@code ClientFrame.FLAG_THROUGH_LOG}: a read that must not be answered under a lease. */
+        public static final int FLAG_THROUGH_LOG = io.synod.core.wire.ClientFrame.FLAG_THROUGH_LOG;
+
+        public ClientCommand(long requestId, long clientId, long sequence, byte[] payload) {
+            this(requestId, clientId, sequence, payload, 0);
+        }
+    }
 
     /**
      * The answer to a {@link ClientCommand}. {@code status} is a {@code ClientReply.Status} ordinal,
      * or {@link #STATUS_NO_GROUP} when this server hosts no group for the key (or it is not serving).
      */
-    record ClientResponse(long requestId, int group, int status, long slot, int leaderHint, byte[] result)
+    record ClientResponse(long requestId, int group, int status, long slot, int leaderHint, byte[] result, int served)
             implements WireFrame {
         public static final int STATUS_NO_GROUP = 100;
+        public static final int SERVED_LOG = io.synod.core.wire.ClientFrame.SERVED_LOG;
+        public static final int SERVED_LEASE = io.synod.core.wire.ClientFrame.SERVED_LEASE;
+        public static final int SERVED_LOCAL = io.synod.core.wire.ClientFrame.SERVED_LOCAL;
+
+        /** A response whose path is the log (or does not matter: a write, an error). */
+        public ClientResponse(long requestId, int group, int status, long slot, int leaderHint, byte[] result) {
+            this(requestId, group, status, slot, leaderHint, result, SERVED_LOG);
+        }
     }
 
     /** Asks a server for its groups' state (used by {@code synod cluster} and the demo). */

@@ -82,6 +82,31 @@ class ServerConfigTest {
     }
 
     @Test
+    void leaseIsNoneByDefaultAndParsedWhenGiven() throws Exception {
+        assertEquals(io.synod.coordination.LeaseMode.NONE, with().lease().mode());
+        ServerConfig leader = with("lease=leader", "lease.delta.ms=500", "lease.clock.bound.us=2000", "lease.drift.ppm=7");
+        assertEquals(io.synod.coordination.LeaseMode.LEADER, leader.lease().mode());
+        assertEquals(new io.synod.coordination.LeaseTiming(500, 2000, 0), leader.lease().timing());
+        ServerConfig timer = with("lease=leader-timer", "lease.delta.ms=300", "lease.drift.ppm=50000");
+        assertEquals(new io.synod.coordination.LeaseTiming(300, 0, 50_000), timer.lease().timing());
+        for (ServerConfig c : List.of(leader, timer)) {
+            Path f = dir.resolve("lease-" + c.lease().text() + ".properties");
+            Files.writeString(f, c.toProperties());
+            assertEquals(c, ServerConfig.load(f, List.of()));
+        }
+        ConfigException bad = assertThrows(ConfigException.class, () -> with("lease=leaders"));
+        assertTrue(bad.getMessage().startsWith("lease: must be none, leader or leader-timer"), bad.getMessage());
+        ConfigException quorum = assertThrows(ConfigException.class, () -> with("lease=quorum"));
+        assertTrue(quorum.getMessage().contains("not built on the server"), quorum.getMessage());
+        ConfigException wide = assertThrows(ConfigException.class,
+                () -> with("lease=leader", "lease.delta.ms=10", "lease.clock.bound.us=5000"));
+        assertTrue(wide.getMessage().startsWith("lease.clock.bound.us: 5000 us of clock error leaves no lease"),
+                wide.getMessage());
+        ConfigException zero = assertThrows(ConfigException.class, () -> with("lease=leader", "lease.delta.ms=0"));
+        assertTrue(zero.getMessage().startsWith("lease.delta.ms: 0 is outside"), zero.getMessage());
+    }
+
+    @Test
     void printedConfigReadsBackTheSame() throws Exception {
         ServerConfig c = with("groups=5");
         Path f = dir.resolve("p.properties");

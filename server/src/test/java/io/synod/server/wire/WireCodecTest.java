@@ -125,6 +125,27 @@ class WireCodecTest {
         }
     }
 
+    /** Lease stamps (LeaseGuard §3) travel with plain and coded entries, and a reversed interval is refused. */
+    @Test
+    void leaseStampsTravelWithTheirEntries() throws Exception {
+        io.synod.core.paxos.LeaseStamp stamp = new io.synod.core.paxos.LeaseStamp(new Ballot(4, 2), 1_000, 3_000);
+        List<Entry> stamped = List.of(new Entry(5, B, E1.command(), null, stamp),
+                new Entry(8, B, CODED_SHARD.command(), CODED_SHARD.coded(), stamp));
+        WireFrame back = WireCodec.decode(WireCodec.encode(new WireFrame.PeerMessage(0,
+                new Message.Accept(2, 1, B, stamped, 4))));
+        List<Entry> got = ((Message.Accept) ((WireFrame.PeerMessage) back).message()).entries();
+        for (int i = 0; i < stamped.size(); i++) {
+            assertEquals(stamp, got.get(i).stamp());
+            assertEquals(stamped.get(i).slot(), got.get(i).slot());
+            assertEquals(stamped.get(i).coded(), got.get(i).coded());
+        }
+        byte[] bytes = WireCodec.encode(new WireFrame.PeerMessage(0, new Message.Accept(2, 1, B, stamped.subList(0, 1), 4)));
+        // The stamp ends the frame: ..., earliest (i64), latest (i64).
+        java.nio.ByteBuffer.wrap(bytes).putLong(bytes.length - 16, 5_000);
+        assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(bytes)).getMessage()
+                .contains("earliest 5000 after latest 3000"));
+    }
+
     /** Encodes an Accept carrying CODED_SHARD and lets {@code patch} damage the bytes after its payload. */
     private static byte[] acceptWithCodedTail(java.util.function.Consumer<byte[]> patch) {
         byte[] bytes = WireCodec.encode(new WireFrame.PeerMessage(0, new Message.Accept(2, 1, B, List.of(CODED_SHARD), 4)));
@@ -136,8 +157,8 @@ class WireCodecTest {
     void badCodingFieldsAreMalformedInput() {
         // Layout of the entry's tail: ... payload (len 0), flag @t, X @t+1, N @t+2, length @t+3, crc @t+7, has-shard @t+11.
         int tail = 2 + 4 + 1 + 4 + 4 + 12 + 8 + 4 + 8 + 12 + 8 + 8 + 4;
-        assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(acceptWithCodedTail(b -> b[tail] = 2)))
-                .getMessage().contains("coding flag 2"));
+        assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(acceptWithCodedTail(b -> b[tail] = 4)))
+                .getMessage().contains("coding flag 4"));
         assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(acceptWithCodedTail(b -> b[tail + 1] = 5)))
                 .getMessage().contains("X=5 N=5"));
         assertTrue(assertThrows(MalformedInputException.class,

@@ -1,0 +1,20 @@
+package io.synod.client;
+
+/** Which path answered a read (the server says so in its reply; docs/leases.md, "On the server"). */
+public enum ServedBy {
+    /** Sequenced through the group's log (writes always; reads without a lease, or with consistency LOG). */
+    LOG,
+    /** Answered by the group's leader from its own state while it held its LeaseGuard lease: linearizable. */
+    LEASE,
+    /** Answered from the receiving replica's local state with no guarantee (consistency STALE). */
+    LOCAL;
+
+    /** The path of a response's {@code served} field ({@code ClientFrame.SERVED_*}). */
+    static ServedBy of(int served) {
+        return switch (served) {
+            case io.synod.core.wire.ClientFrame.SERVED_LEASE -> LEASE;
+            case io.synod.core.wire.ClientFrame.SERVED_LOCAL -> LOCAL;
+            default -> LOG;
+        };
+    }
+}

@@ -1,0 +1,115 @@
+package io.synod.server.lease;
+
+import io.synod.core.paxos.ClockReading;
+import io.synod.core.paxos.Command;
+import io.synod.core.paxos.Entry;
+import io.synod.core.paxos.LeaseHooks;
+import io.synod.core.paxos.LeaseStamp;
+import io.synod.core.paxos.LeaseView;
+import io.synod.core.paxos.Message;
+import io.synod.core.paxos.Role;
+
+/**
+ * A lease policy as the group loop runs it: every hook goes to the policy unchanged, except that the
+ * loop can forbid a local read for one request (a client asked for consistency LOG) and learn whether
+ * the request it just proposed was answered under the lease (so the reply can say which path served
+ * it). Used only on the group loop's thread.
+ */
+public final class ReadGate implements LeaseHooks {
+    private final LeaseHooks policy;
+    private boolean throughLog;
+    private boolean servedLocally;
+
+    ReadGate(LeaseHooks policy) {
+        this.policy = policy;
+    }
+
+    /** Before proposing one request: whether it must go through the log; clears {@link #servedLocally()}. */
+    public void begin(boolean mustGoThroughLog) {
+        throughLog = mustGoThroughLog;
+        servedLocally = false;
+    }
+
+    /** After proposing it: whether the policy let the replica answer it locally. */
+    public boolean servedLocally() {
+        boolean served = servedLocally;
+        throughLog = false;
+        servedLocally = false;
+        return served;
+    }
+
+    @Override
+    public boolean mayServeLocalRead(Role role, Command read, long nowNanos) {
+        if (throughLog) {
+            return false;
+        }
+        boolean ok = policy.mayServeLocalRead(role, read, nowNanos);
+        servedLocally |= ok;
+        return ok;
+    }
+
+    @Override
+    public boolean mayCommit(Entry entry, long nowNanos) {
+        return policy.mayCommit(entry, nowNanos);
+    }
+
+    @Override
+    public long requiredAcceptors(Entry entry) {
+        return policy.requiredAcceptors(entry);
+    }
+
+    @Override
+    public void attach(LeaseView view) {
+        policy.attach(view);
+    }
+
+    @Override
+    public void onClock(ClockReading reading) {
+        policy.onClock(reading);
+    }
+
+    @Override
+    public LeaseStamp stamp(long slot, Command command) {
+        return policy.stamp(slot, command);
+    }
+
+    @Override
+    public void onLeading(long commitSlot, long recoveredThroughSlot) {
+        policy.onLeading(commitSlot, recoveredThroughSlot);
+    }
+
+    @Override
+    public void onStepDown() {
+        policy.onStepDown();
+    }
+
+    @Override
+    public void onApplied(Entry entry) {
+        policy.onApplied(entry);
+    }
+
+    @Override
+    public void onMessage(Message message) {
+        policy.onMessage(message);
+    }
+
+    @Override
+    public void onSnapshotInstalled(long slot) {
+        policy.onSnapshotInstalled(slot);
+    }
+
+    @Override
+    public void onAcknowledged(int peer, long[] slots) {
+        policy.onAcknowledged(peer, slots);
+    }
+
+    @Override
+    public boolean wantsNoop() {
+        return policy.wantsNoop();
+    }
+
+    @Override
+    public String toString() {
+        return policy.toString();
+    }
+}
