@@ -61,6 +61,11 @@ public final class KvBenchCommand implements Callable<Integer> {
             description = "which systems to run, of: zookeeper-3, synod-3x4, synod-3x1, synod-1x4 (default: all)")
     List<String> systems;
 
+    @Option(names = "--lease-reads", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "also measure the read row: lease reads vs log reads on a 3-node lease=leader cluster "
+                    + "(default on; --no-lease-reads skips it)")
+    boolean leaseReads;
+
     private PrintWriter out;
     private long startNanos;
 
@@ -98,7 +103,16 @@ public final class KvBenchCommand implements Callable<Integer> {
         for (String system : chosen) {
             results.put(system, measureSystem(system, dir, warmup, measure));
         }
-        return report(dir, chosen, results);
+        int code = report(dir, chosen, results);
+        if (leaseReads) {
+            Path leaseDir = dir.resolve("work").resolve("synod-3x4-lease");
+            deleteTree(leaseDir);
+            LeaseReadRow.Result row = LeaseReadRow.measure(leaseDir, threads, window, keys, warmup, measure,
+                    this::scramble, out, line -> progress("%s", line));
+            deleteTree(leaseDir);
+            LeaseReadRow.report(row, dir, out);
+        }
+        return code;
     }
 
     private Map<String, Double> measureSystem(String system, Path dir, long warmup, long measure) throws Exception {
