@@ -49,6 +49,14 @@ class CuratorClusterMetadataTest {
         ClusterMetadata other = zk.connect("alpha").metadata();
         assertEquals(spec, other.clusterSpec().orElseThrow());
         assertMessage(() -> other.createCluster(spec.withGroups(8)), "cluster 'alpha' already exists with");
+        // The lease is part of the spec: another mode, or the same mode with another delta, is a different cluster.
+        assertMessage(() -> other.createCluster(spec.withLease(LeaseMode.LEADER_TIMER, LeaseTiming.defaults(LeaseMode.LEADER_TIMER))),
+                "cluster 'alpha' already exists with");
+        LeaseTiming t = spec.leaseTiming();
+        assertMessage(() -> other.createCluster(spec.withLease(spec.leaseMode(),
+                new LeaseTiming(t.deltaMillis() + 1, t.clockBoundMicros(), t.driftPpm()))), "cluster 'alpha' already exists with");
+        assertFalse(other.createCluster(spec.withLease(spec.leaseMode(), new LeaseTiming(t.deltaMillis(), t.clockBoundMicros(),
+                123))), "a parameter the mode does not use is normalized away: the same cluster");
         // Clusters are independent namespaces.
         ClusterMetadata beta = zk.connect("beta").metadata();
         assertTrue(beta.createCluster(ClusterSpec.defaults(5).withGroups(2)));
