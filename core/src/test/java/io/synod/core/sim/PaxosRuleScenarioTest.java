@@ -246,4 +246,30 @@ class PaxosRuleScenarioTest {
             assertArrayEquals(new long[] {5}, cluster.readList(node, "k"), "node " + node);
         }
     }
+
+    @Test
+    void aRetransmittedAcceptIsAcknowledgedAfterTheFirstFsyncWithoutWritingTheEntryAgain() {
+        cluster = new ScriptedCluster(3);
+        cluster.elect(0, 1);
+        cluster.settle(m -> false);
+        cluster.holdFsync[1] = true;
+        cluster.propose(0, 7, 1, new KvCommand.Append("k", 5));
+        Message accept = cluster.inFlight.stream().filter(m -> m instanceof Message.Accept && m.to() == 1).findFirst()
+                .orElseThrow();
+        cluster.deliver(m -> m == accept);
+        assertTrue(cluster.loops[1].persisting() != null, "node 1's first fsync is held");
+        cluster.inFlight.add(accept); // The leader's retransmission, while that fsync runs.
+        cluster.deliver(m -> m == accept);
+        assertEquals(0, cluster.inFlight.stream().filter(m -> m instanceof Message.Accepted).count(),
+                "no acknowledgement before the fsync");
+        cluster.fsync(1);
+        assertNull(cluster.loops[1].persisting(), "the second Ready had nothing to write");
+        assertEquals(2, cluster.inFlight.stream().filter(m -> m instanceof Message.Accepted && m.from() == 1).count(),
+                "both Accepts are acknowledged once the entry is durable");
+        cluster.holdFsync[1] = false;
+        cluster.runFor(20 * MS, m -> false);
+        for (int node = 0; node < 3; node++) {
+            assertArrayEquals(new long[] {5}, cluster.readList(node, "k"), "node " + node);
+        }
+    }
 }
