@@ -59,6 +59,14 @@ final class Acceptor {
      */
     void accept(Entry entry) {
         Entry held = log.get(entry.slot());
+        if (held != null && held.coded() == null && entry.coded() == null && held.ballot().equals(entry.ballot())
+                && held.sameValue(entry) && java.util.Objects.equals(held.stamp(), entry.stamp())) {
+            // A retransmission of the entry this acceptor holds: it is durable, or waits in this Ready
+            // or the one being persisted, and the acknowledgement leaves only with a later or the same
+            // Ready, after that fsync. Writing it again would only add disk traffic: under load
+            // (commits slower than the retransmit interval) followers wrote each entry 2 to 4 times.
+            return;
+        }
         if (held != null && entry.coded() != null && held.coded() != null && richness(held) > 0
                 && richness(held) >= richness(entry) && held.sameValue(entry)) {
             entry = new Entry(entry.slot(), entry.ballot(), held.command(), held.coded(), entry.stamp());

@@ -9,7 +9,8 @@ import java.util.List;
  * (2) only then send {@link #messages} and {@link #replies} — they may depend on that state
  * being durable (a promise or accept reply must never outrun its fsync); (3) call
  * {@link Replica#advance(Ready)}. If the process crashes before (1) completes, nothing of this
- * Ready may be sent.
+ * Ready may be sent. The one exception is a leader's Accepts, which {@link ReadyLoop} sends
+ * before (1) ({@link ReadyLoop#maySendBeforePersist}): they vouch for nothing durable.
  *
  * @param promised       the newly promised ballot to persist, or null if unchanged
  * @param entries        accepted entries to write (an entry replaces any older one in its slot)

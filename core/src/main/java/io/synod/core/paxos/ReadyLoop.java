@@ -14,6 +14,17 @@ import io.synod.core.util.Check;
  * <p>Call {@link #drive()} after every input ({@code step}, {@code tick}, {@code propose},
  * {@code onElection}). One loop per replica incarnation; after a crash, build a new one.
  * Not thread-safe: call it from the replica's event loop only.
+ *
+ * <p><b>Accepts leave before the leader's own fsync.</b> A Ready that must persist first sends its
+ * {@link Message.Accept}s ({@link #maySendBeforePersist}), then persists, then sends the rest: the
+ * leader writes its log in parallel with replicating it, so a replicated commit waits for one fsync
+ * round (the slowest of the leader's and a follower's, overlapped) instead of two in series (Raft
+ * thesis, Ongaro 2014, §10.2.1). Safe because a proposal is not a vote: the leader counts its own
+ * acceptance of an entry only in {@link Replica#advance}, after its fsync, and only a quorum of
+ * durable acceptances chooses a value; its ballot was made durable before phase 1 could finish, so a
+ * crash before the fsync cannot lead to the same ballot being used again with another value. Every
+ * message that reports local durable state (Promise, Accepted, Nack, replies to clients) still waits
+ * for the fsync; the negative control {@code send-before-fsync} sends those early too and is caught.
  */
 public final class ReadyLoop {
     /** A replica producing more Readys than this in a row without waiting for anything is stuck. */
@@ -44,10 +55,28 @@ public final class ReadyLoop {
         /** Step 2: the replica gives up leadership it was handed; ask the election service to pick again. */
         void resign();
 
-        /** Step 2 as a whole: messages in order, then replies, then the resignation. */
-        default void deliver(Ready ready) {
+        /**
+         * Step 1, before the writes start (only when {@link Ready#mustPersist()}): the messages that
+         * do not depend on them ({@link ReadyLoop#maySendBeforePersist}), in order.
+         */
+        default void deliverBeforePersist(Ready ready) {
             for (Message message : ready.messages()) {
-                send(message);
+                if (maySendBeforePersist(message)) {
+                    send(message);
+                }
+            }
+        }
+
+        /**
+         * Step 2 as a whole: the messages in order (except those {@link #deliverBeforePersist} sent
+         * already), then replies, then the resignation.
+         */
+        default void deliver(Ready ready) {
+            boolean sentEarly = ready.mustPersist();
+            for (Message message : ready.messages()) {
+                if (!(sentEarly && maySendBeforePersist(message))) {
+                    send(message);
+                }
             }
             for (ClientReply reply : ready.replies()) {
                 reply(reply);
@@ -56,6 +85,15 @@ public final class ReadyLoop {
                 resign();
             }
         }
+    }
+
+    /**
+     * True for the messages a Ready may send before its own writes are durable: a leader's Accepts
+     * (proposals, see the class comment). Everything an acceptor or learner says about its durable
+     * state waits for the fsync.
+     */
+    public static boolean maySendBeforePersist(Message message) {
+        return message instanceof Message.Accept;
     }
 
     private final Replica replica;
@@ -86,9 +124,12 @@ public final class ReadyLoop {
                     MAX_READYS_PER_DRIVE);
             Ready ready = replica.ready();
             sink.taken(ready);
-            if (ready.mustPersist() && !sink.persist(ready)) {
-                persisting = ready;
-                return;
+            if (ready.mustPersist()) {
+                sink.deliverBeforePersist(ready);
+                if (!sink.persist(ready)) {
+                    persisting = ready;
+                    return;
+                }
             }
             complete(ready);
         }

@@ -191,4 +191,85 @@ class PaxosRuleScenarioTest {
             assertArrayEquals(new long[] {5}, cluster.readList(node, "k"), "node " + node);
         }
     }
+
+    @Test
+    void theLeadersAcceptsLeaveBeforeItsOwnFsyncButItsOwnAcceptanceCountsOnlyAfterIt() {
+        // Raft thesis (Ongaro 2014) section 10.2.1: the leader writes its log in parallel with
+        // replicating it. Its Accepts leave when its fsync starts; with only one follower's
+        // acceptance in, the slot must not commit until the leader's own write is durable.
+        cluster = new ScriptedCluster(3);
+        cluster.elect(0, 1);
+        cluster.settle(m -> false);
+        cluster.holdFsync[0] = true;
+        cluster.propose(0, 7, 1, new KvCommand.Append("k", 5));
+        assertTrue(cluster.loops[0].persisting() != null, "the leader's fsync is held");
+        assertEquals(2, cluster.inFlight.stream().filter(m -> m instanceof Message.Accept && m.from() == 0).count(),
+                "both Accepts left before the leader's fsync");
+        cluster.drop(m -> m.to() == 2);
+        cluster.deliver(m -> m instanceof Message.Accept && m.to() == 1);
+        assertEquals(1, cluster.deliver(m -> m instanceof Message.Accepted && m.from() == 1));
+        assertEquals(0, cluster.replicas[0].commitSlot(), "node 1 alone is no majority: the leader's write is not durable");
+        assertNull(cluster.lastReply(7));
+        cluster.fsync(0);
+        cluster.holdFsync[0] = false;
+        assertEquals(1, cluster.replicas[0].commitSlot(), "durable at the leader and node 1: chosen");
+        assertEquals(ClientReply.Status.OK, cluster.lastReply(7).status());
+        cluster.runFor(20 * MS, m -> false);
+        for (int node = 0; node < 3; node++) {
+            assertArrayEquals(new long[] {5}, cluster.readList(node, "k"), "node " + node);
+        }
+    }
+
+    @Test
+    void aValueTheFollowersAcceptedSurvivesTheLeaderCrashingBeforeItsOwnFsync() {
+        // The other side of sending Accepts before the leader's fsync: the leader's disk loses the
+        // entry, but a majority (the two followers) accepted it durably, so it is chosen and the
+        // next leader must find it in phase 1 and keep it; the old leader learns it on restart.
+        cluster = new ScriptedCluster(3);
+        cluster.elect(0, 1);
+        cluster.settle(m -> false);
+        cluster.holdFsync[0] = true;
+        cluster.propose(0, 7, 1, new KvCommand.Append("k", 5));
+        cluster.deliver(m -> m instanceof Message.Accept && m.from() == 0);
+        cluster.drop(m -> true);
+        cluster.crash(0, 0);
+        cluster.holdFsync[0] = false;
+
+        cluster.elect(1, 2);
+        cluster.settle(m -> m.to() == 0);
+        assertEquals(Role.LEADER, cluster.replicas[1].role());
+        cluster.runFor(20 * MS, m -> m.to() == 0);
+        cluster.restart(0);
+        assertEquals(0, cluster.replicas[0].lastSlot(), "the old leader's entry never reached its disk");
+        cluster.runFor(50 * MS, m -> false);
+        for (int node = 0; node < 3; node++) {
+            assertArrayEquals(new long[] {5}, cluster.readList(node, "k"), "node " + node);
+        }
+    }
+
+    @Test
+    void aRetransmittedAcceptIsAcknowledgedAfterTheFirstFsyncWithoutWritingTheEntryAgain() {
+        cluster = new ScriptedCluster(3);
+        cluster.elect(0, 1);
+        cluster.settle(m -> false);
+        cluster.holdFsync[1] = true;
+        cluster.propose(0, 7, 1, new KvCommand.Append("k", 5));
+        Message accept = cluster.inFlight.stream().filter(m -> m instanceof Message.Accept && m.to() == 1).findFirst()
+                .orElseThrow();
+        cluster.deliver(m -> m == accept);
+        assertTrue(cluster.loops[1].persisting() != null, "node 1's first fsync is held");
+        cluster.inFlight.add(accept); // The leader's retransmission, while that fsync runs.
+        cluster.deliver(m -> m == accept);
+        assertEquals(0, cluster.inFlight.stream().filter(m -> m instanceof Message.Accepted).count(),
+                "no acknowledgement before the fsync");
+        cluster.fsync(1);
+        assertNull(cluster.loops[1].persisting(), "the second Ready had nothing to write");
+        assertEquals(2, cluster.inFlight.stream().filter(m -> m instanceof Message.Accepted && m.from() == 1).count(),
+                "both Accepts are acknowledged once the entry is durable");
+        cluster.holdFsync[1] = false;
+        cluster.runFor(20 * MS, m -> false);
+        for (int node = 0; node < 3; node++) {
+            assertArrayEquals(new long[] {5}, cluster.readList(node, "k"), "node " + node);
+        }
+    }
 }

@@ -85,11 +85,18 @@ public final class ClientServer implements AutoCloseable {
         boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
     }
 
-    /** Per-connection handler: routes commands, bounds what is in flight, pauses reading when full. */
+    /**
+     * Per-connection handler: routes commands, bounds what is in flight, pauses reading when full.
+     * Responses arrive from group threads, usually many at once (every command a Ready applied):
+     * they are queued and written by one event-loop task with one flush, instead of one task, one
+     * flush (a write syscall) and one read-resume task each.
+     */
     public static final class ClientInboundHandler extends SimpleChannelInboundHandler<WireFrame> {
         private final Handler handler;
         private final int maxInFlight;
         private final AtomicInteger inFlight = new AtomicInteger();
+        private final java.util.Queue<WireFrame.ClientResponse> responses = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        private final java.util.concurrent.atomic.AtomicBoolean drainScheduled = new java.util.concurrent.atomic.AtomicBoolean();
 
         public ClientInboundHandler(Handler handler, int maxInFlight) {
             this.handler = handler;
@@ -104,9 +111,9 @@ public final class ClientServer implements AutoCloseable {
                     ch.config().setAutoRead(false);
                 }
                 java.util.function.Consumer<WireFrame.ClientResponse> respond = response -> {
-                    ch.writeAndFlush(response);
-                    if (inFlight.decrementAndGet() < maxInFlight && ch.isWritable()) {
-                        ch.eventLoop().execute(() -> ch.config().setAutoRead(true));
+                    responses.add(response);
+                    if (drainScheduled.compareAndSet(false, true)) {
+                        ch.eventLoop().execute(() -> writeResponses(ch));
                     }
                 };
                 if (frame instanceof WireFrame.ClientCommand c) {
@@ -122,6 +129,24 @@ public final class ClientServer implements AutoCloseable {
                 LOG.warn("closing client connection from {}: unexpected {}", ch.remoteAddress(),
                         frame.getClass().getSimpleName());
                 ctx.close();
+            }
+        }
+
+        /** On the event loop: writes every queued response, one flush, and resumes reading below the bound. */
+        private void writeResponses(Channel ch) {
+            drainScheduled.set(false); // Before polling: a response queued from now on schedules another drain.
+            int written = 0;
+            WireFrame.ClientResponse response;
+            while ((response = responses.poll()) != null) {
+                ch.write(response, ch.voidPromise());
+                written++;
+            }
+            if (written == 0) {
+                return;
+            }
+            ch.flush();
+            if (inFlight.addAndGet(-written) < maxInFlight && ch.isWritable() && !ch.config().isAutoRead()) {
+                ch.config().setAutoRead(true);
             }
         }
 

@@ -176,9 +176,7 @@ public final class GroupStorage implements AutoCloseable {
         if (ready.snapshot() != null) {
             snapshots.write(ready.snapshot());
         }
-        for (Entry e : ready.entries()) {
-            log.append(e);
-        }
+        log.appendAll(ready.entries());
         if (!ready.entries().isEmpty()) {
             log.sync();
         }

@@ -59,6 +59,51 @@ class SegmentedLogTest {
     }
 
     @Test
+    void aBatchAppendedInOneWriteIsTheSameOnDiskAsEntryByEntry() throws Exception {
+        // Batches that straddle segment boundaries, one record larger than a whole segment, mixed sizes.
+        List<Entry> batch1 = new java.util.ArrayList<>();
+        for (long s = 1; s <= 60; s++) {
+            batch1.add(entry(s));
+        }
+        Entry big = new Entry(61, new Ballot(3, 1), new Command(5, 61, new byte[6000]));
+        List<Entry> batch2 = new java.util.ArrayList<>(List.of(big));
+        for (long s = 62; s <= 140; s++) {
+            batch2.add(entry(s));
+        }
+        Path a = dir.resolve("batched");
+        Path b = dir.resolve("single");
+        try (SegmentedLog batched = SegmentedLog.open(a, 4096); SegmentedLog single = SegmentedLog.open(b, 4096)) {
+            for (List<Entry> batch : List.of(batch1, batch2, List.of(entry(141)), List.<Entry>of())) {
+                batched.appendAll(batch);
+                batched.sync();
+                for (Entry e : batch) {
+                    single.append(e);
+                }
+                single.sync();
+            }
+            assertEquals(single.appendedBytes(), batched.appendedBytes());
+            assertEquals(single.segmentCount(), batched.segmentCount());
+            assertTrue(batched.segmentCount() > 3, "the batches rolled over several segments");
+        }
+        try (SegmentedLog batched = SegmentedLog.open(a, 4096); SegmentedLog single = SegmentedLog.open(b, 4096)) {
+            assertEquals(141, batched.recovery().entries().size());
+            assertEquals(single.recovery().entries(), batched.recovery().entries());
+            assertEquals(big, batched.recovery().entries().get(61L));
+            assertFalse(batched.recovery().corrupted());
+            assertTrue(batched.recovery().tornTails().isEmpty());
+        }
+        try (Stream<Path> sa = Files.list(a); Stream<Path> sb = Files.list(b)) {
+            List<Path> fa = sa.sorted().toList();
+            List<Path> fb = sb.sorted().toList();
+            assertEquals(fb.stream().map(Path::getFileName).toList(), fa.stream().map(Path::getFileName).toList());
+            for (int i = 0; i < fa.size(); i++) {
+                assertTrue(java.util.Arrays.equals(Files.readAllBytes(fb.get(i)), Files.readAllBytes(fa.get(i))),
+                        "segment " + fa.get(i).getFileName() + " is byte for byte the same");
+            }
+        }
+    }
+
+    @Test
     void codedEntriesSurviveReopenWithTheirShardAndCoding() throws Exception {
         // RS-Paxos (Mu et al. 2014, section 4): an acceptor persists its shard and the entry's coding.
         Entry shard = new Entry(1, new Ballot(3, 1), new Command(5, 1, new byte[0]),

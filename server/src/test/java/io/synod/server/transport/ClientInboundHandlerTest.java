@@ -3,6 +3,7 @@ package io.synod.server.transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -49,6 +50,42 @@ class ClientInboundHandlerTest {
         pending.get(0).accept(new WireFrame.ClientResponse(1, 0, 0, 1, 0, new byte[0]));
         ch.runPendingTasks();
         assertTrue(ch.config().isAutoRead(), "reading resumes below the bound");
+    }
+
+    @Test
+    void responsesAnsweredTogetherLeaveInOrderInOneFlushAndReadingResumes() {
+        EmbeddedChannel ch = new EmbeddedChannel(new ClientServer.ClientInboundHandler(handler, 3));
+        int[] flushes = {0};
+        ch.pipeline().addFirst(new io.netty.channel.ChannelOutboundHandlerAdapter() {
+            @Override
+            public void flush(io.netty.channel.ChannelHandlerContext ctx) {
+                flushes[0]++;
+                ctx.flush();
+            }
+        });
+        for (long id = 1; id <= 3; id++) {
+            ch.writeInbound(new WireFrame.ClientCommand(id, 1, id, new byte[] {1}));
+        }
+        assertFalse(ch.config().isAutoRead(), "backpressure at the bound");
+        int before = flushes[0];
+        // A group thread answers all three in one Ready: one drain task writes them with one flush.
+        for (int i = 2; i >= 0; i--) {
+            pending.get(i).accept(new WireFrame.ClientResponse(3 - i, 0, 0, 1, 0, new byte[0]));
+        }
+        assertNull((Object) ch.readOutbound(), "nothing is written off the event loop");
+        ch.runPendingTasks();
+        assertEquals(before + 1, flushes[0], "one flush for the three responses");
+        for (long id = 1; id <= 3; id++) {
+            WireFrame.ClientResponse r = assertInstanceOf(WireFrame.ClientResponse.class, ch.readOutbound());
+            assertEquals(id, r.requestId(), "responses leave in the order they were given");
+        }
+        assertNull((Object) ch.readOutbound());
+        assertTrue(ch.config().isAutoRead(), "reading resumes below the bound");
+        // A later answer schedules a new drain.
+        ch.writeInbound(new WireFrame.ClientCommand(4, 1, 4, new byte[] {1}));
+        pending.get(3).accept(new WireFrame.ClientResponse(4, 0, 0, 1, 0, new byte[0]));
+        ch.runPendingTasks();
+        assertEquals(4, assertInstanceOf(WireFrame.ClientResponse.class, ch.readOutbound()).requestId());
     }
 
     @Test
