@@ -48,8 +48,8 @@ public final class KvWatchLog {
         this.capacity = capacity;
     }
 
-    /** Records a change made at {@code slot}; slots must not decrease. */
-    void record(long slot, String key, Type type) {
+    /** Records a change made at {@code slot}; slots must not decrease (public for the server's RocksDB machine). */
+    public void record(long slot, String key, Type type) {
         Check.state(slot >= lastSlot || restoredUnknown, "watch events must be recorded in slot order");
         if (restoredUnknown) {
             restoredUnknown = false;
@@ -73,7 +73,7 @@ public final class KvWatchLog {
      * The state was replaced by a snapshot (whose slot the state machine is not told): events before the next one
      * recorded were never applied here, so reads from before it are answered compacted (the safe side).
      */
-    void restored() {
+    public void restored() {
         events.clear();
         firstSlot = Long.MAX_VALUE;
         firstIndex = 0;
