@@ -96,6 +96,8 @@ public final class GroupLoop implements AutoCloseable {
     /** While repairing: the applied slot after which every entry this replica may have lost is re-learned. */
     private long repairTarget = -1;
     private final int pipelineWindow;
+    /** The leader's session expiry timer (RocksDB machines only), or null. */
+    private final SessionExpiryDriver expiry;
 
     public GroupLoop(int group, ReplicaConfig config, GroupStorage storage, io.synod.core.paxos.StateMachine stateMachine,
             AutoCloseable stateMachineResource, Consumer<WireFrame.PeerMessage> network, ElectionService election,
@@ -134,6 +136,7 @@ public final class GroupLoop implements AutoCloseable {
                 replica.snapshotSlot());
         this.repairAbove = storage.repairAbove();
         this.pipelineWindow = config.maxInFlightSlots();
+        this.expiry = durableMachine == null ? null : new SessionExpiryDriver(replica.nodeId(), durableMachine);
         this.state = repairAbove == null ? WireFrame.GroupStatus.SERVING : WireFrame.GroupStatus.REPAIRING;
         publishStatus();
         this.thread = new Thread(this::run, "synod-group-" + group);
@@ -219,6 +222,11 @@ public final class GroupLoop implements AutoCloseable {
                 if (now - nextTick >= 0) {
                     replica.tick(now);
                     nextTick = now + tickNanos;
+                    if (expiry != null) {
+                        for (ClientRequest request : expiry.afterTick(replica, state == WireFrame.GroupStatus.SERVING, now)) {
+                            replica.propose(request);
+                        }
+                    }
                 }
                 drive();
             }
