@@ -90,12 +90,19 @@ public final class KvWatchLog {
         List<Event> found = new ArrayList<>();
         long nextSlot = Math.max(fromSlot, lastSlot + 1);
         int nextIndex = fromSlot > lastSlot ? fromIndex : 0;
-        Iterator<Event> it = events.iterator();
-        while (it.hasNext()) {
-            Event event = it.next();
+        // Walk back from the newest event to the read position (a watcher that keeps up reads only the newest few),
+        // then forward in order.
+        List<Event> newer = new ArrayList<>();
+        Iterator<Event> back = events.descendingIterator();
+        while (back.hasNext()) {
+            Event event = back.next();
             if (event.slot() < fromSlot || (event.slot() == fromSlot && event.index() < fromIndex)) {
-                continue;
+                break;
             }
+            newer.add(event);
+        }
+        for (int i = newer.size() - 1; i >= 0; i--) {
+            Event event = newer.get(i);
             if (prefix ? event.key().startsWith(key) : event.key().equals(key)) {
                 if (found.size() == limit) {
                     nextSlot = event.slot();

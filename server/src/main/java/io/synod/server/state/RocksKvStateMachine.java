@@ -119,6 +119,9 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             options.close();
             throw new IOException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
         }
+        if (durableAppliedSlot() > 0) {
+            watchLog.restored(); // The events up to the durable state were recorded by an earlier process.
+        }
     }
 
     private Path next() {
