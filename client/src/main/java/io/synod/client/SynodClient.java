@@ -265,6 +265,14 @@ public final class SynodClient implements AutoCloseable {
                 .thenApply(reply -> !(decodeSession(reply) instanceof SessionResult.NoSession));
     }
 
+    /**
+     * Ends session {@code id} now, whoever holds it (an administrative revoke, like etcd's LeaseRevoke): deletes it
+     * and every key it owns. True if it was live. A session's owner closes it with {@link SynodSession#close()}.
+     */
+    public CompletableFuture<Boolean> revokeSession(long id) {
+        return revoke(id);
+    }
+
     /** Ends session {@code id} now: deletes it and every key it owns. True if it was live. */
     CompletableFuture<Boolean> revoke(long id) {
         return session(new SessionCommand.Revoke(id), reply -> expectSession(reply, SessionResult.Applied.class).applied());
