@@ -80,7 +80,16 @@ public final class SynodLockBackend implements LockBackend, AutoCloseable {
     }
     this.events = Executors.newSingleThreadExecutor(r -> daemon(r, "synod-lock-events"));
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "synod-lock-timer"));
-    adopt(client.grantSession(ttl).join());
+    try {
+      adopt(client.grantSession(ttl).join());
+    } catch (CompletionException e) {
+      events.shutdown();
+      timer.shutdown();
+      if (unwrap(e) instanceof RuntimeException cause) {
+        throw cause; // the SDK's own exception: unavailable, timeout, bad TTL
+      }
+      throw e;
+    }
     long period = Math.max(1, ttlMillis / 10);
     this.monitor = timer.scheduleWithFixedDelay(this::checkSuspended, period, period, TimeUnit.MILLISECONDS);
   }
