@@ -21,7 +21,8 @@ class ClientFrameCodecTest {
                 new ClientFrame.StatusQuery(8),
                 new ClientFrame.StatusReport(9, 1, List.of(new ClientFrame.GroupStatus(0, 2, 3, 1, 10, 10, 0, 0))),
                 new ClientFrame.StaleRead(10, new byte[] {1}), new ClientFrame.ShardMapQuery(11),
-                new ClientFrame.ShardMapReport(12, new byte[] {1, 2, 3}));
+                new ClientFrame.ShardMapReport(12, new byte[] {1, 2, 3}),
+                new ClientFrame.WatchPoll(13, WatchCodec.encode(new WatchCodec.Query("lock/", true, 5, 1, 10, 2000))));
         for (ClientFrame f : frames) {
             byte[] body = ClientFrameCodec.encode(f);
             assertArrayEquals(body, ClientFrameCodec.encode(ClientFrameCodec.decode(body)), f.toString());
