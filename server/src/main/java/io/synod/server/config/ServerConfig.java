@@ -38,7 +38,8 @@ public record ServerConfig(
         int tickMillis,
         int phase1TimeoutMillis,
         int outboundQueueBytes,
-        CodingSetting coding) {
+        CodingSetting coding,
+        Map<Integer, Integer> peerDelayMillis) {
 
     /**
      * The group coding this node creates the cluster with (RS-Paxos, Mu et al. 2014, section 4):
@@ -71,6 +72,12 @@ public record ServerConfig(
     /** Every key, with its default ("" = required) and meaning. */
     public static final Map<String, String[]> KEYS;
 
+    /** Per-peer override of {@code peer.delay.ms}: {@code peer.delay.ms.<nodeId>}. */
+    public static final String PEER_DELAY_PREFIX = "peer.delay.ms.";
+
+    /** Largest accepted peer delay: one minute. */
+    public static final int MAX_PEER_DELAY_MILLIS = 60_000;
+
     static {
         Map<String, String[]> k = new LinkedHashMap<>();
         k.put("cluster.name", new String[] {"synod", "cluster name (ZooKeeper path /synod/<name>, checked on peer hello)"});
@@ -91,6 +98,8 @@ public record ServerConfig(
         k.put("outbound.queue.bytes", new String[] {"33554432", "per-peer outbound bytes before messages are dropped"});
         k.put("coding", new String[] {"off", "RS-Paxos coding of every group: off, or N,F,X (N = the number of nodes)"});
         k.put("coding.threshold.bytes", new String[] {"65536", "values at or above this size are coded (when X > 1)"});
+        k.put("peer.delay.ms", new String[] {"0", "benchmark/test option: one-way delay added to every frame sent to a peer"
+                + " (" + PEER_DELAY_PREFIX + "<nodeId> overrides it for one peer)"});
         KEYS = Collections.unmodifiableMap(k);
     }
 
@@ -117,7 +126,7 @@ public record ServerConfig(
 
     public static ServerConfig from(Properties p) throws ConfigException {
         for (String key : new TreeSet<>(p.stringPropertyNames())) {
-            if (!KEYS.containsKey(key)) {
+            if (!KEYS.containsKey(key) && !key.startsWith(PEER_DELAY_PREFIX)) {
                 throw new ConfigException("unknown config key '" + key + "' (known: " + String.join(", ", KEYS.keySet()) + ")");
             }
         }
@@ -156,8 +165,48 @@ public record ServerConfig(
             throw new ConfigException("outbound.queue.bytes (" + outbound + ") must be at least max.frame.bytes (" + maxFrame + ")");
         }
         CodingSetting coding = parseCoding(str(p, "coding"), nodes.size(), integer(p, "coding.threshold.bytes", 1, 1 << 30));
+        Map<Integer, Integer> peerDelays = parsePeerDelays(p, nodes.keySet(), nodeId);
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
-                snapEvery, retain, heartbeat, tick, phase1, outbound, coding);
+                snapEvery, retain, heartbeat, tick, phase1, outbound, coding, peerDelays);
+    }
+
+    /**
+     * The outbound delay to every other node: {@code peer.delay.ms}, overridden per peer by
+     * {@code peer.delay.ms.<nodeId>} (a row of the latency matrix). Only nonzero delays are in the map.
+     */
+    static Map<Integer, Integer> parsePeerDelays(Properties p, java.util.Set<Integer> ids, int self) throws ConfigException {
+        int all = integer(p, "peer.delay.ms", 0, MAX_PEER_DELAY_MILLIS);
+        Map<Integer, Integer> out = new TreeMap<>();
+        for (int id : ids) {
+            if (id != self && all > 0) {
+                out.put(id, all);
+            }
+        }
+        for (String key : new TreeSet<>(p.stringPropertyNames())) {
+            if (!key.startsWith(PEER_DELAY_PREFIX)) {
+                continue;
+            }
+            String suffix = key.substring(PEER_DELAY_PREFIX.length());
+            int peer;
+            try {
+                peer = Integer.parseInt(suffix);
+            } catch (NumberFormatException e) {
+                throw new ConfigException(key + ": '" + suffix + "' is not a node id (expected " + PEER_DELAY_PREFIX + "<nodeId>)");
+            }
+            if (!ids.contains(peer)) {
+                throw new ConfigException(key + ": node " + peer + " is not among nodes " + ids);
+            }
+            if (peer == self) {
+                throw new ConfigException(key + ": node " + peer + " is this node; a delay applies to links to other nodes");
+            }
+            int delay = integer(p, key, 0, MAX_PEER_DELAY_MILLIS);
+            if (delay > 0) {
+                out.put(peer, delay);
+            } else {
+                out.remove(peer);
+            }
+        }
+        return Collections.unmodifiableMap(out);
     }
 
     /** "off" or "N,F,X", checked against the node count and the RS-Paxos rules ({@link Coding#rsPaxos}). */
@@ -227,7 +276,7 @@ public record ServerConfig(
     }
 
     private static String str(Properties p, String key) throws ConfigException {
-        String v = p.getProperty(key, KEYS.get(key)[0]).trim();
+        String v = p.getProperty(key, KEYS.containsKey(key) ? KEYS.get(key)[0] : "").trim();
         if (v.isEmpty()) {
             throw new ConfigException(key + ": required, not set");
         }
@@ -267,6 +316,13 @@ public record ServerConfig(
                 + "\nlog.segment.bytes=" + logSegmentBytes + "\nsnapshot.every.slots=" + snapshotEverySlots
                 + "\nlog.retain.slots=" + logRetainSlots + "\nheartbeat.ms=" + heartbeatMillis + "\ntick.ms=" + tickMillis
                 + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes
-                + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes() + "\n";
+                + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes() + "\n"
+                + peerDelayProperties();
+    }
+
+    private String peerDelayProperties() {
+        StringBuilder b = new StringBuilder();
+        peerDelayMillis.forEach((peer, delay) -> b.append(PEER_DELAY_PREFIX).append(peer).append('=').append(delay).append('\n'));
+        return b.toString();
     }
 }
