@@ -19,7 +19,7 @@ import java.util.concurrent.Callable;
 
 /** {@code synod bench locks}: the seed paper's lock experiments on a real ZooKeeper ensemble with injected latency. */
 @Command(name = "locks",
-        header = "The seed paper's lock experiments on a real ZooKeeper ensemble (and Synod) with injected latency.",
+        header = "The seed paper's lock experiments on a real ZooKeeper ensemble with injected latency.",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         usageHelpWidth = BenchCli.HELP_WIDTH,
@@ -71,7 +71,7 @@ import java.util.concurrent.Callable;
 public final class LocksCommand implements Callable<Integer> {
 
     /** Lock requests per run with {@code --backend both --quick} (unless --requests says otherwise). */
-    static final int BOTH_QUICK_REQUESTS = 10;
+    static final int BOTH_QUICK_REQUESTS = 8;
 
     /** The experiments of {@code --backend synod|both} when --experiments is not given. */
     static final Set<Experiment> SYNOD_DEFAULT_EXPERIMENTS = EnumSet.of(Experiment.LOCK_GRID, Experiment.CONTENTION_HIGH_RTT);
@@ -95,7 +95,7 @@ public final class LocksCommand implements Callable<Integer> {
     Path outDir;
 
     @Option(names = "--backend", paramLabel = "zk|synod|both", defaultValue = "zk",
-            description = "What to measure: zk (ZooKeeper), synod, or both side by side (default: ${DEFAULT-VALUE}).")
+            description = "zk (ZooKeeper), synod, or both side by side (default: ${DEFAULT-VALUE}).")
     String backendText;
 
     @Option(names = "--ensemble-size", paramLabel = "N", defaultValue = "3",
