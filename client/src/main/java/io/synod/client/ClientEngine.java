@@ -80,9 +80,12 @@ final class ClientEngine implements AutoCloseable {
     }
 
     private final class Op {
-        final KvCommand command;
+        final String description;
         final byte[] payload;
         final byte[] routingKey;
+        final boolean readOnly;
+        /** A watch poll ({@link ClientFrame.WatchPoll}) rather than a command. */
+        final boolean watch;
         final Consistency consistency;
         final long deadlineNanos;
         final CompletableFuture<Reply> future = new CompletableFuture<>();
@@ -103,16 +106,19 @@ final class ClientEngine implements AutoCloseable {
         ScheduledFuture<?> timeout;
         String lastProblem = "no server answered";
 
-        Op(KvCommand command, byte[] payload, Consistency consistency, long deadlineNanos) {
-            this.command = command;
+        Op(String description, byte[] payload, byte[] routingKey, boolean readOnly, boolean watch, Consistency consistency,
+                long deadlineNanos) {
+            this.description = description;
             this.payload = payload;
-            this.routingKey = command.key().getBytes(StandardCharsets.UTF_8);
+            this.routingKey = routingKey;
+            this.readOnly = readOnly;
+            this.watch = watch;
             this.consistency = consistency;
             this.deadlineNanos = deadlineNanos;
         }
 
         boolean readOnly() {
-            return command.isReadOnly();
+            return readOnly;
         }
     }
 
@@ -296,6 +302,25 @@ final class ClientEngine implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(new InvalidKeyException(e.getMessage()));
         }
+        return submit(describe(command), payload, command.key().getBytes(StandardCharsets.UTF_8), command.isReadOnly(),
+                false, consistency, timeoutNanos);
+    }
+
+    /**
+     * A session command ({@code io.synod.core.kv.SessionCommand} bytes): sequenced through the session group's log
+     * (the group owning the empty key, where sessions and the keys they create live), read-only ones answered there.
+     */
+    CompletableFuture<Reply> submitSession(String description, byte[] payload, boolean readOnly, long timeoutNanos) {
+        return submit(description, payload, new byte[0], readOnly, false, Consistency.LINEARIZABLE, timeoutNanos);
+    }
+
+    /** A watch poll ({@code WatchCodec.Query} bytes) to the session group's leader. */
+    CompletableFuture<Reply> submitWatch(String description, byte[] query, long timeoutNanos) {
+        return submit(description, query, new byte[0], true, true, Consistency.LINEARIZABLE, timeoutNanos);
+    }
+
+    private CompletableFuture<Reply> submit(String description, byte[] payload, byte[] routingKey, boolean readOnly,
+            boolean watch, Consistency consistency, long timeoutNanos) {
         if (payload.length > maxCommandBytes) {
             return CompletableFuture.failedFuture(new ValueTooLargeException("command of " + payload.length
                     + " bytes exceeds the limit of " + maxCommandBytes + " bytes"));
@@ -303,7 +328,7 @@ final class ClientEngine implements AutoCloseable {
         if (closed) {
             return CompletableFuture.failedFuture(new UnavailableException("the client is closed"));
         }
-        Op op = new Op(command, payload, consistency, System.nanoTime() + timeoutNanos);
+        Op op = new Op(description, payload, routingKey, readOnly, watch, consistency, System.nanoTime() + timeoutNanos);
         CompletableFuture<Reply> userFuture = new CompletableFuture<>();
         op.future.whenComplete((reply, error) -> {
             Runnable complete = () -> {
@@ -394,7 +419,8 @@ final class ClientEngine implements AutoCloseable {
         op.requestId = nextRequestId++;
         op.via = connection(nodes.get(target));
         inFlight.put(op.requestId, op);
-        ClientFrame frame = op.consistency == Consistency.STALE && op.readOnly()
+        ClientFrame frame = op.watch ? new ClientFrame.WatchPoll(op.requestId, op.payload)
+                : op.consistency == Consistency.STALE && op.readOnly()
                 ? new ClientFrame.StaleRead(op.requestId, op.payload)
                 : new ClientFrame.Command(op.requestId, op.lane.clientId, op.sequence, op.payload);
         op.via.send(op.requestId, frame);
@@ -575,7 +601,7 @@ final class ClientEngine implements AutoCloseable {
         boolean unanswered = inFlight.remove(op.requestId) != null;
         op.maybeApplied |= unanswered && !op.readOnly();
         waiting.remove(op);
-        String what = describe(op.command);
+        String what = op.description;
         if (op.maybeApplied) {
             if (op.lane != null) {
                 op.lane.clientId = newClientId(); // Never let a late answer to this one pass for the next.
@@ -618,6 +644,22 @@ final class ClientEngine implements AutoCloseable {
 
     private static long newClientId() {
         return ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    }
+
+    /** Runs {@code task} on the event loop after {@code delayNanos} (session keep-alives, watch retries); null once closed. */
+    java.util.concurrent.Future<?> schedule(Runnable task, long delayNanos) {
+        if (closed) {
+            return null;
+        }
+        try {
+            return loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return null;
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
     }
 
     // ---- observation (tests) ----------------------------------------------------------------------

@@ -3,6 +3,8 @@ package io.synod.client;
 import io.synod.coordination.ShardMap;
 import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvResult;
+import io.synod.core.kv.SessionCommand;
+import io.synod.core.kv.SessionResult;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -229,6 +231,185 @@ public final class SynodClient implements AutoCloseable {
             expect(reply, KvResult.Done.class);
             return new WriteResult(reply.slot());
         });
+    }
+
+    // ---- sessions, ephemeral and sequential keys, checked deletes, watches ----------------------------
+    //
+    // Sessions, the keys created through create(...) and watches live in the session group: the group owning the
+    // start of the key space (every key, with one group). Read such keys with getEntry/listKeys/watch, which go to
+    // that group; get/scan route by key and see them only when the key's range belongs to the session group.
+
+    /**
+     * Grants a session with {@code ttl} (1 ms..1 day) and keeps it alive until it is closed or lost
+     * ({@link SynodSession}). The session's id is the grant's slot.
+     */
+    public CompletableFuture<SynodSession> grantSession(Duration ttl) {
+        long millis = ttl == null ? 0 : ttl.toMillis();
+        if (millis < 1 || millis > SessionCommand.MAX_TTL_MILLIS) {
+            return CompletableFuture.failedFuture(new BadRequestException("session ttl must be 1.."
+                    + SessionCommand.MAX_TTL_MILLIS + " ms, got " + ttl));
+        }
+        long sent = System.nanoTime();
+        return session(new SessionCommand.Grant(millis), reply -> {
+            SessionResult.Granted g = expectSession(reply, SessionResult.Granted.class);
+            SynodSession session = new SynodSession(this, g.sessionId(), g.ttlMillis(), sent);
+            session.start();
+            return session;
+        });
+    }
+
+    /** One keep-alive of session {@code id}: true if it lives (renewed at the reply's slot), false if it has ended. */
+    CompletableFuture<Boolean> keepAlive(long id, long timeoutNanos) {
+        SessionCommand command = new SessionCommand.KeepAlive(id);
+        return engine.submitSession("keep-alive of session " + id, command.encode(), false, timeoutNanos)
+                .thenApply(reply -> !(decodeSession(reply) instanceof SessionResult.NoSession));
+    }
+
+    /**
+     * Ends session {@code id} now, whoever holds it (an administrative revoke, like etcd's LeaseRevoke): deletes it
+     * and every key it owns. True if it was live. A session's owner closes it with {@link SynodSession#close()}.
+     */
+    public CompletableFuture<Boolean> revokeSession(long id) {
+        return revoke(id);
+    }
+
+    /** Ends session {@code id} now: deletes it and every key it owns. True if it was live. */
+    CompletableFuture<Boolean> revoke(long id) {
+        return session(new SessionCommand.Revoke(id), reply -> expectSession(reply, SessionResult.Applied.class).applied());
+    }
+
+    /**
+     * Creates {@code key} with {@code value} if it is absent, owned by {@code session} (null: a persistent key),
+     * {@code sequential}: with the parent's next sequence number appended (10 digits; the parent is the key up to its
+     * last '/'). The created key's token is the create's slot (a fencing token). Fails with
+     * {@link SessionExpiredException} if the session has ended.
+     */
+    public CompletableFuture<CreateResult> create(String key, byte[] value, SynodSession session, boolean sequential) {
+        Objects.requireNonNull(value, "value");
+        long owner = session == null ? 0 : session.id();
+        return session(() -> new SessionCommand.Create(checkKey(key), value.clone(), owner, sequential), reply -> {
+            SessionResult r = decodeSession(reply);
+            if (r instanceof SessionResult.Created c) {
+                return new CreateResult(true, c.key(), c.token(), owner, reply.slot());
+            } else if (r instanceof SessionResult.Exists e) {
+                return new CreateResult(false, e.key(), e.token(), e.ownerSession(), reply.slot());
+            }
+            throw sessionFailure(reply, r);
+        });
+    }
+
+    /** Creates an ephemeral key of {@code session} (deleted when the session ends). */
+    public CompletableFuture<CreateResult> createEphemeral(SynodSession session, String key, byte[] value) {
+        return create(key, value, Objects.requireNonNull(session, "session"), false);
+    }
+
+    /** Creates {@code prefix} + the parent's next sequence number, owned by {@code session} (null: persistent). */
+    public CompletableFuture<CreateResult> createSequential(SynodSession session, String prefix, byte[] value) {
+        return create(prefix, value, session, true);
+    }
+
+    /** Deletes {@code key} if it was created at slot {@code token} ({@code -1}: any). */
+    public CompletableFuture<DeleteResult> deleteIf(String key, long token) {
+        if (token < -1) {
+            return CompletableFuture.failedFuture(new BadRequestException("token must be >= -1, got " + token));
+        }
+        return session(() -> new SessionCommand.DeleteIf(checkKey(key), token),
+                reply -> new DeleteResult(expectSession(reply, SessionResult.Applied.class).applied(), reply.slot()));
+    }
+
+    /** A key of the session group with its value, token and owner (linearizable). */
+    public CompletableFuture<KeyEntry> getEntry(String key) {
+        return session(() -> new SessionCommand.GetEntry(checkKey(key)), reply -> {
+            SessionResult.Entry e = expectSession(reply, SessionResult.Entry.class);
+            return new KeyEntry(key, e.value(), e.token(), e.ownerSession(), reply.slot());
+        });
+    }
+
+    /** Up to {@code limit} (1..4096) keys of the session group starting with {@code prefix}, in key order. */
+    public CompletableFuture<KeyListing> listKeys(String prefix, int limit) {
+        Objects.requireNonNull(prefix, "prefix");
+        return session(() -> new SessionCommand.ListPrefix(prefix, limit), reply -> {
+            SessionResult.Listing l = expectSession(reply, SessionResult.Listing.class);
+            List<KeyListing.Listed> keys = new ArrayList<>(l.keys().size());
+            for (SessionResult.Listed k : l.keys()) {
+                keys.add(new KeyListing.Listed(k.key(), k.token(), k.ownerSession()));
+            }
+            return new KeyListing(keys, l.more(), reply.slot());
+        });
+    }
+
+    /**
+     * Watches {@code key} of the session group from slot {@code fromSlot} on (e.g. a read's slot + 1): every change
+     * after that position reaches {@code listener} in slot order, each once. Close the returned watch to stop.
+     */
+    public SynodWatch watch(String key, long fromSlot, WatchListener listener) {
+        return startWatch(checkKey(key), false, fromSlot, listener);
+    }
+
+    /** As {@link #watch}, for every key of the session group starting with {@code prefix}. */
+    public SynodWatch watchPrefix(String prefix, long fromSlot, WatchListener listener) {
+        return startWatch(Objects.requireNonNull(prefix, "prefix"), true, fromSlot, listener);
+    }
+
+    private SynodWatch startWatch(String key, boolean prefix, long fromSlot, WatchListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        try {
+            new io.synod.core.wire.WatchCodec.Query(key, prefix, fromSlot, 0, 1, 0); // checks the arguments
+        } catch (IllegalArgumentException e) {
+            throw new BadRequestException(e.getMessage());
+        }
+        SynodWatch watch = new SynodWatch(this, key, prefix, fromSlot, 0, listener);
+        watch.poll();
+        return watch;
+    }
+
+    ClientEngine engine() {
+        return engine;
+    }
+
+    private <T> CompletableFuture<T> session(SessionCommand command, Function<ClientEngine.Reply, T> decode) {
+        return session(() -> command, decode);
+    }
+
+    private <T> CompletableFuture<T> session(java.util.function.Supplier<SessionCommand> command,
+            Function<ClientEngine.Reply, T> decode) {
+        SessionCommand c;
+        byte[] payload;
+        try {
+            c = command.get();
+            payload = c.encode();
+        } catch (SynodException e) {
+            return CompletableFuture.failedFuture(e);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(new BadRequestException(e.getMessage()));
+        }
+        String what = c.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+        return engine.submitSession(what, payload, c.isReadOnly(), timeoutNanos).thenApply(decode);
+    }
+
+    private static SessionResult decodeSession(ClientEngine.Reply reply) {
+        try {
+            return SessionResult.decode(reply.result());
+        } catch (IllegalArgumentException e) {
+            throw new SynodException("server " + reply.node() + " sent an undecodable session result: " + e.getMessage());
+        }
+    }
+
+    private static <T extends SessionResult> T expectSession(ClientEngine.Reply reply, Class<T> type) {
+        SessionResult result = decodeSession(reply);
+        if (!type.isInstance(result)) {
+            throw sessionFailure(reply, result);
+        }
+        return type.cast(result);
+    }
+
+    private static SynodException sessionFailure(ClientEngine.Reply reply, SessionResult result) {
+        if (result instanceof SessionResult.NoSession n) {
+            return new SessionExpiredException(n.sessionId(), "session " + n.sessionId() + " has ended");
+        } else if (result instanceof SessionResult.Refused r) {
+            return new BadRequestException(r.message());
+        }
+        return new SynodException("server " + reply.node() + " answered with " + result.getClass().getSimpleName());
     }
 
     // ---- plumbing ----------------------------------------------------------------------------------

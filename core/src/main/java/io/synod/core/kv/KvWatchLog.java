@@ -48,8 +48,8 @@ public final class KvWatchLog {
         this.capacity = capacity;
     }
 
-    /** Records a change made at {@code slot}; slots must not decrease. */
-    void record(long slot, String key, Type type) {
+    /** Records a change made at {@code slot}; slots must not decrease (public for the server's RocksDB machine). */
+    public void record(long slot, String key, Type type) {
         Check.state(slot >= lastSlot || restoredUnknown, "watch events must be recorded in slot order");
         if (restoredUnknown) {
             restoredUnknown = false;
@@ -73,7 +73,7 @@ public final class KvWatchLog {
      * The state was replaced by a snapshot (whose slot the state machine is not told): events before the next one
      * recorded were never applied here, so reads from before it are answered compacted (the safe side).
      */
-    void restored() {
+    public void restored() {
         events.clear();
         firstSlot = Long.MAX_VALUE;
         firstIndex = 0;
@@ -90,12 +90,19 @@ public final class KvWatchLog {
         List<Event> found = new ArrayList<>();
         long nextSlot = Math.max(fromSlot, lastSlot + 1);
         int nextIndex = fromSlot > lastSlot ? fromIndex : 0;
-        Iterator<Event> it = events.iterator();
-        while (it.hasNext()) {
-            Event event = it.next();
+        // Walk back from the newest event to the read position (a watcher that keeps up reads only the newest few),
+        // then forward in order.
+        List<Event> newer = new ArrayList<>();
+        Iterator<Event> back = events.descendingIterator();
+        while (back.hasNext()) {
+            Event event = back.next();
             if (event.slot() < fromSlot || (event.slot() == fromSlot && event.index() < fromIndex)) {
-                continue;
+                break;
             }
+            newer.add(event);
+        }
+        for (int i = newer.size() - 1; i >= 0; i--) {
+            Event event = newer.get(i);
             if (prefix ? event.key().startsWith(key) : event.key().equals(key)) {
                 if (found.size() == limit) {
                     nextSlot = event.slot();

@@ -65,6 +65,11 @@ public final class SessionExpiryTimer {
      * when it leads and serves, else {@code null} (a follower: forget everything). Returns the commands to propose.
      */
     public List<Command> poll(Ballot ballot, long nowNanos, KvSessions sessions) {
+        return poll(ballot, nowNanos, ballot == null ? List.of() : sessions.sessions());
+    }
+
+    /** As {@link #poll(Ballot, long, KvSessions)}, over a session table read elsewhere (the server's RocksDB machine). */
+    public List<Command> poll(Ballot ballot, long nowNanos, List<KvSessions.Session> liveSessions) {
         if (ballot == null) {
             leading = false;
             tracked.clear();
@@ -79,7 +84,7 @@ public final class SessionExpiryTimer {
         }
         List<Command> out = new ArrayList<>();
         Map<Long, Boolean> live = new HashMap<>();
-        for (KvSessions.Session session : sessions.sessions()) {
+        for (KvSessions.Session session : liveSessions) {
             live.put(session.id(), Boolean.TRUE);
             Tracked t = tracked.get(session.id());
             long ttlNanos = session.ttlMillis() * 1_000_000L;

@@ -55,4 +55,11 @@ public sealed interface ClientFrame {
 
     /** The server's shard map, in the coordination module's {@code ShardMap} encoding. */
     record ShardMapReport(long requestId, byte[] shardMap) implements ClientFrame {}
+
+    /**
+     * A watch poll ({@code WatchCodec.Query} bytes): the events of a key or prefix from a position on, read from the
+     * watch log of the session group's leader; held by the server until an event arrives or the query's wait ends,
+     * then answered with a {@link Response} whose result is a {@code WatchCodec} batch.
+     */
+    record WatchPoll(long requestId, byte[] query) implements ClientFrame {}
 }

@@ -21,6 +21,8 @@ public final class ClientFrameCodec {
     public static final int STALE_READ = 7;
     public static final int SHARD_MAP_QUERY = 8;
     public static final int SHARD_MAP_REPORT = 9;
+    /** Types 10 and 11 are the server's peer frames (snapshot shards). */
+    public static final int WATCH_POLL = 12;
 
     private static final int GROUP_STATUS_BYTES = 4 + 4 + 8 + 4 + 8 + 8 + 8 + 4;
     private static final int MAX_GROUPS = 1 << 16;
@@ -29,7 +31,7 @@ public final class ClientFrameCodec {
 
     /** Whether a body of frame type {@code type} is a client frame this codec reads. */
     public static boolean isClientFrame(int type) {
-        return type >= COMMAND && type <= SHARD_MAP_REPORT;
+        return (type >= COMMAND && type <= SHARD_MAP_REPORT) || type == WATCH_POLL;
     }
 
     public static byte[] encode(ClientFrame frame) {
@@ -56,6 +58,9 @@ public final class ClientFrameCodec {
             bytes(out, r.payload());
         } else if (frame instanceof ClientFrame.ShardMapQuery q) {
             out = start(SHARD_MAP_QUERY, 8).putLong(q.requestId());
+        } else if (frame instanceof ClientFrame.WatchPoll w) {
+            out = start(WATCH_POLL, 8 + 4 + w.query().length).putLong(w.requestId());
+            bytes(out, w.query());
         } else {
             ClientFrame.ShardMapReport m = (ClientFrame.ShardMapReport) frame;
             out = start(SHARD_MAP_REPORT, 8 + 4 + m.shardMap().length).putLong(m.requestId());
@@ -106,6 +111,7 @@ public final class ClientFrameCodec {
             case STALE_READ -> new ClientFrame.StaleRead(i64(in, "request id"), bytes(in, "read payload"));
             case SHARD_MAP_QUERY -> new ClientFrame.ShardMapQuery(i64(in, "request id"));
             case SHARD_MAP_REPORT -> new ClientFrame.ShardMapReport(i64(in, "request id"), bytes(in, "shard map"));
+            case WATCH_POLL -> new ClientFrame.WatchPoll(i64(in, "request id"), bytes(in, "watch query"));
             default -> throw new IllegalArgumentException("unknown client frame type " + type);
         };
         if (in.hasRemaining()) {

@@ -47,6 +47,17 @@ final class Locks {
     };
   }
 
+  /** The same lock kinds on Synod, through {@link SynodLocks} on one backend (one session). */
+  static Any create(Variant variant, SynodLockBackend backend, String path) {
+    LockOptions options = variant.options();
+    return switch (variant.kind) {
+      case SYNC_QUEUE -> sync(SynodLocks.queueLock(backend, path, options));
+      case SYNC_TAS -> sync(SynodLocks.tasLock(backend, path, options));
+      case ASYNC_QUEUE -> async(SynodLocks.asyncQueueLock(backend, path, options));
+      case ASYNC_TAS -> async(SynodLocks.asyncTasLock(backend, path, options));
+    };
+  }
+
   private static Any sync(SyncLock lock) {
     return new Any() {
       @Override

@@ -41,6 +41,12 @@ public final class ClientServer implements AutoCloseable {
                     -1, new byte[0]));
         }
 
+        /** Holds a watch poll at the session group's leader until events arrive or its wait ends. */
+        default void onWatchPoll(WireFrame.WatchPoll poll, java.util.function.Consumer<WireFrame.ClientResponse> respond) {
+            respond.accept(new WireFrame.ClientResponse(poll.requestId(), -1, WireFrame.ClientResponse.STATUS_NO_GROUP, 0,
+                    -1, new byte[0]));
+        }
+
         /** The shard map this node routes by, in {@code ShardMap} encoding (empty if it has none). */
         default byte[] shardMap() {
             return new byte[0];
@@ -99,7 +105,8 @@ public final class ClientServer implements AutoCloseable {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, WireFrame frame) {
             Channel ch = ctx.channel();
-            if (frame instanceof WireFrame.ClientCommand || frame instanceof WireFrame.StaleRead) {
+            if (frame instanceof WireFrame.ClientCommand || frame instanceof WireFrame.StaleRead
+                    || frame instanceof WireFrame.WatchPoll) {
                 if (inFlight.incrementAndGet() >= maxInFlight) {
                     ch.config().setAutoRead(false);
                 }
@@ -111,6 +118,8 @@ public final class ClientServer implements AutoCloseable {
                 };
                 if (frame instanceof WireFrame.ClientCommand c) {
                     handler.onCommand(c, respond);
+                } else if (frame instanceof WireFrame.WatchPoll w) {
+                    handler.onWatchPoll(w, respond);
                 } else {
                     handler.onStaleRead((WireFrame.StaleRead) frame, respond);
                 }

@@ -62,6 +62,8 @@ public final class GroupLoop implements AutoCloseable {
 
     private record Wake() implements Input {}
 
+    private record WatchInput(WireFrame.WatchPoll poll, Responder responder) implements Input {}
+
     private record Waiter(long requestId, Responder responder, long receivedNanos) {}
 
     private final int group;
@@ -96,6 +98,10 @@ public final class GroupLoop implements AutoCloseable {
     /** While repairing: the applied slot after which every entry this replica may have lost is re-learned. */
     private long repairTarget = -1;
     private final int pipelineWindow;
+    /** The leader's session expiry timer (RocksDB machines only), or null. */
+    private final SessionExpiryDriver expiry;
+    /** Watch delivery from the RocksDB machine's event log, or null. */
+    private final WatchHub watches;
 
     public GroupLoop(int group, ReplicaConfig config, GroupStorage storage, io.synod.core.paxos.StateMachine stateMachine,
             AutoCloseable stateMachineResource, Consumer<WireFrame.PeerMessage> network, ElectionService election,
@@ -134,6 +140,8 @@ public final class GroupLoop implements AutoCloseable {
                 replica.snapshotSlot());
         this.repairAbove = storage.repairAbove();
         this.pipelineWindow = config.maxInFlightSlots();
+        this.expiry = durableMachine == null ? null : new SessionExpiryDriver(replica.nodeId(), durableMachine);
+        this.watches = durableMachine == null ? null : new WatchHub(group, durableMachine.watchLog());
         this.state = repairAbove == null ? WireFrame.GroupStatus.SERVING : WireFrame.GroupStatus.REPAIRING;
         publishStatus();
         this.thread = new Thread(this::run, "synod-group-" + group);
@@ -179,6 +187,15 @@ public final class GroupLoop implements AutoCloseable {
         }
     }
 
+    /** A watch poll: held on this loop's thread until events arrive or its wait ends ({@link WatchHub}). */
+    public void onWatchPoll(WireFrame.WatchPoll poll, Responder responder) {
+        if (state == WireFrame.GroupStatus.FAILED || watches == null || !inbox.offer(new WatchInput(poll, responder))) {
+            responder.respond(new WireFrame.ClientResponse(poll.requestId(), group,
+                    state == WireFrame.GroupStatus.FAILED || watches == null ? WireFrame.ClientResponse.STATUS_NO_GROUP
+                            : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
+        }
+    }
+
     public void onElection(ElectionEvent event) {
         if (!control.offer(event)) {
             LOG.error("group {}: election event queue full, dropping {}", group, event);
@@ -219,6 +236,11 @@ public final class GroupLoop implements AutoCloseable {
                 if (now - nextTick >= 0) {
                     replica.tick(now);
                     nextTick = now + tickNanos;
+                    if (expiry != null) {
+                        for (ClientRequest request : expiry.afterTick(replica, state == WireFrame.GroupStatus.SERVING, now)) {
+                            replica.propose(request);
+                        }
+                    }
                 }
                 drive();
             }
@@ -251,6 +273,8 @@ public final class GroupLoop implements AutoCloseable {
             propose(c);
         } else if (input instanceof StaleReadInput r) {
             readLocally(r);
+        } else if (input instanceof WatchInput w) {
+            watches.poll(w.poll(), w.responder(), replica, state == WireFrame.GroupStatus.SERVING, System.nanoTime());
         }
     }
 
@@ -400,6 +424,9 @@ public final class GroupLoop implements AutoCloseable {
             // command this pass applied (all of them, or after a crash none).
             durableMachine.commitApplied();
         }
+        if (watches != null) {
+            watches.afterPass(replica, state == WireFrame.GroupStatus.SERVING, System.nanoTime());
+        }
         Role role = replica.role();
         if (role == Role.LEADER && lastRole != Role.LEADER) {
             metrics.leaderChanges.increment();
@@ -449,6 +476,9 @@ public final class GroupLoop implements AutoCloseable {
             }
         }
         waiters.clear();
+        if (watches != null) {
+            watches.failAll();
+        }
     }
 
     public long droppedInputs() {

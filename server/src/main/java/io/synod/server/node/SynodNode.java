@@ -172,6 +172,11 @@ public final class SynodNode implements AutoCloseable {
             }
 
             @Override
+            public void onWatchPoll(WireFrame.WatchPoll poll, Consumer<WireFrame.ClientResponse> respond) {
+                routeWatchPoll(poll, respond);
+            }
+
+            @Override
             public byte[] shardMap() {
                 return shardMap.encode();
             }
@@ -210,8 +215,7 @@ public final class SynodNode implements AutoCloseable {
     private void route(WireFrame.ClientCommand command, Consumer<WireFrame.ClientResponse> respond) {
         int group;
         try {
-            byte[] key = KvCommand.decode(command.payload()).key().getBytes(StandardCharsets.UTF_8);
-            group = shardMap.groupFor(key);
+            group = shardMap.groupFor(routingKey(command.payload()));
         } catch (RuntimeException e) {
             respond.accept(new WireFrame.ClientResponse(command.requestId(), -1,
                     io.synod.core.paxos.ClientReply.Status.REJECTED.ordinal(), 0, -1,
@@ -227,11 +231,35 @@ public final class SynodNode implements AutoCloseable {
         current[group].onClientCommand(command, respond::accept);
     }
 
+    /**
+     * The key a command is routed by: its key, or for a session command the empty key (sessions, the keys they
+     * create and watches all live in the session group, the group owning the start of the key space).
+     */
+    private static byte[] routingKey(byte[] payload) {
+        if (io.synod.core.kv.SessionCommand.isSessionCommand(payload)) {
+            io.synod.core.kv.SessionCommand.decode(payload); // refuse a malformed one here, with its reason
+            return new byte[0];
+        }
+        return KvCommand.decode(payload).key().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A watch poll goes to this node's replica of the session group (answered there if it leads). */
+    private void routeWatchPoll(WireFrame.WatchPoll poll, Consumer<WireFrame.ClientResponse> respond) {
+        int group = shardMap.groupFor(new byte[0]);
+        GroupLoop[] current = loops;
+        if (group < 0 || group >= current.length || current[group] == null) {
+            respond.accept(new WireFrame.ClientResponse(poll.requestId(), group, WireFrame.ClientResponse.STATUS_NO_GROUP,
+                    0, -1, new byte[0]));
+            return;
+        }
+        current[group].onWatchPoll(poll, respond::accept);
+    }
+
     /** A STALE read goes to this node's replica of the key's group, leader or not (it reads local state). */
     private void routeStaleRead(WireFrame.StaleRead read, Consumer<WireFrame.ClientResponse> respond) {
         int group;
         try {
-            group = shardMap.groupFor(KvCommand.decode(read.payload()).key().getBytes(StandardCharsets.UTF_8));
+            group = shardMap.groupFor(routingKey(read.payload()));
         } catch (RuntimeException e) {
             group = -1;
         }

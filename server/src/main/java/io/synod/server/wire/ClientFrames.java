@@ -29,6 +29,8 @@ final class ClientFrames {
             return new ClientFrame.ShardMapQuery(q.requestId());
         } else if (frame instanceof WireFrame.ShardMapReport m) {
             return new ClientFrame.ShardMapReport(m.requestId(), m.shardMap());
+        } else if (frame instanceof WireFrame.WatchPoll w) {
+            return new ClientFrame.WatchPoll(w.requestId(), w.query());
         }
         return null;
     }
@@ -51,6 +53,8 @@ final class ClientFrames {
             return new WireFrame.StaleRead(r.requestId(), r.payload());
         } else if (frame instanceof ClientFrame.ShardMapQuery q) {
             return new WireFrame.ShardMapQuery(q.requestId());
+        } else if (frame instanceof ClientFrame.WatchPoll w) {
+            return new WireFrame.WatchPoll(w.requestId(), w.query());
         }
         ClientFrame.ShardMapReport m = (ClientFrame.ShardMapReport) frame;
         return new WireFrame.ShardMapReport(m.requestId(), m.shardMap());

@@ -50,6 +50,9 @@ public sealed interface WireFrame {
     /** The server's shard map in {@code ShardMap} encoding. */
     record ShardMapReport(long requestId, byte[] shardMap) implements WireFrame {}
 
+    /** A watch poll ({@code WatchCodec.Query} bytes), answered with a {@link ClientResponse} when events arrive or its wait ends. */
+    record WatchPoll(long requestId, byte[] query) implements WireFrame {}
+
     /**
      * @param role      {@code Role} ordinal
      * @param state     0 serving, 1 repairing (refuses to vote in phase 1 after log corruption), 2 failed

@@ -51,6 +51,86 @@ class RocksKvStateMachineTest {
         }
     }
 
+    /** A random command, a third of them session commands on the sessions granted so far ({@code grants}: their slots). */
+    static byte[] randomMixedCommand(SplittableRandom r, long slot, java.util.List<Long> grants) {
+        if (r.nextInt(3) != 0) {
+            return randomCommand(r);
+        }
+        long session = grants.isEmpty() || r.nextInt(10) == 0 ? (r.nextBoolean() ? 0 : 999_999)
+                : grants.get(r.nextInt(grants.size()));
+        String key = r.nextBoolean() ? "k" + r.nextInt(8) : "lock/" + (r.nextBoolean() ? "a" : "b") + "/n-";
+        byte[] value = new byte[r.nextInt(3)];
+        r.nextBytes(value);
+        io.synod.core.kv.SessionCommand c = switch (r.nextInt(10)) {
+            case 0 -> {
+                grants.add(slot);
+                yield new io.synod.core.kv.SessionCommand.Grant(1 + r.nextInt(10_000));
+            }
+            case 1 -> new io.synod.core.kv.SessionCommand.KeepAlive(session);
+            case 2 -> new io.synod.core.kv.SessionCommand.Expire(session, r.nextBoolean() ? session : slot - 1 - r.nextInt(5));
+            case 3 -> new io.synod.core.kv.SessionCommand.Revoke(session);
+            case 4, 5 -> new io.synod.core.kv.SessionCommand.Create(key, value, session, key.startsWith("lock/") || r.nextInt(4) == 0);
+            case 6 -> new io.synod.core.kv.SessionCommand.DeleteIf(r.nextBoolean() ? "k" + r.nextInt(8) : "lock/a/n-000000000" + r.nextInt(3),
+                    r.nextBoolean() ? io.synod.core.kv.SessionCommand.ANY_TOKEN : slot - 1 - r.nextInt(30));
+            case 7 -> new io.synod.core.kv.SessionCommand.GetEntry(r.nextBoolean() ? "k" + r.nextInt(8) : "lock/a/n-000000000" + r.nextInt(3));
+            default -> new io.synod.core.kv.SessionCommand.ListPrefix(r.nextBoolean() ? "lock/" : "k", 1 + r.nextInt(6));
+        };
+        return c.encode();
+    }
+
+    @Test
+    void sessionCommandsAnswerExactlyLikeTheInMemoryStateMachineAndSnapshotWithTheData() throws Exception {
+        SplittableRandom r = new SplittableRandom(4242);
+        KvStateMachine reference = new KvStateMachine();
+        java.util.List<Long> grants = new java.util.ArrayList<>();
+        int created = 0;
+        int ended = 0;
+        try (RocksKvStateMachine rocks = new RocksKvStateMachine(dir.resolve("a"));
+                RocksKvStateMachine copy = new RocksKvStateMachine(dir.resolve("b"))) {
+            for (long slot = 1; slot <= 3_000; slot++) {
+                byte[] cmd = randomMixedCommand(r, slot, grants);
+                byte[] expected = reference.apply(slot, cmd);
+                assertArrayEquals(expected, rocks.apply(slot, cmd), "slot " + slot);
+                if (reference.isReadOnly(cmd)) {
+                    assertArrayEquals(reference.read(cmd), rocks.read(cmd), "read at slot " + slot);
+                }
+                if (io.synod.core.kv.SessionResult.isSessionResult(expected)) {
+                    io.synod.core.kv.SessionResult result = io.synod.core.kv.SessionResult.decode(expected);
+                    created += result instanceof io.synod.core.kv.SessionResult.Created ? 1 : 0;
+                    io.synod.core.kv.SessionCommand command = io.synod.core.kv.SessionCommand.decode(cmd);
+                    ended += (command instanceof io.synod.core.kv.SessionCommand.Revoke
+                            || command instanceof io.synod.core.kv.SessionCommand.Expire)
+                            && result.equals(new io.synod.core.kv.SessionResult.Applied(true)) ? 1 : 0;
+                }
+                if (r.nextInt(7) == 0) {
+                    rocks.commitApplied();
+                }
+                if (slot % 250 == 0) {
+                    reference.sessions().checkInvariants();
+                    assertEquals(reference.sessions().sessions(), rocks.liveSessions(), "session table at slot " + slot);
+                    assertEquals(reference.watchLog().read(1, 0, "", true, 100_000),
+                            rocks.watchLog().read(1, 0, "", true, 100_000), "watch events at slot " + slot);
+                    copy.restore(rocks.snapshot());
+                    assertArrayEquals(rocks.snapshot(), copy.snapshot(), "the snapshot carries the session tables");
+                    assertEquals(reference.sessions().sessions(), copy.liveSessions(), "restored session table");
+                }
+            }
+            assertSameData(reference, rocks);
+            // The comparison exercised what it is about.
+            org.junit.jupiter.api.Assertions.assertTrue(grants.size() > 50 && created > 40 && ended > 20,
+                    grants.size() + " grants, " + created + " creates, " + ended + " revokes");
+        }
+    }
+
+    @Test
+    void anUnknownSnapshotVersionIsRefusedByName() throws Exception {
+        try (RocksKvStateMachine a = new RocksKvStateMachine(dir.resolve("a"))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> a.restore(new byte[] {0, 0, 0, 9, 0, 0, 0, 0}));
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("version 9"), e.getMessage());
+        }
+    }
+
     @Test
     void snapshotsAreIdenticalAcrossReplicasAndRestoreExactly() throws Exception {
         SplittableRandom r1 = new SplittableRandom(7);
