@@ -131,7 +131,7 @@ public final class LockExperiments {
     private LockCluster startCluster() throws Exception {
         if (config.backend() == Backend.SYNOD) {
             if (config.synodLocks() == null) {
-                throw new IllegalStateException(SynodLockSupport.NOT_AVAILABLE);
+                throw new IllegalArgumentException("the Synod backend needs a SynodLockFactory");
             }
             progress("starting a Synod cluster (" + SynodLockCluster.NODES + " server processes + ZooKeeper for election;"
                     + " client links through delay proxies, server links delayed by the peer transport)");

@@ -1,7 +1,6 @@
 package io.synod.bench.locks;
 
 import io.synod.bench.BenchCli;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -19,8 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code synod bench locks --backend}: option validation (exit 2 with the problem named, before any cluster starts),
- * the refusal of a backend this build lacks, and the combined CSV. Nothing here starts a server.
+ * {@code synod bench locks --backend}: option validation (exit 2 with the problem named, before any cluster starts)
+ * and the combined CSV. Nothing here starts a server.
  */
 class LocksCommandBackendTest {
 
@@ -68,17 +67,6 @@ class LocksCommandBackendTest {
         Run experiment = run("locks", "--backend", "synod", "--experiments", "lock-grid,nope");
         assertEquals(2, experiment.exitCode(), experiment.err());
         assertTrue(experiment.err().contains("unknown experiment 'nope'"), experiment.err());
-    }
-
-    @Test
-    void aBuildWithoutSynodLocksRefusesTheSynodBackendClearly() {
-        Assumptions.assumeTrue(SynodLockSupport.factory().isEmpty(), "this build has the Synod lock recipes");
-        for (String backend : List.of("synod", "both")) {
-            Run r = run("locks", "--backend", backend, "--quick", "--out", dir.resolve(backend).toString());
-            assertEquals(2, r.exitCode(), r.err());
-            assertTrue(r.err().contains("Synod lock backend not available in this build"), r.err());
-            assertFalse(Files.exists(dir.resolve(backend).resolve("lock-runs.csv")));
-        }
     }
 
     @Test
