@@ -203,6 +203,9 @@ public final class BackendComparison {
             List<CategoryChart> charts = List.of(
                     Charts.bars("Best lock per point: mean acquire", "mean acquire latency (ms)", categories, best),
                     Charts.bars("One write per point: median", "median write latency (ms)", categories, writes));
+            for (CategoryChart chart : charts) {
+                chart.getStyler().setXAxisLabelRotation(30); // point names are long; unrotated they overlap
+            }
             Charts.savePngGrid(charts, 2, outDir.resolve("backend-comparison.png"));
         }
         return sideBySide(rows) + "\n" + tasTarget(checks);
