@@ -1,13 +1,11 @@
 package io.synod.bench.locks;
 
 import io.synod.bench.ensemble.EnsembleOptions;
-import io.synod.bench.ensemble.ZkEnsemble;
 import io.synod.bench.report.Charts;
 import io.synod.bench.report.CsvTable;
+import io.synod.bench.report.LatencySummary;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryNTimes;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.HeatMapChart;
 import org.knowm.xchart.XYChart;
@@ -36,10 +34,24 @@ import java.util.function.ToDoubleFunction;
  */
 public final class LockExperiments {
 
-    /** Everything a run needs besides the ensemble. */
+    /**
+     * Everything a run needs besides the cluster. {@code ensembleSize} and {@code lockFactory} are the ZooKeeper
+     * backend's; {@code synodLocks} the Synod backend's (null when this build has none).
+     */
     public record Config(Profile profile, Path outDir, int ensembleSize, Set<Experiment> experiments, long seed,
-                         int clientCount, boolean keepServerFiles, LockUnderTest.Factory lockFactory) {
+                         int clientCount, boolean keepServerFiles, LockUnderTest.Factory lockFactory, Backend backend,
+                         SynodLockFactory synodLocks) {
+
+        /** The ZooKeeper backend. */
+        public Config(Profile profile, Path outDir, int ensembleSize, Set<Experiment> experiments, long seed,
+                      int clientCount, boolean keepServerFiles, LockUnderTest.Factory lockFactory) {
+            this(profile, outDir, ensembleSize, experiments, seed, clientCount, keepServerFiles, lockFactory, Backend.ZK,
+                    null);
+        }
     }
+
+    /** Sequential writes per lock point that measure "client RTT + one commit" on the backend. */
+    static final int WRITE_PROBES = 10;
 
     /**
      * Every run uses fresh paths under this root and nothing is deleted mid-run: deletes would cost
@@ -51,7 +63,8 @@ public final class LockExperiments {
     private final PrintWriter out;
     private final long startNanos = System.nanoTime();
     private final Map<LockPoint, Map<LockPrimitive, LockRunResult>> lockResults = new LinkedHashMap<>();
-    private final CsvTable lockRuns = new CsvTable("point", "primitive", "client_rtt_ms", "server_rtt_ms",
+    private final Map<LockPoint, LatencySummary> writeBaselines = new LinkedHashMap<>();
+    private final CsvTable lockRuns = new CsvTable("backend", "point", "primitive", "client_rtt_ms", "server_rtt_ms",
             "inter_arrival_ms", "critical_section_ms", "clients", "requests", "completed", "timeouts", "errors",
             "unfinished", "acquire_median_ms", "acquire_p99_ms", "acquire_mean_ms", "acquire_max_ms",
             "wait_median_ms", "wait_p99_ms", "throughput_per_s", "jain_index", "inversion_rate",
@@ -59,7 +72,9 @@ public final class LockExperiments {
     private final CsvTable lockRequests = new CsvTable("point", "primitive", "request", "client", "outcome",
             "arrival_ms", "acquire_start_ms", "acquired_ms", "critical_section_end_ms", "released_ms",
             "fencing_token");
-    private ZkEnsemble ensemble;
+    private LockCluster cluster;
+    /** The same cluster when the backend is ZooKeeper (the ZooKeeper-only experiments need its sessions). */
+    private ZkLockCluster zk;
     private List<CuratorFramework> clients = new ArrayList<>();
     private CuratorFramework admin;
     private ScheduledExecutorService timer;
@@ -74,42 +89,27 @@ public final class LockExperiments {
     public List<Findings.Finding> run() throws Exception {
         Files.createDirectories(config.outDir());
         progress("output directory " + config.outDir().toAbsolutePath());
-        progress("starting a " + config.ensembleSize() + "-server ZooKeeper ensemble (separate JVMs, links through delay proxies)");
-        EnsembleOptions options = EnsembleOptions.of(config.ensembleSize()).withSeed(config.seed());
-        if (config.keepServerFiles()) {
-            options = options.withBaseDir(config.outDir().resolve("ensemble"), true);
-        }
         timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "critical-section-timer");
             thread.setDaemon(true);
             return thread;
         });
-        try (ZkEnsemble started = ZkEnsemble.start(options)) {
-            ensemble = started;
-            try {
-                int contact = ensemble.followerIndex();
-                progress("ensemble up: leader is server " + (ensemble.leaderIndex() + 1) + "; clients connect to server "
-                        + (contact + 1) + (ensemble.size() > 1 ? " (a follower, so writes cross a server-server link)" : ""));
-                admin = newClient(ensemble.directConnectString());
-                for (int k = 0; k < config.clientCount(); k++) {
-                    clients.add(newClient(ensemble.connectString(contact)));
-                }
-                warmUp();
-                for (Experiment experiment : Experiment.values()) {
-                    if (config.experiments().contains(experiment)) {
-                        runExperiment(experiment);
-                    }
-                }
-            } finally {
-                // Sessions end before the servers do, so no client is left retrying a dead ensemble.
-                for (CuratorFramework client : clients) {
-                    client.close();
-                }
-                if (admin != null) {
-                    admin.close();
-                }
-                timer.shutdownNow();
+        try (LockCluster started = startCluster()) {
+            cluster = started;
+            progress(cluster.describe());
+            if (cluster instanceof ZkLockCluster z) {
+                zk = z;
+                admin = z.admin();
+                clients = z.clients();
             }
+            warmUp();
+            for (Experiment experiment : experimentOrder(config.backend())) {
+                if (config.experiments().contains(experiment)) {
+                    runExperiment(experiment);
+                }
+            }
+        } finally {
+            timer.shutdownNow();
         }
         if (lockRuns.rowCount() > 0) {
             lockRuns.write(config.outDir().resolve("lock-runs.csv"));
@@ -128,23 +128,59 @@ public final class LockExperiments {
         return findings;
     }
 
-    private CuratorFramework newClient(String connectString) throws InterruptedException {
-        CuratorFramework client = CuratorFrameworkFactory.builder()
-                .connectString(connectString)
-                .sessionTimeoutMs(60_000)
-                .connectionTimeoutMs(30_000)
-                .retryPolicy(new RetryNTimes(3, 500))
-                .build();
-        client.start();
-        if (!client.blockUntilConnected(60, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("could not connect to ZooKeeper at " + connectString);
+    private LockCluster startCluster() throws Exception {
+        if (config.backend() == Backend.SYNOD) {
+            if (config.synodLocks() == null) {
+                throw new IllegalArgumentException("the Synod backend needs a SynodLockFactory");
+            }
+            progress("starting a Synod cluster (" + SynodLockCluster.NODES + " server processes + ZooKeeper for election;"
+                    + " client links through delay proxies, server links delayed by the peer transport)");
+            Path dir = config.keepServerFiles() ? config.outDir().resolve("synod-cluster")
+                    : Files.createTempDirectory("synod-lockbench-");
+            return SynodLockCluster.start(dir, config.keepServerFiles(), config.clientCount(), config.synodLocks(),
+                    config.seed(), out);
         }
-        return client;
+        progress("starting a " + config.ensembleSize() + "-server ZooKeeper ensemble (separate JVMs, links through delay proxies)");
+        EnsembleOptions options = EnsembleOptions.of(config.ensembleSize()).withSeed(config.seed());
+        if (config.keepServerFiles()) {
+            options = options.withBaseDir(config.outDir().resolve("ensemble"), true);
+        }
+        return ZkLockCluster.start(options, config.clientCount(), config.lockFactory());
+    }
+
+    /**
+     * The order experiments run in: the paper's, except on Synod, where the experiments at server RTT 0 come
+     * first and the ones that vary it (lock grid, server-RTT sweep; their points ascend in server RTT) last, so
+     * the cluster restarts once per distinct server RTT (its delay is server configuration) and not back and forth.
+     */
+    static List<Experiment> experimentOrder(Backend backend) {
+        List<Experiment> order = new ArrayList<>(List.of(Experiment.values()));
+        if (backend == Backend.SYNOD) {
+            order.remove(Experiment.LOCK_GRID);
+            order.remove(Experiment.SERVER_RTT);
+            order.add(Experiment.LOCK_GRID);
+            order.add(Experiment.SERVER_RTT);
+        }
+        return order;
+    }
+
+    /** The lock results of this run, per point and primitive (after {@link #run}). */
+    public Map<LockPoint, Map<LockPrimitive, LockRunResult>> lockResults() {
+        return lockResults;
+    }
+
+    /** Per lock point: {@value #WRITE_PROBES} sequential writes from client 0, "client RTT + one commit". */
+    public Map<LockPoint, LatencySummary> writeBaselines() {
+        return writeBaselines;
     }
 
     private void runExperiment(Experiment experiment) throws Exception {
         progress("== " + experiment.cliName() + " (" + experiment.figure() + "): " + experiment.description());
         Profile p = config.profile();
+        if (zk == null && (experiment == Experiment.BASELINE || experiment == Experiment.CREATE_GRID)) {
+            progress(experiment.cliName() + " measures ZooKeeper operations: skipped on " + cluster.backend().label());
+            return;
+        }
         switch (experiment) {
             case BASELINE -> runBaseline();
             case CREATE_GRID -> runCreateGrid();
@@ -192,20 +228,24 @@ public final class LockExperiments {
         progress("warm-up: unmeasured operations on every client session (JIT, connections)");
         setRtts(0, 0);
         String base = ROOT + "/warmup";
-        ZkOpsBenchmark.prepare(admin, base);
-        for (int k = 0; k < clients.size(); k++) {
-            String clientBase = base + "/client-" + k;
-            clients.get(k).create().forPath(clientBase);
-            for (ZkOpsBenchmark.Op op : ZkOpsBenchmark.Op.values()) {
-                ZkOpsBenchmark.runSync(clients.get(k), op, clientBase, 40);
+        if (zk != null) {
+            ZkOpsBenchmark.prepare(admin, base);
+            for (int k = 0; k < clients.size(); k++) {
+                String clientBase = base + "/client-" + k;
+                clients.get(k).create().forPath(clientBase);
+                for (ZkOpsBenchmark.Op op : ZkOpsBenchmark.Op.values()) {
+                    ZkOpsBenchmark.runSync(clients.get(k), op, clientBase, 40);
+                }
             }
+        } else {
+            cluster.writeLatency(base + "/writes", 40);
         }
         for (LockPrimitive primitive : LockPrimitive.values()) {
             String lockPath = base + "/lock-" + primitive.name().toLowerCase();
-            admin.create().creatingParentsIfNeeded().forPath(lockPath);
-            LockWorkloadSpec spec = new LockWorkloadSpec(primitive, 2 * clients.size(), TimeUnit.MILLISECONDS.toNanos(5),
+            cluster.prepareLockPath(lockPath);
+            LockWorkloadSpec spec = new LockWorkloadSpec(primitive, 2 * cluster.clientCount(), TimeUnit.MILLISECONDS.toNanos(5),
                     TimeUnit.MILLISECONDS.toNanos(1), config.seed(), Duration.ofSeconds(30), Duration.ofSeconds(30));
-            new LockWorkload(spec, clients, lockPath, config.lockFactory(), timer).run();
+            new LockWorkload(spec, cluster.clientCount(), lockPath, cluster.locks(), timer).run();
         }
     }
 
@@ -420,6 +460,11 @@ public final class LockExperiments {
                 continue;
             }
             setRtts(point.clientRttMillis(), point.serverRttMillis());
+            LatencySummary writes = cluster.writeLatency(ROOT + "/writes/" + point.slug(), WRITE_PROBES);
+            writeBaselines.put(point, writes);
+            progress(String.format("%s point %d/%d: %s | %d sequential writes (client RTT + one commit): median %.1f ms,"
+                            + " mean %.1f ms", experiment.cliName(), index, points.size(), point.describe(), writes.count(),
+                    writes.medianMillis(), writes.meanMillis()));
             Map<LockPrimitive, LockRunResult> byPrimitive = new EnumMap<>(LockPrimitive.class);
             for (LockPrimitive primitive : LockPrimitive.values()) {
                 LockRunResult result = runLock(point, primitive);
@@ -445,14 +490,14 @@ public final class LockExperiments {
         String lockPath = ROOT + "/locks/run-" + (++lockRunCounter) + "-" + primitive.name().toLowerCase();
         // The lock node exists before the run, as for a long-lived lock: otherwise the first request of every
         // run would also pay for creating its parents.
-        admin.create().creatingParentsIfNeeded().forPath(lockPath);
-        LockRunResult result = new LockWorkload(spec, clients, lockPath, config.lockFactory(), timer).run();
+        cluster.prepareLockPath(lockPath);
+        LockRunResult result = new LockWorkload(spec, cluster.clientCount(), lockPath, cluster.locks(), timer).run();
         recordLockRun(point, primitive, result);
         return result;
     }
 
     private void recordLockRun(LockPoint point, LockPrimitive primitive, LockRunResult r) {
-        lockRuns.add(point.slug(), primitive.label(), point.clientRttMillis(), point.serverRttMillis(),
+        lockRuns.add(config.backend().cliName(), point.slug(), primitive.label(), point.clientRttMillis(), point.serverRttMillis(),
                 point.interArrivalMillis(), point.serviceMillis(), r.clientCount(), r.spec().requestCount(),
                 r.completed(), r.timeouts(), r.errors(), r.unfinished(), r.acquire().medianMillis(),
                 r.acquire().p99Millis(), r.acquire().meanMillis(), r.acquire().maxMillis(),
@@ -505,15 +550,8 @@ public final class LockExperiments {
 
     // ---------------------------------------------------------------- helpers
 
-    private void setRtts(int clientRttMillis, int serverRttMillis) throws InterruptedException {
-        Duration client = Duration.ofMillis(clientRttMillis);
-        Duration server = Duration.ofMillis(serverRttMillis);
-        if (!client.equals(ensemble.clientRtt()) || !server.equals(ensemble.serverRtt())) {
-            ensemble.setClientRtt(client);
-            ensemble.setServerRtt(server);
-            // Let bytes stamped with the old delays drain and one heartbeat pass under the new ones.
-            Thread.sleep(Math.max(clientRttMillis, serverRttMillis) * 2L + 50);
-        }
+    private void setRtts(int clientRttMillis, int serverRttMillis) throws Exception {
+        cluster.setRtts(clientRttMillis, serverRttMillis);
     }
 
     private static double[][] nanGrid(int rows, int columns) {
@@ -530,7 +568,7 @@ public final class LockExperiments {
 
     private void progress(String message) {
         double elapsedSeconds = (System.nanoTime() - startNanos) / 1e9;
-        out.printf("[%7.1fs] %s%n", elapsedSeconds, message);
+        out.printf("[%7.1fs] %s | %s%n", elapsedSeconds, config.backend().cliName(), message);
         out.flush();
     }
 

@@ -23,10 +23,25 @@ public interface LockUnderTest extends Closeable {
 
     CompletionStage<Void> releaseAsync();
 
-    /** Creates the lock object of one primitive for one client session on one lock path. */
+    /** Creates the lock object of one primitive for one ZooKeeper client session on one lock path. */
     @FunctionalInterface
     interface Factory {
         LockUnderTest create(LockPrimitive primitive, org.apache.curator.framework.CuratorFramework client,
                              String lockPath);
+    }
+
+    /**
+     * Creates the lock object of one primitive for client session {@code clientIndex} of a backend (ZooKeeper or
+     * Synod) on one lock path: what {@link LockWorkload} needs, whatever the backend's client type.
+     */
+    @FunctionalInterface
+    interface ClientLocks {
+        LockUnderTest create(LockPrimitive primitive, int clientIndex, String lockPath);
+
+        /** ZooKeeper: client k is the k-th Curator session. */
+        static ClientLocks of(Factory factory, java.util.List<org.apache.curator.framework.CuratorFramework> clients) {
+            java.util.List<org.apache.curator.framework.CuratorFramework> copy = java.util.List.copyOf(clients);
+            return (primitive, clientIndex, lockPath) -> factory.create(primitive, copy.get(clientIndex), lockPath);
+        }
     }
 }

@@ -34,9 +34,9 @@ public final class LockWorkload {
     static final int SERVICE_CAP_IN_MEANS = 20;
 
     private final LockWorkloadSpec spec;
-    private final List<CuratorFramework> clients;
+    private final int clientCount;
     private final String lockPath;
-    private final LockUnderTest.Factory factory;
+    private final LockUnderTest.ClientLocks factory;
     private final ScheduledExecutorService timer;
 
     private final LockRequestRecord[] records;
@@ -52,11 +52,17 @@ public final class LockWorkload {
 
     public LockWorkload(LockWorkloadSpec spec, List<CuratorFramework> clients, String lockPath,
                         LockUnderTest.Factory factory, ScheduledExecutorService timer) {
-        if (clients.isEmpty()) {
+        this(spec, clients.size(), lockPath, LockUnderTest.ClientLocks.of(factory, clients), timer);
+    }
+
+    /** A workload over {@code clientCount} client sessions of any backend; {@code factory} makes client k's lock. */
+    public LockWorkload(LockWorkloadSpec spec, int clientCount, String lockPath, LockUnderTest.ClientLocks factory,
+                        ScheduledExecutorService timer) {
+        if (clientCount < 1) {
             throw new IllegalArgumentException("need at least one client");
         }
         this.spec = spec;
-        this.clients = List.copyOf(clients);
+        this.clientCount = clientCount;
         this.lockPath = lockPath;
         this.factory = factory;
         this.timer = timer;
@@ -83,11 +89,11 @@ public final class LockWorkload {
 
     /** Runs the workload to completion (or to its time bound) and summarizes it. */
     public LockRunResult run() throws InterruptedException {
-        for (CuratorFramework client : clients) {
-            locks.add(factory.create(spec.primitive(), client, lockPath));
+        for (int k = 0; k < clientCount; k++) {
+            locks.add(factory.create(spec.primitive(), k, lockPath));
         }
         List<Thread> workers = new ArrayList<>();
-        for (int k = 0; k < clients.size(); k++) {
+        for (int k = 0; k < clientCount; k++) {
             idleClients.add(k);
             if (!spec.primitive().isAsync()) {
                 int clientIndex = k;
@@ -123,7 +129,7 @@ public final class LockWorkload {
                 // A lock that fails to close leaves an ephemeral node behind in a path no later run uses.
             }
         }
-        return LockRunResult.of(spec, clients.size(), runStartNanos, records, completed);
+        return LockRunResult.of(spec, clientCount, runStartNanos, records, completed);
     }
 
     private void dispatchArrivals() {

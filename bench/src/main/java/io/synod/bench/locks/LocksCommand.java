@@ -53,12 +53,28 @@ import java.util.concurrent.Callable;
                 "latencies and the wait-order inversion rate (0 = FIFO). At the end: the findings table (per",
                 "finding of the paper, whether this run confirms it, with the rule used) and the adaptive lock's",
                 "ratio to the best fixed lock at each point. Output: CSV + PNG files in --out.",
+                "",
+                "Backends (--backend zk|synod|both, default zk): synod runs the same locks (SynodLocks) on a",
+                "Synod cluster of 3 server processes + ZooKeeper for election; client-server RTT by delay proxies",
+                "in front of the client ports, server-server RTT by the peer transport's delay (peer.delay.ms).",
+                "With synod or both and no --experiments, the experiments are lock-grid and contention-high-rtt",
+                "(the RTT grid and the contention levels; the others measure ZooKeeper operations), and with both",
+                "--quick runs " + LocksCommand.BOTH_QUICK_REQUESTS + " requests per run so both backends fit in 10 minutes. both writes",
+                "DIR/zk, DIR/synod, a combined DIR/lock-runs.csv (backend column) and the side-by-side table",
+                "DIR/backend-comparison.csv/.png with the targets: Synod's uncontended TAS acquire <= 1.1 x",
+                "(client RTT + one commit), and Synod's best lock at least as fast as ZooKeeper's at every point.",
                 ""},
         footer = {"",
                 "Profiles: --quick runs a reduced grid in under 10 minutes; --full runs the paper-sized grid",
                 "(hours). With neither, --quick is used.",
                 "Exit codes: 0 success, 1 the run failed, 2 bad arguments."})
 public final class LocksCommand implements Callable<Integer> {
+
+    /** Lock requests per run with {@code --backend both --quick} (unless --requests says otherwise). */
+    static final int BOTH_QUICK_REQUESTS = 8;
+
+    /** The experiments of {@code --backend synod|both} when --experiments is not given. */
+    static final Set<Experiment> SYNOD_DEFAULT_EXPERIMENTS = EnumSet.of(Experiment.LOCK_GRID, Experiment.CONTENTION_HIGH_RTT);
 
     @Spec
     CommandSpec spec;
@@ -78,8 +94,12 @@ public final class LocksCommand implements Callable<Integer> {
             description = "Output directory (created if missing). Default: bench-results/locks-<UTC timestamp>.")
     Path outDir;
 
+    @Option(names = "--backend", paramLabel = "zk|synod|both", defaultValue = "zk",
+            description = "zk (ZooKeeper), synod, or both side by side (default: ${DEFAULT-VALUE}).")
+    String backendText;
+
     @Option(names = "--ensemble-size", paramLabel = "N", defaultValue = "3",
-            description = "ZooKeeper servers: 1, 3 or 5 (default: ${DEFAULT-VALUE}).")
+            description = "ZooKeeper servers: 1, 3 or 5 (default: ${DEFAULT-VALUE}). The Synod cluster has 3.")
     int ensembleSize;
 
     @Option(names = "--experiments", paramLabel = "LIST", split = ",",
@@ -103,6 +123,12 @@ public final class LocksCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Set<Backend> backends;
+        try {
+            backends = Backend.parse(backendText);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
         if (ensembleSize != 1 && ensembleSize != 3 && ensembleSize != 5) {
             throw new ParameterException(spec.commandLine(), "--ensemble-size must be 1, 3 or 5, was " + ensembleSize);
         }
@@ -113,7 +139,9 @@ public final class LocksCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--requests must be in [1, 100000], was " + requests);
         }
         Set<Experiment> experiments = EnumSet.noneOf(Experiment.class);
-        if (experimentNames == null || experimentNames.isEmpty()) {
+        if ((experimentNames == null || experimentNames.isEmpty()) && backends.contains(Backend.SYNOD)) {
+            experiments = EnumSet.copyOf(SYNOD_DEFAULT_EXPERIMENTS);
+        } else if (experimentNames == null || experimentNames.isEmpty()) {
             experiments = EnumSet.allOf(Experiment.class);
         } else {
             for (String name : experimentNames) {
@@ -124,6 +152,7 @@ public final class LocksCommand implements Callable<Integer> {
                 }
             }
         }
+        SynodLockFactory synodLocks = backends.contains(Backend.SYNOD) ? SynodLockSupport.factory() : null;
         boolean full = profileChoice != null && profileChoice.full;
         Profile profile = full ? Profile.full() : Profile.quick();
         if (profileChoice == null) {
@@ -131,16 +160,60 @@ public final class LocksCommand implements Callable<Integer> {
         }
         if (requests != null) {
             profile = profile.withLockRequestsPerRun(requests);
+        } else if (!full && backends.size() > 1) {
+            profile = profile.withLockRequestsPerRun(BOTH_QUICK_REQUESTS);
         }
         Path out = outDir != null ? outDir : Path.of("bench-results", "locks-"
                 + ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         BenchCli.requireWritableDirectory(spec, "--out", out); // before the ensemble starts, not after
-        LockExperiments.Config config = new LockExperiments.Config(profile, out, ensembleSize, experiments, seed,
-                clients, keepServerFiles, new RecipesLocks());
-        spec.commandLine().getOut().println("synod bench locks: profile " + profile.name() + ", ensemble of "
+        java.io.PrintWriter printer = spec.commandLine().getOut();
+        printer.println("synod bench locks: backend " + backends.stream().map(Backend::cliName).toList() + ", profile "
+                + profile.name() + ", " + profile.lockRequestsPerRun() + " requests per run, ZooKeeper ensemble of "
                 + ensembleSize + ", " + clients + " clients, seed " + seed + ", experiments "
                 + experiments.stream().map(Experiment::cliName).toList());
-        new LockExperiments(config, spec.commandLine().getOut()).run();
+        java.util.Map<Backend, BackendComparison.Measured> measured = new java.util.EnumMap<>(Backend.class);
+        for (Backend backend : backends) {
+            Path backendOut = backends.size() > 1 ? out.resolve(backend.cliName()) : out;
+            LockExperiments.Config config = new LockExperiments.Config(profile, backendOut, ensembleSize, experiments,
+                    seed, clients, keepServerFiles, new RecipesLocks(), backend, synodLocks);
+            LockExperiments run = new LockExperiments(config, printer);
+            run.run();
+            measured.put(backend, new BackendComparison.Measured(run.lockResults(), run.writeBaselines()));
+        }
+        if (backends.size() > 1) {
+            concatenateCsv(List.of(out.resolve("zk").resolve("lock-runs.csv"), out.resolve("synod").resolve("lock-runs.csv")),
+                    out.resolve("lock-runs.csv"));
+            printer.println();
+            printer.println(BackendComparison.write(measured.get(Backend.ZK), measured.get(Backend.SYNOD), out));
+            printer.println("Side-by-side files written to " + out.toAbsolutePath());
+        } else if (backends.contains(Backend.SYNOD)) {
+            printer.println();
+            printer.println(BackendComparison.writeSynodOnly(measured.get(Backend.SYNOD), out));
+        }
+        printer.flush();
         return 0;
+    }
+
+    /** Files of the same CSV schema (header line first) as one file: one header, every row, in order. */
+    static void concatenateCsv(List<Path> inputs, Path output) throws java.io.IOException {
+        List<String> lines = new java.util.ArrayList<>();
+        for (Path input : inputs) {
+            if (!java.nio.file.Files.exists(input)) {
+                continue;
+            }
+            List<String> in = java.nio.file.Files.readAllLines(input, java.nio.charset.StandardCharsets.UTF_8);
+            if (in.isEmpty()) {
+                continue;
+            }
+            if (lines.isEmpty()) {
+                lines.add(in.get(0));
+            } else if (!lines.get(0).equals(in.get(0))) {
+                throw new java.io.IOException(input + " has another CSV header than " + inputs.get(0));
+            }
+            lines.addAll(in.subList(1, in.size()));
+        }
+        if (!lines.isEmpty()) {
+            java.nio.file.Files.write(output, lines, java.nio.charset.StandardCharsets.UTF_8);
+        }
     }
 }

@@ -30,7 +30,8 @@ public final class RecipesLocks implements LockUnderTest.Factory {
         };
     }
 
-    private record Sync(LockPrimitive primitive, SyncLock lock) implements LockUnderTest {
+    /** A blocking lock of any backend as a lock under test. */
+    record Sync(LockPrimitive primitive, SyncLock lock) implements LockUnderTest {
         @Override
         public Optional<Long> acquireBlocking(Duration timeout) throws Exception {
             return lock.acquire(timeout).map(LockHandle::fencingToken);
@@ -57,7 +58,8 @@ public final class RecipesLocks implements LockUnderTest.Factory {
         }
     }
 
-    private record Async(LockPrimitive primitive, AsyncLock lock) implements LockUnderTest {
+    /** An asynchronous lock of any backend as a lock under test. */
+    record Async(LockPrimitive primitive, AsyncLock lock) implements LockUnderTest {
         @Override
         public Optional<Long> acquireBlocking(Duration timeout) {
             throw new UnsupportedOperationException(primitive + " is driven asynchronously");

@@ -41,7 +41,8 @@ public record ServerConfig(
         int phase1TimeoutMillis,
         int outboundQueueBytes,
         CodingSetting coding,
-        LeaseSetting lease) {
+        LeaseSetting lease,
+        Map<Integer, Integer> peerDelayMillis) {
 
     /**
      * The read lease this node creates the cluster with (docs/leases.md): {@code none}, {@code leader}
@@ -102,6 +103,12 @@ public record ServerConfig(
     /** Every key, with its default ("" = required) and meaning. */
     public static final Map<String, String[]> KEYS;
 
+    /** Per-peer override of {@code peer.delay.ms}: {@code peer.delay.ms.<nodeId>}. */
+    public static final String PEER_DELAY_PREFIX = "peer.delay.ms.";
+
+    /** Largest accepted peer delay: one minute. */
+    public static final int MAX_PEER_DELAY_MILLIS = 60_000;
+
     static {
         Map<String, String[]> k = new LinkedHashMap<>();
         k.put("cluster.name", new String[] {"synod", "cluster name (ZooKeeper path /synod/<name>, checked on peer hello)"});
@@ -130,6 +137,8 @@ public record ServerConfig(
                 "lease=leader: bound on every node's wall-clock error (microseconds)"});
         k.put("lease.drift.ppm", new String[] {Integer.toString(LeaseTiming.DEFAULT_DRIFT_PPM),
                 "lease=leader-timer: bound on the local clock's rate error (parts per million)"});
+        k.put("peer.delay.ms", new String[] {"0", "benchmark/test option: one-way delay added to every frame sent to a peer"
+                + " (" + PEER_DELAY_PREFIX + "<nodeId> overrides it for one peer)"});
         KEYS = Collections.unmodifiableMap(k);
     }
 
@@ -156,7 +165,7 @@ public record ServerConfig(
 
     public static ServerConfig from(Properties p) throws ConfigException {
         for (String key : new TreeSet<>(p.stringPropertyNames())) {
-            if (!KEYS.containsKey(key)) {
+            if (!KEYS.containsKey(key) && !key.startsWith(PEER_DELAY_PREFIX)) {
                 throw new ConfigException("unknown config key '" + key + "' (known: " + String.join(", ", KEYS.keySet()) + ")");
             }
         }
@@ -197,8 +206,9 @@ public record ServerConfig(
         CodingSetting coding = parseCoding(str(p, "coding"), nodes.size(), integer(p, "coding.threshold.bytes", 1, 1 << 30));
         LeaseSetting lease = parseLease(str(p, "lease"), integer(p, "lease.delta.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
                 integer(p, "lease.clock.bound.us", 0, 60_000_000), integer(p, "lease.drift.ppm", 0, 999_999));
+        Map<Integer, Integer> peerDelays = parsePeerDelays(p, nodes.keySet(), nodeId);
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
-                snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease);
+                snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays);
     }
 
     static LeaseSetting parseLease(String text, int deltaMillis, int clockBoundMicros, int driftPpm)
@@ -216,6 +226,45 @@ public record ServerConfig(
                     + "within lease.delta.ms=" + deltaMillis + " (the uncertainty interval must be shorter than delta)");
         }
         return new LeaseSetting(mode, new LeaseTiming(deltaMillis, clockBoundMicros, driftPpm).normalized(mode));
+    }
+
+    /**
+     * The outbound delay to every other node: {@code peer.delay.ms}, overridden per peer by
+     * {@code peer.delay.ms.<nodeId>} (a row of the latency matrix). Only nonzero delays are in the map.
+     */
+    static Map<Integer, Integer> parsePeerDelays(Properties p, java.util.Set<Integer> ids, int self) throws ConfigException {
+        int all = integer(p, "peer.delay.ms", 0, MAX_PEER_DELAY_MILLIS);
+        Map<Integer, Integer> out = new TreeMap<>();
+        for (int id : ids) {
+            if (id != self && all > 0) {
+                out.put(id, all);
+            }
+        }
+        for (String key : new TreeSet<>(p.stringPropertyNames())) {
+            if (!key.startsWith(PEER_DELAY_PREFIX)) {
+                continue;
+            }
+            String suffix = key.substring(PEER_DELAY_PREFIX.length());
+            int peer;
+            try {
+                peer = Integer.parseInt(suffix);
+            } catch (NumberFormatException e) {
+                throw new ConfigException(key + ": '" + suffix + "' is not a node id (expected " + PEER_DELAY_PREFIX + "<nodeId>)");
+            }
+            if (!ids.contains(peer)) {
+                throw new ConfigException(key + ": node " + peer + " is not among nodes " + ids);
+            }
+            if (peer == self) {
+                throw new ConfigException(key + ": node " + peer + " is this node; a delay applies to links to other nodes");
+            }
+            int delay = integer(p, key, 0, MAX_PEER_DELAY_MILLIS);
+            if (delay > 0) {
+                out.put(peer, delay);
+            } else {
+                out.remove(peer);
+            }
+        }
+        return Collections.unmodifiableMap(out);
     }
 
     /** "off" or "N,F,X", checked against the node count and the RS-Paxos rules ({@link Coding#rsPaxos}). */
@@ -285,7 +334,7 @@ public record ServerConfig(
     }
 
     private static String str(Properties p, String key) throws ConfigException {
-        String v = p.getProperty(key, KEYS.get(key)[0]).trim();
+        String v = p.getProperty(key, KEYS.containsKey(key) ? KEYS.get(key)[0] : "").trim();
         if (v.isEmpty()) {
             throw new ConfigException(key + ": required, not set");
         }
@@ -326,7 +375,8 @@ public record ServerConfig(
                 + "\nlog.retain.slots=" + logRetainSlots + "\nheartbeat.ms=" + heartbeatMillis + "\ntick.ms=" + tickMillis
                 + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes
                 + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes()
-                + "\nlease=" + lease.text() + leaseProperties() + "\n";
+                + "\nlease=" + lease.text() + leaseProperties() + "\n"
+                + peerDelayProperties();
     }
 
     private String leaseProperties() {
@@ -336,5 +386,11 @@ public record ServerConfig(
             case LEADER -> "\nlease.delta.ms=" + t.deltaMillis() + "\nlease.clock.bound.us=" + t.clockBoundMicros();
             default -> "\nlease.delta.ms=" + t.deltaMillis() + "\nlease.drift.ppm=" + t.driftPpm();
         };
+    }
+
+    private String peerDelayProperties() {
+        StringBuilder b = new StringBuilder();
+        peerDelayMillis.forEach((peer, delay) -> b.append(PEER_DELAY_PREFIX).append(peer).append('=').append(delay).append('\n'));
+        return b.toString();
     }
 }

@@ -124,6 +124,7 @@ public final class SynodNode implements AutoCloseable {
         loops = new GroupLoop[groups];
         network = new PeerNetwork(config.nodeId(), config.clusterName(), peers, config.maxFrameBytes(),
                 config.outboundQueueBytes(), 2, this::onPeerMessage);
+        config.peerDelayMillis().forEach(network::setOutboundDelayMillis); // benchmark option, off by default
         for (int g = 0; g < groups; g++) {
             Path groupDir = config.dataDir().resolve("group-" + g);
             GroupStorage storage = GroupStorage.open(groupDir, config.logSegmentBytes());

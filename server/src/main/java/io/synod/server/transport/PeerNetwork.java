@@ -62,6 +62,7 @@ public final class PeerNetwork implements AutoCloseable {
         final int peer;
         final InetSocketAddress address;
         final LinkStats stats = new LinkStats();
+        volatile long delayNanos;
         volatile Channel channel;
         long backoffMillis = MIN_BACKOFF_MILLIS;
 
@@ -82,6 +83,10 @@ public final class PeerNetwork implements AutoCloseable {
                     .handler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            long delay = delayNanos;
+                            if (delay > 0) {
+                                ch.pipeline().addLast(new PeerDelayHandler(delay, outboundHighWaterBytes));
+                            }
                             ch.pipeline().addLast(new FrameEncoder(maxFrameBytes, stats.bytesSent));
                         }
                     });
@@ -139,6 +144,22 @@ public final class PeerNetwork implements AutoCloseable {
                 links.put(e.getKey(), new Link(e.getKey(), e.getValue()));
             }
         }
+    }
+
+    /**
+     * Benchmark/test option: every frame to {@code peer} waits {@code delayMillis} before it is sent
+     * ({@link PeerDelayHandler}; config {@code peer.delay.ms}). Applies to connections made after the call,
+     * so call it before {@link #start}.
+     */
+    public void setOutboundDelayMillis(int peer, long delayMillis) {
+        Link link = links.get(peer);
+        if (link == null) {
+            throw new IllegalArgumentException("no peer " + peer);
+        }
+        if (delayMillis < 0) {
+            throw new IllegalArgumentException("delay to peer " + peer + " must be >= 0 ms, got " + delayMillis);
+        }
+        link.delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMillis);
     }
 
     /** Binds the peer port (the address of {@code self} in the peer map) and starts connecting. */
