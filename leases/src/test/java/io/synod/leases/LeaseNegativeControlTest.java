@@ -17,22 +17,28 @@ import org.junit.jupiter.params.provider.EnumSource;
  * check within a few hundred seeds: if one stops being caught, the simulator went blind to what
  * the lease rules protect, and the clean sweeps prove nothing. Deferred commit and drift margin are
  * exercised under network faults (a leader isolated and deposed behind its back while clients still
- * reach it is their case); the limbo rule under all faults.
+ * reach it is their case); the limbo rule and the quorum-lease rules (Moraru §3: no holder read with
+ * an unapplied write to the key; no write committed before every bound holder of its key accepted
+ * it) under all faults.
  *
  * <p>{@link SimLeaseModes.Control#TIMER_WITHOUT_DRIFT_MARGIN} is not here: the simulator does not
  * catch it (0 violating seeds in 500 at 3 nodes, network or all faults, clocks within ±20 %; none in
  * 300 with ±45 % and Δ = 50 ms). Its window needs a deposed leader whose clock runs slow, a successor
  * whose clock runs fast and a write landing at the successor inside a few milliseconds; the
- * simulated clients find a new leader only after a 25 ms timeout. docs/leases.md lists it as not done.
+ * simulated clients find a new leader only after a 25 ms timeout. Isolating the leader with the worst
+ * drift the bound allows (deposed leader slowest, successor fastest) did not change that: 0 of 300
+ * seeds with network faults, 0 of 300 with all. docs/leases.md lists it as not done.
  */
 class LeaseNegativeControlTest {
     private static final int MAX_SEEDS = 300;
 
     @ParameterizedTest
-    @EnumSource(value = SimLeaseModes.Control.class, names = {"NO_DEFERRED_COMMIT", "INHERITED_IGNORES_LIMBO"})
+    @EnumSource(value = SimLeaseModes.Control.class, names = {"NO_DEFERRED_COMMIT", "INHERITED_IGNORES_LIMBO",
+            "QL_READ_WITH_PENDING_WRITE", "QL_COMMIT_WITHOUT_HOLDERS"})
     void everyBrokenLeaseIsCaught(SimLeaseModes.Control control) {
         SimLeases leases = SimLeaseModes.world(control.mode(), control);
-        FaultProfile faults = control == SimLeaseModes.Control.INHERITED_IGNORES_LIMBO ? FaultProfile.ALL : FaultProfile.NET;
+        FaultProfile faults = control == SimLeaseModes.Control.NO_DEFERRED_COMMIT
+                || control == SimLeaseModes.Control.TIMER_WITHOUT_DRIFT_MARGIN ? FaultProfile.NET : FaultProfile.ALL;
         SimConfig base = SimConfig.defaults(3, faults);
         SimResult caught = null;
         for (long seed = 1; seed <= MAX_SEEDS && caught == null; seed++) {

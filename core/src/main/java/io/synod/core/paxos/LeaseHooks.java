@@ -58,7 +58,11 @@ public interface LeaseHooks {
     /** A chosen entry was applied (no-ops included), in slot order. */
     default void onApplied(Entry entry) {}
 
-    /** A message from a peer arrived (before the replica handles it): its sender, ballot and contents. */
+    /**
+     * A message from a peer arrived (before the replica handles it): its sender, ballot and contents.
+     * A {@link Message.Lease} (a policy's own message, sent with {@link LeaseView#send}) reaches only
+     * this method: the replica does nothing else with it.
+     */
     default void onMessage(Message message) {}
 
     /** A snapshot replaced the state through {@code slot}: entries up to there were never seen one by one. */
