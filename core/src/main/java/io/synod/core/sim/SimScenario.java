@@ -20,7 +20,8 @@ import io.synod.core.util.Check;
  *   <li><b>Scripted events (experiments).</b> Clients' attempt timeout and attempts per operation;
  *       the oracle's failure-detection delay (an election timeout) and the node it prefers to elect;
  *       a crash of the leader at a given time, optionally after its followers' replies are cut until it
- *       holds {@code limboEntries} uncommitted entries (the limbo region its successor inherits); and
+ *       holds {@code limboEntries} uncommitted entries (the limbo region its successor inherits), and its
+ *       restart; and
  *       a time after which clients stop invoking fault-phase operations (so the fault phase covers a
  *       fixed window, whatever the count).</li>
  * </ul>
@@ -37,6 +38,8 @@ import io.synod.core.util.Check;
  *                                  liveness phase), or -1
  * @param limboEntries              before that crash, cut the followers' messages to the leader until it
  *                                  holds this many entries past its commit point (at most 2 s), or 0
+ * @param restartAfterNanos         the crashed leader restarts this long after its crash (so it has caught up
+ *                                  by the end of the seed), or 0: at the start of the liveness phase
  * @param pipelineSlots             the replicas' pipeline window (slots in flight) and proposal queue, or 0 for
  *                                  the environment's (an experiment's backlog of writes must fit: a limbo
  *                                  region, or the writes a new leader accepts while it defers its commit)
@@ -44,9 +47,9 @@ import io.synod.core.util.Check;
  */
 public record SimScenario(double zipfExponent, boolean perSiteKeyOrder, LatencyMatrix latency, int clientsPerSite,
         long clientAttemptTimeoutNanos, int clientMaxAttempts, long electionDetectNanos, int preferredLeader,
-        long crashLeaderAtNanos, int limboEntries, long invokeUntilNanos, int pipelineSlots) {
+        long crashLeaderAtNanos, int limboEntries, long restartAfterNanos, long invokeUntilNanos, int pipelineSlots) {
 
-    public static final SimScenario DEFAULT = new SimScenario(Double.NaN, false, null, 0, 0, 0, 0, -1, -1, 0, -1, 0);
+    public static final SimScenario DEFAULT = new SimScenario(Double.NaN, false, null, 0, 0, 0, 0, -1, -1, 0, 0, -1, 0);
 
     public SimScenario {
         Check.argument(Double.isNaN(zipfExponent) || (zipfExponent >= 0 && zipfExponent <= 10),
@@ -57,6 +60,7 @@ public record SimScenario(double zipfExponent, boolean perSiteKeyOrder, LatencyM
         Check.argument(clientAttemptTimeoutNanos >= 0 && clientMaxAttempts >= 0 && electionDetectNanos >= 0,
                 "client timeout, attempts and election delay must be >= 0");
         Check.argument(pipelineSlots >= 0 && pipelineSlots <= 100_000, "pipeline slots must be 0..100000, got %d", pipelineSlots);
+        Check.argument(restartAfterNanos >= 0, "restart delay must be >= 0, got %d", restartAfterNanos);
         Check.argument(limboEntries >= 0 && (limboEntries == 0 || crashLeaderAtNanos >= 0),
                 "limbo entries need a scripted leader crash, got %d", limboEntries);
     }
@@ -80,37 +84,37 @@ public record SimScenario(double zipfExponent, boolean perSiteKeyOrder, LatencyM
 
     public SimScenario withZipf(double exponent) {
         return new SimScenario(exponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, invokeUntilNanos, pipelineSlots);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots);
     }
 
     public SimScenario withSites(LatencyMatrix matrix, int perSite, boolean perSiteKeys) {
         return new SimScenario(zipfExponent, perSiteKeys, matrix, perSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, invokeUntilNanos, pipelineSlots);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots);
     }
 
     public SimScenario withClientRetries(long attemptTimeoutNanos, int maxAttempts) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, attemptTimeoutNanos, maxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, invokeUntilNanos, pipelineSlots);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots);
     }
 
     public SimScenario withElection(long detectNanos, int preferred) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                detectNanos, preferred, crashLeaderAtNanos, limboEntries, invokeUntilNanos, pipelineSlots);
+                detectNanos, preferred, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots);
     }
 
-    public SimScenario withLeaderCrash(long atNanos, int limbo) {
+    public SimScenario withLeaderCrash(long atNanos, int limbo, long restartAfter) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, atNanos, limbo, invokeUntilNanos, pipelineSlots);
+                electionDetectNanos, preferredLeader, atNanos, limbo, restartAfter, invokeUntilNanos, pipelineSlots);
     }
 
     public SimScenario withInvokeUntil(long atNanos) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, atNanos, pipelineSlots);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, atNanos, pipelineSlots);
     }
 
     public SimScenario withPipelineSlots(int slots) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, invokeUntilNanos, slots);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, slots);
     }
 
     /** Checks the scenario against the seed's config; a mismatch is an {@link IllegalArgumentException}. */

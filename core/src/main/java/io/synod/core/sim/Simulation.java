@@ -376,7 +376,7 @@ public final class Simulation {
         crashedNode = node.id;
         crashNanos = queue.now();
         limboAtCrash = node.replica.lastSlot() - node.replica.commitSlot();
-        crash(node, node.incarnation, config.maxSimulatedNanos());
+        crash(node, node.incarnation, scenario.restartAfterNanos() > 0 ? scenario.restartAfterNanos() : config.maxSimulatedNanos());
         network.healAll();
     }
 
