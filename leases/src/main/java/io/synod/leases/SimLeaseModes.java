@@ -17,6 +17,27 @@ public final class SimLeaseModes {
     public static final long LEASE_NANOS = 20_000_000L;
     /** Drift bound of the timer-only world (and the margin ε its policy uses): ±20 %. */
     public static final long TIMER_DRIFT_PPM = 200_000L;
+    /** Drift bound of the quorum-lease worlds (and the margin ε their policy uses): ±2 %, the simulator's clock-fault bound. */
+    public static final long QUORUM_DRIFT_PPM = 20_000L;
+
+    /**
+     * The quorum-lease settings the simulator runs (scaled like its other timers: heartbeats 4 ms,
+     * message delays well under 1 ms, partitions 5–120 ms): t_lease = Δ, t_guard = 10 ms, a renewal every
+     * 5 ms, t_grace = 20 ms, ε = ±2 %, static hashed lease quorums. {@code synod bench leases} may set its own.
+     */
+    public static QuorumLeaseConfig quorumConfig(long leaseNanos) {
+        return QuorumLeaseConfig.quorum(leaseNanos, 10_000_000L, 5_000_000L, 20_000_000L, QUORUM_DRIFT_PPM);
+    }
+
+    /**
+     * A quorum-lease world with {@code config} (any assignment, including {@link KeyAssignment#ALL} for
+     * Megastore): clocks drift within ±{@code driftPpm} from the start and under clock faults and never
+     * jump (a forward jump is drift beyond any bound, which timer leases cannot survive).
+     */
+    public static SimLeases quorumWorld(String name, QuorumLeaseConfig config, long driftPpm) {
+        return SimLeases.of(name, (nodeId, clusterSize) -> new QuorumLease(config, KeyExtractor.KV))
+                .withDriftWithin(driftPpm, false);
+    }
 
     /** A lease policy the simulator can run. */
     public enum Mode {
@@ -25,7 +46,11 @@ public final class SimLeaseModes {
         /** LeaseGuard with a bounded-uncertainty clock: deferred commit, inherited reads, idle no-ops. */
         LEADER("leader"),
         /** Timer-only leader leases with drift margin ε (§4); clock faults drift within ±20 % and never jump. */
-        LEADER_TIMER("leader-timer");
+        LEADER_TIMER("leader-timer"),
+        /** Moraru quorum leases, static hashed lease quorums of ⌊N/2⌋ + 1 holders per key; clocks within ±2 %, no jumps. */
+        QUORUM("quorum"),
+        /** Megastore leases: the quorum-lease machinery with every replica holding every key. */
+        MEGASTORE("megastore");
 
         private final String cliName;
 
@@ -50,7 +75,11 @@ public final class SimLeaseModes {
         /** Inherited lease reads of keys written in the limbo region (breaks §3.3). */
         INHERITED_IGNORES_LIMBO("inherited-ignores-limbo", Mode.LEADER),
         /** Timer-only leases with ε = 0 while clocks drift within ±20 % (breaks §4). */
-        TIMER_WITHOUT_DRIFT_MARGIN("timer-no-drift-margin", Mode.LEADER_TIMER);
+        TIMER_WITHOUT_DRIFT_MARGIN("timer-no-drift-margin", Mode.LEADER_TIMER),
+        /** A quorum-lease holder reads k while it holds an accepted but unapplied write to k (breaks Moraru §3). */
+        QL_READ_WITH_PENDING_WRITE("ql-read-pending-write", Mode.QUORUM),
+        /** A write commits without waiting for the holders of its key (breaks Moraru §3). */
+        QL_COMMIT_WITHOUT_HOLDERS("ql-commit-without-holders", Mode.QUORUM);
 
         private final String cliName;
         private final Mode mode;
@@ -104,6 +133,9 @@ public final class SimLeaseModes {
                 yield SimLeases.of(name, factory(LeaderLeaseConfig.timer(leaseNanos, margin)))
                         .withDriftWithin(TIMER_DRIFT_PPM, false);
             }
+            case QUORUM -> quorumWorld(name, quorumConfig(leaseNanos).withChecks(control != Control.QL_READ_WITH_PENDING_WRITE,
+                    control != Control.QL_COMMIT_WITHOUT_HOLDERS), QUORUM_DRIFT_PPM);
+            case MEGASTORE -> quorumWorld(name, quorumConfig(leaseNanos).withAssignment(KeyAssignment.ALL), QUORUM_DRIFT_PPM);
         };
     }
 

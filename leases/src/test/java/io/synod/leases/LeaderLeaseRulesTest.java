@@ -12,6 +12,7 @@ import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.LeaseStamp;
 import io.synod.core.paxos.LeaseView;
+import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Role;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -42,6 +43,8 @@ class LeaderLeaseRulesTest {
         @Override public long snapshotSlot() { return 0; }
         @Override public Entry entry(long slot) { return log.get(slot); }
         @Override public ClockReading clock() { return clock; }
+        @Override public void send(Message.Lease message) { sent.add(message); }
+        final java.util.List<Message.Lease> sent = new java.util.ArrayList<>();
 
         void at(long earliest, long latest) {
             clock = new ClockReading(earliest, earliest, latest, true);

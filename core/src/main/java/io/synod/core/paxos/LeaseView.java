@@ -32,4 +32,7 @@ public interface LeaseView {
 
     /** The latest clock reading the runtime handed in, or null if it never did. */
     ClockReading clock();
+
+    /** Sends a lease policy's own message to a peer (it leaves with the next {@link Ready}, like any other). */
+    void send(Message.Lease message);
 }

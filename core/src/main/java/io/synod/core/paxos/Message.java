@@ -97,4 +97,33 @@ public sealed interface Message {
      * asker then fetches that snapshot with {@link SnapshotRequest} (in its promised ballot).
      */
     record ShardReply(int from, int to, Ballot ballot, Entry entry, long snapshotSlot) implements Message {}
+
+    /**
+     * A lease policy's own message (quorum leases, Moraru et al., SoCC 2014, §3): the replica hands it
+     * to the policy ({@link LeaseHooks#onMessage}) and does nothing else with it. Fixed size (no lists),
+     * so it is bounded by construction. What the fields mean depends on {@code kind}:
+     * <ul>
+     *   <li>{@link Kind#GUARD}, holder to grantor: "promise me a lease"; {@code seq} names the request
+     *       (the holder anchors the lease at the moment it sent it, §3.5); {@code holders} is 1 if the
+     *       holder heard from a leader of its promised ballot within the grace period, else 0. A renewal
+     *       (§3.8) is the next GUARD, sent at least one round trip before the lease runs out.</li>
+     *   <li>{@link Kind#PROMISE}, grantor to holder: answer to GUARD {@code seq}; {@code slotHigh} is the
+     *       highest slot the grantor had accepted when it granted.</li>
+     *   <li>{@link Kind#BOUND}, acceptor to the leader of {@code ballot}: for its accepted slots
+     *       {@code slotLow..slotHigh}, the holders ({@code holders}, bit i = node i) whose leases it
+     *       was bound by at its local time {@code seq}; the leader waits for those holders' acceptance.</li>
+     * </ul>
+     */
+    record Lease(int from, int to, Ballot ballot, Kind kind, long seq, long slotLow, long slotHigh, long holders)
+            implements Message {
+        public enum Kind {
+            GUARD, PROMISE, BOUND
+        }
+
+        public Lease {
+            if (kind == null || ballot == null) {
+                throw new IllegalArgumentException("lease message needs a kind and a ballot");
+            }
+        }
+    }
 }

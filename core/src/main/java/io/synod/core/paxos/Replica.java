@@ -381,6 +381,14 @@ public final class Replica {
         public ClockReading clock() {
             return ctx.clock;
         }
+
+        @Override
+        public void send(Message.Lease message) {
+            Check.argument(message != null && message.from() == ctx.self && message.to() != ctx.self
+                    && message.to() >= 0 && message.to() < ctx.clusterSize, "lease message %s is not from this replica to a peer",
+                    message);
+            ctx.out.send(message);
+        }
     }
 
     @Override

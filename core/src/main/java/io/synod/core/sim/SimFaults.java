@@ -140,6 +140,12 @@ final class SimFaults {
                         // It had lost its election session already (its ZooKeeper link went first): a node is
                         // elected behind its back within a few ms, while clients still reach the old leader.
                         int rival = faultRandom.otherNode(n, leader);
+                        // The worst drift within the world's bound: the deposed leader's clock runs
+                        // slowest and its successor's fastest. A timer lease without drift margin then
+                        // outlives the successor's wait by the most the bound allows (no new random
+                        // draws: every other fault of the seed stays as it was).
+                        nodes[leader].clock.setDrift(queue.now(), -leases.driftFaultMaxPpm());
+                        nodes[rival].clock.setDrift(queue.now(), leases.driftFaultMaxPpm());
                         queue.after(faultRandom.uniform(0, 5 * SimTiming.MILLIS), () -> {
                             if (world.inFaultPhase() && nodes[rival].isUp()) {
                                 oracle.electBehindBackOf(rival, leader);

@@ -104,6 +104,9 @@ final class TraceHash {
             if (m.entry() != null) {
                 addEntries(java.util.List.of(m.entry()));
             }
+        } else if (message instanceof Message.Lease m) {
+            add(12 + m.kind().ordinal(), m.seq(), m.holders());
+            add(m.slotLow(), m.slotHigh(), 0);
         }
     }
 }

@@ -1,0 +1,363 @@
+package io.synod.leases;
+
+import io.synod.core.paxos.Ballot;
+import io.synod.core.paxos.ClockReading;
+import io.synod.core.paxos.Command;
+import io.synod.core.paxos.Entry;
+import io.synod.core.paxos.LeaseHooks;
+import io.synod.core.paxos.LeaseView;
+import io.synod.core.paxos.Message;
+import io.synod.core.paxos.Role;
+import java.util.Arrays;
+import java.util.TreeMap;
+
+/**
+ * Quorum read leases after Moraru, Andersen and Kaminsky, "Paxos Quorum Leases: Fast Reads Without
+ * Sacrificing Writes" (SoCC 2014), and, with {@link KeyAssignment#ALL}, Megastore's leases (every
+ * replica holds every key). One instance per replica incarnation; its state is volatile. Every
+ * replica is a <em>grantor</em> to every other and a <em>holder</em> of the keys the
+ * {@link KeyAssignment} gives it.
+ *
+ * <p>Rules, with their sections:
+ * <ul>
+ *   <li><b>Guard and promise (§3.5).</b> A holder H sends every other replica G a guard and notes its
+ *       local send time r. G, on receipt, is bound to H for t_lease(1+ε) of its own time and answers
+ *       with a promise that reports the highest slot it has accepted. H counts the promise only if it
+ *       arrives within t_guard of r, and trusts it until r + t_lease(1−ε) of its own time. With clock
+ *       rates within 1 ± ε, H stops trusting it before G stops being bound (G received the guard after
+ *       r). No synchronized clocks: each side only measures its own intervals.</li>
+ *   <li><b>Renewal (§3.8).</b> H sends a fresh guard every {@code renewNanos}, at least a round trip
+ *       before t_lease(1−ε) runs out, so the leases of a healthy holder never lapse.</li>
+ *   <li><b>Holder reads (§3).</b> H answers a read of k locally while it holds k, holds at least ⌊N/2⌋
+ *       unexpired promises (so H and its grantors are a majority, which meets every write quorum),
+ *       has applied at least up to the slots ⌊N/2⌋ of those promises report, and holds no accepted
+ *       entry past its applied slot that writes k (or a key it cannot name).</li>
+ *   <li><b>Writes wait for holders (§3).</b> An acceptor tells the leader, with every Accept it
+ *       handles (and again while the slot is uncommitted), which holders it is bound to
+ *       ({@link Message.Lease.Kind#BOUND}). The leader commits a write of k only when every holder of
+ *       k that some acceptor of the slot (or the leader itself) is currently bound to has accepted it.
+ *       A grantor that accepted the write while bound to H made H wait for it; one that granted H
+ *       after accepting it reported a slot at or past it, so H applies it before reading.</li>
+ *   <li><b>Grace and exclusion (§3.8).</b> A guard says whether the holder heard from a leader of its
+ *       ballot within t_grace. A grantor grants only such holders, so a holder cut off from the
+ *       leader loses its leases and stops holding up writes after t_grace + t_guard + t_lease.</li>
+ *   <li><b>Restarts.</b> A replica that starts considers itself bound to every holder for
+ *       t_lease(1+ε): promises its previous incarnation granted are still trusted for that long.</li>
+ * </ul>
+ * The configuration is static ({@link QuorumLeaseConfig#assignment()}): not agreed through the log
+ * and not derived from read statistics (docs/leases.md, "Not done").
+ */
+public final class QuorumLease implements LeaseHooks {
+    private final QuorumLeaseConfig config;
+    private final KeyExtractor keys;
+    private LeaseView view;
+    private int self;
+    private int n;
+    private boolean started;
+    private long now;
+
+    // Grantor side: bound to holder i until boundUntil[i] (local time); bound to all until bootBoundUntil.
+    private long[] boundUntil;
+    private long bootBoundUntil;
+
+    // Holder side: the guard in flight to grantor i and the promise it holds from i.
+    private long[] guardSeq;
+    private long[] guardSentAt;
+    private long[] promiseUntil;
+    private long[] promiseSlot;
+    private long nextGuardSeq;
+    private long lastGuardRound = Long.MIN_VALUE;
+    private Ballot leaderHeard;
+    private long leaderHeardAt = Long.MIN_VALUE;
+
+    // Acceptor side: periodic BOUND reports for uncommitted slots.
+    private long lastBoundReport = Long.MIN_VALUE;
+
+    // Leader side: per in-flight slot, who acknowledged it and what each acknowledger reported.
+    private Ballot reportsBallot;
+    private final TreeMap<Long, SlotReports> reports = new TreeMap<>();
+
+    private static final class SlotReports {
+        long acknowledged;
+        long reported;
+        final long[] seq;
+        final long[] holders;
+
+        SlotReports(int n) {
+            seq = new long[n];
+            holders = new long[n];
+            Arrays.fill(seq, Long.MIN_VALUE);
+        }
+    }
+
+    /** Reads this replica served on its quorum lease (for the simulator's counts). */
+    private long holderReads;
+
+    public QuorumLease(QuorumLeaseConfig config, KeyExtractor keys) {
+        this.config = config;
+        this.keys = keys;
+    }
+
+    @Override
+    public void attach(LeaseView replicaView) {
+        this.view = replicaView;
+        this.self = replicaView.self();
+        this.n = replicaView.clusterSize();
+        this.boundUntil = new long[n];
+        this.guardSeq = new long[n];
+        this.guardSentAt = new long[n];
+        this.promiseUntil = new long[n];
+        this.promiseSlot = new long[n];
+        Arrays.fill(boundUntil, Long.MIN_VALUE);
+        Arrays.fill(promiseUntil, Long.MIN_VALUE);
+    }
+
+    @Override
+    public void onClock(ClockReading reading) {
+        if (!started) {
+            started = true;
+            now = reading.monotonicNanos();
+            bootBoundUntil = now + config.bindLocalNanos();
+        }
+        now = Math.max(now, reading.monotonicNanos());
+        if (lastGuardRound == Long.MIN_VALUE || now - lastGuardRound >= config.renewNanos()) {
+            lastGuardRound = now;
+            sendGuards();
+        }
+        if (view.lastSlot() > view.commitSlot()
+                && (lastBoundReport == Long.MIN_VALUE || now - lastBoundReport >= config.renewNanos())) {
+            lastBoundReport = now;
+            Ballot ballot = view.promised();
+            if (ballot.nodeId() != self && ballot.nodeId() >= 0 && ballot.nodeId() < n) {
+                // Re-report (lost reports, lapsed bindings): the leader keeps the newest per slot.
+                view.send(new Message.Lease(self, ballot.nodeId(), ballot, Message.Lease.Kind.BOUND, now,
+                        view.commitSlot() + 1, view.lastSlot(), boundSet()));
+            }
+        }
+    }
+
+    private void sendGuards() {
+        long heard = leaderHeard != null && leaderHeard.equals(view.promised()) && now - leaderHeardAt <= config.graceNanos()
+                ? 1 : 0;
+        if (view.role() == Role.LEADER) {
+            heard = 1; // The leader hears itself.
+        }
+        for (int peer = 0; peer < n; peer++) {
+            if (peer == self) {
+                continue;
+            }
+            guardSeq[peer] = ++nextGuardSeq;
+            guardSentAt[peer] = now;
+            view.send(new Message.Lease(self, peer, view.promised(), Message.Lease.Kind.GUARD, guardSeq[peer], 0, 0, heard));
+        }
+    }
+
+    /** Holders this grantor is bound to now (bit i = node i; never itself). */
+    private long boundSet() {
+        if (!started || now < bootBoundUntil) {
+            return KeyAssignment.allNodes(n) & ~(1L << self);
+        }
+        long bits = 0;
+        for (int i = 0; i < n; i++) {
+            if (i != self && boundUntil[i] > now) {
+                bits |= 1L << i;
+            }
+        }
+        return bits;
+    }
+
+    @Override
+    public void onMessage(Message message) {
+        if (message instanceof Message.Lease m) {
+            switch (m.kind()) {
+                case GUARD -> onGuard(m);
+                case PROMISE -> onPromise(m);
+                case BOUND -> onBound(m);
+            }
+            return;
+        }
+        boolean fromLeader = (message instanceof Message.Accept || message instanceof Message.Heartbeat
+                || message instanceof Message.InstallSnapshot) && message.ballot().nodeId() == message.from()
+                && !message.ballot().isBelow(view.promised());
+        if (!fromLeader) {
+            return;
+        }
+        leaderHeard = message.ballot();
+        leaderHeardAt = now;
+        if (message instanceof Message.Accept m && !m.entries().isEmpty()) {
+            long low = Long.MAX_VALUE;
+            long high = Long.MIN_VALUE;
+            for (Entry entry : m.entries()) {
+                low = Math.min(low, entry.slot());
+                high = Math.max(high, entry.slot());
+            }
+            // Handled before the replica accepts, at the same instant: the holders this acceptor is
+            // bound to when it accepts these slots.
+            view.send(new Message.Lease(self, m.from(), m.ballot(), Message.Lease.Kind.BOUND, now, low, high, boundSet()));
+        }
+    }
+
+    /** Grantor: a holder asks for (or renews) its lease. */
+    private void onGuard(Message.Lease m) {
+        if (m.holders() != 1 || m.ballot().isBelow(view.promised())) {
+            return; // Excluded: it has not heard from the current leader within the grace period.
+        }
+        boundUntil[m.from()] = Math.max(boundUntil[m.from()], now + config.bindLocalNanos());
+        view.send(new Message.Lease(self, m.from(), view.promised(), Message.Lease.Kind.PROMISE, m.seq(), 0, view.lastSlot(),
+                0));
+    }
+
+    /** Holder: a grantor's promise, counted only if it answers the guard in flight within t_guard. */
+    private void onPromise(Message.Lease m) {
+        int grantor = m.from();
+        if (m.seq() != guardSeq[grantor] || now - guardSentAt[grantor] > config.guardNanos()) {
+            return;
+        }
+        promiseUntil[grantor] = guardSentAt[grantor] + config.holdLocalNanos();
+        promiseSlot[grantor] = m.slotHigh();
+    }
+
+    /** Leader: an acceptor's bound holders for a range of slots (the newest report per slot wins). */
+    private void onBound(Message.Lease m) {
+        Ballot own = view.ownBallot();
+        if (own == null || !own.equals(m.ballot())) {
+            return;
+        }
+        syncBallot(own);
+        long low = Math.max(m.slotLow(), view.commitSlot() + 1);
+        long high = Math.min(m.slotHigh(), view.lastSlot());
+        for (long slot = low; slot <= high; slot++) {
+            SlotReports r = reports.computeIfAbsent(slot, s -> new SlotReports(n));
+            int g = m.from();
+            if (m.seq() > r.seq[g]) {
+                r.seq[g] = m.seq();
+                r.holders[g] = m.holders();
+                r.reported |= 1L << g;
+            }
+        }
+    }
+
+    private void syncBallot(Ballot own) {
+        if (!own.equals(reportsBallot)) {
+            reports.clear();
+            reportsBallot = own;
+        }
+    }
+
+    @Override
+    public void onAcknowledged(int peer, long[] slots) {
+        Ballot own = view.ownBallot();
+        if (own == null) {
+            return;
+        }
+        syncBallot(own);
+        for (long slot : slots) {
+            if (slot > view.commitSlot()) {
+                reports.computeIfAbsent(slot, s -> new SlotReports(n)).acknowledged |= 1L << peer;
+            }
+        }
+    }
+
+    @Override
+    public void onApplied(Entry entry) {
+        reports.headMap(entry.slot(), true).clear();
+    }
+
+    @Override
+    public void onStepDown() {
+        reports.clear();
+        reportsBallot = null;
+    }
+
+    /** Holders of the key {@code entry} writes (none for a no-op; everyone for a key it cannot name). */
+    private long holdersOf(Entry entry) {
+        if (entry.command().isNoop()) {
+            return 0;
+        }
+        return config.assignment().holders(keys.keyOf(entry.command().payload()), n);
+    }
+
+    @Override
+    public long requiredAcceptors(Entry entry) {
+        if (!config.waitForHolders()) {
+            return 0; // The negative control: writes commit without the key's holders.
+        }
+        long holders = holdersOf(entry);
+        if (holders == 0) {
+            return 0;
+        }
+        long bound = boundSet();
+        Ballot own = view.ownBallot();
+        SlotReports r = own != null && own.equals(reportsBallot) ? reports.get(entry.slot()) : null;
+        if (r != null) {
+            for (int g = 0; g < n; g++) {
+                if ((r.acknowledged & r.reported & (1L << g)) != 0) {
+                    bound |= r.holders[g];
+                }
+            }
+        }
+        return holders & bound;
+    }
+
+    /** A slot commits only once every acceptor that acknowledged it has said which holders it is bound to. */
+    @Override
+    public boolean mayCommit(Entry entry, long nowNanos) {
+        if (!config.waitForHolders() || holdersOf(entry) == 0) {
+            return true;
+        }
+        Ballot own = view.ownBallot();
+        SlotReports r = own != null && own.equals(reportsBallot) ? reports.get(entry.slot()) : null;
+        return r == null || (r.acknowledged & ~r.reported) == 0;
+    }
+
+    @Override
+    public boolean mayServeLocalRead(Role role, Command read, long nowNanos) {
+        if (!started || view.clock() == null) {
+            return false;
+        }
+        String key = keys.keyOf(read.payload());
+        if (key == null || (config.assignment().holders(key, n) & (1L << self)) == 0) {
+            return false;
+        }
+        long[] slots = new long[n];
+        int valid = 0;
+        for (int g = 0; g < n; g++) {
+            if (g != self && promiseUntil[g] > now) {
+                slots[valid++] = promiseSlot[g];
+            }
+        }
+        int needed = n / 2;
+        if (valid < needed) {
+            return false;
+        }
+        Arrays.sort(slots, 0, valid);
+        long applied = view.appliedSlot();
+        if (needed > 0 && applied < slots[needed - 1]) {
+            return false;
+        }
+        if (config.pendingWriteCheck()) {
+            for (long slot = applied + 1; slot <= view.lastSlot(); slot++) {
+                Entry entry = view.entry(slot);
+                if (entry == null || entry.command().isNoop()) {
+                    continue;
+                }
+                String written = keys.keyOf(entry.command().payload());
+                if (written == null || written.equals(key)) {
+                    return false;
+                }
+            }
+        }
+        holderReads++;
+        return true;
+    }
+
+    /** Reads this replica served under its quorum lease. */
+    public long holderReads() {
+        return holderReads;
+    }
+
+    @Override
+    public String toString() {
+        return "quorum-lease(" + config + ")";
+    }
+}
