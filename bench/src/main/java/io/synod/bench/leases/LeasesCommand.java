@@ -65,6 +65,14 @@ public final class LeasesCommand implements Callable<Integer> {
             description = "Fig. 8: entries in the new leader's limbo region (default ${DEFAULT-VALUE}, as the paper).")
     int limbo;
 
+    @Option(names = "--ql-policies", paramLabel = "NAME,...", split = ",",
+            description = "Quorum-lease experiments' policies: quorum-lease, leader-lease, megastore (default all; 'none' skips them).")
+    List<String> qlPolicyNames;
+
+    @Option(names = "--ql-seconds", paramLabel = "S",
+            description = "Quorum-lease experiments: simulated seconds measured per run after 2 s of warm-up, 1..60 (default 10; --quick: 5).")
+    Integer qlSeconds;
+
     @Option(names = "--out", paramLabel = "DIR", description = "Output directory (default bench-results/leases-<UTC time>).")
     Path outDir;
 
@@ -111,6 +119,7 @@ public final class LeasesCommand implements Callable<Integer> {
         int violations = 0;
         violations += fig7(variants, seedCount, out, log, verdicts);
         violations += fig8(skewList, seedCount, out, log, verdicts);
+        violations += quorumLeases(seedCount, out, log, verdicts);
 
         log.println();
         log.println("verdicts (paper claim | measured | rule | verdict):");
@@ -319,6 +328,190 @@ public final class LeasesCommand implements Callable<Integer> {
                     falls && monotone));
         }
         return badRuns;
+    }
+
+    /** Quorum leases paper Fig. 6 (1:1) and Table 2 (9:1); returns the number of runs with simulator violations. */
+    private int quorumLeases(int seedCount, Path out, PrintWriter log, List<Verdict> verdicts) throws Exception {
+        List<QuorumLeaseExperiments.Policy> policies = new ArrayList<>();
+        if (qlPolicyNames == null) {
+            policies.addAll(List.of(QuorumLeaseExperiments.Policy.values()));
+        } else if (!(qlPolicyNames.size() == 1 && qlPolicyNames.get(0).equals("none"))) {
+            for (String name : qlPolicyNames) {
+                QuorumLeaseExperiments.Policy found = null;
+                for (QuorumLeaseExperiments.Policy p : QuorumLeaseExperiments.Policy.values()) {
+                    found = p.name.equals(name.trim()) ? p : found;
+                }
+                if (found == null) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "--ql-policies: unknown policy '" + name
+                            + "' (expected quorum-lease, leader-lease, megastore or none)");
+                }
+                policies.add(found);
+            }
+        }
+        if (policies.isEmpty()) {
+            return 0;
+        }
+        int seconds = qlSeconds != null ? qlSeconds : quick ? 5 : 10;
+        if (seconds < 1 || seconds > 60) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--ql-seconds must be 1..60, got " + seconds);
+        }
+        List<String> sites = QuorumLeaseExperiments.SITES.sites();
+        log.println();
+        log.printf("Quorum leases (Moraru SoCC 2014): 5 sites %s, RTTs %s, leader %s, %d clients per site, Zipf %.2f per-site,"
+                + " %d keys, %d s measured per run%n", sites, QuorumLeaseExperiments.SITES.toText(), sites.get(QuorumLeaseExperiments.LEADER),
+                QuorumLeaseExperiments.CLIENTS_PER_SITE, QuorumLeaseExperiments.ZIPF, keys, seconds);
+        CsvTable cdf = new CsvTable("policy", "reads_percent", "site", "kind", "ops", "p10_ms", "p25_ms", "p50_ms", "p75_ms", "p90_ms",
+                "p99_ms", "below_10ms_percent", "at_min_write_latency_percent");
+        int badRuns = 0;
+        // [policy][ratio 0 = 1:1, 1 = 9:1][site][kind 0 read 1 write] -> sorted latencies over seeds
+        double[][][][][] all = new double[policies.size()][2][sites.size()][2][];
+        int[] readPercents = {50, 90};
+        for (int p = 0; p < policies.size(); p++) {
+            for (int r = 0; r < 2; r++) {
+                List<List<List<Double>>> pooled = new ArrayList<>();
+                for (int site = 0; site < sites.size(); site++) {
+                    pooled.add(List.of(new ArrayList<>(), new ArrayList<>()));
+                }
+                for (int seed = 1; seed <= seedCount; seed++) {
+                    long start = System.nanoTime();
+                    ScenarioResult run = QuorumLeaseExperiments.run(policies.get(p), seed, keys, readPercents[r], seconds * 1_000_000_000L);
+                    if (!run.result().passed()) {
+                        badRuns++;
+                    }
+                    for (int site = 0; site < sites.size(); site++) {
+                        for (int kind = 0; kind < 2; kind++) {
+                            for (double v : QuorumLeaseExperiments.latencies(run, site, kind == 1)) {
+                                pooled.get(site).get(kind).add(v);
+                            }
+                        }
+                    }
+                    log.printf("  ql %-13s %d%% reads seed %d: %d ops (%d ok), %d local reads, %s, %.1f s%n", policies.get(p).name,
+                            readPercents[r], seed, run.result().operations(), run.result().okOperations(), run.result().localReads(),
+                            run.result().passed() ? "checks passed" : "VIOLATION " + run.result().violations().get(0),
+                            (System.nanoTime() - start) / 1e9);
+                    log.flush();
+                }
+                for (int site = 0; site < sites.size(); site++) {
+                    for (int kind = 0; kind < 2; kind++) {
+                        double[] sorted = pooled.get(site).get(kind).stream().mapToDouble(Double::doubleValue).sorted().toArray();
+                        all[p][r][site][kind] = sorted;
+                        double min = QuorumLeaseExperiments.minimumWriteMillis(site);
+                        cdf.add(policies.get(p).name, readPercents[r], sites.get(site), kind == 0 ? "read" : "write", sorted.length,
+                                fmt(QuorumLeaseExperiments.percentile(sorted, 10)), fmt(QuorumLeaseExperiments.percentile(sorted, 25)),
+                                fmt(QuorumLeaseExperiments.percentile(sorted, 50)), fmt(QuorumLeaseExperiments.percentile(sorted, 75)),
+                                fmt(QuorumLeaseExperiments.percentile(sorted, 90)), fmt(QuorumLeaseExperiments.percentile(sorted, 99)),
+                                fmt(QuorumLeaseExperiments.fractionBelow(sorted, 10)),
+                                kind == 1 ? fmt(QuorumLeaseExperiments.fractionBelow(sorted, min * 1.1 + 5)) : "");
+                    }
+                }
+            }
+        }
+        cdf.write(out.resolve("quorumleases-latency.csv"));
+
+        // Fig. 6 plot: per site, read and write latency CDFs of each policy at 1:1.
+        List<XYChart> charts = new ArrayList<>();
+        for (int kind = 0; kind < 2; kind++) {
+            for (int site = 0; site < sites.size(); site++) {
+                List<Charts.Series> series = new ArrayList<>();
+                for (int p = 0; p < policies.size(); p++) {
+                    double[] sorted = all[p][0][site][kind];
+                    double[] x = new double[sorted.length];
+                    double[] y = new double[sorted.length];
+                    for (int i = 0; i < sorted.length; i++) {
+                        x[i] = sorted[i];
+                        y[i] = (i + 1.0) / sorted.length;
+                    }
+                    series.add(new Charts.Series(policies.get(p).name, x, y));
+                }
+                charts.add(Charts.lines(sites.get(site) + " " + (kind == 0 ? "reads" : "writes") + " (1:1)", "latency ms", "CDF", series));
+            }
+        }
+        Charts.savePngGrid(charts, sites.size(), out.resolve("quorumleases-fig6.png"));
+
+        // Table 2: % of reads under 10 ms per site at 9:1.
+        double[] paper = {81, 95, 89, 89, 81};
+        log.println();
+        log.println("Quorum leases Table 2: % of reads under 10 ms per site at 9:1 (paper: quorum leases)");
+        StringBuilder header = new StringBuilder(String.format("  %-14s", "policy"));
+        for (String site : sites) {
+            header.append(String.format("%8s", site));
+        }
+        log.println(header);
+        log.println(String.format("  %-14s", "paper (QL)") + formatRow(paper));
+        CsvTable table2 = new CsvTable("policy", "site", "reads_under_10ms_percent", "paper_quorum_lease_percent");
+        int ql = policies.indexOf(QuorumLeaseExperiments.Policy.QUORUM);
+        for (int p = 0; p < policies.size(); p++) {
+            double[] row = new double[sites.size()];
+            for (int site = 0; site < sites.size(); site++) {
+                row[site] = QuorumLeaseExperiments.fractionBelow(all[p][1][site][0], 10);
+                table2.add(policies.get(p).name, sites.get(site), fmt(row[site]), fmt(paper[site]));
+            }
+            log.println(String.format("  %-14s", policies.get(p).name) + formatRow(row));
+        }
+        table2.write(out.resolve("quorumleases-table2.csv"));
+        if (ql >= 0) {
+            double[] row = new double[sites.size()];
+            boolean withinPaper = true;
+            boolean goal = true;
+            for (int site = 0; site < sites.size(); site++) {
+                row[site] = QuorumLeaseExperiments.fractionBelow(all[ql][1][site][0], 10);
+                withinPaper &= row[site] >= paper[site] - 10;
+                goal &= row[site] >= 90;
+            }
+            verdicts.add(new Verdict("QL Table 2", "quorum leases serve most reads locally (< 10 ms) at every site at 9:1: JP 81%, CA 95%,"
+                    + " OR 89%, VA 89%, IE 81%", "quorum-lease " + formatRow(row).trim(),
+                    "every site at least the paper's value - 10 points", withinPaper));
+            double[] writesAtMin = new double[sites.size()];
+            boolean writeGoal = true;
+            for (int site = 0; site < sites.size(); site++) {
+                writesAtMin[site] = QuorumLeaseExperiments.fractionBelow(all[ql][1][site][1],
+                        QuorumLeaseExperiments.minimumWriteMillis(site) * 1.1 + 5);
+                writeGoal &= writesAtMin[site] >= 80;
+            }
+            log.printf("  goal beyond the paper: >= 90%% local reads at every site at 9:1: %s; >= 80%% of writes at their site's minimum"
+                    + " latency (+10%% +5 ms): %s (%s)%n", goal ? "MET" : "MISSED", writeGoal ? "MET" : "MISSED", formatRow(writesAtMin).trim());
+            table2.write(out.resolve("quorumleases-table2.csv"));
+            int leader = policies.indexOf(QuorumLeaseExperiments.Policy.LEADER);
+            if (leader >= 0) {
+                StringBuilder measured = new StringBuilder();
+                boolean ok = true;
+                for (int site = 0; site < sites.size(); site++) {
+                    double qlMedian = QuorumLeaseExperiments.percentile(all[ql][0][site][0], 50);
+                    double llMedian = QuorumLeaseExperiments.percentile(all[leader][0][site][0], 50);
+                    measured.append(site == 0 ? "" : "; ").append(sites.get(site)).append(" ").append(fmt(qlMedian)).append(" vs ")
+                            .append(fmt(llMedian)).append(" ms");
+                    if (site != QuorumLeaseExperiments.LEADER) {
+                        ok &= qlMedian < 10 && llMedian >= QuorumLeaseExperiments.SITES.rttNanos(site, QuorumLeaseExperiments.LEADER) / 1e6;
+                    }
+                }
+                verdicts.add(new Verdict("QL Fig. 6", "at 1:1, quorum leases read locally at non-leader sites where a leader lease costs a"
+                        + " round trip to the leader", "median read, quorum-lease vs leader-lease: " + measured,
+                        "at every non-leader site: QL median < 10 ms and leader-lease median >= the site's RTT to the leader", ok));
+            }
+            int megastore = policies.indexOf(QuorumLeaseExperiments.Policy.MEGASTORE);
+            if (megastore >= 0) {
+                StringBuilder measured = new StringBuilder();
+                boolean ok = true;
+                for (int site = 0; site < sites.size(); site++) {
+                    double qlMedian = QuorumLeaseExperiments.percentile(all[ql][0][site][1], 50);
+                    double msMedian = QuorumLeaseExperiments.percentile(all[megastore][0][site][1], 50);
+                    measured.append(site == 0 ? "" : "; ").append(sites.get(site)).append(" ").append(fmt(qlMedian)).append(" vs ")
+                            .append(fmt(msMedian)).append(" ms");
+                    ok &= qlMedian <= msMedian;
+                }
+                verdicts.add(new Verdict("QL Fig. 6", "at 1:1, quorum-lease writes are no slower than Megastore's (which wait for every replica)",
+                        "median write, quorum-lease vs megastore: " + measured, "QL median write <= Megastore's at every site", ok));
+            }
+        }
+        return badRuns;
+    }
+
+    private static String formatRow(double[] values) {
+        StringBuilder row = new StringBuilder();
+        for (double v : values) {
+            row.append(String.format("%8s", fmt(v) + (Double.isNaN(v) ? "" : "%")));
+        }
+        return row.toString();
     }
 
     private static double time(int bucket) {

@@ -32,6 +32,7 @@ class LeasesCommandTest {
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         int exit = cli.execute("leases", "--seeds", "1", "--variants", "quorum,leaseguard", "--skews", "0,2", "--keys", "200",
+                "--ql-policies", "quorum-lease", "--ql-seconds", "1",
                 "--out", dir.toString());
         String text = out.toString();
         assertEquals(0, exit, text + err);
@@ -52,12 +53,19 @@ class LeasesCommandTest {
             assertTrue(row.endsWith(",passed"), row);
         }
         List<String> verdicts = Files.readAllLines(dir.resolve("leases-verdicts.csv"));
-        // quorum -> one claim; leaseguard -> wait, burst, inherited reads; Fig. 8 -> one.
-        assertEquals(1 + 5, verdicts.size(), verdicts.toString());
+        // quorum -> one claim; leaseguard -> wait, burst, inherited reads; Fig. 8 -> one; quorum leases alone -> Table 2.
+        assertEquals(1 + 6, verdicts.size(), verdicts.toString());
         for (String row : verdicts.subList(1, verdicts.size())) {
             assertTrue(row.endsWith(",confirmed") || row.endsWith(",refuted"), row);
         }
-        assertEquals(5, text.split("=> (CONFIRMED|REFUTED)", -1).length - 1, text);
+        assertEquals(6, text.split("=> (CONFIRMED|REFUTED)", -1).length - 1, text);
+        assertTrue(text.contains("goal beyond the paper"), text);
+        List<String> latency = Files.readAllLines(dir.resolve("quorumleases-latency.csv"));
+        // one policy x two read shares x five sites x reads and writes
+        assertEquals(1 + 2 * 5 * 2, latency.size(), latency.toString());
+        List<String> table2 = Files.readAllLines(dir.resolve("quorumleases-table2.csv"));
+        assertEquals(1 + 5, table2.size(), table2.toString());
+        assertTrue(Files.size(dir.resolve("quorumleases-fig6.png")) > 1000);
         assertTrue(Files.size(dir.resolve("leaseguard-fig7.png")) > 1000);
         assertTrue(Files.size(dir.resolve("leaseguard-fig8.png")) > 1000);
     }

@@ -120,24 +120,7 @@ final class SimClients {
         for (int i = 0; i < config.keys(); i++) {
             keyCumulativeWeight[i] /= total;
         }
-        if (scenario.perSiteKeyOrder()) {
-            // A stream of its own: the other draws stay as they were. Each site's order is a permutation (Fisher-Yates).
-            SimRandom orderRandom = SimRandom.stream(config.seed(), "site-keys");
-            siteKeyOrder = new int[scenario.latency().size()][config.keys()];
-            for (int[] order : siteKeyOrder) {
-                for (int i = 0; i < order.length; i++) {
-                    order[i] = i;
-                }
-                for (int i = order.length - 1; i > 0; i--) {
-                    int j = orderRandom.nextInt(i + 1);
-                    int swap = order[i];
-                    order[i] = order[j];
-                    order[j] = swap;
-                }
-            }
-        } else {
-            siteKeyOrder = null;
-        }
+        siteKeyOrder = scenario.perSiteKeyOrder() ? SimScenario.siteKeyOrder(config.seed(), scenario.latency().size(), config.keys()) : null;
     }
 
     /** Completed operations of a scenario run, in completion order (empty for default runs). */
@@ -301,7 +284,10 @@ final class SimClients {
             faultPhaseInvoked++;
         }
         worker.op = op;
-        attempt(worker, op, worker.leaderGuess >= 0 ? worker.leaderGuess : worker.site >= 0 ? worker.site : random.nextInt(config.nodes()));
+        // A client attached to a site reads at its own site's replica first (a lease holder answers there).
+        int target = worker.site >= 0 && !op.append ? worker.site
+                : worker.leaderGuess >= 0 ? worker.leaderGuess : worker.site >= 0 ? worker.site : random.nextInt(config.nodes());
+        attempt(worker, op, target);
     }
 
     /** The note an append carries under {@link SimConfig#coding()}'s value mix, or null (pseudo-random bytes). */

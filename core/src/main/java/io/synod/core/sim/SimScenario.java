@@ -73,6 +73,29 @@ public record SimScenario(double zipfExponent, boolean perSiteKeyOrder, LatencyM
         return Math.max(SimTiming.CLIENT_ATTEMPT_TIMEOUT_NANOS, 3 * matrix.maxRttNanos());
     }
 
+    /**
+     * Each site's key popularity order under {@link #perSiteKeyOrder()}: {@code order[site][rank]} is the
+     * index of the key (name {@code "k" + index}) that site ranks {@code rank}-th. A permutation per site
+     * (Fisher-Yates) from a random stream of its own, so the seed's other draws stay as they were. Public
+     * so that an experiment can give quorum leases the assignment the workload implies.
+     */
+    public static int[][] siteKeyOrder(long seed, int sites, int keys) {
+        SimRandom orderRandom = SimRandom.stream(seed, "site-keys");
+        int[][] orders = new int[sites][keys];
+        for (int[] order : orders) {
+            for (int i = 0; i < order.length; i++) {
+                order[i] = i;
+            }
+            for (int i = order.length - 1; i > 0; i--) {
+                int j = orderRandom.nextInt(i + 1);
+                int swap = order[i];
+                order[i] = order[j];
+                order[j] = swap;
+            }
+        }
+        return orders;
+    }
+
     /** True for {@link #DEFAULT}-equivalent scenarios (nothing changes). */
     public boolean isDefault() {
         return equals(DEFAULT);
