@@ -200,6 +200,9 @@ public final class LeaderLease implements LeaseHooks {
         }
         lastReadMonotonicNanos = now.monotonicNanos();
         readSeen = true;
+        if (config.readsWithoutLease()) {
+            return true; // The inconsistent baseline: no lease at all.
+        }
         if (ownLeaseValid(now)) {
             return true;
         }

@@ -16,9 +16,12 @@ import io.synod.core.util.Check;
  *                          (§3.3; needs {@link Clock#BOUNDED})
  * @param limboCheck        inherited reads skip keys written in the limbo region; false only in a
  *                          negative control
+ * @param readsWithoutLease the "inconsistent" baseline of LeaseGuard's evaluation (Fig. 7): a node that
+ *                          believes it leads answers every read locally, with no lease at all (stale
+ *                          reads are possible after a failover); only for experiments, never safe
  */
 public record LeaderLeaseConfig(long leaseNanos, Clock clock, long driftMarginPpm, boolean deferredCommit,
-        boolean inheritedReads, boolean limboCheck) {
+        boolean inheritedReads, boolean limboCheck, boolean readsWithoutLease) {
     /** What the lease trusts about time. */
     public enum Clock {
         /** A bounded-uncertainty clock ([earliest, latest] contains true time): stamps compare across nodes. */
@@ -34,6 +37,22 @@ public record LeaderLeaseConfig(long leaseNanos, Clock clock, long driftMarginPp
                 driftMarginPpm);
         Check.argument(!inheritedReads || clock == Clock.BOUNDED,
                 "inherited lease reads need a bounded-uncertainty clock (LeaseGuard §4)");
+        Check.argument(!readsWithoutLease || (!deferredCommit && !inheritedReads),
+                "reads without a lease (the inconsistent baseline) make deferred commit and inherited reads meaningless");
+    }
+
+    /** The six-argument form: a real lease (reads only with a valid lease). */
+    public LeaderLeaseConfig(long leaseNanos, Clock clock, long driftMarginPpm, boolean deferredCommit, boolean inheritedReads,
+            boolean limboCheck) {
+        this(leaseNanos, clock, driftMarginPpm, deferredCommit, inheritedReads, limboCheck, false);
+    }
+
+    /**
+     * LeaseGuard's "inconsistent" baseline (Fig. 7): the leader reads locally without any lease and a
+     * new leader commits at once. Not linearizable across a failover; for availability experiments only.
+     */
+    public static LeaderLeaseConfig inconsistent(long leaseNanos) {
+        return new LeaderLeaseConfig(leaseNanos, Clock.BOUNDED, 0, false, false, false, true);
     }
 
     /** LeaseGuard with a bounded-uncertainty clock: deferred commit and inherited reads. */
@@ -47,11 +66,11 @@ public record LeaderLeaseConfig(long leaseNanos, Clock clock, long driftMarginPp
     }
 
     public LeaderLeaseConfig withDeferredCommit(boolean on) {
-        return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, on, inheritedReads, limboCheck);
+        return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, on, inheritedReads, limboCheck, readsWithoutLease);
     }
 
     public LeaderLeaseConfig withInheritedReads(boolean on, boolean checkLimbo) {
-        return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, deferredCommit, on, checkLimbo);
+        return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, deferredCommit, on, checkLimbo, readsWithoutLease);
     }
 
     /** Local time a leader may read for after creating an entry: Δ(1−ε). */

@@ -91,6 +91,19 @@ class LeaderLeaseRulesTest {
     }
 
     @Test
+    void theInconsistentBaselineReadsWithoutALeaseAndCommitsAtOnce() {
+        LeaderLease lease = leaderAfterPhase1(LeaderLeaseConfig.inconsistent(DELTA));
+        view.at(500, 510);
+        assertTrue(lease.mayCommit(view.log.get(2L), 0), "no deferred commit");
+        view.at(100_000, 100_010);
+        assertTrue(lease.mayServeLocalRead(Role.LEADER, read("k1"), 0), "a limbo key, long after any lease: read anyway");
+        assertFalse(lease.mayServeLocalRead(Role.FOLLOWER, read("k1"), 0), "only a node that believes it leads");
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> new LeaderLeaseConfig(DELTA, LeaderLeaseConfig.Clock.BOUNDED, 0, true, false, false, true),
+                "deferred commit with reads that need no lease is a contradiction");
+    }
+
+    @Test
     void theWaitNeverExceedsDeltaFromLeading() {
         // A stamp from the future (a clock out of bounds): everything chosen was created before we led at latest 410.
         LeaderLease lease = new LeaderLease(LeaderLeaseConfig.bounded(DELTA), KeyExtractor.KV);

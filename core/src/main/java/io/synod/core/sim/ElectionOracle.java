@@ -30,6 +30,9 @@ final class ElectionOracle {
     private long generation;
     /** True while a re-election is already scheduled, so repeated triggers do not pile up. */
     private boolean electionPending;
+    /** Scenario runs: a fixed detection delay (0: drawn in 10-40 ms) and a node to elect whenever it is up (-1: any). */
+    private long fixedDetectNanos;
+    private int preferred = -1;
 
     ElectionOracle(int nodes, SimRandom random, Notifier notifier, EventQueue queue, boolean hostile) {
         this.nodes = nodes;
@@ -37,6 +40,12 @@ final class ElectionOracle {
         this.notifier = notifier;
         this.queue = queue;
         this.hostile = hostile;
+    }
+
+    /** A scenario's election timeout and preferred leader (see {@link SimScenario}). */
+    void configure(long detectNanos, int preferredNode) {
+        this.fixedDetectNanos = detectNanos;
+        this.preferred = preferredNode;
     }
 
     int leader() {
@@ -128,7 +137,9 @@ final class ElectionOracle {
         }
         electionPending = true;
         long scheduledGeneration = generation;
-        queue.after(random.uniform(SimTiming.ORACLE_DETECT_MIN_NANOS, SimTiming.ORACLE_DETECT_MAX_NANOS), () -> {
+        long detect = fixedDetectNanos > 0 ? fixedDetectNanos
+                : random.uniform(SimTiming.ORACLE_DETECT_MIN_NANOS, SimTiming.ORACLE_DETECT_MAX_NANOS);
+        queue.after(detect, () -> {
             if (scheduledGeneration != generation) {
                 return;
             }
@@ -156,6 +167,9 @@ final class ElectionOracle {
     }
 
     private int pickLiveNode() {
+        if (preferred >= 0 && notifier.isUp(preferred)) {
+            return preferred;
+        }
         int start = random.nextInt(nodes);
         for (int i = 0; i < nodes; i++) {
             int node = (start + i) % nodes;

@@ -58,10 +58,13 @@ final class SimClients {
         long clientId;
         long nextSequence = 1;
         int leaderGuess = -1;
+        /** The worker's site (node index) under {@link SimScenario#hasSites()}, else -1. */
+        int site = -1;
         Op op;
     }
 
     private final SimConfig config;
+    private final SimScenario scenario;
     private final SimRandom random;
     /** Value sizes (coded mode only), a stream of its own so the plain workload draws exactly as before. */
     private final SimRandom valueRandom;
@@ -72,6 +75,10 @@ final class SimClients {
     private final Map<Long, Worker> workerByClient = new HashMap<>();
     private final long[] lastValueByKey;
     private final double[] keyCumulativeWeight;
+    /** Per site, popularity rank to key index ({@link SimScenario#perSiteKeyOrder()}), else null. */
+    private final int[][] siteKeyOrder;
+    /** Completed operations (scenario runs only, else null). */
+    private final List<SimOp> ops;
     private int nextProcess;
     private boolean livenessPhase;
     private int faultPhaseInvoked;
@@ -82,7 +89,13 @@ final class SimClients {
     private SimViolation violation;
 
     SimClients(SimConfig config, SimRandom random, EventQueue queue, Transport transport) {
+        this(config, SimScenario.DEFAULT, random, queue, transport);
+    }
+
+    SimClients(SimConfig config, SimScenario scenario, SimRandom random, EventQueue queue, Transport transport) {
         this.config = config;
+        this.scenario = scenario;
+        this.ops = scenario.isDefault() ? null : new ArrayList<>();
         this.random = random;
         this.valueRandom = SimRandom.stream(config.seed(), "values");
         this.queue = queue;
@@ -90,18 +103,35 @@ final class SimClients {
         this.workers = new Worker[config.workers()];
         for (int i = 0; i < workers.length; i++) {
             workers[i] = new Worker();
+            workers[i].site = scenario.hasSites() ? i / scenario.clientsPerSite() : -1;
             assignFreshProcess(workers[i]);
         }
         this.lastValueByKey = new long[config.keys()];
         this.keyCumulativeWeight = new double[config.keys()];
         double total = 0;
         for (int i = 0; i < config.keys(); i++) {
-            total += config.zipfKeys() ? 1.0 / (i + 1) : 1.0;
+            if (Double.isNaN(scenario.zipfExponent())) {
+                total += config.zipfKeys() ? 1.0 / (i + 1) : 1.0;
+            } else {
+                total += 1.0 / Math.pow(i + 1, scenario.zipfExponent());
+            }
             keyCumulativeWeight[i] = total;
         }
         for (int i = 0; i < config.keys(); i++) {
             keyCumulativeWeight[i] /= total;
         }
+        siteKeyOrder = scenario.perSiteKeyOrder() ? SimScenario.siteKeyOrder(config.seed(), scenario.latency().size(), config.keys()) : null;
+    }
+
+    /** Completed operations of a scenario run, in completion order (empty for default runs). */
+    List<SimOp> ops() {
+        return ops == null ? List.of() : List.copyOf(ops);
+    }
+
+    /** The site of a client id's worker, or -1 (not attached, or a retired client). */
+    int siteOfClient(long clientId) {
+        Worker worker = workerByClient.get(clientId);
+        return worker == null ? -1 : worker.site;
     }
 
     void start() {
@@ -115,6 +145,9 @@ final class SimClients {
     }
 
     boolean faultPhaseOpsInvoked() {
+        if (scenario.invokeUntilNanos() >= 0 && queue.now() >= scenario.invokeUntilNanos()) {
+            return true;
+        }
         return faultPhaseInvoked >= config.faultPhaseOps();
     }
 
@@ -175,7 +208,7 @@ final class SimClients {
         ClientReply.Status status = reply.status();
         if (status == ClientReply.Status.OK) {
             worker.leaderGuess = fromNode;
-            completeOk(worker, op, reply);
+            completeOk(worker, op, reply, fromNode);
             return;
         }
         if (status == ClientReply.Status.UNKNOWN) {
@@ -226,7 +259,7 @@ final class SimClients {
 
     private void invoke(Worker worker) {
         Op op = new Op();
-        int keyIndex = pickKey();
+        int keyIndex = siteKeyOrder == null ? pickKey() : siteKeyOrder[worker.site][pickKey()];
         op.key = "k" + keyIndex;
         op.append = random.nextInt(100) >= config.readPercent();
         op.sequence = worker.nextSequence++;
@@ -251,7 +284,10 @@ final class SimClients {
             faultPhaseInvoked++;
         }
         worker.op = op;
-        attempt(worker, op, worker.leaderGuess >= 0 ? worker.leaderGuess : random.nextInt(config.nodes()));
+        // A client attached to a site reads at its own site's replica first (a lease holder answers there).
+        int target = worker.site >= 0 && !op.append ? worker.site
+                : worker.leaderGuess >= 0 ? worker.leaderGuess : worker.site >= 0 ? worker.site : random.nextInt(config.nodes());
+        attempt(worker, op, target);
     }
 
     /** The note an append carries under {@link SimConfig#coding()}'s value mix, or null (pseudo-random bytes). */
@@ -289,7 +325,8 @@ final class SimClients {
         KvCommand command = !op.append ? new KvCommand.ReadList(op.key)
                 : op.note == null ? new KvCommand.Append(op.key, op.value) : new KvCommand.AppendNote(op.key, op.value, op.note);
         transport.sendRequest(node, new ClientRequest(new Command(worker.clientId, op.sequence, command.encode())));
-        queue.after(SimTiming.CLIENT_ATTEMPT_TIMEOUT_NANOS, () -> {
+        long timeout = scenario.clientAttemptTimeoutNanos() > 0 ? scenario.clientAttemptTimeoutNanos() : SimTiming.CLIENT_ATTEMPT_TIMEOUT_NANOS;
+        queue.after(timeout, () -> {
             if (worker.op == op && op.attemptToken == token && op.awaitingReply) {
                 op.awaitingReply = false;
                 op.mayHaveTakenEffect = true;
@@ -301,7 +338,8 @@ final class SimClients {
     }
 
     private void retry(Worker worker, Op op, int node, boolean immediately) {
-        if (!op.livenessProbe && op.attempts >= SimTiming.CLIENT_MAX_ATTEMPTS) {
+        int maxAttempts = scenario.clientMaxAttempts() > 0 ? scenario.clientMaxAttempts() : SimTiming.CLIENT_MAX_ATTEMPTS;
+        if (!op.livenessProbe && op.attempts >= maxAttempts) {
             finishWithoutOk(worker, op);
             return;
         }
@@ -314,7 +352,7 @@ final class SimClients {
         });
     }
 
-    private void completeOk(Worker worker, Op op, ClientReply reply) {
+    private void completeOk(Worker worker, Op op, ClientReply reply, int fromNode) {
         KvResult result;
         try {
             result = KvResult.decode(reply.result());
@@ -335,6 +373,7 @@ final class SimClients {
             return;
         }
         okCount++;
+        record(worker, op, SimOp.Outcome.OK, fromNode);
         worker.op = null;
     }
 
@@ -346,11 +385,19 @@ final class SimClients {
         worker.op = null;
         if (op.append && op.mayHaveTakenEffect) {
             recorder.info(op.opId, queue.now());
+            record(worker, op, SimOp.Outcome.INFO, -1);
             infoCount++;
             assignFreshProcess(worker);
         } else {
             recorder.fail(op.opId, queue.now());
+            record(worker, op, SimOp.Outcome.FAIL, -1);
             failCount++;
+        }
+    }
+
+    private void record(Worker worker, Op op, SimOp.Outcome outcome, int node) {
+        if (ops != null) {
+            ops.add(new SimOp(worker.site, op.append, op.key, op.invokeNanos, queue.now(), outcome, node, op.attempts));
         }
     }
 

@@ -19,6 +19,8 @@ final class SimNetwork {
     private double duplicateProbability;
     private double reorderProbability;
     private double clientLossProbability;
+    /** Geo-distributed links ({@link SimScenario#latency()}), or null for the drawn per-link medians. */
+    private LatencyMatrix matrix;
 
     SimNetwork(int nodes, SimRandom random, long linkMedianMinNanos, long linkMedianMaxNanos) {
         this.nodes = nodes;
@@ -43,13 +45,36 @@ final class SimNetwork {
         return random.chance(duplicateProbability) ? 2 : 1;
     }
 
+    /** Links between sites: half the RTT plus LAN-like jitter instead of the drawn medians. */
+    void useLatencyMatrix(LatencyMatrix latency) {
+        this.matrix = latency;
+    }
+
     long latencyNanos(int from, int to) {
+        if (matrix != null) {
+            return matrix.oneWayNanos(from, to) + geoJitterNanos();
+        }
         long median = linkMedianNanos[from][to];
         long latency = random.lognormal(median, SimTiming.LINK_LATENCY_SIGMA);
         if (random.chance(reorderProbability)) {
             latency += random.uniform(0, 40 * median);
         }
         return latency;
+    }
+
+    /** Jitter on top of a geo link's propagation delay (a LAN hop at each end), and rare reordering delay under faults. */
+    private long geoJitterNanos() {
+        long jitter = random.lognormal(SimTiming.CLIENT_MEDIAN_NANOS, SimTiming.LINK_LATENCY_SIGMA);
+        if (random.chance(reorderProbability)) {
+            jitter += random.uniform(0, 40 * SimTiming.CLIENT_MEDIAN_NANOS);
+        }
+        return jitter;
+    }
+
+    /** A client at {@code site} to the replica at {@code node} (or back): propagation between the sites plus the client's hop. */
+    long clientLatencyNanos(int site, int node) {
+        long hop = clientLatencyNanos();
+        return matrix == null || site < 0 ? hop : matrix.oneWayNanos(site, node) + hop;
     }
 
     boolean isCut(int from, int to) {

@@ -70,6 +70,11 @@ public final class Simulation {
     private final NegativeControls controls;
     private final SimFaults faults;
     private final SimExtension extension;
+    private final SimScenario scenario;
+    private final List<ScenarioResult.Election> elections = new ArrayList<>();
+    private int crashedNode = -1;
+    private long crashNanos = -1;
+    private long limboAtCrash;
     private Phase phase = Phase.FAULTS;
     private SimViolation violation;
     private long events;
@@ -77,8 +82,11 @@ public final class Simulation {
     private long snapshotChunks;
     private long localReadsOfCrashed;
 
-    private Simulation(SimConfig config, SimLeases leaseWorld, SimStateMachine stateMachines, SimExtension extension) {
+    private Simulation(SimConfig config, SimLeases leaseWorld, SimStateMachine stateMachines, SimExtension extension,
+            SimScenario scenario) {
+        scenario.validate(config);
         this.config = config;
+        this.scenario = scenario;
         this.extension = extension;
         this.leaseWorld = leaseWorld;
         LeaseHooksFactory leases = leaseWorld.factory();
@@ -86,6 +94,9 @@ public final class Simulation {
         this.environment = SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
         this.network = new SimNetwork(config.nodes(), SimRandom.stream(config.seed(), "network"),
                 environment.linkMedianMinNanos(), environment.linkMedianMaxNanos());
+        if (scenario.latency() != null) {
+            network.useLatencyMatrix(scenario.latency());
+        }
         this.faultRandom = SimRandom.stream(config.seed(), "faults");
         this.corruptRandom = SimRandom.stream(config.seed(), "corruption");
         this.diskRandom = SimRandom.stream(config.seed(), "disk");
@@ -112,7 +123,8 @@ public final class Simulation {
                 return nodes[node].isUp();
             }
         }, queue, config.faults().network());
-        this.clients = new SimClients(config, SimRandom.stream(config.seed(), "clients"), queue, this::sendClientRequest);
+        oracle.configure(scenario.electionDetectNanos(), scenario.preferredLeader());
+        this.clients = new SimClients(config, scenario, SimRandom.stream(config.seed(), "clients"), queue, this::sendClientRequest);
         this.faults = new SimFaults(config.faults(), queue, faultRandom, trace, oracle, network, nodes, leaseWorld, new SimFaults.World() {
             @Override
             public boolean inFaultPhase() {
@@ -155,7 +167,19 @@ public final class Simulation {
     }
 
     public static SimResult run(SimConfig config, SimLeases leases, SimStateMachine stateMachines) {
-        return new Simulation(config, leases, stateMachines, SimExtension.NONE).execute();
+        return new Simulation(config, leases, stateMachines, SimExtension.NONE, SimScenario.DEFAULT).execute();
+    }
+
+    /**
+     * Runs one seed in a lease world with a {@link SimScenario} (workload shape, sites and latency
+     * matrix, scripted leader crash) and returns, besides the checked result, every client operation
+     * and election, for experiments. With {@link SimScenario#DEFAULT} the result equals {@link #run(SimConfig, SimLeases)}'s.
+     */
+    public static ScenarioResult runScenario(SimConfig config, SimLeases leases, SimScenario scenario) {
+        Simulation simulation = new Simulation(config, leases, SimStateMachine.KV, SimExtension.NONE, scenario);
+        SimResult result = simulation.execute();
+        return new ScenarioResult(result, simulation.clients.ops(), simulation.elections, simulation.crashedNode,
+                simulation.crashNanos, simulation.limboAtCrash);
     }
 
     /**
@@ -163,7 +187,7 @@ public final class Simulation {
      * leader's expiry timer, and their invariant checks ({@link SessionWorkload}).
      */
     public static SimResult runWithSessions(SimConfig config, SessionWorkload sessions) {
-        return new Simulation(config, SimLeases.NONE, SimStateMachine.KV, sessions).execute();
+        return new Simulation(config, SimLeases.NONE, SimStateMachine.KV, sessions, SimScenario.DEFAULT).execute();
     }
 
     /**
@@ -189,6 +213,9 @@ public final class Simulation {
         extension.start(new ExtensionWorld(), SimRandom.stream(config.seed(), "extension"));
         if (config.faults() != FaultProfile.NONE) {
             faults.scheduleNextFault();
+        }
+        if (scenario.crashLeaderAtNanos() >= 0) {
+            queue.at(scenario.crashLeaderAtNanos(), this::scriptedLeaderCrash);
         }
         while (phase != Phase.DONE && violation == null) {
             if (queue.isEmpty()) {
@@ -305,6 +332,54 @@ public final class Simulation {
         }
     }
 
+    // ---- scripted events (SimScenario) ----------------------------------------------------------
+
+    /** Crashes the node leading in the highest ballot (waiting for one if nobody leads), after building up its limbo region if asked. */
+    private void scriptedLeaderCrash() {
+        if (phase != Phase.FAULTS) {
+            return;
+        }
+        SimNode leader = null;
+        for (SimNode node : nodes) {
+            if (node.isUp() && node.replica.role() == Role.LEADER
+                    && (leader == null || leader.replica.promised().isBelow(node.replica.promised()))) {
+                leader = node;
+            }
+        }
+        if (leader == null) {
+            queue.after(SimTiming.MILLIS, this::scriptedLeaderCrash);
+            return;
+        }
+        if (scenario.limboEntries() == 0) {
+            scriptedCrash(leader);
+            return;
+        }
+        for (SimNode other : nodes) {
+            network.cutLink(other.id, leader.id);
+        }
+        awaitLimbo(leader, leader.incarnation, queue.now() + 2_000 * SimTiming.MILLIS);
+    }
+
+    /** The leader's followers accept but it hears no answer, so nothing commits: wait until it holds enough uncommitted entries. */
+    private void awaitLimbo(SimNode node, int incarnation, long deadlineNanos) {
+        if (!node.isUp() || node.incarnation != incarnation || phase != Phase.FAULTS) {
+            return;
+        }
+        if (node.replica.lastSlot() - node.replica.commitSlot() >= scenario.limboEntries() || queue.now() >= deadlineNanos) {
+            scriptedCrash(node);
+            return;
+        }
+        queue.after(SimTiming.MILLIS / 4, () -> awaitLimbo(node, incarnation, deadlineNanos));
+    }
+
+    private void scriptedCrash(SimNode node) {
+        crashedNode = node.id;
+        crashNanos = queue.now();
+        limboAtCrash = node.replica.lastSlot() - node.replica.commitSlot();
+        crash(node, node.incarnation, scenario.restartAfterNanos() > 0 ? scenario.restartAfterNanos() : config.maxSimulatedNanos());
+        network.healAll();
+    }
+
     private void crash(SimNode node, int incarnation) {
         crash(node, incarnation, faultRandom.uniform(SimTiming.CRASH_DOWNTIME_MIN_NANOS, SimTiming.CRASH_DOWNTIME_MAX_NANOS));
     }
@@ -334,7 +409,7 @@ public final class Simulation {
             return;
         }
         node.incarnation++;
-        node.replica = new Replica(environment.replicaConfig(node.id, config.nodes()), node.disk.state(), stateMachines.create(node.id), quorum,
+        node.replica = new Replica(replicaConfig(node.id), node.disk.state(), stateMachines.create(node.id), quorum,
                 leases.create(node.id, config.nodes()), coding, node.localNanos(queue.now()));
         node.loop = new ReadyLoop(node.replica, controls.sink(new NodeSink(node)));
         observeClock(node);
@@ -346,6 +421,23 @@ public final class Simulation {
         scheduleTick(node, node.incarnation);
         oracle.onRestart(node.id);
         drive(node);
+    }
+
+    /**
+     * The environment's replica configuration; between sites of a latency matrix the retransmit and
+     * phase 1 timers grow to twice and four times the largest RTT, so that answers can arrive in time.
+     */
+    private ReplicaConfig replicaConfig(int nodeId) {
+        ReplicaConfig replicaConfig = environment.replicaConfig(nodeId, config.nodes());
+        if (scenario.latency() != null) {
+            long rtt = scenario.latency().maxRttNanos();
+            replicaConfig = replicaConfig.withTimers(SimTiming.HEARTBEAT_NANOS, Math.max(SimTiming.RETRANSMIT_NANOS, 2 * rtt),
+                    Math.max(SimTiming.PHASE1_TIMEOUT_NANOS, 4 * rtt));
+        }
+        if (scenario.pipelineSlots() > 0) {
+            replicaConfig = replicaConfig.withBatching(scenario.pipelineSlots(), 8, 64 * 1024, scenario.pipelineSlots());
+        }
+        return replicaConfig;
     }
 
     // ---- node inputs --------------------------------------------------------------------------
@@ -415,6 +507,7 @@ public final class Simulation {
         }
         if (event instanceof ElectionEvent.Elected elected) {
             trace.add(0xE1EC, node.id, elected.epoch());
+            elections.add(new ScenarioResult.Election(queue.now(), node.id, elected.epoch()));
         } else {
             trace.add(0x1EAD, node.id, ((ElectionEvent.LeaderIs) event).leaderId());
         }
@@ -427,7 +520,9 @@ public final class Simulation {
         if (network.clientMessageLost()) {
             return;
         }
-        queue.after(network.clientLatencyNanos(), () -> deliverClientRequest(nodes[nodeId], request));
+        long latency = scenario.hasSites() ? network.clientLatencyNanos(clients.siteOfClient(request.command().clientId()), nodeId)
+                : network.clientLatencyNanos();
+        queue.after(latency, () -> deliverClientRequest(nodes[nodeId], request));
     }
 
     private void deliverClientRequest(SimNode node, ClientRequest request) {
@@ -538,6 +633,8 @@ public final class Simulation {
                 int from = node.id;
                 if (extension.ownsClient(reply.clientId())) {
                     queue.after(network.clientLatencyNanos(), () -> extension.onReply(from, reply));
+                } else if (scenario.hasSites()) {
+                    queue.after(network.clientLatencyNanos(clients.siteOfClient(reply.clientId()), from), () -> clients.onReply(from, reply));
                 } else {
                     queue.after(network.clientLatencyNanos(), () -> clients.onReply(from, reply));
                 }

@@ -7,6 +7,7 @@ import io.synod.core.sim.SimCoding;
 import io.synod.core.sim.SimConfig;
 import io.synod.core.sim.SimLeases;
 import io.synod.core.sim.SimResult;
+import io.synod.core.sim.SimScenario;
 import io.synod.core.sim.Simulation;
 import io.synod.leases.SimLeaseModes;
 import java.io.IOException;
@@ -105,6 +106,12 @@ final class SimulateCommand implements Callable<Integer> {
     /** The lease world every seed runs in, from --lease and --lease-control. */
     private SimLeases leases = SimLeases.NONE;
 
+    @CommandLine.Mixin
+    SimWorkloadOptions workload = new SimWorkloadOptions();
+
+    /** Workload shape and sites from the workload options ({@link SimScenario#DEFAULT} without them). */
+    private SimScenario scenario = SimScenario.DEFAULT;
+
     @Option(names = "--progress-seconds", defaultValue = "5", paramLabel = "SECONDS", converter = WholeNumber.Int.class,
             description = "Print a progress line this often (default: ${DEFAULT-VALUE}).")
     int progressSeconds;
@@ -140,6 +147,14 @@ final class SimulateCommand implements Callable<Integer> {
                 leases == SimLeases.NONE ? "" : ", lease " + leases.name(), startSeed, startSeed + seeds - 1, opsPerSeed, threadCount,
                 mutationValue == Mutation.NONE ? "" : ", mutation " + mutationValue.cliName() + " (self-test: violations expected)");
         out.flush();
+        if (workload.any()) {
+            out.printf("workload: %d keys, zipf %s, %d%% reads%s%n", base.keys(),
+                    Double.isNaN(scenario.zipfExponent()) ? (base.zipfKeys() ? "1" : "0") : String.valueOf(scenario.zipfExponent()),
+                    base.readPercent(), scenario.latency() == null ? "" : ", sites " + scenario.latency().sites()
+                            + (scenario.hasSites() ? ", " + scenario.clientsPerSite() + " clients per site" : "")
+                            + (scenario.perSiteKeyOrder() ? ", per-site key popularity" : ""));
+            out.flush();
+        }
 
         Totals totals = new Totals();
         AtomicLong nextSeed = new AtomicLong(startSeed);
@@ -173,7 +188,7 @@ final class SimulateCommand implements Callable<Integer> {
     private void runSeed(SimConfig config, Totals totals, PrintWriter out) {
         SimResult result;
         try {
-            result = Simulation.run(config, leases);
+            result = scenario.isDefault() ? Simulation.run(config, leases) : Simulation.runScenario(config, leases, scenario).result();
         } catch (RuntimeException e) {
             synchronized (totals) {
                 totals.seedsRun++;
@@ -379,8 +394,13 @@ final class SimulateCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(commandLine, "--export-history directory " + exportDir + " is not writable");
             }
         }
-        return SimConfig.defaults(nodes, profile).withMutation(mutationValue).withOpsPerSeed(opsPerSeed).withSeed(startSeed)
+        SimConfig config = SimConfig.defaults(nodes, profile).withMutation(mutationValue).withOpsPerSeed(opsPerSeed).withSeed(startSeed)
                 .withCoding(codingValue);
+        if (workload.any()) {
+            config = workload.apply(commandLine, config);
+            scenario = workload.scenario(commandLine, nodes);
+        }
+        return config;
     }
 
     /** "N,F,X" with the RS-Paxos rules checked ({@link io.synod.core.paxos.Coding#rsPaxos}). */

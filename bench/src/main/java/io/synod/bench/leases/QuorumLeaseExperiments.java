@@ -1,0 +1,163 @@
+package io.synod.bench.leases;
+
+import io.synod.core.sim.FaultProfile;
+import io.synod.core.sim.LatencyMatrix;
+import io.synod.core.sim.ScenarioResult;
+import io.synod.core.sim.SimConfig;
+import io.synod.core.sim.SimLeases;
+import io.synod.core.sim.SimOp;
+import io.synod.core.sim.SimScenario;
+import io.synod.core.sim.Simulation;
+import io.synod.leases.KeyAssignment;
+import io.synod.leases.KeyExtractor;
+import io.synod.leases.LeaderLease;
+import io.synod.leases.LeaderLeaseConfig;
+import io.synod.leases.QuorumLeaseConfig;
+import io.synod.leases.SimLeaseModes;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The quorum-lease paper's wide-area experiments (Moraru, Andersen, Kaminsky, "Paxos Quorum Leases",
+ * SoCC 2014: Fig. 6 and Table 2) in the seeded simulator: five sites (JP, CA, OR, VA, IE) with the
+ * {@code ec2-five-sites} RTTs, one replica per site, the leader in California, 10 clients per site,
+ * Zipf 0.99 key popularity with a different permutation per site (§5), no injected faults.
+ *
+ * <p>Lease quorums: Synod's QuorumLease takes a static {@link KeyAssignment}; automatic assignment from
+ * read statistics is not built. Here each key is held by the ⌊N/2⌋ + 1 sites that rank it highest in
+ * the workload's own per-site popularity (what an assignment from read statistics converges to), so
+ * the run measures the lease mechanism, not the assignment algorithm.
+ */
+final class QuorumLeaseExperiments {
+    static final long MILLIS = 1_000_000L;
+    static final LatencyMatrix SITES = LatencyMatrix.named("ec2-five-sites");
+    static final int LEADER = SITES.indexOf("CA");
+    static final int CLIENTS_PER_SITE = 10;
+    static final double ZIPF = 0.99;
+    /** Lease timings for RTTs up to 212 ms: t_lease 2 s, t_guard 500 ms (> the largest RTT), renew every 250 ms, t_grace 1 s. */
+    static final QuorumLeaseConfig QL = QuorumLeaseConfig.quorum(2_000 * MILLIS, 500 * MILLIS, 250 * MILLIS, 1_000 * MILLIS,
+            SimLeaseModes.QUORUM_DRIFT_PPM);
+    /** The leader lease Δ in this setting. */
+    static final long LEADER_LEASE_NANOS = 2_000 * MILLIS;
+    /** Operations invoked before this are warm-up (leases being established) and not measured. */
+    static final long WARMUP_NANOS = 2_000 * MILLIS;
+
+    enum Policy {
+        QUORUM("quorum-lease"), LEADER("leader-lease"), MEGASTORE("megastore");
+
+        final String name;
+
+        Policy(String name) {
+            this.name = name;
+        }
+    }
+
+    static SimLeases world(Policy policy, long seed, int keys) {
+        return switch (policy) {
+            case QUORUM -> SimLeaseModes.quorumWorld(policy.name, QL.withAssignment(assignment(seed, keys)), SimLeaseModes.QUORUM_DRIFT_PPM);
+            case MEGASTORE -> SimLeaseModes.quorumWorld(policy.name, QL.withAssignment(KeyAssignment.ALL), SimLeaseModes.QUORUM_DRIFT_PPM);
+            case LEADER -> SimLeases.of(policy.name, (nodeId, clusterSize) ->
+                    new LeaderLease(LeaderLeaseConfig.bounded(LEADER_LEASE_NANOS), KeyExtractor.KV));
+        };
+    }
+
+    /** Key "k<i>" is held by the ⌊N/2⌋ + 1 sites ranking it highest (ties: lower site index); other keys by everyone. */
+    static KeyAssignment assignment(long seed, int keys) {
+        int sites = SITES.size();
+        int[][] order = SimScenario.siteKeyOrder(seed, sites, keys);
+        int[][] rank = new int[sites][keys];
+        for (int site = 0; site < sites; site++) {
+            for (int r = 0; r < keys; r++) {
+                rank[site][order[site][r]] = r;
+            }
+        }
+        long[] holders = new long[keys];
+        for (int key = 0; key < keys; key++) {
+            Integer[] bySite = new Integer[sites];
+            for (int site = 0; site < sites; site++) {
+                bySite[site] = site;
+            }
+            final int k = key;
+            Arrays.sort(bySite, (a, b) -> rank[a][k] != rank[b][k] ? Integer.compare(rank[a][k], rank[b][k]) : Integer.compare(a, b));
+            for (int i = 0; i <= sites / 2; i++) {
+                holders[key] |= 1L << bySite[i];
+            }
+        }
+        return (key, clusterSize) -> {
+            if (key != null && key.length() > 1 && key.charAt(0) == 'k') {
+                try {
+                    int index = Integer.parseInt(key.substring(1));
+                    if (index >= 0 && index < keys) {
+                        return holders[index];
+                    }
+                } catch (NumberFormatException e) {
+                    // not a workload key: held by everyone
+                }
+            }
+            return KeyAssignment.allNodes(clusterSize);
+        };
+    }
+
+    static ScenarioResult run(Policy policy, long seed, int keys, int readPercent, long measuredNanos) {
+        long until = WARMUP_NANOS + measuredNanos;
+        long interval = 2 * MILLIS;
+        int ops = (int) (until / interval * 12 / 10);
+        SimConfig config = SimConfig.defaults(SITES.size(), FaultProfile.NONE).withSeed(seed).withOpsPerSeed(ops)
+                .withWorkload(CLIENTS_PER_SITE * SITES.size(), keys, false, readPercent, interval);
+        SimScenario scenario = SimScenario.DEFAULT.withZipf(ZIPF).withSites(SITES, CLIENTS_PER_SITE, true)
+                .withClientRetries(SimScenario.geoClientTimeoutNanos(SITES), 20).withElection(0, LEADER).withInvokeUntil(until);
+        return Simulation.runScenario(config, world(policy, seed, keys), scenario);
+    }
+
+    /** OK latencies in ms of measured operations of one site and kind, sorted. */
+    static double[] latencies(ScenarioResult run, int site, boolean writes) {
+        List<Double> values = new ArrayList<>();
+        for (SimOp op : run.ops()) {
+            if (op.site() == site && op.write() == writes && op.outcome() == SimOp.Outcome.OK && op.invokeNanos() >= WARMUP_NANOS) {
+                values.add(op.latencyNanos() / 1e6);
+            }
+        }
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).toArray();
+        Arrays.sort(sorted);
+        return sorted;
+    }
+
+    static double percentile(double[] sorted, double p) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        int index = (int) Math.ceil(p / 100 * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+    }
+
+    static double fractionBelow(double[] sorted, double limit) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        int n = 0;
+        for (double v : sorted) {
+            if (v < limit) {
+                n++;
+            }
+        }
+        return 100.0 * n / sorted.length;
+    }
+
+    /**
+     * The least latency a write from {@code site} can have: to the leader and back, plus the leader's
+     * round trip to the nearest ⌊N/2⌋ followers (a majority with itself).
+     */
+    static double minimumWriteMillis(int site) {
+        int n = SITES.size();
+        long[] rtts = new long[n - 1];
+        int i = 0;
+        for (int other = 0; other < n; other++) {
+            if (other != LEADER) {
+                rtts[i++] = SITES.rttNanos(LEADER, other);
+            }
+        }
+        Arrays.sort(rtts);
+        return (SITES.rttNanos(site, LEADER) + rtts[n / 2 - 1]) / 1e6;
+    }
+}
