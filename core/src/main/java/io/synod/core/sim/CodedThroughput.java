@@ -303,11 +303,11 @@ public final class CodedThroughput {
         }
 
         private ReplicaConfig replicaConfig(int node) {
-            // WAN timers: accepts may wait behind several whole values on a capped link, so they are
-            // retransmitted only after 2 s; snapshots bound the simulated logs.
+            // WAN timers: accepts may wait behind many whole values on a capped link and nothing is
+            // lost here, so they are retransmitted only after 10 s; snapshots bound the simulated logs.
             return ReplicaConfig.defaults(node, params.nodes()).toBuilder()
                     .heartbeatIntervalNanos(50 * MILLIS)
-                    .retransmitIntervalNanos(2 * SECONDS)
+                    .retransmitIntervalNanos(10 * SECONDS)
                     .phase1TimeoutNanos(10 * SECONDS)
                     .snapshotEverySlots(200)
                     .logRetainSlots(100)
