@@ -147,5 +147,9 @@ class BenchCliTest {
             assertShortUsageError(r);
             assertFalse(r.out().contains("servers up"), "fails before starting servers: " + r.out());
         }
+        assertTrue(help.out().contains("--sim"), "help lacks --sim");
+        Run tooManySimClients = run("coded", "--sim", "--clients", "2000");
+        assertEquals(BenchCli.EXIT_USAGE, tooManySimClients.exitCode(), tooManySimClients.err());
+        assertTrue(tooManySimClients.err().contains("--clients must be 1..1024, got 2000"), tooManySimClients.err());
     }
 }

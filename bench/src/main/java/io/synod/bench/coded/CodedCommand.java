@@ -29,30 +29,45 @@ import picocli.CommandLine.Spec;
                 "Fig. 5/6. Prints writes/s and peer-link bytes per acknowledged write per run, then the",
                 "coded/full ratios, then kills the leader of each mode and times the fail-over (Fig. 8).",
                 "Output: coded-runs.csv, coded-ratios.csv, coded-failover.csv and coded.png in --out.",
-                "Takes about 2 minutes with --quick, about 5 without."})
+                "Takes about 2 minutes with --quick, about 5 without.",
+                "With --sim: the same comparison in the deterministic simulator instead (no servers; the replicas'",
+                "code over simulated links with a bandwidth model), by default with the paper's links: 500 Mbit/s,",
+                "RTT 100 +-20 ms, 32 clients; prints a table and writes coded-sim.csv in --out."})
 public final class CodedCommand implements Callable<Integer> {
 
     @Option(names = "--quick", description = "Sizes 64, 256 and 1000 KiB; 2 s warm-up and 6 s measured per run.")
     boolean quick;
+
+    @Option(names = "--sim", description = "Simulated links and replicas instead of real servers (defaults: --bandwidth-mbit 500 "
+            + "--rtt-ms 100 --jitter-ms 40 --clients 32, sizes 4,16,64,256,1000 KiB, 10 simulated s each; --quick: 64,256,1000 "
+            + "KiB, 4 s).")
+    boolean sim;
+
+    @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "With --sim: the seed (default ${DEFAULT-VALUE}).")
+    long seed;
 
     @Option(names = "--sizes", paramLabel = "KIB,...", split = ",",
             description = "Value sizes in KiB, 1..1000 (a command is at most 1 MiB with its key; default 4,64,256,1000; "
                     + "--quick: 64,256,1000).")
     List<Integer> sizesKib;
 
-    @Option(names = "--bandwidth-mbit", paramLabel = "N", defaultValue = "50",
-            description = "Cap of every directed peer link in Mbit/s (default ${DEFAULT-VALUE}; the paper used 500 "
-                    + "on separate machines, these 5 servers share this machine's cores).")
+    @Option(names = "--bandwidth-mbit", paramLabel = "N",
+            description = "Cap of every directed peer link in Mbit/s (default 50; --sim: 500 as in the paper, which used "
+                    + "separate machines; these 5 servers share this machine's cores).")
+    Integer bandwidthOption;
     int bandwidthMbit;
 
-    @Option(names = "--rtt-ms", paramLabel = "MS", defaultValue = "20", description = "Peer round-trip time added (default ${DEFAULT-VALUE}).")
+    @Option(names = "--rtt-ms", paramLabel = "MS", description = "Peer round-trip time added (default 20; --sim: 100).")
+    Integer rttOption;
     int rttMillis;
 
-    @Option(names = "--jitter-ms", paramLabel = "MS", defaultValue = "4",
-            description = "RTT jitter: +-MS/2 uniform on the capped direction (default ${DEFAULT-VALUE}).")
+    @Option(names = "--jitter-ms", paramLabel = "MS",
+            description = "RTT jitter: +-MS/2 uniform (default 4; --sim: 40, i.e. 100 +-20 ms).")
+    Integer jitterOption;
     int jitterMillis;
 
-    @Option(names = "--clients", paramLabel = "N", defaultValue = "8", description = "Concurrent writers (default ${DEFAULT-VALUE}).")
+    @Option(names = "--clients", paramLabel = "N", description = "Concurrent writers (default 8; --sim: 32).")
+    Integer clientsOption;
     int clients;
 
     @Option(names = "--heartbeat-ms", paramLabel = "MS", defaultValue = "2500",
@@ -76,7 +91,12 @@ public final class CodedCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        List<Integer> sizes = sizesKib != null ? sizesKib : quick ? List.of(64, 256, 1000) : List.of(4, 64, 256, 1000);
+        bandwidthMbit = bandwidthOption != null ? bandwidthOption : sim ? 500 : 50;
+        rttMillis = rttOption != null ? rttOption : sim ? 100 : 20;
+        jitterMillis = jitterOption != null ? jitterOption : sim ? 40 : 4;
+        clients = clientsOption != null ? clientsOption : sim ? 32 : 8;
+        List<Integer> sizes = sizesKib != null ? sizesKib : quick ? List.of(64, 256, 1000)
+                : sim ? List.of(4, 16, 64, 256, 1000) : List.of(4, 64, 256, 1000);
         List<Integer> bytes = new ArrayList<>();
         for (int kib : sizes) {
             if (kib < 1 || kib > 1000) {
@@ -91,8 +111,8 @@ public final class CodedCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--rtt-ms must be 0..2000 and --jitter-ms 0..rtt, got "
                     + rttMillis + " and " + jitterMillis);
         }
-        if (clients < 1 || clients > 64) {
-            throw new ParameterException(spec.commandLine(), "--clients must be 1..64, got " + clients);
+        if (clients < 1 || clients > (sim ? 1024 : 64)) {
+            throw new ParameterException(spec.commandLine(), "--clients must be 1.." + (sim ? 1024 : 64) + ", got " + clients);
         }
         if (heartbeatMillis < 1 || heartbeatMillis > 60_000) {
             throw new ParameterException(spec.commandLine(), "--heartbeat-ms must be 1..60000, got " + heartbeatMillis);
@@ -100,13 +120,24 @@ public final class CodedCommand implements Callable<Integer> {
         if (failoverKib < 0 || failoverKib > 1000) {
             throw new ParameterException(spec.commandLine(), "--failover-kib must be 0..1000, got " + failoverKib);
         }
-        int measured = seconds != null ? seconds : quick ? 6 : 15;
+        int measured = seconds != null ? seconds : sim ? (quick ? 4 : 10) : quick ? 6 : 15;
         if (measured < 1 || measured > 3600) {
             throw new ParameterException(spec.commandLine(), "--seconds must be 1..3600, got " + measured);
         }
         Path out = outDir != null ? outDir : Path.of("bench-results", "coded-"
                 + ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         BenchCli.requireWritableDirectory(spec, "--out", out);
+        if (sim) {
+            if (measured > 600) {
+                throw new ParameterException(spec.commandLine(), "--seconds must be 1..600 with --sim, got " + measured);
+            }
+            spec.commandLine().getOut().printf("synod bench coded --sim: sizes %s KiB, %d clients, %d simulated s per run, "
+                    + "links %d Mbit/s, RTT %d +-%.1f ms, seed %d, out %s%n", sizes, clients, measured, bandwidthMbit, rttMillis,
+                    jitterMillis / 2.0, seed, out);
+            CodedSim.run(bytes, bandwidthMbit * 1_000_000L, rttMillis, jitterMillis, clients, quick ? 1 : 2, measured, seed, out,
+                    spec.commandLine().getOut());
+            return 0;
+        }
         CodedBench.Config config = new CodedBench.Config(bytes, bandwidthMbit * 1_000_000L, Duration.ofMillis(rttMillis),
                 Duration.ofMillis(jitterMillis), clients, Duration.ofSeconds(quick ? 2 : 3), Duration.ofSeconds(measured),
                 1024, heartbeatMillis, failoverKib * 1024, out);

@@ -14,8 +14,21 @@ import java.util.List;
  *
  * <p>Re-sending a chosen value in a new ballot is safe: a chosen value is the only one any later
  * phase 1 can pick for its slot (Paxos Made Simple §2.2, P2c).
+ *
+ * <p>A peer that lags only because it has not learned the commit point yet (typically an acceptor
+ * outside the write quorum, whose Accepted arrives after the slot committed) already holds every
+ * slot it misses, accepted in this leader's ballot: it is sent the commit point alone (a
+ * Heartbeat), not the values again, whether full copies or coded. It takes those slots as chosen by
+ * the usual rule (its entry there is in this leader's ballot, {@link Learner#learnCommit}), so this
+ * changes no safety argument. If the peer has still not applied them one retransmission interval
+ * later, the entries themselves are sent as before. Likewise a slot whose Accept went out less than
+ * a retransmission interval ago is not re-sent as catch-up (the commit merely overtook the peer's
+ * acknowledgement); it is, if that Accept was lost.
  */
 final class CatchUp {
+    /** Out-of-order acknowledgements remembered per peer (a power of two). */
+    private static final int ACK_WINDOW = 1024;
+
     private final ReplicaContext ctx;
     private final Acceptor acceptor;
     private final Learner learner;
@@ -27,6 +40,18 @@ final class CatchUp {
     private final long[] deadlineNanos;
     /** When each peer last got anything from this leader (heartbeats are sent only to quiet peers). */
     private final long[] lastSentNanos;
+    /**
+     * Per peer, the highest slot t such that the peer acknowledged (in this leader's ballot) every
+     * slot above what it reported applied, through t: it holds all of them.
+     */
+    private final long[] acceptedThroughSlot;
+    /** Per peer, acknowledgements of slots above {@link #acceptedThroughSlot} (a ring bitmap of {@value #ACK_WINDOW} slots). */
+    private final long[][] ackedAhead;
+    /** When the leader last sent a slot as a proposal: a ring of {@value #ACK_WINDOW} slots and times. */
+    private final long[] proposedSlot = new long[ACK_WINDOW];
+    private final long[] proposedNanos = new long[ACK_WINDOW];
+    /** Per peer, the commit point last sent alone (without entries) as its catch-up, 0 if none. */
+    private final long[] commitOnlySentThrough;
 
     CatchUp(ReplicaContext ctx, Acceptor acceptor, Learner learner, SnapshotSender snapshots) {
         this.ctx = ctx;
@@ -38,6 +63,9 @@ final class CatchUp {
         this.sentThroughSlot = new long[ctx.clusterSize];
         this.deadlineNanos = new long[ctx.clusterSize];
         this.lastSentNanos = new long[ctx.clusterSize];
+        this.acceptedThroughSlot = new long[ctx.clusterSize];
+        this.commitOnlySentThrough = new long[ctx.clusterSize];
+        this.ackedAhead = new long[ctx.clusterSize][ACK_WINDOW / 64];
     }
 
     /** A new leadership: nothing is known about the peers yet. */
@@ -45,6 +73,66 @@ final class CatchUp {
         Arrays.fill(appliedSlot, 0);
         Arrays.fill(sentThroughSlot, 0);
         Arrays.fill(deadlineNanos, 0);
+        Arrays.fill(acceptedThroughSlot, 0);
+        Arrays.fill(commitOnlySentThrough, 0);
+        for (long[] ahead : ackedAhead) {
+            Arrays.fill(ahead, 0);
+        }
+        Arrays.fill(proposedSlot, 0);
+    }
+
+    /**
+     * {@code peer} acknowledged {@code slots} in this leader's ballot (an Accepted): it accepted each
+     * of them in this ballot, or already knew it committed; it had applied through {@code peerApplied}.
+     * Extends the run of slots it holds. Acknowledgements may arrive out of order: those up to
+     * {@value #ACK_WINDOW} slots ahead of the run are remembered in a bitmap until the gap closes.
+     */
+    void onPeerAccepted(int peer, long[] slots, long peerApplied) {
+        long[] ahead = ackedAhead[peer];
+        long through = acceptedThroughSlot[peer];
+        long floor = Math.max(appliedSlot[peer], peerApplied);
+        if (floor > through) {
+            forget(ahead, through, floor);
+            through = floor;
+        }
+        for (long slot : slots) {
+            if (slot > through && slot <= through + ACK_WINDOW) {
+                ahead[(int) ((slot & (ACK_WINDOW - 1)) >>> 6)] |= 1L << slot;
+            }
+        }
+        while (true) {
+            long next = through + 1;
+            int word = (int) ((next & (ACK_WINDOW - 1)) >>> 6);
+            if ((ahead[word] & (1L << next)) == 0) {
+                break;
+            }
+            ahead[word] &= ~(1L << next);
+            through = next;
+        }
+        acceptedThroughSlot[peer] = through;
+    }
+
+    /** Clears the bits of slots (from, to] in a peer's acknowledgement bitmap. */
+    private static void forget(long[] ahead, long from, long to) {
+        if (to - from >= ACK_WINDOW) {
+            Arrays.fill(ahead, 0);
+            return;
+        }
+        for (long slot = from + 1; slot <= to; slot++) {
+            ahead[(int) ((slot & (ACK_WINDOW - 1)) >>> 6)] &= ~(1L << slot);
+        }
+    }
+
+    /** The leader sent {@code slot} to an acceptor as a proposal (new, or retransmitted) now. */
+    void proposalSent(long slot) {
+        int index = (int) (slot & (ACK_WINDOW - 1));
+        proposedSlot[index] = slot;
+        proposedNanos[index] = ctx.nowNanos;
+    }
+
+    private boolean recentlyProposed(long slot) {
+        int index = (int) (slot & (ACK_WINDOW - 1));
+        return proposedSlot[index] == slot && ctx.nowNanos - proposedNanos[index] < ctx.config.retransmitIntervalNanos();
     }
 
     void sentTo(int peer) {
@@ -71,6 +159,22 @@ final class CatchUp {
             return; // A catch-up batch is on its way; don't flood a slow follower.
         }
         deadlineNanos[peer] = ctx.nowNanos + ctx.config.retransmitIntervalNanos();
+        long held = Math.min(commitSlot, acceptedThroughSlot[peer]);
+        boolean commitOnlyFailed = !previousBatchLearned && commitOnlySentThrough[peer] >= from;
+        if (held >= from && !commitOnlyFailed) {
+            // It has the values it misses (through `held`), in this ballot: the commit point is all it needs.
+            commitOnlySentThrough[peer] = held;
+            sentThroughSlot[peer] = held;
+            ctx.out.send(new Message.Heartbeat(ctx.self, peer, ctx.ownBallot, commitSlot));
+            sentTo(peer);
+            return;
+        }
+        if (!commitOnlyFailed && recentlyProposed(from)) {
+            // The Accept of its first missing slot left less than a retransmission interval ago (the
+            // commit overtook this peer's acknowledgement): its Accepted will come; don't send the value twice.
+            return;
+        }
+        commitOnlySentThrough[peer] = 0;
         if (acceptor.entry(from) == null) {
             Check.state(from <= acceptor.snapshot().lastIncludedSlot(),
                     "node %d: slot %d is neither in the log nor in the snapshot", ctx.self, from);

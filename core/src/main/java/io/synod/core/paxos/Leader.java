@@ -176,6 +176,7 @@ final class Leader {
         EntryBatch batch = new EntryBatch(ctx.config);
         for (InFlight proposal : proposals) {
             Entry entry = proposal.forPeer(peer);
+            catchUp.proposalSent(entry.slot());
             if (!batch.tryAdd(entry)) {
                 sendAccept(peer, batch.take());
                 batch.tryAdd(entry);
@@ -258,6 +259,7 @@ final class Leader {
         }
         leases.onAcknowledged(m.from(), m.slots());
         tryCommit();
+        catchUp.onPeerAccepted(m.from(), m.slots(), m.appliedSlot());
         catchUp.onPeerApplied(m.from(), m.ballot(), m.appliedSlot());
     }
 

@@ -20,6 +20,8 @@ import io.synod.core.util.Check;
  * @param maxSimulatedNanos     a seed that has not finished by this simulated time is a violation
  * @param maxEvents             a seed that needs more events than this is a violation
  * @param coding                RS-Paxos value coding and the value sizes clients write ({@link SimCoding#OFF}: plain)
+ * @param linkBitsPerSecond     bandwidth of every directed replica link ({@link LinkBandwidth}), or 0: unlimited
+ *                              (the default, under which seeds replay exactly as before the bandwidth model existed)
  */
 public record SimConfig(
         int nodes,
@@ -35,11 +37,20 @@ public record SimConfig(
         long livenessBoundNanos,
         long maxSimulatedNanos,
         long maxEvents,
-        SimCoding coding) {
+        SimCoding coding,
+        long linkBitsPerSecond) {
 
     public static final int MIN_NODES = 3;
     public static final int MAX_NODES = 9;
     public static final int MIN_OPS_PER_SEED = 10;
+
+    /** A configuration without a bandwidth limit. */
+    public SimConfig(int nodes, long seed, FaultProfile faults, Mutation mutation, int opsPerSeed, int workers, int keys,
+            boolean zipfKeys, int readPercent, long meanOpIntervalNanos, long livenessBoundNanos, long maxSimulatedNanos,
+            long maxEvents, SimCoding coding) {
+        this(nodes, seed, faults, mutation, opsPerSeed, workers, keys, zipfKeys, readPercent, meanOpIntervalNanos,
+                livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, 0);
+    }
 
     public SimConfig {
         Check.argument(nodes >= MIN_NODES && nodes <= MAX_NODES, "nodes must be %d..%d, got %d", MIN_NODES, MAX_NODES, nodes);
@@ -56,6 +67,8 @@ public record SimConfig(
         Check.argument(!mutation.needsCoding() || coding.enabled(), "mutation %s needs coding on", mutation.cliName());
         Check.argument(!coding.enabled() || coding.coding().nodes() == nodes, "coding %s is for %d nodes, not %d",
                 coding, coding.coding().nodes(), nodes);
+        Check.argument(linkBitsPerSecond >= 0 && linkBitsPerSecond <= LinkBandwidth.MAX_BITS_PER_SECOND,
+                "linkBitsPerSecond must be 0 (unlimited) or 1..%d, got %d", LinkBandwidth.MAX_BITS_PER_SECOND, linkBitsPerSecond);
     }
 
     /** The defaults used by the tests and by {@code synod simulate}. */
@@ -75,27 +88,33 @@ public record SimConfig(
 
     public SimConfig withSeed(long newSeed) {
         return new SimConfig(nodes, newSeed, faults, mutation, opsPerSeed, workers, keys, zipfKeys, readPercent,
-                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding);
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, linkBitsPerSecond);
     }
 
     public SimConfig withMutation(Mutation newMutation) {
         return new SimConfig(nodes, seed, faults, newMutation, opsPerSeed, workers, keys, zipfKeys, readPercent,
-                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding);
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, linkBitsPerSecond);
     }
 
     public SimConfig withOpsPerSeed(int ops) {
         return new SimConfig(nodes, seed, faults, mutation, ops, workers, keys, zipfKeys, readPercent,
-                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding);
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, linkBitsPerSecond);
     }
 
     public SimConfig withWorkload(int newWorkers, int newKeys, boolean zipf, int newReadPercent, long opIntervalNanos) {
         return new SimConfig(nodes, seed, faults, mutation, opsPerSeed, newWorkers, newKeys, zipf, newReadPercent,
-                opIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding);
+                opIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, linkBitsPerSecond);
     }
 
     public SimConfig withCoding(SimCoding newCoding) {
         return new SimConfig(nodes, seed, faults, mutation, opsPerSeed, workers, keys, zipfKeys, readPercent,
-                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, newCoding);
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, newCoding, linkBitsPerSecond);
+    }
+
+    /** Every directed replica link limited to {@code bitsPerSecond} (0: unlimited). */
+    public SimConfig withLinkBandwidth(long bitsPerSecond) {
+        return new SimConfig(nodes, seed, faults, mutation, opsPerSeed, workers, keys, zipfKeys, readPercent,
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, bitsPerSecond);
     }
 
     /** Operations invoked after faults stop; each of them must succeed within the liveness bound. */

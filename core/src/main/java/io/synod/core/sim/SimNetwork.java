@@ -9,6 +9,10 @@ import java.util.Arrays;
  * partition cuts a directed link: a message is dropped if its link is cut when it would arrive,
  * so messages in flight when a partition starts are lost too. Client links are never partitioned
  * or duplicated (a client talks over one TCP connection per attempt); they may lose messages.
+ *
+ * <p>Optionally ({@link #limitBandwidth}) every replica link also has a bandwidth: a message first
+ * waits for its turn on the sender's side of the link and takes its serialization delay there
+ * ({@link LinkBandwidth}), then the latency above. Client links are never bandwidth-limited.
  */
 final class SimNetwork {
     private final int nodes;
@@ -21,6 +25,8 @@ final class SimNetwork {
     private double clientLossProbability;
     /** Geo-distributed links ({@link SimScenario#latency()}), or null for the drawn per-link medians. */
     private LatencyMatrix matrix;
+    /** Per-link bandwidth, or null: unlimited (the default; nothing is drawn or delayed for it). */
+    private LinkBandwidth bandwidth;
 
     SimNetwork(int nodes, SimRandom random, long linkMedianMinNanos, long linkMedianMaxNanos) {
         this.nodes = nodes;
@@ -75,6 +81,23 @@ final class SimNetwork {
     long clientLatencyNanos(int site, int node) {
         long hop = clientLatencyNanos();
         return matrix == null || site < 0 ? hop : matrix.oneWayNanos(site, node) + hop;
+    }
+
+    /** Limits every replica link to {@code bitsPerSecond} from now on. */
+    void limitBandwidth(long bitsPerSecond) {
+        bandwidth = new LinkBandwidth(nodes, bitsPerSecond);
+    }
+
+    /**
+     * A message of {@code bytes} bytes sent now on (from, to): the delay until it has left the
+     * sender (queueing behind earlier messages on that link, then serialization), or 0 without a
+     * bandwidth limit. Counted once per message, whatever the network then loses or duplicates.
+     */
+    long transmitNanos(int from, int to, long nowNanos, long bytes) {
+        if (bandwidth == null || from == to) {
+            return 0;
+        }
+        return bandwidth.send(from, to, nowNanos, bytes);
     }
 
     boolean isCut(int from, int to) {

@@ -97,6 +97,9 @@ public final class Simulation {
         if (scenario.latency() != null) {
             network.useLatencyMatrix(scenario.latency());
         }
+        if (config.linkBitsPerSecond() > 0) {
+            network.limitBandwidth(config.linkBitsPerSecond());
+        }
         this.faultRandom = SimRandom.stream(config.seed(), "faults");
         this.corruptRandom = SimRandom.stream(config.seed(), "corruption");
         this.diskRandom = SimRandom.stream(config.seed(), "disk");
@@ -617,9 +620,11 @@ public final class Simulation {
             }
             traffic.sent(message);
             Message sent = corruptShard(message);
+            // Bandwidth (off by default: then 0, and nothing is drawn for it): the message leaves once the link sent it.
+            long transmit = network.transmitNanos(message.from(), message.to(), queue.now(), SimTraffic.bytes(message));
             int copies = network.copies(message.from(), message.to());
             for (int i = 0; i < copies; i++) {
-                queue.after(network.latencyNanos(message.from(), message.to()), () -> Simulation.this.deliver(sent));
+                queue.after(transmit + network.latencyNanos(message.from(), message.to()), () -> Simulation.this.deliver(sent));
             }
         }
 

@@ -112,6 +112,11 @@ final class SimulateCommand implements Callable<Integer> {
     /** Workload shape and sites from the workload options ({@link SimScenario#DEFAULT} without them). */
     private SimScenario scenario = SimScenario.DEFAULT;
 
+    @Option(names = "--bandwidth-mbit", paramLabel = "MBIT", converter = WholeNumber.Long.class,
+            description = {"Cap every directed replica link at MBIT Mbit/s (a FIFO per link: messages queue behind each",
+                "other and take size / rate to leave); default: unlimited."})
+    Long bandwidthMbit;
+
     @Option(names = "--progress-seconds", defaultValue = "5", paramLabel = "SECONDS", converter = WholeNumber.Int.class,
             description = "Print a progress line this often (default: ${DEFAULT-VALUE}).")
     int progressSeconds;
@@ -142,8 +147,9 @@ final class SimulateCommand implements Callable<Integer> {
         int threadCount = (int) Math.min(seeds, threads == null ? Runtime.getRuntime().availableProcessors() : threads);
         PrintWriter out = spec.commandLine().getOut();
         Mutation mutationValue = base.mutation();
-        out.printf("simulate: nodes %d, faults %s%s%s, seeds %d..%d, %d ops per seed, %d thread(s)%s%n", nodes,
+        out.printf("simulate: nodes %d, faults %s%s%s%s, seeds %d..%d, %d ops per seed, %d thread(s)%s%n", nodes,
                 base.faults().cliName(), base.coding().enabled() ? ", coding " + base.coding().coding() : "",
+                bandwidthMbit == null ? "" : ", links " + bandwidthMbit + " Mbit/s",
                 leases == SimLeases.NONE ? "" : ", lease " + leases.name(), startSeed, startSeed + seeds - 1, opsPerSeed, threadCount,
                 mutationValue == Mutation.NONE ? "" : ", mutation " + mutationValue.cliName() + " (self-test: violations expected)");
         out.flush();
@@ -361,6 +367,9 @@ final class SimulateCommand implements Callable<Integer> {
         if (progressSeconds < 1) {
             throw new CommandLine.ParameterException(commandLine, "--progress-seconds must be at least 1, got " + progressSeconds);
         }
+        if (bandwidthMbit != null && (bandwidthMbit < 1 || bandwidthMbit > 1_000_000)) {
+            throw new CommandLine.ParameterException(commandLine, "--bandwidth-mbit must be 1..1000000, got " + bandwidthMbit);
+        }
         FaultProfile profile;
         Mutation mutationValue;
         try {
@@ -395,7 +404,7 @@ final class SimulateCommand implements Callable<Integer> {
             }
         }
         SimConfig config = SimConfig.defaults(nodes, profile).withMutation(mutationValue).withOpsPerSeed(opsPerSeed).withSeed(startSeed)
-                .withCoding(codingValue);
+                .withCoding(codingValue).withLinkBandwidth(bandwidthMbit == null ? 0 : bandwidthMbit * 1_000_000L);
         if (workload.any()) {
             config = workload.apply(commandLine, config);
             scenario = workload.scenario(commandLine, nodes);
