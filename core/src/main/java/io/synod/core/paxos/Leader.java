@@ -292,6 +292,7 @@ final class Leader {
         for (long slot : m.slots()) {
             InFlight pending = inFlight.get(slot);
             if (pending != null) {
+                // Karn's rule: only a slot sent once times the round trip (a re-send makes the ack ambiguous).
                 if (!pending.resent && (pending.acceptors & bit) == 0) {
                     sample = Math.max(sample, ctx.nowNanos - pending.lastSentNanos);
                 }
