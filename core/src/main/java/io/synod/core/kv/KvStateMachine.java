@@ -26,9 +26,11 @@ import java.util.zip.CRC32C;
  * reads them ({@link #unresolvedSlotsFor}); {@link #snapshot()} refuses to run while any key is
  * unresolved.
  *
- * <p>{@code keepNotes} (the simulator's coded workload): the note of a list's last {@code AppendNote}
- * is state, so large coded values are kept like a {@code Put}'s; {@code ReadList} results then end with
- * the CRC32C of that note (4 bytes, big-endian; 0 for no note), which the simulated clients check.
+ * <p>{@code keepNotes} (the simulator's coded workload): the CRC32C of the note of a list's last
+ * {@code AppendNote} is state, so a replica that applies a coded note without its bytes has something to
+ * rebuild, like a {@code Put}'s value (only the 4-byte digest is kept, so snapshots stay small);
+ * {@code ReadList} results then end with it (4 bytes, big-endian; 0 for no note), which the simulated
+ * clients check against the note they appended.
  */
 public final class KvStateMachine implements StateMachine {
     /** 2: every value carries its version (the slot of its last write); 1 had none (read as version 0). */
@@ -41,7 +43,7 @@ public final class KvStateMachine implements StateMachine {
     private final KvWatchLog watchLog = new KvWatchLog(KvWatchLog.DEFAULT_CAPACITY);
     private final KvSessions sessions = new KvSessions(values, versions, lists, watchLog);
     private final boolean keepNotes;
-    /** With {@code keepNotes}: per list key, the note of its last element's append (absent: none). */
+    /** With {@code keepNotes}: per list key, the CRC32C of the note of its last element's append (absent: none). */
     private final TreeMap<String, byte[]> notes = new TreeMap<>();
     /** Keys whose bytes were applied deferred and not yet resolved (value keys: the value; list keys: the note). */
     private final TreeMap<String, Deferred> deferred = new TreeMap<>();
@@ -75,7 +77,7 @@ public final class KvStateMachine implements StateMachine {
         KvResult result = execute(slot, command);
         if (keepNotes && result instanceof KvResult.Done) {
             if (command instanceof KvCommand.AppendNote n) {
-                notes.put(n.key(), n.note().clone());
+                notes.put(n.key(), noteDigest(n.note()));
                 deferred.remove(n.key());
             } else if (command instanceof KvCommand.Append a) {
                 notes.remove(a.key());
@@ -204,7 +206,7 @@ public final class KvStateMachine implements StateMachine {
         if (command instanceof KvCommand.Put p) {
             values.put(p.key(), p.value().clone());
         } else {
-            notes.put(command.key(), ((KvCommand.AppendNote) command).note().clone());
+            notes.put(command.key(), noteDigest(((KvCommand.AppendNote) command).note()));
         }
         deferred.remove(command.key());
     }
@@ -221,8 +223,10 @@ public final class KvStateMachine implements StateMachine {
             }
             boolean put = d.header()[0] == KvCommand.TAG_PUT;
             byte[] bytes = put ? peer.values.get(e.getKey()) : peer.notes.get(e.getKey());
-            Check.state(bytes != null && d.header().length + bytes.length == d.length()
-                    && checksum(d.header(), bytes) == d.checksum(),
+            // A value is checked against the length and CRC32C of the command that wrote it; a note's digest
+            // (4 bytes) cannot be, the snapshot being chosen state is what vouches for it.
+            Check.state(bytes != null && (put ? d.header().length + bytes.length == d.length()
+                    && checksum(d.header(), bytes) == d.checksum() : bytes.length == 4),
                     "a peer's snapshot through slot %d does not hold the bytes of key %s written at slot %d", snapshotSlot,
                     e.getKey(), d.slot());
             (put ? values : notes).put(e.getKey(), bytes.clone());
@@ -339,9 +343,13 @@ public final class KvStateMachine implements StateMachine {
         if (!keepNotes || !(command instanceof KvCommand.ReadList) || !(result instanceof KvResult.ListValue)) {
             return encoded;
         }
-        byte[] note = notes.get(command.key());
-        int crc = checksum(note == null ? EMPTY : note, EMPTY);
-        return ByteBuffer.allocate(encoded.length + 4).put(encoded).putInt(crc).array();
+        byte[] digest = notes.get(command.key());
+        return ByteBuffer.allocate(encoded.length + 4).put(encoded).put(digest == null ? noteDigest(EMPTY) : digest).array();
+    }
+
+    /** What {@code keepNotes} keeps of a note: its CRC32C (4 bytes, big-endian); computing it needs the note's bytes. */
+    private static byte[] noteDigest(byte[] note) {
+        return ByteBuffer.allocate(4).putInt(checksum(note, EMPTY)).array();
     }
 
     /**

@@ -96,7 +96,7 @@ final class SimClients {
     }
 
     /**
-     * @param checkNotes the replicas keep each list's last note and end a read's result with its CRC32C
+     * @param checkNotes the replicas keep the CRC32C of each list's last note and end a read's result with it
      *                   ({@link SimStateMachine#KV_WITH_NOTES}): every OK read is checked against the note
      *                   appended with the list's last element
      */

@@ -23,9 +23,9 @@ public interface SimStateMachine {
     boolean isWriteResult(byte[] result);
 
     /**
-     * The key-value state machine keeping each list's last append note ({@code new KvStateMachine(true)}):
-     * what the simulator runs when the workload appends large notes (coded mode), so the notes are state
-     * and reads return their checksum (checked by the clients).
+     * The key-value state machine keeping the CRC32C of each list's last append note ({@code new
+     * KvStateMachine(true)}): what the simulator runs when the workload appends large notes (coded mode), so
+     * the notes' bytes determine state and reads return that checksum (checked by the clients).
      */
     SimStateMachine KV_WITH_NOTES = new SimStateMachine() {
         @Override

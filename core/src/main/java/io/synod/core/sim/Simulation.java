@@ -96,9 +96,9 @@ public final class Simulation {
         this.extension = extension;
         this.leaseWorld = leaseWorld;
         LeaseHooksFactory leases = leaseWorld.factory();
-        // Coded mode's large values are append notes; the KV machine keeps each list's last note so that
-        // they are state (a follower that defers rebuilding them has something to rebuild) and a read
-        // returns its checksum, which the clients check against the note they appended.
+        // Coded mode's large values are append notes; the KV machine keeps the CRC32C of each list's last
+        // note, so the notes' bytes determine state (a follower that defers rebuilding them has something to
+        // rebuild) and a read returns that checksum, which the clients check against the note they appended.
         this.stateMachines = stateMachines == SimStateMachine.KV && config.coding().largePercent() > 0
                 ? SimStateMachine.KV_WITH_NOTES : stateMachines;
         this.environment = SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
