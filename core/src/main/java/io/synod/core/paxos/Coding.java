@@ -186,7 +186,7 @@ public final class Coding {
 
     @Override
     public String toString() {
-        return enabled() ? "rs-paxos(N=" + n + ",F=" + f + ",X=" + x + ",threshold=" + thresholdBytes + "B"
-                + (defersRebuild ? ",deferred rebuild" : "") + ")" : "off";
+        return enabled() ? "rs-paxos(N=" + n + ",F=" + f + ",X=" + x + ",threshold=" + thresholdBytes + "B)"
+                + (defersRebuild ? " with deferred rebuild" : "") : "off";
     }
 }
