@@ -1,6 +1,8 @@
 package io.synod.core.kv;
 
+import io.synod.core.paxos.SnapshotSource;
 import io.synod.core.paxos.StateMachine;
+import io.synod.core.util.Check;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -8,12 +10,27 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.zip.CRC32C;
 
 /**
  * The deterministic, in-memory key-value state machine: byte values (put/get/delete/compare-and-set)
  * and integer lists (append/read, used by the linearizability checker). A key holds either a value
  * or a list; a list operation on a value key (or the reverse) is an error result, the same on
  * every replica. Iteration order is sorted, so snapshots are byte-identical across replicas.
+ *
+ * <p>Deferred rebuild (RS-Paxos coded values, docs/erasure.md): a coded {@code Put} (or, with
+ * {@code keepNotes}, {@code AppendNote}) can be applied from its header alone ({@link #applyDeferred}):
+ * the key's version, list, watch event and result are those of the whole command, and its bytes stay
+ * <em>unresolved</em> until {@link #resolve} supplies them. The replica rebuilds them before anything
+ * reads them ({@link #unresolvedSlotsFor}); {@link #snapshot()} refuses to run while any key is
+ * unresolved.
+ *
+ * <p>{@code keepNotes} (the simulator's coded workload): the CRC32C of the note of a list's last
+ * {@code AppendNote} is state, so a replica that applies a coded note without its bytes has something to
+ * rebuild, like a {@code Put}'s value (only the 4-byte digest is kept, so snapshots stay small);
+ * {@code ReadList} results then end with it (4 bytes, big-endian; 0 for no note), which the simulated
+ * clients check against the note they appended.
  */
 public final class KvStateMachine implements StateMachine {
     /** 2: every value carries its version (the slot of its last write); 1 had none (read as version 0). */
@@ -25,6 +42,25 @@ public final class KvStateMachine implements StateMachine {
     private final TreeMap<String, LongList> lists = new TreeMap<>();
     private final KvWatchLog watchLog = new KvWatchLog(KvWatchLog.DEFAULT_CAPACITY);
     private final KvSessions sessions = new KvSessions(values, versions, lists, watchLog);
+    private final boolean keepNotes;
+    /** With {@code keepNotes}: per list key, the CRC32C of the note of its last element's append (absent: none). */
+    private final TreeMap<String, byte[]> notes = new TreeMap<>();
+    /** Keys whose bytes were applied deferred and not yet resolved (value keys: the value; list keys: the note). */
+    private final TreeMap<String, Deferred> deferred = new TreeMap<>();
+
+    private record Deferred(long slot, byte[] header, int length, int checksum) {}
+
+    private static final byte[] EMPTY = new byte[0];
+
+    /** The key-value machine; {@code AppendNote}'s note is not kept. */
+    public KvStateMachine() {
+        this(false);
+    }
+
+    /** With {@code keepNotes}, the note of each list's last append is state (see the class comment). */
+    public KvStateMachine(boolean keepNotes) {
+        this.keepNotes = keepNotes;
+    }
 
     @Override
     public byte[] apply(long slot, byte[] payload) {
@@ -39,8 +75,173 @@ public final class KvStateMachine implements StateMachine {
         }
         boolean existed = values.containsKey(command.key()) || lists.containsKey(command.key());
         KvResult result = execute(slot, command);
+        if (keepNotes && result instanceof KvResult.Done) {
+            if (command instanceof KvCommand.AppendNote n) {
+                notes.put(n.key(), noteDigest(n.note()));
+                deferred.remove(n.key());
+            } else if (command instanceof KvCommand.Append a) {
+                notes.remove(a.key());
+                deferred.remove(a.key());
+            }
+        }
         recordChange(slot, command, existed, result);
+        return encodeResult(command, result);
+    }
+
+    // ---- deferred rebuild --------------------------------------------------------------------
+
+    @Override
+    public byte[] deferralHeader(byte[] payload) {
+        if (SessionCommand.isSessionCommand(payload)) {
+            return null;
+        }
+        KvCommand command;
+        try {
+            command = KvCommand.decode(payload);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        int valueBytes = command instanceof KvCommand.Put p ? p.value().length
+                : command instanceof KvCommand.AppendNote n ? n.note().length : 0;
+        // A Put overwrites the value and its result never depends on the bytes; an AppendNote appends an
+        // element (known from the header) and overwrites the note. Nothing else is applied without its bytes.
+        return valueBytes == 0 ? null : Arrays.copyOf(payload, payload.length - valueBytes);
+    }
+
+    @Override
+    public byte[] applyDeferred(long slot, byte[] header, int payloadLength, int payloadChecksum, SessionWrite session) {
+        KvCommand partial = parseHeader(header, payloadLength);
+        String key = partial.key();
+        boolean existed = values.containsKey(key) || lists.containsKey(key);
+        // The same rules as the whole command (the value's bytes play no part in them); the bytes themselves
+        // are recorded as unresolved, and a note kept before stays until they arrive (never read meanwhile).
+        KvResult result = execute(slot, partial);
+        if (result instanceof KvResult.Done && (partial instanceof KvCommand.Put || keepNotes)) {
+            deferred.put(key, new Deferred(slot, header.clone(), payloadLength, payloadChecksum));
+        }
+        recordChange(slot, partial, existed, result);
         return result.encode();
+    }
+
+    /** The command a header stands for, with an empty value (only its key, tag and element are used). */
+    private static KvCommand parseHeader(byte[] header, int payloadLength) {
+        if (header.length < 3 + 4) {
+            throw new IllegalArgumentException("deferral header of " + header.length + " bytes is too short");
+        }
+        ByteBuffer in = ByteBuffer.wrap(header);
+        byte tag = in.get();
+        int keyLength = Short.toUnsignedInt(in.getShort());
+        int expected = 3 + keyLength + (tag == KvCommand.TAG_APPEND_NOTE ? 8 : 0) + 4;
+        if ((tag != KvCommand.TAG_PUT && tag != KvCommand.TAG_APPEND_NOTE) || keyLength == 0 || header.length != expected) {
+            throw new IllegalArgumentException("deferral header (tag " + tag + ", key of " + keyLength + " bytes, "
+                    + header.length + " bytes) is neither a put nor an append-note header");
+        }
+        byte[] keyBytes = new byte[keyLength];
+        in.get(keyBytes);
+        String key = new String(keyBytes, StandardCharsets.UTF_8);
+        long element = tag == KvCommand.TAG_APPEND_NOTE ? in.getLong() : 0;
+        int valueLength = in.getInt();
+        if (valueLength != payloadLength - header.length) {
+            throw new IllegalArgumentException("deferral header says " + valueLength + " value bytes, the payload has "
+                    + (payloadLength - header.length));
+        }
+        return tag == KvCommand.TAG_PUT ? new KvCommand.Put(key, EMPTY) : new KvCommand.AppendNote(key, element, EMPTY);
+    }
+
+    @Override
+    public long[] unresolvedSlotsFor(byte[] payload) {
+        if (deferred.isEmpty()) {
+            return NO_SLOTS;
+        }
+        if (SessionCommand.isSessionCommand(payload)) {
+            return unresolvedSlots(); // Sessions touch keys of their own (ephemeral keys): resolve everything.
+        }
+        KvCommand command;
+        try {
+            command = KvCommand.decode(payload);
+        } catch (IllegalArgumentException e) {
+            return unresolvedSlots();
+        }
+        if (command instanceof KvCommand.Put || command instanceof KvCommand.Delete || command instanceof KvCommand.Append
+                || command instanceof KvCommand.AppendNote) {
+            return NO_SLOTS; // They overwrite or drop the bytes and never read them.
+        }
+        if (command instanceof KvCommand.Scan scan) {
+            TreeSet<Long> slots = new TreeSet<>();
+            for (Map.Entry<String, Deferred> e : deferred.entrySet()) {
+                if (values.containsKey(e.getKey()) && scan.contains(e.getKey().getBytes(StandardCharsets.UTF_8))) {
+                    slots.add(e.getValue().slot());
+                }
+            }
+            return slots.stream().mapToLong(Long::longValue).toArray();
+        }
+        Deferred d = deferred.get(command.key());
+        return d == null ? NO_SLOTS : new long[] {d.slot()};
+    }
+
+    @Override
+    public long[] unresolvedSlots() {
+        TreeSet<Long> slots = new TreeSet<>();
+        for (Deferred d : deferred.values()) {
+            slots.add(d.slot());
+        }
+        return slots.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    @Override
+    public void resolve(long slot, byte[] payload) {
+        KvCommand command;
+        try {
+            command = KvCommand.decode(payload);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("the value rebuilt for slot " + slot + " is not a kv command: " + e.getMessage(), e);
+        }
+        Deferred d = deferred.get(command.key());
+        if (d == null || d.slot() != slot) {
+            return; // Overwritten or resolved since.
+        }
+        Check.state(payload.length == d.length() && checksum(payload, EMPTY) == d.checksum()
+                && Arrays.equals(d.header(), Arrays.copyOf(payload, d.header().length)),
+                "the value rebuilt for slot %d does not match the header and checksum applied there", slot);
+        if (command instanceof KvCommand.Put p) {
+            values.put(p.key(), p.value().clone());
+        } else {
+            notes.put(command.key(), noteDigest(((KvCommand.AppendNote) command).note()));
+        }
+        deferred.remove(command.key());
+    }
+
+    @Override
+    public void resolveFrom(long snapshotSlot, SnapshotSource snapshot) {
+        KvStateMachine peer = new KvStateMachine(keepNotes);
+        peer.restore(snapshot.readAll());
+        List<String> done = new ArrayList<>();
+        for (Map.Entry<String, Deferred> e : deferred.entrySet()) {
+            Deferred d = e.getValue();
+            if (d.slot() > snapshotSlot) {
+                continue;
+            }
+            boolean put = d.header()[0] == KvCommand.TAG_PUT;
+            byte[] bytes = put ? peer.values.get(e.getKey()) : peer.notes.get(e.getKey());
+            // A value is checked against the length and CRC32C of the command that wrote it; a note's digest
+            // (4 bytes) cannot be, the snapshot being chosen state is what vouches for it.
+            Check.state(bytes != null && (put ? d.header().length + bytes.length == d.length()
+                    && checksum(d.header(), bytes) == d.checksum() : bytes.length == 4),
+                    "a peer's snapshot through slot %d does not hold the bytes of key %s written at slot %d", snapshotSlot,
+                    e.getKey(), d.slot());
+            (put ? values : notes).put(e.getKey(), bytes.clone());
+            done.add(e.getKey());
+        }
+        for (String key : done) {
+            deferred.remove(key);
+        }
+    }
+
+    private static int checksum(byte[] first, byte[] second) {
+        CRC32C crc = new CRC32C();
+        crc.update(first);
+        crc.update(second);
+        return (int) crc.getValue();
     }
 
     private byte[] applySession(long slot, byte[] payload) {
@@ -87,6 +288,8 @@ public final class KvStateMachine implements StateMachine {
             values.remove(key);
             versions.remove(key);
             lists.remove(key);
+            notes.remove(key);
+            deferred.remove(key);
             sessions.forget(key);
             return new KvResult.Done();
         } else if (command instanceof KvCommand.CompareAndSet c) {
@@ -110,6 +313,7 @@ public final class KvStateMachine implements StateMachine {
     private void write(String key, byte[] value, long slot) {
         values.put(key, value.clone());
         versions.put(key, slot);
+        deferred.remove(key);
     }
 
     private KvResult query(KvCommand command) {
@@ -131,6 +335,21 @@ public final class KvStateMachine implements StateMachine {
         }
         LongList list = lists.get(key);
         return new KvResult.ListValue(list == null ? new long[0] : list.toArray());
+    }
+
+    /** A ReadList's encoded result; with {@code keepNotes} followed by the CRC32C of the list's last note. */
+    private byte[] encodeResult(KvCommand command, KvResult result) {
+        byte[] encoded = result.encode();
+        if (!keepNotes || !(command instanceof KvCommand.ReadList) || !(result instanceof KvResult.ListValue)) {
+            return encoded;
+        }
+        byte[] digest = notes.get(command.key());
+        return ByteBuffer.allocate(encoded.length + 4).put(encoded).put(digest == null ? noteDigest(EMPTY) : digest).array();
+    }
+
+    /** What {@code keepNotes} keeps of a note: its CRC32C (4 bytes, big-endian); computing it needs the note's bytes. */
+    private static byte[] noteDigest(byte[] note) {
+        return ByteBuffer.allocate(4).putInt(checksum(note, EMPTY)).array();
     }
 
     /**
@@ -185,7 +404,7 @@ public final class KvStateMachine implements StateMachine {
         if (!command.isReadOnly()) {
             throw new IllegalArgumentException("read() needs a read-only command, got " + command.getClass().getSimpleName());
         }
-        return query(command).encode();
+        return encodeResult(command, query(command));
     }
 
     @Override
@@ -214,12 +433,20 @@ public final class KvStateMachine implements StateMachine {
 
     @Override
     public byte[] snapshot() {
+        Check.state(deferred.isEmpty(), "snapshot taken while %d key(s) are unresolved (deferred rebuild): %s", deferred.size(),
+                deferred.keySet());
         int size = 4 + 4 + 4;
         for (Map.Entry<String, byte[]> e : values.entrySet()) {
             size += 2 + e.getKey().getBytes(StandardCharsets.UTF_8).length + 4 + e.getValue().length + 8;
         }
         for (Map.Entry<String, LongList> e : lists.entrySet()) {
             size += 2 + e.getKey().getBytes(StandardCharsets.UTF_8).length + 4 + 8 * e.getValue().size;
+        }
+        if (keepNotes) {
+            size += 4;
+            for (Map.Entry<String, byte[]> e : notes.entrySet()) {
+                size += 2 + e.getKey().getBytes(StandardCharsets.UTF_8).length + 4 + e.getValue().length;
+            }
         }
         ByteBuffer out = ByteBuffer.allocate(size);
         out.putInt(SNAPSHOT_VERSION).putInt(values.size()).putInt(lists.size());
@@ -233,6 +460,13 @@ public final class KvStateMachine implements StateMachine {
             out.putInt(list.size);
             for (int i = 0; i < list.size; i++) {
                 out.putLong(list.elements[i]);
+            }
+        }
+        if (keepNotes) {
+            out.putInt(notes.size());
+            for (Map.Entry<String, byte[]> e : notes.entrySet()) {
+                putKey(out, e.getKey());
+                out.putInt(e.getValue().length).put(e.getValue());
             }
         }
         return appendSessionSection(out.array());
@@ -264,6 +498,7 @@ public final class KvStateMachine implements StateMachine {
         TreeMap<String, byte[]> newValues = new TreeMap<>();
         TreeMap<String, Long> newVersions = new TreeMap<>();
         TreeMap<String, LongList> newLists = new TreeMap<>();
+        TreeMap<String, byte[]> newNotes = new TreeMap<>();
         KvSessions restoredSessions = null;
         if (snapshot.length > 0) {
             ByteBuffer in = ByteBuffer.wrap(snapshot);
@@ -312,6 +547,25 @@ public final class KvStateMachine implements StateMachine {
                 }
                 newLists.put(key, list);
             }
+            if (keepNotes) {
+                need(in, 4, "note count");
+                int noteCount = in.getInt();
+                if (noteCount < 0 || noteCount > listCount) {
+                    throw new IllegalArgumentException("kv snapshot note count " + noteCount + " is invalid");
+                }
+                for (int i = 0; i < noteCount; i++) {
+                    String key = readKey(in);
+                    need(in, 4, "note length");
+                    int length = in.getInt();
+                    if (length < 0 || length > in.remaining()) {
+                        throw new IllegalArgumentException("kv snapshot note length " + length + " exceeds remaining "
+                                + in.remaining());
+                    }
+                    byte[] note = new byte[length];
+                    in.get(note);
+                    newNotes.put(key, note);
+                }
+            }
             if (in.hasRemaining()) {
                 restoredSessions = parseSessions(in, newValues, newVersions, newLists);
             }
@@ -322,6 +576,9 @@ public final class KvStateMachine implements StateMachine {
         versions.putAll(newVersions);
         lists.clear();
         lists.putAll(newLists);
+        notes.clear();
+        notes.putAll(newNotes);
+        deferred.clear();
         sessions.copyFrom(restoredSessions);
         watchLog.restored();
     }

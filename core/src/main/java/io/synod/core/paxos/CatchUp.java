@@ -175,7 +175,12 @@ final class CatchUp {
             return;
         }
         commitOnlySentThrough[peer] = 0;
-        if (acceptor.entry(from) == null) {
+        // With deferred rebuild the log keeps one more snapshot interval (Learner#takeSnapshot) only so
+        // that peers find shards to rebuild from; a follower behind the usual compaction point still
+        // catches up from the snapshot, as it would without deferral.
+        long compacted = ctx.coding.defersRebuild()
+                ? acceptor.snapshot().lastIncludedSlot() - ctx.config.logRetainSlots() : 0;
+        if (acceptor.entry(from) == null || from <= compacted) {
             Check.state(from <= acceptor.snapshot().lastIncludedSlot(),
                     "node %d: slot %d is neither in the log nor in the snapshot", ctx.self, from);
             sentThroughSlot[peer] = snapshots.resumeOrStart(peer, ctx.ownBallot, from);

@@ -15,7 +15,7 @@ import io.synod.core.util.Check;
  */
 public final class Coding {
     /** No coding: majorities, full copies (the replica's behaviour without RS-Paxos). */
-    public static final Coding OFF = new Coding(0, 0, 1, Integer.MAX_VALUE, 0, 0, ShardDecoder.CHECKED, false);
+    public static final Coding OFF = new Coding(0, 0, 1, Integer.MAX_VALUE, 0, 0, ShardDecoder.CHECKED, false, false, false);
 
     private final int n;
     private final int f;
@@ -25,10 +25,14 @@ public final class Coding {
     private final long cacheBytes;
     private final ShardDecoder decoder;
     private final boolean reproposesUnrebuildable;
+    private final boolean defersRebuild;
+    private final boolean readsUnresolved;
 
     private Coding(int n, int f, int x, int thresholdBytes, int cacheEntries, long cacheBytes, ShardDecoder decoder,
-            boolean reproposesUnrebuildable) {
+            boolean reproposesUnrebuildable, boolean defersRebuild, boolean readsUnresolved) {
         this.reproposesUnrebuildable = reproposesUnrebuildable;
+        this.defersRebuild = defersRebuild;
+        this.readsUnresolved = readsUnresolved;
         this.n = n;
         this.f = f;
         this.x = x;
@@ -50,19 +54,20 @@ public final class Coding {
         Check.argument(f >= 1 && 2 * f < n, "coding needs 1 <= F and 2F < N, got N=%d F=%d", n, f);
         Check.argument(x >= 1 && x <= n - 2 * f, "coding needs 1 <= X <= N - 2F = %d, got X=%d", n - 2 * f, x);
         Check.argument(thresholdBytes >= 1, "coding threshold must be >= 1 byte, got %d", thresholdBytes);
-        return new Coding(n, f, x, thresholdBytes, 1024, 256L << 20, ShardDecoder.CHECKED, false);
+        return new Coding(n, f, x, thresholdBytes, 1024, 256L << 20, ShardDecoder.CHECKED, false, false, false);
     }
 
     /** The same coding with a different decoder (the simulator's negative controls). */
     public Coding withDecoder(ShardDecoder newDecoder) {
         Check.argument(newDecoder != null, "decoder must not be null");
-        return new Coding(n, f, x, thresholdBytes, cacheEntries, cacheBytes, newDecoder, reproposesUnrebuildable);
+        return new Coding(n, f, x, thresholdBytes, cacheEntries, cacheBytes, newDecoder, reproposesUnrebuildable, defersRebuild,
+                readsUnresolved);
     }
 
     /** The same coding with a leader value cache of at most {@code entries} values and {@code bytes} bytes. */
     public Coding withCache(int entries, long bytes) {
         Check.argument(entries >= 1 && bytes >= 1, "cache bounds must be >= 1, got %d values, %d bytes", entries, bytes);
-        return new Coding(n, f, x, thresholdBytes, entries, bytes, decoder, reproposesUnrebuildable);
+        return new Coding(n, f, x, thresholdBytes, entries, bytes, decoder, reproposesUnrebuildable, defersRebuild, readsUnresolved);
     }
 
     /**
@@ -71,11 +76,44 @@ public final class Coding {
      * "never decide a value that cannot be rebuilt" (RS-Paxos §4).
      */
     public Coding withUnrebuildableReproposals() {
-        return new Coding(n, f, x, thresholdBytes, cacheEntries, cacheBytes, decoder, true);
+        return new Coding(n, f, x, thresholdBytes, cacheEntries, cacheBytes, decoder, true, defersRebuild, readsUnresolved);
     }
 
     boolean reproposesUnrebuildable() {
         return reproposesUnrebuildable;
+    }
+
+    /**
+     * The same coding with <em>deferred follower rebuild</em> (docs/erasure.md): the leader attaches the
+     * state machine's {@link StateMachine#deferralHeader} to each coded entry, and a replica that cannot
+     * rebuild a committed coded value locally applies it from that header
+     * ({@link StateMachine#applyDeferred}) instead of doing a recovery read; the value is rebuilt only
+     * when something needs its bytes (a command or read of that key, a snapshot). Only state machines
+     * that implement the deferral methods defer anything; with others this flag changes nothing.
+     */
+    public Coding withDeferredRebuild() {
+        Check.state(enabled(), "coding is off: nothing to defer");
+        return new Coding(n, f, x, thresholdBytes, cacheEntries, cacheBytes, decoder, reproposesUnrebuildable, true,
+                readsUnresolved);
+    }
+
+    /** Whether followers defer rebuilding coded values ({@link #withDeferredRebuild()}). */
+    public boolean defersRebuild() {
+        return defersRebuild;
+    }
+
+    /**
+     * NEGATIVE CONTROL ONLY (the simulator's {@code deferred-stale-read} mutation): with deferred rebuild,
+     * commands and local reads that read a deferred key are served without rebuilding it first, so
+     * they see the bytes the key held before the deferred write.
+     */
+    public Coding withUnresolvedReads() {
+        return new Coding(n, f, x, thresholdBytes, cacheEntries, cacheBytes, decoder, reproposesUnrebuildable, defersRebuild,
+                true);
+    }
+
+    boolean readsUnresolved() {
+        return readsUnresolved;
     }
 
     public boolean enabled() {
@@ -148,6 +186,7 @@ public final class Coding {
 
     @Override
     public String toString() {
-        return enabled() ? "rs-paxos(N=" + n + ",F=" + f + ",X=" + x + ",threshold=" + thresholdBytes + "B)" : "off";
+        return enabled() ? "rs-paxos(N=" + n + ",F=" + f + ",X=" + x + ",threshold=" + thresholdBytes + "B)"
+                + (defersRebuild ? " with deferred rebuild" : "") : "off";
     }
 }

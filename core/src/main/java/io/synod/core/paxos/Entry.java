@@ -68,6 +68,6 @@ public record Entry(long slot, Ballot ballot, Command command, CodedValue coded,
     }
 
     public int sizeBytes() {
-        return 24 + command.sizeBytes() + (coded == null ? 0 : 16 + coded.shardBytes()) + (stamp == null ? 0 : LeaseStamp.BYTES);
+        return 24 + command.sizeBytes() + (coded == null ? 0 : 16 + coded.shardBytes() + coded.headerBytes()) + (stamp == null ? 0 : LeaseStamp.BYTES);
     }
 }

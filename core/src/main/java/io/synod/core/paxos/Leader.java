@@ -132,8 +132,11 @@ final class Leader {
         for (int i = 0; i < encoded.length; i++) {
             encoded[i] = shards.get(i).toBytes();
         }
+        // Deferred rebuild: the uncoded header lets followers apply the value without rebuilding it. It is a
+        // function of the payload, so a re-proposal of the same value (phase 1) carries the same header.
+        byte[] header = ctx.coding.defersRebuild() ? learner.stateMachine().deferralHeader(command.payload()) : null;
         CodedValue coding = new CodedValue(ctx.coding.dataShards(), ctx.clusterSize, command.payload().length,
-                shards.get(0).valueChecksum(), null);
+                shards.get(0).valueChecksum(), null, header != null && header.length < command.payload().length ? header : null);
         ctx.cache.put(slot, command, coding);
         return register(new InFlight(new Entry(slot, ctx.ownBallot, command, coding, stamp), encoded, ctx.nowNanos));
     }

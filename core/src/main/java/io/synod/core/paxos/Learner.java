@@ -1,6 +1,8 @@
 package io.synod.core.paxos;
 
 import io.synod.core.util.Check;
+import java.util.Iterator;
+import java.util.TreeSet;
 
 /**
  * The learner and applier: the commit point, applying chosen entries in slot order to the state
@@ -12,6 +14,23 @@ import io.synod.core.util.Check;
  * <p>Rule (Paxos Made Simple §3, and the Multi-Paxos commit point): a follower takes a slot as
  * chosen only if the entry it holds there was accepted in the ballot of the leader that reports the
  * commit point, because older-ballot entries may be values that were never chosen.
+ *
+ * <p>Deferred rebuild ({@link Coding#withDeferredRebuild()}, docs/erasure.md "Deferred follower
+ * rebuild"): a committed coded entry this replica cannot rebuild locally and whose entry carries a
+ * deferral header is applied from the header ({@link StateMachine#applyDeferred}); its key stays
+ * unresolved. The value is rebuilt (the recovery read, by slot) only when needed:
+ * <ol>
+ *   <li>before applying a command that reads an unresolved key, or that the machine cannot classify
+ *       ({@link StateMachine#unresolvedSlotsFor}); applying waits until it is resolved;</li>
+ *   <li>before a local (lease) read of an unresolved key ({@link #resolvedForRead}; the read is not
+ *       served locally meanwhile);</li>
+ *   <li>before a snapshot: when one is due, applying stops until every key is resolved, so every
+ *       snapshot (taken, shipped to a peer, or fetched by a recovery read) holds full values.</li>
+ * </ol>
+ * An unresolved slot stays in the log: the log is compacted only through a snapshot, and snapshots
+ * are taken only with nothing unresolved. A peer that compacted the slot answers a recovery read with
+ * its (full) snapshot; one at or below our applied slot resolves the keys unresolved at or below its
+ * slot ({@link StateMachine#resolveFrom}), a later one is installed.
  */
 final class Learner {
     private final ReplicaContext ctx;
@@ -22,6 +41,8 @@ final class Learner {
     private long commitSlot;
     private long appliedSlot;
     private final Recovery recovery;
+    /** Slots whose values this replica is rebuilding to resolve deferred keys (recovery reads in flight or wanted). */
+    private final TreeSet<Long> resolving = new TreeSet<>();
 
     Learner(ReplicaContext ctx, Acceptor acceptor, StateMachine stateMachine, ClientSessions sessions, Clients clients) {
         this.ctx = ctx;
@@ -92,25 +113,124 @@ final class Learner {
 
     void applyCommitted() {
         while (appliedSlot < commitSlot) {
+            if (ctx.coding.defersRebuild() && snapshotDue()) {
+                // Every snapshot holds full values: resolve every deferred key first (applying waits, so no
+                // new one appears meanwhile), snapshot, then go on applying.
+                if (!resolve(stateMachine.unresolvedSlots())) {
+                    break;
+                }
+                takeSnapshot();
+            }
             long slot = appliedSlot + 1;
             Entry entry = acceptor.entry(slot);
             Check.state(entry != null, "node %d: committed slot %d missing from the log", ctx.self, slot);
             if (entry.coded() != null) {
-                // A coded value is applied whole: from a full copy, the cache, or a recovery read.
+                // A coded value is applied whole: from a full copy, the cache, or a recovery read; or, deferred,
+                // from its header (its bytes are rebuilt when something needs them).
                 Command full = entry.isComplete() ? entry.command() : ctx.cache.get(entry);
+                if (full == null && ctx.coding.defersRebuild() && entry.coded().header() != null) {
+                    applyDeferred(entry);
+                    appliedSlot = slot;
+                    continue;
+                }
                 if (full == null) {
                     needRecovery(slot);
                     break;
                 }
                 entry = new Entry(slot, entry.ballot(), full, null, entry.stamp());
             }
+            if (!entry.command().isNoop() && !ctx.coding.readsUnresolved()
+                    && !resolve(stateMachine.unresolvedSlotsFor(entry.command().payload()))) {
+                break; // It reads a deferred key: applying waits for that value.
+            }
             apply(entry);
             appliedSlot = slot;
         }
-        recovery.forgetThrough(appliedSlot);
-        if (appliedSlot - acceptor.snapshot().lastIncludedSlot() >= ctx.config.snapshotEverySlots()) {
+        recovery.forgetThrough(appliedSlot, resolving);
+        if (snapshotDue() && resolve(stateMachine.unresolvedSlots())) {
             takeSnapshot();
         }
+    }
+
+    private boolean snapshotDue() {
+        return appliedSlot - acceptor.snapshot().lastIncludedSlot() >= ctx.config.snapshotEverySlots();
+    }
+
+    /**
+     * Resolves the deferred keys of {@code slots} from what this replica holds (a full copy, the cache),
+     * and starts recovery reads for the rest (bounded; repeated on later calls and ticks). Returns true
+     * if none is left unresolved.
+     */
+    private boolean resolve(long[] slots) {
+        boolean all = true;
+        for (long slot : slots) {
+            Entry entry = acceptor.entry(slot);
+            Check.state(entry != null && entry.coded() != null, "node %d: deferred slot %d is not a coded entry in the log (%s)",
+                    ctx.self, slot, entry);
+            Command full = entry.isComplete() ? entry.command() : ctx.cache.get(entry);
+            if (full != null) {
+                stateMachine.resolve(slot, full.payload());
+                resolving.remove(slot);
+                continue;
+            }
+            all = false;
+            resolving.add(slot);
+            recovery.need(entry);
+        }
+        return all;
+    }
+
+    /** Resolves what recovery reads rebuilt into the cache; drops slots no longer unresolved (overwritten since). */
+    private void resolveRebuilt() {
+        if (resolving.isEmpty()) {
+            return;
+        }
+        TreeSet<Long> unresolved = new TreeSet<>();
+        for (long slot : stateMachine.unresolvedSlots()) {
+            unresolved.add(slot);
+        }
+        for (Iterator<Long> it = resolving.iterator(); it.hasNext();) {
+            long slot = it.next();
+            if (!unresolved.contains(slot)) {
+                it.remove();
+                continue;
+            }
+            Entry entry = acceptor.entry(slot);
+            Command full = entry == null ? null : entry.isComplete() ? entry.command() : ctx.cache.get(entry);
+            if (full != null) {
+                stateMachine.resolve(slot, full.payload());
+                it.remove();
+            }
+        }
+    }
+
+    /**
+     * Whether a local read of {@code payload} may be served now: no deferred key it reads is unresolved
+     * (otherwise their rebuild starts, and the caller serves the read another way).
+     */
+    boolean resolvedForRead(byte[] payload) {
+        return ctx.coding.readsUnresolved() || resolve(stateMachine.unresolvedSlotsFor(payload));
+    }
+
+    /** Starts rebuilding every deferred key (the simulator's end-of-seed check compares resolved state). */
+    void resolveAll() {
+        resolve(stateMachine.unresolvedSlots());
+    }
+
+    private void applyDeferred(Entry entry) {
+        ctx.out.applied(entry);
+        ctx.leases.onApplied(entry);
+        Command command = entry.command();
+        ClientReply known = clients.answerFromSession(command);
+        if (known != null) {
+            clients.answerAwaiting(command, known.status(), known.slot(), known.result());
+            return;
+        }
+        CodedValue coded = entry.coded();
+        byte[] result = stateMachine.applyDeferred(entry.slot(), coded.header(), coded.valueLength(), coded.valueChecksum(),
+                new StateMachine.SessionWrite(command.clientId(), command.sequence(), sessions.evictedBy(command.clientId())));
+        sessions.recordApplied(command.clientId(), command.sequence(), entry.slot(), result);
+        clients.answerAwaiting(command, ClientReply.Status.OK, entry.slot(), result);
     }
 
     /** Starts recovery reads for {@code stuck} and the committed coded slots after it (bounded). */
@@ -127,11 +247,16 @@ final class Learner {
     /** Repeats an unanswered recovery read. */
     void tick() {
         recovery.tick();
+        if (!resolving.isEmpty()) {
+            resolveRebuilt();
+            resolve(resolving.stream().mapToLong(Long::longValue).toArray()); // Those the in-flight bound held back.
+        }
     }
 
     /** A peer answered our recovery read: once the value is rebuilt, applying goes on. */
     void onShardReply(Message.ShardReply m) {
         if (recovery.onReply(m)) {
+            resolveRebuilt();
             applyCommitted();
         }
     }
@@ -144,6 +269,13 @@ final class Learner {
         Snapshot complete = recovery.onSnapshotChunk(m);
         if (complete != null && complete.lastIncludedSlot() > appliedSlot) {
             installSnapshot(complete);
+        } else if (complete != null && !resolving.isEmpty()) {
+            // A peer compacted a slot we are resolving: its snapshot (full values, at or below our applied
+            // slot) holds the bytes of every key still unresolved at or below its slot.
+            stateMachine.resolveFrom(complete.lastIncludedSlot(), complete.stateMachine());
+            resolveRebuilt();
+            recovery.forgetThrough(complete.lastIncludedSlot(), resolving);
+            applyCommitted();
         }
         return true;
     }
@@ -172,8 +304,12 @@ final class Learner {
     }
 
     private void takeSnapshot() {
+        long previous = acceptor.snapshot().lastIncludedSlot();
         acceptor.replaceSnapshot(new Snapshot(appliedSlot, stateMachine.snapshotSource(appliedSlot), sessions.encode()));
-        long compactThrough = appliedSlot - ctx.config.logRetainSlots();
+        // With deferred rebuild, peers resolve the keys they deferred since their last snapshot when their
+        // next one is due, by asking for shards of those slots: keep the log through the previous snapshot
+        // (plus the retention), so a peer up to one snapshot interval behind gets shards, not our snapshot.
+        long compactThrough = (ctx.coding.defersRebuild() ? previous : appliedSlot) - ctx.config.logRetainSlots();
         if (compactThrough > 0) {
             acceptor.compactThrough(compactThrough);
         }
@@ -190,6 +326,7 @@ final class Learner {
         commitSlot = Math.max(commitSlot, snapshot.lastIncludedSlot()); // Commits learned past it stay learned.
         appliedSlot = snapshot.lastIncludedSlot();
         recovery.clear();
+        resolving.clear(); // The restored state is full (every snapshot is taken with nothing unresolved).
         // Everything at or below the snapshot is chosen and applied; older entries there may be
         // values that were never chosen, so they must not be served in catch-up.
         acceptor.compactThrough(snapshot.lastIncludedSlot());

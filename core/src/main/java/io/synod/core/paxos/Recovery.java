@@ -66,9 +66,12 @@ final class Recovery {
         ask(added);
     }
 
-    /** Slots at or below {@code slot} were applied (or installed from a snapshot). */
-    void forgetThrough(long slot) {
-        pending.headMap(slot, true).clear();
+    /**
+     * Slots at or below {@code slot} were applied (or installed from a snapshot), or resolved: forget
+     * them, except those in {@code keep} (deferred keys still being resolved).
+     */
+    void forgetThrough(long slot, java.util.Set<Long> keep) {
+        pending.headMap(slot, true).keySet().removeIf(s -> !keep.contains(s));
         if (pending.isEmpty()) {
             snapshotSource = -1;
             incoming.reset();
@@ -200,3 +203,4 @@ final class Recovery {
         }
     }
 }
+

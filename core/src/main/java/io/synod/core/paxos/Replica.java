@@ -202,7 +202,8 @@ public final class Replica {
         }
         if (ctx.role == Role.FOLLOWER) {
             if (learner.stateMachine().isReadOnly(command.payload())
-                    && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)) {
+                    && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)
+                    && learner.resolvedForRead(command.payload())) {
                 // A quorum-lease holder (Moraru §3); the policy vouches for the applied state.
                 localReadsServed++;
                 clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
@@ -217,7 +218,10 @@ public final class Replica {
         }
         if (ctx.role == Role.LEADER && learner.appliedSlot() == learner.commitSlot()
                 && learner.stateMachine().isReadOnly(command.payload())
-                && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)) {
+                && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)
+                && learner.resolvedForRead(command.payload())) {
+            // (A read of a deferred key that is not rebuilt yet goes through the log instead: applying it
+            // waits for the rebuild.)
             localReadsServed++;
             clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
                     learner.stateMachine().read(command.payload()));
@@ -318,6 +322,20 @@ public final class Replica {
 
     public long nowNanos() {
         return ctx.nowNanos;
+    }
+
+    /**
+     * Deferred rebuild: starts rebuilding every key this replica applied without its bytes (recovery
+     * reads; progress comes with later inputs). The simulator calls it at the end of a seed, before it
+     * compares the replicas' states.
+     */
+    public void resolveDeferred() {
+        learner.resolveAll();
+    }
+
+    /** Deferred rebuild: how many slots hold values of keys this replica has not rebuilt yet. */
+    public int unresolvedSlots() {
+        return learner.stateMachine().unresolvedSlots().length;
     }
 
     /** Reads this replica answered from its own state because its lease policy allowed it. */

@@ -100,4 +100,58 @@ public interface StateMachine {
     default List<ClientSession> durableSessions() {
         return List.of();
     }
+
+    // ---- Deferred follower rebuild (optional; RS-Paxos coded values, docs/erasure.md) ----
+
+    /** No slots. */
+    long[] NO_SLOTS = new long[0];
+
+    /**
+     * The uncoded part of {@code payload} from which {@link #applyDeferred} can apply it without its value
+     * bytes, or null if applying it needs the bytes (the default: nothing is deferred). Only commands whose
+     * effect and result do not depend on the bytes of any key (an overwrite such as {@code Put}) may have
+     * a header. Must be a pure function of the payload, shorter than it.
+     */
+    default byte[] deferralHeader(byte[] payload) {
+        return null;
+    }
+
+    /**
+     * Applies, at {@code slot}, the command whose header is {@code header} and whose whole payload has
+     * {@code payloadLength} bytes with CRC32C {@code payloadChecksum}, without its value bytes: every
+     * effect and the result must be exactly those of {@link #apply(long, byte[], SessionWrite)} with the
+     * whole payload (versions, watch events, sessions), except that the key's bytes are recorded as
+     * <em>unresolved at {@code slot}</em> until {@link #resolve} or {@link #resolveFrom} supplies them.
+     */
+    default byte[] applyDeferred(long slot, byte[] header, int payloadLength, int payloadChecksum, SessionWrite session) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not defer values");
+    }
+
+    /**
+     * The slots whose values must be rebuilt ({@link #resolve}) before {@code payload} is applied or
+     * read here: the unresolved keys it reads or whose bytes its effect or result depends on (all of
+     * them for a command the machine cannot classify). Empty if none.
+     */
+    default long[] unresolvedSlotsFor(byte[] payload) {
+        return NO_SLOTS;
+    }
+
+    /** Every slot holding an unresolved key's value, ascending. Empty if none (always, without deferral). */
+    default long[] unresolvedSlots() {
+        return NO_SLOTS;
+    }
+
+    /**
+     * The whole payload of the command applied deferred at {@code slot} (rebuilt and CRC-checked by a
+     * recovery read): the key unresolved at that slot gets its bytes. Ignored if no key is unresolved
+     * at that slot; throws {@link IllegalStateException} if the payload does not match the header.
+     */
+    default void resolve(long slot, byte[] payload) {}
+
+    /**
+     * Resolves, from a peer's snapshot of chosen state through {@code snapshotSlot} (below or at this
+     * machine's applied slot), every key unresolved at a slot at or below {@code snapshotSlot}: no write
+     * of such a key was applied after its unresolved slot, so the snapshot holds exactly its bytes.
+     */
+    default void resolveFrom(long snapshotSlot, SnapshotSource snapshot) {}
 }

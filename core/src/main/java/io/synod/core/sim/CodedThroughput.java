@@ -24,7 +24,8 @@ import java.util.Arrays;
  * message, delivery in order per link, as over one TCP connection); closed-loop clients write
  * values of one size to the leader, and the experiment counts the writes acknowledged in a
  * measurement window after a warm-up, once with full copies (plain Multi-Paxos, majorities) and
- * once coded (RS-Paxos (N, F, X), every value coded). No faults: this measures throughput, the
+ * once coded (RS-Paxos (N, F, X), every value coded, followers deferring the rebuild of values until a
+ * snapshot needs them: {@link io.synod.core.paxos.Coding#withDeferredRebuild()}). No faults: this measures throughput, the
  * fault simulator ({@link Simulation}) checks safety.
  *
  * <p>What is modelled: the replica links (bandwidth, queueing, latency), the replicas' own
@@ -195,7 +196,10 @@ public final class CodedThroughput {
 
         Experiment(Params params, boolean coded) {
             this.params = params;
-            this.coding = coded ? Coding.rsPaxos(params.nodes(), params.failures(), params.dataShards(), 1) : Coding.OFF;
+            // Coded runs defer follower rebuild (docs/erasure.md): followers keep their shard and rebuild a value
+            // only when something needs its bytes (here: before each snapshot, every 200 slots).
+            this.coding = coded ? Coding.rsPaxos(params.nodes(), params.failures(), params.dataShards(), 1).withDeferredRebuild()
+                    : Coding.OFF;
             this.random = SimRandom.stream(params.seed(), "throughput");
             this.links = new LinkBandwidth(params.nodes(), params.linkBitsPerSecond());
             this.lastArrivalNanos = new long[params.nodes()][params.nodes()];
@@ -292,6 +296,19 @@ public final class CodedThroughput {
                 if (replica.appliedSlot() != commit) {
                     return false;
                 }
+            }
+            // States are compared resolved: every value a replica applied without rebuilding it is rebuilt
+            // first (after the measured window, so it is not counted as the writes' traffic).
+            boolean unresolved = false;
+            for (int i = 0; i < replicas.length; i++) {
+                if (replicas[i].unresolvedSlots() > 0) {
+                    replicas[i].resolveDeferred();
+                    loops[i].drive();
+                    unresolved = true;
+                }
+            }
+            if (unresolved) {
+                return false;
             }
             byte[] reference = replicas[leader].stateMachine().snapshot();
             for (Replica replica : replicas) {

@@ -45,7 +45,13 @@ public enum Mutation {
      * Coded mode: a recovery read rebuilds a value from shards without checking their CRC32C or the
      * value's, so a shard corrupted in flight yields a wrong value that gets applied.
      */
-    RECOVERY_SKIPS_CRC("recovery-skips-crc", true);
+    RECOVERY_SKIPS_CRC("recovery-skips-crc", true),
+    /**
+     * Coded mode with deferred follower rebuild: a replica applies commands and serves reads of a key
+     * it applied without rebuilding its bytes, without rebuilding them first, so it answers with the
+     * bytes the key held before (docs/erasure.md, deferred rebuild rule 1).
+     */
+    DEFERRED_STALE_READ("deferred-stale-read", true);
 
     private final String cliName;
     private final boolean needsCoding;

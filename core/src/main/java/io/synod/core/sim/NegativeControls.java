@@ -61,7 +61,8 @@ final class NegativeControls {
 
     /**
      * {@link Mutation#PHASE1_FEW_SHARDS}: phase 1 re-proposes values it cannot rebuild;
-     * {@link Mutation#RECOVERY_SKIPS_CRC}: recovery reads decode without any checksum check.
+     * {@link Mutation#RECOVERY_SKIPS_CRC}: recovery reads decode without any checksum check;
+     * {@link Mutation#DEFERRED_STALE_READ}: deferred keys are read without being rebuilt.
      */
     Coding coding(Coding real) {
         if (mutation == Mutation.PHASE1_FEW_SHARDS) {
@@ -69,6 +70,9 @@ final class NegativeControls {
         }
         if (mutation == Mutation.RECOVERY_SKIPS_CRC) {
             return real.withDecoder(UNCHECKED_DECODER);
+        }
+        if (mutation == Mutation.DEFERRED_STALE_READ) {
+            return (real.defersRebuild() ? real : real.withDeferredRebuild()).withUnresolvedReads();
         }
         return real;
     }

@@ -87,12 +87,22 @@ final class SimClients {
     private int failCount;
     private int infoCount;
     private SimViolation violation;
+    private final boolean checkNotes;
+    /** With {@code checkNotes}: per key and element, the CRC32C of the note appended with it. */
+    private final Map<String, Map<Long, Integer>> noteChecksums = new HashMap<>();
 
     SimClients(SimConfig config, SimRandom random, EventQueue queue, Transport transport) {
-        this(config, SimScenario.DEFAULT, random, queue, transport);
+        this(config, SimScenario.DEFAULT, random, queue, transport, false);
     }
 
-    SimClients(SimConfig config, SimScenario scenario, SimRandom random, EventQueue queue, Transport transport) {
+    /**
+     * @param checkNotes the replicas keep the CRC32C of each list's last note and end a read's result with it
+     *                   ({@link SimStateMachine#KV_WITH_NOTES}): every OK read is checked against the note
+     *                   appended with the list's last element
+     */
+    SimClients(SimConfig config, SimScenario scenario, SimRandom random, EventQueue queue, Transport transport,
+            boolean checkNotes) {
+        this.checkNotes = checkNotes;
         this.config = config;
         this.scenario = scenario;
         this.ops = scenario.isDefault() ? null : new ArrayList<>();
@@ -268,6 +278,9 @@ final class SimClients {
         if (op.append) {
             op.value = ++lastValueByKey[keyIndex];
             op.note = note(op.value);
+            if (checkNotes) {
+                noteChecksums.computeIfAbsent(op.key, k -> new HashMap<>()).put(op.value, crc(op.note));
+            }
             op.opId = recorder.invokeAppend(worker.process, op.key, op.value, queue.now());
         } else {
             op.opId = recorder.invokeRead(worker.process, op.key, queue.now());
@@ -352,10 +365,24 @@ final class SimClients {
         });
     }
 
+    private static int crc(byte[] note) {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        if (note != null) {
+            crc.update(note);
+        }
+        return (int) crc.getValue();
+    }
+
     private void completeOk(Worker worker, Op op, ClientReply reply, int fromNode) {
         KvResult result;
+        byte[] bytes = reply.result();
+        int noteCrc = 0;
+        if (checkNotes && !op.append && bytes.length >= 4) {
+            noteCrc = java.nio.ByteBuffer.wrap(bytes, bytes.length - 4, 4).getInt();
+            bytes = Arrays.copyOf(bytes, bytes.length - 4);
+        }
         try {
-            result = KvResult.decode(reply.result());
+            result = KvResult.decode(bytes);
         } catch (IllegalArgumentException e) {
             fail(SimViolation.Kind.UNEXPECTED_REPLY, describe(worker, op) + " got an undecodable result: " + e.getMessage());
             return;
@@ -366,6 +393,18 @@ final class SimClients {
             List<Long> values = new ArrayList<>(list.elements().length);
             for (long element : list.elements()) {
                 values.add(element);
+            }
+            if (checkNotes) {
+                long[] elements = list.elements();
+                Integer expected = elements.length == 0 ? Integer.valueOf(crc(null))
+                        : noteChecksums.getOrDefault(op.key, Map.of()).get(elements[elements.length - 1]);
+                if (expected == null || expected != noteCrc) {
+                    fail(SimViolation.Kind.WRONG_VALUE, describe(worker, op) + " read " + elements.length + " elements from node "
+                            + fromNode + " with a last note of CRC32C " + Integer.toHexString(noteCrc) + ", but the note appended with "
+                            + (elements.length == 0 ? "no element" : "element " + elements[elements.length - 1]) + " has "
+                            + (expected == null ? "none recorded" : Integer.toHexString(expected)));
+                    return;
+                }
             }
             recorder.okRead(op.opId, values, queue.now());
         } else {

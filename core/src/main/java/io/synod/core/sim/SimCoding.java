@@ -25,9 +25,15 @@ public record SimCoding(Coding coding, int largePercent, int minLargeBytes, int 
 
     /**
      * RS-Paxos (N, F, X) with the simulator's mix: half the appends carry 64..3072-byte notes, values
-     * of {@value #THRESHOLD_BYTES} bytes or more are coded.
+     * of {@value #THRESHOLD_BYTES} bytes or more are coded; followers defer rebuilding coded values
+     * ({@link Coding#withDeferredRebuild()}).
      */
     public static SimCoding rsPaxos(int n, int f, int x) {
+        return new SimCoding(Coding.rsPaxos(n, f, x, THRESHOLD_BYTES).withDeferredRebuild(), 50, 64, 3072);
+    }
+
+    /** {@link #rsPaxos} with followers that rebuild every coded value to apply it (recovery reads, no deferral). */
+    public static SimCoding rsPaxosRebuilding(int n, int f, int x) {
         return new SimCoding(Coding.rsPaxos(n, f, x, THRESHOLD_BYTES), 50, 64, 3072);
     }
 
@@ -42,6 +48,7 @@ public record SimCoding(Coding coding, int largePercent, int minLargeBytes, int 
 
     @Override
     public String toString() {
-        return enabled() ? coding.nodes() + "," + coding.failures() + "," + coding.dataShards() : "off";
+        return enabled() ? coding.nodes() + "," + coding.failures() + "," + coding.dataShards()
+                + (coding.defersRebuild() ? "" : " rebuilding") : "off";
     }
 }

@@ -22,6 +22,28 @@ public interface SimStateMachine {
      */
     boolean isWriteResult(byte[] result);
 
+    /**
+     * The key-value state machine keeping the CRC32C of each list's last append note ({@code new
+     * KvStateMachine(true)}): what the simulator runs when the workload appends large notes (coded mode), so
+     * the notes' bytes determine state and reads return that checksum (checked by the clients).
+     */
+    SimStateMachine KV_WITH_NOTES = new SimStateMachine() {
+        @Override
+        public StateMachine create(int nodeId) {
+            return new KvStateMachine(true);
+        }
+
+        @Override
+        public boolean isWriteResult(byte[] result) {
+            return KV.isWriteResult(result);
+        }
+
+        @Override
+        public String toString() {
+            return "kv-with-notes";
+        }
+    };
+
     /** The key-value state machine, {@link KvStateMachine}. */
     SimStateMachine KV = new SimStateMachine() {
         @Override

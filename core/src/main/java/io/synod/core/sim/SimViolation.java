@@ -25,6 +25,11 @@ public record SimViolation(Kind kind, long timeNanos, String description) {
         CHECK_INCONCLUSIVE,
         /** After faults stopped, an operation did not succeed in time or a replica did not catch up. */
         LIVENESS,
+        /**
+         * A read returned value bytes other than those written with the state it reflects (coded mode: a
+         * list's last note, checked by CRC32C against the note appended with its last element).
+         */
+        WRONG_VALUE,
         /** A reply the workload cannot have caused (for example an error result for an append). */
         UNEXPECTED_REPLY,
         /** The replica threw (one of its own always-on invariant checks failed) or broke the Ready contract; the description has the stack. */

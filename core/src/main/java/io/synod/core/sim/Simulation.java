@@ -42,9 +42,11 @@ import java.util.List;
  * the client history must be linearizable. Agreement per slot is checked throughout.
  */
 public final class Simulation {
-    private enum Phase { FAULTS, LIVENESS, QUIESCE, DONE }
+    private enum Phase { FAULTS, LIVENESS, QUIESCE, RESOLVE, DONE }
 
     private static final int MAX_PENDING_EVENTS = 1_000_000;
+    /** How long the end-of-seed rebuild of deferred values may take (deferred rebuild only). */
+    private static final long RESOLVE_BOUND_NANOS = 2_000 * SimTiming.MILLIS;
 
     private final SimConfig config;
     private final EventQueue queue = new EventQueue(MAX_PENDING_EVENTS);
@@ -61,6 +63,8 @@ public final class Simulation {
     private final QuorumPolicy quorum;
     private final Coding coding;
     private final SimTraffic.Counter traffic = new SimTraffic.Counter();
+    /** The traffic when the quiesce phase ended (deferred rebuild: the end-of-seed rebuild is a check, not a cost of the writes). */
+    private SimTraffic trafficAtQuiesceEnd;
     /** Shard corruption in recovery-read replies (coded mode with network faults), a stream of its own. */
     private final SimRandom corruptRandom;
     private final Set<Long> committedWriteSlots = new HashSet<>();
@@ -72,6 +76,8 @@ public final class Simulation {
     private final SimExtension extension;
     private final SimScenario scenario;
     private final List<ScenarioResult.Election> elections = new ArrayList<>();
+    /** Every replica's snapshot interval and log retention, overriding the environment's (byte measurements), or null. */
+    private int[] snapshotInterval;
     private int crashedNode = -1;
     private long crashNanos = -1;
     private long limboAtCrash;
@@ -90,7 +96,11 @@ public final class Simulation {
         this.extension = extension;
         this.leaseWorld = leaseWorld;
         LeaseHooksFactory leases = leaseWorld.factory();
-        this.stateMachines = stateMachines;
+        // Coded mode's large values are append notes; the KV machine keeps the CRC32C of each list's last
+        // note, so the notes' bytes determine state (a follower that defers rebuilding them has something to
+        // rebuild) and a read returns that checksum, which the clients check against the note they appended.
+        this.stateMachines = stateMachines == SimStateMachine.KV && config.coding().largePercent() > 0
+                ? SimStateMachine.KV_WITH_NOTES : stateMachines;
         this.environment = SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
         this.network = new SimNetwork(config.nodes(), SimRandom.stream(config.seed(), "network"),
                 environment.linkMedianMinNanos(), environment.linkMedianMaxNanos());
@@ -127,7 +137,8 @@ public final class Simulation {
             }
         }, queue, config.faults().network());
         oracle.configure(scenario.electionDetectNanos(), scenario.preferredLeader());
-        this.clients = new SimClients(config, scenario, SimRandom.stream(config.seed(), "clients"), queue, this::sendClientRequest);
+        this.clients = new SimClients(config, scenario, SimRandom.stream(config.seed(), "clients"), queue, this::sendClientRequest,
+                this.stateMachines == SimStateMachine.KV_WITH_NOTES);
         this.faults = new SimFaults(config.faults(), queue, faultRandom, trace, oracle, network, nodes, leaseWorld, new SimFaults.World() {
             @Override
             public boolean inFaultPhase() {
@@ -183,6 +194,18 @@ public final class Simulation {
         SimResult result = simulation.execute();
         return new ScenarioResult(result, simulation.clients.ops(), simulation.elections, simulation.crashedNode,
                 simulation.crashNanos, simulation.limboAtCrash);
+    }
+
+    /**
+     * Runs one seed with every replica taking a snapshot every {@code everySlots} applied slots and keeping
+     * {@code retainSlots} below it, whatever the drawn environment says (the byte measurements use the
+     * production interval, {@link ReplicaConfig#defaults}: with deferred rebuild every snapshot costs a
+     * rebuild of every unresolved key, so the simulator's tiny intervals would measure that instead).
+     */
+    static SimResult runWithSnapshotInterval(SimConfig config, int everySlots, int retainSlots) {
+        Simulation simulation = new Simulation(config, SimLeases.NONE, SimStateMachine.KV, SimExtension.NONE, SimScenario.DEFAULT);
+        simulation.snapshotInterval = new int[] {everySlots, retainSlots};
+        return simulation.execute();
     }
 
     /**
@@ -252,7 +275,8 @@ public final class Simulation {
         List<SimViolation> violations = violation == null ? List.of() : List.of(violation);
         return new SimResult(config, environment.name(), trace.value(), history, clients.invoked(), clients.okCount(),
                 clients.failCount(), clients.infoCount(), queue.now(), events, promisePages,
-                snapshotChunks, violations, traffic.result(committedWriteSlots.size()), localReads());
+                snapshotChunks, violations, trafficAtQuiesceEnd != null ? trafficAtQuiesceEnd : traffic.result(committedWriteSlots.size()),
+                localReads());
     }
 
     /** Local (lease) reads of every incarnation. */
@@ -278,7 +302,48 @@ public final class Simulation {
             startLivenessPhase();
         } else if (phase == Phase.LIVENESS && clients.finished()) {
             phase = Phase.QUIESCE;
-            queue.after(SimTiming.QUIESCE_NANOS, () -> phase = Phase.DONE);
+            queue.after(SimTiming.QUIESCE_NANOS, coding.defersRebuild() ? this::startResolvePhase : () -> phase = Phase.DONE);
+        }
+    }
+
+    /**
+     * Deferred rebuild: the replicas' states are compared resolved, so every replica now rebuilds every
+     * key it applied without its bytes, through its own recovery reads; the seed ends once none is left
+     * (within the quiesce bound, else a liveness violation). Its traffic is not counted as the writes'.
+     */
+    private void startResolvePhase() {
+        phase = Phase.RESOLVE;
+        trafficAtQuiesceEnd = traffic.result(committedWriteSlots.size());
+        for (SimNode node : nodes) {
+            if (node.isUp()) {
+                node.replica.resolveDeferred();
+                drive(node);
+            }
+        }
+        // A replica whose peers all compacted a slot fetches a peer's snapshot, which may travel in
+        // hundreds of small chunks (small-messages environments): allow a generous bound.
+        long deadline = queue.now() + RESOLVE_BOUND_NANOS;
+        awaitResolved(deadline);
+    }
+
+    private void awaitResolved(long deadlineNanos) {
+        int unresolved = 0;
+        String where = "";
+        for (SimNode node : nodes) {
+            int count = node.isUp() ? node.replica.unresolvedSlots() : 0;
+            if (count > 0) {
+                unresolved += count;
+                where += " node " + node.id + ": " + count;
+            }
+        }
+        if (unresolved == 0) {
+            phase = Phase.DONE;
+        } else if (queue.now() >= deadlineNanos) {
+            fail(SimViolation.Kind.LIVENESS, "deferred values not rebuilt " + RESOLVE_BOUND_NANOS / 1_000_000
+                    + " ms after the end of the seed:" + where);
+            phase = Phase.DONE;
+        } else {
+            queue.after(SimTiming.MILLIS, () -> awaitResolved(deadlineNanos));
         }
     }
 
@@ -439,6 +504,9 @@ public final class Simulation {
         }
         if (scenario.pipelineSlots() > 0) {
             replicaConfig = replicaConfig.withBatching(scenario.pipelineSlots(), 8, 64 * 1024, scenario.pipelineSlots());
+        }
+        if (snapshotInterval != null) {
+            replicaConfig = replicaConfig.withSnapshotEverySlots(snapshotInterval[0], snapshotInterval[1]);
         }
         return replicaConfig;
     }

@@ -52,6 +52,17 @@ final class TestCluster {
     }
 
     TestCluster(int size, ReplicaConfig config, java.util.function.IntFunction<StateMachine> machines) {
+        this(size, config, machines, Coding.OFF, LeaseHooks.NONE);
+    }
+
+    /** The replicas' value coding (RS-Paxos) and lease hooks. */
+    final Coding coding;
+    final LeaseHooks hooks;
+
+    TestCluster(int size, ReplicaConfig config, java.util.function.IntFunction<StateMachine> machines, Coding coding,
+            LeaseHooks hooks) {
+        this.coding = coding;
+        this.hooks = hooks;
         this.machines = machines;
         this.size = size;
         this.baseConfig = config;
@@ -69,7 +80,7 @@ final class TestCluster {
 
     private void start(int node) {
         replicas[node] = new Replica(baseConfig.withNodeId(node), disks[node].state(), machines.apply(node),
-                QuorumPolicy.MAJORITY, LeaseHooks.NONE, now);
+                coding.enabled() ? coding.quorum() : QuorumPolicy.MAJORITY, hooks, coding, now);
         loops[node] = new ReadyLoop(replicas[node], new NodeSink(node));
     }
 
@@ -178,14 +189,24 @@ final class TestCluster {
         }
     }
 
+    /** Same value; a coded value applied deferred (its stub) is compared by client id, sequence and coding. */
+    private static boolean same(Entry a, Entry b) {
+        if (a.isComplete() && b.isComplete()) {
+            return a.command().equals(b.command());
+        }
+        return a.command().clientId() == b.command().clientId() && a.command().sequence() == b.command().sequence()
+                && (a.isComplete() ? a.command().payload().length : a.coded().valueLength())
+                        == (b.isComplete() ? b.command().payload().length : b.coded().valueLength());
+    }
+
     private void checkAgreement(int node, Entry entry) {
         Entry before = appliedBySlot.get(node).put(entry.slot(), entry);
-        if (before != null && !before.command().equals(entry.command())) {
+        if (before != null && !same(before, entry)) {
             throw new AssertionError("node " + node + " applied two values at slot " + entry.slot());
         }
         for (int other = 0; other < size; other++) {
             Entry theirs = appliedBySlot.get(other).get(entry.slot());
-            if (theirs != null && !theirs.command().equals(entry.command())) {
+            if (theirs != null && !same(theirs, entry)) {
                 throw new AssertionError("slot " + entry.slot() + ": node " + node + " applied " + entry.command()
                         + " but node " + other + " applied " + theirs.command());
             }
