@@ -33,10 +33,11 @@ class CodedBenchTest {
         CommandLine cli = BenchCli.commandLine();
         StringWriter out = new StringWriter();
         cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(new StringWriter(), true));
+        StringWriter err = new StringWriter();
+        cli.setErr(new PrintWriter(err, true));
         int exit = cli.execute("coded", "--sizes", "64", "--seconds", "2", "--clients", "4", "--bandwidth-mbit", "200",
                 "--rtt-ms", "2", "--jitter-ms", "0", "--failover-kib", "64", "--out", dir.toString());
-        assertEquals(0, exit, out.toString());
+        assertEquals(0, exit, out + "\nstderr:\n" + err);
         assertTrue(out.toString().contains("coded vs full copies"), out.toString());
         List<String> rows = Files.readAllLines(dir.resolve("coded-runs.csv"));
         assertEquals(3, rows.size(), rows.toString());
