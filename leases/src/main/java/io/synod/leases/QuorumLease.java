@@ -310,6 +310,18 @@ public final class QuorumLease implements LeaseHooks {
         return r == null || (r.acknowledged & ~r.reported) == 0;
     }
 
+    /**
+     * Moraru §3: a write of k is acknowledged once every holder of k (and a write quorum) accepted
+     * it, not once every slot ahead of it did (those may wait for the holders of other keys). Safe
+     * because of rule 4d: every replica that could read k locally either holds the answered write
+     * past its applied slot (and refuses k until it applies it) or must first apply past it. Without
+     * rule 4d (its negative control) writes are answered when they apply, as before.
+     */
+    @Override
+    public boolean answersWritesBeforeApply() {
+        return config.pendingWriteCheck();
+    }
+
     @Override
     public boolean mayServeLocalRead(Role role, Command read, long nowNanos) {
         if (!started || view.clock() == null) {

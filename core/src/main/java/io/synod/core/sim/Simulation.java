@@ -327,6 +327,10 @@ public final class Simulation {
                 return;
             }
         }
+        safety.checkNoUnappliedAcks(queue.now());
+        if ((violation = safety.violation()) != null) {
+            return;
+        }
         CheckResult check = new LinearizabilityChecker().check(clients.history());
         if (check.verdict() == Verdict.NOT_LINEARIZABLE) {
             fail(SimViolation.Kind.NOT_LINEARIZABLE, check.explanation());

@@ -52,7 +52,16 @@ final class TestCluster {
     }
 
     TestCluster(int size, ReplicaConfig config, java.util.function.IntFunction<StateMachine> machines) {
+        this(size, config, machines, node -> LeaseHooks.NONE);
+    }
+
+    /** The lease policy each (re)started node gets. */
+    final java.util.function.IntFunction<LeaseHooks> leases;
+
+    TestCluster(int size, ReplicaConfig config, java.util.function.IntFunction<StateMachine> machines,
+            java.util.function.IntFunction<LeaseHooks> leases) {
         this.machines = machines;
+        this.leases = leases;
         this.size = size;
         this.baseConfig = config;
         this.replicas = new Replica[size];
@@ -69,7 +78,7 @@ final class TestCluster {
 
     private void start(int node) {
         replicas[node] = new Replica(baseConfig.withNodeId(node), disks[node].state(), machines.apply(node),
-                QuorumPolicy.MAJORITY, LeaseHooks.NONE, now);
+                QuorumPolicy.MAJORITY, leases.apply(node), now);
         loops[node] = new ReadyLoop(replicas[node], new NodeSink(node));
     }
 
