@@ -31,6 +31,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class LeaseNegativeControlTest {
     private static final int MAX_SEEDS = 300;
+    /**
+     * {@link SimLeaseModes.Control#QL_COMMIT_WITHOUT_HOLDERS} needs a write committed at a majority
+     * without a bound holder while that holder serves a read of the key: first caught at seed 2 when it
+     * was written, at seed 309 (3 nodes, all faults) since leaders send Accepts before their own fsync
+     * and catch-up stopped re-sending accepted values, both of which narrow the window.
+     */
+    private static final int MAX_SEEDS_COMMIT_WITHOUT_HOLDERS = 800;
 
     @ParameterizedTest
     @EnumSource(value = SimLeaseModes.Control.class, names = {"NO_DEFERRED_COMMIT", "INHERITED_IGNORES_LIMBO",
@@ -41,13 +48,14 @@ class LeaseNegativeControlTest {
                 || control == SimLeaseModes.Control.TIMER_WITHOUT_DRIFT_MARGIN ? FaultProfile.NET : FaultProfile.ALL;
         SimConfig base = SimConfig.defaults(3, faults);
         SimResult caught = null;
-        for (long seed = 1; seed <= MAX_SEEDS && caught == null; seed++) {
+        int maxSeeds = control == SimLeaseModes.Control.QL_COMMIT_WITHOUT_HOLDERS ? MAX_SEEDS_COMMIT_WITHOUT_HOLDERS : MAX_SEEDS;
+        for (long seed = 1; seed <= maxSeeds && caught == null; seed++) {
             SimResult result = Simulation.run(base.withSeed(seed), leases);
             if (!result.passed()) {
                 caught = result;
             }
         }
-        assertNotNull(caught, control + " was not caught in " + MAX_SEEDS + " seeds");
+        assertNotNull(caught, control + " was not caught in " + maxSeeds + " seeds");
         System.out.println(control.cliName() + " caught: " + caught.summaryLine().lines().findFirst().orElse(""));
         assertEquals(SimViolation.Kind.NOT_LINEARIZABLE, caught.violations().get(0).kind(), caught.summaryLine());
         SimResult replay = Simulation.run(caught.config(), leases);
