@@ -92,10 +92,40 @@ public final class QuorumLease implements LeaseHooks {
 
     /** Reads this replica served on its quorum lease (for the simulator's counts). */
     private long holderReads;
+    private final ReadObserver observer;
+
+    /** What {@link #mayServeLocalRead} decided, and the first rule that refused (rule numbers of docs/leases.md). */
+    public enum ReadDecision {
+        /** Served locally. */
+        SERVED,
+        /** No clock reading yet. */
+        NO_CLOCK,
+        /** This replica does not hold the key (rule 4a), or the command names no key. */
+        NOT_HOLDER,
+        /** Fewer than ⌊N/2⌋ unexpired promises (rule 4b). */
+        TOO_FEW_PROMISES,
+        /** Not yet applied up to the slot the promises report (rule 4c). */
+        BEHIND_PROMISED_SLOT,
+        /** An accepted entry past the applied slot writes the key (rule 4d). */
+        PENDING_WRITE
+    }
+
+    /** Sees every local-read decision (experiments' breakdowns); must not call back into the replica. */
+    @FunctionalInterface
+    public interface ReadObserver {
+        void decided(Command read, ReadDecision decision, long nowNanos);
+
+        ReadObserver NONE = (read, decision, nowNanos) -> {};
+    }
 
     public QuorumLease(QuorumLeaseConfig config, KeyExtractor keys) {
+        this(config, keys, ReadObserver.NONE);
+    }
+
+    public QuorumLease(QuorumLeaseConfig config, KeyExtractor keys, ReadObserver observer) {
         this.config = config;
         this.keys = keys;
+        this.observer = observer;
     }
 
     @Override
@@ -324,12 +354,22 @@ public final class QuorumLease implements LeaseHooks {
 
     @Override
     public boolean mayServeLocalRead(Role role, Command read, long nowNanos) {
-        if (!started || view.clock() == null) {
+        ReadDecision decision = decide(read);
+        observer.decided(read, decision, nowNanos);
+        if (decision != ReadDecision.SERVED) {
             return false;
+        }
+        holderReads++;
+        return true;
+    }
+
+    private ReadDecision decide(Command read) {
+        if (!started || view.clock() == null) {
+            return ReadDecision.NO_CLOCK;
         }
         String key = keys.keyOf(read.payload());
         if (key == null || (config.assignment().holders(key, n) & (1L << self)) == 0) {
-            return false;
+            return ReadDecision.NOT_HOLDER;
         }
         long[] slots = new long[n];
         int valid = 0;
@@ -340,12 +380,12 @@ public final class QuorumLease implements LeaseHooks {
         }
         int needed = n / 2;
         if (valid < needed) {
-            return false;
+            return ReadDecision.TOO_FEW_PROMISES;
         }
         Arrays.sort(slots, 0, valid);
         long applied = view.appliedSlot();
         if (needed > 0 && applied < slots[needed - 1]) {
-            return false;
+            return ReadDecision.BEHIND_PROMISED_SLOT;
         }
         if (config.pendingWriteCheck()) {
             for (long slot = applied + 1; slot <= view.lastSlot(); slot++) {
@@ -355,12 +395,11 @@ public final class QuorumLease implements LeaseHooks {
                 }
                 String written = keys.keyOf(entry.command().payload());
                 if (written == null || written.equals(key)) {
-                    return false;
+                    return ReadDecision.PENDING_WRITE;
                 }
             }
         }
-        holderReads++;
-        return true;
+        return ReadDecision.SERVED;
     }
 
     /** Reads this replica served under its quorum lease. */

@@ -17,8 +17,10 @@ import picocli.CommandLine;
 /**
  * A tiny real run of {@code bench leases} (one seed, two Fig. 7 variants, two Fig. 8 skews): checks the
  * output's shape (files, rows, a verdict per claim) and that every run passed the simulator's checks
- * (linearizability of its whole history); not the verdicts themselves, which are measurements. Skews stay
- * at or below 1: Fig. 8 runs at Zipf >= 1.5 currently fail the end-of-seed liveness check (docs/leases.md).
+ * (linearizability of its whole history); not the verdicts themselves, which are measurements. Fig. 8 runs
+ * at Zipf 0 and 2: the Zipf >= 1.5 runs used to fail the end-of-seed liveness check when the seed drew tiny
+ * snapshot chunks (the restarted old leader could not fetch the large snapshot in time); the experiments
+ * now run on a fixed LAN environment (docs/leases.md).
  */
 class LeasesCommandTest {
     @TempDir
@@ -32,7 +34,7 @@ class LeasesCommandTest {
         StringWriter err = new StringWriter();
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
-        int exit = cli.execute("leases", "--seeds", "1", "--variants", "quorum,leaseguard", "--skews", "0,0.5", "--keys", "200",
+        int exit = cli.execute("leases", "--seeds", "1", "--variants", "quorum,leaseguard", "--skews", "0,2", "--keys", "200",
                 "--ql-policies", "quorum-lease", "--ql-seconds", "1",
                 "--out", dir.toString());
         String text = out.toString();

@@ -27,6 +27,7 @@ final class SafetyMonitor {
      * a violation if it never is.
      */
     private final Map<Long, List<Ack>> pendingAcks = new HashMap<>();
+    private long acksBeforeApply;
     private final long[] lastAppliedSlot;
     private SimViolation violation;
 
@@ -77,8 +78,14 @@ final class SafetyMonitor {
         if (chosenBySlot.containsKey(slot)) {
             checkAck(ack, nowNanos);
         } else {
+            acksBeforeApply++;
             pendingAcks.computeIfAbsent(slot, s -> new ArrayList<>()).add(ack);
         }
+    }
+
+    /** Writes acknowledged before any replica applied their slot. */
+    long acksBeforeApply() {
+        return acksBeforeApply;
     }
 
     private void checkAck(Ack ack, long nowNanos) {

@@ -91,7 +91,8 @@ public final class Simulation {
         this.leaseWorld = leaseWorld;
         LeaseHooksFactory leases = leaseWorld.factory();
         this.stateMachines = stateMachines;
-        this.environment = SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
+        // Drawn from its own stream: a fixed environment leaves every other draw of the seed as it was.
+        this.environment = scenario.fixedLan() ? SimEnvironment.LAN : SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
         this.network = new SimNetwork(config.nodes(), SimRandom.stream(config.seed(), "network"),
                 environment.linkMedianMinNanos(), environment.linkMedianMaxNanos());
         if (scenario.latency() != null) {
@@ -252,7 +253,7 @@ public final class Simulation {
         List<SimViolation> violations = violation == null ? List.of() : List.of(violation);
         return new SimResult(config, environment.name(), trace.value(), history, clients.invoked(), clients.okCount(),
                 clients.failCount(), clients.infoCount(), queue.now(), events, promisePages,
-                snapshotChunks, violations, traffic.result(committedWriteSlots.size()), localReads());
+                snapshotChunks, violations, traffic.result(committedWriteSlots.size()), localReads(), safety.acksBeforeApply());
     }
 
     /** Local (lease) reads of every incarnation. */
