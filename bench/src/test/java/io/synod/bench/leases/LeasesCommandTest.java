@@ -68,6 +68,14 @@ class LeasesCommandTest {
         assertEquals(1 + 2 * 5 * 2, latency.size(), latency.toString());
         List<String> table2 = Files.readAllLines(dir.resolve("quorumleases-table2.csv"));
         assertEquals(1 + 5, table2.size(), table2.toString());
+        // five sites x six local-read decisions, and every site's own reads were decided at least once
+        List<String> decisions = Files.readAllLines(dir.resolve("quorumleases-read-decisions.csv"));
+        assertEquals(1 + 5 * 6, decisions.size(), decisions.toString());
+        for (String site : List.of("JP", "CA", "OR", "VA", "IE")) {
+            assertTrue(decisions.stream().anyMatch(row -> row.startsWith(site + ",served,") && !row.startsWith(site + ",served,0,")),
+                    decisions.toString());
+        }
+        assertTrue(text.contains("writes at their KEY's minimum latency"), text);
         assertTrue(Files.size(dir.resolve("quorumleases-fig6.png")) > 1000);
         assertTrue(Files.size(dir.resolve("leaseguard-fig7.png")) > 1000);
         assertTrue(Files.size(dir.resolve("leaseguard-fig8.png")) > 1000);
