@@ -30,8 +30,9 @@ import java.util.TreeMap;
  *       before t_lease(1−ε) runs out, so the leases of a healthy holder never lapse.</li>
  *   <li><b>Holder reads (§3).</b> H answers a read of k locally while it holds k, holds at least ⌊N/2⌋
  *       unexpired promises (so H and its grantors are a majority, which meets every write quorum),
- *       has applied at least up to the slots ⌊N/2⌋ of those promises report, and holds no accepted
- *       entry past its applied slot that writes k (or a key it cannot name).</li>
+ *       has applied at least up to the slots ⌊N/2⌋ of those promises report (or holds entries through
+ *       them in a ballot at least the promises', see {@link #holdsCurrentEntriesThrough}), and holds no
+ *       accepted entry past its applied slot that writes k (or a key it cannot name).</li>
  *   <li><b>Writes wait for holders (§3).</b> An acceptor tells the leader, with every Accept it
  *       handles (and again while the slot is uncommitted), which holders it is bound to
  *       ({@link Message.Lease.Kind#BOUND}). The leader commits a write of k only when every holder of
@@ -65,6 +66,8 @@ public final class QuorumLease implements LeaseHooks {
     private long[] guardSentAt;
     private long[] promiseUntil;
     private long[] promiseSlot;
+    /** The ballot grantor i had promised when it granted (the PROMISE's ballot). */
+    private Ballot[] promiseBallot;
     private long nextGuardSeq;
     private long lastGuardRound = Long.MIN_VALUE;
     private Ballot leaderHeard;
@@ -104,7 +107,7 @@ public final class QuorumLease implements LeaseHooks {
         NOT_HOLDER,
         /** Fewer than ⌊N/2⌋ unexpired promises (rule 4b). */
         TOO_FEW_PROMISES,
-        /** Not yet applied up to the slot the promises report (rule 4c). */
+        /** Neither applied through the slot the promises report nor holding current-ballot entries through it (rule 4c). */
         BEHIND_PROMISED_SLOT,
         /** An accepted entry past the applied slot writes the key (rule 4d). */
         PENDING_WRITE
@@ -138,6 +141,7 @@ public final class QuorumLease implements LeaseHooks {
         this.guardSentAt = new long[n];
         this.promiseUntil = new long[n];
         this.promiseSlot = new long[n];
+        this.promiseBallot = new Ballot[n];
         Arrays.fill(boundUntil, Long.MIN_VALUE);
         Arrays.fill(promiseUntil, Long.MIN_VALUE);
     }
@@ -245,6 +249,7 @@ public final class QuorumLease implements LeaseHooks {
         }
         promiseUntil[grantor] = guardSentAt[grantor] + config.holdLocalNanos();
         promiseSlot[grantor] = m.slotHigh();
+        promiseBallot[grantor] = m.ballot();
     }
 
     /** Leader: an acceptor's bound holders for a range of slots (the newest report per slot wins). */
@@ -373,9 +378,13 @@ public final class QuorumLease implements LeaseHooks {
         }
         long[] slots = new long[n];
         int valid = 0;
+        Ballot newestPromised = null;
         for (int g = 0; g < n; g++) {
             if (g != self && promiseUntil[g] > now) {
                 slots[valid++] = promiseSlot[g];
+                if (newestPromised == null || promiseBallot[g].isAbove(newestPromised)) {
+                    newestPromised = promiseBallot[g];
+                }
             }
         }
         int needed = n / 2;
@@ -384,7 +393,8 @@ public final class QuorumLease implements LeaseHooks {
         }
         Arrays.sort(slots, 0, valid);
         long applied = view.appliedSlot();
-        if (needed > 0 && applied < slots[needed - 1]) {
+        if (config.promisedSlotCheck() && needed > 0 && applied < slots[needed - 1]
+                && !(config.pendingWriteCheck() && holdsCurrentEntriesThrough(slots[needed - 1], newestPromised))) {
             return ReadDecision.BEHIND_PROMISED_SLOT;
         }
         if (config.pendingWriteCheck()) {
@@ -400,6 +410,28 @@ public final class QuorumLease implements LeaseHooks {
             }
         }
         return ReadDecision.SERVED;
+    }
+
+    /**
+     * Rule 4c's second form: this replica holds an entry for every slot past its applied slot through
+     * {@code slot}, each accepted in a ballot at least {@code promised} (the newest ballot its trusted
+     * grantors had promised when they granted). A write W of k chosen in ballot b at slot j ≤ slot that a
+     * grantor accepted before granting has b ≤ that grantor's promised ballot, so an entry at j in a
+     * ballot ≥ b holds W (Paxos Made Simple §2.2, P2c), and rule 4d (checked next, over every entry past
+     * the applied slot) sees that it writes k. Without it the holder must apply through the slot, which
+     * at a site far from the leader takes its round trip plus the commit wait. Used only with rule 4d.
+     */
+    private boolean holdsCurrentEntriesThrough(long slot, Ballot promised) {
+        if (slot > view.lastSlot()) {
+            return false;
+        }
+        for (long s = view.appliedSlot() + 1; s <= slot; s++) {
+            Entry entry = view.entry(s);
+            if (entry == null || entry.ballot().isBelow(promised)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Reads this replica served under its quorum lease. */

@@ -103,7 +103,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--lease-control", defaultValue = "none", paramLabel = "NAME",
             description = {"Self-test: a deliberately broken lease policy that must be caught: no-deferred-commit,",
                 "inherited-ignores-limbo (with --lease leader), timer-no-drift-margin (with --lease leader-timer),",
-                "ql-read-pending-write, ql-commit-without-holders (with --lease quorum)."})
+                "ql-read-pending-write, ql-commit-without-holders, ql-read-behind-promises (with --lease quorum)."})
     String leaseControl;
 
     /** The lease world every seed runs in, from --lease and --lease-control. */
