@@ -34,10 +34,9 @@ class LeaseNegativeControlTest {
     /**
      * {@link SimLeaseModes.Control#QL_COMMIT_WITHOUT_HOLDERS} needs a write committed at a majority
      * without a bound holder while that holder serves a read of the key: first caught at seed 2 when it
-     * was written, at seed 309 (3 nodes, all faults) since leaders send Accepts before their own fsync
-     * and catch-up stopped re-sending accepted values, both of which narrow the window; at seed 120 since
-     * holders may read with current-ballot entries through the promised slot instead of applying them
-     * (rule 4c's second form: more holder reads, so more chances to meet the uncommitted write).
+     * was written, at seed 309 (3 nodes, all faults) once leaders sent Accepts before their own fsync
+     * and catch-up stopped re-sending accepted values, both of which narrow the window; at 207 with
+     * the adaptive retransmission timeout (still 207 with rule 4c's second form).
      */
     private static final int MAX_SEEDS_COMMIT_WITHOUT_HOLDERS = 800;
 

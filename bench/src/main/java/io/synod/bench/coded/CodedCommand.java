@@ -40,7 +40,7 @@ public final class CodedCommand implements Callable<Integer> {
 
     @Option(names = "--sim", description = "Simulated links and replicas instead of real servers (defaults: --bandwidth-mbit 500 "
             + "--rtt-ms 100 --jitter-ms 40 --clients 32, sizes 4,16,64,256,1000 KiB, 10 simulated s each; --quick: 64,256,1000 "
-            + "KiB, 4 s).")
+            + "KiB for 4 s each).")
     boolean sim;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "With --sim: the seed (default ${DEFAULT-VALUE}).")

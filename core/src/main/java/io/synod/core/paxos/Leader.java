@@ -37,6 +37,10 @@ final class Leader {
     private final TreeMap<Long, InFlight> inFlight = new TreeMap<>();
     /** Slots appended since the last Ready; {@link #flushNewProposals()} sends them. */
     private final List<InFlight> newProposals = new ArrayList<>();
+    /** Per peer: when an unacknowledged Accept is sent again (adapts to the measured round trip). */
+    private final RetransmitTimeout timeouts;
+    /** Slot-to-peer sends by {@link #retransmitAccepts()}, for observation. */
+    private long acceptRetransmits;
     /** Built on first use: the coder of this group's coding. */
     private ValueCoder coder;
 
@@ -48,6 +52,8 @@ final class Leader {
         final byte[][] shards;
         long acceptors;
         long lastSentNanos;
+        /** Sent again at least once: its acknowledgements are not round-trip samples (Karn's rule). */
+        boolean resent;
         /** Its client was answered before it applied, or it was found not answerable early. */
         boolean earlyAnswerTried;
 
@@ -72,6 +78,7 @@ final class Leader {
         this.catchUp = catchUp;
         this.quorum = quorum;
         this.leases = leases;
+        this.timeouts = new RetransmitTimeout(ctx.clusterSize, ctx.config.retransmitIntervalNanos());
     }
 
     /** Leadership begins after phase 1: the next free slot follows the commit point. */
@@ -204,21 +211,38 @@ final class Leader {
         sendHeartbeats();
     }
 
-    /** Runs on every leader tick, so it allocates only when some slot is due for a resend. */
+    /**
+     * Runs on every leader tick, so it allocates only when some slot is due for a resend. A slot is
+     * due for an acceptor that has not acknowledged it once that acceptor's {@link RetransmitTimeout}
+     * has passed since the slot was last sent; it is re-sent to the acceptors it is due for.
+     */
     private void retransmitAccepts() {
         List<List<InFlight>> perPeer = null;
+        long backedOff = 0;
         int budget = ctx.config.maxBatchEntries();
         for (InFlight slot : inFlight.values()) {
             if (budget == 0) {
                 break;
             }
-            if (ctx.nowNanos - slot.lastSentNanos < ctx.config.retransmitIntervalNanos()) {
+            long waited = ctx.nowNanos - slot.lastSentNanos;
+            if (waited < ctx.config.retransmitIntervalNanos()) {
+                continue; // Below every peer's timeout (the configured interval is the floor).
+            }
+            long due = 0;
+            for (int peer = 0; peer < ctx.clusterSize; peer++) {
+                if (peer != ctx.self && (slot.acceptors & (1L << peer)) == 0 && waited >= timeouts.timeoutNanos(peer)) {
+                    due |= 1L << peer;
+                }
+            }
+            if (due == 0) {
                 continue;
             }
             slot.lastSentNanos = ctx.nowNanos;
+            slot.resent = true;
             budget--;
             for (int peer = 0; peer < ctx.clusterSize; peer++) {
-                if (peer != ctx.self && (slot.acceptors & (1L << peer)) == 0) {
+                if ((due & (1L << peer)) != 0) {
+                    backedOff |= 1L << peer;
                     if (perPeer == null) {
                         perPeer = new ArrayList<>(ctx.clusterSize);
                         for (int i = 0; i < ctx.clusterSize; i++) {
@@ -226,6 +250,7 @@ final class Leader {
                         }
                     }
                     perPeer.get(peer).add(slot);
+                    acceptRetransmits++;
                 }
             }
         }
@@ -233,10 +258,22 @@ final class Leader {
             return;
         }
         for (int peer = 0; peer < ctx.clusterSize; peer++) {
+            if ((backedOff & (1L << peer)) != 0) {
+                timeouts.backOff(peer); // Once per tick, however many slots were due.
+            }
             if (!perPeer.get(peer).isEmpty()) {
                 sendEntries(peer, perPeer.get(peer));
             }
         }
+    }
+
+    long acceptRetransmits() {
+        return acceptRetransmits;
+    }
+
+    /** The current retransmission timeout of Accepts to {@code peer}. */
+    long retransmitTimeoutNanos(int peer) {
+        return timeouts.timeoutNanos(peer);
     }
 
     private void sendHeartbeats() {
@@ -253,11 +290,19 @@ final class Leader {
             return;
         }
         long bit = 1L << m.from();
+        long sample = -1;
         for (long slot : m.slots()) {
             InFlight pending = inFlight.get(slot);
             if (pending != null) {
+                // Karn's rule: only a slot sent once times the round trip (a re-send makes the ack ambiguous).
+                if (!pending.resent && (pending.acceptors & bit) == 0) {
+                    sample = Math.max(sample, ctx.nowNanos - pending.lastSentNanos);
+                }
                 pending.acceptors |= bit;
             }
+        }
+        if (sample >= 0) {
+            timeouts.sample(m.from(), sample);
         }
         leases.onAcknowledged(m.from(), m.slots());
         tryCommit();

@@ -325,6 +325,24 @@ public final class Replica {
         return localReadsServed;
     }
 
+    /**
+     * Accepts this replica re-sent as leader because no acknowledgement came within the retransmission
+     * timeout (one per slot and peer; catch-up is not counted). Zero on a network that answers in time.
+     */
+    public long acceptRetransmits() {
+        return leader.acceptRetransmits();
+    }
+
+    /**
+     * How long this replica, as leader, lets an Accept to {@code peer} go unacknowledged before sending
+     * it again: the configured retransmission interval until round trips to that peer were measured,
+     * then adapted to them ({@link RetransmitTimeout}).
+     */
+    public long acceptRetransmitTimeoutNanos(int peer) {
+        Check.argument(peer >= 0 && peer < ctx.clusterSize, "no node %d in a cluster of %d", peer, ctx.clusterSize);
+        return leader.retransmitTimeoutNanos(peer);
+    }
+
     /** The lease policy's read-only window on this replica. */
     private final class View implements LeaseView {
         @Override

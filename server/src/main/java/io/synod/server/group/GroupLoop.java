@@ -488,6 +488,7 @@ public final class GroupLoop implements AutoCloseable {
         metrics.applyLagSlots = Math.max(0, replica.lastSlot() - replica.appliedSlot());
         metrics.commitSlot = replica.commitSlot();
         metrics.role = replica.role().ordinal();
+        metrics.acceptRetransmits = replica.acceptRetransmits();
         publishStatus();
     }
 

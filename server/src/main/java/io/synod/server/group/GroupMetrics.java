@@ -2,6 +2,7 @@ package io.synod.server.group;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -24,6 +25,8 @@ public final class GroupMetrics {
     volatile long applyLagSlots;
     volatile long commitSlot;
     volatile int role;
+    /** Accepts the leader re-sent on its retransmission timer (the replica's count, copied after each pass). */
+    volatile long acceptRetransmits;
 
     public GroupMetrics(MeterRegistry registry, int group) {
         String g = Integer.toString(group);
@@ -45,6 +48,9 @@ public final class GroupMetrics {
         Gauge.builder("synod.apply.lag.slots", this, m -> m.applyLagSlots)
                 .description("accepted slots not yet applied here").tag("group", g).register(registry);
         Gauge.builder("synod.commit.slot", this, m -> m.commitSlot).tag("group", g).register(registry);
+        FunctionCounter.builder("synod.accept.retransmits", this, m -> m.acceptRetransmits)
+                .description("Accepts re-sent by this replica as leader after no acknowledgement within the timeout")
+                .tag("group", g).register(registry);
         Gauge.builder("synod.role", this, m -> m.role).description("0 follower, 1 candidate, 2 leader")
                 .tag("group", g).register(registry);
     }
