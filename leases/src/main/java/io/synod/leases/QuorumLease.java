@@ -30,8 +30,9 @@ import java.util.TreeMap;
  *       before t_lease(1−ε) runs out, so the leases of a healthy holder never lapse.</li>
  *   <li><b>Holder reads (§3).</b> H answers a read of k locally while it holds k, holds at least ⌊N/2⌋
  *       unexpired promises (so H and its grantors are a majority, which meets every write quorum),
- *       has applied at least up to the slots ⌊N/2⌋ of those promises report, and holds no accepted
- *       entry past its applied slot that writes k (or a key it cannot name).</li>
+ *       has applied at least up to the slots ⌊N/2⌋ of those promises report (or holds entries through
+ *       them in a ballot at least the promises', see {@link #holdsCurrentEntriesThrough}), and holds no
+ *       accepted entry past its applied slot that writes k (or a key it cannot name).</li>
  *   <li><b>Writes wait for holders (§3).</b> An acceptor tells the leader, with every Accept it
  *       handles (and again while the slot is uncommitted), which holders it is bound to
  *       ({@link Message.Lease.Kind#BOUND}). The leader commits a write of k only when every holder of
@@ -65,6 +66,8 @@ public final class QuorumLease implements LeaseHooks {
     private long[] guardSentAt;
     private long[] promiseUntil;
     private long[] promiseSlot;
+    /** The ballot grantor i had promised when it granted (the PROMISE's ballot). */
+    private Ballot[] promiseBallot;
     private long nextGuardSeq;
     private long lastGuardRound = Long.MIN_VALUE;
     private Ballot leaderHeard;
@@ -92,10 +95,40 @@ public final class QuorumLease implements LeaseHooks {
 
     /** Reads this replica served on its quorum lease (for the simulator's counts). */
     private long holderReads;
+    private final ReadObserver observer;
+
+    /** What {@link #mayServeLocalRead} decided, and the first rule that refused (rule numbers of docs/leases.md). */
+    public enum ReadDecision {
+        /** Served locally. */
+        SERVED,
+        /** No clock reading yet. */
+        NO_CLOCK,
+        /** This replica does not hold the key (rule 4a), or the command names no key. */
+        NOT_HOLDER,
+        /** Fewer than ⌊N/2⌋ unexpired promises (rule 4b). */
+        TOO_FEW_PROMISES,
+        /** Neither applied through the slot the promises report nor holding current-ballot entries through it (rule 4c). */
+        BEHIND_PROMISED_SLOT,
+        /** An accepted entry past the applied slot writes the key (rule 4d). */
+        PENDING_WRITE
+    }
+
+    /** Sees every local-read decision (experiments' breakdowns); must not call back into the replica. */
+    @FunctionalInterface
+    public interface ReadObserver {
+        void decided(Command read, ReadDecision decision, long nowNanos);
+
+        ReadObserver NONE = (read, decision, nowNanos) -> {};
+    }
 
     public QuorumLease(QuorumLeaseConfig config, KeyExtractor keys) {
+        this(config, keys, ReadObserver.NONE);
+    }
+
+    public QuorumLease(QuorumLeaseConfig config, KeyExtractor keys, ReadObserver observer) {
         this.config = config;
         this.keys = keys;
+        this.observer = observer;
     }
 
     @Override
@@ -108,6 +141,7 @@ public final class QuorumLease implements LeaseHooks {
         this.guardSentAt = new long[n];
         this.promiseUntil = new long[n];
         this.promiseSlot = new long[n];
+        this.promiseBallot = new Ballot[n];
         Arrays.fill(boundUntil, Long.MIN_VALUE);
         Arrays.fill(promiseUntil, Long.MIN_VALUE);
     }
@@ -215,6 +249,7 @@ public final class QuorumLease implements LeaseHooks {
         }
         promiseUntil[grantor] = guardSentAt[grantor] + config.holdLocalNanos();
         promiseSlot[grantor] = m.slotHigh();
+        promiseBallot[grantor] = m.ballot();
     }
 
     /** Leader: an acceptor's bound holders for a range of slots (the newest report per slot wins). */
@@ -310,30 +345,57 @@ public final class QuorumLease implements LeaseHooks {
         return r == null || (r.acknowledged & ~r.reported) == 0;
     }
 
+    /**
+     * Moraru §3: a write of k is acknowledged once every holder of k (and a write quorum) accepted
+     * it, not once every slot ahead of it did (those may wait for the holders of other keys). Safe
+     * because of rule 4d: every replica that could read k locally either holds the answered write
+     * past its applied slot (and refuses k until it applies it) or must first apply past it. Without
+     * rule 4d (its negative control) writes are answered when they apply, as before.
+     */
+    @Override
+    public boolean answersWritesBeforeApply() {
+        return config.pendingWriteCheck();
+    }
+
     @Override
     public boolean mayServeLocalRead(Role role, Command read, long nowNanos) {
-        if (!started || view.clock() == null) {
+        ReadDecision decision = decide(read);
+        observer.decided(read, decision, nowNanos);
+        if (decision != ReadDecision.SERVED) {
             return false;
+        }
+        holderReads++;
+        return true;
+    }
+
+    private ReadDecision decide(Command read) {
+        if (!started || view.clock() == null) {
+            return ReadDecision.NO_CLOCK;
         }
         String key = keys.keyOf(read.payload());
         if (key == null || (config.assignment().holders(key, n) & (1L << self)) == 0) {
-            return false;
+            return ReadDecision.NOT_HOLDER;
         }
         long[] slots = new long[n];
         int valid = 0;
+        Ballot newestPromised = null;
         for (int g = 0; g < n; g++) {
             if (g != self && promiseUntil[g] > now) {
                 slots[valid++] = promiseSlot[g];
+                if (newestPromised == null || promiseBallot[g].isAbove(newestPromised)) {
+                    newestPromised = promiseBallot[g];
+                }
             }
         }
         int needed = n / 2;
         if (valid < needed) {
-            return false;
+            return ReadDecision.TOO_FEW_PROMISES;
         }
         Arrays.sort(slots, 0, valid);
         long applied = view.appliedSlot();
-        if (needed > 0 && applied < slots[needed - 1]) {
-            return false;
+        if (config.promisedSlotCheck() && needed > 0 && applied < slots[needed - 1]
+                && !(config.pendingWriteCheck() && holdsCurrentEntriesThrough(slots[needed - 1], newestPromised))) {
+            return ReadDecision.BEHIND_PROMISED_SLOT;
         }
         if (config.pendingWriteCheck()) {
             for (long slot = applied + 1; slot <= view.lastSlot(); slot++) {
@@ -343,11 +405,32 @@ public final class QuorumLease implements LeaseHooks {
                 }
                 String written = keys.keyOf(entry.command().payload());
                 if (written == null || written.equals(key)) {
-                    return false;
+                    return ReadDecision.PENDING_WRITE;
                 }
             }
         }
-        holderReads++;
+        return ReadDecision.SERVED;
+    }
+
+    /**
+     * Rule 4c's second form: this replica holds an entry for every slot past its applied slot through
+     * {@code slot}, each accepted in a ballot at least {@code promised} (the newest ballot its trusted
+     * grantors had promised when they granted). A write W of k chosen in ballot b at slot j ≤ slot that a
+     * grantor accepted before granting has b ≤ that grantor's promised ballot, so an entry at j in a
+     * ballot ≥ b holds W (Paxos Made Simple §2.2, P2c), and rule 4d (checked next, over every entry past
+     * the applied slot) sees that it writes k. Without it the holder must apply through the slot, which
+     * at a site far from the leader takes its round trip plus the commit wait. Used only with rule 4d.
+     */
+    private boolean holdsCurrentEntriesThrough(long slot, Ballot promised) {
+        if (slot > view.lastSlot()) {
+            return false;
+        }
+        for (long s = view.appliedSlot() + 1; s <= slot; s++) {
+            Entry entry = view.entry(s);
+            if (entry == null || entry.ballot().isBelow(promised)) {
+                return false;
+            }
+        }
         return true;
     }
 

@@ -22,9 +22,11 @@ import io.synod.core.util.Check;
  *                          false only in a negative control
  * @param waitForHolders    a write commits only after every bound holder of its key accepted it; false
  *                          only in a negative control
+ * @param promisedSlotCheck a holder reads only once it applied through the slot its promises report, or
+ *                          holds current-ballot entries through it (rule 4c); false only in a negative control
  */
 public record QuorumLeaseConfig(long leaseNanos, long guardNanos, long renewNanos, long graceNanos, long driftMarginPpm,
-        KeyAssignment assignment, boolean pendingWriteCheck, boolean waitForHolders) {
+        KeyAssignment assignment, boolean pendingWriteCheck, boolean waitForHolders, boolean promisedSlotCheck) {
     public QuorumLeaseConfig {
         Check.argument(leaseNanos > 0 && guardNanos > 0 && renewNanos > 0 && graceNanos > 0,
                 "lease, guard, renew and grace durations must be > 0 (got %d, %d, %d, %d)", leaseNanos, guardNanos,
@@ -41,23 +43,29 @@ public record QuorumLeaseConfig(long leaseNanos, long guardNanos, long renewNano
     public static QuorumLeaseConfig quorum(long leaseNanos, long guardNanos, long renewNanos, long graceNanos,
             long driftMarginPpm) {
         return new QuorumLeaseConfig(leaseNanos, guardNanos, renewNanos, graceNanos, driftMarginPpm,
-                KeyAssignment.HASHED_MAJORITY, true, true);
+                KeyAssignment.HASHED_MAJORITY, true, true, true);
     }
 
     public QuorumLeaseConfig withAssignment(KeyAssignment keys) {
         return new QuorumLeaseConfig(leaseNanos, guardNanos, renewNanos, graceNanos, driftMarginPpm, keys, pendingWriteCheck,
-                waitForHolders);
+                waitForHolders, promisedSlotCheck);
     }
 
     public QuorumLeaseConfig withDriftMargin(long ppm) {
         return new QuorumLeaseConfig(leaseNanos, guardNanos, renewNanos, graceNanos, ppm, assignment, pendingWriteCheck,
-                waitForHolders);
+                waitForHolders, promisedSlotCheck);
     }
 
     /** Negative controls: switch off one of the two rules that make a holder's read safe. */
     public QuorumLeaseConfig withChecks(boolean pendingWrites, boolean holders) {
         return new QuorumLeaseConfig(leaseNanos, guardNanos, renewNanos, graceNanos, driftMarginPpm, assignment, pendingWrites,
-                holders);
+                holders, promisedSlotCheck);
+    }
+
+    /** Negative control: a holder reads without regard to the slots its promises report (no rule 4c). */
+    public QuorumLeaseConfig withoutPromisedSlotCheck() {
+        return new QuorumLeaseConfig(leaseNanos, guardNanos, renewNanos, graceNanos, driftMarginPpm, assignment, pendingWriteCheck,
+                waitForHolders, false);
     }
 
     /** How long a holder trusts a promise, from sending its guard: t_lease(1−ε). */

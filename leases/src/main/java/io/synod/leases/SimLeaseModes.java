@@ -79,7 +79,9 @@ public final class SimLeaseModes {
         /** A quorum-lease holder reads k while it holds an accepted but unapplied write to k (breaks Moraru §3). */
         QL_READ_WITH_PENDING_WRITE("ql-read-pending-write", Mode.QUORUM),
         /** A write commits without waiting for the holders of its key (breaks Moraru §3). */
-        QL_COMMIT_WITHOUT_HOLDERS("ql-commit-without-holders", Mode.QUORUM);
+        QL_COMMIT_WITHOUT_HOLDERS("ql-commit-without-holders", Mode.QUORUM),
+        /** A quorum-lease holder reads without applying, or holding, the slots its promises report (breaks rule 4c). */
+        QL_READ_BEHIND_PROMISES("ql-read-behind-promises", Mode.QUORUM);
 
         private final String cliName;
         private final Mode mode;
@@ -133,8 +135,12 @@ public final class SimLeaseModes {
                 yield SimLeases.of(name, factory(LeaderLeaseConfig.timer(leaseNanos, margin)))
                         .withDriftWithin(TIMER_DRIFT_PPM, false);
             }
-            case QUORUM -> quorumWorld(name, quorumConfig(leaseNanos).withChecks(control != Control.QL_READ_WITH_PENDING_WRITE,
-                    control != Control.QL_COMMIT_WITHOUT_HOLDERS), QUORUM_DRIFT_PPM);
+            case QUORUM -> {
+                QuorumLeaseConfig config = quorumConfig(leaseNanos).withChecks(control != Control.QL_READ_WITH_PENDING_WRITE,
+                        control != Control.QL_COMMIT_WITHOUT_HOLDERS);
+                yield quorumWorld(name, control == Control.QL_READ_BEHIND_PROMISES ? config.withoutPromisedSlotCheck() : config,
+                        QUORUM_DRIFT_PPM);
+            }
             case MEGASTORE -> quorumWorld(name, quorumConfig(leaseNanos).withAssignment(KeyAssignment.ALL), QUORUM_DRIFT_PPM);
         };
     }

@@ -120,6 +120,26 @@ class QuorumLeaseRulesTest {
     }
 
     @Test
+    void aHolderBehindThePromisedSlotMayReadIfItHoldsCurrentBallotEntriesThroughItNoneWritingTheKey() {
+        QuorumLease lease = lease(all());
+        heardLeaderAndGuard(lease, 0);
+        promise(lease, 0, 5); // granted in the leader's ballot, the grantor had accepted through slot 5
+        view.applied = 3;
+        view.log.put(4L, new Entry(4, LEADER, append("other", 1)));
+        assertFalse(lease.mayServeLocalRead(Role.FOLLOWER, read("k"), 0), "slot 5 is neither applied nor held");
+        view.log.put(5L, new Entry(5, new Ballot(0, 2), append("other", 2)));
+        assertFalse(lease.mayServeLocalRead(Role.FOLLOWER, read("k"), 0),
+                "slot 5 holds an older ballot's entry: the chosen value may differ (and write k)");
+        view.log.put(5L, new Entry(5, LEADER, append("other", 2)));
+        assertTrue(lease.mayServeLocalRead(Role.FOLLOWER, read("k"), 0), "slots 4 and 5 held in the promise's ballot, not writing k");
+        assertFalse(lease.mayServeLocalRead(Role.FOLLOWER, read("other"), 0), "rule 4d: they write 'other'");
+        QuorumLease control = lease(all().withoutPromisedSlotCheck());
+        heardLeaderAndGuard(control, 2_000);
+        promise(control, 0, 9);
+        assertTrue(control.mayServeLocalRead(Role.FOLLOWER, read("k"), 0), "the negative control ignores the promised slot 9");
+    }
+
+    @Test
     void onlyHoldersOfTheKeyReadIt() {
         KeyAssignment onlyNodeTwo = (key, n) -> 1L << 2;
         QuorumLease lease = lease(all().withAssignment(onlyNodeTwo));

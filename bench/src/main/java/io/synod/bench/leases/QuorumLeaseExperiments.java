@@ -1,5 +1,6 @@
 package io.synod.bench.leases;
 
+import io.synod.core.paxos.Command;
 import io.synod.core.sim.FaultProfile;
 import io.synod.core.sim.LatencyMatrix;
 import io.synod.core.sim.ScenarioResult;
@@ -12,6 +13,7 @@ import io.synod.leases.KeyAssignment;
 import io.synod.leases.KeyExtractor;
 import io.synod.leases.LeaderLease;
 import io.synod.leases.LeaderLeaseConfig;
+import io.synod.leases.QuorumLease;
 import io.synod.leases.QuorumLeaseConfig;
 import io.synod.leases.SimLeaseModes;
 import java.util.ArrayList;
@@ -22,7 +24,9 @@ import java.util.List;
  * The quorum-lease paper's wide-area experiments (Moraru, Andersen, Kaminsky, "Paxos Quorum Leases",
  * SoCC 2014: Fig. 6 and Table 2) in the seeded simulator: five sites (JP, CA, OR, VA, IE) with the
  * {@code ec2-five-sites} RTTs, one replica per site, the leader in California, 10 clients per site,
- * Zipf 0.99 key popularity with a different permutation per site (§5), no injected faults.
+ * Zipf 0.99 key popularity with a different permutation per site (§5), no injected faults, the
+ * simulator's fixed LAN environment for everything but the links (150 µs fsyncs, regular replica
+ * configuration), whatever the seed.
  *
  * <p>Lease quorums: Synod's QuorumLease takes a static {@link KeyAssignment}; automatic assignment from
  * read statistics is not built. Here each key is held by the ⌊N/2⌋ + 1 sites that rank it highest in
@@ -40,6 +44,12 @@ final class QuorumLeaseExperiments {
             SimLeaseModes.QUORUM_DRIFT_PPM);
     /** The leader lease Δ in this setting. */
     static final long LEADER_LEASE_NANOS = 2_000 * MILLIS;
+    /**
+     * The replicas' pipeline window: the server's default (ReplicaConfig.defaults), not the simulator's
+     * 32 slots (small to reach more states). With 32, the ~250 writes/s offered at 1:1 fill the window
+     * while slots wait about an IE round trip to commit in order, and writes queue behind it.
+     */
+    static final int PIPELINE_SLOTS = 256;
     /** Operations invoked before this are warm-up (leases being established) and not measured. */
     static final long WARMUP_NANOS = 2_000 * MILLIS;
 
@@ -53,13 +63,49 @@ final class QuorumLeaseExperiments {
         }
     }
 
-    static SimLeases world(Policy policy, long seed, int keys) {
+    static SimLeases world(Policy policy, long seed, int keys, ReadBreakdown breakdown) {
         return switch (policy) {
-            case QUORUM -> SimLeaseModes.quorumWorld(policy.name, QL.withAssignment(assignment(seed, keys)), SimLeaseModes.QUORUM_DRIFT_PPM);
-            case MEGASTORE -> SimLeaseModes.quorumWorld(policy.name, QL.withAssignment(KeyAssignment.ALL), SimLeaseModes.QUORUM_DRIFT_PPM);
+            case QUORUM -> quorumWorld(policy.name, QL.withAssignment(assignment(seed, keys)), breakdown);
+            case MEGASTORE -> quorumWorld(policy.name, QL.withAssignment(KeyAssignment.ALL), breakdown);
             case LEADER -> SimLeases.of(policy.name, (nodeId, clusterSize) ->
                     new LeaderLease(LeaderLeaseConfig.bounded(LEADER_LEASE_NANOS), KeyExtractor.KV));
         };
+    }
+
+    /** {@link SimLeaseModes#quorumWorld}, with every holder's local-read decisions going to {@code breakdown}. */
+    private static SimLeases quorumWorld(String name, QuorumLeaseConfig config, ReadBreakdown breakdown) {
+        return SimLeases.of(name, (nodeId, clusterSize) -> new QuorumLease(config, KeyExtractor.KV,
+                (read, decision, nowNanos) -> breakdown.add(nodeId, read, decision, nowNanos)))
+                .withDriftWithin(SimLeaseModes.QUORUM_DRIFT_PPM, false);
+    }
+
+    /**
+     * Why reads were or were not served locally (finding 2 of docs/leases.md): the decisions of each
+     * site's own replica on its own clients' reads (their first attempt; a refused read then goes to the
+     * leader, whose decision is not counted again), after the warm-up by the replica's clock (±2 % drift).
+     * A client is mapped to its site by its first process's client id; replaced processes are left out.
+     */
+    static final class ReadBreakdown {
+        final long[][] counts = new long[SITES.size()][QuorumLease.ReadDecision.values().length];
+
+        void add(int node, Command read, QuorumLease.ReadDecision decision, long nowNanos) {
+            long worker = read.clientId() - 1; // SimClients: client id = process + 1, processes 0.. are the workers in order
+            if (nowNanos < WARMUP_NANOS || worker < 0 || worker >= (long) CLIENTS_PER_SITE * SITES.size()) {
+                return;
+            }
+            int site = (int) (worker / CLIENTS_PER_SITE);
+            if (site == node) {
+                counts[site][decision.ordinal()]++;
+            }
+        }
+
+        long total(int site) {
+            long total = 0;
+            for (long c : counts[site]) {
+                total += c;
+            }
+            return total;
+        }
     }
 
     /** Key "k<i>" is held by the ⌊N/2⌋ + 1 sites ranking it highest (ties: lower site index); other keys by everyone. */
@@ -100,14 +146,19 @@ final class QuorumLeaseExperiments {
     }
 
     static ScenarioResult run(Policy policy, long seed, int keys, int readPercent, long measuredNanos) {
+        return run(policy, seed, keys, readPercent, measuredNanos, new ReadBreakdown());
+    }
+
+    static ScenarioResult run(Policy policy, long seed, int keys, int readPercent, long measuredNanos, ReadBreakdown breakdown) {
         long until = WARMUP_NANOS + measuredNanos;
         long interval = 2 * MILLIS;
         int ops = (int) (until / interval * 12 / 10);
         SimConfig config = SimConfig.defaults(SITES.size(), FaultProfile.NONE).withSeed(seed).withOpsPerSeed(ops)
                 .withWorkload(CLIENTS_PER_SITE * SITES.size(), keys, false, readPercent, interval);
         SimScenario scenario = SimScenario.DEFAULT.withZipf(ZIPF).withSites(SITES, CLIENTS_PER_SITE, true)
-                .withClientRetries(SimScenario.geoClientTimeoutNanos(SITES), 20).withElection(0, LEADER).withInvokeUntil(until);
-        return Simulation.runScenario(config, world(policy, seed, keys), scenario);
+                .withClientRetries(SimScenario.geoClientTimeoutNanos(SITES), 20).withElection(0, LEADER).withInvokeUntil(until)
+                .withPipelineSlots(PIPELINE_SLOTS).withFixedLan();
+        return Simulation.runScenario(config, world(policy, seed, keys, breakdown), scenario);
     }
 
     /** OK latencies in ms of measured operations of one site and kind, sorted. */
@@ -121,6 +172,45 @@ final class QuorumLeaseExperiments {
         double[] sorted = values.stream().mapToDouble(Double::doubleValue).toArray();
         Arrays.sort(sorted);
         return sorted;
+    }
+
+    /**
+     * The least latency a write of a key held by {@code holders} can have from {@code site}: to the leader
+     * and back, plus the leader's round trip to the farthest of a majority (the nearest ⌊N/2⌋ followers)
+     * and of the key's holders (Moraru §3: a write commits after every holder of its key accepted it).
+     */
+    static double minimumWriteMillis(int site, long holders) {
+        long farthest = 0;
+        for (int node = 0; node < SITES.size(); node++) {
+            if ((holders & (1L << node)) != 0) {
+                farthest = Math.max(farthest, SITES.rttNanos(LEADER, node));
+            }
+        }
+        double majority = minimumWriteMillis(site) - SITES.rttNanos(site, LEADER) / 1e6;
+        return SITES.rttNanos(site, LEADER) / 1e6 + Math.max(majority, farthest / 1e6);
+    }
+
+    /** Measured OK writes from {@code site}: {within 1.1 × their key's least latency + 5 ms, all}. */
+    static long[] writesAtKeyMinimum(ScenarioResult run, int site, KeyAssignment holders) {
+        long all = 0;
+        long fast = 0;
+        for (SimOp op : run.ops()) {
+            if (op.site() == site && op.write() && op.outcome() == SimOp.Outcome.OK && op.invokeNanos() >= WARMUP_NANOS) {
+                all++;
+                double min = minimumWriteMillis(site, holders.holders(op.key(), SITES.size()));
+                fast += op.latencyNanos() / 1e6 <= min * 1.1 + 5 ? 1 : 0;
+            }
+        }
+        return new long[] {fast, all};
+    }
+
+    /** The lease configuration of {@code policy} in run {@code seed} (every node for the leader lease: its writes wait for a majority only). */
+    static KeyAssignment holders(Policy policy, long seed, int keys) {
+        return switch (policy) {
+            case QUORUM -> assignment(seed, keys);
+            case MEGASTORE -> KeyAssignment.ALL;
+            case LEADER -> (key, clusterSize) -> 0L;
+        };
     }
 
     static double percentile(double[] sorted, double p) {

@@ -244,6 +244,53 @@ public final class KvStateMachine implements StateMachine {
         return (int) crc.getValue();
     }
 
+    /**
+     * Predicts only {@code Done} for a put or a list append, the one result such a write has unless
+     * the key holds the other kind (a list for a put, a value for an append). Certain when the key
+     * does not hold the other kind now and no command of {@code before} could make it: none writes
+     * the key with the other kind of write (for an append: a put, compare-and-set or delete) and none
+     * is a session command (session expiry deletes keys). Anything else: null.
+     */
+    @Override
+    public byte[] resultBeforeApply(byte[] payload, List<byte[]> before) {
+        if (SessionCommand.isSessionCommand(payload)) {
+            return null;
+        }
+        KvCommand command;
+        try {
+            command = KvCommand.decode(payload);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        boolean append = isAppend(command);
+        if (!append && !(command instanceof KvCommand.Put)) {
+            return null;
+        }
+        String key = command.key();
+        if (append ? values.containsKey(key) : lists.containsKey(key)) {
+            return null;
+        }
+        for (byte[] earlier : before) {
+            if (SessionCommand.isSessionCommand(earlier)) {
+                return null;
+            }
+            KvCommand other;
+            try {
+                other = KvCommand.decode(earlier);
+            } catch (IllegalArgumentException e) {
+                continue; // Applies as an error result and changes nothing.
+            }
+            if (!other.isReadOnly() && other.key().equals(key) && isAppend(other) != append) {
+                return null;
+            }
+        }
+        return new KvResult.Done().encode();
+    }
+
+    private static boolean isAppend(KvCommand command) {
+        return command instanceof KvCommand.Append || command instanceof KvCommand.AppendNote;
+    }
+
     private byte[] applySession(long slot, byte[] payload) {
         SessionCommand command;
         try {

@@ -1,6 +1,7 @@
 package io.synod.core.paxos;
 
 import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -21,6 +22,11 @@ final class Clients {
     final ArrayDeque<ClientRequest> pending = new ArrayDeque<>();
     /** Clients waiting for an answer from this replica: client id -> sequence. */
     private final LinkedHashMap<Long, Long> awaiting = new LinkedHashMap<>();
+    /**
+     * Writes answered before they applied ({@link LeaseHooks#answersWritesBeforeApply}): client id ->
+     * sequence, until they apply. A retry of one waits for the apply (bounded by the in-flight window).
+     */
+    private final HashMap<Long, Long> answeredEarly = new HashMap<>();
 
     Clients(ReplicaContext ctx, ClientSessions sessions) {
         this.ctx = ctx;
@@ -59,6 +65,11 @@ final class Clients {
             reply(command, known.status(), known.slot(), known.result());
             return true;
         }
+        Long early = answeredEarly.get(command.clientId());
+        if (early != null && early == command.sequence()) {
+            await(command); // Its answer was lost: it is answered again when it applies.
+            return true;
+        }
         return isAwaited(command);
     }
 
@@ -71,8 +82,23 @@ final class Clients {
         awaiting.put(command.clientId(), command.sequence());
     }
 
+    /**
+     * Answers a chosen write before it applies ({@link LeaseHooks#answersWritesBeforeApply}) if its
+     * client waits here for exactly that command; {@code result} is what applying it will return.
+     */
+    void answerEarly(Command command, long slot, byte[] result) {
+        if (isAwaited(command)) {
+            awaiting.remove(command.clientId());
+            answeredEarly.put(command.clientId(), command.sequence());
+            reply(command, ClientReply.Status.OK, slot, result);
+        }
+    }
+
     /** Answers the client of {@code command} if it waits here for exactly that command. */
     void answerAwaiting(Command command, ClientReply.Status status, long slot, byte[] result) {
+        if (!answeredEarly.isEmpty()) {
+            answeredEarly.remove(command.clientId(), command.sequence());
+        }
         if (isAwaited(command)) {
             awaiting.remove(command.clientId());
             reply(command, status, slot, result);
@@ -106,5 +132,6 @@ final class Clients {
                     newLeaderHint));
         }
         awaiting.clear();
+        answeredEarly.clear(); // Answered OK: chosen, applied under the next leader.
     }
 }

@@ -54,6 +54,8 @@ final class Leader {
         long lastSentNanos;
         /** Sent again at least once: its acknowledgements are not round-trip samples (Karn's rule). */
         boolean resent;
+        /** Its client was answered before it applied, or it was found not answerable early. */
+        boolean earlyAnswerTried;
 
         InFlight(Entry entry, byte[][] shards, long sentNanos) {
             this.entry = entry;
@@ -338,9 +340,7 @@ final class Leader {
                 break;
             }
             InFlight slot = first.getValue();
-            long required = leases.requiredAcceptors(slot.entry);
-            if (!quorum.isWriteQuorum(slot.entry, Long.bitCount(slot.acceptors), ctx.clusterSize)
-                    || (slot.acceptors & required) != required || !leases.mayCommit(slot.entry, ctx.nowNanos)) {
+            if (!mayCommitNow(slot)) {
                 break;
             }
             inFlight.pollFirstEntry();
@@ -349,7 +349,53 @@ final class Leader {
         }
         if (progressed) {
             learner.applyCommitted();
+        }
+        if (leases.answersWritesBeforeApply()) {
+            answerWritesBeforeApply();
+        }
+        if (progressed) {
             drainPendingProposals();
+        }
+    }
+
+    /** The commit rule for one slot: a write quorum, the acceptors the lease requires, and the lease's consent. */
+    private boolean mayCommitNow(InFlight slot) {
+        long required = leases.requiredAcceptors(slot.entry);
+        return quorum.isWriteQuorum(slot.entry, Long.bitCount(slot.acceptors), ctx.clusterSize)
+                && (slot.acceptors & required) == required && leases.mayCommit(slot.entry, ctx.nowNanos);
+    }
+
+    /**
+     * Quorum leases (Moraru §3, {@link LeaseHooks#answersWritesBeforeApply}): answers each awaited write
+     * whose own slot may commit, though slots ahead of it still wait (for the holders of other keys).
+     * Only while every slot ahead of it has a write quorum in this ballot: then their values are the
+     * chosen ones and the state machine can tell the result from them. The slot stays in flight and
+     * commits in order as before. Work per call: the in-flight window, each slot predicted once.
+     */
+    private void answerWritesBeforeApply() {
+        List<Command> before = null;
+        long expected = learner.commitSlot() + 1;
+        for (InFlight slot : inFlight.values()) {
+            if (slot.entry.slot() != expected
+                    || !quorum.isWriteQuorum(slot.entry, Long.bitCount(slot.acceptors), ctx.clusterSize)) {
+                return;
+            }
+            expected++;
+            Command command = slot.entry.command();
+            if (command.isNoop()) {
+                continue;
+            }
+            if (!slot.earlyAnswerTried && clients.isAwaited(command) && mayCommitNow(slot)) {
+                slot.earlyAnswerTried = true;
+                byte[] result = learner.resultBeforeApply(command, before == null ? List.of() : before);
+                if (result != null) {
+                    clients.answerEarly(command, slot.entry.slot(), result);
+                }
+            }
+            if (before == null) {
+                before = new ArrayList<>();
+            }
+            before.add(command);
         }
     }
 }

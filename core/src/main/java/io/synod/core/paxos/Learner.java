@@ -1,7 +1,9 @@
 package io.synod.core.paxos;
 
 import io.synod.core.util.Check;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.TreeSet;
 
 /**
@@ -104,6 +106,26 @@ final class Learner {
             slot++;
         }
         applyCommitted();
+    }
+
+    /**
+     * What applying the chosen {@code command} will return once the chosen commands {@code before}
+     * (slot order, from the commit point on) are applied, if certain now; else null. Asks the state
+     * machine only when everything committed is applied and neither the session table nor a command
+     * of {@code before} makes it a duplicate (then it would be answered from the table).
+     */
+    byte[] resultBeforeApply(Command command, List<Command> before) {
+        if (appliedSlot != commitSlot || clients.answerFromSession(command) != null) {
+            return null;
+        }
+        List<byte[]> payloads = new ArrayList<>(before.size());
+        for (Command earlier : before) {
+            if (earlier.clientId() == command.clientId() && earlier.sequence() >= command.sequence()) {
+                return null;
+            }
+            payloads.add(earlier.payload());
+        }
+        return stateMachine.resultBeforeApply(command.payload(), payloads);
     }
 
     /** The leader's commit rule chose the next slot. */

@@ -72,6 +72,24 @@ public interface LeaseHooks {
     default void onAcknowledged(int peer, long[] slots) {}
 
     /**
+     * Leader side: may the leader answer a client's write as soon as the write's own slot may commit
+     * (a write quorum, {@link #requiredAcceptors} and {@link #mayCommit} hold for it, and every earlier
+     * uncommitted slot has a write quorum so its value is the chosen one), before the slots ahead of
+     * it commit and before it is applied? Moraru §3 acknowledges a write of k once every holder of k
+     * (and a majority) accepted it; in-order commit would make it wait for the holders of every key
+     * written in the slots ahead of it, e.g. the farthest replica.
+     *
+     * <p>Only a policy whose local reads refuse a key while an accepted entry past the applied slot
+     * writes it may say yes (quorum leases, rule 4d): any read that could be served without the
+     * answered write then waits until it is applied. A leader lease reads the leader's applied state
+     * and must say no. The answer's result comes from {@link StateMachine#resultBeforeApply}; a
+     * write whose result is not certain is answered when it applies, as always.
+     */
+    default boolean answersWritesBeforeApply() {
+        return false;
+    }
+
+    /**
      * Leader tick: whether the leader should append a no-op now to keep its lease alive (LeaseGuard:
      * an idle leader's newest committed entry ages; a fresh one renews the lease).
      */

@@ -12,6 +12,18 @@ public interface StateMachine {
     /** Applies a chosen command (never a no-op) at {@code slot}; returns the encoded result. */
     byte[] apply(long slot, byte[] payload);
 
+    /**
+     * The result {@link #apply} will return for {@code payload} once {@code before} is applied, if
+     * that is certain now; else null (the default). {@code before} holds, in slot order, the chosen
+     * commands between the last applied slot and the payload's slot (no-ops left out). It lets a
+     * quorum-lease leader answer a chosen write before the slots ahead of it apply
+     * ({@link LeaseHooks#answersWritesBeforeApply}). Must never guess: a wrong answer acknowledges a
+     * result the state machine never produced. Must not change the state.
+     */
+    default byte[] resultBeforeApply(byte[] payload, List<byte[]> before) {
+        return null;
+    }
+
     /** Whether {@code payload} only reads (may be answered locally when a lease allows). */
     boolean isReadOnly(byte[] payload);
 

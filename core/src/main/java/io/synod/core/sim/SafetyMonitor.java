@@ -3,7 +3,9 @@ package io.synod.core.sim;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
 
@@ -11,7 +13,8 @@ import java.util.zip.CRC32C;
  * Cross-replica invariants checked as the simulation runs. The simulator sees every replica's
  * applied entries, which no real observer can, so it checks agreement directly: one command per
  * slot across all replicas and all incarnations (Paxos's safety property), slots applied in order,
- * and every acknowledged write sitting in the chosen log at the slot its reply names.
+ * and every acknowledged write sitting in the chosen log at the slot its reply names (checked when the
+ * slot is first applied if the write was acknowledged before that).
  */
 final class SafetyMonitor {
     /**
@@ -25,7 +28,16 @@ final class SafetyMonitor {
         }
     }
 
+    private record Ack(int node, long clientId, long sequence, long slot, long atNanos) {}
+
     private final Map<Long, Chosen> chosenBySlot = new HashMap<>();
+    /**
+     * Writes acknowledged before any replica applied their slot (a quorum-lease leader answers a
+     * chosen write before the slots ahead of it commit): checked when the slot is first applied, and
+     * a violation if it never is.
+     */
+    private final Map<Long, List<Ack>> pendingAcks = new HashMap<>();
+    private long acksBeforeApply;
     private final long[] lastAppliedSlot;
     private SimViolation violation;
 
@@ -64,6 +76,14 @@ final class SafetyMonitor {
                         + " (ballot " + entry.ballot() + ")");
                 return;
             }
+            if (previous == null && !pendingAcks.isEmpty()) {
+                List<Ack> acks = pendingAcks.remove(entry.slot());
+                if (acks != null) {
+                    for (Ack ack : acks) {
+                        checkAck(ack, nowNanos);
+                    }
+                }
+            }
         }
     }
 
@@ -87,13 +107,36 @@ final class SafetyMonitor {
 
     /** A replica answered OK to a write of (clientId, sequence) at {@code slot}. */
     void onWriteAcknowledged(int node, long clientId, long sequence, long slot, long nowNanos) {
-        Chosen chosen = chosenBySlot.get(slot);
-        if (chosen == null) {
-            fail(SimViolation.Kind.ACK_MISMATCH, nowNanos, "node " + node + " acknowledged client " + clientId + "#"
-                    + sequence + " at slot " + slot + ", which no replica has applied");
-        } else if (chosen.command.clientId() != clientId || chosen.command.sequence() != sequence) {
-            fail(SimViolation.Kind.ACK_MISMATCH, nowNanos, "node " + node + " acknowledged client " + clientId + "#"
-                    + sequence + " at slot " + slot + ", where node " + chosen.node + " applied " + chosen.command);
+        Ack ack = new Ack(node, clientId, sequence, slot, nowNanos);
+        if (chosenBySlot.containsKey(slot)) {
+            checkAck(ack, nowNanos);
+        } else {
+            acksBeforeApply++;
+            pendingAcks.computeIfAbsent(slot, s -> new ArrayList<>()).add(ack);
+        }
+    }
+
+    /** Writes acknowledged before any replica applied their slot. */
+    long acksBeforeApply() {
+        return acksBeforeApply;
+    }
+
+    private void checkAck(Ack ack, long nowNanos) {
+        Chosen chosen = chosenBySlot.get(ack.slot);
+        if (chosen.command.clientId() != ack.clientId || chosen.command.sequence() != ack.sequence) {
+            fail(SimViolation.Kind.ACK_MISMATCH, nowNanos, "node " + ack.node + " acknowledged client " + ack.clientId + "#"
+                    + ack.sequence + " at slot " + ack.slot + " (at " + ack.atNanos / 1000 + "us), where node " + chosen.node
+                    + " applied " + chosen.command);
+        }
+    }
+
+    /** End of the seed: a write acknowledged at a slot that no replica ever applied is a violation. */
+    void checkNoUnappliedAcks(long nowNanos) {
+        for (List<Ack> acks : pendingAcks.values()) {
+            Ack ack = acks.get(0);
+            fail(SimViolation.Kind.ACK_MISMATCH, nowNanos, "node " + ack.node + " acknowledged client " + ack.clientId + "#"
+                    + ack.sequence + " at slot " + ack.slot + " (at " + ack.atNanos / 1000 + "us), which no replica applied");
+            return;
         }
     }
 

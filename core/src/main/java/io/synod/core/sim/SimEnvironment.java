@@ -24,6 +24,13 @@ record SimEnvironment(String name, long linkMedianMinNanos, long linkMedianMaxNa
     static final int SMALL_CHUNK_BYTES = 256;
 
 
+    /**
+     * The fixed environment of experiments ({@link SimScenario#fixedLan()}): LAN links (medians drawn per link
+     * from 50–500 µs, as the drawn LAN), 150 µs median fsyncs, the regular replica configuration.
+     */
+    static final SimEnvironment LAN = new SimEnvironment("lan/fsync-150us (fixed)", 50 * SimTiming.MICROS,
+            500 * SimTiming.MICROS, 150 * SimTiming.MICROS, false, false);
+
     static SimEnvironment draw(SimRandom random) {
         double network = random.nextDouble();
         double disk = random.nextDouble();

@@ -21,6 +21,8 @@ import java.util.List;
  * @param violations        what went wrong; empty for a clean seed
  * @param traffic           bytes on the wire and in the logs (coded vs full copies)
  * @param localReads        reads a lease let a replica answer from its own state (every one is in the checked history)
+ * @param writesAnsweredBeforeApply writes acknowledged before any replica applied their slot (a quorum-lease leader
+ *                          answers a chosen write before the slots ahead of it commit); each checked when its slot applies
  */
 public record SimResult(
         SimConfig config,
@@ -37,7 +39,8 @@ public record SimResult(
         long snapshotChunks,
         List<SimViolation> violations,
         SimTraffic traffic,
-        long localReads) {
+        long localReads,
+        long writesAnsweredBeforeApply) {
 
     public SimResult {
         violations = List.copyOf(violations);

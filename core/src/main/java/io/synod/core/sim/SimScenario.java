@@ -44,12 +44,17 @@ import io.synod.core.util.Check;
  *                                  the environment's (an experiment's backlog of writes must fit: a limbo
  *                                  region, or the writes a new leader accepts while it defers its commit)
  * @param invokeUntilNanos          clients stop invoking fault-phase operations at this time, or -1 (by count)
+ * @param fixedLan                  run on {@code SimEnvironment.LAN} (LAN links, 150 µs fsyncs, the regular replica
+ *                                  configuration) instead of the environment the seed draws (which may be a slow
+ *                                  network, slow disks, a tiny pipeline or tiny snapshot chunks, to reach more
+ *                                  states): an experiment's hardware must not change with its seed
  */
 public record SimScenario(double zipfExponent, boolean perSiteKeyOrder, LatencyMatrix latency, int clientsPerSite,
         long clientAttemptTimeoutNanos, int clientMaxAttempts, long electionDetectNanos, int preferredLeader,
-        long crashLeaderAtNanos, int limboEntries, long restartAfterNanos, long invokeUntilNanos, int pipelineSlots) {
+        long crashLeaderAtNanos, int limboEntries, long restartAfterNanos, long invokeUntilNanos, int pipelineSlots,
+        boolean fixedLan) {
 
-    public static final SimScenario DEFAULT = new SimScenario(Double.NaN, false, null, 0, 0, 0, 0, -1, -1, 0, 0, -1, 0);
+    public static final SimScenario DEFAULT = new SimScenario(Double.NaN, false, null, 0, 0, 0, 0, -1, -1, 0, 0, -1, 0, false);
 
     public SimScenario {
         Check.argument(Double.isNaN(zipfExponent) || (zipfExponent >= 0 && zipfExponent <= 10),
@@ -107,37 +112,44 @@ public record SimScenario(double zipfExponent, boolean perSiteKeyOrder, LatencyM
 
     public SimScenario withZipf(double exponent) {
         return new SimScenario(exponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots, fixedLan);
     }
 
     public SimScenario withSites(LatencyMatrix matrix, int perSite, boolean perSiteKeys) {
         return new SimScenario(zipfExponent, perSiteKeys, matrix, perSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots, fixedLan);
     }
 
     public SimScenario withClientRetries(long attemptTimeoutNanos, int maxAttempts) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, attemptTimeoutNanos, maxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots, fixedLan);
     }
 
     public SimScenario withElection(long detectNanos, int preferred) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                detectNanos, preferred, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots);
+                detectNanos, preferred, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots, fixedLan);
     }
 
     public SimScenario withLeaderCrash(long atNanos, int limbo, long restartAfter) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, atNanos, limbo, restartAfter, invokeUntilNanos, pipelineSlots);
+                electionDetectNanos, preferredLeader, atNanos, limbo, restartAfter, invokeUntilNanos, pipelineSlots, fixedLan);
     }
 
     public SimScenario withInvokeUntil(long atNanos) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, atNanos, pipelineSlots);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, atNanos, pipelineSlots, fixedLan);
     }
 
     public SimScenario withPipelineSlots(int slots) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, slots);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, slots, fixedLan);
+    }
+
+    /** Runs on a fixed LAN environment instead of the seed's drawn one ({@code fixedLan}). */
+    public SimScenario withFixedLan() {
+        return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots,
+                true);
     }
 
     /** Checks the scenario against the seed's config; a mismatch is an {@link IllegalArgumentException}. */

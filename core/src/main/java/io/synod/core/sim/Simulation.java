@@ -101,7 +101,8 @@ public final class Simulation {
         // rebuild) and a read returns that checksum, which the clients check against the note they appended.
         this.stateMachines = stateMachines == SimStateMachine.KV && config.coding().largePercent() > 0
                 ? SimStateMachine.KV_WITH_NOTES : stateMachines;
-        this.environment = SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
+        // Drawn from its own stream: a fixed environment leaves every other draw of the seed as it was.
+        this.environment = scenario.fixedLan() ? SimEnvironment.LAN : SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
         this.network = new SimNetwork(config.nodes(), SimRandom.stream(config.seed(), "network"),
                 environment.linkMedianMinNanos(), environment.linkMedianMaxNanos());
         if (scenario.latency() != null) {
@@ -276,7 +277,7 @@ public final class Simulation {
         return new SimResult(config, environment.name(), trace.value(), history, clients.invoked(), clients.okCount(),
                 clients.failCount(), clients.infoCount(), queue.now(), events, promisePages,
                 snapshotChunks, violations, trafficAtQuiesceEnd != null ? trafficAtQuiesceEnd : traffic.result(committedWriteSlots.size()),
-                localReads());
+                localReads(), safety.acksBeforeApply());
     }
 
     /** Local (lease) reads of every incarnation. */
@@ -391,6 +392,10 @@ public final class Simulation {
                         + maxApplied + " but hold different state");
                 return;
             }
+        }
+        safety.checkNoUnappliedAcks(queue.now());
+        if ((violation = safety.violation()) != null) {
+            return;
         }
         CheckResult check = new LinearizabilityChecker().check(clients.history());
         if (check.verdict() == Verdict.NOT_LINEARIZABLE) {

@@ -52,18 +52,29 @@ final class TestCluster {
     }
 
     TestCluster(int size, ReplicaConfig config, java.util.function.IntFunction<StateMachine> machines) {
-        this(size, config, machines, Coding.OFF, LeaseHooks.NONE);
+        this(size, config, machines, Coding.OFF, node -> LeaseHooks.NONE);
     }
 
-    /** The replicas' value coding (RS-Paxos) and lease hooks. */
+    /** The replicas' value coding (RS-Paxos). */
     final Coding coding;
-    final LeaseHooks hooks;
+    /** The lease policy each (re)started node gets. */
+    final java.util.function.IntFunction<LeaseHooks> leases;
+
+    TestCluster(int size, ReplicaConfig config, java.util.function.IntFunction<StateMachine> machines,
+            java.util.function.IntFunction<LeaseHooks> leases) {
+        this(size, config, machines, Coding.OFF, leases);
+    }
 
     TestCluster(int size, ReplicaConfig config, java.util.function.IntFunction<StateMachine> machines, Coding coding,
             LeaseHooks hooks) {
+        this(size, config, machines, coding, node -> hooks);
+    }
+
+    TestCluster(int size, ReplicaConfig config, java.util.function.IntFunction<StateMachine> machines, Coding coding,
+            java.util.function.IntFunction<LeaseHooks> leases) {
         this.coding = coding;
-        this.hooks = hooks;
         this.machines = machines;
+        this.leases = leases;
         this.size = size;
         this.baseConfig = config;
         this.replicas = new Replica[size];
@@ -80,7 +91,7 @@ final class TestCluster {
 
     private void start(int node) {
         replicas[node] = new Replica(baseConfig.withNodeId(node), disks[node].state(), machines.apply(node),
-                coding.enabled() ? coding.quorum() : QuorumPolicy.MAJORITY, hooks, coding, now);
+                coding.enabled() ? coding.quorum() : QuorumPolicy.MAJORITY, leases.apply(node), coding, now);
         loops[node] = new ReadyLoop(replicas[node], new NodeSink(node));
     }
 

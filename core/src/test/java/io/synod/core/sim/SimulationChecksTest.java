@@ -52,10 +52,26 @@ class SimulationChecksTest {
     }
 
     @Test
-    void anAcknowledgementForAnUnappliedSlotIsAMismatch() {
+    void anAcknowledgementForASlotNoReplicaEverAppliesIsAMismatch() {
         SafetyMonitor safety = new SafetyMonitor(3);
         safety.onWriteAcknowledged(1, 7, 1, 5, 20);
+        assertNull(safety.violation(), "a quorum-lease leader may answer a chosen write before any replica applies it");
+        safety.checkNoUnappliedAcks(40);
         assertEquals(SimViolation.Kind.ACK_MISMATCH, safety.violation().kind());
+    }
+
+    @Test
+    void anAcknowledgementBeforeTheApplyIsCheckedWhenTheSlotApplies() {
+        SafetyMonitor fine = new SafetyMonitor(3);
+        fine.onWriteAcknowledged(1, 7, 1, 1, 20);
+        fine.onApplied(2, List.of(entry(1, 7, 1)), 30);
+        fine.checkNoUnappliedAcks(40);
+        assertNull(fine.violation());
+
+        SafetyMonitor wrong = new SafetyMonitor(3);
+        wrong.onWriteAcknowledged(1, 7, 1, 1, 20);
+        wrong.onApplied(2, List.of(entry(1, 9, 1)), 30);
+        assertEquals(SimViolation.Kind.ACK_MISMATCH, wrong.violation().kind());
     }
 
     @Test

@@ -103,7 +103,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--lease-control", defaultValue = "none", paramLabel = "NAME",
             description = {"Self-test: a deliberately broken lease policy that must be caught: no-deferred-commit,",
                 "inherited-ignores-limbo (with --lease leader), timer-no-drift-margin (with --lease leader-timer),",
-                "ql-read-pending-write, ql-commit-without-holders (with --lease quorum)."})
+                "ql-read-pending-write, ql-commit-without-holders, ql-read-behind-promises (with --lease quorum)."})
     String leaseControl;
 
     /** The lease world every seed runs in, from --lease and --lease-control. */
@@ -133,6 +133,7 @@ final class SimulateCommand implements Callable<Integer> {
         long indeterminateOperations;
         long simulatedNanos;
         long localReads;
+        long writesAnsweredBeforeApply;
         long replicationBytes;
         long catchUpBytes;
         long recoveryBytes;
@@ -222,6 +223,7 @@ final class SimulateCommand implements Callable<Integer> {
             totals.indeterminateOperations += result.indeterminateOperations();
             totals.simulatedNanos += result.simulatedNanos();
             totals.localReads += result.localReads();
+            totals.writesAnsweredBeforeApply += result.writesAnsweredBeforeApply();
             totals.replicationBytes += result.traffic().replicationBytes();
             totals.catchUpBytes += result.traffic().catchUpBytes();
             totals.recoveryBytes += result.traffic().recoveryBytes();
@@ -267,6 +269,8 @@ final class SimulateCommand implements Callable<Integer> {
                     totals.corruptedShards == 0 ? "" : ", " + totals.corruptedShards + " shards corrupted in flight");
             if (leases != SimLeases.NONE) {
                 out.printf("local lease reads:       %d (each one checked in its seed's history)%n", totals.localReads);
+                out.printf("writes answered before apply: %d (quorum leases; each checked against its slot when applied)%n",
+                        totals.writesAnsweredBeforeApply);
             }
             double simulatedSeconds = totals.simulatedNanos / 1e9;
             out.printf("ops per simulated second: %.1f (%.1f s simulated)%n",
