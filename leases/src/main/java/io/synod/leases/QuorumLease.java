@@ -25,7 +25,7 @@ import java.util.TreeMap;
  *       with a promise that reports the highest slot it has accepted. H counts the promise only if it
  *       arrives within t_guard of r, and trusts it until r + t_lease(1−ε) of its own time. With clock
  *       rates within 1 ± ε, H stops trusting it before G stops being bound (G received the guard after
- *       r). No synchronized clocks: each side only measures its own intervals.</li>
+ *       r). Clocks need not agree: each side only measures its own intervals.</li>
  *   <li><b>Renewal (§3.8).</b> H sends a fresh guard every {@code renewNanos}, at least a round trip
  *       before t_lease(1−ε) runs out, so the leases of a healthy holder never lapse.</li>
  *   <li><b>Holder reads (§3).</b> H answers a read of k locally while it holds k, holds at least ⌊N/2⌋

@@ -4,7 +4,7 @@ import io.synod.core.util.Check;
 
 /**
  * Settings of a {@link QuorumLease} (Moraru et al., SoCC 2014, §3.5, §3.8). All durations are local
- * monotonic time; clocks need not be synchronized, only their rates bounded by ε.
+ * monotonic time; clocks need not agree with each other, only their rates are bounded by ε.
  *
  * @param leaseNanos        t_lease: a promise lasts t_lease(1−ε) of the holder's time from the moment it
  *                          sent the guard, and binds the grantor for t_lease(1+ε) of the grantor's time
