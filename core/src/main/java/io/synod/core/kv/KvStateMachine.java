@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.zip.CRC32C;
 
 /**
  * The deterministic, in-memory key-value state machine: byte values (put/get/delete/compare-and-set)
@@ -84,7 +83,7 @@ public final class KvStateMachine implements StateMachine {
                 deferred.remove(a.key());
             }
         }
-        recordChange(slot, command, existed, result);
+        watchLog.recordChange(slot, command, existed, result);
         return encodeResult(command, result);
     }
 
@@ -110,7 +109,7 @@ public final class KvStateMachine implements StateMachine {
 
     @Override
     public byte[] applyDeferred(long slot, byte[] header, int payloadLength, int payloadChecksum, SessionWrite session) {
-        KvCommand partial = parseHeader(header, payloadLength);
+        KvCommand partial = KvDeferral.parseHeader(header, payloadLength);
         String key = partial.key();
         boolean existed = values.containsKey(key) || lists.containsKey(key);
         // The same rules as the whole command (the value's bytes play no part in them); the bytes themselves
@@ -119,33 +118,8 @@ public final class KvStateMachine implements StateMachine {
         if (result instanceof KvResult.Done && (partial instanceof KvCommand.Put || keepNotes)) {
             deferred.put(key, new Deferred(slot, header.clone(), payloadLength, payloadChecksum));
         }
-        recordChange(slot, partial, existed, result);
+        watchLog.recordChange(slot, partial, existed, result);
         return result.encode();
-    }
-
-    /** The command a header stands for, with an empty value (only its key, tag and element are used). */
-    private static KvCommand parseHeader(byte[] header, int payloadLength) {
-        if (header.length < 3 + 4) {
-            throw new IllegalArgumentException("deferral header of " + header.length + " bytes is too short");
-        }
-        ByteBuffer in = ByteBuffer.wrap(header);
-        byte tag = in.get();
-        int keyLength = Short.toUnsignedInt(in.getShort());
-        int expected = 3 + keyLength + (tag == KvCommand.TAG_APPEND_NOTE ? 8 : 0) + 4;
-        if ((tag != KvCommand.TAG_PUT && tag != KvCommand.TAG_APPEND_NOTE) || keyLength == 0 || header.length != expected) {
-            throw new IllegalArgumentException("deferral header (tag " + tag + ", key of " + keyLength + " bytes, "
-                    + header.length + " bytes) is neither a put nor an append-note header");
-        }
-        byte[] keyBytes = new byte[keyLength];
-        in.get(keyBytes);
-        String key = new String(keyBytes, StandardCharsets.UTF_8);
-        long element = tag == KvCommand.TAG_APPEND_NOTE ? in.getLong() : 0;
-        int valueLength = in.getInt();
-        if (valueLength != payloadLength - header.length) {
-            throw new IllegalArgumentException("deferral header says " + valueLength + " value bytes, the payload has "
-                    + (payloadLength - header.length));
-        }
-        return tag == KvCommand.TAG_PUT ? new KvCommand.Put(key, EMPTY) : new KvCommand.AppendNote(key, element, EMPTY);
     }
 
     @Override
@@ -200,7 +174,7 @@ public final class KvStateMachine implements StateMachine {
         if (d == null || d.slot() != slot) {
             return; // Overwritten or resolved since.
         }
-        Check.state(payload.length == d.length() && checksum(payload, EMPTY) == d.checksum()
+        Check.state(payload.length == d.length() && KvDeferral.checksum(payload, EMPTY) == d.checksum()
                 && Arrays.equals(d.header(), Arrays.copyOf(payload, d.header().length)),
                 "the value rebuilt for slot %d does not match the header and checksum applied there", slot);
         if (command instanceof KvCommand.Put p) {
@@ -226,7 +200,7 @@ public final class KvStateMachine implements StateMachine {
             // A value is checked against the length and CRC32C of the command that wrote it; a note's digest
             // (4 bytes) cannot be, the snapshot being chosen state is what vouches for it.
             Check.state(bytes != null && (put ? d.header().length + bytes.length == d.length()
-                    && checksum(d.header(), bytes) == d.checksum() : bytes.length == 4),
+                    && KvDeferral.checksum(d.header(), bytes) == d.checksum() : bytes.length == 4),
                     "a peer's snapshot through slot %d does not hold the bytes of key %s written at slot %d", snapshotSlot,
                     e.getKey(), d.slot());
             (put ? values : notes).put(e.getKey(), bytes.clone());
@@ -235,13 +209,6 @@ public final class KvStateMachine implements StateMachine {
         for (String key : done) {
             deferred.remove(key);
         }
-    }
-
-    private static int checksum(byte[] first, byte[] second) {
-        CRC32C crc = new CRC32C();
-        crc.update(first);
-        crc.update(second);
-        return (int) crc.getValue();
     }
 
     /**
@@ -299,21 +266,6 @@ public final class KvStateMachine implements StateMachine {
             return new SessionResult.Refused(e.getMessage()).encode();
         }
         return sessions.apply(slot, command).encode();
-    }
-
-    /** Feeds the watch log ({@link KvWatchLog}) with what a key-value command changed. */
-    private void recordChange(long slot, KvCommand command, boolean existed, KvResult result) {
-        if (command.isReadOnly() || result instanceof KvResult.Error
-                || (result instanceof KvResult.Swapped swapped && !swapped.swapped())) {
-            return;
-        }
-        if (command instanceof KvCommand.Delete) {
-            if (existed) {
-                watchLog.record(slot, command.key(), KvWatchLog.Type.DELETE);
-            }
-        } else {
-            watchLog.record(slot, command.key(), KvWatchLog.Type.PUT);
-        }
     }
 
     private KvResult execute(long slot, KvCommand command) {
@@ -396,7 +348,7 @@ public final class KvStateMachine implements StateMachine {
 
     /** What {@code keepNotes} keeps of a note: its CRC32C (4 bytes, big-endian); computing it needs the note's bytes. */
     private static byte[] noteDigest(byte[] note) {
-        return ByteBuffer.allocate(4).putInt(checksum(note, EMPTY)).array();
+        return ByteBuffer.allocate(4).putInt(KvDeferral.checksum(note, EMPTY)).array();
     }
 
     /**

@@ -119,4 +119,19 @@ public final class KvWatchLog {
     public int size() {
         return events.size();
     }
+
+    /** Records what a key-value command changed: nothing for reads, errors and failed swaps. */
+    public void recordChange(long slot, KvCommand command, boolean existed, KvResult result) {
+        if (command.isReadOnly() || result instanceof KvResult.Error
+                || (result instanceof KvResult.Swapped swapped && !swapped.swapped())) {
+            return;
+        }
+        if (command instanceof KvCommand.Delete) {
+            if (existed) {
+                record(slot, command.key(), KvWatchLog.Type.DELETE);
+            }
+        } else {
+            record(slot, command.key(), KvWatchLog.Type.PUT);
+        }
+    }
 }
