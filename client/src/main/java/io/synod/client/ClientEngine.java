@@ -1,40 +1,30 @@
 package io.synod.client;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.synod.coordination.ShardMap;
 import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.wire.ClientFrame;
-import io.synod.core.wire.ClientFrameCodec;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -74,83 +64,6 @@ final class ClientEngine implements AutoCloseable {
         void close();
     }
 
-    private static final class Lane {
-        long clientId = newClientId();
-        long sequence;
-    }
-
-    private final class Op {
-        final String description;
-        final byte[] payload;
-        final byte[] routingKey;
-        final boolean readOnly;
-        /** A watch poll ({@link ClientFrame.WatchPoll}) rather than a command. */
-        final boolean watch;
-        final Consistency consistency;
-        final long deadlineNanos;
-        final CompletableFuture<Reply> future = new CompletableFuture<>();
-        Lane lane;
-        long sequence;
-        long requestId;
-        Connection via;
-        int target = -1;
-        int group = -1;
-        int attempts;
-        int redirects;
-        /**
-         * The write may have reached a replica's log: it was in flight when its connection broke or its
-         * timeout fired, or a replica answered UNKNOWN. Then a timeout is an unknown outcome; a write only
-         * ever refused (NOT_LEADER, BUSY, never sent) times out as definitely not applied.
-         */
-        boolean maybeApplied;
-        ScheduledFuture<?> timeout;
-        String lastProblem = "no server answered";
-
-        Op(String description, byte[] payload, byte[] routingKey, boolean readOnly, boolean watch, Consistency consistency,
-                long deadlineNanos) {
-            this.description = description;
-            this.payload = payload;
-            this.routingKey = routingKey;
-            this.readOnly = readOnly;
-            this.watch = watch;
-            this.consistency = consistency;
-            this.deadlineNanos = deadlineNanos;
-        }
-
-        boolean readOnly() {
-            return readOnly;
-        }
-    }
-
-    private final class Connection {
-        final InetSocketAddress address;
-        Channel channel;
-        boolean active;
-        boolean lost;
-        final ArrayDeque<byte[]> queued = new ArrayDeque<>();
-        final Set<Long> requests = new HashSet<>();
-
-        Connection(InetSocketAddress address) {
-            this.address = address;
-        }
-
-        void send(long requestId, ClientFrame frame) {
-            requests.add(requestId);
-            byte[] body = ClientFrameCodec.encode(frame);
-            if (active) {
-                write(body);
-            } else {
-                queued.add(body);
-            }
-        }
-
-        void write(byte[] body) {
-            ByteBuf buf = channel.alloc().buffer(4 + body.length);
-            buf.writeInt(body.length).writeBytes(body);
-            channel.writeAndFlush(buf, channel.voidPromise());
-        }
-    }
-
     private final EventLoopGroup group;
     private final EventLoop loop;
     private final ExecutorService callbacks;
@@ -160,21 +73,20 @@ final class ClientEngine implements AutoCloseable {
     private final int maxCommandBytes;
     private final int maxInFlight;
     private final int maxQueued;
-    private final long backoffBaseNanos;
-    private final long backoffMaxNanos;
+    private final RetryBackoff backoff;
 
     // ---- state owned by the event loop --------------------------------------------------------
     private ShardMap shardMap;
     private final Map<Integer, InetSocketAddress> nodes = new HashMap<>();
     private final Map<Integer, Integer> leaders = new HashMap<>();
-    private final Map<InetSocketAddress, Connection> connections = new HashMap<>();
-    private final Map<Long, Op> inFlight = new HashMap<>();
+    private final Map<InetSocketAddress, ServerConnection> connections = new HashMap<>();
+    private final Map<Long, PendingOp> inFlight = new HashMap<>();
     private final Map<Long, Consumer<ClientFrame>> control = new HashMap<>();
     private final ArrayDeque<Lane> freeLanes = new ArrayDeque<>();
-    private final ArrayDeque<Op> waiting = new ArrayDeque<>();
+    private final ArrayDeque<PendingOp> waiting = new ArrayDeque<>();
     private int lanes;
     private long nextRequestId = 1;
-    private int staleCursor = ThreadLocalRandom.current().nextInt(1 << 16);
+    private final TargetPicker targets = new TargetPicker();
     private volatile boolean closed;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
 
@@ -185,8 +97,7 @@ final class ClientEngine implements AutoCloseable {
         this.maxCommandBytes = maxCommandBytes;
         this.maxInFlight = maxInFlight;
         this.maxQueued = maxQueued;
-        this.backoffBaseNanos = backoffBaseNanos;
-        this.backoffMaxNanos = backoffMaxNanos;
+        this.backoff = new RetryBackoff(backoffBaseNanos, backoffMaxNanos);
         this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("synod-client", true));
         this.loop = group.next();
         this.callbacks = Executors.newFixedThreadPool(2, new DefaultThreadFactory("synod-client-callback", true));
@@ -197,7 +108,8 @@ final class ClientEngine implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline().addLast(new FlushConsolidationHandler(256, true),
-                                new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4), new Inbound());
+                                new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4),
+                                new InboundHandler(ClientEngine.this));
                     }
                 });
     }
@@ -328,7 +240,8 @@ final class ClientEngine implements AutoCloseable {
         if (closed) {
             return CompletableFuture.failedFuture(new UnavailableException("the client is closed"));
         }
-        Op op = new Op(description, payload, routingKey, readOnly, watch, consistency, System.nanoTime() + timeoutNanos);
+        PendingOp op = new PendingOp(description, payload, routingKey, readOnly, watch, consistency,
+                System.nanoTime() + timeoutNanos);
         CompletableFuture<Reply> userFuture = new CompletableFuture<>();
         op.future.whenComplete((reply, error) -> {
             Runnable complete = () -> {
@@ -348,7 +261,7 @@ final class ClientEngine implements AutoCloseable {
         return userFuture;
     }
 
-    private void admit(Op op, long timeoutNanos) {
+    private void admit(PendingOp op, long timeoutNanos) {
         if (closed) {
             op.future.completeExceptionally(new UnavailableException("the client is closed"));
             return;
@@ -379,7 +292,7 @@ final class ClientEngine implements AutoCloseable {
         return lane;
     }
 
-    private void start(Op op, Lane lane) {
+    private void start(PendingOp op, Lane lane) {
         op.lane = lane;
         op.sequence = ++lane.sequence;
         send(op);
@@ -391,7 +304,7 @@ final class ClientEngine implements AutoCloseable {
             if (lane == null) {
                 return;
             }
-            Op op = waiting.poll();
+            PendingOp op = waiting.poll();
             if (op.future.isDone()) {
                 freeLanes.addFirst(lane);
                 continue;
@@ -400,7 +313,7 @@ final class ClientEngine implements AutoCloseable {
         }
     }
 
-    private void send(Op op) {
+    private void send(PendingOp op) {
         if (op.future.isDone()) {
             return;
         }
@@ -409,7 +322,7 @@ final class ClientEngine implements AutoCloseable {
             return;
         }
         op.group = shardMap.groupFor(op.routingKey);
-        int target = pickTarget(op);
+        int target = targets.pick(op, nodes, leaders);
         if (target < 0) {
             op.lastProblem = "no live server is known";
             retryLater(op);
@@ -419,41 +332,19 @@ final class ClientEngine implements AutoCloseable {
         op.requestId = nextRequestId++;
         op.via = connection(nodes.get(target));
         inFlight.put(op.requestId, op);
-        ClientFrame frame = op.watch ? new ClientFrame.WatchPoll(op.requestId, op.payload)
-                : op.consistency == Consistency.STALE && op.readOnly()
-                ? new ClientFrame.StaleRead(op.requestId, op.payload)
-                : new ClientFrame.Command(op.requestId, op.lane.clientId, op.sequence, op.payload,
-                        op.consistency == Consistency.LOG ? ClientFrame.FLAG_THROUGH_LOG : 0);
-        op.via.send(op.requestId, frame);
+        op.via.send(op.requestId, op.toFrame());
     }
 
-    /** The group's leader if known; otherwise (and for STALE reads) the servers in turn. */
-    private int pickTarget(Op op) {
-        if (nodes.isEmpty()) {
-            return -1;
-        }
-        if (op.consistency != Consistency.STALE || !op.readOnly()) {
-            Integer leader = leaders.get(op.group);
-            if (leader != null && nodes.containsKey(leader)) {
-                return leader;
-            }
-        }
-        List<Integer> ids = new ArrayList<>(nodes.keySet());
-        ids.sort(null);
-        int start = op.consistency == Consistency.STALE ? staleCursor++ : op.attempts;
-        return ids.get(Math.floorMod(start + op.attempts, ids.size()));
-    }
-
-    private Connection connection(InetSocketAddress address) {
-        Connection c = connections.get(address);
+    private ServerConnection connection(InetSocketAddress address) {
+        ServerConnection c = connections.get(address);
         if (c != null) {
             return c;
         }
-        Connection conn = new Connection(address);
+        ServerConnection conn = new ServerConnection(address);
         connections.put(address, conn);
         ChannelFuture f = bootstrap.connect(address);
         conn.channel = f.channel();
-        conn.channel.attr(CONNECTION).set(conn);
+        conn.channel.attr(ServerConnection.KEY).set(conn);
         f.addListener(done -> {
             if (!done.isSuccess()) {
                 lost(conn, "cannot connect to " + address + ": " + done.cause().getMessage());
@@ -468,10 +359,8 @@ final class ClientEngine implements AutoCloseable {
         return conn;
     }
 
-    private static final io.netty.util.AttributeKey<Connection> CONNECTION = io.netty.util.AttributeKey.valueOf("synod");
-
     /** A connection failed: everything sent through it is retried (a write there may have been applied). */
-    private void lost(Connection conn, String why) {
+    void lost(ServerConnection conn, String why) {
         if (conn.lost) {
             return;
         }
@@ -482,7 +371,7 @@ final class ClientEngine implements AutoCloseable {
         }
         leaders.values().removeIf(n -> conn.address.equals(nodes.get(n)));
         for (Long id : conn.requests) {
-            Op op = inFlight.remove(id);
+            PendingOp op = inFlight.remove(id);
             if (op != null) {
                 op.maybeApplied |= !op.readOnly(); // It may have reached the server before the connection broke.
                 op.lastProblem = why;
@@ -499,40 +388,21 @@ final class ClientEngine implements AutoCloseable {
         }
     }
 
-    private final class Inbound extends SimpleChannelInboundHandler<ByteBuf> {
-        @Override
-        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
-            Connection conn = ctx.channel().attr(CONNECTION).get();
-            byte[] body = new byte[msg.readableBytes()];
-            msg.readBytes(body);
-            ClientFrame frame;
-            try {
-                frame = ClientFrameCodec.decode(body);
-            } catch (IllegalArgumentException e) {
-                LOG.warn("closing connection to {}: malformed frame: {}", conn.address, e.getMessage());
-                lost(conn, "server " + conn.address + " sent a malformed frame: " + e.getMessage());
-                return;
-            }
-            conn.requests.remove(frame.requestId());
-            Consumer<ClientFrame> c = control.remove(frame.requestId());
-            if (c != null) {
-                c.accept(frame);
-                return;
-            }
-            if (frame instanceof ClientFrame.Response r) {
-                onResponse(conn, r);
-            }
+    /** A decoded frame from {@code conn} (called by {@link InboundHandler} on the event loop). */
+    void onFrame(ServerConnection conn, ClientFrame frame) {
+        conn.requests.remove(frame.requestId());
+        Consumer<ClientFrame> c = control.remove(frame.requestId());
+        if (c != null) {
+            c.accept(frame);
+            return;
         }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            Connection conn = ctx.channel().attr(CONNECTION).get();
-            lost(conn, "connection to " + conn.address + " failed: " + cause.getMessage());
+        if (frame instanceof ClientFrame.Response r) {
+            onResponse(conn, r);
         }
     }
 
-    private void onResponse(Connection conn, ClientFrame.Response r) {
-        Op op = inFlight.remove(r.requestId());
+    private void onResponse(ServerConnection conn, ClientFrame.Response r) {
+        PendingOp op = inFlight.remove(r.requestId());
         if (op == null || op.future.isDone()) {
             return; // Late answer to a request that timed out or was already retried elsewhere.
         }
@@ -557,7 +427,7 @@ final class ClientEngine implements AutoCloseable {
         if (status == ClientReply.Status.STALE_SEQUENCE) {
             // A later command of this lane was applied: impossible while the lane runs one command at a time,
             // unless the replicas evicted this lane's session. The fate of this one cannot be known.
-            op.lane.clientId = newClientId();
+            op.lane.clientId = Lane.newClientId();
             finish(op, null, new OutcomeUnknownException("the servers no longer know the outcome of this write"));
             return;
         }
@@ -581,21 +451,20 @@ final class ClientEngine implements AutoCloseable {
         retryLater(op); // UNKNOWN, BUSY, no group, or a hint we already followed: back off.
     }
 
-    private void retryLater(Op op) {
+    private void retryLater(PendingOp op) {
         if (op.future.isDone()) {
             return;
         }
         op.attempts++;
         op.redirects = 0;
-        long delay = Math.min(backoffMaxNanos, backoffBaseNanos << Math.min(op.attempts - 1, 16));
-        delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
+        long delay = backoff.delayNanos(op.attempts);
         if (System.nanoTime() + delay - op.deadlineNanos >= 0) {
             return; // The timeout fires first and says what happened.
         }
         loop.schedule(() -> send(op), delay, TimeUnit.NANOSECONDS);
     }
 
-    private void expire(Op op) {
+    private void expire(PendingOp op) {
         if (op.future.isDone()) {
             return;
         }
@@ -605,14 +474,14 @@ final class ClientEngine implements AutoCloseable {
         String what = op.description;
         if (op.maybeApplied) {
             if (op.lane != null) {
-                op.lane.clientId = newClientId(); // Never let a late answer to this one pass for the next.
+                op.lane.clientId = Lane.newClientId(); // Never let a late answer to this one pass for the next.
                 op.lane.sequence = 0;
             }
             finish(op, null, new OutcomeUnknownException(what + ": no answer before the timeout; it may or may not have"
                     + " been applied (last: " + op.lastProblem + ")"));
         } else {
             if (op.lane != null) {
-                op.lane.clientId = newClientId();
+                op.lane.clientId = Lane.newClientId();
                 op.lane.sequence = 0;
             }
             finish(op, null, new SynodTimeoutException(what + ": no answer before the timeout (last: "
@@ -624,7 +493,7 @@ final class ClientEngine implements AutoCloseable {
         return c.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT) + " of key '" + c.key() + "'";
     }
 
-    private void finish(Op op, Reply reply, SynodException error) {
+    private void finish(PendingOp op, Reply reply, SynodException error) {
         if (op.timeout != null) {
             op.timeout.cancel(false);
         }
@@ -641,10 +510,6 @@ final class ClientEngine implements AutoCloseable {
             op.future.complete(reply);
         }
         dispatchWaiting();
-    }
-
-    private static long newClientId() {
-        return ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
     }
 
     /** Runs {@code task} on the event loop after {@code delayNanos} (session keep-alives, watch retries); null once closed. */
@@ -694,14 +559,14 @@ final class ClientEngine implements AutoCloseable {
         try {
             loop.execute(() -> {
                 UnavailableException e = new UnavailableException("the client is closed");
-                for (Op op : new ArrayList<>(inFlight.values())) {
+                for (PendingOp op : new ArrayList<>(inFlight.values())) {
                     finish(op, null, e);
                 }
-                for (Op op : new ArrayList<>(waiting)) {
+                for (PendingOp op : new ArrayList<>(waiting)) {
                     finish(op, null, e);
                 }
                 waiting.clear();
-                for (Connection c : new ArrayList<>(connections.values())) {
+                for (ServerConnection c : new ArrayList<>(connections.values())) {
                     c.lost = true;
                     c.channel.close();
                 }

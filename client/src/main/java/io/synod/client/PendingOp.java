@@ -1,0 +1,61 @@
+package io.synod.client;
+
+import io.netty.util.concurrent.ScheduledFuture;
+import io.synod.core.wire.ClientFrame;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One request in the {@link ClientEngine}: what to send, where it is routed, its lane, attempts and
+ * timeout, and the request frame built for each attempt. Touched only on the engine's event loop.
+ */
+final class PendingOp {
+    final String description;
+    final byte[] payload;
+    final byte[] routingKey;
+    final boolean readOnly;
+    /** A watch poll ({@link ClientFrame.WatchPoll}) rather than a command. */
+    final boolean watch;
+    final Consistency consistency;
+    final long deadlineNanos;
+    final CompletableFuture<ClientEngine.Reply> future = new CompletableFuture<>();
+    Lane lane;
+    long sequence;
+    long requestId;
+    ServerConnection via;
+    int target = -1;
+    int group = -1;
+    int attempts;
+    int redirects;
+    /**
+     * The write may have reached a replica's log: it was in flight when its connection broke or its
+     * timeout fired, or a replica answered UNKNOWN. Then a timeout is an unknown outcome; a write only
+     * ever refused (NOT_LEADER, BUSY, never sent) times out as definitely not applied.
+     */
+    boolean maybeApplied;
+    ScheduledFuture<?> timeout;
+    String lastProblem = "no server answered";
+
+    PendingOp(String description, byte[] payload, byte[] routingKey, boolean readOnly, boolean watch,
+            Consistency consistency, long deadlineNanos) {
+        this.description = description;
+        this.payload = payload;
+        this.routingKey = routingKey;
+        this.readOnly = readOnly;
+        this.watch = watch;
+        this.consistency = consistency;
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    boolean readOnly() {
+        return readOnly;
+    }
+
+    /** The frame for the current attempt: a watch poll, a stale read, or a sequenced command. */
+    ClientFrame toFrame() {
+        return watch ? new ClientFrame.WatchPoll(requestId, payload)
+                : consistency == Consistency.STALE && readOnly()
+                ? new ClientFrame.StaleRead(requestId, payload)
+                : new ClientFrame.Command(requestId, lane.clientId, sequence, payload,
+                        consistency == Consistency.LOG ? ClientFrame.FLAG_THROUGH_LOG : 0);
+    }
+}
