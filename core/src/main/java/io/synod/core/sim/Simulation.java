@@ -4,16 +4,11 @@ import io.synod.core.paxos.Coding;
 import java.util.HashSet;
 import java.util.Set;
 
-import io.synod.core.check.CheckResult;
-import io.synod.core.check.LinearizabilityChecker;
-import io.synod.core.check.Verdict;
 import io.synod.core.history.History;
 import io.synod.core.paxos.Ballot;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.ClientRequest;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.ElectionEvent;
-import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.LeaseHooks;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.QuorumPolicy;
@@ -21,9 +16,7 @@ import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.ReplicaConfig;
-import io.synod.core.paxos.Role;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -42,51 +35,53 @@ import java.util.List;
  * the client history must be linearizable. Agreement per slot is checked throughout.
  */
 public final class Simulation {
-    private enum Phase { FAULTS, LIVENESS, QUIESCE, RESOLVE, DONE }
+    enum Phase { FAULTS, LIVENESS, QUIESCE, RESOLVE, DONE }
 
     private static final int MAX_PENDING_EVENTS = 1_000_000;
     /** How long the end-of-seed rebuild of deferred values may take (deferred rebuild only). */
-    private static final long RESOLVE_BOUND_NANOS = 2_000 * SimTiming.MILLIS;
+    static final long RESOLVE_BOUND_NANOS = 2_000 * SimTiming.MILLIS;
 
-    private final SimConfig config;
-    private final EventQueue queue = new EventQueue(MAX_PENDING_EVENTS);
-    private final TraceHash trace = new TraceHash();
-    private final SimEnvironment environment;
-    private final SimNetwork network;
-    private final SimRandom faultRandom;
-    private final SimRandom diskRandom;
-    private final SimRandom nodeRandom;
-    private final SimNode[] nodes;
-    private final ElectionOracle oracle;
-    private final SimClients clients;
-    private final SafetyMonitor safety;
-    private final QuorumPolicy quorum;
-    private final Coding coding;
-    private final SimTraffic.Counter traffic = new SimTraffic.Counter();
+    final SimConfig config;
+    final EventQueue queue = new EventQueue(MAX_PENDING_EVENTS);
+    final TraceHash trace = new TraceHash();
+    final SimEnvironment environment;
+    final SimNetwork network;
+    final SimRandom faultRandom;
+    final SimRandom diskRandom;
+    final SimRandom nodeRandom;
+    final SimNode[] nodes;
+    final ElectionOracle oracle;
+    final SimClients clients;
+    final SafetyMonitor safety;
+    final QuorumPolicy quorum;
+    final Coding coding;
+    final SimTraffic.Counter traffic = new SimTraffic.Counter();
+    private final SimEndOfSeed endOfSeed = new SimEndOfSeed(this);
+    private final SimScriptedCrash scriptedCrash = new SimScriptedCrash(this);
     /** The traffic when the quiesce phase ended (deferred rebuild: the end-of-seed rebuild is a check, not a cost of the writes). */
-    private SimTraffic trafficAtQuiesceEnd;
+    SimTraffic trafficAtQuiesceEnd;
     /** Shard corruption in recovery-read replies (coded mode with network faults), a stream of its own. */
-    private final SimRandom corruptRandom;
-    private final Set<Long> committedWriteSlots = new HashSet<>();
-    private final LeaseHooksFactory leases;
-    private final SimLeases leaseWorld;
-    private final SimStateMachine stateMachines;
-    private final NegativeControls controls;
-    private final SimFaults faults;
-    private final SimExtension extension;
-    private final SimScenario scenario;
-    private final List<ScenarioResult.Election> elections = new ArrayList<>();
+    final SimRandom corruptRandom;
+    final Set<Long> committedWriteSlots = new HashSet<>();
+    final LeaseHooksFactory leases;
+    final SimLeases leaseWorld;
+    final SimStateMachine stateMachines;
+    final NegativeControls controls;
+    final SimFaults faults;
+    final SimExtension extension;
+    final SimScenario scenario;
+    final List<ScenarioResult.Election> elections = new ArrayList<>();
     /** Every replica's snapshot interval and log retention, overriding the environment's (byte measurements), or null. */
-    private int[] snapshotInterval;
-    private int crashedNode = -1;
-    private long crashNanos = -1;
-    private long limboAtCrash;
-    private Phase phase = Phase.FAULTS;
-    private SimViolation violation;
-    private long events;
-    private long promisePages;
-    private long snapshotChunks;
-    private long localReadsOfCrashed;
+    int[] snapshotInterval;
+    int crashedNode = -1;
+    long crashNanos = -1;
+    long limboAtCrash;
+    Phase phase = Phase.FAULTS;
+    SimViolation violation;
+    long events;
+    long promisePages;
+    long snapshotChunks;
+    long localReadsOfCrashed;
 
     private Simulation(SimConfig config, SimLeases leaseWorld, SimStateMachine stateMachines, SimExtension extension,
             SimScenario scenario) {
@@ -242,7 +237,7 @@ public final class Simulation {
             faults.scheduleNextFault();
         }
         if (scenario.crashLeaderAtNanos() >= 0) {
-            queue.at(scenario.crashLeaderAtNanos(), this::scriptedLeaderCrash);
+            queue.at(scenario.crashLeaderAtNanos(), scriptedCrash::scriptedLeaderCrash);
         }
         while (phase != Phase.DONE && violation == null) {
             if (queue.isEmpty()) {
@@ -269,7 +264,7 @@ public final class Simulation {
             advancePhase();
         }
         if (violation == null) {
-            finalChecks();
+            endOfSeed.finalChecks();
         }
         History history = clients.history();
         trace.add(history.events().size());
@@ -303,48 +298,7 @@ public final class Simulation {
             startLivenessPhase();
         } else if (phase == Phase.LIVENESS && clients.finished()) {
             phase = Phase.QUIESCE;
-            queue.after(SimTiming.QUIESCE_NANOS, coding.defersRebuild() ? this::startResolvePhase : () -> phase = Phase.DONE);
-        }
-    }
-
-    /**
-     * Deferred rebuild: the replicas' states are compared resolved, so every replica now rebuilds every
-     * key it applied without its bytes, through its own recovery reads; the seed ends once none is left
-     * (within the quiesce bound, else a liveness violation). Its traffic is not counted as the writes'.
-     */
-    private void startResolvePhase() {
-        phase = Phase.RESOLVE;
-        trafficAtQuiesceEnd = traffic.result(committedWriteSlots.size());
-        for (SimNode node : nodes) {
-            if (node.isUp()) {
-                node.replica.resolveDeferred();
-                drive(node);
-            }
-        }
-        // A replica whose peers all compacted a slot fetches a peer's snapshot, which may travel in
-        // hundreds of small chunks (small-messages environments): allow a generous bound.
-        long deadline = queue.now() + RESOLVE_BOUND_NANOS;
-        awaitResolved(deadline);
-    }
-
-    private void awaitResolved(long deadlineNanos) {
-        int unresolved = 0;
-        String where = "";
-        for (SimNode node : nodes) {
-            int count = node.isUp() ? node.replica.unresolvedSlots() : 0;
-            if (count > 0) {
-                unresolved += count;
-                where += " node " + node.id + ": " + count;
-            }
-        }
-        if (unresolved == 0) {
-            phase = Phase.DONE;
-        } else if (queue.now() >= deadlineNanos) {
-            fail(SimViolation.Kind.LIVENESS, "deferred values not rebuilt " + RESOLVE_BOUND_NANOS / 1_000_000
-                    + " ms after the end of the seed:" + where);
-            phase = Phase.DONE;
-        } else {
-            queue.after(SimTiming.MILLIS, () -> awaitResolved(deadlineNanos));
+            queue.after(SimTiming.QUIESCE_NANOS, coding.defersRebuild() ? endOfSeed::startResolvePhase : () -> phase = Phase.DONE);
         }
     }
 
@@ -365,99 +319,11 @@ public final class Simulation {
         clients.startLivenessPhase();
     }
 
-    private void finalChecks() {
-        long maxApplied = 0;
-        for (SimNode node : nodes) {
-            if (!node.isUp()) {
-                fail(SimViolation.Kind.LIVENESS, "node " + node.id + " is still down after the liveness phase");
-                return;
-            }
-            maxApplied = Math.max(maxApplied, node.replica.appliedSlot());
-        }
-        SimNode reference = null;
-        byte[] referenceState = null;
-        for (SimNode node : nodes) {
-            if (node.replica.appliedSlot() != maxApplied) {
-                fail(SimViolation.Kind.LIVENESS, "node " + node.id + " applied through slot " + node.replica.appliedSlot()
-                        + " but another node through " + maxApplied + " after " + SimTiming.QUIESCE_NANOS / 1_000_000
-                        + " ms without faults (role " + node.replica.role() + ", commit " + node.replica.commitSlot() + ")");
-                return;
-            }
-            byte[] state = node.replica.stateMachine().snapshot();
-            if (reference == null) {
-                reference = node;
-                referenceState = state;
-            } else if (!Arrays.equals(state, referenceState)) {
-                fail(SimViolation.Kind.STATE_DIVERGENCE, "nodes " + reference.id + " and " + node.id + " applied through slot "
-                        + maxApplied + " but hold different state");
-                return;
-            }
-        }
-        safety.checkNoUnappliedAcks(queue.now());
-        if ((violation = safety.violation()) != null) {
-            return;
-        }
-        CheckResult check = new LinearizabilityChecker().check(clients.history());
-        if (check.verdict() == Verdict.NOT_LINEARIZABLE) {
-            fail(SimViolation.Kind.NOT_LINEARIZABLE, check.explanation());
-        } else if (check.verdict() == Verdict.UNKNOWN) {
-            fail(SimViolation.Kind.CHECK_INCONCLUSIVE, check.explanation());
-        }
-    }
-
-    // ---- scripted events (SimScenario) ----------------------------------------------------------
-
-    /** Crashes the node leading in the highest ballot (waiting for one if nobody leads), after building up its limbo region if asked. */
-    private void scriptedLeaderCrash() {
-        if (phase != Phase.FAULTS) {
-            return;
-        }
-        SimNode leader = null;
-        for (SimNode node : nodes) {
-            if (node.isUp() && node.replica.role() == Role.LEADER
-                    && (leader == null || leader.replica.promised().isBelow(node.replica.promised()))) {
-                leader = node;
-            }
-        }
-        if (leader == null) {
-            queue.after(SimTiming.MILLIS, this::scriptedLeaderCrash);
-            return;
-        }
-        if (scenario.limboEntries() == 0) {
-            scriptedCrash(leader);
-            return;
-        }
-        for (SimNode other : nodes) {
-            network.cutLink(other.id, leader.id);
-        }
-        awaitLimbo(leader, leader.incarnation, queue.now() + 2_000 * SimTiming.MILLIS);
-    }
-
-    /** The leader's followers accept but it hears no answer, so nothing commits: wait until it holds enough uncommitted entries. */
-    private void awaitLimbo(SimNode node, int incarnation, long deadlineNanos) {
-        if (!node.isUp() || node.incarnation != incarnation || phase != Phase.FAULTS) {
-            return;
-        }
-        if (node.replica.lastSlot() - node.replica.commitSlot() >= scenario.limboEntries() || queue.now() >= deadlineNanos) {
-            scriptedCrash(node);
-            return;
-        }
-        queue.after(SimTiming.MILLIS / 4, () -> awaitLimbo(node, incarnation, deadlineNanos));
-    }
-
-    private void scriptedCrash(SimNode node) {
-        crashedNode = node.id;
-        crashNanos = queue.now();
-        limboAtCrash = node.replica.lastSlot() - node.replica.commitSlot();
-        crash(node, node.incarnation, scenario.restartAfterNanos() > 0 ? scenario.restartAfterNanos() : config.maxSimulatedNanos());
-        network.healAll();
-    }
-
-    private void crash(SimNode node, int incarnation) {
+    void crash(SimNode node, int incarnation) {
         crash(node, incarnation, faultRandom.uniform(SimTiming.CRASH_DOWNTIME_MIN_NANOS, SimTiming.CRASH_DOWNTIME_MAX_NANOS));
     }
 
-    private void crash(SimNode node, int incarnation, long downtimeNanos) {
+    void crash(SimNode node, int incarnation, long downtimeNanos) {
         if (phase != Phase.FAULTS || !node.isUp() || node.incarnation != incarnation) {
             return;
         }
@@ -477,14 +343,14 @@ public final class Simulation {
         queue.after(downtimeNanos, () -> restart(node));
     }
 
-    private void restart(SimNode node) {
+    void restart(SimNode node) {
         if (node.isUp()) {
             return;
         }
         node.incarnation++;
         node.replica = new Replica(replicaConfig(node.id), node.disk.state(), stateMachines.create(node.id), quorum,
                 leases.create(node.id, config.nodes()), coding, node.localNanos(queue.now()));
-        node.loop = new ReadyLoop(node.replica, controls.sink(new NodeSink(node)));
+        node.loop = new ReadyLoop(node.replica, controls.sink(new SimReadySink(this, node)));
         observeClock(node);
         trace.add(0x5747, node.id, node.disk.entryCount());
         node.lastPromised = node.replica.promised();
@@ -554,7 +420,7 @@ public final class Simulation {
         scheduleTick(node, incarnation);
     }
 
-    private void deliver(Message message) {
+    void deliver(Message message) {
         SimNode node = nodes[message.to()];
         if (!node.isUp() || network.isCut(message.from(), message.to())) {
             trace.add(0xD409, message.from(), message.to());
@@ -614,14 +480,14 @@ public final class Simulation {
 
     // ---- the Ready contract -------------------------------------------------------------------
 
-    private void drive(SimNode node) {
+    void drive(SimNode node) {
         if (node.isUp()) {
             node.loop.drive();
         }
         checkMonotonic(node);
     }
 
-    private void fsyncDone(SimNode node, int incarnation) {
+    void fsyncDone(SimNode node, int incarnation) {
         if (!node.isUp() || node.incarnation != incarnation || deferIfPaused(node, () -> fsyncDone(node, incarnation))) {
             return;
         }
@@ -632,98 +498,6 @@ public final class Simulation {
         observeClock(node);
         node.loop.persisted(ready);
         checkMonotonic(node);
-    }
-
-    /**
-     * What the simulated machine does with a Ready: its disk is busy for a simulated fsync
-     * (persistence is always asynchronous here), messages go through the simulated network, replies
-     * to the clients, a resignation to the oracle.
-     */
-    private final class NodeSink implements ReadyLoop.Sink {
-        private final SimNode node;
-
-        NodeSink(SimNode node) {
-            this.node = node;
-        }
-
-        @Override
-        public void taken(Ready ready) {
-            traceReady(node, ready);
-            safety.onApplied(node.id, ready.applied(), queue.now());
-            String problem = extension.afterApplied(node.id, node.replica, ready.applied());
-            if (problem != null) {
-                fail(SimViolation.Kind.STATE_DIVERGENCE, problem);
-            }
-            for (Entry applied : ready.applied()) {
-                if (!applied.command().isNoop()) {
-                    committedWriteSlots.add(applied.slot());
-                }
-            }
-        }
-
-        @Override
-        public boolean persist(Ready ready) {
-            long fsyncNanos = diskRandom.lognormal(environment.fsyncMedianNanos(), SimTiming.FSYNC_SIGMA);
-            int incarnation = node.incarnation;
-            queue.after(fsyncNanos, () -> fsyncDone(node, incarnation));
-            if (node.crashDuringNextFsync) {
-                node.crashDuringNextFsync = false;
-                queue.after(diskRandom.uniform(0, fsyncNanos - 1), () -> crash(node, incarnation));
-            }
-            return false;
-        }
-
-        @Override
-        public void compactThrough(long slot) {
-            node.disk.compactThrough(slot);
-        }
-
-        @Override
-        public void send(Message message) {
-            if (message.from() != node.id || message.to() < 0 || message.to() >= nodes.length) {
-                fail(SimViolation.Kind.REPLICA_FAILURE, "node " + node.id + " sent a message from " + message.from() + " to "
-                        + message.to() + ": " + message.getClass().getSimpleName());
-                return;
-            }
-            if (message instanceof Message.Promise && node.crashAfterNextPromise) {
-                node.crashAfterNextPromise = false;
-                int incarnation = node.incarnation;
-                queue.after(faultRandom.uniform(0, 50 * SimTiming.MICROS), () -> crash(node, incarnation,
-                        faultRandom.uniform(SimTiming.CRASH_DOWNTIME_MIN_NANOS / 2, SimTiming.CRASH_DOWNTIME_MIN_NANOS)));
-            }
-            traffic.sent(message);
-            Message sent = corruptShard(message);
-            // Bandwidth (off by default: then 0, and nothing is drawn for it): the message leaves once the link sent it.
-            long transmit = network.transmitNanos(message.from(), message.to(), queue.now(), SimTraffic.bytes(message));
-            int copies = network.copies(message.from(), message.to());
-            for (int i = 0; i < copies; i++) {
-                queue.after(transmit + network.latencyNanos(message.from(), message.to()), () -> Simulation.this.deliver(sent));
-            }
-        }
-
-        @Override
-        public void reply(ClientReply reply) {
-            trace.addReply(reply);
-            if (reply.status() == ClientReply.Status.OK && stateMachines.isWriteResult(reply.result())) {
-                safety.onWriteAcknowledged(node.id, reply.clientId(), reply.sequence(), reply.slot(), queue.now());
-            }
-            if (!network.clientMessageLost()) {
-                int from = node.id;
-                if (extension.ownsClient(reply.clientId())) {
-                    queue.after(network.clientLatencyNanos(), () -> extension.onReply(from, reply));
-                } else if (scenario.hasSites()) {
-                    queue.after(network.clientLatencyNanos(clients.siteOfClient(reply.clientId()), from), () -> clients.onReply(from, reply));
-                } else {
-                    queue.after(network.clientLatencyNanos(), () -> clients.onReply(from, reply));
-                }
-            }
-        }
-
-        @Override
-        public void resign() {
-            trace.add(0x4E51, node.id, 0);
-            oracle.onResign(node.id);
-        }
     }
 
     /** What a {@link SimExtension} sees of this simulation. */
@@ -759,40 +533,6 @@ public final class Simulation {
         }
     }
 
-    /**
-     * Coded mode's shard-corruption fault: during the fault phase with network faults, one recovery-read
-     * reply in ten that carries a shard arrives with one payload byte flipped (the shard's CRC32C then
-     * fails). Only recovery reads are corrupted: RS-Paxos, like Paxos, assumes acceptors store what they
-     * accepted (a disk that corrupts accepted shards is caught by the log's own checksums).
-     */
-    private Message corruptShard(Message message) {
-        if (!coding.enabled() || !config.faults().network() || phase != Phase.FAULTS
-                || !(message instanceof Message.ShardReply reply) || reply.entry() == null || reply.entry().coded() == null
-                || reply.entry().coded().shard() == null || !corruptRandom.chance(0.1)) {
-            return message;
-        }
-        Entry entry = reply.entry();
-        byte[] shard = entry.coded().shard().clone();
-        int payloadStart = 17;
-        int position = payloadStart + corruptRandom.nextInt(Math.max(1, shard.length - payloadStart - 4));
-        shard[position] ^= (byte) (1 + corruptRandom.nextInt(255));
-        traffic.corrupted++;
-        trace.add(0xC0EE, reply.from(), position);
-        return new Message.ShardReply(reply.from(), reply.to(), reply.ballot(),
-                new Entry(entry.slot(), entry.ballot(), entry.command(), entry.coded().withShard(shard)), 0);
-    }
-
-    private void traceReady(SimNode node, Ready ready) {
-        trace.add(0x4EAD, node.id, ready.messages().size() * 31L + ready.replies().size());
-        trace.addBallot(ready.promised());
-        trace.addEntries(ready.entries());
-        trace.addSnapshot(ready.snapshot());
-        trace.add(ready.compactThroughSlot());
-        for (Entry applied : ready.applied()) {
-            trace.add(applied.slot());
-        }
-    }
-
     private void checkMonotonic(SimNode node) {
         if (!node.isUp()) {
             return;
@@ -810,7 +550,7 @@ public final class Simulation {
         node.lastAppliedSlot = applied;
     }
 
-    private void fail(SimViolation.Kind kind, String description) {
+    void fail(SimViolation.Kind kind, String description) {
         if (violation == null) {
             violation = new SimViolation(kind, queue.now(), description);
         }
