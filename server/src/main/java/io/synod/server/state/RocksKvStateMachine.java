@@ -1,5 +1,7 @@
 package io.synod.server.state;
 
+import static io.synod.server.state.RocksKeys.*;
+
 import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvResult;
 import io.synod.core.kv.KvSessions;
@@ -9,7 +11,6 @@ import io.synod.core.kv.SessionCommand;
 import io.synod.core.kv.SessionResult;
 import io.synod.core.paxos.StateMachine;
 import io.synod.server.wire.ByteReader;
-import io.synod.server.wire.ByteWriter;
 import io.synod.server.wire.MalformedInputException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,7 +25,6 @@ import java.util.TreeMap;
 import io.synod.core.paxos.SnapshotSink;
 import io.synod.core.paxos.SnapshotSource;
 import java.io.UncheckedIOException;
-import java.nio.file.StandardCopyOption;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -63,23 +63,6 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         RocksDB.loadLibrary();
     }
 
-    private static final byte VALUE = 'v';
-    private static final byte LIST = 'l';
-    private static final byte[] APPLIED_KEY = {0, 'a', 'p', 'p', 'l', 'i', 'e', 'd'};
-    private static final byte[] SESSION_PREFIX = {0, 's'};
-    /** 2: values stored as [version][value]; 3: plus the session tables (2 is still read: no sessions). */
-    private static final int SNAPSHOT_VERSION = 3;
-    /** Session table: {@code 0 'S' id} -> ttl, renewal slot, number of owned keys. */
-    private static final byte[] LEASE_PREFIX = {0, 'S'};
-    /** Token and owner of a created key: {@code 0 'M' key} -> token, owner. */
-    private static final byte[] META_PREFIX = {0, 'M'};
-    /** Per-parent sequence counters: {@code 0 'Q' parent} -> next. */
-    private static final byte[] SEQUENCE_PREFIX = {0, 'Q'};
-    /** Session -> keys index: {@code 0 'O' owner key} -> empty. */
-    private static final byte[] OWNED_PREFIX = {0, 'O'};
-    /** The whole key space (every key here starts below 0xFF). */
-    private static final byte[] FIRST_KEY = {0};
-    private static final byte[] PAST_LAST_KEY = {(byte) 0xFF, (byte) 0xFF};
 
     private final Path dir;
     private final Path checkpointDir;
@@ -96,6 +79,8 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     private final String nameEpoch = Long.toHexString(System.currentTimeMillis());
     /** What this replica applied, as watch events (not replicated state: see {@link KvWatchLog}). */
     private final KvWatchLog watchLog = new KvWatchLog(KvWatchLog.DEFAULT_CAPACITY);
+    /** The session tables' commands, applied through this machine's staged view. */
+    private final RocksSessionTables sessionTables = new RocksSessionTables(this, watchLog);
 
     /** A machine whose checkpoints go to {@code <dir>-snapshots} (tests; a node passes its group's snapshot directory). */
     public RocksKvStateMachine(Path dir) throws IOException {
@@ -110,7 +95,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         this.dir = dir;
         this.checkpointDir = checkpointDir;
         Files.createDirectories(checkpointDir);
-        recoverSwap();
+        CheckpointSwap.recover(dir);
         Files.createDirectories(dir);
         options = new Options().setCreateIfMissing(true);
         try {
@@ -122,31 +107,6 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         if (durableAppliedSlot() > 0) {
             watchLog.restored(); // The events up to the durable state were recorded by an earlier process.
         }
-    }
-
-    private Path next() {
-        return dir.resolveSibling(dir.getFileName() + ".next");
-    }
-
-    private Path old() {
-        return dir.resolveSibling(dir.getFileName() + ".old");
-    }
-
-    /**
-     * A swap renames {@code <db>} to {@code <db>.old}, then the complete, durable {@code <db>.next}
-     * to {@code <db>}. A crash between the renames leaves no {@code <db>}: the new one is taken if
-     * present, else the old one. Any other leftover is discarded.
-     */
-    private void recoverSwap() throws IOException {
-        if (!Files.exists(dir)) {
-            if (Files.exists(next())) {
-                Files.move(next(), dir, StandardCopyOption.ATOMIC_MOVE);
-            } else if (Files.exists(old())) {
-                Files.move(old(), dir, StandardCopyOption.ATOMIC_MOVE);
-            }
-        }
-        RocksFiles.deleteRecursively(next());
-        RocksFiles.deleteRecursively(old());
     }
 
     /** The slot of the last command applied, staged or written (0 if none). */
@@ -208,7 +168,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         if (SessionCommand.isSessionCommand(payload)) {
             SessionResult result;
             try {
-                result = applySession(slot, SessionCommand.decode(payload));
+                result = sessionTables.applySession(slot, SessionCommand.decode(payload));
             } catch (IllegalArgumentException e) {
                 result = new SessionResult.Refused(e.getMessage());
             }
@@ -289,7 +249,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         } else if (command instanceof KvCommand.Delete) {
             staged.put(valueKey, null);
             staged.put(listKey, null);
-            forget(key);
+            sessionTables.forget(key);
             return new KvResult.Done();
         } else if (command instanceof KvCommand.CompareAndSet c) {
             if (!KvCommand.sameValue(stored == null ? null : valueOf(stored), c.expected())) {
@@ -310,19 +270,6 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         ByteBuffer.wrap(grown).putLong(grown.length - 8, element);
         staged.put(listKey, grown);
         return new KvResult.Done();
-    }
-
-    /** A stored value: {@code [version u64][value bytes]}, the version being the slot of the key's last write. */
-    private static byte[] stored(long version, byte[] value) {
-        return ByteBuffer.allocate(8 + value.length).putLong(version).put(value).array();
-    }
-
-    private static long versionOf(byte[] stored) {
-        return ByteBuffer.wrap(stored).getLong();
-    }
-
-    private static byte[] valueOf(byte[] stored) {
-        return Arrays.copyOfRange(stored, 8, stored.length);
     }
 
     private KvResult query(KvCommand command) {
@@ -378,8 +325,6 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         return new KvResult.Entries(out, false);
     }
 
-    // ---- sessions, ephemeral and sequential keys (the same decisions as core's KvSessions) ---------------------
-
     /** Feeds the watch log with what a key-value command changed (as core's KvStateMachine does). */
     private void recordChange(long slot, KvCommand command, boolean existed, KvResult result) {
         if (command.isReadOnly() || result instanceof KvResult.Error
@@ -395,179 +340,9 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         }
     }
 
-    private SessionResult applySession(long slot, SessionCommand command) {
-        if (command instanceof SessionCommand.Grant g) {
-            if (countPrefix(LEASE_PREFIX) >= KvSessions.MAX_SESSIONS) {
-                return new SessionResult.Refused("too many sessions (" + KvSessions.MAX_SESSIONS + ")");
-            }
-            if (get(leaseKey(slot)) != null) {
-                throw new IllegalStateException("session id " + slot + " (a slot) granted twice");
-            }
-            staged.put(leaseKey(slot), lease(g.ttlMillis(), slot, 0));
-            return new SessionResult.Granted(slot, g.ttlMillis());
-        } else if (command instanceof SessionCommand.KeepAlive k) {
-            long[] lease = lease(k.sessionId());
-            if (lease == null) {
-                return new SessionResult.NoSession(k.sessionId());
-            }
-            staged.put(leaseKey(k.sessionId()), lease(lease[0], slot, lease[2]));
-            return new SessionResult.Applied(true);
-        } else if (command instanceof SessionCommand.Expire e) {
-            long[] lease = lease(e.sessionId());
-            if (lease == null || lease[1] != e.renewSlot()) {
-                return new SessionResult.Applied(false); // already gone, or kept alive after the leader decided
-            }
-            return new SessionResult.Applied(end(slot, e.sessionId()));
-        } else if (command instanceof SessionCommand.Revoke r) {
-            return new SessionResult.Applied(end(slot, r.sessionId()));
-        } else if (command instanceof SessionCommand.Create c) {
-            return create(slot, c);
-        } else if (command instanceof SessionCommand.DeleteIf d) {
-            byte[] valueKey = key(VALUE, d.key());
-            if (get(valueKey) == null) {
-                return new SessionResult.Applied(false);
-            }
-            long[] meta = meta(d.key());
-            long token = meta == null ? 0 : meta[0];
-            if (d.expectedToken() != SessionCommand.ANY_TOKEN && d.expectedToken() != token) {
-                return new SessionResult.Applied(false);
-            }
-            staged.put(valueKey, null);
-            forget(d.key());
-            watchLog.record(slot, d.key(), KvWatchLog.Type.DELETE);
-            return new SessionResult.Applied(true);
-        }
-        return querySession(command);
-    }
-
-    private SessionResult create(long slot, SessionCommand.Create create) {
-        long owner = create.sessionId();
-        long[] lease = owner == 0 ? null : lease(owner);
-        if (owner != 0 && lease == null) {
-            return new SessionResult.NoSession(owner);
-        }
-        String key = create.key();
-        if (create.sequential()) {
-            String scope = sequenceScope(key);
-            byte[] counterKey = prefixed(SEQUENCE_PREFIX, scope.getBytes(StandardCharsets.UTF_8));
-            byte[] counter = get(counterKey);
-            long next = counter == null ? 0 : ByteBuffer.wrap(counter).getLong();
-            if (next > KvSessions.MAX_SEQUENCE) {
-                return new SessionResult.Refused("sequence of " + scope + " is exhausted");
-            }
-            String digits = Long.toString(next);
-            key = create.key() + "0".repeat(10 - digits.length()) + digits;
-            if (key.getBytes(StandardCharsets.UTF_8).length > KvCommand.MAX_KEY_BYTES) {
-                return new SessionResult.Refused("sequential key would exceed " + KvCommand.MAX_KEY_BYTES + " bytes");
-            }
-            staged.put(counterKey, ByteBuffer.allocate(8).putLong(next + 1).array());
-        }
-        if (get(key(LIST, key)) != null) {
-            return new SessionResult.Refused("key " + key + " holds a list, not a value");
-        }
-        if (get(key(VALUE, key)) != null) {
-            long[] meta = meta(key);
-            return new SessionResult.Exists(key, meta == null ? 0 : meta[0], meta == null ? 0 : meta[1]);
-        }
-        staged.put(key(VALUE, key), stored(slot, create.value()));
-        staged.put(metaKey(key), ByteBuffer.allocate(16).putLong(slot).putLong(owner).array());
-        if (owner != 0) {
-            staged.put(ownedKey(owner, key), new byte[0]);
-            staged.put(leaseKey(owner), lease(lease[0], lease[1], lease[2] + 1));
-        }
-        watchLog.record(slot, key, KvWatchLog.Type.PUT);
-        return new SessionResult.Created(key, slot);
-    }
-
-    /** Which counter numbers a sequential key: its parent, up to and including the last '/' (core's rule). */
-    private static String sequenceScope(String key) {
-        int slash = key.lastIndexOf('/');
-        return slash < 0 ? key : key.substring(0, slash + 1);
-    }
-
-    /**
-     * Ends a session: deletes it and every key it owns, at {@code slot}. The deletions are recorded in the order of
-     * core's machine (Java string order of the keys), so both produce the same watch events.
-     */
-    private boolean end(long slot, long sessionId) {
-        if (lease(sessionId) == null) {
-            return false;
-        }
-        byte[] prefix = ownedKey(sessionId, "");
-        List<String> keys = new ArrayList<>();
-        for (byte[] k : prefixKeys(prefix)) {
-            keys.add(new String(k, prefix.length, k.length - prefix.length, StandardCharsets.UTF_8));
-        }
-        keys.sort(null);
-        for (String key : keys) {
-            long[] meta = meta(key);
-            if (meta == null || meta[1] != sessionId) {
-                throw new IllegalStateException("key " + key + " in session " + sessionId + "'s set is not its own");
-            }
-            staged.put(metaKey(key), null);
-            staged.put(ownedKey(sessionId, key), null);
-            staged.put(key(VALUE, key), null);
-            watchLog.record(slot, key, KvWatchLog.Type.DELETE);
-        }
-        staged.put(leaseKey(sessionId), null);
-        return true;
-    }
-
-    /** The key's value was deleted (by any command): drop its token and owner. */
-    private void forget(String key) {
-        long[] meta = meta(key);
-        if (meta == null) {
-            return;
-        }
-        staged.put(metaKey(key), null);
-        long owner = meta[1];
-        if (owner != 0) {
-            long[] lease = lease(owner);
-            if (lease == null || get(ownedKey(owner, key)) == null) {
-                throw new IllegalStateException("key " + key + " owned by session " + owner + ", which does not list it");
-            }
-            staged.put(ownedKey(owner, key), null);
-            staged.put(leaseKey(owner), lease(lease[0], lease[1], lease[2] - 1));
-        }
-    }
-
-    private SessionResult querySession(SessionCommand command) {
-        if (command instanceof SessionCommand.GetEntry g) {
-            byte[] stored = get(key(VALUE, g.key()));
-            if (stored == null) {
-                return new SessionResult.Entry(g.key(), null, 0, 0);
-            }
-            long[] meta = meta(g.key());
-            return new SessionResult.Entry(g.key(), valueOf(stored), meta == null ? 0 : meta[0], meta == null ? 0 : meta[1]);
-        }
-        SessionCommand.ListPrefix list = (SessionCommand.ListPrefix) command;
-        commitApplied(); // iterate RocksDB itself: write what this pass staged first (as scan does)
-        byte[] prefix = key(VALUE, list.prefix());
-        List<SessionResult.Listed> found = new ArrayList<>();
-        boolean more = false;
-        try (RocksIterator it = db.newIterator()) {
-            for (it.seek(prefix); it.isValid() && startsWith(it.key(), prefix); it.next()) {
-                if (found.size() == list.limit()) {
-                    more = true;
-                    break;
-                }
-                String key = new String(it.key(), 1, it.key().length - 1, StandardCharsets.UTF_8);
-                long[] meta = meta(key);
-                found.add(new SessionResult.Listed(key, meta == null ? 0 : meta[0], meta == null ? 0 : meta[1]));
-            }
-        }
-        return new SessionResult.Listing(List.copyOf(found), more);
-    }
-
     /** The live sessions, by id, staged changes included (what the leader's expiry timer reads). */
     public List<KvSessions.Session> liveSessions() {
-        List<KvSessions.Session> out = new ArrayList<>();
-        for (byte[] k : prefixKeys(LEASE_PREFIX)) {
-            long id = ByteBuffer.wrap(k, LEASE_PREFIX.length, 8).getLong();
-            long[] lease = lease(id);
-            out.add(new KvSessions.Session(id, lease[0], lease[1], (int) lease[2]));
-        }
-        return out;
+        return sessionTables.liveSessions();
     }
 
     /** The change events this replica applied, by slot (what watches are served from). */
@@ -576,7 +351,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     }
 
     /** Keys under {@code prefix} in RocksDB after writing what is staged (every staged change is an applied one). */
-    private List<byte[]> prefixKeys(byte[] prefix) {
+    List<byte[]> prefixKeys(byte[] prefix) {
         commitApplied();
         List<byte[]> out = new ArrayList<>();
         try (RocksIterator it = db.newIterator()) {
@@ -585,60 +360,6 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             }
         }
         return out;
-    }
-
-    private int countPrefix(byte[] prefix) {
-        return prefixKeys(prefix).size();
-    }
-
-    private static boolean startsWith(byte[] k, byte[] prefix) {
-        return k.length >= prefix.length && Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length);
-    }
-
-    /** {ttl, renewal slot, owned keys} of a live session, or null. */
-    private long[] lease(long id) {
-        byte[] v = get(leaseKey(id));
-        if (v == null) {
-            return null;
-        }
-        ByteBuffer b = ByteBuffer.wrap(v);
-        return new long[] {b.getLong(), b.getLong(), b.getLong()};
-    }
-
-    private static byte[] lease(long ttl, long renewSlot, long keyCount) {
-        return ByteBuffer.allocate(24).putLong(ttl).putLong(renewSlot).putLong(keyCount).array();
-    }
-
-    /** {token, owner} of a created key, or null. */
-    private long[] meta(String key) {
-        byte[] v = get(metaKey(key));
-        if (v == null) {
-            return null;
-        }
-        ByteBuffer b = ByteBuffer.wrap(v);
-        return new long[] {b.getLong(), b.getLong()};
-    }
-
-    private static byte[] leaseKey(long id) {
-        return ByteBuffer.allocate(LEASE_PREFIX.length + 8).put(LEASE_PREFIX).putLong(id).array();
-    }
-
-    private static byte[] metaKey(String key) {
-        return prefixed(META_PREFIX, key.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static byte[] ownedKey(long owner, String key) {
-        byte[] k = key.getBytes(StandardCharsets.UTF_8);
-        return ByteBuffer.allocate(OWNED_PREFIX.length + 8 + k.length).put(OWNED_PREFIX).putLong(owner).put(k).array();
-    }
-
-    private static byte[] prefixed(byte[] prefix, byte[] rest) {
-        return ByteBuffer.allocate(prefix.length + rest.length).put(prefix).put(rest).array();
-    }
-
-    /** Keys of the session tables (part of the snapshot, unlike the client-session table and the applied slot). */
-    private static boolean isSessionStateKey(byte[] k) {
-        return k.length >= 2 && k[0] == 0 && (k[1] == 'S' || k[1] == 'M' || k[1] == 'Q' || k[1] == 'O');
     }
 
     /** Command syntax is the in-memory machine's: its stateless checks are used as they are. */
@@ -656,7 +377,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             if (!session.isReadOnly()) {
                 throw new IllegalArgumentException("read() needs a read-only command, got " + session.getClass().getSimpleName());
             }
-            return querySession(session).encode();
+            return sessionTables.querySession(session).encode();
         }
         KvCommand command = KvCommand.decode(payload);
         if (!command.isReadOnly()) {
@@ -677,12 +398,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     @Override
     public byte[] snapshot() {
         TreeMap<byte[], byte[]> data = pairs(true);
-        ByteWriter w = new ByteWriter(1024);
-        w.i32(SNAPSHOT_VERSION).i32(data.size());
-        for (Map.Entry<byte[], byte[]> e : data.entrySet()) {
-            w.bytes(e.getKey()).bytes(e.getValue());
-        }
-        return w.toByteArray();
+        return RocksSnapshotFormat.encode(data);
     }
 
     /** RocksDB's data pairs (and session-table pairs if {@code withSessions}) with the staged changes laid over them. */
@@ -711,7 +427,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     /** Replaces the data with {@link #snapshot()}'s bytes at once (the applied slot and sessions are cleared). */
     @Override
     public void restore(byte[] snapshot) {
-        replaceWith(0, parse(snapshot), List.of());
+        replaceWith(0, RocksSnapshotFormat.parse(snapshot), List.of());
     }
 
     /**
@@ -725,7 +441,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             swapIn(checkpoint.dir());
             replaceSessions(slot, sessions);
         } else {
-            replaceWith(slot, parse(source.readAll()), sessions);
+            replaceWith(slot, RocksSnapshotFormat.parse(source.readAll()), sessions);
         }
     }
 
@@ -767,48 +483,16 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         stagedSlot = -1;
         watchLog.restored();
         try {
-            RocksFiles.copyCheckpoint(from, next());
+            RocksFiles.copyCheckpoint(from, CheckpointSwap.next(dir));
             db.close();
             db = null;
-            RocksFiles.deleteRecursively(old());
-            Files.move(dir, old(), StandardCopyOption.ATOMIC_MOVE);
-            Files.move(next(), dir, StandardCopyOption.ATOMIC_MOVE);
-            RocksFiles.syncDirectory(dir.getParent());
-            RocksFiles.deleteRecursively(old());
+            CheckpointSwap.renameIn(dir);
             db = RocksDB.open(options, dir.toString());
         } catch (IOException e) {
             throw new UncheckedIOException("installing checkpoint " + from + " into " + dir + " failed: " + e.getMessage(), e);
         } catch (RocksDBException e) {
             throw new IllegalStateException("opening installed checkpoint " + dir + " failed: " + e.getMessage(), e);
         }
-    }
-
-    private TreeMap<byte[], byte[]> parse(byte[] snapshot) {
-        TreeMap<byte[], byte[]> replacement = new TreeMap<>(Arrays::compareUnsigned);
-        if (snapshot.length == 0) {
-            return replacement;
-        }
-        try {
-            ByteReader r = new ByteReader(snapshot);
-            int version = r.i32("snapshot version");
-            if (version != SNAPSHOT_VERSION && version != 2) {
-                throw new IllegalArgumentException("RocksDB kv snapshot version " + version + " is not supported (this server"
-                        + " reads 2 and " + SNAPSHOT_VERSION + ")");
-            }
-            int count = r.count("snapshot pairs", 8, Integer.MAX_VALUE);
-            for (int i = 0; i < count; i++) {
-                byte[] k = r.bytes("snapshot key");
-                byte[] v = r.bytes("snapshot value");
-                if (!isDataKey(k) && !(version >= 3 && isSessionStateKey(k))) {
-                    throw new IllegalArgumentException("snapshot key " + i + " is not a data or session-table key");
-                }
-                replacement.put(k, v);
-            }
-            r.expectEnd("RocksDB kv snapshot");
-        } catch (MalformedInputException e) {
-            throw new IllegalArgumentException("bad RocksDB kv snapshot: " + e.getMessage(), e);
-        }
-        return replacement;
     }
 
     /** One batch: every key replaced by {@code data}, the applied slot and the sessions. */
@@ -846,21 +530,27 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         batch.put(APPLIED_KEY, ByteBuffer.allocate(8).putLong(slot).array());
     }
 
-    private static byte[] sessionRecord(long sequence, long slot, byte[] result) {
-        return new ByteWriter(20 + result.length).i64(sequence).i64(slot).bytes(result).toByteArray();
-    }
-
     /** Number of data keys (values and lists), staged changes included; a full scan, for tests and status. */
     public long size() {
         return pairs(false).size();
     }
 
     /** A key as the state machine sees it: staged, else (unless a restore is staged) RocksDB's. */
-    private byte[] get(byte[] key) {
+    byte[] get(byte[] key) {
         if (staged.containsKey(key)) {
             return staged.get(key);
         }
         return dbGet(key);
+    }
+
+    /** Stages {@code value} (null: a delete) under {@code key}, for the next {@link #commitApplied()}. */
+    void stage(byte[] key, byte[] value) {
+        staged.put(key, value);
+    }
+
+    /** An iterator over RocksDB itself (without what is staged). */
+    RocksIterator newIterator() {
+        return db.newIterator();
     }
 
     private byte[] dbGet(byte[] key) {
@@ -869,26 +559,6 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB read failed: " + e.getMessage(), e);
         }
-    }
-
-    private static boolean isDataKey(byte[] k) {
-        return k.length > 0 && (k[0] == VALUE || k[0] == LIST);
-    }
-
-    private static boolean isSessionKey(byte[] k) {
-        return k.length == SESSION_PREFIX.length + 8 && k[0] == SESSION_PREFIX[0] && k[1] == SESSION_PREFIX[1];
-    }
-
-    private static byte[] sessionKey(long clientId) {
-        return ByteBuffer.allocate(SESSION_PREFIX.length + 8).put(SESSION_PREFIX).putLong(clientId).array();
-    }
-
-    private static byte[] key(byte kind, String key) {
-        byte[] k = key.getBytes(StandardCharsets.UTF_8);
-        byte[] out = new byte[k.length + 1];
-        out[0] = kind;
-        System.arraycopy(k, 0, out, 1, k.length);
-        return out;
     }
 
     /** Closes RocksDB without writing what is staged: what a process death between two batches leaves (tests). */
