@@ -180,7 +180,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
                 boolean existed = !command.isReadOnly()
                         && (get(key(VALUE, command.key())) != null || get(key(LIST, command.key())) != null);
                 result = execute(slot, command);
-                recordChange(slot, command, existed, result);
+                watchLog.recordChange(slot, command, existed, result);
             } catch (IllegalArgumentException e) {
                 result = new KvResult.Error(e.getMessage());
             }
@@ -323,21 +323,6 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             }
         }
         return new KvResult.Entries(out, false);
-    }
-
-    /** Feeds the watch log with what a key-value command changed (as core's KvStateMachine does). */
-    private void recordChange(long slot, KvCommand command, boolean existed, KvResult result) {
-        if (command.isReadOnly() || result instanceof KvResult.Error
-                || (result instanceof KvResult.Swapped swapped && !swapped.swapped())) {
-            return;
-        }
-        if (command instanceof KvCommand.Delete) {
-            if (existed) {
-                watchLog.record(slot, command.key(), KvWatchLog.Type.DELETE);
-            }
-        } else {
-            watchLog.record(slot, command.key(), KvWatchLog.Type.PUT);
-        }
     }
 
     /** The live sessions, by id, staged changes included (what the leader's expiry timer reads). */
