@@ -81,6 +81,8 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     private final KvWatchLog watchLog = new KvWatchLog(KvWatchLog.DEFAULT_CAPACITY);
     /** The session tables' commands, applied through this machine's staged view. */
     private final RocksSessionTables sessionTables = new RocksSessionTables(this, watchLog);
+    /** Value keys applied from a deferral header whose bytes are not here yet (mirrors RocksDB's {@code 0 'U'} records). */
+    private final RocksDeferrals deferred = new RocksDeferrals();
 
     /** A machine whose checkpoints go to {@code <dir>-snapshots} (tests; a node passes its group's snapshot directory). */
     public RocksKvStateMachine(Path dir) throws IOException {
@@ -107,6 +109,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         if (durableAppliedSlot() > 0) {
             watchLog.restored(); // The events up to the durable state were recorded by an earlier process.
         }
+        deferred.load(this);
     }
 
     /** The slot of the last command applied, staged or written (0 if none). */
@@ -186,6 +189,12 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             }
             encoded = result.encode();
         }
+        stageApplied(slot, encoded, session);
+        return encoded;
+    }
+
+    /** The applied slot and the client's session record (and the eviction it causes), staged with the command's change. */
+    private void stageApplied(long slot, byte[] encoded, SessionWrite session) {
         stagedSlot = slot;
         if (session != null) {
             staged.put(sessionKey(session.clientId()), sessionRecord(session.sequence(), slot, encoded));
@@ -193,7 +202,139 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
                 staged.put(sessionKey(session.evictedClientId()), null);
             }
         }
+    }
+
+    // ---- deferred follower rebuild (docs/erasure.md; the same rules as core's KvStateMachine) ----
+
+    /** The same header as the in-memory machine's: a {@code Put} or {@code AppendNote} without its value bytes. */
+    @Override
+    public byte[] deferralHeader(byte[] payload) {
+        return SYNTAX.deferralHeader(payload);
+    }
+
+    /**
+     * Applies a {@code Put} or {@code AppendNote} from its header: the same version, watch event, session record
+     * and result as the whole command. A {@code Put}'s value key holds {@code [slot][no bytes]} and the key is
+     * recorded as unresolved (in the same batch) until {@link #resolve} or {@link #resolveFrom} supplies the bytes;
+     * an {@code AppendNote}'s note is not state here, so nothing is left unresolved.
+     */
+    @Override
+    public byte[] applyDeferred(long slot, byte[] header, int payloadLength, int payloadChecksum, SessionWrite session) {
+        KvCommand partial = RocksDeferrals.parseHeader(header, payloadLength);
+        String key = partial.key();
+        boolean existed = get(key(VALUE, key)) != null || get(key(LIST, key)) != null;
+        KvResult result = execute(slot, partial);
+        if (result instanceof KvResult.Done && partial instanceof KvCommand.Put) {
+            deferred.put(this, key, new RocksDeferrals.Deferred(slot, header.clone(), payloadLength, payloadChecksum));
+        }
+        watchLog.recordChange(slot, partial, existed, result);
+        byte[] encoded = result.encode();
+        stageApplied(slot, encoded, session);
         return encoded;
+    }
+
+    /**
+     * The unresolved slots {@code payload} reads: the key of a read or compare-and-set, the unresolved keys in a
+     * scan's range, every one for a session command or an undecodable payload; none for a put, delete or append.
+     */
+    @Override
+    public long[] unresolvedSlotsFor(byte[] payload) {
+        return deferred.slotsFor(payload);
+    }
+
+    @Override
+    public long[] unresolvedSlots() {
+        return deferred.isEmpty() ? NO_SLOTS : deferred.slots();
+    }
+
+    /** Number of unresolved keys (tests, status). */
+    public int unresolvedKeys() {
+        return deferred.size();
+    }
+
+    /**
+     * The rebuilt payload of the {@code Put} applied deferred at {@code slot}: its value is staged under the key
+     * (version unchanged) with the unresolved record's removal. Ignored if the key is not unresolved at that slot;
+     * {@link IllegalStateException} if the payload's length, CRC32C or header differ from those applied there.
+     */
+    @Override
+    public void resolve(long slot, byte[] payload) {
+        KvCommand command;
+        try {
+            command = KvCommand.decode(payload);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("the value rebuilt for slot " + slot + " is not a kv command: " + e.getMessage(), e);
+        }
+        RocksDeferrals.Deferred d = deferred.get(command.key());
+        if (d == null || d.slot() != slot) {
+            return; // Overwritten or resolved since.
+        }
+        if (!RocksDeferrals.matches(d, payload) || !(command instanceof KvCommand.Put p)) {
+            throw new IllegalStateException("the value rebuilt for slot " + slot
+                    + " does not match the header and checksum applied there");
+        }
+        byte[] valueKey = key(VALUE, p.key());
+        byte[] stored = get(valueKey);
+        if (stored == null || versionOf(stored) != slot) {
+            throw new IllegalStateException("key " + p.key() + " is unresolved at slot " + slot + " but holds "
+                    + (stored == null ? "nothing" : "version " + versionOf(stored)));
+        }
+        staged.put(valueKey, stored(slot, p.value()));
+        deferred.drop(this, p.key());
+    }
+
+    /**
+     * Resolves every key unresolved at or below {@code snapshotSlot} from a peer's snapshot of chosen state through
+     * that slot (a RocksDB checkpoint, opened read-only, or {@link #snapshot()} bytes): no write of such a key was
+     * applied since, so the snapshot holds its bytes at the same version; each is checked against the length and
+     * CRC32C of the command applied deferred.
+     */
+    @Override
+    public void resolveFrom(long snapshotSlot, SnapshotSource snapshot) {
+        List<String> due = new ArrayList<>();
+        for (Map.Entry<String, RocksDeferrals.Deferred> e : deferred.all().entrySet()) {
+            if (e.getValue().slot() <= snapshotSlot) {
+                due.add(e.getKey());
+            }
+        }
+        if (due.isEmpty()) {
+            return;
+        }
+        Map<String, byte[]> found = new TreeMap<>();
+        if (snapshot instanceof CheckpointSource checkpoint) {
+            try (Options readOptions = new Options(); RocksDB peer = RocksDB.openReadOnly(readOptions, checkpoint.dir().toString())) {
+                for (String key : due) {
+                    found.put(key, peer.get(key(VALUE, key)));
+                }
+            } catch (RocksDBException e) {
+                throw new IllegalStateException("cannot read peer checkpoint " + checkpoint.dir() + ": " + e.getMessage(), e);
+            }
+        } else {
+            TreeMap<byte[], byte[]> pairs = RocksSnapshotFormat.parse(snapshot.readAll());
+            for (String key : due) {
+                found.put(key, pairs.get(key(VALUE, key)));
+            }
+        }
+        for (String key : due) {
+            RocksDeferrals.Deferred d = deferred.get(key);
+            byte[] stored = found.get(key);
+            if (stored == null || stored.length < 8 || versionOf(stored) != d.slot()
+                    || !RocksDeferrals.matchesValue(d, valueOf(stored))) {
+                throw new IllegalStateException("a peer's snapshot through slot " + snapshotSlot
+                        + " does not hold the bytes of key " + key + " written at slot " + d.slot());
+            }
+        }
+        for (String key : due) {
+            staged.put(key(VALUE, key), found.get(key));
+            deferred.drop(this, key);
+        }
+    }
+
+    private void refuseWhileUnresolved(String what) {
+        if (!deferred.isEmpty()) {
+            throw new IllegalStateException(what + " while " + deferred.size() + " key(s) are unresolved (deferred rebuild): "
+                    + deferred.all().keySet());
+        }
     }
 
     /**
@@ -245,10 +386,12 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         }
         if (command instanceof KvCommand.Put p) {
             staged.put(valueKey, stored(slot, p.value()));
+            deferred.drop(this, key);
             return new KvResult.Done();
         } else if (command instanceof KvCommand.Delete) {
             staged.put(valueKey, null);
             staged.put(listKey, null);
+            deferred.drop(this, key);
             sessionTables.forget(key);
             return new KvResult.Done();
         } else if (command instanceof KvCommand.CompareAndSet c) {
@@ -256,12 +399,14 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
                 return new KvResult.Swapped(false);
             }
             staged.put(valueKey, stored(slot, c.value()));
+            deferred.drop(this, key);
             return new KvResult.Swapped(true);
         } else if (command instanceof KvCommand.CasVersion c) {
             if ((stored == null ? 0 : versionOf(stored)) != c.expectedVersion()) {
                 return new KvResult.Swapped(false);
             }
             staged.put(valueKey, stored(slot, c.value()));
+            deferred.drop(this, key);
             return new KvResult.Swapped(true);
         }
         long element = command instanceof KvCommand.AppendNote n ? n.element() : ((KvCommand.Append) command).element();
@@ -382,6 +527,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
      */
     @Override
     public byte[] snapshot() {
+        refuseWhileUnresolved("snapshot taken");
         TreeMap<byte[], byte[]> data = pairs(true);
         return RocksSnapshotFormat.encode(data);
     }
@@ -436,6 +582,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
      */
     @Override
     public SnapshotSource snapshotSource(long slot) {
+        refuseWhileUnresolved("checkpoint at slot " + slot + " taken"); // Every snapshot holds full values (docs/erasure.md rule 5).
         stagedSlot = Math.max(stagedSlot, slot); // Noops and retried commands advance the slot too.
         commitApplied();
         Path target = checkpointDir.resolve(uniqueName("checkpoint", slot));
@@ -465,6 +612,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     /** Swaps checkpoint {@code from} in as this database; staged changes are dropped (the checkpoint replaces them). */
     private void swapIn(Path from) {
         staged.clear();
+        deferred.clear();
         stagedSlot = -1;
         watchLog.restored();
         try {
@@ -473,6 +621,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             db = null;
             CheckpointSwap.renameIn(dir);
             db = RocksDB.open(options, dir.toString());
+            deferred.load(this); // A checkpoint is taken with nothing unresolved: normally none.
         } catch (IOException e) {
             throw new UncheckedIOException("installing checkpoint " + from + " into " + dir + " failed: " + e.getMessage(), e);
         } catch (RocksDBException e) {
@@ -484,6 +633,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     private void replaceWith(long slot, TreeMap<byte[], byte[]> data, List<ClientSession> sessions) {
         staged.clear();
         stagedSlot = -1;
+        deferred.clear(); // The delete below removes their records too.
         watchLog.restored();
         try (WriteBatch batch = new WriteBatch()) {
             batch.deleteRange(FIRST_KEY, PAST_LAST_KEY);

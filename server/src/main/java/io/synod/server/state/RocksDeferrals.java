@@ -1,0 +1,210 @@
+package io.synod.server.state;
+
+import io.synod.core.kv.KvCommand;
+import io.synod.core.kv.SessionCommand;
+import io.synod.core.paxos.StateMachine;
+import io.synod.server.wire.ByteReader;
+import io.synod.server.wire.ByteWriter;
+import io.synod.server.wire.MalformedInputException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.zip.CRC32C;
+
+/**
+ * The unresolved keys of {@link RocksKvStateMachine} (deferred follower rebuild, docs/erasure.md): value keys
+ * whose {@code Put} was applied from its deferral header, without the value's bytes. Each is kept in RocksDB
+ * under {@code 0 'U' key} as {@code [slot u64][payload length i32][payload CRC32C i32][header]}, written in the
+ * same batch as the data change, so a restart keeps it; this class mirrors the applied view (RocksDB plus what
+ * is staged) in memory, so the question asked before every applied command costs no RocksDB read.
+ *
+ * <p>Also the header format: a header is the {@code Put} (or {@code AppendNote}) payload without its value
+ * bytes: tag, key length (u16), key, [element i64], value length (i32). Parsed here from the bytes (the same
+ * checks as core's {@code KvStateMachine}), not trusted.
+ */
+final class RocksDeferrals {
+    /** {@code 0 'U' key} -> unresolved record. Not a data or session-table key: never in a snapshot. */
+    static final byte[] UNRESOLVED_PREFIX = {0, 'U'};
+
+    /** One unresolved key: the slot of its deferred write, the header, and the whole payload's length and CRC32C. */
+    record Deferred(long slot, byte[] header, int length, int checksum) {}
+
+    private final TreeMap<String, Deferred> byKey = new TreeMap<>();
+
+    boolean isEmpty() {
+        return byKey.isEmpty();
+    }
+
+    int size() {
+        return byKey.size();
+    }
+
+    Deferred get(String key) {
+        return byKey.get(key);
+    }
+
+    Map<String, Deferred> all() {
+        return byKey;
+    }
+
+    /** Records {@code key} as unresolved at {@code d.slot()}, staged through {@code machine}. */
+    void put(RocksKvStateMachine machine, String key, Deferred d) {
+        byKey.put(key, d);
+        machine.stage(unresolvedKey(key), encode(d));
+    }
+
+    /** Drops {@code key}'s unresolved record (overwritten, deleted, or resolved), staged through {@code machine}. */
+    void drop(RocksKvStateMachine machine, String key) {
+        if (byKey.remove(key) != null) {
+            machine.stage(unresolvedKey(key), null);
+        }
+    }
+
+    /** Forgets everything in memory (the database was replaced; {@link #load} reads what the new one holds). */
+    void clear() {
+        byKey.clear();
+    }
+
+    /** Every slot holding an unresolved key, ascending, distinct. */
+    long[] slots() {
+        TreeSet<Long> slots = new TreeSet<>();
+        for (Deferred d : byKey.values()) {
+            slots.add(d.slot());
+        }
+        return slots.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /**
+     * The unresolved slots {@code payload} reads (core's {@code KvStateMachine} rule): the key of a read or
+     * compare-and-set, the unresolved keys in a scan's range, every one for a session command or an undecodable
+     * payload; none for a put, delete or append, which overwrite or drop the bytes and never read them.
+     */
+    long[] slotsFor(byte[] payload) {
+        if (byKey.isEmpty()) {
+            return StateMachine.NO_SLOTS;
+        }
+        if (SessionCommand.isSessionCommand(payload)) {
+            return slots(); // Sessions touch keys of their own (ephemeral keys): resolve everything.
+        }
+        KvCommand command;
+        try {
+            command = KvCommand.decode(payload);
+        } catch (IllegalArgumentException e) {
+            return slots();
+        }
+        if (command instanceof KvCommand.Put || command instanceof KvCommand.Delete || command instanceof KvCommand.Append
+                || command instanceof KvCommand.AppendNote) {
+            return StateMachine.NO_SLOTS;
+        }
+        if (command instanceof KvCommand.Scan scan) {
+            TreeSet<Long> slots = new TreeSet<>();
+            for (Map.Entry<String, Deferred> e : byKey.entrySet()) {
+                if (scan.contains(e.getKey().getBytes(StandardCharsets.UTF_8))) {
+                    slots.add(e.getValue().slot());
+                }
+            }
+            return slots.stream().mapToLong(Long::longValue).toArray();
+        }
+        Deferred d = byKey.get(command.key());
+        return d == null ? StateMachine.NO_SLOTS : new long[] {d.slot()};
+    }
+
+    /** Loads the records RocksDB holds (after opening or swapping in a database). */
+    void load(RocksKvStateMachine machine) {
+        byKey.clear();
+        try (var it = machine.newIterator()) {
+            for (it.seek(UNRESOLVED_PREFIX); it.isValid() && RocksKeys.startsWith(it.key(), UNRESOLVED_PREFIX); it.next()) {
+                byte[] k = it.key();
+                String key = new String(k, UNRESOLVED_PREFIX.length, k.length - UNRESOLVED_PREFIX.length, StandardCharsets.UTF_8);
+                try {
+                    byKey.put(key, decode(it.value()));
+                } catch (MalformedInputException e) {
+                    throw new IllegalStateException("RocksDB holds a bad unresolved-key record for key " + key + ": "
+                            + e.getMessage(), e);
+                }
+            }
+        }
+    }
+
+    static byte[] unresolvedKey(String key) {
+        return RocksKeys.prefixed(UNRESOLVED_PREFIX, key.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static boolean isUnresolvedKey(byte[] k) {
+        return RocksKeys.startsWith(k, UNRESOLVED_PREFIX);
+    }
+
+    private static byte[] encode(Deferred d) {
+        return new ByteWriter(20 + d.header().length).i64(d.slot()).i32(d.length()).i32(d.checksum()).bytes(d.header())
+                .toByteArray();
+    }
+
+    private static Deferred decode(byte[] record) throws MalformedInputException {
+        ByteReader r = new ByteReader(record);
+        long slot = r.i64("unresolved slot");
+        int length = r.i32("unresolved payload length");
+        int checksum = r.i32("unresolved payload checksum");
+        byte[] header = r.bytes("unresolved header");
+        r.expectEnd("unresolved-key record");
+        if (slot <= 0 || header.length >= length) {
+            throw new MalformedInputException("unresolved-key record has slot " + slot + ", header of " + header.length
+                    + " bytes, payload of " + length + " bytes");
+        }
+        return new Deferred(slot, header, length, checksum);
+    }
+
+    /**
+     * The command a header stands for, with an empty value (only its kind, key and element are used); throws
+     * {@link IllegalArgumentException} naming the problem if it is not a {@code Put} or {@code AppendNote} header
+     * of a payload of {@code payloadLength} bytes.
+     */
+    static KvCommand parseHeader(byte[] header, int payloadLength) {
+        if (header.length < 3 + 4) {
+            throw new IllegalArgumentException("deferral header of " + header.length + " bytes is too short");
+        }
+        ByteBuffer in = ByteBuffer.wrap(header);
+        byte tag = in.get();
+        int keyLength = Short.toUnsignedInt(in.getShort());
+        boolean note = tag == KvCommand.TAG_APPEND_NOTE;
+        if ((tag != KvCommand.TAG_PUT && !note) || keyLength == 0 || header.length != 3 + keyLength + (note ? 8 : 0) + 4) {
+            throw new IllegalArgumentException("deferral header (tag " + tag + ", key of " + keyLength + " bytes, "
+                    + header.length + " bytes) is neither a put nor an append-note header");
+        }
+        byte[] keyBytes = new byte[keyLength];
+        in.get(keyBytes);
+        String key = new String(keyBytes, StandardCharsets.UTF_8);
+        long element = note ? in.getLong() : 0;
+        int valueLength = in.getInt();
+        if (valueLength != payloadLength - header.length) {
+            throw new IllegalArgumentException("deferral header says " + valueLength + " value bytes, the payload has "
+                    + (payloadLength - header.length));
+        }
+        return note ? new KvCommand.AppendNote(key, element, new byte[0]) : new KvCommand.Put(key, new byte[0]);
+    }
+
+    /** Whether {@code payload} is the command recorded as {@code d}: same length, CRC32C, and header prefix. */
+    static boolean matches(Deferred d, byte[] payload) {
+        return payload.length == d.length() && checksum(payload) == d.checksum()
+                && Arrays.equals(d.header(), 0, d.header().length, payload, 0, d.header().length);
+    }
+
+    /** Whether a value taken from a snapshot is the one {@code d} was written with (header plus value: length, CRC32C). */
+    static boolean matchesValue(Deferred d, byte[] value) {
+        if (d.header().length + (long) value.length != d.length()) {
+            return false;
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(d.header());
+        crc.update(value);
+        return (int) crc.getValue() == d.checksum();
+    }
+
+    private static int checksum(byte[] payload) {
+        CRC32C crc = new CRC32C();
+        crc.update(payload);
+        return (int) crc.getValue();
+    }
+}
