@@ -342,7 +342,8 @@ public final class SegmentedLog implements AutoCloseable {
 
     private static byte[] body(Entry entry) {
         ByteWriter w = new ByteWriter(96 + entry.command().payload().length
-                + (entry.coded() == null || entry.coded().shard() == null ? 0 : entry.coded().shard().length));
+                + (entry.coded() == null || entry.coded().shard() == null ? 0 : entry.coded().shard().length)
+                + (entry.coded() == null || entry.coded().header() == null ? 0 : entry.coded().header().length));
         if (entry.coded() == null) {
             w.u8(ENTRY);
             WireCodec.writePlainEntry(w, entry);

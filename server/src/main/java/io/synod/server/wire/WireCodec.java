@@ -42,6 +42,12 @@ public final class WireCodec {
     private static final int CODED = 1;
     /** Bit of the entry flag: a {@link LeaseStamp} follows the entry (LeaseGuard §3). */
     private static final int STAMPED = 2;
+    /**
+     * Bit of the entry flag, only with {@link #CODED}: the coded value's deferral header ({@link CodedValue#header()})
+     * follows its shard. Entries without one are encoded exactly as before the bit existed, so logs and peers of
+     * older builds stay readable; an older build refuses an entry with it as malformed (unknown flag bit).
+     */
+    private static final int HEADER = 4;
 
     /** Smallest encoding of an entry on the wire: slot, ballot (12), client id, sequence, payload length, coding flag. */
     static final int MIN_ENTRY_BYTES = 8 + 12 + 8 + 8 + 4 + 1;
@@ -249,10 +255,13 @@ public final class WireCodec {
         if (c == null) {
             w.u8(PLAIN | stampBit);
         } else {
-            w.u8(CODED | stampBit).u8(c.dataShards()).u8(c.totalShards()).i32(c.valueLength()).i32(c.valueChecksum())
-                    .u8(c.shard() == null ? 0 : 1);
+            w.u8(CODED | stampBit | (c.header() == null ? 0 : HEADER)).u8(c.dataShards()).u8(c.totalShards())
+                    .i32(c.valueLength()).i32(c.valueChecksum()).u8(c.shard() == null ? 0 : 1);
             if (c.shard() != null) {
                 w.bytes(c.shard());
+            }
+            if (c.header() != null) {
+                w.bytes(c.header());
             }
         }
         if (stamp != null) {
@@ -269,8 +278,9 @@ public final class WireCodec {
         long sequence = r.i64("sequence");
         byte[] payload = r.bytes("command payload");
         int flag = r.u8("entry coding flag") & 0xFF;
-        if ((flag & ~(CODED | STAMPED)) != 0) {
-            throw new MalformedInputException("entry coding flag " + flag + " has bits other than 1 (coded) and 2 (stamped)");
+        if ((flag & ~(CODED | STAMPED | HEADER)) != 0 || (flag & (CODED | HEADER)) == HEADER) {
+            throw new MalformedInputException("entry coding flag " + flag
+                    + " has bits other than 1 (coded), 2 (stamped) and 4 (deferral header, only with coded)");
         }
         int coding = flag & CODED;
         CodedValue coded = null;
@@ -280,8 +290,13 @@ public final class WireCodec {
             int length = r.i32("coded value length");
             int checksum = r.i32("coded value checksum");
             byte[] shard = flag(r, "coded has-shard flag") ? r.bytes("coded shard") : null;
+            byte[] header = (flag & HEADER) != 0 ? r.bytes("coded deferral header") : null;
+            if (header != null && (header.length == 0 || header.length >= length)) {
+                throw new MalformedInputException("coded entry at slot " + slot + " has a deferral header of " + header.length
+                        + " bytes for a value of " + length + " bytes (must be 1 to length - 1)");
+            }
             try {
-                coded = new CodedValue(x, n, length, checksum, shard);
+                coded = new CodedValue(x, n, length, checksum, shard, header);
             } catch (IllegalArgumentException e) {
                 throw new MalformedInputException("invalid coded entry at slot " + slot + ": " + e.getMessage());
             }

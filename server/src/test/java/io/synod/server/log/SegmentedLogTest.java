@@ -1,5 +1,6 @@
 package io.synod.server.log;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -110,15 +111,21 @@ class SegmentedLogTest {
                 new CodedValue(3, 5, 4096, 77, new byte[1400]));
         Entry stub = new Entry(2, new Ballot(3, 1), new Command(5, 2, new byte[0]), new CodedValue(3, 5, 4096, 78, null));
         Entry full = new Entry(3, new Ballot(3, 1), new Command(5, 3, new byte[4096]), new CodedValue(3, 5, 4096, 79, null));
+        // Deferred follower rebuild: the entry's deferral header is persisted with its shard.
+        Entry headed = new Entry(5, new Ballot(3, 1), new Command(5, 4, new byte[0]),
+                new CodedValue(3, 5, 4096, 80, new byte[1400], new byte[] {1, 0, 1, 'k', 0, 0, 15, (byte) 0xf8}));
         try (SegmentedLog log = SegmentedLog.open(dir.resolve("log"), 8192)) {
-            for (Entry e : List.of(shard, stub, full, entry(4))) {
+            for (Entry e : List.of(shard, stub, full, entry(4), headed)) {
                 log.append(e);
             }
             log.sync();
         }
         try (SegmentedLog log = SegmentedLog.open(dir.resolve("log"), 8192)) {
             SegmentedLog.Recovery r = log.recovery();
-            assertEquals(4, r.entries().size());
+            assertEquals(5, r.entries().size());
+            assertEquals(headed.coded(), r.entries().get(5L).coded());
+            assertArrayEquals(headed.coded().header(), r.entries().get(5L).coded().header());
+            assertNull(r.entries().get(1L).coded().header());
             assertEquals(shard, r.entries().get(1L));
             assertEquals(shard.coded(), r.entries().get(1L).coded());
             assertEquals(stub.coded(), r.entries().get(2L).coded());

@@ -22,6 +22,9 @@ class WireCodecTest {
             new CodedValue(3, 5, 10, 0x1234abcd, new byte[] {7, 7, 7, 7}));
     static final Entry CODED_STUB = new Entry(9, B, new Command(9, 5, new byte[0]), new CodedValue(3, 5, 10, -1, null));
     static final Entry CODED_FULL = new Entry(10, B, new Command(9, 6, new byte[10]), new CodedValue(2, 3, 10, 5, null));
+    /** A coded entry with its deferral header (deferred follower rebuild): the uncoded part of a Put. */
+    static final Entry CODED_HEADER = new Entry(11, B, new Command(9, 7, new byte[0]),
+            new CodedValue(3, 5, 10, 0x55aa, new byte[] {1, 2, 3}, new byte[] {1, 0, 1, 'k', 0, 0, 0, 2}));
 
     /** One of every frame and every core message type. */
     static List<WireFrame> samples() {
@@ -115,14 +118,47 @@ class WireCodecTest {
 
     @Test
     void codedEntriesKeepTheirMetadataAndShard() throws Exception {
-        for (Entry e : List.of(CODED_SHARD, CODED_STUB, CODED_FULL)) {
+        for (Entry e : List.of(CODED_SHARD, CODED_STUB, CODED_FULL, CODED_HEADER)) {
             WireFrame back = WireCodec.decode(WireCodec.encode(new WireFrame.PeerMessage(0,
                     new Message.ShardReply(1, 2, B, e, 0))));
             Entry got = ((Message.ShardReply) ((WireFrame.PeerMessage) back).message()).entry();
             assertEquals(e, got);
             assertEquals(e.coded(), got.coded());
             assertEquals(e.isComplete(), got.isComplete());
+            assertArrayEquals(e.coded().header(), got.coded().header());
         }
+    }
+
+    /**
+     * The deferral header is an optional field behind flag bit 4: an entry without one is byte-for-byte what it
+     * was before the bit existed (old logs and peers read as before); a header as long as the value, an empty
+     * one, one longer than the frame, or the bit without a coded entry is malformed input.
+     */
+    @Test
+    void deferralHeadersAreOptionalAndChecked() throws Exception {
+        byte[] without = WireCodec.encode(new WireFrame.PeerMessage(0, new Message.Accept(2, 1, B, List.of(CODED_SHARD), 4)));
+        int tail = 2 + 4 + 1 + 4 + 4 + 12 + 8 + 4 + 8 + 12 + 8 + 8 + 4;
+        assertEquals(1, without[tail], "flag of a coded entry without a header: 1, as before");
+        Entry headed = new Entry(8, B, CODED_SHARD.command(), new CodedValue(3, 5, 10, 0x1234abcd, new byte[] {7, 7, 7, 7},
+                new byte[] {9, 9}));
+        byte[] with = WireCodec.encode(new WireFrame.PeerMessage(0, new Message.Accept(2, 1, B, List.of(headed), 4)));
+        assertEquals(1 | 4, with[tail]);
+        assertEquals(without.length + 4 + 2, with.length);
+        // The entry ends the frame: the header's length (4) and bytes (2) are its last 6 bytes.
+        int headerLength = with.length - 2 - 4;
+        for (int bad : new int[] {0, 10, 11, 0x7fffffff, -1}) {
+            byte[] damaged = with.clone();
+            java.nio.ByteBuffer.wrap(damaged).putInt(headerLength, bad);
+            assertThrows(MalformedInputException.class, () -> WireCodec.decode(damaged), "header length " + bad);
+        }
+        byte[] ok = WireCodec.decode(with) instanceof WireFrame.PeerMessage p
+                ? ((Message.Accept) p.message()).entries().get(0).coded().header() : null;
+        assertArrayEquals(new byte[] {9, 9}, ok);
+        byte[] plainWithBit = WireCodec.encode(new WireFrame.PeerMessage(0, new Message.Accept(2, 1, B, List.of(E1), 4)));
+        int plainTail = plainWithBit.length - 1; // The plain entry's flag ends the frame.
+        plainWithBit[plainTail] = 4;
+        assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(plainWithBit)).getMessage()
+                .contains("only with coded"));
     }
 
     /** Lease stamps (LeaseGuard §3) travel with plain and coded entries, and a reversed interval is refused. */
@@ -184,7 +220,7 @@ class WireCodecTest {
         // No other exception may escape a decode of peer bytes (a RuntimeException would stop the connection's
         // handler in an unplanned way); the value checks happen later, in the replica (CRC32C of shard and value).
         List<WireFrame> coded = List.of(
-                new WireFrame.PeerMessage(0, new Message.Accept(2, 1, B, List.of(CODED_SHARD, CODED_STUB, CODED_FULL), 4)),
+                new WireFrame.PeerMessage(0, new Message.Accept(2, 1, B, List.of(CODED_SHARD, CODED_STUB, CODED_FULL, CODED_HEADER), 4)),
                 new WireFrame.PeerMessage(1, new Message.ShardReply(4, 3, B, CODED_SHARD, 0)),
                 new WireFrame.PeerMessage(1, new Message.ShardRequest(3, 4, B, 8, true)));
         for (WireFrame f : coded) {
