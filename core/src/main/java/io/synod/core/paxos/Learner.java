@@ -45,6 +45,11 @@ final class Learner {
     private final Recovery recovery;
     /** Slots whose values this replica is rebuilding to resolve deferred keys (recovery reads in flight or wanted). */
     private final TreeSet<Long> resolving = new TreeSet<>();
+    /**
+     * A snapshot is owed at once: the durable state machine restarted ahead of the snapshot with deferred keys
+     * unresolved, so its state could not become the snapshot then (every snapshot holds full values).
+     */
+    private boolean snapshotOwed;
 
     Learner(ReplicaContext ctx, Acceptor acceptor, StateMachine stateMachine, ClientSessions sessions, Clients clients) {
         this.ctx = ctx;
@@ -61,7 +66,12 @@ final class Learner {
             sessions.restore(stateMachine.durableSessions());
             this.commitSlot = durableSlot;
             this.appliedSlot = durableSlot;
-            if (durableSlot > snapshot.lastIncludedSlot()) {
+            if (durableSlot > snapshot.lastIncludedSlot() && stateMachine.unresolvedSlots().length > 0) {
+                // Deferred rebuild: keys applied from their headers are still unresolved, and their shards are in
+                // this log (unresolved slots are above every snapshot taken). The snapshot below is owed: the next
+                // applyCommitted rebuilds every such key first and then takes it (rule 5 of docs/erasure.md).
+                snapshotOwed = true;
+            } else if (durableSlot > snapshot.lastIncludedSlot()) {
                 // The log may hold entries at or below that slot that were never chosen (an older
                 // ballot's, whose replacement was applied but not yet durable in the log): make the
                 // durable state the snapshot and drop the log through it, so no catch-up serves them.
@@ -175,7 +185,7 @@ final class Learner {
     }
 
     private boolean snapshotDue() {
-        return appliedSlot - acceptor.snapshot().lastIncludedSlot() >= ctx.config.snapshotEverySlots();
+        return snapshotOwed || appliedSlot - acceptor.snapshot().lastIncludedSlot() >= ctx.config.snapshotEverySlots();
     }
 
     /**
@@ -326,6 +336,7 @@ final class Learner {
     }
 
     private void takeSnapshot() {
+        snapshotOwed = false;
         long previous = acceptor.snapshot().lastIncludedSlot();
         acceptor.replaceSnapshot(new Snapshot(appliedSlot, stateMachine.snapshotSource(appliedSlot), sessions.encode()));
         // With deferred rebuild, peers resolve the keys they deferred since their last snapshot when their
@@ -349,6 +360,7 @@ final class Learner {
         appliedSlot = snapshot.lastIncludedSlot();
         recovery.clear();
         resolving.clear(); // The restored state is full (every snapshot is taken with nothing unresolved).
+        snapshotOwed = false;
         // Everything at or below the snapshot is chosen and applied; older entries there may be
         // values that were never chosen, so they must not be served in catch-up.
         acceptor.compactThrough(snapshot.lastIncludedSlot());

@@ -77,7 +77,12 @@ public record ServerConfig(
      * N nodes tolerating F failures, values of at least {@code thresholdBytes} coded into X data
      * shards. {@code off} is X = 1 with F = (N - 1) / 2, i.e. classic majorities and full copies.
      */
-    public record CodingSetting(int failures, int dataShards, int thresholdBytes, boolean explicit) {
+    public record CodingSetting(int failures, int dataShards, int thresholdBytes, boolean explicit, boolean deferRebuild) {
+        /** With deferred follower rebuild on (the default). */
+        public CodingSetting(int failures, int dataShards, int thresholdBytes, boolean explicit) {
+            this(failures, dataShards, thresholdBytes, explicit, true);
+        }
+
         /** The config value: "off" or "N,F,X". */
         public String text(int nodes) {
             return explicit ? nodes + "," + failures + "," + dataShards : "off";
@@ -129,6 +134,8 @@ public record ServerConfig(
         k.put("outbound.queue.bytes", new String[] {"33554432", "per-peer outbound bytes before messages are dropped"});
         k.put("coding", new String[] {"off", "RS-Paxos coding of every group: off, or N,F,X (N = the number of nodes)"});
         k.put("coding.threshold.bytes", new String[] {"65536", "values at or above this size are coded (when X > 1)"});
+        k.put("coding.defer", new String[] {"true", "coded groups: followers apply a coded put from its header and rebuild "
+                + "the value only when read or before a snapshot (true), or rebuild every value to apply it (false)"});
         k.put("lease", new String[] {"none", "read lease of every group: none, leader (LeaseGuard, wall clock within "
                 + "lease.clock.bound.us) or leader-timer (local timers within lease.drift.ppm)"});
         k.put("lease.delta.ms", new String[] {Integer.toString(LeaseTiming.DEFAULT_DELTA_MILLIS),
@@ -204,6 +211,12 @@ public record ServerConfig(
             throw new ConfigException("outbound.queue.bytes (" + outbound + ") must be at least max.frame.bytes (" + maxFrame + ")");
         }
         CodingSetting coding = parseCoding(str(p, "coding"), nodes.size(), integer(p, "coding.threshold.bytes", 1, 1 << 30));
+        String defer = str(p, "coding.defer");
+        if (!defer.equals("true") && !defer.equals("false")) {
+            throw new ConfigException("coding.defer: must be true or false, got '" + defer + "'");
+        }
+        coding = new CodingSetting(coding.failures(), coding.dataShards(), coding.thresholdBytes(), coding.explicit(),
+                defer.equals("true"));
         LeaseSetting lease = parseLease(str(p, "lease"), integer(p, "lease.delta.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
                 integer(p, "lease.clock.bound.us", 0, 60_000_000), integer(p, "lease.drift.ppm", 0, 999_999));
         Map<Integer, Integer> peerDelays = parsePeerDelays(p, nodes.keySet(), nodeId);
@@ -375,6 +388,7 @@ public record ServerConfig(
                 + "\nlog.retain.slots=" + logRetainSlots + "\nheartbeat.ms=" + heartbeatMillis + "\ntick.ms=" + tickMillis
                 + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes
                 + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes()
+                + "\ncoding.defer=" + coding.deferRebuild()
                 + "\nlease=" + lease.text() + leaseProperties() + "\n"
                 + peerDelayProperties();
     }

@@ -348,12 +348,32 @@ public final class GroupLoop implements AutoCloseable {
                 m.ballot(), repairTarget);
     }
 
+    /** STALE reads waiting for the deferred values they read to be rebuilt, oldest first (bounded). */
+    private final java.util.ArrayDeque<ParkedRead> parkedReads = new java.util.ArrayDeque<>();
+    private static final int MAX_PARKED_READS = 1024;
+    /** A parked STALE read gives up (BUSY) after this long: the rebuild needs X shards from peers. */
+    private static final long PARKED_READ_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private record ParkedRead(StaleReadInput input, long parkedNanos) {}
+
     private void readLocally(StaleReadInput r) {
         WireFrame.StaleRead read = r.read();
         int leader = replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint();
         try {
             if (!localState.isReadOnly(read.payload())) {
                 throw new IllegalArgumentException("a STALE read must be a read-only command");
+            }
+            if (localState.unresolvedSlotsFor(read.payload()).length > 0) {
+                // Deferred rebuild: a key it reads holds no bytes here yet. Start rebuilding (recovery reads) and
+                // answer once they arrived, never from the placeholder (docs/erasure.md, rule 4).
+                replica.resolveDeferred();
+                if (parkedReads.size() >= MAX_PARKED_READS) {
+                    r.responder().respond(new WireFrame.ClientResponse(read.requestId(), group,
+                            ClientReply.Status.BUSY.ordinal(), 0, leader, new byte[0]));
+                } else {
+                    parkedReads.add(new ParkedRead(r, System.nanoTime()));
+                }
+                return;
             }
             byte[] result = localState.read(read.payload());
             r.responder().respond(new WireFrame.ClientResponse(read.requestId(), group, ClientReply.Status.OK.ordinal(),
@@ -362,6 +382,24 @@ public final class GroupLoop implements AutoCloseable {
             r.responder().respond(new WireFrame.ClientResponse(read.requestId(), group,
                     ClientReply.Status.REJECTED.ordinal(), 0, leader,
                     String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
+        }
+    }
+
+    /** Answers the parked STALE reads whose keys are resolved now; those waiting too long get BUSY. */
+    private void retryParkedReads() {
+        long now = System.nanoTime();
+        for (int i = parkedReads.size(); i > 0; i--) {
+            ParkedRead p = parkedReads.poll();
+            if (localState.unresolvedSlotsFor(p.input().read().payload()).length == 0) {
+                readLocally(p.input());
+            } else if (now - p.parkedNanos() > PARKED_READ_NANOS) {
+                metrics.parkedReadTimeouts.increment();
+                int leader = replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint();
+                p.input().responder().respond(new WireFrame.ClientResponse(p.input().read().requestId(), group,
+                        ClientReply.Status.BUSY.ordinal(), 0, leader, new byte[0]));
+            } else {
+                parkedReads.add(p);
+            }
         }
     }
 
@@ -423,6 +461,9 @@ public final class GroupLoop implements AutoCloseable {
             if (repairAbove != null && message instanceof Message.Promise) {
                 return; // A damaged log must not vote in phase 1 (see GroupStorage).
             }
+            if (message instanceof Message.ShardRequest) {
+                metrics.recoveryRequests.increment();
+            }
             network.accept(new WireFrame.PeerMessage(group, message));
         }
 
@@ -465,6 +506,9 @@ public final class GroupLoop implements AutoCloseable {
             // One WriteBatch per pass: the data changes, applied slot and session records of every
             // command this pass applied (all of them, or after a crash none).
             durableMachine.commitApplied();
+        }
+        if (!parkedReads.isEmpty()) {
+            retryParkedReads();
         }
         if (watches != null) {
             watches.afterPass(replica, state == WireFrame.GroupStatus.SERVING, System.nanoTime());

@@ -21,6 +21,10 @@ public final class GroupMetrics {
     /** LINEARIZABLE reads answered OK: under the leader's lease, or through the log. */
     final Counter leaseReads;
     final Counter logReads;
+    /** Shard requests this replica sent (recovery reads of coded values: applying, or resolving a deferred key). */
+    final Counter recoveryRequests;
+    /** STALE reads of a deferred key answered BUSY because its rebuild did not finish in time. */
+    final Counter parkedReadTimeouts;
     volatile long logBytes;
     volatile long applyLagSlots;
     volatile long commitSlot;
@@ -43,6 +47,12 @@ public final class GroupMetrics {
                 .tag("group", g).tag("path", "lease").register(registry);
         logReads = Counter.builder("synod.reads").description("reads answered OK, by the path that served them")
                 .tag("group", g).tag("path", "log").register(registry);
+        recoveryRequests = Counter.builder("synod.recovery.requests")
+                .description("shard requests sent by this replica's recovery reads of coded values").tag("group", g)
+                .register(registry);
+        parkedReadTimeouts = Counter.builder("synod.stale.read.rebuild.timeouts")
+                .description("STALE reads of a deferred value answered BUSY because its rebuild took too long")
+                .tag("group", g).register(registry);
         Gauge.builder("synod.log.bytes", this, m -> m.logBytes).description("bytes of log segments on disk")
                 .tag("group", g).register(registry);
         Gauge.builder("synod.apply.lag.slots", this, m -> m.applyLagSlots)
@@ -58,6 +68,11 @@ public final class GroupMetrics {
     /** Reads answered OK under a lease so far (tests and benchmarks compare it with {@link #logReads()}). */
     public long leaseReads() {
         return (long) leaseReads.count();
+    }
+
+    /** Shard requests sent by recovery reads so far (a follower that rebuilds every coded value sends some per write). */
+    public long recoveryRequests() {
+        return (long) recoveryRequests.count();
     }
 
     /** Reads answered OK through the log so far. */

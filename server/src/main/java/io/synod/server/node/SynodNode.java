@@ -112,6 +112,11 @@ public final class SynodNode implements AutoCloseable {
         }
         int groups = cluster.groups();
         Coding coding = codingOf(cluster.groupConfig(0));
+        if (coding.enabled() && config.coding().deferRebuild()) {
+            // A node-local choice (docs/erasure.md, deferred follower rebuild): a leader adds deferral headers to
+            // the entries it codes, a follower applies from them; a node with it off rebuilds every value.
+            coding = coding.withDeferredRebuild();
+        }
         // The lease is the group's configuration as ZooKeeper records it; createCluster above refused a
         // node whose lease setting differs from it.
         GroupLease lease = GroupLease.of(cluster.leaseMode(), cluster.leaseTiming());
@@ -330,6 +335,17 @@ public final class SynodNode implements AutoCloseable {
             if (loop != null) {
                 out[0] += loop.metrics().leaseReads();
                 out[1] += loop.metrics().logReads();
+            }
+        }
+        return out;
+    }
+
+    /** Shard requests sent by this node's recovery reads of coded values, all groups (synod_recovery_requests_total). */
+    public long recoveryRequests() {
+        long out = 0;
+        for (GroupLoop loop : loops) {
+            if (loop != null) {
+                out += loop.metrics().recoveryRequests();
             }
         }
         return out;
