@@ -17,11 +17,12 @@ import picocli.CommandLine;
 /**
  * A short real run of {@code bench coded}: both modes on real servers through capped proxies. Asserts
  * what holds regardless of machine load: writes were acknowledged in both modes, the files exist,
- * and coded writes move no more peer-link bytes than full copies plus metadata. Not fewer: each
- * follower gets a third of a 64 KiB value in the Accept (RS-Paxos, Mu et al. 2014, §4), but the
- * servers' followers then rebuild every coded value by recovery reads (docs/erasure.md "Not done"),
- * and since catch-up stopped re-sending accepted values the full-copy baseline moves about 4 values
- * per write, as the coded run does. No throughput ratio is asserted.
+ * and coded writes move at most half the peer-link bytes of full copies. Each follower gets a third of
+ * a 64 KiB value in the Accept (RS-Paxos, Mu et al. 2014, §4) and, with deferred follower rebuild (the
+ * servers' default, docs/erasure.md), applies it from its header without a recovery read, while the
+ * full-copy baseline moves about 4 values per write: about 1/X = 0.33 plus metadata (0.334 measured
+ * by {@code bench coded --quick}). The bench writes every key once and reads none, and no snapshot falls
+ * within the run, so no deferred value is rebuilt here. No throughput ratio is asserted.
  */
 class CodedBenchTest {
     @TempDir
@@ -47,7 +48,7 @@ class CodedBenchTest {
         }
         String[] ratio = Files.readAllLines(dir.resolve("coded-ratios.csv")).get(1).split(",");
         double byteRatio = Double.parseDouble(ratio[6]);
-        assertTrue(byteRatio <= 1.10, "coded moves no more peer bytes per write than full copies plus metadata: " + byteRatio);
+        assertTrue(byteRatio <= 0.50, "coded moves at most half the peer bytes per write of full copies: " + byteRatio);
         assertTrue(Files.size(dir.resolve("coded.png")) > 1000);
         List<String> failover = Files.readAllLines(dir.resolve("coded-failover.csv"));
         assertEquals(3, failover.size(), "a fail-over per mode: " + failover);
