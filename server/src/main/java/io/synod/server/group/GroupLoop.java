@@ -145,6 +145,21 @@ public final class GroupLoop implements AutoCloseable {
             // The damaged log may not hold the applied values between the snapshot and RocksDB's
             // slot: start from the snapshot instead (the replica restores it into RocksDB).
             durableMachine.ignoreDurableState();
+        } else if (durableMachine != null && durableMachine.unresolvedKeys() > 0) {
+            Map<Long, io.synod.core.paxos.CodedValue> coded = new HashMap<>();
+            for (io.synod.core.paxos.Entry e : storage.durableState().entries()) {
+                if (e.coded() != null) {
+                    coded.put(e.slot(), e.coded());
+                }
+            }
+            if (!durableMachine.unresolvedHeldBy(coded::get)) {
+                // Deferred rebuild: RocksDB holds a key applied from a log entry this log no longer has (written
+                // before that pass's fsync, then a crash). Its bytes cannot be rebuilt from here: start from the
+                // snapshot (full values) and re-learn the rest, as a repair does.
+                LOG.warn("group {}: an unresolved key's coded entry is missing from the log; starting from the snapshot",
+                        group);
+                durableMachine.ignoreDurableState();
+            }
         }
         this.replica = new Replica(config, storage.durableState(), stateMachine,
                 coding.enabled() ? coding.quorum() : QuorumPolicy.MAJORITY, leaseGate, coding, System.nanoTime());

@@ -247,6 +247,22 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         return deferred.isEmpty() ? NO_SLOTS : deferred.slots();
     }
 
+    /**
+     * Whether every unresolved key's slot holds, in {@code codedBySlot} (the log's coded entries by slot), the coded
+     * value that was applied there (same length and CRC32C). False means the log lost an entry whose deferred apply
+     * reached RocksDB (RocksDB was written before that pass's log fsync): the shards to rebuild it are not in this
+     * log, so the group starts from its snapshot instead ({@link #ignoreDurableState()}).
+     */
+    public boolean unresolvedHeldBy(java.util.function.LongFunction<io.synod.core.paxos.CodedValue> codedBySlot) {
+        for (RocksDeferrals.Deferred d : deferred.all().values()) {
+            io.synod.core.paxos.CodedValue c = codedBySlot.apply(d.slot());
+            if (c == null || c.valueLength() != d.length() || c.valueChecksum() != d.checksum()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Number of unresolved keys (tests, status). */
     public int unresolvedKeys() {
         return deferred.size();
