@@ -163,6 +163,11 @@ class CodedClusterTest {
             assertTrue(machine.unresolvedKeys() > 0, "the stopped follower holds unresolved keys");
         }
         cluster.start(follower);
+        int reader = 0;
+        while (reader == crashed || reader == leader || reader == follower) {
+            reader++;
+        }
+        long readerRequestsBefore = cluster.node(reader).recoveryRequests();
         for (int node = 0; node < 5; node++) {
             if (node == crashed) {
                 continue;
@@ -176,6 +181,9 @@ class CodedClusterTest {
                 }
             }
         }
+        // That follower held the values unresolved: answering its STALE reads took rebuilds (recovery reads).
+        assertTrue(cluster.node(reader).recoveryRequests() > readerRequestsBefore,
+                "node " + reader + " rebuilt before answering STALE reads");
     }
 
     /** A STALE read polled until the node has applied the key (a follower learns commits a heartbeat later). */
