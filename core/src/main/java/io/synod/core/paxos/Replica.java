@@ -333,6 +333,15 @@ public final class Replica {
         learner.resolveAll();
     }
 
+    /**
+     * Deferred rebuild: whether the keys {@code payload} reads are all resolved here, so a read of the local state
+     * (a server's STALE read) may be answered now; if not, their rebuild starts (recovery reads) and the caller
+     * asks again after later inputs.
+     */
+    public boolean resolvedForRead(byte[] payload) {
+        return learner.resolvedForRead(payload);
+    }
+
     /** Deferred rebuild: how many slots hold values of keys this replica has not rebuilt yet. */
     public int unresolvedSlots() {
         return learner.stateMachine().unresolvedSlots().length;

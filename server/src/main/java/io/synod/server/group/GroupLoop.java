@@ -378,10 +378,9 @@ public final class GroupLoop implements AutoCloseable {
             if (!localState.isReadOnly(read.payload())) {
                 throw new IllegalArgumentException("a STALE read must be a read-only command");
             }
-            if (localState.unresolvedSlotsFor(read.payload()).length > 0) {
-                // Deferred rebuild: a key it reads holds no bytes here yet. Start rebuilding (recovery reads) and
-                // answer once they arrived, never from the placeholder (docs/erasure.md, rule 4).
-                replica.resolveDeferred();
+            if (!replica.resolvedForRead(read.payload())) {
+                // Deferred rebuild: a key it reads holds no bytes here yet. Its rebuild started (recovery reads);
+                // answer once it is done, never from the placeholder (docs/erasure.md, rule 4).
                 if (parkedReads.size() >= MAX_PARKED_READS) {
                     r.responder().respond(new WireFrame.ClientResponse(read.requestId(), group,
                             ClientReply.Status.BUSY.ordinal(), 0, leader, new byte[0]));
