@@ -65,8 +65,12 @@ public final class GroupLoop implements AutoCloseable {
 
     private record WatchInput(WireFrame.WatchPoll poll, Responder responder) implements Input {}
 
-    /** {@code served}: the response's path ({@code WireFrame.ClientResponse.SERVED_*}); {@code read}: a read-only command. */
-    private record Waiter(long requestId, Responder responder, long receivedNanos, int served, boolean read) {}
+    /**
+     * {@code served}: the response's path ({@code WireFrame.ClientResponse.SERVED_*}); {@code read}: a read-only
+     * command; {@code follower}: answered under the lease by this replica as a follower (a quorum-lease holder).
+     */
+    private record Waiter(long requestId, Responder responder, long receivedNanos, int served, boolean read,
+            boolean follower) {}
 
     private final int group;
     private final Replica replica;
@@ -391,7 +395,8 @@ public final class GroupLoop implements AutoCloseable {
         waiters.computeIfAbsent(cmd.clientId(), k -> new HashMap<>())
                 .computeIfAbsent(cmd.sequence(), k -> new ArrayList<>(1))
                 .add(new Waiter(cmd.requestId(), c.responder(), c.receivedNanos(),
-                        byLease ? WireFrame.ClientResponse.SERVED_LEASE : WireFrame.ClientResponse.SERVED_LOG, read));
+                        byLease ? WireFrame.ClientResponse.SERVED_LEASE : WireFrame.ClientResponse.SERVED_LOG, read,
+                        byLease && replica.role() != Role.LEADER));
         waiterCount++;
     }
 
@@ -442,8 +447,8 @@ public final class GroupLoop implements AutoCloseable {
                 if (reply.status() == ClientReply.Status.OK) {
                     metrics.commitLatency.record(now - w.receivedNanos(), TimeUnit.NANOSECONDS);
                     if (w.read()) {
-                        (w.served() == WireFrame.ClientResponse.SERVED_LEASE ? metrics.leaseReads : metrics.logReads)
-                                .increment();
+                        (w.served() != WireFrame.ClientResponse.SERVED_LEASE ? metrics.logReads
+                                : w.follower() ? metrics.followerLeaseReads : metrics.leaseReads).increment();
                     }
                 }
                 w.responder().respond(new WireFrame.ClientResponse(w.requestId(), group, reply.status().ordinal(),

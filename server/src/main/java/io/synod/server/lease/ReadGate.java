@@ -104,6 +104,11 @@ public final class ReadGate implements LeaseHooks {
     }
 
     @Override
+    public boolean answersWritesBeforeApply() {
+        return policy.answersWritesBeforeApply();
+    }
+
+    @Override
     public boolean wantsNoop() {
         return policy.wantsNoop();
     }
