@@ -451,7 +451,9 @@ final class ClientEngine implements AutoCloseable {
             op.maybeApplied |= !op.readOnly(); // It reached a leader's log, which lost leadership before the commit.
         }
         if (status == ClientReply.Status.NOT_LEADER && atPreferred && op.readOnly()) {
-            targets.refusedByPreferred(op); // It holds no lease on this key now: the leader answers.
+            // It holds no lease on this key now: the leader answers. The refusal may name the key's holders.
+            targets.refusedByPreferred(op, r.result().length == Long.BYTES
+                    ? java.nio.ByteBuffer.wrap(r.result()).getLong() : -1);
         }
         if (status == ClientReply.Status.NOT_LEADER || status == ClientReply.Status.UNKNOWN || status == null) {
             Integer known = leaders.get(op.group);

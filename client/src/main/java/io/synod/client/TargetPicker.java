@@ -15,14 +15,20 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>With a preferred reader ({@link SynodClient.Builder#readFrom}), LINEARIZABLE reads go to that
  * replica first: under quorum leases it answers a key it holds a lease on locally, and otherwise
- * answers NOT_LEADER with the leader's id, which the engine follows. The picker remembers, for a
- * while ({@link #REFUSED_FOR_NANOS}), the keys the preferred replica refused, so reads of keys it does
- * not hold stop paying the extra hop; after that it asks again (a refusal can be temporary: a
- * pending write to the key, promises being renewed). The memory is bounded ({@link #MAX_REFUSED}).
+ * answers NOT_LEADER with the leader's id, which the engine follows. The refusal names the key's lease
+ * holders (its result: a u64 bit set, bit i = node i). The picker remembers refused keys so their
+ * reads stop paying the extra hop: a key the replica does not hold for {@link #NOT_HOLDER_FOR_NANOS}
+ * (the lease configuration is static, but may change), a key it holds but could not serve just now
+ * (a pending write, promises being renewed) for {@link #BUSY_HOLDER_FOR_NANOS}, and a refusal without
+ * holders (an older server) for {@link #REFUSED_FOR_NANOS}. The memory is bounded ({@link #MAX_REFUSED}).
  */
 final class TargetPicker {
-    /** How long a key the preferred reader refused goes straight to the leader. */
+    /** How long a key the preferred reader refused, without saying who holds it, goes straight to the leader. */
     static final long REFUSED_FOR_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How long a key the preferred reader does not hold goes straight to the leader. */
+    static final long NOT_HOLDER_FOR_NANOS = TimeUnit.SECONDS.toNanos(60);
+    /** How long a key the preferred reader holds but refused goes straight to the leader. */
+    static final long BUSY_HOLDER_FOR_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** How long the preferred reader is skipped after its connection failed. */
     static final long DOWN_FOR_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Keys remembered as refused at most (the oldest is forgotten first). */
@@ -37,6 +43,7 @@ final class TargetPicker {
             return size() > MAX_REFUSED;
         }
     };
+    private final java.util.function.LongSupplier clock;
     private long preferredDownUntil;
     private boolean preferredDown;
 
@@ -45,7 +52,13 @@ final class TargetPicker {
     }
 
     TargetPicker(int preferredReader) {
+        this(preferredReader, System::nanoTime);
+    }
+
+    /** {@code clock}: monotonic nanoseconds (tests pass their own). */
+    TargetPicker(int preferredReader, java.util.function.LongSupplier clock) {
         this.preferredReader = preferredReader;
+        this.clock = clock;
     }
 
     int preferredReader() {
@@ -78,7 +91,7 @@ final class TargetPicker {
                 || op.preferredRefused || !nodes.containsKey(preferredReader)) {
             return false;
         }
-        long now = System.nanoTime();
+        long now = clock.getAsLong();
         if (preferredDown && now - preferredDownUntil < 0) {
             return false;
         }
@@ -93,16 +106,27 @@ final class TargetPicker {
         return true;
     }
 
-    /** The preferred reader did not serve {@code op} (it does not hold the key's lease now): ask the leader. */
-    void refusedByPreferred(PendingOp op) {
+    /**
+     * The preferred reader did not serve {@code op}: ask the leader. {@code holders}: the key's lease
+     * holders the refusal named (bit i = node i), or -1 if it named none.
+     */
+    void refusedByPreferred(PendingOp op, long holders) {
         op.preferredRefused = true;
-        refusedUntil.put(key(op), System.nanoTime() + REFUSED_FOR_NANOS);
+        long memory = holders < 0 ? REFUSED_FOR_NANOS
+                : (holders & (1L << preferredReader)) == 0 ? NOT_HOLDER_FOR_NANOS : BUSY_HOLDER_FOR_NANOS;
+        refusedUntil.put(key(op), clock.getAsLong() + memory);
+    }
+
+    /** How long reads of {@code op}'s key skip the preferred reader from now, in nanoseconds (0: they do not; tests). */
+    long skipsPreferredFor(PendingOp op) {
+        Long until = refusedUntil.get(key(op));
+        return until == null ? 0 : Math.max(0, until - clock.getAsLong());
     }
 
     /** The connection to the preferred reader failed: send reads elsewhere for a while. */
     void preferredLost() {
         preferredDown = true;
-        preferredDownUntil = System.nanoTime() + DOWN_FOR_NANOS;
+        preferredDownUntil = clock.getAsLong() + DOWN_FOR_NANOS;
     }
 
     /** Keys remembered as refused (tests). */

@@ -39,7 +39,7 @@ class TargetPickerTest {
         TargetPicker picker = new TargetPicker(2);
         PendingOp refused = op("cold", true, false, Consistency.LINEARIZABLE);
         assertEquals(2, picker.pick(refused, NODES, LEADERS));
-        picker.refusedByPreferred(refused);
+        picker.refusedByPreferred(refused, -1);
         assertEquals(0, picker.pick(refused, NODES, LEADERS), "the retry goes to the leader");
         assertEquals(0, picker.pick(op("cold", true, false, Consistency.LINEARIZABLE), NODES, LEADERS),
                 "the next read of the refused key too");
@@ -48,20 +48,47 @@ class TargetPickerTest {
     }
 
     @Test
+    void theHoldersARefusalNamesDecideHowLongTheKeySkipsThePreferredReader() {
+        long[] now = {1_000};
+        TargetPicker picker = new TargetPicker(2, () -> now[0]);
+        PendingOp notHeld = op("a", true, false, Consistency.LINEARIZABLE);
+        PendingOp busy = op("b", true, false, Consistency.LINEARIZABLE);
+        PendingOp silent = op("c", true, false, Consistency.LINEARIZABLE);
+        picker.refusedByPreferred(notHeld, 0b011); // Held by nodes 0 and 1, not by 2.
+        picker.refusedByPreferred(busy, 0b110); // Node 2 holds it: a passing refusal.
+        picker.refusedByPreferred(silent, -1);
+        assertEquals(TargetPicker.NOT_HOLDER_FOR_NANOS, picker.skipsPreferredFor(notHeld));
+        assertEquals(TargetPicker.BUSY_HOLDER_FOR_NANOS, picker.skipsPreferredFor(busy));
+        assertEquals(TargetPicker.REFUSED_FOR_NANOS, picker.skipsPreferredFor(silent));
+        now[0] += TargetPicker.BUSY_HOLDER_FOR_NANOS;
+        assertEquals(2, picker.pick(op("b", true, false, Consistency.LINEARIZABLE), NODES, LEADERS), "asked again");
+        assertEquals(0, picker.pick(op("c", true, false, Consistency.LINEARIZABLE), NODES, LEADERS));
+        now[0] += TargetPicker.REFUSED_FOR_NANOS;
+        assertEquals(2, picker.pick(op("c", true, false, Consistency.LINEARIZABLE), NODES, LEADERS), "asked again");
+        assertEquals(0, picker.pick(op("a", true, false, Consistency.LINEARIZABLE), NODES, LEADERS), "still not a holder");
+        now[0] += TargetPicker.NOT_HOLDER_FOR_NANOS;
+        assertEquals(2, picker.pick(op("a", true, false, Consistency.LINEARIZABLE), NODES, LEADERS), "asked again");
+        assertEquals(0, picker.refusedKeys(), "expired entries are dropped when looked up");
+    }
+
+    @Test
     void theRefusedKeyMemoryIsBounded() {
         TargetPicker picker = new TargetPicker(2);
         for (int i = 0; i < TargetPicker.MAX_REFUSED + 100; i++) {
-            picker.refusedByPreferred(op("k" + i, true, false, Consistency.LINEARIZABLE));
+            picker.refusedByPreferred(op("k" + i, true, false, Consistency.LINEARIZABLE), -1);
         }
         assertEquals(TargetPicker.MAX_REFUSED, picker.refusedKeys());
         assertEquals(2, picker.pick(op("k0", true, false, Consistency.LINEARIZABLE), NODES, LEADERS), "the oldest forgotten");
     }
 
     @Test
-    void aLostPreferredReaderIsSkipped() {
-        TargetPicker picker = new TargetPicker(2);
+    void aLostPreferredReaderIsSkippedForAWhile() {
+        long[] now = {5};
+        TargetPicker picker = new TargetPicker(2, () -> now[0]);
         picker.preferredLost();
         assertEquals(0, picker.pick(op("k", true, false, Consistency.LINEARIZABLE), NODES, LEADERS));
+        now[0] += TargetPicker.DOWN_FOR_NANOS;
+        assertEquals(2, picker.pick(op("k", true, false, Consistency.LINEARIZABLE), NODES, LEADERS));
     }
 
     @Test

@@ -4,10 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.core.check.CheckResult;
+import io.synod.core.kv.KvCommand;
+import io.synod.core.paxos.ClientReply;
 import io.synod.core.check.LinearizabilityChecker;
 import io.synod.core.history.HistoryRecorder;
 import io.synod.leases.KeyAssignment;
 import io.synod.server.node.LocalCluster;
+import io.synod.server.wire.WireCodec;
+import io.synod.server.wire.WireFrame;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -105,6 +113,23 @@ class QuorumLeaseClusterTest {
         }
     }
 
+    /** One client command sent to node {@code node} over a plain socket, and its answer. */
+    private WireFrame.ClientResponse rawCommand(int node, byte[] payload) throws Exception {
+        try (Socket socket = new Socket()) {
+            socket.connect(cluster.clientAddresses().get(node), 30_000);
+            socket.setSoTimeout(60_000);
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            byte[] body = WireCodec.encode(new WireFrame.ClientCommand(1, 4242, 1, payload));
+            out.writeInt(body.length);
+            out.write(body);
+            out.flush();
+            byte[] reply = new byte[in.readInt()];
+            in.readFully(reply);
+            return (WireFrame.ClientResponse) WireCodec.decode(reply);
+        }
+    }
+
     /** The first {@code count} keys "q0", "q1", ... whose lease holders (static hashed assignment) are exactly {@code holders}. */
     private static List<String> keysHeldBy(long holders, int count) {
         List<String> out = new ArrayList<>();
@@ -137,6 +162,11 @@ class QuorumLeaseClusterTest {
         List<String> keys = new ArrayList<>(withLeader);
         keys.addAll(withVictim);
         keys.addAll(notHeld);
+        // A read of a key the follower does not hold is refused, and the refusal names the key's holders.
+        WireFrame.ClientResponse refusal = rawCommand(reader, new KvCommand.Get(notHeld.get(0)).encode());
+        assertEquals(ClientReply.Status.NOT_LEADER.ordinal(), refusal.status(), "a read of a key the follower does not hold");
+        assertEquals((1L << leader) | (1L << victim), ByteBuffer.wrap(refusal.result()).getLong(),
+                "the refusal names the key's lease holders");
 
         SharedHistory history = new SharedHistory();
         int readers = 3;

@@ -99,6 +99,10 @@ public final class GroupLease {
             case QUORUM, MEGASTORE -> new QuorumLease(quorum, KeyExtractor.KV);
             default -> LeaseHooks.NONE;
         };
+        if (quorum != null) {
+            KeyAssignment assignment = quorum.assignment();
+            return new ReadGate(policy, (payload, n) -> assignment.holders(KeyExtractor.KV.keyOf(payload), n));
+        }
         return new ReadGate(policy);
     }
 
