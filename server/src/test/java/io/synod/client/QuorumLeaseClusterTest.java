@@ -10,6 +10,7 @@ import io.synod.core.check.LinearizabilityChecker;
 import io.synod.core.history.HistoryRecorder;
 import io.synod.leases.KeyAssignment;
 import io.synod.server.node.LocalCluster;
+import io.synod.server.node.SynodNode;
 import io.synod.server.wire.WireCodec;
 import io.synod.server.wire.WireFrame;
 import java.io.DataInputStream;
@@ -239,6 +240,7 @@ class QuorumLeaseClusterTest {
                 Thread.sleep(5);
             }
             long followerReadsBefore = cluster.node(reader).readsByPath()[2];
+            SynodNode dead = cluster.node(victim);
             cluster.crash(victim);
             killedAt.set(System.nanoTime()); // Once crash() returned: the victim's loop has stopped.
             for (Thread t : workers) {
@@ -269,20 +271,49 @@ class QuorumLeaseClusterTest {
                     "writes to keys the killed follower held resumed: " + counts);
 
             // Nothing acknowledged was lost: a read through the log of every key holds every acknowledged append.
-            Map<String, Set<Long>> found = new HashMap<>();
+            Map<String, List<Long>> found = new HashMap<>();
             for (String key : keys) {
                 ListResult r = writer.readList(key, Consistency.LOG).get(90, TimeUnit.SECONDS);
-                Set<Long> present = new TreeSet<>();
-                for (long e : r.elements()) {
-                    present.add(e);
-                }
-                found.put(key, present);
+                found.put(key, toList(r.elements()));
                 Set<Long> missing = new TreeSet<>(acknowledged.getOrDefault(key, Set.of()));
-                missing.removeAll(present);
+                missing.removeAll(found.get(key));
                 assertTrue(missing.isEmpty(), "acknowledged appends to " + key + " lost: " + missing);
             }
+
+            // The killed follower restarts on its data (it starts bound to every holder for t_lease(1+ε): rule 7)
+            // and, once caught up and promised, serves its keys again. No writer runs now, so every read must
+            // equal the log's list plus one append made after the restart.
+            dead.close(); // What is left of the halted node (its RocksDB, logs): a dead process holds no files.
+            cluster.start(victim);
+            String key = withVictim.get(0);
+            writer.append(key, 9_000_000L).get(90, TimeUnit.SECONDS);
+            List<Long> expected = new ArrayList<>(found.get(key));
+            expected.add(9_000_000L);
+            int reads = 0;
+            try (SynodClient near = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("quorum-lease")
+                    .timeout(Duration.ofSeconds(60)).readFrom(victim).build()) {
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                while (cluster.node(victim).readsByPath()[2] == 0 && reads < 5_000 && System.nanoTime() < until) {
+                    ListResult r = near.readList(key).get(90, TimeUnit.SECONDS);
+                    reads++;
+                    assertEquals(expected, toList(r.elements()), "read " + reads + " after the restart (" + r.servedBy() + ")");
+                    Thread.sleep(10);
+                }
+            }
+            System.out.println("quorum lease test: the restarted follower served its first lease read after " + reads
+                    + " reads");
+            assertTrue(cluster.node(victim).readsByPath()[2] > 0, "the restarted follower serves lease reads again");
         }
     }
+
+    private static List<Long> toList(long[] elements) {
+        List<Long> out = new ArrayList<>(elements.length);
+        for (long e : elements) {
+            out.add(e);
+        }
+        return out;
+    }
+
     /**
      * Megastore leases ({@code lease=megastore}: every replica holds every key, writes wait for all):
      * a follower serves reads of every key locally, and a reader alternating with a writer on one key
