@@ -86,12 +86,14 @@ final class ClientEngine implements AutoCloseable {
     private final ArrayDeque<PendingOp> waiting = new ArrayDeque<>();
     private int lanes;
     private long nextRequestId = 1;
-    private final TargetPicker targets = new TargetPicker();
+    private final TargetPicker targets;
     private volatile boolean closed;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
 
+    /** {@code preferredReader}: the node LINEARIZABLE reads try first ({@link SynodClient.Builder#readFrom}), or -1. */
     ClientEngine(Discovery discovery, int maxFrameBytes, int maxCommandBytes, int maxInFlight, int maxQueued,
-            long backoffBaseNanos, long backoffMaxNanos) {
+            long backoffBaseNanos, long backoffMaxNanos, int preferredReader) {
+        this.targets = new TargetPicker(preferredReader);
         this.discovery = discovery;
         this.maxFrameBytes = maxFrameBytes;
         this.maxCommandBytes = maxCommandBytes;
@@ -370,9 +372,15 @@ final class ClientEngine implements AutoCloseable {
             connections.remove(conn.address);
         }
         leaders.values().removeIf(n -> conn.address.equals(nodes.get(n)));
+        int preferred = targets.preferredReader();
+        boolean preferredConn = preferred >= 0 && conn.address.equals(nodes.get(preferred));
+        if (preferredConn) {
+            targets.preferredLost();
+        }
         for (Long id : conn.requests) {
             PendingOp op = inFlight.remove(id);
             if (op != null) {
+                op.preferredRefused |= preferredConn && op.target == preferred;
                 op.maybeApplied |= !op.readOnly(); // It may have reached the server before the connection broke.
                 op.lastProblem = why;
                 retryLater(op);
@@ -411,8 +419,14 @@ final class ClientEngine implements AutoCloseable {
         }
         ClientReply.Status status = r.status() >= 0 && r.status() < ClientReply.Status.values().length
                 ? ClientReply.Status.values()[r.status()] : null;
+        boolean atPreferred = op.target == targets.preferredReader() && !op.preferredRefused;
         if (status == ClientReply.Status.OK) {
-            if (op.consistency != Consistency.STALE || !op.readOnly()) {
+            if (atPreferred && op.readOnly()) {
+                // The preferred reader may be a follower (a quorum-lease holder): its reply names the leader.
+                if (r.leaderHint() >= 0 && nodes.containsKey(r.leaderHint())) {
+                    leaders.put(op.group, r.leaderHint());
+                }
+            } else if (op.consistency != Consistency.STALE || !op.readOnly()) {
                 leaders.put(op.group, op.target);
             }
             finish(op, new Reply(r.group(), r.slot(), r.result(), op.target, ServedBy.of(r.served())), null);
@@ -435,6 +449,11 @@ final class ClientEngine implements AutoCloseable {
                 : "server " + op.target + " answered " + status;
         if (status == ClientReply.Status.UNKNOWN) {
             op.maybeApplied |= !op.readOnly(); // It reached a leader's log, which lost leadership before the commit.
+        }
+        if (status == ClientReply.Status.NOT_LEADER && atPreferred && op.readOnly()) {
+            // It holds no lease on this key now: the leader answers. The refusal may name the key's holders.
+            targets.refusedByPreferred(op, r.result().length == Long.BYTES
+                    ? java.nio.ByteBuffer.wrap(r.result()).getLong() : -1);
         }
         if (status == ClientReply.Status.NOT_LEADER || status == ClientReply.Status.UNKNOWN || status == null) {
             Integer known = leaders.get(op.group);

@@ -7,8 +7,10 @@ public enum Consistency {
     /**
      * Linearizable: the read reflects every write acknowledged before it started. In a group with a
      * leader lease ({@code lease=leader|leader-timer}) the leader answers it from its own state while
-     * it holds the lease (LeaseGuard), otherwise through the log like {@link #LOG}; it is never
-     * answered from a replica that might be behind. The result's {@code servedBy} says which.
+     * it holds the lease (LeaseGuard), otherwise through the log like {@link #LOG}. With quorum leases
+     * ({@code lease=quorum|megastore}) and {@link SynodClient.Builder#readFrom} a replica holding the
+     * key's lease answers it from its own state (Moraru et al., SoCC 2014, §3). It is never answered
+     * from a replica that might be behind. The result's {@code servedBy} says which path served it.
      */
     LINEARIZABLE,
     /** Sequenced through the group's log like a write, even where a lease could serve it: one replication round. */

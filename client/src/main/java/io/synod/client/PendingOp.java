@@ -26,6 +26,8 @@ final class PendingOp {
     int group = -1;
     int attempts;
     int redirects;
+    /** The preferred reader ({@link SynodClient.Builder#readFrom}) refused this read or could not be reached. */
+    boolean preferredRefused;
     /**
      * The write may have reached a replica's log: it was in flight when its connection broke or its
      * timeout fired, or a replica answered UNKNOWN. Then a timeout is an unknown outcome; a write only

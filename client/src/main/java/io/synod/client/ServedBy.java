@@ -4,7 +4,10 @@ package io.synod.client;
 public enum ServedBy {
     /** Sequenced through the group's log (writes always; reads without a lease, or with consistency LOG). */
     LOG,
-    /** Answered by the group's leader from its own state while it held its LeaseGuard lease: linearizable. */
+    /**
+     * Answered from the receiving replica's own state under a lease, linearizable: the group's leader
+     * holding its LeaseGuard lease, or a replica holding the key's quorum lease (Moraru §3).
+     */
     LEASE,
     /** Answered from the receiving replica's local state with no guarantee (consistency STALE). */
     LOCAL;

@@ -494,6 +494,7 @@ public final class SynodClient implements AutoCloseable {
         private int maxCommandBytes = 1 << 20;
         private Duration backoffBase = Duration.ofMillis(10);
         private Duration backoffMax = Duration.ofMillis(500);
+        private int readFrom = -1;
 
         private Builder() {}
 
@@ -555,6 +556,23 @@ public final class SynodClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The replica (node id) that LINEARIZABLE reads try first: typically the nearest one. In a
+         * group with quorum leases ({@code lease=quorum|megastore}) a replica that holds the key's lease
+         * answers the read locally and linearizably ({@link ServedBy#LEASE}); one that does not answers
+         * NOT_LEADER with the leader's id, and the read goes to the leader (one extra hop). The client
+         * remembers refused keys for a second, and skips the replica for a second after its connection
+         * fails. Writes, LOG and STALE reads are routed as without it. Default: none (reads go to the
+         * leader).
+         */
+        public Builder readFrom(int nodeId) {
+            if (nodeId < 0 || nodeId > 62) {
+                throw new IllegalArgumentException("readFrom node id must be 0..62, got " + nodeId);
+            }
+            this.readFrom = nodeId;
+            return this;
+        }
+
         /** Requests in flight at once (default 1024, the server's per-connection window). */
         public Builder maxInFlight(int n) {
             if (n < 1 || n > 65_536) {
@@ -605,7 +623,7 @@ public final class SynodClient implements AutoCloseable {
                     ? new ZooKeeperDiscovery(zookeeper, cluster, connectTimeout)
                     : new StaticDiscovery(servers);
             ClientEngine engine = new ClientEngine(discovery, maxFrameBytes, maxCommandBytes, maxInFlight, maxQueued,
-                    backoffBase.toNanos(), backoffMax.toNanos());
+                    backoffBase.toNanos(), backoffMax.toNanos(), readFrom);
             engine.start(connectTimeout.toMillis());
             return new SynodClient(engine, timeout.toNanos(), consistency);
         }

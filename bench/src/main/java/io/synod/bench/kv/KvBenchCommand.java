@@ -66,6 +66,11 @@ public final class KvBenchCommand implements Callable<Integer> {
                     + "(default on; --no-lease-reads skips it)")
     boolean leaseReads;
 
+    @Option(names = "--quorum-reads", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "also measure the quorum-lease row: reads at a follower (readFrom) vs log reads on a 3-node "
+                    + "lease=quorum cluster (default on; --no-quorum-reads skips it)")
+    boolean quorumReads;
+
     private PrintWriter out;
     private long startNanos;
 
@@ -111,6 +116,14 @@ public final class KvBenchCommand implements Callable<Integer> {
                     this::scramble, out, line -> progress("%s", line));
             deleteTree(leaseDir);
             LeaseReadRow.report(row, dir, out);
+        }
+        if (quorumReads) {
+            Path quorumDir = dir.resolve("work").resolve("synod-3x4-quorum");
+            deleteTree(quorumDir);
+            QuorumReadRow.Result row = QuorumReadRow.measure(quorumDir, threads, window, keys, warmup, measure,
+                    this::scramble, out, line -> progress("%s", line));
+            deleteTree(quorumDir);
+            QuorumReadRow.report(row, dir, out);
         }
         return code;
     }

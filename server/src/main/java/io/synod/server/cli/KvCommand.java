@@ -65,6 +65,11 @@ public final class KvCommand implements Runnable {
                     + " stale (any replica's local state, possibly old)"})
     String consistency;
 
+    @Option(names = "--read-from", scope = ScopeType.INHERIT, defaultValue = "-1", paramLabel = "NODE",
+            description = "linearizable reads try this node first: with lease=quorum|megastore a node holding the "
+                    + "key's lease answers from its own state (SDK readFrom; default: the leader)")
+    int readFrom;
+
     @Option(names = "--timeout-ms", scope = ScopeType.INHERIT, defaultValue = "10000", paramLabel = "MS",
             description = "per call, retries included (default ${DEFAULT-VALUE})")
     long timeoutMillis;
@@ -107,6 +112,13 @@ public final class KvCommand implements Runnable {
             }
             SynodClient.Builder builder = SynodClient.builder().timeout(Duration.ofMillis(kv.timeoutMillis))
                     .connectTimeout(Duration.ofMillis(kv.connectTimeoutMillis)).consistency(consistency);
+            if (kv.readFrom != -1) {
+                try {
+                    builder.readFrom(kv.readFrom);
+                } catch (IllegalArgumentException e) {
+                    throw new CommandLine.ParameterException(cl, "--read-from: " + e.getMessage());
+                }
+            }
             try {
                 if (kv.dir != null) {
                     ClusterFile file = ClusterFile.read(kv.dir);

@@ -47,10 +47,23 @@ public record ServerConfig(
     /**
      * The read lease this node creates the cluster with (docs/leases.md): {@code none}, {@code leader}
      * (LeaseGuard on the wall clock with error bound {@code clockBoundMicros}) or {@code leader-timer}
-     * (LeaseGuard on local timers with drift margin {@code driftPpm}, §4). Part of the cluster spec, so
-     * a node whose setting differs from the spec in ZooKeeper refuses to start.
+     * (LeaseGuard on local timers with drift margin {@code driftPpm}, §4), {@code quorum} (Moraru quorum
+     * leases: t_lease = Δ, ε = {@code driftPpm}) or {@code megastore} (every replica holds every key).
+     * The mode and timing are part of the cluster spec, so a node whose setting differs from the spec in
+     * ZooKeeper refuses to start. {@code quorum} holds this node's quorum-lease timers (guard, renewal,
+     * grace); they are not in the spec: safety rests only on t_lease and ε, which are (docs/leases.md).
      */
-    public record LeaseSetting(LeaseMode mode, LeaseTiming timing) {
+    public record LeaseSetting(LeaseMode mode, LeaseTiming timing, QuorumTimers quorum) {
+        public LeaseSetting {
+            if (mode != LeaseMode.QUORUM && mode != LeaseMode.MEGASTORE) {
+                quorum = QuorumTimers.DEFAULTS; // Unused: kept at the defaults so equal settings compare equal.
+            }
+        }
+
+        public LeaseSetting(LeaseMode mode, LeaseTiming timing) {
+            this(mode, timing, QuorumTimers.DEFAULTS);
+        }
+
         /** The config value of {@code lease}. */
         public String text() {
             return switch (mode) {
@@ -67,8 +80,27 @@ public record ServerConfig(
                 case NONE -> "none";
                 case LEADER -> "leader (delta " + timing.deltaMillis() + " ms, clock bound " + timing.clockBoundMicros()
                         + " us)";
+                case QUORUM, MEGASTORE -> text() + " (t_lease " + timing.deltaMillis() + " ms, drift " + timing.driftPpm()
+                        + " ppm, " + quorum + ")";
                 default -> text() + " (delta " + timing.deltaMillis() + " ms, drift " + timing.driftPpm() + " ppm)";
             };
+        }
+    }
+
+    /**
+     * A node's quorum-lease timers (Moraru et al., SoCC 2014, §3.5, §3.8), in milliseconds: t_guard (a
+     * promise counts only if it answers its guard within this; must exceed the largest round trip
+     * between nodes), the renewal interval (a holder sends fresh guards this often) and t_grace (a
+     * grantor renews only holders that heard from the leader within this). Writes to a silent holder's
+     * keys resume after about t_grace + t_guard + t_lease.
+     */
+    public record QuorumTimers(int guardMillis, int renewMillis, int graceMillis) {
+        /** Suited to a LAN or a WAN with round trips below 500 ms: guard 500 ms, renew every 250 ms, grace 500 ms. */
+        public static final QuorumTimers DEFAULTS = new QuorumTimers(500, 250, 500);
+
+        @Override
+        public String toString() {
+            return "guard " + guardMillis + " ms, renew " + renewMillis + " ms, grace " + graceMillis + " ms";
         }
     }
 
@@ -137,13 +169,23 @@ public record ServerConfig(
         k.put("coding.defer", new String[] {"true", "coded groups: followers apply a coded put from its header and rebuild "
                 + "the value only when read or before a snapshot (true), or rebuild every value to apply it (false)"});
         k.put("lease", new String[] {"none", "read lease of every group: none, leader (LeaseGuard, wall clock within "
-                + "lease.clock.bound.us) or leader-timer (local timers within lease.drift.ppm)"});
+                + "lease.clock.bound.us), leader-timer (local timers within lease.drift.ppm), quorum (Moraru quorum "
+                + "leases: followers holding a key read it locally) or megastore (every replica holds every key)"});
         k.put("lease.delta.ms", new String[] {Integer.toString(LeaseTiming.DEFAULT_DELTA_MILLIS),
-                "lease duration: a leader reads locally while its newest committed entry is younger than this"});
+                "lease duration: a leader reads locally while its newest committed entry is younger than this; "
+                        + "quorum/megastore: t_lease, how long a grantor's promise binds it"});
         k.put("lease.clock.bound.us", new String[] {Integer.toString(LeaseTiming.DEFAULT_CLOCK_BOUND_MICROS),
                 "lease=leader: bound on every node's wall-clock error (microseconds)"});
         k.put("lease.drift.ppm", new String[] {Integer.toString(LeaseTiming.DEFAULT_DRIFT_PPM),
-                "lease=leader-timer: bound on the local clock's rate error (parts per million)"});
+                "lease=leader-timer|quorum|megastore: bound on the local clock's rate error (parts per million)"});
+        k.put("lease.guard.ms", new String[] {Integer.toString(QuorumTimers.DEFAULTS.guardMillis()),
+                "lease=quorum|megastore: t_guard, a promise counts only if it answers its guard within this "
+                        + "(must exceed the largest round trip between nodes)"});
+        k.put("lease.renew.ms", new String[] {Integer.toString(QuorumTimers.DEFAULTS.renewMillis()),
+                "lease=quorum|megastore: a holder renews its leases this often (renew + guard < t_lease(1 - drift))"});
+        k.put("lease.grace.ms", new String[] {Integer.toString(QuorumTimers.DEFAULTS.graceMillis()),
+                "lease=quorum|megastore: t_grace, grantors renew only holders that heard from the leader within this "
+                        + "(must exceed heartbeat.ms)"});
         k.put("peer.delay.ms", new String[] {"0", "benchmark/test option: one-way delay added to every frame sent to a peer"
                 + " (" + PEER_DELAY_PREFIX + "<nodeId> overrides it for one peer)"});
         KEYS = Collections.unmodifiableMap(k);
@@ -219,6 +261,9 @@ public record ServerConfig(
                 defer.equals("true"));
         LeaseSetting lease = parseLease(str(p, "lease"), integer(p, "lease.delta.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
                 integer(p, "lease.clock.bound.us", 0, 60_000_000), integer(p, "lease.drift.ppm", 0, 999_999));
+        lease = withQuorumTimers(lease, new QuorumTimers(integer(p, "lease.guard.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
+                integer(p, "lease.renew.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
+                integer(p, "lease.grace.ms", 1, LeaseTiming.MAX_DELTA_MILLIS)), heartbeat);
         Map<Integer, Integer> peerDelays = parsePeerDelays(p, nodes.keySet(), nodeId);
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
                 snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays);
@@ -230,15 +275,42 @@ public record ServerConfig(
             case "none" -> LeaseMode.NONE;
             case "leader" -> LeaseMode.LEADER;
             case "leader-timer" -> LeaseMode.LEADER_TIMER;
-            case "quorum", "megastore" -> throw new ConfigException("lease: '" + text
-                    + "' leases are not built on the server (docs/leases.md); use none, leader or leader-timer");
-            default -> throw new ConfigException("lease: must be none, leader or leader-timer, got '" + text + "'");
+            case "quorum" -> LeaseMode.QUORUM;
+            case "megastore" -> LeaseMode.MEGASTORE;
+            default -> throw new ConfigException("lease: must be none, leader, leader-timer, quorum or megastore, got '"
+                    + text + "'");
         };
         if (mode == LeaseMode.LEADER && 2L * clockBoundMicros >= 1000L * deltaMillis) {
             throw new ConfigException("lease.clock.bound.us: " + clockBoundMicros + " us of clock error leaves no lease "
                     + "within lease.delta.ms=" + deltaMillis + " (the uncertainty interval must be shorter than delta)");
         }
         return new LeaseSetting(mode, new LeaseTiming(deltaMillis, clockBoundMicros, driftPpm).normalized(mode));
+    }
+
+    /**
+     * The quorum-lease timers of a {@code quorum}/{@code megastore} setting, checked against t_lease and
+     * ε (a holder must get a renewed promise, one guard round trip after asking, before its last one runs
+     * out at t_lease(1 - ε), §3.8) and against the heartbeat (a follower hears from the leader at least
+     * every heartbeat, so a shorter grace would exclude healthy holders).
+     */
+    static LeaseSetting withQuorumTimers(LeaseSetting lease, QuorumTimers timers, int heartbeatMillis)
+            throws ConfigException {
+        if (lease.mode() != LeaseMode.QUORUM && lease.mode() != LeaseMode.MEGASTORE) {
+            return lease;
+        }
+        long tLease = lease.timing().deltaMillis();
+        long holdMicros = tLease * 1000L - tLease * lease.timing().driftPpm() / 1000L;
+        if ((timers.renewMillis() + (long) timers.guardMillis()) * 1000L >= holdMicros) {
+            throw new ConfigException("lease.renew.ms + lease.guard.ms (" + timers.renewMillis() + " + "
+                    + timers.guardMillis() + " ms) must be shorter than t_lease(1 - drift) = " + holdMicros / 1000.0
+                    + " ms (lease.delta.ms=" + tLease + ", lease.drift.ppm=" + lease.timing().driftPpm()
+                    + "), or a holder's leases lapse between renewals");
+        }
+        if (timers.graceMillis() <= heartbeatMillis) {
+            throw new ConfigException("lease.grace.ms: " + timers.graceMillis() + " ms must exceed heartbeat.ms ("
+                    + heartbeatMillis + " ms), or grantors exclude holders that hear from the leader on time");
+        }
+        return new LeaseSetting(lease.mode(), lease.timing(), timers);
     }
 
     /**
@@ -398,6 +470,9 @@ public record ServerConfig(
         return switch (lease.mode()) {
             case NONE -> "";
             case LEADER -> "\nlease.delta.ms=" + t.deltaMillis() + "\nlease.clock.bound.us=" + t.clockBoundMicros();
+            case QUORUM, MEGASTORE -> "\nlease.delta.ms=" + t.deltaMillis() + "\nlease.drift.ppm=" + t.driftPpm()
+                    + "\nlease.guard.ms=" + lease.quorum().guardMillis() + "\nlease.renew.ms=" + lease.quorum().renewMillis()
+                    + "\nlease.grace.ms=" + lease.quorum().graceMillis();
             default -> "\nlease.delta.ms=" + t.deltaMillis() + "\nlease.drift.ppm=" + t.driftPpm();
         };
     }

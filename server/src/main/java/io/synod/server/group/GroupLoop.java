@@ -65,8 +65,14 @@ public final class GroupLoop implements AutoCloseable {
 
     private record WatchInput(WireFrame.WatchPoll poll, Responder responder) implements Input {}
 
-    /** {@code served}: the response's path ({@code WireFrame.ClientResponse.SERVED_*}); {@code read}: a read-only command. */
-    private record Waiter(long requestId, Responder responder, long receivedNanos, int served, boolean read) {}
+    /**
+     * {@code served}: the response's path ({@code WireFrame.ClientResponse.SERVED_*}); {@code read}: a read-only
+     * command; {@code follower}: answered under the lease by this replica as a follower (a quorum-lease holder);
+     * {@code holders}: for a read a quorum-lease follower refused, its key's lease holders (the NOT_LEADER
+     * answer's result, so the client learns where the key can be read), else -1.
+     */
+    private record Waiter(long requestId, Responder responder, long receivedNanos, int served, boolean read,
+            boolean follower, long holders) {}
 
     private final int group;
     private final Replica replica;
@@ -440,10 +446,13 @@ public final class GroupLoop implements AutoCloseable {
         replica.propose(new ClientRequest(command));
         boolean byLease = leaseGate.servedLocally();
         boolean read = byLease || (lease.enabled() && localState.isReadOnly(cmd.payload()));
+        boolean follower = replica.role() != Role.LEADER;
+        long holders = read && !byLease && follower && lease.followerReads() ? leaseGate.holders(cmd.payload()) : -1;
         waiters.computeIfAbsent(cmd.clientId(), k -> new HashMap<>())
                 .computeIfAbsent(cmd.sequence(), k -> new ArrayList<>(1))
                 .add(new Waiter(cmd.requestId(), c.responder(), c.receivedNanos(),
-                        byLease ? WireFrame.ClientResponse.SERVED_LEASE : WireFrame.ClientResponse.SERVED_LOG, read));
+                        byLease ? WireFrame.ClientResponse.SERVED_LEASE : WireFrame.ClientResponse.SERVED_LOG, read,
+                        byLease && follower, holders));
         waiterCount++;
     }
 
@@ -497,12 +506,16 @@ public final class GroupLoop implements AutoCloseable {
                 if (reply.status() == ClientReply.Status.OK) {
                     metrics.commitLatency.record(now - w.receivedNanos(), TimeUnit.NANOSECONDS);
                     if (w.read()) {
-                        (w.served() == WireFrame.ClientResponse.SERVED_LEASE ? metrics.leaseReads : metrics.logReads)
-                                .increment();
+                        (w.served() != WireFrame.ClientResponse.SERVED_LEASE ? metrics.logReads
+                                : w.follower() ? metrics.followerLeaseReads : metrics.leaseReads).increment();
                     }
                 }
+                byte[] result = reply.result();
+                if (reply.status() == ClientReply.Status.NOT_LEADER && w.holders() >= 0 && result.length == 0) {
+                    result = java.nio.ByteBuffer.allocate(Long.BYTES).putLong(w.holders()).array();
+                }
                 w.responder().respond(new WireFrame.ClientResponse(w.requestId(), group, reply.status().ordinal(),
-                        reply.slot(), reply.leaderHint(), reply.result(), w.served()));
+                        reply.slot(), reply.leaderHint(), result, w.served()));
             }
         }
 

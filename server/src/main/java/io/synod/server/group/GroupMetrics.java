@@ -18,8 +18,9 @@ public final class GroupMetrics {
     final DistributionSummary batchEntries;
     final Counter leaderChanges;
     final Counter appliedEntries;
-    /** LINEARIZABLE reads answered OK: under the leader's lease, or through the log. */
+    /** LINEARIZABLE reads answered OK: under a lease by the leader, under a quorum lease by a follower, or through the log. */
     final Counter leaseReads;
+    final Counter followerLeaseReads;
     final Counter logReads;
     /** Shard requests this replica sent (recovery reads of coded values: applying, or resolving a deferred key). */
     final Counter recoveryRequests;
@@ -44,9 +45,11 @@ public final class GroupMetrics {
                 .tag("group", g).register(registry);
         appliedEntries = Counter.builder("synod.applied.entries").tag("group", g).register(registry);
         leaseReads = Counter.builder("synod.reads").description("reads answered OK, by the path that served them")
-                .tag("group", g).tag("path", "lease").register(registry);
+                .tag("group", g).tag("path", "lease").tag("role", "leader").register(registry);
+        followerLeaseReads = Counter.builder("synod.reads").description("reads answered OK, by the path that served them")
+                .tag("group", g).tag("path", "lease").tag("role", "follower").register(registry);
         logReads = Counter.builder("synod.reads").description("reads answered OK, by the path that served them")
-                .tag("group", g).tag("path", "log").register(registry);
+                .tag("group", g).tag("path", "log").tag("role", "leader").register(registry);
         recoveryRequests = Counter.builder("synod.recovery.requests")
                 .description("shard requests sent by this replica's recovery reads of coded values").tag("group", g)
                 .register(registry);
@@ -65,9 +68,14 @@ public final class GroupMetrics {
                 .tag("group", g).register(registry);
     }
 
-    /** Reads answered OK under a lease so far (tests and benchmarks compare it with {@link #logReads()}). */
+    /** Reads answered OK under a lease so far, by the leader or a follower (tests and benchmarks compare it with {@link #logReads()}). */
     public long leaseReads() {
-        return (long) leaseReads.count();
+        return (long) (leaseReads.count() + followerLeaseReads.count());
+    }
+
+    /** Reads answered OK under a quorum lease by this replica as a follower. */
+    public long followerLeaseReads() {
+        return (long) followerLeaseReads.count();
     }
 
     /** Shard requests sent by recovery reads so far (a follower that rebuilds every coded value sends some per write). */

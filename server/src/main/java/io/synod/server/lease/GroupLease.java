@@ -4,9 +4,13 @@ import io.synod.coordination.LeaseMode;
 import io.synod.coordination.LeaseTiming;
 import io.synod.core.paxos.ClockReading;
 import io.synod.core.paxos.LeaseHooks;
+import io.synod.leases.KeyAssignment;
 import io.synod.leases.KeyExtractor;
 import io.synod.leases.LeaderLease;
 import io.synod.leases.LeaderLeaseConfig;
+import io.synod.leases.QuorumLease;
+import io.synod.leases.QuorumLeaseConfig;
+import io.synod.server.config.ServerConfig.QuorumTimers;
 import java.time.Instant;
 
 /**
@@ -20,36 +24,62 @@ import java.time.Instant;
  *       ClockBound/TrueTime daemon would make it); deferred commit and inherited reads on.</li>
  *   <li>{@link LeaseMode#LEADER_TIMER}: LeaseGuard on local timers only ({@link System#nanoTime()}),
  *       with drift margin ε (§4): no cross-node clock comparison, no inherited reads.</li>
+ *   <li>{@link LeaseMode#QUORUM}: Moraru quorum leases (SoCC 2014, §3) with the static hashed lease
+ *       configuration ({@link KeyAssignment#HASHED_MAJORITY}): a follower that holds a key answers its
+ *       LINEARIZABLE reads locally; t_lease = Δ and ε from the cluster spec, t_guard, renewal and
+ *       t_grace from this node's {@link QuorumTimers}.</li>
+ *   <li>{@link LeaseMode#MEGASTORE}: the same with every replica holding every key
+ *       ({@link KeyAssignment#ALL}; writes wait for every replica or for a silent one's lease to end).</li>
  *   <li>{@link LeaseMode#NONE}: {@link LeaseHooks#NONE}, no clock readings at all.</li>
  * </ul>
- * Quorum and Megastore leases are not built on the server; a group configured with them refuses to start.
+ * Quorum leases measure only local intervals (§3.5), so their clock is the monotonic one, shifted once
+ * per process by the wall clock at start ({@link #read()}): a BOUND report's stamp must grow across a
+ * process restart (docs/leases.md, QuorumLease rule 7), which {@link System#nanoTime()} alone does not.
  */
 public final class GroupLease {
-    public static final GroupLease NONE = new GroupLease(LeaseMode.NONE, LeaseTiming.NONE);
+    public static final GroupLease NONE = new GroupLease(LeaseMode.NONE, LeaseTiming.NONE, null);
 
     private final LeaseMode mode;
     private final LeaseTiming timing;
     private final long boundNanos;
+    /** QUORUM and MEGASTORE: the policy's settings; null otherwise. */
+    private final QuorumLeaseConfig quorum;
+    /** Added to {@link System#nanoTime()} for quorum leases: the wall clock at class load minus nanoTime then. */
+    private static final long RESTART_OFFSET_NANOS = wallNanos(Instant.now()) - System.nanoTime();
 
-    private GroupLease(LeaseMode mode, LeaseTiming timing) {
+    private GroupLease(LeaseMode mode, LeaseTiming timing, QuorumLeaseConfig quorum) {
         this.mode = mode;
         this.timing = timing;
         this.boundNanos = timing.clockBoundMicros() * 1_000L;
+        this.quorum = quorum;
     }
 
-    /** The lease a group configured with {@code mode} and {@code timing} runs. */
+    /** The lease a group configured with {@code mode} and {@code timing} runs (quorum timers at their defaults). */
     public static GroupLease of(LeaseMode mode, LeaseTiming timing) {
+        return of(mode, timing, QuorumTimers.DEFAULTS);
+    }
+
+    /** The lease a group configured with {@code mode} and {@code timing} runs, with this node's quorum-lease timers. */
+    public static GroupLease of(LeaseMode mode, LeaseTiming timing, QuorumTimers timers) {
+        if (mode != LeaseMode.NONE && timing.deltaMillis() <= 0) {
+            throw new IllegalArgumentException("lease " + mode + " needs a delta > 0 ms, got " + timing);
+        }
         return switch (mode) {
             case NONE -> NONE;
-            case LEADER, LEADER_TIMER -> {
-                if (timing.deltaMillis() <= 0) {
-                    throw new IllegalArgumentException("lease " + mode + " needs a delta > 0 ms, got " + timing);
-                }
-                yield new GroupLease(mode, timing.normalized(mode));
+            case LEADER, LEADER_TIMER -> new GroupLease(mode, timing.normalized(mode), null);
+            case QUORUM, MEGASTORE -> {
+                LeaseTiming t = timing.normalized(mode);
+                // QuorumLeaseConfig checks the renewal leaves time before t_lease(1 - ε) runs out.
+                QuorumLeaseConfig config = QuorumLeaseConfig.quorum(millis(t.deltaMillis()), millis(timers.guardMillis()),
+                        millis(timers.renewMillis()), millis(timers.graceMillis()), t.driftPpm());
+                yield new GroupLease(mode, t, mode == LeaseMode.MEGASTORE ? config.withAssignment(KeyAssignment.ALL)
+                        : config);
             }
-            case QUORUM, MEGASTORE -> throw new IllegalArgumentException("lease mode " + mode
-                    + " is not built on the server (only none, leader, leader-timer; see docs/leases.md)");
         };
+    }
+
+    private static long millis(long ms) {
+        return ms * 1_000_000L;
     }
 
     public boolean enabled() {
@@ -66,24 +96,45 @@ public final class GroupLease {
             case LEADER -> new LeaderLease(LeaderLeaseConfig.bounded(timing.deltaMillis() * 1_000_000L), KeyExtractor.KV);
             case LEADER_TIMER -> new LeaderLease(LeaderLeaseConfig.timer(timing.deltaMillis() * 1_000_000L,
                     timing.driftPpm()), KeyExtractor.KV);
+            case QUORUM, MEGASTORE -> new QuorumLease(quorum, KeyExtractor.KV);
             default -> LeaseHooks.NONE;
         };
+        if (quorum != null) {
+            KeyAssignment assignment = quorum.assignment();
+            return new ReadGate(policy, (payload, n) -> assignment.holders(KeyExtractor.KV.keyOf(payload), n));
+        }
         return new ReadGate(policy);
     }
 
-    /** The clocks now: the monotonic clock, and for LEADER the wall clock with its error bound. */
+    /**
+     * The clocks now: the monotonic clock, and for LEADER the wall clock with its error bound. For
+     * QUORUM and MEGASTORE the monotonic clock is shifted by a per-process constant so that readings
+     * also grow across a restart (as long as the wall clock does not step back by more than the downtime).
+     */
     public ClockReading read() {
         long monotonic = System.nanoTime();
+        if (quorum != null) {
+            return ClockReading.unbounded(monotonic + RESTART_OFFSET_NANOS);
+        }
         if (mode != LeaseMode.LEADER) {
             return ClockReading.unbounded(monotonic);
         }
-        Instant wall = Instant.now();
-        long wallNanos = Math.addExact(Math.multiplyExact(wall.getEpochSecond(), 1_000_000_000L), wall.getNano());
+        long wallNanos = wallNanos(Instant.now());
         return new ClockReading(monotonic, wallNanos - boundNanos, wallNanos + boundNanos, true);
+    }
+
+    /** Whether a follower may answer reads under this lease (quorum-lease holders). */
+    public boolean followerReads() {
+        return quorum != null;
+    }
+
+    private static long wallNanos(Instant wall) {
+        return Math.addExact(Math.multiplyExact(wall.getEpochSecond(), 1_000_000_000L), wall.getNano());
     }
 
     @Override
     public String toString() {
-        return mode == LeaseMode.NONE ? "none" : mode.name().toLowerCase(java.util.Locale.ROOT) + " " + timing;
+        return mode == LeaseMode.NONE ? "none" : mode.name().toLowerCase(java.util.Locale.ROOT) + " " + timing
+                + (quorum == null ? "" : " " + quorum);
     }
 }

@@ -16,12 +16,34 @@ import io.synod.core.paxos.Role;
  * it). Used only on the group loop's thread.
  */
 public final class ReadGate implements LeaseHooks {
+    /** The lease holders of a command's key in a cluster of a given size (bit i = node i). */
+    @FunctionalInterface
+    interface KeyHolders {
+        long of(byte[] payload, int clusterSize);
+    }
+
     private final LeaseHooks policy;
+    /** Quorum and Megastore leases: who holds which key; null for the other policies. */
+    private final KeyHolders holders;
+    private LeaseView view;
     private boolean throughLog;
     private boolean servedLocally;
 
     ReadGate(LeaseHooks policy) {
+        this(policy, null);
+    }
+
+    ReadGate(LeaseHooks policy, KeyHolders holders) {
         this.policy = policy;
+        this.holders = holders;
+    }
+
+    /**
+     * The replicas holding a lease on the key {@code payload} reads (bit i = node i), under a quorum or
+     * Megastore lease: the hint a refused read's answer carries to the client. -1 under other policies.
+     */
+    public long holders(byte[] payload) {
+        return holders == null || view == null ? -1 : holders.of(payload, view.clusterSize());
     }
 
     /** Before proposing one request: whether it must go through the log; clears {@link #servedLocally()}. */
@@ -60,6 +82,7 @@ public final class ReadGate implements LeaseHooks {
 
     @Override
     public void attach(LeaseView view) {
+        this.view = view;
         policy.attach(view);
     }
 
@@ -101,6 +124,11 @@ public final class ReadGate implements LeaseHooks {
     @Override
     public void onAcknowledged(int peer, long[] slots) {
         policy.onAcknowledged(peer, slots);
+    }
+
+    @Override
+    public boolean answersWritesBeforeApply() {
+        return policy.answersWritesBeforeApply();
     }
 
     @Override

@@ -119,7 +119,7 @@ public final class SynodNode implements AutoCloseable {
         }
         // The lease is the group's configuration as ZooKeeper records it; createCluster above refused a
         // node whose lease setting differs from it.
-        GroupLease lease = GroupLease.of(cluster.leaseMode(), cluster.leaseTiming());
+        GroupLease lease = GroupLease.of(cluster.leaseMode(), cluster.leaseTiming(), leaseSetting.quorum());
         shardMap = metadata.shardMap().value();
         metadata.watchShardMap(v -> shardMap = v.value());
         election = coordination.election(config.nodeId());
@@ -328,13 +328,17 @@ public final class SynodNode implements AutoCloseable {
         return shardMap;
     }
 
-    /** Reads of every group answered OK under a lease, and through the log: {lease, log}. */
+    /**
+     * Reads of every group answered OK under a lease, through the log, and under a quorum lease as a
+     * follower (a part of the first): {lease, log, follower lease}.
+     */
     public long[] readsByPath() {
-        long[] out = new long[2];
+        long[] out = new long[3];
         for (GroupLoop loop : loops) {
             if (loop != null) {
                 out[0] += loop.metrics().leaseReads();
                 out[1] += loop.metrics().logReads();
+                out[2] += loop.metrics().followerLeaseReads();
             }
         }
         return out;

@@ -36,6 +36,9 @@ public final class WireCodec {
     private static final int SNAPSHOT_REQUEST = 9;
     private static final int SHARD_REQUEST = 10;
     private static final int SHARD_REPLY = 11;
+    /** A lease policy's own message ({@link Message.Lease}: quorum-lease guard, promise, bound report; Moraru §3.5). */
+    private static final int LEASE = 12;
+    private static final Message.Lease.Kind[] LEASE_KINDS = Message.Lease.Kind.values();
 
     /** After an entry's fields on the wire: 0 = plain entry, 1 = coded (RS-Paxos metadata and shard follow). */
     private static final int PLAIN = 0;
@@ -139,6 +142,8 @@ public final class WireCodec {
             if (s.entry() != null) {
                 writeEntry(w, s.entry());
             }
+        } else if (m instanceof Message.Lease l) {
+            header(w, LEASE, m).u8(l.kind().ordinal()).i64(l.seq()).i64(l.slotLow()).i64(l.slotHigh()).i64(l.holders());
         } else {
             throw new IllegalArgumentException("unknown message " + m);
         }
@@ -205,11 +210,37 @@ public final class WireCodec {
                     Entry entry = flag(r, "shard reply has-entry flag") ? readEntry(r) : null;
                     yield new Message.ShardReply(from, to, ballot, entry, snapshotSlot);
                 }
+                case LEASE -> readLease(r, from, to, ballot);
                 default -> throw new MalformedInputException("unknown message type " + type);
             };
         } catch (IllegalArgumentException e) {
             throw new MalformedInputException("invalid message field: " + e.getMessage());
         }
+    }
+
+    /**
+     * A {@link Message.Lease} after its header: kind (u8), seq, slotLow, slotHigh, holders (i64 each).
+     * A guard's holders field is its heard-from-the-leader flag (0 or 1); a bound report's is a set of
+     * node bits; every kind's slot range is {@code 0 <= slotLow <= slotHigh}.
+     */
+    private static Message.Lease readLease(ByteReader r, int from, int to, Ballot ballot) throws MalformedInputException {
+        int kindCode = r.u8("lease message kind") & 0xFF;
+        if (kindCode >= LEASE_KINDS.length) {
+            throw new MalformedInputException("unknown lease message kind " + kindCode + " (known 0.."
+                    + (LEASE_KINDS.length - 1) + ")");
+        }
+        Message.Lease.Kind kind = LEASE_KINDS[kindCode];
+        long seq = r.i64("lease seq");
+        long low = r.i64("lease slot low");
+        long high = r.i64("lease slot high");
+        long holders = r.i64("lease holders");
+        if (low < 0 || high < low) {
+            throw new MalformedInputException("lease " + kind + " slot range [" + low + ", " + high + "] is invalid");
+        }
+        if (holders < 0 || (kind == Message.Lease.Kind.GUARD && holders > 1)) {
+            throw new MalformedInputException("lease " + kind + " holders field " + holders + " is invalid");
+        }
+        return new Message.Lease(from, to, ballot, kind, seq, low, high, holders);
     }
 
     public static void writeBallot(ByteWriter w, Ballot b) {

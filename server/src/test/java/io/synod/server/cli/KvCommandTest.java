@@ -71,6 +71,11 @@ class KvCommandTest {
         assertEquals(0, get.exitCode(), get.err());
         assertTrue(get.out().startsWith("alice\nversion " + version + ", slot "), get.out());
 
+        // Without quorum leases the preferred node is a plain follower or the leader: the read still answers.
+        SynodCliTest.Run near = kv("--connect", servers, "--read-from", "1", "get", "user/42");
+        assertEquals(0, near.exitCode(), near.err());
+        assertEquals("alice\n", near.out());
+
         SynodCliTest.Run stale = kv("--dir", dir.toString(), "--consistency", "stale", "get", "user/42");
         assertEquals(0, stale.exitCode(), stale.err());
         // A follower may not have applied the put yet: a STALE read says so by being old, never wrong.
@@ -140,6 +145,9 @@ class KvCommandTest {
         assertEquals(2, kv("get", "k").exitCode(), "neither --connect nor --dir");
         assertEquals(2, kv("--connect", "nonsense", "get", "k").exitCode());
         assertEquals(2, kv("--dir", dir.toString(), "--consistency", "eventual", "get", "k").exitCode());
+        SynodCliTest.Run badNode = kv("--dir", dir.toString(), "--read-from", "99", "get", "k");
+        assertEquals(2, badNode.exitCode());
+        assertTrue(badNode.err().startsWith("error: --read-from: readFrom node id must be 0..62, got 99"), badNode.err());
         SynodCliTest.Run noOp = kv("--dir", dir.toString());
         assertEquals(2, noOp.exitCode());
         assertTrue(noOp.err().startsWith("error: missing operation"), noOp.err());

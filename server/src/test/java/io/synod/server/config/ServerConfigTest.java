@@ -95,15 +95,46 @@ class ServerConfigTest {
             assertEquals(c, ServerConfig.load(f, List.of()));
         }
         ConfigException bad = assertThrows(ConfigException.class, () -> with("lease=leaders"));
-        assertTrue(bad.getMessage().startsWith("lease: must be none, leader or leader-timer"), bad.getMessage());
-        ConfigException quorum = assertThrows(ConfigException.class, () -> with("lease=quorum"));
-        assertTrue(quorum.getMessage().contains("not built on the server"), quorum.getMessage());
+        assertTrue(bad.getMessage().startsWith("lease: must be none, leader, leader-timer, quorum or megastore"),
+                bad.getMessage());
         ConfigException wide = assertThrows(ConfigException.class,
                 () -> with("lease=leader", "lease.delta.ms=10", "lease.clock.bound.us=5000"));
         assertTrue(wide.getMessage().startsWith("lease.clock.bound.us: 5000 us of clock error leaves no lease"),
                 wide.getMessage());
         ConfigException zero = assertThrows(ConfigException.class, () -> with("lease=leader", "lease.delta.ms=0"));
         assertTrue(zero.getMessage().startsWith("lease.delta.ms: 0 is outside"), zero.getMessage());
+    }
+
+    @Test
+    void quorumLeasesTakeTheirTimersWithDefaultsAndCheckThem() throws Exception {
+        ServerConfig quorum = with("lease=quorum");
+        assertEquals(io.synod.coordination.LeaseMode.QUORUM, quorum.lease().mode());
+        assertEquals(new io.synod.coordination.LeaseTiming(1000, 0, 10_000), quorum.lease().timing());
+        assertEquals(ServerConfig.QuorumTimers.DEFAULTS, quorum.lease().quorum());
+        ServerConfig tuned = with("lease=megastore", "lease.delta.ms=2000", "lease.drift.ppm=20000", "lease.guard.ms=300",
+                "lease.renew.ms=400", "lease.grace.ms=700");
+        assertEquals(io.synod.coordination.LeaseMode.MEGASTORE, tuned.lease().mode());
+        assertEquals(new ServerConfig.QuorumTimers(300, 400, 700), tuned.lease().quorum());
+        for (ServerConfig c : List.of(quorum, tuned)) {
+            Path f = dir.resolve("lease-" + c.lease().text() + ".properties");
+            Files.writeString(f, c.toProperties());
+            assertEquals(c, ServerConfig.load(f, List.of()));
+        }
+        // The timers are a quorum-lease matter: other modes keep the defaults whatever is given.
+        assertEquals(ServerConfig.QuorumTimers.DEFAULTS, with("lease=leader", "lease.guard.ms=7").lease().quorum());
+
+        ConfigException lapse = assertThrows(ConfigException.class,
+                () -> with("lease=quorum", "lease.delta.ms=1000", "lease.renew.ms=500", "lease.guard.ms=490"));
+        assertTrue(lapse.getMessage().startsWith("lease.renew.ms + lease.guard.ms (500 + 490 ms) must be shorter than "
+                + "t_lease(1 - drift) = 990.0 ms"), lapse.getMessage());
+        ConfigException grace = assertThrows(ConfigException.class,
+                () -> with("lease=quorum", "heartbeat.ms=100", "lease.grace.ms=100"));
+        assertTrue(grace.getMessage().startsWith("lease.grace.ms: 100 ms must exceed heartbeat.ms (100 ms)"),
+                grace.getMessage());
+        ConfigException zero = assertThrows(ConfigException.class, () -> with("lease=quorum", "lease.guard.ms=0"));
+        assertTrue(zero.getMessage().startsWith("lease.guard.ms: 0 is outside"), zero.getMessage());
+        ConfigException word = assertThrows(ConfigException.class, () -> with("lease=quorum", "lease.renew.ms=fast"));
+        assertTrue(word.getMessage().startsWith("lease.renew.ms: 'fast' is not an integer"), word.getMessage());
     }
 
     @Test

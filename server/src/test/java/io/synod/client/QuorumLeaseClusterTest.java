@@ -1,0 +1,365 @@
+package io.synod.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.synod.core.check.CheckResult;
+import io.synod.core.kv.KvCommand;
+import io.synod.core.paxos.ClientReply;
+import io.synod.core.check.LinearizabilityChecker;
+import io.synod.core.history.HistoryRecorder;
+import io.synod.leases.KeyAssignment;
+import io.synod.server.node.LocalCluster;
+import io.synod.server.node.SynodNode;
+import io.synod.server.wire.WireCodec;
+import io.synod.server.wire.WireFrame;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Quorum leases (Moraru et al., SoCC 2014, §3) on a real 3-node cluster (127.0.0.1, one group,
+ * ZooKeeper from Curator's TestingServer), through the SDK with {@code readFrom(follower)}: the
+ * follower answers LINEARIZABLE reads of the keys it holds from its own state (counted by its
+ * {@code synod.reads{path=lease,role=follower}} counter), every read of the whole history is
+ * linearizable while a writer appends, and after the other follower is killed (ZooKeeper link cut,
+ * process halted) writes to the keys it held resume once its leases run out (§3.8), the follower
+ * keeps reading with the leader's promise alone, and no acknowledged append is lost. No assertion
+ * bounds how long anything takes.
+ */
+@Timeout(300)
+class QuorumLeaseClusterTest {
+    Path dir;
+    TestingServer zk;
+    LocalCluster cluster;
+
+    private void start(String name, Map<String, String> extra) throws Exception {
+        dir = Files.createTempDirectory("synod-quorum-lease");
+        zk = new TestingServer(true);
+        cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 1, name, extra);
+        cluster.startAll();
+        assertTrue(cluster.awaitLeaders(60_000), "the group gets a leader");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+        if (zk != null) {
+            zk.close();
+        }
+        if (dir != null) {
+            try (var paths = Files.walk(dir)) {
+                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    /** Every event under one lock with its time taken inside it, so event order is real-time order. */
+    private static final class SharedHistory {
+        private final HistoryRecorder recorder = new HistoryRecorder();
+        private final long origin = System.nanoTime();
+
+        synchronized int invokeAppend(int process, String key, long value) {
+            return recorder.invokeAppend(process, key, value, System.nanoTime() - origin);
+        }
+
+        synchronized int invokeRead(int process, String key) {
+            return recorder.invokeRead(process, key, System.nanoTime() - origin);
+        }
+
+        synchronized void okAppend(int op) {
+            recorder.okAppend(op, System.nanoTime() - origin);
+        }
+
+        synchronized void okRead(int op, long[] elements) {
+            List<Long> list = new ArrayList<>(elements.length);
+            for (long e : elements) {
+                list.add(e);
+            }
+            recorder.okRead(op, list, System.nanoTime() - origin);
+        }
+
+        synchronized void fail(int op) {
+            recorder.fail(op, System.nanoTime() - origin);
+        }
+
+        synchronized void info(int op) {
+            recorder.info(op, System.nanoTime() - origin);
+        }
+
+        synchronized io.synod.core.history.History history() {
+            return recorder.history();
+        }
+    }
+
+    /** One client command sent to node {@code node} over a plain socket, and its answer. */
+    private WireFrame.ClientResponse rawCommand(int node, byte[] payload) throws Exception {
+        try (Socket socket = new Socket()) {
+            socket.connect(cluster.clientAddresses().get(node), 30_000);
+            socket.setSoTimeout(60_000);
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            byte[] body = WireCodec.encode(new WireFrame.ClientCommand(1, 4242, 1, payload));
+            out.writeInt(body.length);
+            out.write(body);
+            out.flush();
+            byte[] reply = new byte[in.readInt()];
+            in.readFully(reply);
+            return (WireFrame.ClientResponse) WireCodec.decode(reply);
+        }
+    }
+
+    /** The first {@code count} keys "q0", "q1", ... whose lease holders (static hashed assignment) are exactly {@code holders}. */
+    private static List<String> keysHeldBy(long holders, int count) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; out.size() < count && i < 10_000; i++) {
+            String key = "q" + i;
+            if (KeyAssignment.HASHED_MAJORITY.holders(key, 3) == holders) {
+                out.add(key);
+            }
+        }
+        assertEquals(count, out.size(), "keys held by " + Long.toBinaryString(holders));
+        return out;
+    }
+
+    @Test
+    void aFollowerServesItsKeysLocallyAndWritesResumeAfterAnotherFollowerDies() throws Exception {
+        long leaseMillis = 2000;
+        long guardMillis = 800;
+        long graceMillis = 800;
+        start("quorum-lease", Map.of("zookeeper.session.timeout.ms", "3000", "lease", "quorum", "lease.delta.ms",
+                Long.toString(leaseMillis), "lease.drift.ppm", "10000", "lease.guard.ms", Long.toString(guardMillis),
+                "lease.renew.ms", "400", "lease.grace.ms", Long.toString(graceMillis)));
+        int leader = cluster.leaderOf(0);
+        assertTrue(leader >= 0, "a leader");
+        int reader = (leader + 1) % 3;
+        int victim = (leader + 2) % 3;
+        // Keys the reading follower holds with the leader, with the victim, and keys it does not hold.
+        List<String> withLeader = keysHeldBy((1L << reader) | (1L << leader), 2);
+        List<String> withVictim = keysHeldBy((1L << reader) | (1L << victim), 2);
+        List<String> notHeld = keysHeldBy((1L << leader) | (1L << victim), 1);
+        List<String> keys = new ArrayList<>(withLeader);
+        keys.addAll(withVictim);
+        keys.addAll(notHeld);
+        // A read of a key the follower does not hold is refused, and the refusal names the key's holders.
+        WireFrame.ClientResponse refusal = rawCommand(reader, new KvCommand.Get(notHeld.get(0)).encode());
+        assertEquals(ClientReply.Status.NOT_LEADER.ordinal(), refusal.status(), "a read of a key the follower does not hold");
+        assertEquals((1L << leader) | (1L << victim), ByteBuffer.wrap(refusal.result()).getLong(),
+                "the refusal names the key's lease holders");
+
+        SharedHistory history = new SharedHistory();
+        int readers = 3;
+        int readsPerThread = 200;
+        int writes = 150;
+        AtomicLong killedAt = new AtomicLong(Long.MAX_VALUE);
+        AtomicLong firstVictimKeyWriteAfterKill = new AtomicLong(-1);
+        AtomicLong longestWrite = new AtomicLong();
+        AtomicInteger leaseReadsBefore = new AtomicInteger();
+        AtomicInteger leaseReadsAfter = new AtomicInteger();
+        AtomicInteger otherReads = new AtomicInteger();
+        AtomicInteger writesAfterKill = new AtomicInteger();
+        AtomicInteger writesDone = new AtomicInteger();
+        Map<String, Set<Long>> acknowledged = new ConcurrentHashMap<>();
+        try (SynodClient writer = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("quorum-lease")
+                .timeout(Duration.ofSeconds(60)).build();
+                SynodClient local = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("quorum-lease")
+                        .timeout(Duration.ofSeconds(60)).readFrom(reader).build()) {
+            List<Thread> workers = new ArrayList<>();
+            Thread w = new Thread(() -> {
+                for (int i = 0; i < writes; i++) {
+                    String key = keys.get(i % keys.size());
+                    long value = 1_000_000L + i;
+                    int op = history.invokeAppend(0, key, value);
+                    long sent = System.nanoTime();
+                    try {
+                        writer.append(key, value).get(90, TimeUnit.SECONDS);
+                        history.okAppend(op);
+                        longestWrite.accumulateAndGet(System.nanoTime() - sent, Math::max);
+                        acknowledged.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(value);
+                        if (sent > killedAt.get()) {
+                            long now = System.nanoTime();
+                            writesAfterKill.incrementAndGet();
+                            if (withVictim.contains(key)) {
+                                firstVictimKeyWriteAfterKill.compareAndSet(-1, now);
+                            }
+                        }
+                    } catch (Exception e) {
+                        history.info(op); // It may or may not have been applied.
+                    }
+                    writesDone.incrementAndGet();
+                }
+            }, "ql-writer");
+            workers.add(w);
+            for (int t = 0; t < readers; t++) {
+                int process = 1 + t;
+                Thread r = new Thread(() -> {
+                    for (int i = 0; i < readsPerThread; i++) {
+                        String key = keys.get((process + i) % keys.size());
+                        int op = history.invokeRead(process, key);
+                        long sent = System.nanoTime();
+                        try {
+                            ListResult res = local.readList(key).get(90, TimeUnit.SECONDS);
+                            history.okRead(op, res.elements());
+                            if (res.servedBy() == ServedBy.LEASE) {
+                                (sent > killedAt.get() ? leaseReadsAfter : leaseReadsBefore).incrementAndGet();
+                            } else {
+                                otherReads.incrementAndGet();
+                            }
+                        } catch (Exception e) {
+                            history.fail(op); // A read changes nothing.
+                        }
+                    }
+                }, "ql-reader-" + t);
+                workers.add(r);
+            }
+            workers.forEach(Thread::start);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (writesDone.get() < writes / 2 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            long followerReadsBefore = cluster.node(reader).readsByPath()[2];
+            SynodNode dead = cluster.node(victim);
+            cluster.crash(victim);
+            killedAt.set(System.nanoTime()); // Once crash() returned: the victim's loop has stopped.
+            for (Thread t : workers) {
+                t.join(TimeUnit.SECONDS.toMillis(200));
+            }
+            long followerReads = cluster.node(reader).readsByPath()[2];
+
+            CheckResult result = new LinearizabilityChecker().check(history.history());
+            String counts = "leader " + leader + ", reader " + reader + ", killed " + victim + "; lease reads before the "
+                    + "kill " + leaseReadsBefore.get() + ", after " + leaseReadsAfter.get() + ", other reads "
+                    + otherReads.get() + "; follower counter " + followerReadsBefore + " before the kill, " + followerReads
+                    + " at the end; writes acknowledged after the kill " + writesAfterKill.get()
+                    + "; first write of a key the killed follower held acknowledged "
+                    + (firstVictimKeyWriteAfterKill.get() < 0 ? "never"
+                            : (firstVictimKeyWriteAfterKill.get() - killedAt.get()) / 1_000_000 + " ms after the kill")
+                    + ", longest write " + longestWrite.get() / 1_000_000 + " ms"
+                    + " (t_grace + t_guard + t_lease(1+ε) = " + (graceMillis + guardMillis + leaseMillis * 101 / 100)
+                    + " ms)";
+            System.out.println("quorum lease test: " + counts + "; verdict " + result.verdict());
+            assertTrue(result.isLinearizable(), counts + ": " + result.explanation());
+            for (Thread t : workers) {
+                assertTrue(!t.isAlive(), t.getName() + " finished: " + counts);
+            }
+            assertTrue(followerReadsBefore > 0, "the follower served reads under its quorum lease: " + counts);
+            assertTrue(followerReads > followerReadsBefore,
+                    "the follower kept serving reads with the leader's promise alone: " + counts);
+            assertTrue(firstVictimKeyWriteAfterKill.get() > 0,
+                    "writes to keys the killed follower held resumed: " + counts);
+
+            // Nothing acknowledged was lost: a read through the log of every key holds every acknowledged append.
+            Map<String, List<Long>> found = new HashMap<>();
+            for (String key : keys) {
+                ListResult r = writer.readList(key, Consistency.LOG).get(90, TimeUnit.SECONDS);
+                found.put(key, toList(r.elements()));
+                Set<Long> missing = new TreeSet<>(acknowledged.getOrDefault(key, Set.of()));
+                missing.removeAll(found.get(key));
+                assertTrue(missing.isEmpty(), "acknowledged appends to " + key + " lost: " + missing);
+            }
+
+            // The killed follower restarts on its data (it starts bound to every holder for t_lease(1+ε): rule 7)
+            // and, once caught up and promised, serves its keys again. No writer runs now, so every read must
+            // equal the log's list plus one append made after the restart.
+            dead.close(); // What is left of the halted node (its RocksDB, logs): a dead process holds no files.
+            cluster.start(victim);
+            String key = withVictim.get(0);
+            writer.append(key, 9_000_000L).get(90, TimeUnit.SECONDS);
+            List<Long> expected = new ArrayList<>(found.get(key));
+            expected.add(9_000_000L);
+            int reads = 0;
+            try (SynodClient near = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("quorum-lease")
+                    .timeout(Duration.ofSeconds(60)).readFrom(victim).build()) {
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                while (cluster.node(victim).readsByPath()[2] == 0 && reads < 5_000 && System.nanoTime() < until) {
+                    ListResult r = near.readList(key).get(90, TimeUnit.SECONDS);
+                    reads++;
+                    assertEquals(expected, toList(r.elements()), "read " + reads + " after the restart (" + r.servedBy() + ")");
+                    Thread.sleep(10);
+                }
+            }
+            System.out.println("quorum lease test: the restarted follower served its first lease read after " + reads
+                    + " reads");
+            assertTrue(cluster.node(victim).readsByPath()[2] > 0, "the restarted follower serves lease reads again");
+        }
+    }
+
+    private static List<Long> toList(long[] elements) {
+        List<Long> out = new ArrayList<>(elements.length);
+        for (long e : elements) {
+            out.add(e);
+        }
+        return out;
+    }
+
+    /**
+     * Megastore leases ({@code lease=megastore}: every replica holds every key, writes wait for all):
+     * a follower serves reads of every key locally, and a reader alternating with a writer on one key
+     * always sees the writes acknowledged before it asked (a strict check per read, plus the checker).
+     */
+    @Test
+    void megastoreFollowersServeEveryKeyAndSeeEveryAcknowledgedWrite() throws Exception {
+        start("megastore-lease", Map.of("zookeeper.session.timeout.ms", "3000", "lease", "megastore", "lease.delta.ms",
+                "2000", "lease.guard.ms", "800", "lease.renew.ms", "400", "lease.grace.ms", "800"));
+        int leader = cluster.leaderOf(0);
+        int reader = (leader + 1) % 3;
+        SharedHistory history = new SharedHistory();
+        int leaseReads = 0;
+        try (SynodClient writer = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("megastore-lease")
+                .timeout(Duration.ofSeconds(60)).build();
+                SynodClient local = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("megastore-lease")
+                        .timeout(Duration.ofSeconds(60)).readFrom(reader).build()) {
+            List<Long> written = new ArrayList<>();
+            for (int i = 0; i < 60; i++) {
+                String key = "m" + (i % 4);
+                int op = history.invokeAppend(0, key, i);
+                writer.append(key, i).get(90, TimeUnit.SECONDS);
+                history.okAppend(op);
+                if (key.equals("m0")) {
+                    written.add((long) i);
+                }
+                for (int j = 0; j < 3; j++) {
+                    int rop = history.invokeRead(1, "m0");
+                    ListResult r = local.readList("m0").get(90, TimeUnit.SECONDS);
+                    history.okRead(rop, r.elements());
+                    List<Long> seen = new ArrayList<>();
+                    for (long e : r.elements()) {
+                        seen.add(e);
+                    }
+                    assertEquals(written, seen, "a read after write " + i + " (" + r.servedBy() + ")");
+                    if (r.servedBy() == ServedBy.LEASE) {
+                        leaseReads++;
+                    }
+                }
+            }
+        }
+        long followerReads = cluster.node(reader).readsByPath()[2];
+        CheckResult result = new LinearizabilityChecker().check(history.history());
+        System.out.println("megastore test: leader " + leader + ", reader " + reader + ", lease reads " + leaseReads
+                + " of 180, follower counter " + followerReads + "; verdict " + result.verdict());
+        assertTrue(result.isLinearizable(), result.explanation());
+        assertTrue(followerReads > 0, "the follower served reads under its lease (" + leaseReads + " lease reads)");
+    }
+}
