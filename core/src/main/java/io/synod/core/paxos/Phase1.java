@@ -101,7 +101,7 @@ final class Phase1 {
         return selfPromised && ctx.nowNanos - progressNanos >= ctx.config.phase1TimeoutNanos();
     }
 
-    /** Re-sends unanswered Prepares; not before they first left with the durable own promise (duplicates of them only). */
+    /** Re-sends unanswered Prepares; not before they first left with the own promise (earlier, copies would queue behind the same fsync). */
     void retransmitIfDue() {
         if (selfPromised && ctx.nowNanos - lastPrepareNanos >= ctx.config.retransmitIntervalNanos()) {
             sendPrepares();
