@@ -36,7 +36,8 @@ class LeaseNegativeControlTest {
      * without a bound holder while that holder serves a read of the key: first caught at seed 2 when it
      * was written, at seed 309 (3 nodes, all faults) once leaders sent Accepts before their own fsync
      * and catch-up stopped re-sending accepted values, both of which narrow the window; at 207 with
-     * the adaptive retransmission timeout (still 207 with rule 4c's second form).
+     * the adaptive retransmission timeout (still 207 with rule 4c's second form); at 233 once phase 1's
+     * timeout stopped counting the candidate's own fsync.
      */
     private static final int MAX_SEEDS_COMMIT_WITHOUT_HOLDERS = 800;
 

@@ -12,7 +12,8 @@ import java.util.TreeMap;
  * included) arrived, become LEADER and re-propose, in its ballot, the value accepted in the highest
  * ballot of each slot, filling gaps with no-ops, before serving anything (Paxos Made Simple §2.2
  * and §3). A candidate that goes {@link ReplicaConfig#phase1TimeoutNanos()} without progress (no
- * new promise page or snapshot chunk) gives up and never serves.
+ * new promise page or snapshot chunk), counted from when its own promise became durable and its
+ * Prepares left, gives up and never serves.
  *
  * <p>Every message stays bounded: a promise comes in pages (the candidate asks each acceptor for
  * the next page until it gets the last one, and only a complete promise counts toward the quorum),
@@ -87,12 +88,22 @@ final class Phase1 {
         snapshot = null;
     }
 
+    /**
+     * Whether phase 1 went {@link ReplicaConfig#phase1TimeoutNanos()} without progress since its Prepares
+     * left. Never before the candidate's own promise is durable: until then the Prepares sit in the Ready
+     * behind that fsync (the Ready contract sends after persisting), so no peer could have answered, and
+     * giving up could not be announced earlier either (the resignation rides on a later Ready). Counting
+     * the candidate's own disk time as its peers' silence made a candidate whose fsync outlasts the
+     * timeout resign the moment its Prepares finally left, ignoring the promises they brought back; with
+     * every disk that slow, no candidate could ever lead.
+     */
     boolean timedOut() {
-        return ctx.nowNanos - progressNanos >= ctx.config.phase1TimeoutNanos();
+        return selfPromised && ctx.nowNanos - progressNanos >= ctx.config.phase1TimeoutNanos();
     }
 
+    /** Re-sends unanswered Prepares; not before they first left with the own promise (earlier, copies would queue behind the same fsync). */
     void retransmitIfDue() {
-        if (ctx.nowNanos - lastPrepareNanos >= ctx.config.retransmitIntervalNanos()) {
+        if (selfPromised && ctx.nowNanos - lastPrepareNanos >= ctx.config.retransmitIntervalNanos()) {
             sendPrepares();
         }
     }
@@ -169,6 +180,9 @@ final class Phase1 {
     /** Our own promise is durable now: it counts toward the read quorum like any other. */
     void onOwnPromiseDurable() {
         selfPromised = true;
+        // The Prepares left with this Ready: the peers' time to answer starts now.
+        progressNanos = ctx.nowNanos;
+        lastPrepareNanos = ctx.nowNanos;
         for (Entry entry : acceptor.entriesFrom(fromSlot)) {
             merge(entry);
         }

@@ -72,7 +72,7 @@ final class SimEndOfSeed {
         for (SimNode node : sim.nodes) {
             if (node.replica.appliedSlot() != maxApplied) {
                 sim.fail(SimViolation.Kind.LIVENESS, "node " + node.id + " applied through slot " + node.replica.appliedSlot()
-                        + " but another node through " + maxApplied + " after " + SimTiming.QUIESCE_NANOS / 1_000_000
+                        + " but another node through " + maxApplied + " after " + sim.quiesceNanos() / 1_000_000
                         + " ms without faults (role " + node.replica.role() + ", commit " + node.replica.commitSlot() + ")");
                 return;
             }

@@ -298,8 +298,22 @@ public final class Simulation {
             startLivenessPhase();
         } else if (phase == Phase.LIVENESS && clients.finished()) {
             phase = Phase.QUIESCE;
-            queue.after(SimTiming.QUIESCE_NANOS, coding.defersRebuild() ? endOfSeed::startResolvePhase : () -> phase = Phase.DONE);
+            queue.after(quiesceNanos(), coding.defersRebuild() ? endOfSeed::startResolvePhase : () -> phase = Phase.DONE);
         }
+    }
+
+    /**
+     * How long the replicas get to converge after the last operation before the final checks:
+     * {@link SimTiming#QUIESCE_NANOS} on a LAN; across a latency matrix, twice its largest RTT more. The
+     * leader tells a follower the commit point with its next heartbeat, which takes half an RTT to the
+     * farthest site, and a follower missing entries asks and gets them in one more round trip; 100 ms
+     * alone is less than the one-way delay between the farthest sites of {@code ec2-five-sites}
+     * (212 ms RTT), so a follower there could not even hear of the last commit in time. Twice the RTT
+     * is also what the replicas' retransmission timer is scaled to ({@link #replicaConfig(int)}).
+     */
+    long quiesceNanos() {
+        return scenario.latency() == null ? SimTiming.QUIESCE_NANOS
+                : SimTiming.QUIESCE_NANOS + 2 * scenario.latency().maxRttNanos();
     }
 
     private void startLivenessPhase() {

@@ -146,6 +146,53 @@ class ReplicaScenarioTest {
     }
 
     @Test
+    void aCandidateWhoseOwnFsyncOutlastsThePhase1TimeoutStillLeads() {
+        // Phase 1's timeout measures the peers' silence, and its Prepares leave only with the Ready
+        // that makes its own promise durable. Counted from the election instead, a candidate whose
+        // fsync outlasts the timeout resigned just as its Prepares left and ignored the promises that
+        // came back: with disks that slow, no candidate could ever lead (simulator seed 5858, 5 nodes,
+        // all faults: a 100 ms fsync on the node the oracle elected after the faults ended).
+        TestCluster cluster = new TestCluster(3);
+        long timeout = cluster.baseConfig.phase1TimeoutNanos();
+        cluster.slowDisk[0] = true;
+        cluster.elect(0, 1);
+        assertEquals(Role.CANDIDATE, cluster.replicas[0].role());
+        assertTrue(cluster.network.isEmpty(), "the Prepares wait for the candidate's own promise to be durable");
+        for (int i = 0; i < 4; i++) {
+            cluster.tick(timeout);
+        }
+        assertEquals(Role.CANDIDATE, cluster.replicas[0].role(), "its own disk is not its peers' silence");
+        assertFalse(cluster.resigned[0]);
+        cluster.slowDisk[0] = false;
+        cluster.finishFsync(0);
+        assertEquals(Role.LEADER, cluster.replicas[0].role(), "the promises that came back make it leader");
+        assertFalse(cluster.resigned[0]);
+        cluster.propose(0, 7, 1, new KvCommand.Append("k", 1));
+        assertEquals(ClientReply.Status.OK, cluster.lastReply(7).status());
+    }
+
+    @Test
+    void aCandidateWithASlowDiskStillGivesUpWhenItsPeersStaySilent() {
+        // The timeout is not switched off by a slow disk, only started later: from the moment the
+        // Prepares left, silent peers make the candidate give up after phase1TimeoutNanos.
+        TestCluster cluster = new TestCluster(3);
+        long timeout = cluster.baseConfig.phase1TimeoutNanos();
+        cluster.crash(1);
+        cluster.crash(2);
+        cluster.slowDisk[0] = true;
+        cluster.elect(0, 1);
+        cluster.tick(2 * timeout);
+        cluster.slowDisk[0] = false;
+        cluster.finishFsync(0);
+        assertEquals(Role.CANDIDATE, cluster.replicas[0].role());
+        cluster.tick(timeout / 2);
+        assertEquals(Role.CANDIDATE, cluster.replicas[0].role(), "half the timeout after its Prepares left");
+        cluster.tick(timeout / 2);
+        assertEquals(Role.FOLLOWER, cluster.replicas[0].role(), "the full timeout after its Prepares left");
+        assertTrue(cluster.resigned[0]);
+    }
+
+    @Test
     void retriedCommandIsAppliedAtMostOnce() {
         TestCluster cluster = new TestCluster(3);
         cluster.elect(0, 1);

@@ -38,6 +38,9 @@ final class TestCluster {
     /** Every entry each replica applied, by slot: the agreement check compares these. */
     final List<Map<Long, Entry>> appliedBySlot = new ArrayList<>();
     final boolean[] resigned;
+    /** Nodes whose "fsync" does not return: their Ready stays persisting until {@link #finishFsync(int)}. */
+    final boolean[] slowDisk;
+    private final Ready[] fsyncing;
     Predicate<Message> drop = m -> false;
     long now;
     /** The state machine each (re)started node gets. */
@@ -82,6 +85,8 @@ final class TestCluster {
         this.disks = new Disk[size];
         this.down = new boolean[size];
         this.resigned = new boolean[size];
+        this.slowDisk = new boolean[size];
+        this.fsyncing = new Ready[size];
         for (int i = 0; i < size; i++) {
             disks[i] = new Disk();
             appliedBySlot.add(new HashMap<>());
@@ -97,12 +102,38 @@ final class TestCluster {
 
     void crash(int node) {
         down[node] = true;
+        fsyncing[node] = null;
         network.removeIf(m -> m.to() == node);
     }
 
     void restart(int node) {
         down[node] = false;
         start(node);
+    }
+
+    /** The slow disk of {@code node} finishes the write it is busy with; its Ready's messages leave. */
+    void finishFsync(int node) {
+        Ready ready = fsyncing[node];
+        if (ready == null) {
+            throw new AssertionError("node " + node + " is not persisting anything");
+        }
+        fsyncing[node] = null;
+        write(node, ready);
+        loops[node].persisted(ready);
+        settle();
+    }
+
+    private void write(int node, Ready ready) {
+        Disk disk = disks[node];
+        if (ready.promised() != null) {
+            disk.promised = ready.promised();
+        }
+        for (Entry entry : ready.entries()) {
+            disk.entries.put(entry.slot(), entry);
+        }
+        if (ready.snapshot() != null) {
+            disk.snapshot = ready.snapshot();
+        }
     }
 
     void elect(int node, long epoch) {
@@ -166,16 +197,11 @@ final class TestCluster {
 
         @Override
         public boolean persist(Ready ready) {
-            Disk disk = disks[node];
-            if (ready.promised() != null) {
-                disk.promised = ready.promised();
+            if (slowDisk[node]) {
+                fsyncing[node] = ready;
+                return false;
             }
-            for (Entry entry : ready.entries()) {
-                disk.entries.put(entry.slot(), entry);
-            }
-            if (ready.snapshot() != null) {
-                disk.snapshot = ready.snapshot();
-            }
+            write(node, ready);
             return true;
         }
 
