@@ -162,7 +162,7 @@ public record ServerConfig(
         k.put("log.retain.slots", new String[] {"1000", "applied slots kept below a snapshot for catch-up"});
         k.put("heartbeat.ms", new String[] {"50", "leader heartbeat interval"});
         k.put("tick.ms", new String[] {"10", "replica clock tick"});
-        k.put("phase1.timeout.ms", new String[] {"2000", "a candidate without a quorum of promises gives up after this"});
+        k.put("phase1.timeout.ms", new String[] {"2000", "a candidate without a quorum of promises gives up this long after its own promise is durable (when its Prepares leave)"});
         k.put("outbound.queue.bytes", new String[] {"33554432", "per-peer outbound bytes before messages are dropped"});
         k.put("coding", new String[] {"off", "RS-Paxos coding of every group: off, or N,F,X (N = the number of nodes)"});
         k.put("coding.threshold.bytes", new String[] {"65536", "values at or above this size are coded (when X > 1)"});
