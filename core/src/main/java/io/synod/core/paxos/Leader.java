@@ -61,6 +61,11 @@ final class Leader {
         /** Encoded shard i for acceptor i, or null (plain entry, or a stub re-proposed by a negative control). */
         final byte[][] shards;
         long acceptors;
+        /**
+         * Acceptors sent the whole value instead of their shard: the quorum-lease holders of its key when it
+         * was proposed (a full copy counts as every shard, for the commit rule and for recovery).
+         */
+        long fullCopies;
         long lastSentNanos;
         /** Sent again at least once: its acknowledgements are not round-trip samples (Karn's rule). */
         boolean resent;
@@ -73,9 +78,12 @@ final class Leader {
             this.lastSentNanos = sentNanos;
         }
 
-        /** What acceptor {@code peer} is sent: its own shard of a coded value, else the entry itself. */
+        /**
+         * What acceptor {@code peer} is sent: its own shard of a coded value, or the entry itself (plain, or a
+         * full copy for a quorum-lease holder of its key).
+         */
         Entry forPeer(int peer) {
-            return shards == null ? entry : entry.stub(shards[peer]);
+            return shards == null || (fullCopies & (1L << peer)) != 0 ? entry : entry.stub(shards[peer]);
         }
     }
 
@@ -203,6 +211,11 @@ final class Leader {
     }
 
     private long register(InFlight proposal) {
+        if (proposal.shards != null) {
+            // Quorum-lease holders of the key get the whole value, so they apply and serve it locally without
+            // rebuilding it (issue 11; Moraru et al., "Paxos Quorum Leases", SoCC 2014, §3).
+            proposal.fullCopies = leases.requiredAcceptors(proposal.entry) & ((1L << ctx.clusterSize) - 1);
+        }
         nextSlot++;
         acceptor.accept(proposal.forPeer(ctx.self));
         inFlight.put(proposal.entry.slot(), proposal);
@@ -414,11 +427,22 @@ final class Leader {
         }
     }
 
+    /**
+     * Whether the acceptors of {@code slot} in this ballot choose it under the coding in effect at the slot:
+     * {@code Q_W = F + X} acceptances, or F + 1 full copies (a full copy counts as every shard: any read
+     * quorum, which misses at most F acceptors, then holds one; with fewer, a read quorum may miss them all
+     * and must find X shards among the rest, which F + X acceptances guarantee).
+     */
+    private boolean hasWriteQuorum(InFlight slot) {
+        int failures = committedCoding.failures();
+        return quorum.isWriteQuorum(slot.entry, failures, Long.bitCount(slot.acceptors), ctx.clusterSize)
+                || (committedCoding.enabled() && Long.bitCount(slot.acceptors & slot.fullCopies) >= failures + 1);
+    }
+
     /** The commit rule for one slot: a write quorum, the acceptors the lease requires, and the lease's consent. */
     private boolean mayCommitNow(InFlight slot) {
         long required = leases.requiredAcceptors(slot.entry);
-        return quorum.isWriteQuorum(slot.entry, committedCoding.failures(), Long.bitCount(slot.acceptors), ctx.clusterSize)
-                && (slot.acceptors & required) == required && leases.mayCommit(slot.entry, ctx.nowNanos);
+        return hasWriteQuorum(slot) && (slot.acceptors & required) == required && leases.mayCommit(slot.entry, ctx.nowNanos);
     }
 
     /**
@@ -432,8 +456,7 @@ final class Leader {
         List<Command> before = null;
         long expected = learner.commitSlot() + 1;
         for (InFlight slot : inFlight.values()) {
-            if (slot.entry.slot() != expected
-                    || !quorum.isWriteQuorum(slot.entry, committedCoding.failures(), Long.bitCount(slot.acceptors), ctx.clusterSize)) {
+            if (slot.entry.slot() != expected || !hasWriteQuorum(slot)) {
                 return;
             }
             expected++;
