@@ -14,11 +14,16 @@ import java.util.Map;
  * again. It is part of the replicated state: it changes only when a command is applied, and is
  * ordered by last application, so every replica evicts the same client when the bound is hit and
  * produces identical snapshot bytes.
+ *
+ * <p>Format 1 is {@code [1][count]} and the sessions; format 2 (written only by a group whose coding
+ * changed through the log) appends {@code [trailer length u32][trailer]}, the coding in effect after the
+ * snapshot's slot ({@link Coding#encodeParameters()}), so that it survives compaction and restarts.
  */
 final class ClientSessions {
     record Session(long lastSequence, long lastSlot, byte[] lastResult) {}
 
     private static final int FORMAT_VERSION = 1;
+    private static final int FORMAT_WITH_TRAILER = 2;
 
     private final int maxSessions;
     private final LinkedHashMap<Long, Session> sessions = new LinkedHashMap<>();
@@ -78,32 +83,53 @@ final class ClientSessions {
     }
 
     byte[] encode() {
-        int size = 8;
+        return encode(null);
+    }
+
+    /** The table in format 1, or with {@code trailer} (not null) in format 2. */
+    byte[] encode(byte[] trailer) {
+        int size = 8 + (trailer == null ? 0 : 4 + trailer.length);
         for (Session s : sessions.values()) {
             size += 8 + 8 + 8 + 4 + s.lastResult().length;
         }
         ByteBuffer out = ByteBuffer.allocate(size);
-        out.putInt(FORMAT_VERSION).putInt(sessions.size());
+        out.putInt(trailer == null ? FORMAT_VERSION : FORMAT_WITH_TRAILER).putInt(sessions.size());
         for (Map.Entry<Long, Session> e : sessions.entrySet()) {
             Session s = e.getValue();
             out.putLong(e.getKey()).putLong(s.lastSequence()).putLong(s.lastSlot());
             out.putInt(s.lastResult().length).put(s.lastResult());
+        }
+        if (trailer != null) {
+            out.putInt(trailer.length).put(trailer);
         }
         return out.array();
     }
 
     /** Replaces the table with decoded bytes; throws {@link IllegalArgumentException} on bad input. */
     void restore(byte[] bytes) {
+        restoreWithTrailer(bytes);
+    }
+
+    /** The trailer of {@code bytes} (format 2), or null (format 1, or empty); checks the whole table. */
+    static byte[] trailerOf(byte[] bytes) {
+        return new ClientSessions(Integer.MAX_VALUE).restoreWithTrailer(bytes);
+    }
+
+    /**
+     * Replaces the table with decoded bytes and returns the format 2 trailer, or null; throws
+     * {@link IllegalArgumentException} on bad input.
+     */
+    byte[] restoreWithTrailer(byte[] bytes) {
         sessions.clear();
         if (bytes.length == 0) {
-            return;
+            return null;
         }
         ByteBuffer in = ByteBuffer.wrap(bytes);
         if (in.remaining() < 8) {
             throw new IllegalArgumentException("client session table truncated in header");
         }
         int version = in.getInt();
-        if (version != FORMAT_VERSION) {
+        if (version != FORMAT_VERSION && version != FORMAT_WITH_TRAILER) {
             throw new IllegalArgumentException("client session table version " + version + " is not supported");
         }
         int count = in.getInt();
@@ -126,8 +152,21 @@ final class ClientSessions {
             in.get(result);
             sessions.put(clientId, new Session(sequence, slot, result));
         }
+        byte[] trailer = null;
+        if (version == FORMAT_WITH_TRAILER) {
+            if (in.remaining() < 4) {
+                throw new IllegalArgumentException("client session table truncated before its trailer");
+            }
+            int length = in.getInt();
+            if (length < 0 || length > in.remaining()) {
+                throw new IllegalArgumentException("client session trailer length " + length + " is invalid");
+            }
+            trailer = new byte[length];
+            in.get(trailer);
+        }
         if (in.hasRemaining()) {
             throw new IllegalArgumentException("client session table has " + in.remaining() + " trailing bytes");
         }
+        return trailer;
     }
 }

@@ -1,6 +1,7 @@
 package io.synod.core.paxos;
 
 import io.synod.core.util.Check;
+import java.nio.ByteBuffer;
 
 /**
  * The group's value coding, RS-Paxos (Mu, Chen, Wang, Li, Zheng; HPDC 2014, §4): N acceptors
@@ -15,7 +16,7 @@ import io.synod.core.util.Check;
  */
 public final class Coding {
     /** No coding: majorities, full copies (the replica's behaviour without RS-Paxos). */
-    public static final Coding OFF = new Coding(0, 0, 1, Integer.MAX_VALUE, 0, 0, ShardDecoder.CHECKED, false, false, false);
+    public static final Coding OFF = new Coding(0, 0, 1, Integer.MAX_VALUE, 0, 0, ShardDecoder.CHECKED, false, false, false, false);
 
     private final int n;
     private final int f;
@@ -27,9 +28,12 @@ public final class Coding {
     private final boolean reproposesUnrebuildable;
     private final boolean defersRebuild;
     private final boolean readsUnresolved;
+    /** Negative control only: phase 1 waits for the read quorum of the applied coding alone. */
+    private final boolean stalePhase1Quorum;
 
     private Coding(int n, int f, int x, int thresholdBytes, int cacheEntries, long cacheBytes, ShardDecoder decoder,
-            boolean reproposesUnrebuildable, boolean defersRebuild, boolean readsUnresolved) {
+            boolean reproposesUnrebuildable, boolean defersRebuild, boolean readsUnresolved, boolean stalePhase1Quorum) {
+        this.stalePhase1Quorum = stalePhase1Quorum;
         this.reproposesUnrebuildable = reproposesUnrebuildable;
         this.defersRebuild = defersRebuild;
         this.readsUnresolved = readsUnresolved;
@@ -54,20 +58,21 @@ public final class Coding {
         Check.argument(f >= 1 && 2 * f < n, "coding needs 1 <= F and 2F < N, got N=%d F=%d", n, f);
         Check.argument(x >= 1 && x <= n - 2 * f, "coding needs 1 <= X <= N - 2F = %d, got X=%d", n - 2 * f, x);
         Check.argument(thresholdBytes >= 1, "coding threshold must be >= 1 byte, got %d", thresholdBytes);
-        return new Coding(n, f, x, thresholdBytes, 1024, 256L << 20, ShardDecoder.CHECKED, false, false, false);
+        return new Coding(n, f, x, thresholdBytes, 1024, 256L << 20, ShardDecoder.CHECKED, false, false, false, false);
     }
 
     /** The same coding with a different decoder (the simulator's negative controls). */
     public Coding withDecoder(ShardDecoder newDecoder) {
         Check.argument(newDecoder != null, "decoder must not be null");
         return new Coding(n, f, x, thresholdBytes, cacheEntries, cacheBytes, newDecoder, reproposesUnrebuildable, defersRebuild,
-                readsUnresolved);
+                readsUnresolved, stalePhase1Quorum);
     }
 
     /** The same coding with a leader value cache of at most {@code entries} values and {@code bytes} bytes. */
     public Coding withCache(int entries, long bytes) {
         Check.argument(entries >= 1 && bytes >= 1, "cache bounds must be >= 1, got %d values, %d bytes", entries, bytes);
-        return new Coding(n, f, x, thresholdBytes, entries, bytes, decoder, reproposesUnrebuildable, defersRebuild, readsUnresolved);
+        return new Coding(n, f, x, thresholdBytes, entries, bytes, decoder, reproposesUnrebuildable, defersRebuild, readsUnresolved,
+                stalePhase1Quorum);
     }
 
     /**
@@ -76,7 +81,7 @@ public final class Coding {
      * "never decide a value that cannot be rebuilt" (RS-Paxos §4).
      */
     public Coding withUnrebuildableReproposals() {
-        return new Coding(n, f, x, thresholdBytes, cacheEntries, cacheBytes, decoder, true, defersRebuild, readsUnresolved);
+        return new Coding(n, f, x, thresholdBytes, cacheEntries, cacheBytes, decoder, true, defersRebuild, readsUnresolved, stalePhase1Quorum);
     }
 
     boolean reproposesUnrebuildable() {
@@ -94,7 +99,7 @@ public final class Coding {
     public Coding withDeferredRebuild() {
         Check.state(enabled(), "coding is off: nothing to defer");
         return new Coding(n, f, x, thresholdBytes, cacheEntries, cacheBytes, decoder, reproposesUnrebuildable, true,
-                readsUnresolved);
+                readsUnresolved, stalePhase1Quorum);
     }
 
     /** Whether followers defer rebuilding coded values ({@link #withDeferredRebuild()}). */
@@ -109,11 +114,100 @@ public final class Coding {
      */
     public Coding withUnresolvedReads() {
         return new Coding(n, f, x, thresholdBytes, cacheEntries, cacheBytes, decoder, reproposesUnrebuildable, defersRebuild,
-                true);
+                true, stalePhase1Quorum);
     }
 
     boolean readsUnresolved() {
         return readsUnresolved;
+    }
+
+    /**
+     * NEGATIVE CONTROL ONLY (the simulator's {@code coding-change-stale-quorum} mutation): phase 1 waits
+     * for the read quorum {@code N - F} of the coding this replica has applied, ignoring the codings named
+     * by change entries it holds beyond that, sees in promises or finds in a fetched snapshot. After a
+     * change to a smaller F it can miss a value chosen with the new, smaller write quorum.
+     */
+    public Coding withStalePhase1Quorum() {
+        return new Coding(n, f, x, thresholdBytes, cacheEntries, cacheBytes, decoder, reproposesUnrebuildable, defersRebuild,
+                readsUnresolved, true);
+    }
+
+    boolean stalePhase1Quorum() {
+        return stalePhase1Quorum;
+    }
+
+    // ---- coding changes through the log (docs/erasure.md "Coding changes") --------------------------
+
+    /** Client id reserved for coding-change commands (never a client's: ids come from sessions below it). */
+    public static final long CHANGE_CLIENT = Long.MAX_VALUE;
+    private static final int CHANGE_MAGIC = 0x53434348; // "SCCH"
+    private static final int CHANGE_BYTES = 20;
+
+    /**
+     * The same group (N, cache, decoder, deferral and negative-control flags) with F, X and the threshold
+     * replaced; the rules of {@link #rsPaxos} apply.
+     *
+     * @throws IllegalStateException if coding is off
+     * @throws IllegalArgumentException naming the rule the new values break
+     */
+    public Coding withChange(int newF, int newX, int newThresholdBytes) {
+        Check.state(enabled(), "coding is off: there is no coding to change");
+        Coding checked = rsPaxos(n, newF, newX, newThresholdBytes);
+        return new Coding(n, checked.f, checked.x, checked.thresholdBytes, cacheEntries, cacheBytes, decoder,
+                reproposesUnrebuildable, defersRebuild, readsUnresolved, stalePhase1Quorum);
+    }
+
+    /** Whether this coding has the same N, F, X and threshold as {@code other} (the parts a change sets). */
+    public boolean sameParameters(Coding other) {
+        return n == other.n && f == other.f && x == other.x && thresholdBytes == other.thresholdBytes;
+    }
+
+    /** The log command that changes the group's coding to this one's F, X and threshold (N is fixed). */
+    Command changeCommand() {
+        Check.state(enabled(), "coding is off: nothing to change to");
+        byte[] payload = ByteBuffer.allocate(CHANGE_BYTES).putInt(CHANGE_MAGIC).putInt(n).putInt(f).putInt(x)
+                .putInt(thresholdBytes).array();
+        return new Command(CHANGE_CLIENT, 0, payload);
+    }
+
+    /** Whether {@code command} is a coding change ({@link #changeCommand()}). */
+    public static boolean isChange(Command command) {
+        return command.clientId() == CHANGE_CLIENT;
+    }
+
+    /**
+     * This coding changed by {@code change}, a chosen coding-change command.
+     *
+     * @throws IllegalArgumentException if it is malformed or for another N
+     */
+    Coding after(Command change) {
+        int[] p = changeParameters(change.payload());
+        Check.argument(p[0] == n, "coding change is for N=%d, the group has N=%d", p[0], n);
+        return withChange(p[1], p[2], p[3]);
+    }
+
+    /** F of the coding {@code change} sets (a chosen coding-change command). */
+    static int failuresAfter(Command change) {
+        return changeParameters(change.payload())[1];
+    }
+
+    private static int[] changeParameters(byte[] payload) {
+        Check.argument(payload.length == CHANGE_BYTES, "coding change of %d bytes, expected %d", payload.length, CHANGE_BYTES);
+        ByteBuffer in = ByteBuffer.wrap(payload);
+        Check.argument(in.getInt() == CHANGE_MAGIC, "coding change without its magic number");
+        return new int[] {in.getInt(), in.getInt(), in.getInt(), in.getInt()};
+    }
+
+    /** The snapshot form of this coding's changeable part (see {@link ClientSessions}). */
+    byte[] encodeParameters() {
+        return changeCommand().payload();
+    }
+
+    /** {@code initial} with the parameters {@link #encodeParameters()} wrote. */
+    static Coding decodeParameters(Coding initial, byte[] bytes) {
+        int[] p = changeParameters(bytes);
+        Check.argument(p[0] == initial.n, "snapshot coding is for N=%d, the group has N=%d", p[0], initial.n);
+        return initial.withChange(p[1], p[2], p[3]);
     }
 
     public boolean enabled() {
@@ -160,10 +254,15 @@ public final class Coding {
 
     /** Whether {@code command} is coded: coding on, X &gt; 1, and a payload at or above the threshold. */
     boolean codes(Command command) {
-        return enabled() && x > 1 && !command.isNoop() && command.payload().length >= thresholdBytes;
+        return enabled() && x > 1 && !command.isNoop() && !isChange(command) && command.payload().length >= thresholdBytes;
     }
 
-    /** The RS-Paxos quorums: phase 1 needs Q_R promises; an entry commits with Q_W(X of its coding, 1 if plain). */
+    /**
+     * The RS-Paxos quorums: phase 1 needs Q_R promises; an entry commits with Q_W(X of its coding, 1 if plain).
+     * With coding changes (docs/erasure.md "Coding changes") the F in both comes from the caller: phase 1
+     * uses the smallest F of every coding that may have chosen a slot it reads (the largest {@code Q_R}),
+     * and a slot commits with the F of the coding in effect at that slot ({@code Q_W = F + X}, §4).
+     */
     public QuorumPolicy quorum() {
         Check.state(enabled(), "coding is off: use QuorumPolicy.MAJORITY");
         return new QuorumPolicy() {
@@ -173,8 +272,18 @@ public final class Coding {
             }
 
             @Override
+            public int phase1Quorum(int clusterSize, int fewestFailures) {
+                return n - fewestFailures;
+            }
+
+            @Override
             public boolean isWriteQuorum(Entry entry, int acceptances, int clusterSize) {
                 return acceptances >= writeQuorum(entry.coded() == null ? 1 : entry.coded().dataShards());
+            }
+
+            @Override
+            public boolean isWriteQuorum(Entry entry, int slotFailures, int acceptances, int clusterSize) {
+                return acceptances >= slotFailures + (entry.coded() == null ? 1 : entry.coded().dataShards());
             }
 
             @Override

@@ -23,6 +23,12 @@ import java.util.TreeMap;
  * <p>Coded values (RS-Paxos, Mu et al. 2014, §4): a command the {@link Coding} codes is encoded
  * once, here; acceptor i (this leader included) is sent only shard i with the entry's coding, and
  * the whole value stays in the bounded {@link ValueCache}, from which this leader applies and answers.
+ *
+ * <p>Coding changes (docs/erasure.md "Coding changes"): slot s commits with the F of the coding in
+ * effect at s, i.e. after every coding-change entry at a slot below s. Slots commit in order, so when
+ * slot s is checked every slot below it is committed and that coding is known exactly
+ * ({@link #committedCoding}). New values are coded with that coding too, and while a change this leader
+ * proposed is uncommitted, new values go as full copies (X = 1 suits every coding).
  */
 final class Leader {
     private final ReplicaContext ctx;
@@ -41,8 +47,12 @@ final class Leader {
     private final RetransmitTimeout timeouts;
     /** Slot-to-peer sends by {@link #retransmitAccepts()}, for observation. */
     private long acceptRetransmits;
-    /** Built on first use: the coder of this group's coding. */
+    /** Built on first use: the coder of the coding new values are coded with (rebuilt when X changes). */
     private ValueCoder coder;
+    /** The coding in effect at slot commitSlot + 1: the applied coding changed by every change entry committed since. */
+    private Coding committedCoding;
+    /** The highest slot where this leader appended a coding change (0 if none). */
+    private long lastChangeSlot;
 
     /** A slot this leader proposed in its ballot and that is not chosen yet. */
     private static final class InFlight {
@@ -51,6 +61,11 @@ final class Leader {
         /** Encoded shard i for acceptor i, or null (plain entry, or a stub re-proposed by a negative control). */
         final byte[][] shards;
         long acceptors;
+        /**
+         * Acceptors sent the whole value instead of their shard: the quorum-lease holders of its key when it
+         * was proposed (a full copy counts as every shard, for the commit rule and for recovery).
+         */
+        long fullCopies;
         long lastSentNanos;
         /** Sent again at least once: its acknowledgements are not round-trip samples (Karn's rule). */
         boolean resent;
@@ -63,9 +78,12 @@ final class Leader {
             this.lastSentNanos = sentNanos;
         }
 
-        /** What acceptor {@code peer} is sent: its own shard of a coded value, else the entry itself. */
+        /**
+         * What acceptor {@code peer} is sent: its own shard of a coded value, or the entry itself (plain, or a
+         * full copy for a quorum-lease holder of its key).
+         */
         Entry forPeer(int peer) {
-            return shards == null ? entry : entry.stub(shards[peer]);
+            return shards == null || (fullCopies & (1L << peer)) != 0 ? entry : entry.stub(shards[peer]);
         }
     }
 
@@ -84,7 +102,27 @@ final class Leader {
     /** Leadership begins after phase 1: the next free slot follows the commit point. */
     void start() {
         nextSlot = learner.commitSlot() + 1;
+        lastChangeSlot = 0;
+        recomputeCommittedCoding();
         catchUp.reset();
+    }
+
+    /** The coding after the applied slot (the applied coding) changed by the change entries committed since. */
+    private void recomputeCommittedCoding() {
+        committedCoding = ctx.coding;
+        for (Entry entry : acceptor.entriesFrom(learner.appliedSlot() + 1)) {
+            if (entry.slot() > learner.commitSlot()) {
+                break;
+            }
+            if (Coding.isChange(entry.command())) {
+                committedCoding = committedCoding.after(entry.command());
+            }
+        }
+    }
+
+    /** The coding in effect at the next slot to commit (for the simulator's checks and tests). */
+    Coding committedCoding() {
+        return committedCoding;
     }
 
     /** Leadership ended: nothing is in flight any more. */
@@ -119,15 +157,28 @@ final class Leader {
      * recovered; a new entry (null) gets one from the lease policy.
      */
     long append(Command command, LeaseStamp stamp) {
+        Coding coding = committedCoding;
+        boolean coded = coding.codes(command) && lastChangeSlot <= learner.commitSlot();
+        return append(command, stamp, coded ? coding.dataShards() : 1);
+    }
+
+    /**
+     * Appends {@code command} coded into {@code dataShards} data shards (1: plain). Phase 1 re-proposes a
+     * value in the form it was accepted in (plain, or coded with its own X, §4.6), whatever the coding is
+     * now: shards of one value in different codings could not be combined, and an acceptor that accepts the
+     * same value again keeps its shard only if it is the same coded value.
+     */
+    long append(Command command, LeaseStamp stamp, int dataShards) {
         long slot = nextSlot;
         if (stamp == null) {
             stamp = leases.stamp(slot, command);
         }
-        if (!ctx.coding.codes(command)) {
+        if (dataShards == 1) {
             return register(new InFlight(new Entry(slot, ctx.ownBallot, command, null, stamp), null, ctx.nowNanos));
         }
-        if (coder == null) {
-            coder = new ValueCoder(ctx.coding.dataShards(), ctx.clusterSize - ctx.coding.dataShards());
+        Check.argument(dataShards > 1 && dataShards < ctx.clusterSize, "cannot code into %d of %d shards", dataShards, ctx.clusterSize);
+        if (coder == null || coder.dataShardCount() != dataShards) {
+            coder = new ValueCoder(dataShards, ctx.clusterSize - dataShards);
         }
         List<ValueShard> shards = coder.encode(command.payload());
         byte[][] encoded = new byte[shards.size()][];
@@ -137,10 +188,17 @@ final class Leader {
         // Deferred rebuild: the uncoded header lets followers apply the value without rebuilding it. It is a
         // function of the payload, so a re-proposal of the same value (phase 1) carries the same header.
         byte[] header = ctx.coding.defersRebuild() ? learner.stateMachine().deferralHeader(command.payload()) : null;
-        CodedValue coding = new CodedValue(ctx.coding.dataShards(), ctx.clusterSize, command.payload().length,
+        CodedValue coded = new CodedValue(dataShards, ctx.clusterSize, command.payload().length,
                 shards.get(0).valueChecksum(), null, header != null && header.length < command.payload().length ? header : null);
-        ctx.cache.put(slot, command, coding);
-        return register(new InFlight(new Entry(slot, ctx.ownBallot, command, coding, stamp), encoded, ctx.nowNanos));
+        ctx.cache.put(slot, command, coded);
+        return register(new InFlight(new Entry(slot, ctx.ownBallot, command, coded, stamp), encoded, ctx.nowNanos));
+    }
+
+    /** Appends the entry that changes the group's coding to {@code next} (N unchanged). */
+    long appendCodingChange(Coding next) {
+        Check.argument(next.nodes() == ctx.clusterSize, "coding change for %d nodes in a group of %d", next.nodes(), ctx.clusterSize);
+        lastChangeSlot = append(next.changeCommand());
+        return lastChangeSlot;
     }
 
     /**
@@ -153,6 +211,11 @@ final class Leader {
     }
 
     private long register(InFlight proposal) {
+        if (proposal.shards != null) {
+            // Quorum-lease holders of the key get the whole value, so they apply and serve it locally without
+            // rebuilding it (issue 11; Moraru et al., "Paxos Quorum Leases", SoCC 2014, §3).
+            proposal.fullCopies = leases.requiredAcceptors(proposal.entry) & ((1L << ctx.clusterSize) - 1);
+        }
         nextSlot++;
         acceptor.accept(proposal.forPeer(ctx.self));
         inFlight.put(proposal.entry.slot(), proposal);
@@ -332,6 +395,9 @@ final class Leader {
             inFlight.pollFirstEntry();
             progressed = true;
         }
+        if (progressed) {
+            recomputeCommittedCoding(); // The snapshot recorded the coding after its slot.
+        }
         Check.state(nextSlot > learner.commitSlot(), "leader's next slot %d is not past the commit point %d", nextSlot,
                 learner.commitSlot());
         while (true) {
@@ -345,6 +411,9 @@ final class Leader {
             }
             inFlight.pollFirstEntry();
             learner.commitNext();
+            if (Coding.isChange(slot.entry.command())) {
+                committedCoding = committedCoding.after(slot.entry.command()); // In effect from the next slot on.
+            }
             progressed = true;
         }
         if (progressed) {
@@ -358,11 +427,22 @@ final class Leader {
         }
     }
 
+    /**
+     * Whether the acceptors of {@code slot} in this ballot choose it under the coding in effect at the slot:
+     * {@code Q_W = F + X} acceptances, or F + 1 full copies (a full copy counts as every shard: any read
+     * quorum, which misses at most F acceptors, then holds one; with fewer, a read quorum may miss them all
+     * and must find X shards among the rest, which F + X acceptances guarantee).
+     */
+    private boolean hasWriteQuorum(InFlight slot) {
+        int failures = committedCoding.failures();
+        return quorum.isWriteQuorum(slot.entry, failures, Long.bitCount(slot.acceptors), ctx.clusterSize)
+                || (committedCoding.enabled() && Long.bitCount(slot.acceptors & slot.fullCopies) >= failures + 1);
+    }
+
     /** The commit rule for one slot: a write quorum, the acceptors the lease requires, and the lease's consent. */
     private boolean mayCommitNow(InFlight slot) {
         long required = leases.requiredAcceptors(slot.entry);
-        return quorum.isWriteQuorum(slot.entry, Long.bitCount(slot.acceptors), ctx.clusterSize)
-                && (slot.acceptors & required) == required && leases.mayCommit(slot.entry, ctx.nowNanos);
+        return hasWriteQuorum(slot) && (slot.acceptors & required) == required && leases.mayCommit(slot.entry, ctx.nowNanos);
     }
 
     /**
@@ -376,12 +456,14 @@ final class Leader {
         List<Command> before = null;
         long expected = learner.commitSlot() + 1;
         for (InFlight slot : inFlight.values()) {
-            if (slot.entry.slot() != expected
-                    || !quorum.isWriteQuorum(slot.entry, Long.bitCount(slot.acceptors), ctx.clusterSize)) {
+            if (slot.entry.slot() != expected || !hasWriteQuorum(slot)) {
                 return;
             }
             expected++;
             Command command = slot.entry.command();
+            if (Coding.isChange(command)) {
+                return; // Slots after it commit with the new coding's quorums: wait for it to commit.
+            }
             if (command.isNoop()) {
                 continue;
             }

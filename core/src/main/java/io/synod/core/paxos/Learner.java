@@ -63,6 +63,8 @@ final class Learner {
         if (durableSlot >= 0 && durableSlot >= snapshot.lastIncludedSlot()) {
             // The state machine kept its applied state, sessions included, on its own disk. Everything
             // it applied was chosen, so that state is chosen state even where the log lags behind it.
+            // (A durable state machine keeps no coding: a group whose coding changed must restart from the
+            // snapshot and log, see docs/erasure.md "Coding changes".)
             sessions.restore(stateMachine.durableSessions());
             this.commitSlot = durableSlot;
             this.appliedSlot = durableSlot;
@@ -75,12 +77,12 @@ final class Learner {
                 // The log may hold entries at or below that slot that were never chosen (an older
                 // ballot's, whose replacement was applied but not yet durable in the log): make the
                 // durable state the snapshot and drop the log through it, so no catch-up serves them.
-                acceptor.replaceSnapshot(new Snapshot(durableSlot, stateMachine.snapshotSource(durableSlot), sessions.encode()));
+                acceptor.replaceSnapshot(new Snapshot(durableSlot, stateMachine.snapshotSource(durableSlot), encodeSessions()));
                 acceptor.compactThrough(durableSlot);
             }
             return;
         }
-        sessions.restore(snapshot.sessions());
+        restoreSessions(snapshot.sessions());
         stateMachine.restore(snapshot.lastIncludedSlot(), snapshot.stateMachine(), sessions.records());
         this.commitSlot = snapshot.lastIncludedSlot();
         this.appliedSlot = snapshot.lastIncludedSlot();
@@ -171,7 +173,7 @@ final class Learner {
                 }
                 entry = new Entry(slot, entry.ballot(), full, null, entry.stamp());
             }
-            if (!entry.command().isNoop() && !ctx.coding.readsUnresolved()
+            if (!entry.command().isNoop() && !Coding.isChange(entry.command()) && !ctx.coding.readsUnresolved()
                     && !resolve(stateMachine.unresolvedSlotsFor(entry.command().payload()))) {
                 break; // It reads a deferred key: applying waits for that value.
             }
@@ -323,6 +325,10 @@ final class Learner {
         if (command.isNoop()) {
             return;
         }
+        if (Coding.isChange(command)) {
+            ctx.coding = ctx.coding.after(command); // Applied by every replica at the same slot.
+            return;
+        }
         // A retried command already applied in an earlier slot is not applied again (at most once).
         ClientReply known = clients.answerFromSession(command);
         if (known != null) {
@@ -335,10 +341,29 @@ final class Learner {
         clients.answerAwaiting(command, ClientReply.Status.OK, entry.slot(), result);
     }
 
+    /**
+     * The snapshot's session part; once the coding changed it also records the coding in effect after the
+     * snapshot's slot (the session table's format 2), so the change survives compaction and restarts.
+     */
+    private byte[] encodeSessions() {
+        return ctx.coding.sameParameters(ctx.initialCoding) ? sessions.encode() : sessions.encode(ctx.coding.encodeParameters());
+    }
+
+    private void restoreSessions(byte[] bytes) {
+        byte[] coding = sessions.restoreWithTrailer(bytes);
+        ctx.coding = coding == null ? ctx.initialCoding : Coding.decodeParameters(ctx.initialCoding, coding);
+    }
+
+    /** The coding a snapshot records (the constructor's if it records none); for phase 1's read quorum. */
+    Coding codingOf(Snapshot snapshot) {
+        byte[] coding = ClientSessions.trailerOf(snapshot.sessions());
+        return coding == null ? ctx.initialCoding : Coding.decodeParameters(ctx.initialCoding, coding);
+    }
+
     private void takeSnapshot() {
         snapshotOwed = false;
         long previous = acceptor.snapshot().lastIncludedSlot();
-        acceptor.replaceSnapshot(new Snapshot(appliedSlot, stateMachine.snapshotSource(appliedSlot), sessions.encode()));
+        acceptor.replaceSnapshot(new Snapshot(appliedSlot, stateMachine.snapshotSource(appliedSlot), encodeSessions()));
         // With deferred rebuild, peers resolve the keys they deferred since their last snapshot when their
         // next one is due, by asking for shards of those slots: keep the log through the previous snapshot
         // (plus the retention), so a peer up to one snapshot interval behind gets shards, not our snapshot.
@@ -352,7 +377,7 @@ final class Learner {
     void installSnapshot(Snapshot snapshot) {
         Check.state(snapshot.lastIncludedSlot() > appliedSlot, "snapshot at %d does not move applied %d forward",
                 snapshot.lastIncludedSlot(), appliedSlot);
-        sessions.restore(snapshot.sessions());
+        restoreSessions(snapshot.sessions());
         stateMachine.restore(snapshot.lastIncludedSlot(), snapshot.stateMachine(), sessions.records());
         acceptor.replaceSnapshot(snapshot);
         ctx.leases.onSnapshotInstalled(snapshot.lastIncludedSlot());

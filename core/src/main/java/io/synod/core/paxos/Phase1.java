@@ -29,6 +29,15 @@ import java.util.TreeMap;
  * that re-accepts the same value keeps its shard, see {@link Acceptor#accept(Entry)}); so a
  * highest-ballot value with fewer than X shards among the promises was not chosen, and the slot gets
  * a no-op instead. A value that cannot be rebuilt is never re-proposed or decided.
+ *
+ * <p>Coding changes (docs/erasure.md "Coding changes"): a slot past the commit point may have been chosen
+ * with the quorums of the coding applied here or of any coding a change entry past the applied slot
+ * sets, so the read quorum is {@code N - min F} over those: the applied coding, every change entry in
+ * this replica's log past its applied slot, every change entry any promise carries (any ballot) and
+ * the coding of a snapshot fetched from a promiser. It can only grow while promises arrive. By
+ * induction over the chosen changes past the commit point, each was chosen with a write quorum
+ * ({@code F + 1}, plain) that the read quorum known before it meets, so it is seen and its F counted
+ * before the slots it governs are judged (§4: {@code Q_R + Q_W(X) - N >= X} when {@code Q_R >= N - F}).
  */
 final class Phase1 {
     private final ReplicaContext ctx;
@@ -55,6 +64,8 @@ final class Phase1 {
     private long snapshotTarget;
     private final SnapshotReceiver incoming;
     private Snapshot snapshot;
+    /** The smallest F of the codings that may have chosen a slot this phase 1 reads (sets its read quorum). */
+    private int fewestFailures;
 
     Phase1(ReplicaContext ctx, Acceptor acceptor, Learner learner, Leader leader, Clients clients, QuorumPolicy quorum) {
         this.ctx = ctx;
@@ -74,6 +85,10 @@ final class Phase1 {
         promisers = 0;
         selfPromised = false;
         clear();
+        fewestFailures = ctx.coding.failures();
+        for (Entry entry : acceptor.entriesFrom(learner.appliedSlot() + 1)) {
+            noteCoding(entry);
+        }
         progressNanos = ctx.nowNanos;
         sendPrepares();
     }
@@ -171,6 +186,7 @@ final class Phase1 {
             requestSnapshot();
         } else if (complete.lastIncludedSlot() >= snapshotTarget) {
             snapshot = complete;
+            fewestFailures = Math.min(fewestFailures, learner.codingOf(complete).failures());
             maybeFinish();
         } else {
             requestSnapshot(); // Older than the promise said: ask for the current one.
@@ -189,11 +205,19 @@ final class Phase1 {
         maybeFinish();
     }
 
+    /** Counts the F that the coding-change {@code entry} (of any ballot) would set. */
+    private void noteCoding(Entry entry) {
+        if (Coding.isChange(entry.command())) {
+            fewestFailures = Math.min(fewestFailures, Coding.failuresAfter(entry.command()));
+        }
+    }
+
     /** Keeps, per slot, the entry accepted in the highest ballot (Paxos Made Simple, §2.2). */
     private void merge(Entry entry) {
         if (entry.slot() < fromSlot) {
             return;
         }
+        noteCoding(entry);
         if (entry.coded() != null && (entry.isComplete() || entry.coded().shard() != null)) {
             codedData.computeIfAbsent(entry.slot(), s -> new ArrayList<>()).add(entry);
         }
@@ -236,7 +260,8 @@ final class Phase1 {
             return;
         }
         int promised = Long.bitCount(promisers) + 1;
-        if (promised < quorum.phase1Quorum(ctx.clusterSize) || (snapshotSource >= 0 && snapshot == null)) {
+        int needed = quorum.phase1Quorum(ctx.clusterSize, ctx.coding.stalePhase1Quorum() ? ctx.coding.failures() : fewestFailures);
+        if (promised < needed || (snapshotSource >= 0 && snapshot == null)) {
             return;
         }
         if (snapshot != null && snapshot.lastIncludedSlot() > learner.appliedSlot()) {
@@ -264,9 +289,15 @@ final class Phase1 {
                     command = Command.NOOP; // Fewer than X shards: not chosen, may be replaced (§4).
                 }
             }
-            appended = leader.append(command, chosenCandidate == null ? null : chosenCandidate.stamp());
+            if (chosenCandidate == null || command.isNoop()) {
+                appended = leader.append(command, chosenCandidate == null ? null : chosenCandidate.stamp(), 1);
+            } else {
+                // Re-proposed in the form it was accepted in: plain, or coded with its own X (§4.6).
+                appended = leader.append(command, chosenCandidate.stamp(),
+                        chosenCandidate.coded() == null ? 1 : chosenCandidate.coded().dataShards());
+            }
             Check.state(appended == slot, "leader re-proposes slot %d but appended %d", slot, appended);
-            if (!command.isNoop()) {
+            if (!command.isNoop() && !Coding.isChange(command)) {
                 clients.awaitIfPending(command);
             }
         }

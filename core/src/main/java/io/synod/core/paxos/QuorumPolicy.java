@@ -14,6 +14,24 @@ public interface QuorumPolicy {
     /** Whether {@code acceptances} acceptors (including the leader) having accepted {@code entry} choose it. */
     boolean isWriteQuorum(Entry entry, int acceptances, int clusterSize);
 
+    /**
+     * Promises needed when the codings that may have chosen a slot phase 1 reads tolerate at least
+     * {@code fewestFailures} failures (RS-Paxos with coding changes: {@code Q_R = N - min F}); policies
+     * without coding ignore it.
+     */
+    default int phase1Quorum(int clusterSize, int fewestFailures) {
+        return phase1Quorum(clusterSize);
+    }
+
+    /**
+     * Whether {@code entry} is chosen by {@code acceptances} acceptors when the coding in effect at its
+     * slot tolerates {@code slotFailures} failures (RS-Paxos: {@code Q_W = F + X}, X from the entry);
+     * policies without coding ignore it.
+     */
+    default boolean isWriteQuorum(Entry entry, int slotFailures, int acceptances, int clusterSize) {
+        return isWriteQuorum(entry, acceptances, clusterSize);
+    }
+
     /** Classic majorities: any two intersect, so a chosen value is seen by every later phase 1. */
     QuorumPolicy MAJORITY = new QuorumPolicy() {
         @Override

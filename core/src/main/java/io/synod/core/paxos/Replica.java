@@ -189,6 +189,11 @@ public final class Replica {
         Check.argument(request != null, "request must not be null");
         Command command = request.command();
         int maxBytes = ctx.config.maxCommandBytes();
+        if (Coding.isChange(command)) {
+            clients.reply(command, ClientReply.Status.REJECTED, 0, utf8("client id " + Coding.CHANGE_CLIENT
+                    + " is reserved for coding changes"));
+            return;
+        }
         if (command.payload().length > maxBytes) {
             clients.reply(command, ClientReply.Status.REJECTED, 0, utf8("command of " + command.payload().length
                     + " bytes exceeds the limit of " + maxBytes));
@@ -236,6 +241,30 @@ public final class Replica {
             return;
         }
         clients.pending.add(request);
+    }
+
+    /**
+     * Proposes changing the group's coding to F = {@code failures}, X = {@code dataShards} and
+     * {@code thresholdBytes} (N stays: membership is static), as an entry in the log
+     * (docs/erasure.md "Coding changes"): slots after it commit with the new coding's quorums once it is
+     * chosen, and the leader codes new values with it once it has committed. Only a leader proposes;
+     * returns false on any other replica (ask the leader).
+     *
+     * @throws IllegalArgumentException naming the RS-Paxos rule the values break ({@link Coding#rsPaxos})
+     * @throws IllegalStateException if this group runs without coding
+     */
+    public boolean proposeCodingChange(int failures, int dataShards, int thresholdBytes) {
+        Coding next = ctx.coding.withChange(failures, dataShards, thresholdBytes);
+        if (ctx.role != Role.LEADER) {
+            return false;
+        }
+        leader.appendCodingChange(next);
+        return true;
+    }
+
+    /** The coding this replica has applied (the constructor's, changed by every coding change applied since). */
+    public Coding coding() {
+        return ctx.coding;
     }
 
     private static byte[] utf8(String text) {

@@ -12,8 +12,14 @@ final class ReplicaContext {
     final int self;
     final int clusterSize;
     final Outbox out = new Outbox();
-    /** The group's value coding (RS-Paxos), {@link Coding#OFF} for plain Multi-Paxos. */
-    final Coding coding;
+    /**
+     * The group's value coding (RS-Paxos), {@link Coding#OFF} for plain Multi-Paxos: the one this replica
+     * was built with, changed by every coding-change entry it applied (or the coding a snapshot it
+     * installed recorded). The leader codes new values with the coding after its commit point instead.
+     */
+    Coding coding;
+    /** The coding this replica was built with (the group's configuration before any change). */
+    final Coding initialCoding;
     /** Whole values of coded entries this replica encoded or rebuilt (bounded). */
     final ValueCache cache;
 
@@ -30,6 +36,7 @@ final class ReplicaContext {
     ReplicaContext(ReplicaConfig config, Coding coding, long nowNanos) {
         this.config = config;
         this.coding = coding;
+        this.initialCoding = coding;
         this.cache = new ValueCache(coding.cacheEntries(), coding.cacheBytes());
         this.self = config.nodeId();
         this.clusterSize = config.clusterSize();

@@ -51,7 +51,15 @@ public enum Mutation {
      * it applied without rebuilding its bytes, without rebuilding them first, so it answers with the
      * bytes the key held before (docs/erasure.md, deferred rebuild rule 1).
      */
-    DEFERRED_STALE_READ("deferred-stale-read", true);
+    DEFERRED_STALE_READ("deferred-stale-read", true),
+    /**
+     * Coded mode with coding changes ({@code SimCoding#alternate}): phase 1 waits only for the read quorum
+     * of the coding the candidate has applied, ignoring the change entries beyond it; after a chosen change
+     * to a smaller F (a larger read quorum, smaller write quorums) that the candidate has not applied, its
+     * read quorum can meet a chosen value in fewer than X acceptors and replace it (docs/erasure.md
+     * "Coding changes").
+     */
+    CODING_CHANGE_STALE_QUORUM("coding-change-stale-quorum", true);
 
     private final String cliName;
     private final boolean needsCoding;

@@ -71,6 +71,9 @@ final class NegativeControls {
         if (mutation == Mutation.RECOVERY_SKIPS_CRC) {
             return real.withDecoder(UNCHECKED_DECODER);
         }
+        if (mutation == Mutation.CODING_CHANGE_STALE_QUORUM) {
+            return real.withStalePhase1Quorum();
+        }
         if (mutation == Mutation.DEFERRED_STALE_READ) {
             return (real.defersRebuild() ? real : real.withDeferredRebuild()).withUnresolvedReads();
         }

@@ -8,8 +8,12 @@ import io.synod.core.util.Check;
  * write: {@code largePercent} of the appends carry a note of {@code minLargeBytes..maxLargeBytes}
  * bytes (uniform), the rest are a few dozen bytes. With a threshold inside that range, the mix
  * crosses it, so one log holds plain and coded entries side by side.
+ *
+ * <p>{@code alternate} (or null): the simulator's coding-change event makes the leader of the moment
+ * propose a change between {@code coding}'s and {@code alternate}'s F and X every few milliseconds of
+ * the fault phase (docs/erasure.md "Coding changes"; N stays).
  */
-public record SimCoding(Coding coding, int largePercent, int minLargeBytes, int maxLargeBytes) {
+public record SimCoding(Coding coding, int largePercent, int minLargeBytes, int maxLargeBytes, Coding alternate) {
     /** Threshold the simulator's coded mode uses: values at or above it are coded. */
     public static final int THRESHOLD_BYTES = 512;
 
@@ -21,6 +25,22 @@ public record SimCoding(Coding coding, int largePercent, int minLargeBytes, int 
         Check.argument(largePercent >= 0 && largePercent <= 100, "largePercent must be 0..100, got %d", largePercent);
         Check.argument(minLargeBytes >= 0 && maxLargeBytes >= minLargeBytes, "large value sizes %d..%d are not a range",
                 minLargeBytes, maxLargeBytes);
+        Check.argument(alternate == null || coding.enabled() && alternate.nodes() == coding.nodes(),
+                "a coding change needs coding on and the same N, got %s and %s", coding, alternate);
+    }
+
+    public SimCoding(Coding coding, int largePercent, int minLargeBytes, int maxLargeBytes) {
+        this(coding, largePercent, minLargeBytes, maxLargeBytes, null);
+    }
+
+    /**
+     * The same world with the coding-change event between this coding and (N, {@code f}, {@code x}) at the
+     * same threshold.
+     *
+     * @throws IllegalArgumentException naming the RS-Paxos rule (N, f, x) breaks
+     */
+    public SimCoding withChangesTo(int f, int x) {
+        return new SimCoding(coding, largePercent, minLargeBytes, maxLargeBytes, coding.withChange(f, x, coding.thresholdBytes()));
     }
 
     /**
@@ -49,6 +69,7 @@ public record SimCoding(Coding coding, int largePercent, int minLargeBytes, int 
     @Override
     public String toString() {
         return enabled() ? coding.nodes() + "," + coding.failures() + "," + coding.dataShards()
-                + (coding.defersRebuild() ? "" : " rebuilding") : "off";
+                + (coding.defersRebuild() ? "" : " rebuilding")
+                + (alternate == null ? "" : " <-> " + alternate.nodes() + "," + alternate.failures() + "," + alternate.dataShards()) : "off";
     }
 }

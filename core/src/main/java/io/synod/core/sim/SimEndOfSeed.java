@@ -86,6 +86,11 @@ final class SimEndOfSeed {
                 return;
             }
         }
+        String codings = sim.codingChanges.disagreement();
+        if (codings != null) {
+            sim.fail(SimViolation.Kind.STATE_DIVERGENCE, "replicas applied through slot " + maxApplied + " but " + codings);
+            return;
+        }
         sim.safety.checkNoUnappliedAcks(sim.queue.now());
         if ((sim.violation = sim.safety.violation()) != null) {
             return;

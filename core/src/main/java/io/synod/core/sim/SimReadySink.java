@@ -1,5 +1,7 @@
 package io.synod.core.sim;
 
+import io.synod.core.paxos.Coding;
+
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
@@ -30,7 +32,8 @@ final class SimReadySink implements ReadyLoop.Sink {
             sim.fail(SimViolation.Kind.STATE_DIVERGENCE, problem);
         }
         for (Entry applied : ready.applied()) {
-            if (!applied.command().isNoop()) {
+            sim.codingChanges.onApplied(applied);
+            if (!applied.command().isNoop() && !Coding.isChange(applied.command())) {
                 sim.committedWriteSlots.add(applied.slot());
             }
         }

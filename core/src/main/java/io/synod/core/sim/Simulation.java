@@ -58,6 +58,7 @@ public final class Simulation {
     final SimTraffic.Counter traffic = new SimTraffic.Counter();
     private final SimEndOfSeed endOfSeed = new SimEndOfSeed(this);
     private final SimScriptedCrash scriptedCrash = new SimScriptedCrash(this);
+    final SimCodingChanges codingChanges = new SimCodingChanges(this);
     /** The traffic when the quiesce phase ended (deferred rebuild: the end-of-seed rebuild is a check, not a cost of the writes). */
     SimTraffic trafficAtQuiesceEnd;
     /** Shard corruption in recovery-read replies (coded mode with network faults), a stream of its own. */
@@ -204,6 +205,16 @@ public final class Simulation {
         return simulation.execute();
     }
 
+    /** One seed of a world with coding changes, with how many changes were proposed and applied. */
+    record CodingChangeRun(SimResult result, long proposed, int applied) {}
+
+    /** Runs one seed in a lease world whose {@link SimCoding#alternate()} is set and counts its coding changes. */
+    static CodingChangeRun runWithCodingChanges(SimConfig config, SimLeases leases) {
+        Simulation simulation = new Simulation(config, leases, SimStateMachine.KV, SimExtension.NONE, SimScenario.DEFAULT);
+        SimResult result = simulation.execute();
+        return new CodingChangeRun(result, simulation.codingChanges.proposed(), simulation.codingChanges.applied());
+    }
+
     /**
      * Runs one seed with the session workload beside the list-append clients: sessions, ephemeral keys, the
      * leader's expiry timer, and their invariant checks ({@link SessionWorkload}).
@@ -239,6 +250,7 @@ public final class Simulation {
         if (scenario.crashLeaderAtNanos() >= 0) {
             queue.at(scenario.crashLeaderAtNanos(), scriptedCrash::scriptedLeaderCrash);
         }
+        codingChanges.start();
         while (phase != Phase.DONE && violation == null) {
             if (queue.isEmpty()) {
                 fail(SimViolation.Kind.BUDGET_EXHAUSTED, "the event queue ran dry in phase " + phase);

@@ -23,8 +23,11 @@ class NegativeControlTest {
     @EnumSource(value = Mutation.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
     void everyMutationIsCaughtWithinAFewHundredSeeds(Mutation mutation) {
         // The coded mutations run RS-Paxos with N = 5, F = 1, X = 3 (the paper's Fig. 2 setting).
+        // The coding-change mutation runs with leaders changing the coding between 5,1,3 and 5,2,1.
+        SimCoding coding = mutation == Mutation.CODING_CHANGE_STALE_QUORUM ? SimCoding.rsPaxos(5, 1, 3).withChangesTo(2, 1)
+                : SimCoding.rsPaxos(5, 1, 3);
         SimConfig base = mutation.needsCoding()
-                ? SimConfig.defaults(5, FaultProfile.ALL).withCoding(SimCoding.rsPaxos(5, 1, 3)).withMutation(mutation)
+                ? SimConfig.defaults(5, FaultProfile.ALL).withCoding(coding).withMutation(mutation)
                 : SimConfig.defaults(3, FaultProfile.ALL).withMutation(mutation);
         SimResult caught = null;
         for (long seed = 1; seed <= MAX_SEEDS && caught == null; seed++) {

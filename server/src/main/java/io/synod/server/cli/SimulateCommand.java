@@ -66,6 +66,11 @@ final class SimulateCommand implements Callable<Integer> {
                 "(X <= N - 2F; e.g. 5,1,3 or 7,2,3); clients then write a value-size mix crossing that threshold."})
     String coding;
 
+    @Option(names = "--coding-change", paramLabel = "F,X",
+            description = {"With --coding: leaders change the coding between N,F,X of --coding and N,F,X of this option",
+                "every 1-15 ms of the fault phase, through the log (e.g. --coding 5,1,3 --coding-change 2,1)."})
+    String codingChange;
+
     @Option(names = "--seeds", required = true, paramLabel = "N", converter = WholeNumber.Long.class, description = "Number of seeds to run (at least 1).")
     long seeds;
 
@@ -90,7 +95,8 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--mutation", defaultValue = "none", paramLabel = "NAME",
             description = {"Self-test: run a deliberate protocol bug (negative control) that must be caught:",
                 "small-write-quorum, local-reads, forget-promise, send-before-fsync; with --coding also",
-                "coded-majority-write, phase1-few-shards, recovery-skips-crc (default: ${DEFAULT-VALUE})."})
+                "coded-majority-write, phase1-few-shards, recovery-skips-crc, deferred-stale-read; with --coding-change also",
+                "coding-change-stale-quorum (default: ${DEFAULT-VALUE})."})
     String mutation;
 
     @Option(names = "--lease", defaultValue = "none", paramLabel = "none|leader|leader-timer|quorum|megastore",
@@ -152,7 +158,8 @@ final class SimulateCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Mutation mutationValue = base.mutation();
         out.printf("simulate: nodes %d, faults %s%s%s%s, seeds %d..%d, %d ops per seed, %d thread(s)%s%n", nodes,
-                base.faults().cliName(), base.coding().enabled() ? ", coding " + base.coding().coding() : "",
+                base.faults().cliName(), base.coding().enabled() ? ", coding " + base.coding().coding()
+                        + (base.coding().alternate() == null ? "" : " <-> " + base.coding().alternate()) : "",
                 bandwidthMbit == null ? "" : ", links " + bandwidthMbit + " Mbit/s",
                 leases == SimLeases.NONE ? "" : ", lease " + leases.name(), startSeed, startSeed + seeds - 1, opsPerSeed, threadCount,
                 mutationValue == Mutation.NONE ? "" : ", mutation " + mutationValue.cliName() + " (self-test: violations expected)");
@@ -341,11 +348,16 @@ final class SimulateCommand implements Callable<Integer> {
         SimCoding codingValue = SimCoding.OFF;
         if (coding != null) {
             codingValue = parseCoding(commandLine, coding);
+            if (codingChange != null) {
+                codingValue = parseCodingChange(commandLine, codingValue, codingChange);
+            }
             nodes = codingValue.coding().nodes();
             if (nodesOption != null && nodesOption != nodes) {
                 throw new CommandLine.ParameterException(commandLine, "--nodes " + nodesOption + " disagrees with --coding "
                         + coding + " (N = " + nodes + ")");
             }
+        } else if (codingChange != null) {
+            throw new CommandLine.ParameterException(commandLine, "--coding-change needs --coding N,F,X");
         } else if (nodesOption == null) {
             throw new CommandLine.ParameterException(commandLine, "--nodes is required (or --coding N,F,X)");
         } else {
@@ -417,6 +429,22 @@ final class SimulateCommand implements Callable<Integer> {
             scenario = workload.scenario(commandLine, nodes);
         }
         return config;
+    }
+
+    /** "F,X" of --coding-change, for the N of --coding, with the RS-Paxos rules checked. */
+    private static SimCoding parseCodingChange(CommandLine commandLine, SimCoding base, String text) {
+        String[] parts = text.split(",", -1);
+        String usage = "--coding-change must be F,X (two whole numbers, e.g. 2,1), got '" + text + "'";
+        if (parts.length != 2) {
+            throw new CommandLine.ParameterException(commandLine, usage);
+        }
+        try {
+            return base.withChangesTo(Integer.parseInt(parts[0].trim()), Integer.parseInt(parts[1].trim()));
+        } catch (NumberFormatException e) {
+            throw new CommandLine.ParameterException(commandLine, usage);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(commandLine, "--coding-change " + text + ": " + e.getMessage());
+        }
     }
 
     /** "N,F,X" with the RS-Paxos rules checked ({@link io.synod.core.paxos.Coding#rsPaxos}). */
