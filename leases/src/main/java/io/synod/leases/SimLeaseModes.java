@@ -128,12 +128,12 @@ public final class SimLeaseModes {
                 LeaderLeaseConfig config = LeaderLeaseConfig.bounded(leaseNanos)
                         .withDeferredCommit(control != Control.NO_DEFERRED_COMMIT)
                         .withInheritedReads(true, control != Control.INHERITED_IGNORES_LIMBO);
-                yield SimLeases.of(name, factory(config));
+                yield SimLeases.of(name, factory(config)).withHandoverFaults(true);
             }
             case LEADER_TIMER -> {
                 long margin = control == Control.TIMER_WITHOUT_DRIFT_MARGIN ? 0 : TIMER_DRIFT_PPM;
                 yield SimLeases.of(name, factory(LeaderLeaseConfig.timer(leaseNanos, margin)))
-                        .withDriftWithin(TIMER_DRIFT_PPM, false);
+                        .withDriftWithin(TIMER_DRIFT_PPM, false).withHandoverFaults(true);
             }
             case QUORUM -> {
                 QuorumLeaseConfig config = quorumConfig(leaseNanos).withChecks(control != Control.QL_READ_WITH_PENDING_WRITE,

@@ -15,6 +15,12 @@ final class SimFaults {
 
         /** Crashes {@code node} if it still runs {@code incarnation}; it comes back after a random downtime. */
         void crash(SimNode node, int incarnation);
+
+        /**
+         * A client that follows the oracle appends to a key at {@code writeNode}; once that is acknowledged,
+         * another client, whose view of the oracle lags, reads the same key at {@code readNode}.
+         */
+        void probeStaleRead(int writeNode, int readNode);
     }
 
     private final FaultProfile profile;
@@ -43,7 +49,7 @@ final class SimFaults {
     private enum FaultKind {
         CRASH, CRASH_MAJORITY, CRASH_ALL, CRASH_DURING_FSYNC, CRASH_AFTER_PROMISE,
         SPLIT, BRIDGE_FAILOVER, ISOLATE_LEADER, ONE_WAY, BRIDGE, LOSSY_NETWORK, TWO_LEADERS, STALE_EPOCH, FLAP,
-        DRIFT, CLOCK_JUMP, PAUSE
+        DRIFT, CLOCK_JUMP, PAUSE, ISOLATE_AFTER_COMMIT
     }
 
     void scheduleNextFault() {
@@ -67,6 +73,9 @@ final class SimFaults {
         }
         if (profile.clocks()) {
             kinds.addAll(List.of(FaultKind.DRIFT, FaultKind.CLOCK_JUMP, FaultKind.PAUSE));
+        }
+        if (profile.network() && leases.handoverFaults()) {
+            kinds.add(FaultKind.ISOLATE_AFTER_COMMIT);
         }
         FaultKind kind = kinds.get(faultRandom.nextInt(kinds.size()));
         trace.add(0xFA17, kind.ordinal(), queue.now());
@@ -205,7 +214,72 @@ final class SimFaults {
                 node.pausedUntilNanos = Math.max(node.pausedUntilNanos,
                         queue.now() + faultRandom.uniform(SimTiming.MILLIS, SimTiming.PAUSE_MAX_NANOS));
             }
+            case ISOLATE_AFTER_COMMIT -> {
+                int leader = servingLeader();
+                if (leader >= 0 && nodes[leader].isUp()) {
+                    SimNode node = nodes[leader];
+                    awaitCommitThenIsolate(node, node.incarnation, node.replica.commitSlot(), 0);
+                }
+            }
         }
+    }
+
+    /** Polls for the leader's next commit, every this long, at most {@link #HANDOVER_MAX_POLLS} times. */
+    private static final long HANDOVER_POLL_NANOS = 100 * SimTiming.MICROS;
+    private static final int HANDOVER_MAX_POLLS = 100;
+
+    /**
+     * {@code ISOLATE_AFTER_COMMIT}, the leader-lease race at its widest (docs/leases.md, "Simulator"):
+     * the moment the serving leader's commit point advances (its lease entry is as young as it gets) the
+     * network cuts it off, it has already lost its election session, and the oracle elects a successor
+     * at once; the clocks take the worst drift the world's bound allows (the old leader's slowest, the
+     * successor's fastest). A client that watches the oracle writes a key at the successor as soon as it
+     * stands for election, and when that write is acknowledged a client whose view of the oracle lags
+     * reads the key at the old leader. Every step is something a deployment sees: a partition may start
+     * at any instant, a ZooKeeper session can expire before the node notices, and two clients' watches
+     * fire at different times. A lease is correct only if that read is not answered from the old state.
+     */
+    private void awaitCommitThenIsolate(SimNode node, int incarnation, long fromSlot, int polls) {
+        queue.after(HANDOVER_POLL_NANOS, () -> {
+            if (!world.inFaultPhase() || !node.isUp() || node.incarnation != incarnation
+                    || node.replica.role() != io.synod.core.paxos.Role.LEADER) {
+                return;
+            }
+            if (node.replica.commitSlot() == fromSlot && polls < HANDOVER_MAX_POLLS) {
+                awaitCommitThenIsolate(node, incarnation, fromSlot, polls + 1);
+                return;
+            }
+            int n = nodes.length;
+            int leader = node.id;
+            boolean[] side = new boolean[n];
+            side[leader] = true;
+            network.split(side);
+            scheduleHeal();
+            int rival = faultRandom.otherNode(n, leader);
+            nodes[leader].clock.setDrift(queue.now(), -leases.driftFaultMaxPpm());
+            nodes[rival].clock.setDrift(queue.now(), leases.driftFaultMaxPpm());
+            trace.add(0xFA18, leader, rival);
+            if (nodes[rival].isUp()) {
+                oracle.electBehindBackOf(rival, leader);
+                awaitCandidateThenProbe(nodes[rival], nodes[rival].incarnation, leader, 0);
+            }
+        });
+    }
+
+    /** Once {@code successor} stands for election (it heard from the oracle), the two clients act. */
+    private void awaitCandidateThenProbe(SimNode successor, int incarnation, int oldLeader, int polls) {
+        queue.after(HANDOVER_POLL_NANOS, () -> {
+            if (!world.inFaultPhase() || !successor.isUp() || successor.incarnation != incarnation) {
+                return;
+            }
+            if (successor.replica.role() == io.synod.core.paxos.Role.FOLLOWER) {
+                if (polls < HANDOVER_MAX_POLLS) {
+                    awaitCandidateThenProbe(successor, incarnation, oldLeader, polls + 1);
+                }
+                return;
+            }
+            world.probeStaleRead(successor.id, oldLeader);
+        });
     }
 
     private void scheduleHeal() {

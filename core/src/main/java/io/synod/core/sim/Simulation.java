@@ -145,6 +145,11 @@ public final class Simulation {
             public void crash(SimNode node, int incarnation) {
                 Simulation.this.crash(node, incarnation);
             }
+
+            @Override
+            public void probeStaleRead(int writeNode, int readNode) {
+                clients.probeStaleRead(writeNode, readNode);
+            }
         });
     }
 
