@@ -161,7 +161,7 @@ final class Leader {
     }
 
     void drainPendingProposals() {
-        while (ctx.role == Role.LEADER && !clients.pending.isEmpty() && windowHasRoom()) {
+        while (ctx.role == Role.LEADER && !clients.pending.isEmpty() && windowHasRoom() && leases.mayAcceptProposals(ctx.nowNanos)) {
             Command command = clients.pending.poll().command();
             if (!clients.isDuplicate(command)) {
                 propose(command);

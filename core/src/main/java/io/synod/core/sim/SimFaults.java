@@ -21,6 +21,9 @@ final class SimFaults {
          * another client, whose view of the oracle lags, reads the same key at {@code readNode}.
          */
         void probeStaleRead(int writeNode, int readNode);
+
+        /** The node's replica starts a planned hand-over ({@code Replica.handOver()}); the slot of its end-lease entry, or -1. */
+        long handOver(SimNode node);
     }
 
     private final FaultProfile profile;
@@ -49,7 +52,7 @@ final class SimFaults {
     private enum FaultKind {
         CRASH, CRASH_MAJORITY, CRASH_ALL, CRASH_DURING_FSYNC, CRASH_AFTER_PROMISE,
         SPLIT, BRIDGE_FAILOVER, ISOLATE_LEADER, ONE_WAY, BRIDGE, LOSSY_NETWORK, TWO_LEADERS, STALE_EPOCH, FLAP,
-        DRIFT, CLOCK_JUMP, PAUSE, ISOLATE_AFTER_COMMIT
+        DRIFT, CLOCK_JUMP, PAUSE, ISOLATE_AFTER_COMMIT, PLANNED_HANDOVER
     }
 
     void scheduleNextFault() {
@@ -76,6 +79,7 @@ final class SimFaults {
         }
         if (profile.network() && leases.handoverFaults()) {
             kinds.add(FaultKind.ISOLATE_AFTER_COMMIT);
+            kinds.add(FaultKind.PLANNED_HANDOVER);
         }
         FaultKind kind = kinds.get(faultRandom.nextInt(kinds.size()));
         trace.add(0xFA17, kind.ordinal(), queue.now());
@@ -221,8 +225,57 @@ final class SimFaults {
                     awaitCommitThenIsolate(node, node.incarnation, node.replica.commitSlot(), 0);
                 }
             }
+            case PLANNED_HANDOVER -> {
+                int leader = servingLeader();
+                SimNode node = leader >= 0 ? nodes[leader] : null;
+                if (node != null && node.isUp() && node.replica.role() == io.synod.core.paxos.Role.LEADER) {
+                    int successor = faultRandom.otherNode(n, leader);
+                    boolean cutOff = faultRandom.chance(0.5);
+                    long slot = world.handOver(node);
+                    if (slot >= 0) {
+                        awaitHandOverCommit(node, node.incarnation, nodes[successor], slot, cutOff, 0);
+                    }
+                }
+            }
         }
     }
+
+    /**
+     * {@code PLANNED_HANDOVER} (leader-lease worlds): the leader appends its end-lease entry (an operator
+     * drains the node); once the leader and the chosen successor both know it committed (or after
+     * {@link #HANDOVER_MAX_COMMIT_POLLS} polls, whatever they know), the old leader gives up its election
+     * node and the oracle elects the successor. Half of the time the old leader's network fails at that
+     * moment (a machine being drained may lose its links at any time), so it hears of neither the election
+     * nor the successor's ballot while clients still reach it; a client following the oracle then writes at
+     * the successor and a lagging client reads the key at the old leader, as in {@code ISOLATE_AFTER_COMMIT}.
+     */
+    private void awaitHandOverCommit(SimNode leader, int incarnation, SimNode successor, long slot, boolean cutOff, int polls) {
+        queue.after(HANDOVER_POLL_NANOS, () -> {
+            if (!world.inFaultPhase() || !leader.isUp() || leader.incarnation != incarnation) {
+                return;
+            }
+            boolean known = leader.replica.commitSlot() >= slot && successor.isUp() && successor.replica.commitSlot() >= slot;
+            if (!known && polls < HANDOVER_MAX_COMMIT_POLLS) {
+                awaitHandOverCommit(leader, incarnation, successor, slot, cutOff, polls + 1);
+                return;
+            }
+            trace.add(0xFA19, leader.id, successor.id);
+            if (!successor.isUp()) {
+                return;
+            }
+            if (cutOff) {
+                boolean[] side = new boolean[nodes.length];
+                side[leader.id] = true;
+                network.split(side);
+                scheduleHeal();
+            }
+            // Without the cut every other node hears of the successor, the old leader included.
+            oracle.electBehindBackOf(successor.id, cutOff ? leader.id : -1);
+            awaitCandidateThenProbe(successor, successor.incarnation, leader.id, 0);
+        });
+    }
+
+    private static final int HANDOVER_MAX_COMMIT_POLLS = 300;
 
     /** Polls for the leader's next commit, every this long, at most {@link #HANDOVER_MAX_POLLS} times. */
     private static final long HANDOVER_POLL_NANOS = 100 * SimTiming.MICROS;

@@ -150,6 +150,17 @@ public final class Simulation {
             public void probeStaleRead(int writeNode, int readNode) {
                 clients.probeStaleRead(writeNode, readNode);
             }
+
+            @Override
+            public long handOver(SimNode node) {
+                if (!node.isUp() || node.pausedUntilNanos > queue.now()) {
+                    return -1;
+                }
+                observeClock(node);
+                long slot = node.replica.handOver();
+                drive(node);
+                return slot;
+            }
         });
     }
 
