@@ -74,6 +74,9 @@ final class SimClients {
     private final Transport transport;
     private final HistoryRecorder recorder = new HistoryRecorder();
     private final Worker[] workers;
+    /** Clients of the hand-over probes ({@link #probeStaleRead}), beside the pool (at most {@link #MAX_PROBE_WORKERS}). */
+    private final List<Worker> probeWorkers = new ArrayList<>();
+    private static final int MAX_PROBE_WORKERS = 256;
     private final Map<Long, Worker> workerByClient = new HashMap<>();
     private final long[] lastValueByKey;
     private final double[] keyCumulativeWeight;
@@ -173,6 +176,11 @@ final class SimClients {
                 return false;
             }
         }
+        for (Worker worker : probeWorkers) {
+            if (worker.op != null) {
+                return false;
+            }
+        }
         return true;
     }
 
@@ -204,6 +212,11 @@ final class SimClients {
     List<String> outstanding() {
         List<String> out = new ArrayList<>();
         for (Worker worker : workers) {
+            if (worker.op != null) {
+                out.add(describe(worker, worker.op));
+            }
+        }
+        for (Worker worker : probeWorkers) {
             if (worker.op != null) {
                 out.add(describe(worker, worker.op));
             }
@@ -273,14 +286,14 @@ final class SimClients {
      * The hand-over probe (SimFaults' {@code ISOLATE_AFTER_COMMIT}): an idle client that follows the
      * oracle appends to a key at {@code writeNode}, the node just elected; when that append is
      * acknowledged, another idle client, whose view of the oracle lags, reads the same key at
-     * {@code readNode}, the deposed leader. Both are ordinary operations of the history (fault phase
-     * only; skipped when no client is idle).
+     * {@code readNode}, the deposed leader. Both are ordinary operations of the history, by clients of
+     * their own beside the pool (a pool busy with retries must not hide the race); fault phase only.
      */
     void probeStaleRead(int writeNode, int readNode) {
         if (livenessPhase || faultPhaseOpsInvoked()) {
             return;
         }
-        Worker writer = pickIdleWorker();
+        Worker writer = probeWorker();
         if (writer == null) {
             return;
         }
@@ -444,7 +457,7 @@ final class SimClients {
         record(worker, op, SimOp.Outcome.OK, fromNode);
         worker.op = null;
         if (op.thenReadAt >= 0 && !livenessPhase) {
-            Worker reader = pickIdleWorker();
+            Worker reader = probeWorker();
             if (reader != null) {
                 invoke(reader, Integer.parseInt(op.key.substring(1)), false, op.thenReadAt);
             }
@@ -473,6 +486,17 @@ final class SimClients {
         if (ops != null) {
             ops.add(new SimOp(worker.site, op.append, op.key, op.invokeNanos, queue.now(), outcome, node, op.attempts));
         }
+    }
+
+    /** A fresh client for a probe, or null once {@link #MAX_PROBE_WORKERS} were made. */
+    private Worker probeWorker() {
+        if (probeWorkers.size() >= MAX_PROBE_WORKERS) {
+            return null;
+        }
+        Worker worker = new Worker();
+        assignFreshProcess(worker);
+        probeWorkers.add(worker);
+        return worker;
     }
 
     private void assignFreshProcess(Worker worker) {

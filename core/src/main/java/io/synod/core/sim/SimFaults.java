@@ -264,10 +264,7 @@ final class SimFaults {
                 return;
             }
             if (cutOff) {
-                boolean[] side = new boolean[nodes.length];
-                side[leader.id] = true;
-                network.split(side);
-                scheduleHeal();
+                isolateForAWhile(leader.id);
             }
             // Without the cut every other node hears of the successor, the old leader included.
             oracle.electBehindBackOf(successor.id, cutOff ? leader.id : -1);
@@ -276,6 +273,18 @@ final class SimFaults {
     }
 
     private static final int HANDOVER_MAX_COMMIT_POLLS = 300;
+
+    /**
+     * Cuts {@code node} off from every peer for a partition's duration (at least 2Δ of the lease worlds), a
+     * cut that the heals of other, earlier partitions do not end.
+     */
+    private void isolateForAWhile(int node) {
+        int token = network.isolate(node);
+        queue.after(faultRandom.uniform(HANDOVER_ISOLATION_MIN_NANOS, SimTiming.PARTITION_MAX_NANOS),
+                () -> network.endIsolation(node, token));
+    }
+
+    private static final long HANDOVER_ISOLATION_MIN_NANOS = 40 * SimTiming.MILLIS;
 
     /** Polls for the leader's next commit, every this long, at most {@link #HANDOVER_MAX_POLLS} times. */
     private static final long HANDOVER_POLL_NANOS = 100 * SimTiming.MICROS;
@@ -304,10 +313,7 @@ final class SimFaults {
             }
             int n = nodes.length;
             int leader = node.id;
-            boolean[] side = new boolean[n];
-            side[leader] = true;
-            network.split(side);
-            scheduleHeal();
+            isolateForAWhile(leader);
             int rival = faultRandom.otherNode(n, leader);
             nodes[leader].clock.setDrift(queue.now(), -leases.driftFaultMaxPpm());
             nodes[rival].clock.setDrift(queue.now(), leases.driftFaultMaxPpm());

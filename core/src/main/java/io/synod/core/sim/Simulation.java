@@ -321,7 +321,7 @@ public final class Simulation {
     private void startLivenessPhase() {
         phase = Phase.LIVENESS;
         trace.add(0x11FE, queue.now(), 0);
-        network.healAll();
+        network.healEverything();
         network.setQuality(0, 0, 0, 0);
         for (SimNode node : nodes) {
             node.crashDuringNextFsync = false;
