@@ -41,7 +41,8 @@ import java.util.Set;
  *   <li><b>End-lease entry on a planned hand-over (§3, our reading of LeaseGuard's step-down rule: a
  *       leader that steps down on purpose ends its lease through the log).</b> The leader appends
  *       {@link #END_LEASE} ({@link io.synod.core.paxos.Replica#handOver()}) and, from the moment it
- *       stamps it, serves no lease read and appends no idle no-op in that ballot. A new leader whose
+ *       stamps it, serves no lease read, appends no idle no-op and takes no new client command (BUSY) in
+ *       that ballot, so the end-lease entry stays its ballot's last. A new leader whose
  *       commit point (known chosen) is an end-lease entry of an earlier ballot, with no earlier-ballot
  *       entry past it, commits at once. Why: the entry being chosen means a leader committed it after its
  *       own deferred-commit wait, which outlasted every older lease; the creator stopped reading when it
@@ -236,6 +237,9 @@ public final class LeaderLease implements LeaseHooks {
 
     @Override
     public boolean mayAcceptProposals(long nowNanos) {
+        if (leaseEnded) {
+            return false; // Handing over: the end-lease entry stays the last entry of this ballot.
+        }
         if (!config.logLease() || leading == null) {
             return true;
         }

@@ -99,8 +99,9 @@ public interface LeaseHooks {
 
     /**
      * Whether a leader may take new client commands into its log now. A leader that may not answers
-     * BUSY (the command was never logged: safe to retry). Only LeaseGuard's "log lease" baseline (its
-     * evaluation, Fig. 7) says no: a new leader that accepts nothing until the old lease expired.
+     * BUSY (the command was never logged: safe to retry); commands it queued wait, and the leader tick
+     * offers them again. LeaseGuard says no while a leader hands over (after its end-lease entry), and
+     * its "log lease" baseline (evaluation, Fig. 7) while a new leader waits for the old lease.
      */
     default boolean mayAcceptProposals(long nowNanos) {
         return true;

@@ -259,20 +259,30 @@ final class SimFaults {
                 awaitHandOverCommit(leader, incarnation, successor, slot, cutOff, polls + 1);
                 return;
             }
-            trace.add(0xFA19, leader.id, successor.id);
-            if (!successor.isUp()) {
+            SimNode next = successor.isUp() ? successor : firstUpOtherThan(leader.id);
+            trace.add(0xFA19, leader.id, next == null ? -1 : next.id);
+            if (next == null) {
                 return;
             }
             if (cutOff) {
                 isolateForAWhile(leader.id);
             }
             // Without the cut every other node hears of the successor, the old leader included.
-            oracle.electBehindBackOf(successor.id, cutOff ? leader.id : -1);
-            awaitCandidateThenProbe(successor, successor.incarnation, leader.id, 0);
+            oracle.electBehindBackOf(next.id, cutOff ? leader.id : -1);
+            awaitCandidateThenProbe(next, next.incarnation, leader.id, 0);
         });
     }
 
     private static final int HANDOVER_MAX_COMMIT_POLLS = 300;
+
+    private SimNode firstUpOtherThan(int node) {
+        for (SimNode other : nodes) {
+            if (other.id != node && other.isUp()) {
+                return other;
+            }
+        }
+        return null;
+    }
 
     /**
      * Cuts {@code node} off from every peer for a partition's duration (at least 2Δ of the lease worlds), a
