@@ -38,12 +38,30 @@ import java.util.Set;
  *       readings that only their creator compares: it reads for Δ(1−ε) of local time after creating
  *       its newest committed entry; a new leader waits Δ(1+ε) of local time after it starts leading
  *       (every entry chosen in an earlier ballot was created before that); no inherited reads.</li>
+ *   <li><b>End-lease entry on a planned hand-over (§3, our reading of LeaseGuard's step-down rule: a
+ *       leader that steps down on purpose ends its lease through the log).</b> The leader appends
+ *       {@link #END_LEASE} ({@link io.synod.core.paxos.Replica#handOver()}) and, from the moment it
+ *       stamps it, serves no lease read, appends no idle no-op and takes no new client command (BUSY) in
+ *       that ballot, so the end-lease entry stays its ballot's last. A new leader whose
+ *       commit point (known chosen) is an end-lease entry of an earlier ballot, with no earlier-ballot
+ *       entry past it, commits at once. Why: the entry being chosen means a leader committed it after its
+ *       own deferred-commit wait, which outlasted every older lease; the creator stopped reading when it
+ *       stamped it; any leader elected in between either saw it (then it served no inherited reads, see
+ *       below) or it was chosen later by a leader whose wait covered that one's reads, and any entry a
+ *       leader in between committed lies past it, where phase 1 finds it. A new leader that finds an
+ *       end-lease entry in its limbo region serves no inherited reads (a later leader may skip the
+ *       wait they rely on).</li>
  * </ul>
  * The safety argument in one line: an old leader reads only before {@code t(e) + Δ} for an entry
  * {@code e} it committed; any later leader finds {@code e} (or its stamp bound) in phase 1 or its own
  * log and commits nothing before {@code t(e) + Δ}.
  */
 public final class LeaderLease implements LeaseHooks {
+    /** Sequence number that marks the end-lease no-op ("ENDLEASE" in ASCII). */
+    public static final long END_LEASE_SEQUENCE = 0x454E444C45415345L;
+    /** The end-lease entry's command: a no-op to the state machine, recognised by its sequence number. */
+    public static final Command END_LEASE = new Command(Command.NOOP_CLIENT, END_LEASE_SEQUENCE, new byte[0]);
+
     private final LeaderLeaseConfig config;
     private final KeyExtractor keys;
     private LeaseView view;
@@ -64,6 +82,10 @@ public final class LeaderLease implements LeaseHooks {
     /** Monotonic reading of the last read this leader was asked to serve (the idle no-op keeps the lease for readers). */
     private long lastReadMonotonicNanos;
     private boolean readSeen;
+    /** This leader stamped its end-lease entry in its current ballot: no more lease reads or idle no-ops. */
+    private boolean leaseEnded;
+    /** Times this incarnation led after a predecessor's end-lease entry and skipped the wait (for tests and docs). */
+    private long handOverShortcuts;
 
     public LeaderLease(LeaderLeaseConfig config, KeyExtractor keys) {
         this.config = config;
@@ -115,6 +137,9 @@ public final class LeaderLease implements LeaseHooks {
         if (now == null || own == null) {
             return null;
         }
+        if (isEndLease(command)) {
+            leaseEnded = true; // From now on this ballot reads nothing under the lease.
+        }
         return config.clock() == LeaderLeaseConfig.Clock.BOUNDED
                 ? new LeaseStamp(own, now.earliestNanos(), now.latestNanos())
                 : new LeaseStamp(own, now.monotonicNanos(), now.monotonicNanos());
@@ -128,8 +153,14 @@ public final class LeaderLease implements LeaseHooks {
         limboKeys.clear();
         limboUnknownKeys = false;
         inheritedAnchor = null;
+        leaseEnded = false;
         if (now == null) {
             commitNotBeforeNanos = Long.MAX_VALUE; // No clock, no lease: never commit on a guess.
+            return;
+        }
+        if (endedAtCommitPoint(commitSlot)) {
+            handOverShortcuts++;
+            commitNotBeforeNanos = Long.MIN_VALUE; // The previous lease ended through the log: no wait.
             return;
         }
         if (config.clock() == LeaderLeaseConfig.Clock.TIMER) {
@@ -156,6 +187,9 @@ public final class LeaderLease implements LeaseHooks {
                 limboUnknownKeys = true;
                 continue;
             }
+            if (isEndLease(entry.command())) {
+                inheritedAnchor = null; // A later leader may skip the wait that inherited reads rely on.
+            }
             if (entry.command().isNoop()) {
                 continue;
             }
@@ -166,6 +200,51 @@ public final class LeaderLease implements LeaseHooks {
                 limboKeys.add(key);
             }
         }
+    }
+
+    /**
+     * The hand-over rule: the entry at the commit point (known chosen) is an end-lease entry of an earlier
+     * ballot and no entry past it (phase 1 recovered them all) comes from an earlier ballot.
+     */
+    private boolean endedAtCommitPoint(long commitSlot) {
+        Entry committed = commitSlot == 0 ? null : view.entry(commitSlot);
+        if (committed == null || !isEndLease(committed.command()) || committed.stamp() == null
+                || committed.stamp().creator().equals(leading)) {
+            return false;
+        }
+        for (long slot = commitSlot + 1; slot <= view.lastSlot(); slot++) {
+            Entry entry = view.entry(slot);
+            if (entry == null || entry.stamp() == null || !entry.stamp().creator().equals(leading)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static boolean isEndLease(Command command) {
+        return command.isNoop() && command.sequence() == END_LEASE_SEQUENCE;
+    }
+
+    /** How many times this incarnation led right after a predecessor's end-lease entry and skipped the deferred-commit wait. */
+    public long handOverShortcuts() {
+        return handOverShortcuts;
+    }
+
+    @Override
+    public Command endLeaseCommand() {
+        return leading != null && leading.equals(view.ownBallot()) && !leaseEnded ? END_LEASE : null;
+    }
+
+    @Override
+    public boolean mayAcceptProposals(long nowNanos) {
+        if (leaseEnded) {
+            return false; // Handing over: the end-lease entry stays the last entry of this ballot.
+        }
+        if (!config.logLease() || leading == null) {
+            return true;
+        }
+        ClockReading now = view.clock();
+        return now != null && !deferring(now);
     }
 
     @Override
@@ -202,6 +281,9 @@ public final class LeaderLease implements LeaseHooks {
         readSeen = true;
         if (config.readsWithoutLease()) {
             return true; // The inconsistent baseline: no lease at all.
+        }
+        if (leaseEnded && config.endLeaseStopsReads()) {
+            return false; // Handed over: the end-lease entry ended this ballot's lease.
         }
         if (ownLeaseValid(now)) {
             return true;
@@ -250,7 +332,7 @@ public final class LeaderLease implements LeaseHooks {
     @Override
     public boolean wantsNoop() {
         ClockReading now = view.clock();
-        if (leading == null || now == null || !readSeen || deferring(now)
+        if (leading == null || now == null || !readSeen || leaseEnded || deferring(now)
                 || now.monotonicNanos() - lastReadMonotonicNanos > config.leaseNanos()) {
             return false;
         }

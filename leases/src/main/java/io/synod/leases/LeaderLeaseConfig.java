@@ -19,9 +19,15 @@ import io.synod.core.util.Check;
  * @param readsWithoutLease the "inconsistent" baseline of LeaseGuard's evaluation (Fig. 7): a node that
  *                          believes it leads answers every read locally, with no lease at all (stale
  *                          reads are possible after a failover); only for experiments, never safe
+ * @param logLease          the "log lease" baseline of LeaseGuard's evaluation (Fig. 7): a new leader
+ *                          takes no client command into its log (answers BUSY) until the old lease
+ *                          expired, instead of accepting and replicating meanwhile (deferred commit);
+ *                          only for experiments (safe, slower)
+ * @param endLeaseStopsReads a leader stops lease reads once it created its end-lease entry (planned
+ *                          hand-over); false only in a negative control
  */
 public record LeaderLeaseConfig(long leaseNanos, Clock clock, long driftMarginPpm, boolean deferredCommit,
-        boolean inheritedReads, boolean limboCheck, boolean readsWithoutLease) {
+        boolean inheritedReads, boolean limboCheck, boolean readsWithoutLease, boolean logLease, boolean endLeaseStopsReads) {
     /** What the lease trusts about time. */
     public enum Clock {
         /** A bounded-uncertainty clock ([earliest, latest] contains true time): stamps compare across nodes. */
@@ -39,6 +45,15 @@ public record LeaderLeaseConfig(long leaseNanos, Clock clock, long driftMarginPp
                 "inherited lease reads need a bounded-uncertainty clock (LeaseGuard §4)");
         Check.argument(!readsWithoutLease || (!deferredCommit && !inheritedReads),
                 "reads without a lease (the inconsistent baseline) make deferred commit and inherited reads meaningless");
+
+        Check.argument(!logLease || (deferredCommit && !inheritedReads),
+                "the log-lease baseline waits for the old lease like deferred commit and serves no inherited reads");
+    }
+
+    /** The seven-argument form: no log-lease baseline, the end-lease entry stops reads. */
+    public LeaderLeaseConfig(long leaseNanos, Clock clock, long driftMarginPpm, boolean deferredCommit, boolean inheritedReads,
+            boolean limboCheck, boolean readsWithoutLease) {
+        this(leaseNanos, clock, driftMarginPpm, deferredCommit, inheritedReads, limboCheck, readsWithoutLease, false, true);
     }
 
     /** The six-argument form: a real lease (reads only with a valid lease). */
@@ -65,12 +80,29 @@ public record LeaderLeaseConfig(long leaseNanos, Clock clock, long driftMarginPp
         return new LeaderLeaseConfig(leaseNanos, Clock.TIMER, driftMarginPpm, true, false, false);
     }
 
+    /**
+     * LeaseGuard's "log lease" baseline (Fig. 7): lease reads, and a new leader that neither commits,
+     * nor serves reads, nor takes client commands into its log until the old lease expired (no deferred
+     * commit backlog, no inherited reads). Safe; for availability experiments.
+     */
+    public static LeaderLeaseConfig logLease(long leaseNanos) {
+        return new LeaderLeaseConfig(leaseNanos, Clock.BOUNDED, 0, true, false, true, false, true, true);
+    }
+
     public LeaderLeaseConfig withDeferredCommit(boolean on) {
-        return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, on, inheritedReads, limboCheck, readsWithoutLease);
+        return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, on, inheritedReads, limboCheck, readsWithoutLease, logLease,
+                endLeaseStopsReads);
     }
 
     public LeaderLeaseConfig withInheritedReads(boolean on, boolean checkLimbo) {
-        return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, deferredCommit, on, checkLimbo, readsWithoutLease);
+        return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, deferredCommit, on, checkLimbo, readsWithoutLease, logLease,
+                endLeaseStopsReads);
+    }
+
+    /** The negative control with false: a leader keeps reading on its lease after its end-lease entry. */
+    public LeaderLeaseConfig withEndLeaseStopsReads(boolean on) {
+        return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, deferredCommit, inheritedReads, limboCheck, readsWithoutLease,
+                logLease, on);
     }
 
     /** Local time a leader may read for after creating an entry: Δ(1−ε). */

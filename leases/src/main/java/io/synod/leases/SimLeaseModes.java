@@ -74,6 +74,8 @@ public final class SimLeaseModes {
         NO_DEFERRED_COMMIT("no-deferred-commit", Mode.LEADER),
         /** Inherited lease reads of keys written in the limbo region (breaks §3.3). */
         INHERITED_IGNORES_LIMBO("inherited-ignores-limbo", Mode.LEADER),
+        /** The old leader keeps reading on its lease after its end-lease entry, which lets its successor skip the wait. */
+        END_LEASE_KEEPS_READING("end-lease-keeps-reading", Mode.LEADER),
         /** Timer-only leases with ε = 0 while clocks drift within ±20 % (breaks §4). */
         TIMER_WITHOUT_DRIFT_MARGIN("timer-no-drift-margin", Mode.LEADER_TIMER),
         /** A quorum-lease holder reads k while it holds an accepted but unapplied write to k (breaks Moraru §3). */
@@ -127,13 +129,14 @@ public final class SimLeaseModes {
             case LEADER -> {
                 LeaderLeaseConfig config = LeaderLeaseConfig.bounded(leaseNanos)
                         .withDeferredCommit(control != Control.NO_DEFERRED_COMMIT)
-                        .withInheritedReads(true, control != Control.INHERITED_IGNORES_LIMBO);
-                yield SimLeases.of(name, factory(config));
+                        .withInheritedReads(true, control != Control.INHERITED_IGNORES_LIMBO)
+                        .withEndLeaseStopsReads(control != Control.END_LEASE_KEEPS_READING);
+                yield SimLeases.of(name, factory(config)).withHandoverFaults(true);
             }
             case LEADER_TIMER -> {
                 long margin = control == Control.TIMER_WITHOUT_DRIFT_MARGIN ? 0 : TIMER_DRIFT_PPM;
                 yield SimLeases.of(name, factory(LeaderLeaseConfig.timer(leaseNanos, margin)))
-                        .withDriftWithin(TIMER_DRIFT_PPM, false);
+                        .withDriftWithin(TIMER_DRIFT_PPM, false).withHandoverFaults(true);
             }
             case QUORUM -> {
                 QuorumLeaseConfig config = quorumConfig(leaseNanos).withChecks(control != Control.QL_READ_WITH_PENDING_WRITE,

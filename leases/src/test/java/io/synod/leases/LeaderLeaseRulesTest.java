@@ -185,4 +185,125 @@ class LeaderLeaseRulesTest {
         assertThrows(IllegalArgumentException.class,
                 () -> LeaderLeaseConfig.timer(DELTA, 0).withInheritedReads(true, true));
     }
+
+    /**
+     * Planned hand-over (LeaseGuard §3, the leader that steps down on purpose ends its lease through the
+     * log): the old leader stops lease reads once it stamps its end-lease entry, and a successor that finds
+     * that entry at its commit point, with nothing of an earlier ballot past it, commits at once.
+     */
+    @Test
+    void anEndLeaseEntryStopsTheOldLeadersReadsAndLetsItsSuccessorCommitAtOnce() {
+        LeaderLease old = new LeaderLease(LeaderLeaseConfig.bounded(DELTA), KeyExtractor.KV);
+        old.attach(view);
+        view.at(100, 110);
+        old.onClock(view.clock);
+        view.role = Role.LEADER;
+        view.own = OLD;
+        old.onLeading(0, 0);
+        Entry write = new Entry(1, OLD, append("k0", 1), null, old.stamp(1, append("k0", 1)));
+        view.log.put(1L, write);
+        view.commit = 1;
+        view.applied = 1;
+        view.at(200, 210);
+        assertTrue(old.mayServeLocalRead(Role.LEADER, read("k0"), 0), "its own committed entry is younger than Δ");
+        assertEquals(LeaderLease.END_LEASE, old.endLeaseCommand());
+        Entry end = new Entry(2, OLD, LeaderLease.END_LEASE, null, old.stamp(2, LeaderLease.END_LEASE));
+        view.log.put(2L, end);
+        assertFalse(old.mayServeLocalRead(Role.LEADER, read("k0"), 0), "stamped its end-lease entry: no more lease reads");
+        assertEquals(null, old.endLeaseCommand(), "one end-lease entry per ballot");
+        view.commit = 2;
+        view.applied = 2;
+        view.at(210, 220);
+        assertFalse(old.mayServeLocalRead(Role.LEADER, read("k0"), 0), "not even once the entry committed");
+        assertFalse(old.wantsNoop(), "and no idle no-op renews the ended lease");
+
+        // The successor knows slot 2 committed; phase 1 found nothing past it.
+        FakeView next = new FakeView();
+        next.log.putAll(view.log);
+        next.commit = 2;
+        next.applied = 2;
+        LeaderLease successor = new LeaderLease(LeaderLeaseConfig.bounded(DELTA), KeyExtractor.KV);
+        successor.attach(next);
+        next.at(230, 240);
+        successor.onClock(next.clock);
+        successor.onApplied(write);
+        successor.onApplied(end);
+        next.role = Role.LEADER;
+        next.own = OWN;
+        successor.onLeading(2, 2);
+        Entry first = new Entry(3, OWN, append("k0", 2), null, successor.stamp(3, append("k0", 2)));
+        assertTrue(successor.mayCommit(first, 0), "the previous lease ended through the log: no wait for Δ");
+        assertEquals(1, successor.handOverShortcuts());
+
+        // Without the end-lease entry at the commit point (the same log one slot earlier) it waits for Δ.
+        FakeView plain = new FakeView();
+        plain.log.put(1L, write);
+        plain.commit = 1;
+        plain.applied = 1;
+        LeaderLease waiting = new LeaderLease(LeaderLeaseConfig.bounded(DELTA), KeyExtractor.KV);
+        waiting.attach(plain);
+        plain.at(230, 240);
+        waiting.onClock(plain.clock);
+        waiting.onApplied(write);
+        plain.role = Role.LEADER;
+        plain.own = OWN;
+        waiting.onLeading(1, 1);
+        assertFalse(waiting.mayCommit(first, 0), "slot 1 was created at [100, 110]: wait until earliest >= 1110");
+        assertEquals(0, waiting.handOverShortcuts());
+    }
+
+    @Test
+    void anEndLeaseEntryInTheLimboRegionNeitherShortensTheWaitNorAllowsInheritedReads() {
+        view.at(100, 110);
+        Entry committed = new Entry(1, OLD, append("k0", 1), null, new LeaseStamp(OLD, 100, 110));
+        view.log.put(1L, committed);
+        view.log.put(2L, new Entry(2, OLD, LeaderLease.END_LEASE, null, new LeaseStamp(OLD, 150, 160)));
+        view.commit = 1;
+        view.applied = 1;
+        LeaderLease lease = new LeaderLease(LeaderLeaseConfig.bounded(DELTA), KeyExtractor.KV);
+        lease.attach(view);
+        lease.onClock(view.clock);
+        lease.onApplied(committed);
+        view.role = Role.LEADER;
+        view.own = OWN;
+        view.at(400, 410);
+        lease.onLeading(1, 2);
+        view.at(500, 510);
+        assertFalse(lease.mayCommit(view.log.get(2L), 0), "not known chosen: wait as usual");
+        assertFalse(lease.mayServeLocalRead(Role.LEADER, read("k0"), 0),
+                "a later leader may find the entry committed and skip the wait that inherited reads rely on");
+        assertEquals(0, lease.handOverShortcuts());
+    }
+
+    @Test
+    void keepingReadsAfterTheEndLeaseEntryIsTheNegativeControl() {
+        LeaderLease old = new LeaderLease(LeaderLeaseConfig.bounded(DELTA).withEndLeaseStopsReads(false), KeyExtractor.KV);
+        old.attach(view);
+        view.at(100, 110);
+        old.onClock(view.clock);
+        view.role = Role.LEADER;
+        view.own = OLD;
+        old.onLeading(0, 0);
+        view.log.put(1L, new Entry(1, OLD, LeaderLease.END_LEASE, null, old.stamp(1, LeaderLease.END_LEASE)));
+        view.commit = 1;
+        view.applied = 1;
+        view.at(200, 210);
+        assertTrue(old.mayServeLocalRead(Role.LEADER, read("k0"), 0));
+    }
+
+    /** LeaseGuard's Fig. 7 "log lease" baseline: no client command enters the log until the old lease expired. */
+    @Test
+    void theLogLeaseBaselineTakesNoCommandUntilTheOldLeaseExpired() {
+        LeaderLease lease = leaderAfterPhase1(LeaderLeaseConfig.logLease(DELTA));
+        view.at(1_300, 1_309);
+        assertFalse(lease.mayAcceptProposals(0), "the limbo entry was created by [300, 310]: nothing until earliest >= 1310");
+        assertFalse(lease.mayCommit(view.log.get(2L), 0));
+        assertFalse(lease.mayServeLocalRead(Role.LEADER, read("k0"), 0), "no inherited reads");
+        view.at(1_310, 1_320);
+        assertTrue(lease.mayAcceptProposals(0));
+        assertTrue(lease.mayCommit(view.log.get(2L), 0));
+        LeaderLease full = leaderAfterPhase1(LeaderLeaseConfig.bounded(DELTA));
+        view.at(500, 510);
+        assertTrue(full.mayAcceptProposals(0), "LeaseGuard accepts and replicates while it waits");
+    }
 }

@@ -39,10 +39,11 @@ final class LeaseGuardExperiments {
     /** Timeline window around the crash that the CSV and plot show. */
     static final long WINDOW_BEFORE_NANOS = 500 * MILLIS;
 
-    /** The five configurations of Fig. 7 that Synod can run (the log-lease baseline is not built, see docs). */
+    /** The five configurations of Fig. 7. */
     enum Variant {
         INCONSISTENT("inconsistent", "leader reads locally with no lease; a new leader commits at once"),
         QUORUM("quorum", "no lease: every read goes through the log (a quorum round)"),
+        LOG_LEASE("log-lease", "lease reads; a new leader takes no command, commits nothing and serves no read until the old lease expired"),
         DEFERRED_COMMIT("deferred-commit", "lease reads + deferred commit (§3.2), no inherited reads"),
         LEASEGUARD("leaseguard", "deferred commit + inherited lease reads (§3.3): full LeaseGuard");
 
@@ -58,6 +59,7 @@ final class LeaseGuardExperiments {
             return switch (this) {
                 case INCONSISTENT -> SimLeases.of(name, factory(LeaderLeaseConfig.inconsistent(LEASE_NANOS)));
                 case QUORUM -> SimLeases.NONE;
+                case LOG_LEASE -> SimLeases.of(name, factory(LeaderLeaseConfig.logLease(LEASE_NANOS)));
                 case DEFERRED_COMMIT -> SimLeases.of(name, factory(LeaderLeaseConfig.bounded(LEASE_NANOS).withInheritedReads(false, true)));
                 case LEASEGUARD -> SimLeases.of(name, factory(LeaderLeaseConfig.bounded(LEASE_NANOS)));
             };

@@ -38,6 +38,8 @@ final class Leader {
     private final CatchUp catchUp;
     private final QuorumPolicy quorum;
     private final LeaseHooks leases;
+    /** The lease policy refused to take queued commands ({@link LeaseHooks#mayAcceptProposals}); the tick tries again. */
+    private boolean proposalsHeldByLease;
 
     private long nextSlot;
     private final TreeMap<Long, InFlight> inFlight = new TreeMap<>();
@@ -224,7 +226,12 @@ final class Leader {
     }
 
     void drainPendingProposals() {
+        proposalsHeldByLease = false;
         while (ctx.role == Role.LEADER && !clients.pending.isEmpty() && windowHasRoom()) {
+            if (!leases.mayAcceptProposals(ctx.nowNanos)) {
+                proposalsHeldByLease = true; // The lease policy holds them: the tick retries (log-lease baseline).
+                return;
+            }
             Command command = clients.pending.poll().command();
             if (!clients.isDuplicate(command)) {
                 propose(command);
@@ -269,6 +276,9 @@ final class Leader {
 
     /** Leader tick: re-send what is due, commit what may commit now, keep quiet peers informed. */
     void tick() {
+        if (proposalsHeldByLease) {
+            drainPendingProposals();
+        }
         retransmitAccepts();
         tryCommit();
         if (inFlight.isEmpty() && clients.pending.isEmpty() && leases.wantsNoop()) {

@@ -97,6 +97,25 @@ public interface LeaseHooks {
         return false;
     }
 
+    /**
+     * Whether a leader may take new client commands into its log now. A leader that may not answers
+     * BUSY (the command was never logged: safe to retry); commands it queued wait, and the leader tick
+     * offers them again. LeaseGuard says no while a leader hands over (after its end-lease entry), and
+     * its "log lease" baseline (evaluation, Fig. 7) while a new leader waits for the old lease.
+     */
+    default boolean mayAcceptProposals(long nowNanos) {
+        return true;
+    }
+
+    /**
+     * The entry a leader appends on a planned hand-over ({@link Replica#handOver()}), or null if the
+     * policy has none (LeaseGuard: the end-lease entry, after which the leader stops lease reads). It
+     * must be a no-op to the state machine ({@link Command#isNoop()}).
+     */
+    default Command endLeaseCommand() {
+        return null;
+    }
+
     /** No leases: every read goes through the log; every quorum-accepted entry commits at once. */
     LeaseHooks NONE = new LeaseHooks() {
         @Override

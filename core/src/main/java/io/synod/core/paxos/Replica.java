@@ -184,6 +184,21 @@ public final class Replica {
         }
     }
 
+    /**
+     * A planned hand-over: a leader appends its lease policy's end-lease entry
+     * ({@link LeaseHooks#endLeaseCommand()}) and returns its slot; once that slot is committed the
+     * runtime may give up leadership (its successor finds the entry and need not wait for the lease).
+     * Returns -1 if this replica does not lead or its policy has no such entry.
+     */
+    public long handOver() {
+        Command end = ctx.role == Role.LEADER ? leases.endLeaseCommand() : null;
+        if (end == null) {
+            return -1;
+        }
+        Check.state(end.isNoop(), "an end-lease entry must be a no-op, got %s", end);
+        return leader.append(end);
+    }
+
     /** Handles a client request; the answer comes in a later {@link Ready#replies()}. */
     public void propose(ClientRequest request) {
         Check.argument(request != null, "request must not be null");
@@ -230,6 +245,10 @@ public final class Replica {
             localReadsServed++;
             clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
                     learner.stateMachine().read(command.payload()));
+            return;
+        }
+        if (ctx.role == Role.LEADER && !leases.mayAcceptProposals(ctx.nowNanos)) {
+            clients.reply(command, ClientReply.Status.BUSY);
             return;
         }
         if (ctx.role == Role.LEADER && clients.pending.isEmpty() && leader.windowHasRoom()) {

@@ -51,6 +51,8 @@ final class SimClients {
         long attemptToken;
         boolean mayHaveTakenEffect;
         ClientReply.Status lastStatus;
+        /** A probe append: once acknowledged, another client reads the key at this node (else -1). */
+        int thenReadAt = -1;
     }
 
     private static final class Worker {
@@ -72,6 +74,9 @@ final class SimClients {
     private final Transport transport;
     private final HistoryRecorder recorder = new HistoryRecorder();
     private final Worker[] workers;
+    /** Clients of the hand-over probes ({@link #probeStaleRead}), beside the pool (at most {@link #MAX_PROBE_WORKERS}). */
+    private final List<Worker> probeWorkers = new ArrayList<>();
+    private static final int MAX_PROBE_WORKERS = 256;
     private final Map<Long, Worker> workerByClient = new HashMap<>();
     private final long[] lastValueByKey;
     private final double[] keyCumulativeWeight;
@@ -171,6 +176,11 @@ final class SimClients {
                 return false;
             }
         }
+        for (Worker worker : probeWorkers) {
+            if (worker.op != null) {
+                return false;
+            }
+        }
         return true;
     }
 
@@ -202,6 +212,11 @@ final class SimClients {
     List<String> outstanding() {
         List<String> out = new ArrayList<>();
         for (Worker worker : workers) {
+            if (worker.op != null) {
+                out.add(describe(worker, worker.op));
+            }
+        }
+        for (Worker worker : probeWorkers) {
             if (worker.op != null) {
                 out.add(describe(worker, worker.op));
             }
@@ -267,11 +282,40 @@ final class SimClients {
         return null;
     }
 
+    /**
+     * The hand-over probe (SimFaults' {@code ISOLATE_AFTER_COMMIT}): an idle client that follows the
+     * oracle appends to a key at {@code writeNode}, the node just elected; when that append is
+     * acknowledged, another idle client, whose view of the oracle lags, reads the same key at
+     * {@code readNode}, the deposed leader. Both are ordinary operations of the history, by clients of
+     * their own beside the pool (a pool busy with retries must not hide the race); fault phase only.
+     */
+    void probeStaleRead(int writeNode, int readNode) {
+        if (livenessPhase || faultPhaseOpsInvoked()) {
+            return;
+        }
+        Worker writer = probeWorker();
+        if (writer == null) {
+            return;
+        }
+        int keyIndex = pickKey();
+        Op op = invoke(writer, keyIndex, true, writeNode);
+        op.thenReadAt = readNode;
+    }
+
     private void invoke(Worker worker) {
-        Op op = new Op();
         int keyIndex = siteKeyOrder == null ? pickKey() : siteKeyOrder[worker.site][pickKey()];
+        boolean append = random.nextInt(100) >= config.readPercent();
+        // A client attached to a site reads at its own site's replica first (a lease holder answers there).
+        int target = worker.site >= 0 && !append ? worker.site
+                : worker.leaderGuess >= 0 ? worker.leaderGuess : worker.site >= 0 ? worker.site : -1;
+        invoke(worker, keyIndex, append, target);
+    }
+
+    /** Invokes an operation on {@code keyIndex} and sends its first attempt to {@code target} (-1: a random node). */
+    private Op invoke(Worker worker, int keyIndex, boolean append, int target) {
+        Op op = new Op();
         op.key = "k" + keyIndex;
-        op.append = random.nextInt(100) >= config.readPercent();
+        op.append = append;
         op.sequence = worker.nextSequence++;
         op.invokeNanos = queue.now();
         op.livenessProbe = livenessPhase;
@@ -297,10 +341,8 @@ final class SimClients {
             faultPhaseInvoked++;
         }
         worker.op = op;
-        // A client attached to a site reads at its own site's replica first (a lease holder answers there).
-        int target = worker.site >= 0 && !op.append ? worker.site
-                : worker.leaderGuess >= 0 ? worker.leaderGuess : worker.site >= 0 ? worker.site : random.nextInt(config.nodes());
-        attempt(worker, op, target);
+        attempt(worker, op, target >= 0 ? target : random.nextInt(config.nodes()));
+        return op;
     }
 
     /** The note an append carries under {@link SimConfig#coding()}'s value mix, or null (pseudo-random bytes). */
@@ -414,6 +456,12 @@ final class SimClients {
         okCount++;
         record(worker, op, SimOp.Outcome.OK, fromNode);
         worker.op = null;
+        if (op.thenReadAt >= 0 && !livenessPhase) {
+            Worker reader = probeWorker();
+            if (reader != null) {
+                invoke(reader, Integer.parseInt(op.key.substring(1)), false, op.thenReadAt);
+            }
+        }
     }
 
     private void finishWithoutOk(Worker worker, Op op) {
@@ -438,6 +486,17 @@ final class SimClients {
         if (ops != null) {
             ops.add(new SimOp(worker.site, op.append, op.key, op.invokeNanos, queue.now(), outcome, node, op.attempts));
         }
+    }
+
+    /** A fresh client for a probe, or null once {@link #MAX_PROBE_WORKERS} were made. */
+    private Worker probeWorker() {
+        if (probeWorkers.size() >= MAX_PROBE_WORKERS) {
+            return null;
+        }
+        Worker worker = new Worker();
+        assignFreshProcess(worker);
+        probeWorkers.add(worker);
+        return worker;
     }
 
     private void assignFreshProcess(Worker worker) {

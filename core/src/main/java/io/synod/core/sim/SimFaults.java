@@ -15,6 +15,15 @@ final class SimFaults {
 
         /** Crashes {@code node} if it still runs {@code incarnation}; it comes back after a random downtime. */
         void crash(SimNode node, int incarnation);
+
+        /**
+         * A client that follows the oracle appends to a key at {@code writeNode}; once that is acknowledged,
+         * another client, whose view of the oracle lags, reads the same key at {@code readNode}.
+         */
+        void probeStaleRead(int writeNode, int readNode);
+
+        /** The node's replica starts a planned hand-over ({@code Replica.handOver()}); the slot of its end-lease entry, or -1. */
+        long handOver(SimNode node);
     }
 
     private final FaultProfile profile;
@@ -43,7 +52,7 @@ final class SimFaults {
     private enum FaultKind {
         CRASH, CRASH_MAJORITY, CRASH_ALL, CRASH_DURING_FSYNC, CRASH_AFTER_PROMISE,
         SPLIT, BRIDGE_FAILOVER, ISOLATE_LEADER, ONE_WAY, BRIDGE, LOSSY_NETWORK, TWO_LEADERS, STALE_EPOCH, FLAP,
-        DRIFT, CLOCK_JUMP, PAUSE
+        DRIFT, CLOCK_JUMP, PAUSE, ISOLATE_AFTER_COMMIT, PLANNED_HANDOVER
     }
 
     void scheduleNextFault() {
@@ -67,6 +76,10 @@ final class SimFaults {
         }
         if (profile.clocks()) {
             kinds.addAll(List.of(FaultKind.DRIFT, FaultKind.CLOCK_JUMP, FaultKind.PAUSE));
+        }
+        if (profile.network() && leases.handoverFaults()) {
+            kinds.add(FaultKind.ISOLATE_AFTER_COMMIT);
+            kinds.add(FaultKind.PLANNED_HANDOVER);
         }
         FaultKind kind = kinds.get(faultRandom.nextInt(kinds.size()));
         trace.add(0xFA17, kind.ordinal(), queue.now());
@@ -205,7 +218,137 @@ final class SimFaults {
                 node.pausedUntilNanos = Math.max(node.pausedUntilNanos,
                         queue.now() + faultRandom.uniform(SimTiming.MILLIS, SimTiming.PAUSE_MAX_NANOS));
             }
+            case ISOLATE_AFTER_COMMIT -> {
+                int leader = servingLeader();
+                if (leader >= 0 && nodes[leader].isUp()) {
+                    SimNode node = nodes[leader];
+                    awaitCommitThenIsolate(node, node.incarnation, node.replica.commitSlot(), 0);
+                }
+            }
+            case PLANNED_HANDOVER -> {
+                int leader = servingLeader();
+                SimNode node = leader >= 0 ? nodes[leader] : null;
+                if (node != null && node.isUp() && node.replica.role() == io.synod.core.paxos.Role.LEADER) {
+                    int successor = faultRandom.otherNode(n, leader);
+                    boolean cutOff = faultRandom.chance(0.5);
+                    long slot = world.handOver(node);
+                    if (slot >= 0) {
+                        awaitHandOverCommit(node, node.incarnation, nodes[successor], slot, cutOff, 0);
+                    }
+                }
+            }
         }
+    }
+
+    /**
+     * {@code PLANNED_HANDOVER} (leader-lease worlds): the leader appends its end-lease entry (an operator
+     * drains the node); once the leader and the chosen successor both know it committed (or after
+     * {@link #HANDOVER_MAX_COMMIT_POLLS} polls, whatever they know), the old leader gives up its election
+     * node and the oracle elects the successor. Half of the time the old leader's network fails at that
+     * moment (a machine being drained may lose its links at any time), so it hears of neither the election
+     * nor the successor's ballot while clients still reach it; a client following the oracle then writes at
+     * the successor and a lagging client reads the key at the old leader, as in {@code ISOLATE_AFTER_COMMIT}.
+     */
+    private void awaitHandOverCommit(SimNode leader, int incarnation, SimNode successor, long slot, boolean cutOff, int polls) {
+        queue.after(HANDOVER_POLL_NANOS, () -> {
+            if (!world.inFaultPhase() || !leader.isUp() || leader.incarnation != incarnation) {
+                return;
+            }
+            boolean known = leader.replica.commitSlot() >= slot && successor.isUp() && successor.replica.commitSlot() >= slot;
+            if (!known && polls < HANDOVER_MAX_COMMIT_POLLS) {
+                awaitHandOverCommit(leader, incarnation, successor, slot, cutOff, polls + 1);
+                return;
+            }
+            SimNode next = successor.isUp() ? successor : firstUpOtherThan(leader.id);
+            trace.add(0xFA19, leader.id, next == null ? -1 : next.id);
+            if (next == null) {
+                return;
+            }
+            if (cutOff) {
+                isolateForAWhile(leader.id);
+            }
+            // Without the cut every other node hears of the successor, the old leader included.
+            oracle.electBehindBackOf(next.id, cutOff ? leader.id : -1);
+            awaitCandidateThenProbe(next, next.incarnation, leader.id, 0);
+        });
+    }
+
+    private static final int HANDOVER_MAX_COMMIT_POLLS = 300;
+
+    private SimNode firstUpOtherThan(int node) {
+        for (SimNode other : nodes) {
+            if (other.id != node && other.isUp()) {
+                return other;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Cuts {@code node} off from every peer for a partition's duration (at least 2Δ of the lease worlds), a
+     * cut that the heals of other, earlier partitions do not end.
+     */
+    private void isolateForAWhile(int node) {
+        int token = network.isolate(node);
+        queue.after(faultRandom.uniform(HANDOVER_ISOLATION_MIN_NANOS, SimTiming.PARTITION_MAX_NANOS),
+                () -> network.endIsolation(node, token));
+    }
+
+    private static final long HANDOVER_ISOLATION_MIN_NANOS = 40 * SimTiming.MILLIS;
+
+    /** Polls for the leader's next commit, every this long, at most {@link #HANDOVER_MAX_POLLS} times. */
+    private static final long HANDOVER_POLL_NANOS = 100 * SimTiming.MICROS;
+    private static final int HANDOVER_MAX_POLLS = 100;
+
+    /**
+     * {@code ISOLATE_AFTER_COMMIT}, the leader-lease race at its widest (docs/leases.md, "Simulator"):
+     * the moment the serving leader's commit point advances (its lease entry is as young as it gets) the
+     * network cuts it off, it has already lost its election session, and the oracle elects a successor
+     * at once; the clocks take the worst drift the world's bound allows (the old leader's slowest, the
+     * successor's fastest). A client that watches the oracle writes a key at the successor as soon as it
+     * stands for election, and when that write is acknowledged a client whose view of the oracle lags
+     * reads the key at the old leader. Every step is something a deployment sees: a partition may start
+     * at any instant, a ZooKeeper session can expire before the node notices, and two clients' watches
+     * fire at different times. A lease is correct only if that read is not answered from the old state.
+     */
+    private void awaitCommitThenIsolate(SimNode node, int incarnation, long fromSlot, int polls) {
+        queue.after(HANDOVER_POLL_NANOS, () -> {
+            if (!world.inFaultPhase() || !node.isUp() || node.incarnation != incarnation
+                    || node.replica.role() != io.synod.core.paxos.Role.LEADER) {
+                return;
+            }
+            if (node.replica.commitSlot() == fromSlot && polls < HANDOVER_MAX_POLLS) {
+                awaitCommitThenIsolate(node, incarnation, fromSlot, polls + 1);
+                return;
+            }
+            int n = nodes.length;
+            int leader = node.id;
+            isolateForAWhile(leader);
+            int rival = faultRandom.otherNode(n, leader);
+            nodes[leader].clock.setDrift(queue.now(), -leases.driftFaultMaxPpm());
+            nodes[rival].clock.setDrift(queue.now(), leases.driftFaultMaxPpm());
+            trace.add(0xFA18, leader, rival);
+            if (nodes[rival].isUp()) {
+                oracle.electBehindBackOf(rival, leader);
+                awaitCandidateThenProbe(nodes[rival], nodes[rival].incarnation, leader, 0);
+            }
+        });
+    }
+
+    /** Once {@code successor} stands for election (it heard from the oracle), the two clients act. */
+    private void awaitCandidateThenProbe(SimNode successor, int incarnation, int oldLeader, int polls) {
+        queue.after(HANDOVER_POLL_NANOS, () -> {
+            if (!world.inFaultPhase() || !successor.isUp() || successor.incarnation != incarnation) {
+                return;
+            }
+            if (successor.replica.role() == io.synod.core.paxos.Role.FOLLOWER) {
+                if (polls < HANDOVER_MAX_POLLS) {
+                    awaitCandidateThenProbe(successor, incarnation, oldLeader, polls + 1);
+                }
+                return;
+            }
+            world.probeStaleRead(successor.id, oldLeader);
+        });
     }
 
     private void scheduleHeal() {

@@ -23,21 +23,27 @@ import io.synod.core.util.Check;
  *                              detection delay another node is elected behind its back, while clients
  *                              still reach the old leader (the case a lease must get right: a deposed
  *                              leader that does not know it, serving reads)
+ * @param handoverFaults        the leader-lease faults (leader-lease worlds only, so other worlds keep
+ *                              their schedules): {@code ISOLATE_AFTER_COMMIT}, the leader cut off right
+ *                              after its commit point advanced and deposed at once, with a client that
+ *                              follows the oracle writing at the successor and then another client
+ *                              (whose view of the oracle lags) reading the same key at the old leader
  */
 public record SimLeases(String name, LeaseHooksFactory factory, long clockUncertaintyNanos, long driftFaultMaxPpm,
-        boolean monotonicJumps, long initialDriftMaxPpm, boolean isolationDeposes) {
+        boolean monotonicJumps, long initialDriftMaxPpm, boolean isolationDeposes, boolean handoverFaults) {
     /** Default uncertainty of the interval clock: 1 ms (scaled like the simulator's other timers). */
     public static final long DEFAULT_UNCERTAINTY_NANOS = SimTiming.MILLIS;
 
     /** No leases: exactly the simulator without a lease policy. */
     public static final SimLeases NONE = new SimLeases("none", LeaseHooksFactory.NONE, DEFAULT_UNCERTAINTY_NANOS,
-            SimTiming.DRIFT_FAULT_MAX_PPM, true, SimTiming.DRIFT_NORMAL_MAX_PPM, false);
+            SimTiming.DRIFT_FAULT_MAX_PPM, true, SimTiming.DRIFT_NORMAL_MAX_PPM, false, false);
 
     public SimLeases {
         Check.argument(name != null && factory != null, "lease world needs a name and a policy factory");
         Check.argument(clockUncertaintyNanos >= 0, "clock uncertainty must be >= 0, got %d", clockUncertaintyNanos);
         Check.argument(driftFaultMaxPpm >= 0 && driftFaultMaxPpm < 500_000, "drift bound must be 0..499999 ppm, got %d",
                 driftFaultMaxPpm);
+        Check.argument(!handoverFaults || isolationDeposes, "hand-over faults need a world whose isolated leader is deposed");
         Check.argument(initialDriftMaxPpm >= 0 && initialDriftMaxPpm <= driftFaultMaxPpm,
                 "initial drift must be 0..%d ppm, got %d", driftFaultMaxPpm, initialDriftMaxPpm);
     }
@@ -48,7 +54,7 @@ public record SimLeases(String name, LeaseHooksFactory factory, long clockUncert
      */
     public static SimLeases of(String name, LeaseHooksFactory factory) {
         return new SimLeases(name, factory, DEFAULT_UNCERTAINTY_NANOS, SimTiming.DRIFT_FAULT_MAX_PPM, true,
-                SimTiming.DRIFT_NORMAL_MAX_PPM, true);
+                SimTiming.DRIFT_NORMAL_MAX_PPM, true, false);
     }
 
     /**
@@ -56,12 +62,18 @@ public record SimLeases(String name, LeaseHooksFactory factory, long clockUncert
      * jumping forward under clock faults only if {@code jumps}.
      */
     public SimLeases withDriftWithin(long ppm, boolean jumps) {
-        return new SimLeases(name, factory, clockUncertaintyNanos, ppm, jumps, ppm, isolationDeposes);
+        return new SimLeases(name, factory, clockUncertaintyNanos, ppm, jumps, ppm, isolationDeposes, handoverFaults);
     }
 
     public SimLeases withIsolationDeposes(boolean deposes) {
         return new SimLeases(name, factory, clockUncertaintyNanos, driftFaultMaxPpm, monotonicJumps, initialDriftMaxPpm,
-                deposes);
+                deposes, handoverFaults && deposes);
+    }
+
+    /** With the leader-lease faults ({@link #handoverFaults()}). */
+    public SimLeases withHandoverFaults(boolean on) {
+        return new SimLeases(name, factory, clockUncertaintyNanos, driftFaultMaxPpm, monotonicJumps, initialDriftMaxPpm,
+                isolationDeposes, on);
     }
 
     /** The reading of node {@code node} at simulated time {@code simNanos} with local clock {@code localNanos}. */

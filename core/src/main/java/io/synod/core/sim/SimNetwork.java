@@ -19,6 +19,9 @@ final class SimNetwork {
     private final SimRandom random;
     private final long[][] linkMedianNanos;
     private final boolean[][] cut;
+    /** Per node, the token of the lasting isolation it is under ({@link #isolate}), or 0. */
+    private final int[] isolationToken;
+    private int lastIsolationToken;
     private double lossProbability;
     private double duplicateProbability;
     private double reorderProbability;
@@ -33,6 +36,7 @@ final class SimNetwork {
         this.random = random;
         this.linkMedianNanos = new long[nodes][nodes];
         this.cut = new boolean[nodes][nodes];
+        this.isolationToken = new int[nodes];
         for (int from = 0; from < nodes; from++) {
             for (int to = 0; to < nodes; to++) {
                 linkMedianNanos[from][to] = random.uniform(linkMedianMinNanos, linkMedianMaxNanos);
@@ -101,7 +105,23 @@ final class SimNetwork {
     }
 
     boolean isCut(int from, int to) {
-        return cut[from][to];
+        return cut[from][to] || isolationToken[from] != 0 || isolationToken[to] != 0;
+    }
+
+    /**
+     * Cuts {@code node} off from every peer until {@link #endIsolation} with the returned token, whatever
+     * other faults heal meanwhile (the leader-lease hand-over faults: a partition that lasts). Only
+     * lease worlds with hand-over faults use it.
+     */
+    int isolate(int node) {
+        isolationToken[node] = ++lastIsolationToken;
+        return lastIsolationToken;
+    }
+
+    void endIsolation(int node, int token) {
+        if (isolationToken[node] == token) {
+            isolationToken[node] = 0;
+        }
     }
 
     boolean clientMessageLost() {
@@ -137,6 +157,12 @@ final class SimNetwork {
         for (boolean[] row : cut) {
             Arrays.fill(row, false);
         }
+    }
+
+    /** The faults are over: every cut and every lasting isolation ends. */
+    void healEverything() {
+        healAll();
+        Arrays.fill(isolationToken, 0);
     }
 
     void setQuality(double loss, double duplicate, double reorder, double clientLoss) {

@@ -146,6 +146,22 @@ public final class Simulation {
             public void crash(SimNode node, int incarnation) {
                 Simulation.this.crash(node, incarnation);
             }
+
+            @Override
+            public void probeStaleRead(int writeNode, int readNode) {
+                clients.probeStaleRead(writeNode, readNode);
+            }
+
+            @Override
+            public long handOver(SimNode node) {
+                if (!node.isUp() || node.pausedUntilNanos > queue.now()) {
+                    return -1;
+                }
+                observeClock(node);
+                long slot = node.replica.handOver();
+                drive(node);
+                return slot;
+            }
         });
     }
 
@@ -331,7 +347,7 @@ public final class Simulation {
     private void startLivenessPhase() {
         phase = Phase.LIVENESS;
         trace.add(0x11FE, queue.now(), 0);
-        network.healAll();
+        network.healEverything();
         network.setQuality(0, 0, 0, 0);
         for (SimNode node : nodes) {
             node.crashDuringNextFsync = false;

@@ -108,9 +108,15 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--lease-control", defaultValue = "none", paramLabel = "NAME",
             description = {"Self-test: a deliberately broken lease policy that must be caught: no-deferred-commit,",
-                "inherited-ignores-limbo (with --lease leader), timer-no-drift-margin (with --lease leader-timer),",
+                "inherited-ignores-limbo, end-lease-keeps-reading (with --lease leader), timer-no-drift-margin (with --lease leader-timer),",
                 "ql-read-pending-write, ql-commit-without-holders, ql-read-behind-promises (with --lease quorum)."})
     String leaseControl;
+
+    @Option(names = "--clock-drift-ppm", paramLabel = "PPM", converter = WholeNumber.Long.class,
+            description = {"Lease worlds: clock rates err by up to this many ppm (from the start and under clock faults),",
+                "whatever the policy's drift margin. Above the mode's bound (leader-timer: 200000, quorum: 20000) it is",
+                "the 'drift beyond the bound' experiment: timer leases are expected to fail (LeaseGuard §4)."})
+    Long clockDriftPpm;
 
     /** The lease world every seed runs in, from --lease and --lease-control. */
     private SimLeases leases = SimLeases.NONE;
@@ -401,6 +407,15 @@ final class SimulateCommand implements Callable<Integer> {
             SimLeaseModes.Mode leaseMode = SimLeaseModes.Mode.fromCliName(lease);
             SimLeaseModes.Control control = SimLeaseModes.Control.fromCliName(leaseControl);
             leases = SimLeaseModes.world(leaseMode, control);
+            if (clockDriftPpm != null) {
+                if (leases == SimLeases.NONE) {
+                    throw new IllegalArgumentException("--clock-drift-ppm needs a lease world (--lease leader|leader-timer|quorum|megastore)");
+                }
+                if (clockDriftPpm < 0 || clockDriftPpm >= 500_000) {
+                    throw new IllegalArgumentException("--clock-drift-ppm must be 0..499999, got " + clockDriftPpm);
+                }
+                leases = leases.withDriftWithin(clockDriftPpm, leases.monotonicJumps());
+            }
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(commandLine, e.getMessage());
         }

@@ -137,6 +137,16 @@ public final class ReadGate implements LeaseHooks {
     }
 
     @Override
+    public boolean mayAcceptProposals(long nowNanos) {
+        return policy.mayAcceptProposals(nowNanos);
+    }
+
+    @Override
+    public Command endLeaseCommand() {
+        return policy.endLeaseCommand();
+    }
+
+    @Override
     public String toString() {
         return policy.toString();
     }

@@ -64,6 +64,8 @@ class SynodCliTest {
         "--nodes 3 --seeds 2 --lease quorum --lease-control no-deferred-commit|lease control no-deferred-commit needs --lease leader, not quorum",
         "--nodes 3 --seeds 2 --lease leader --lease-control typo|unknown lease control 'typo'",
         "--nodes 3 --seeds 2 --lease leader --lease-control timer-no-drift-margin|lease control timer-no-drift-margin needs --lease leader-timer, not leader",
+        "--nodes 3 --seeds 2 --clock-drift-ppm 400000|--clock-drift-ppm needs a lease world",
+        "--nodes 3 --seeds 2 --lease leader-timer --clock-drift-ppm 500000|--clock-drift-ppm must be 0..499999, got 500000",
         "--nodes three --seeds 2|Invalid value for option '--nodes': 'three' is not a whole number",
         "--nodes 3 --seeds abc|Invalid value for option '--seeds': 'abc' is not a whole number",
         "--nodes 3 --seeds 2 --threads 99999999999|Invalid value for option '--threads': '99999999999' is too large",
