@@ -30,6 +30,25 @@ public final class SimLeaseModes {
     }
 
     /**
+     * Automatic assignment as the simulator runs it: every 25 ms (about the lease duration, so a seed
+     * sees dozens of configuration changes) each replica reports its 8 most-read keys (of 32 counted)
+     * and the leader re-assigns up to 64 keys read at least once, without stickiness (the simulator's
+     * workload shifts quickly, and changes are what the seeds should exercise).
+     */
+    public static AutoAssignment autoAssignment() {
+        return new AutoAssignment(25_000_000L, 8, 32, 64, 1, 1.0, true);
+    }
+
+    /**
+     * A quorum-lease world whose configurations go through the log, assigned from read statistics by
+     * {@code auto} and starting from {@code config.assignment()} (version 0).
+     */
+    public static SimLeases quorumAutoWorld(String name, QuorumLeaseConfig config, AutoAssignment auto, long driftPpm) {
+        return SimLeases.of(name, (nodeId, clusterSize) -> new QuorumLease(config, KeyExtractor.KV,
+                QuorumLease.ReadObserver.NONE, auto)).withDriftWithin(driftPpm, false);
+    }
+
+    /**
      * A quorum-lease world with {@code config} (any assignment, including {@link KeyAssignment#ALL} for
      * Megastore): clocks drift within ±{@code driftPpm} from the start and under clock faults and never
      * jump (a forward jump is drift beyond any bound, which timer leases cannot survive).
@@ -49,6 +68,8 @@ public final class SimLeaseModes {
         LEADER_TIMER("leader-timer"),
         /** Moraru quorum leases, static hashed lease quorums of ⌊N/2⌋ + 1 holders per key; clocks within ±2 %, no jumps. */
         QUORUM("quorum"),
+        /** Quorum leases whose configurations go through the log, assigned from per-replica read statistics. */
+        QUORUM_AUTO("quorum-auto"),
         /** Megastore leases: the quorum-lease machinery with every replica holding every key. */
         MEGASTORE("megastore");
 
@@ -81,7 +102,9 @@ public final class SimLeaseModes {
         /** A write commits without waiting for the holders of its key (breaks Moraru §3). */
         QL_COMMIT_WITHOUT_HOLDERS("ql-commit-without-holders", Mode.QUORUM),
         /** A quorum-lease holder reads without applying, or holding, the slots its promises report (breaks rule 4c). */
-        QL_READ_BEHIND_PROMISES("ql-read-behind-promises", Mode.QUORUM);
+        QL_READ_BEHIND_PROMISES("ql-read-behind-promises", Mode.QUORUM),
+        /** After a configuration change, writes wait only for the new configuration's holders (breaks the change rule). */
+        QL_CONFIG_DROPS_OLD_HOLDERS("ql-config-drops-old-holders", Mode.QUORUM_AUTO);
 
         private final String cliName;
         private final Mode mode;
@@ -140,6 +163,11 @@ public final class SimLeaseModes {
                         control != Control.QL_COMMIT_WITHOUT_HOLDERS);
                 yield quorumWorld(name, control == Control.QL_READ_BEHIND_PROMISES ? config.withoutPromisedSlotCheck() : config,
                         QUORUM_DRIFT_PPM);
+            }
+            case QUORUM_AUTO -> {
+                AutoAssignment auto = autoAssignment();
+                yield quorumAutoWorld(name, quorumConfig(leaseNanos),
+                        control == Control.QL_CONFIG_DROPS_OLD_HOLDERS ? auto.withoutOldHolders() : auto, QUORUM_DRIFT_PPM);
             }
             case MEGASTORE -> quorumWorld(name, quorumConfig(leaseNanos).withAssignment(KeyAssignment.ALL), QUORUM_DRIFT_PPM);
         };

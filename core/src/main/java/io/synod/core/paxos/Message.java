@@ -112,12 +112,17 @@ public sealed interface Message {
      *   <li>{@link Kind#BOUND}, acceptor to the leader of {@code ballot}: for its accepted slots
      *       {@code slotLow..slotHigh}, the holders ({@code holders}, bit i = node i) whose leases it
      *       was bound by at its local time {@code seq}; the leader waits for those holders' acceptance.</li>
+     *   <li>{@link Kind#READS}, any replica to the leader of {@code ballot}: read statistics for automatic
+     *       lease assignment (Moraru §3/§5); {@code slotLow} is a key's 64-bit hash, {@code seq} how often
+     *       the sender read it recently, {@code slotHigh} the report's round,
+     *       {@code holders} how many reads the sender counted in that round. Only a policy that assigns
+     *       leases from read statistics sends or reads it.</li>
      * </ul>
      */
     record Lease(int from, int to, Ballot ballot, Kind kind, long seq, long slotLow, long slotHigh, long holders)
             implements Message {
         public enum Kind {
-            GUARD, PROMISE, BOUND
+            GUARD, PROMISE, BOUND, READS
         }
 
         public Lease {

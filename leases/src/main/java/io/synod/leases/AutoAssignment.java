@@ -1,0 +1,41 @@
+package io.synod.leases;
+
+import io.synod.core.util.Check;
+
+/**
+ * Settings of automatic lease assignment from read statistics (Moraru et al., SoCC 2014, §3 and §5: a
+ * replica holds leases on the keys it reads most). Every replica counts its reads per key in a bounded
+ * {@link ReadCounter}; every {@code periodNanos} it sends the leader its {@code reportKeys} most-read
+ * keys and halves its counts; the leader then proposes, through the log, a configuration that gives
+ * each of the (at most {@code maxKeys}) keys read at least {@code minReads} times in the reports the
+ * leader plus the ⌊N/2⌋ replicas that read it most (Moraru's lease quorum), every other key to the
+ * leader alone. It proposes only when that differs from the newest configuration, and never while an
+ * earlier change may still have readers (docs/leases.md, "Configurations through the log").
+ *
+ * @param periodNanos       how often replicas report and the leader re-evaluates (local time)
+ * @param reportKeys        keys per report (and per replica in the leader's view)
+ * @param counterCapacity   keys each replica counts (space-saving)
+ * @param maxKeys           keys one configuration lists ({@link LeaseConfiguration#MAX_KEYS} at most)
+ * @param minReads          reads (summed over the replicas' reports) a key needs to be listed
+ * @param stickiness        a replica that holds a key keeps it unless another reads it this many times
+ *                          as often (≥ 1; damps flapping between replicas with similar counts)
+ * @param keepOldHolders    while a change may still have readers of the old configuration, writes wait
+ *                          for the holders of both; false only in a negative control
+ */
+public record AutoAssignment(long periodNanos, int reportKeys, int counterCapacity, int maxKeys, long minReads,
+        double stickiness, boolean keepOldHolders) {
+    public AutoAssignment {
+        Check.argument(periodNanos > 0, "assignment period must be > 0 ns, got %d", periodNanos);
+        Check.argument(reportKeys >= 1 && reportKeys <= counterCapacity && counterCapacity <= 1 << 16,
+                "need 1 <= report keys (%d) <= counter capacity (%d) <= 65536", reportKeys, counterCapacity);
+        Check.argument(maxKeys >= 0 && maxKeys <= LeaseConfiguration.MAX_KEYS, "max keys must be 0..%d, got %d",
+                LeaseConfiguration.MAX_KEYS, maxKeys);
+        Check.argument(minReads >= 1, "min reads must be >= 1, got %d", minReads);
+        Check.argument(stickiness >= 1 && stickiness <= 100, "stickiness must be 1..100, got %s", stickiness);
+    }
+
+    /** Negative control: writes after a change wait only for the new configuration's holders. */
+    public AutoAssignment withoutOldHolders() {
+        return new AutoAssignment(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, false);
+    }
+}
