@@ -58,7 +58,8 @@ final class LeaseConfigurations {
     private final List<Map<Long, Long>> reported = new ArrayList<>();
     private long[] reportRound;
     private long[] reportAt;
-    private long[] reportFresh;
+    /** When a report (or this leader's own count) last carried reads made since the previous one. */
+    private long lastFreshAt = Long.MIN_VALUE;
     private long lastEvaluation = Long.MIN_VALUE;
     private Ballot evaluatedBallot;
     private long proposed;
@@ -76,7 +77,6 @@ final class LeaseConfigurations {
         self = replicaView.self();
         reportRound = new long[n];
         reportAt = new long[n];
-        reportFresh = new long[n];
         Arrays.fill(reportRound, -1);
         for (int i = 0; i < n; i++) {
             reported.add(new HashMap<>());
@@ -273,7 +273,9 @@ final class LeaseConfigurations {
             reportRound[node] = reportRoundNumber;
         }
         reportAt[node] = now;
-        reportFresh[node] = fresh;
+        if (fresh > 0) {
+            lastFreshAt = now;
+        }
         for (long[] kc : counts) {
             if (map.size() < auto.reportKeys() || map.containsKey(kc[0])) {
                 map.put(kc[0], kc[1]);
@@ -307,14 +309,8 @@ final class LeaseConfigurations {
             return null;
         }
         lastEvaluation = nowNanos;
-        long fresh = 0;
-        for (int node = 0; node < n; node++) {
-            if (reportRound[node] >= 0 && now - reportAt[node] <= 3 * auto.periodNanos()) {
-                fresh += reportFresh[node];
-            }
-        }
-        if (fresh < auto.minReads()) {
-            return null; // Nobody read lately: an idle group keeps its configuration (and its log quiet).
+        if (lastFreshAt == Long.MIN_VALUE || nowNanos - lastFreshAt > auto.periodNanos()) {
+            return null; // Nobody read in the last period: an idle group keeps its configuration (and its log quiet).
         }
         LeaseConfiguration wanted = assign();
         if (wanted.sameAssignment(current)) {
@@ -330,7 +326,7 @@ final class LeaseConfigurations {
 
     /** The configuration the reports call for: leader + the ⌊N/2⌋ top readers per hot key, leader alone otherwise. */
     LeaseConfiguration assign() {
-        long stale = 3 * auto.periodNanos();
+        long stale = 2 * auto.periodNanos();
         TreeSet<Long> candidates = new TreeSet<>();
         for (int node = 0; node < n; node++) {
             if (reportRound[node] >= 0 && now - reportAt[node] <= stale) {

@@ -30,13 +30,13 @@ public final class SimLeaseModes {
     }
 
     /**
-     * Automatic assignment as the simulator runs it: every 25 ms (about the lease duration, so a seed
+     * Automatic assignment as the simulator runs it: every 10 ms (half the lease duration, so a seed
      * sees dozens of configuration changes) each replica reports its 8 most-read keys (of 32 counted)
      * and the leader re-assigns up to 64 keys read at least once, without stickiness (the simulator's
      * workload shifts quickly, and changes are what the seeds should exercise).
      */
     public static AutoAssignment autoAssignment() {
-        return new AutoAssignment(25_000_000L, 8, 32, 64, 1, 1.0, true);
+        return new AutoAssignment(10_000_000L, 8, 32, 64, 1, 1.0, true);
     }
 
     /**
