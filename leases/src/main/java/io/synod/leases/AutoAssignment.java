@@ -20,10 +20,15 @@ import io.synod.core.util.Check;
  * @param stickiness        a replica that holds a key keeps it unless another reads it this many times
  *                          as often (≥ 1; damps flapping between replicas with similar counts)
  * @param keepOldHolders    while a change may still have readers of the old configuration, writes wait
- *                          for the holders of both; false only in a negative control
+ *                          for the holders of both, and the leader proposes no other change; false only
+ *                          in a negative control (writes wait for the newest holders only, and the leader
+ *                          changes again as soon as the previous change committed)
+ * @param holdersFollowChanges a holder reads under the configuration it applied, with promises of that
+ *                          version, and not while a configuration entry is pending; false only in a
+ *                          negative control (a holder keeps reading under version 0 with any promise)
  */
 public record AutoAssignment(long periodNanos, int reportKeys, int counterCapacity, int maxKeys, long minReads,
-        double stickiness, boolean keepOldHolders) {
+        double stickiness, boolean keepOldHolders, boolean holdersFollowChanges) {
     public AutoAssignment {
         Check.argument(periodNanos > 0, "assignment period must be > 0 ns, got %d", periodNanos);
         Check.argument(reportKeys >= 1 && reportKeys <= counterCapacity && counterCapacity <= 1 << 16,
@@ -34,8 +39,19 @@ public record AutoAssignment(long periodNanos, int reportKeys, int counterCapaci
         Check.argument(stickiness >= 1 && stickiness <= 100, "stickiness must be 1..100, got %s", stickiness);
     }
 
+    /** Automatic assignment with the configuration-change rule in force. */
+    public AutoAssignment(long periodNanos, int reportKeys, int counterCapacity, int maxKeys, long minReads, double stickiness) {
+        this(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, true, true);
+    }
+
     /** Negative control: writes after a change wait only for the new configuration's holders. */
     public AutoAssignment withoutOldHolders() {
-        return new AutoAssignment(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, false);
+        return new AutoAssignment(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, false,
+                holdersFollowChanges);
+    }
+
+    /** Negative control: holders ignore configuration changes (read under version 0 with promises of any version). */
+    public AutoAssignment withHoldersIgnoringChanges() {
+        return new AutoAssignment(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, keepOldHolders, false);
     }
 }

@@ -149,7 +149,15 @@ final class LeaseConfigurations {
 
     /** Holders of {@code key} under the applied configuration (nobody while it is unknown). */
     long readHolders(String key) {
+        if (!auto.holdersFollowChanges()) {
+            return config.assignment().holders(key, n); // The negative control: version 0 forever.
+        }
         return current == null ? 0 : current.holders(key, n);
+    }
+
+    /** Whether holders follow changes (false only in a negative control). */
+    boolean holdersFollowChanges() {
+        return auto.holdersFollowChanges();
     }
 
     // ---------------------------------------------------------------- the leader's view of the log
@@ -305,8 +313,9 @@ final class LeaseConfigurations {
             return null;
         }
         noteCommitted();
-        if (seenCommittedVersion != current.version() || nowNanos - seenCommittedAt < config.bindLocalNanos()) {
-            return null;
+        if (seenCommittedVersion != current.version()
+                || (auto.keepOldHolders() && nowNanos - seenCommittedAt < config.bindLocalNanos())) {
+            return null; // (The negative control, which forgets old holders anyway, changes again at once.)
         }
         lastEvaluation = nowNanos;
         if (lastFreshAt == Long.MIN_VALUE || nowNanos - lastFreshAt > auto.periodNanos()) {

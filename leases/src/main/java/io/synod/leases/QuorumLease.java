@@ -281,7 +281,8 @@ public final class QuorumLease implements LeaseHooks {
     /** Holder: a grantor's promise, counted only if it answers the guard in flight within t_guard. */
     private void onPromise(Message.Lease m) {
         int grantor = m.from();
-        if (m.seq() != guardSeq[grantor] || now - guardSentAt[grantor] > config.guardNanos() || m.slotLow() != version()) {
+        if (m.seq() != guardSeq[grantor] || now - guardSentAt[grantor] > config.guardNanos()
+                || (m.slotLow() != version() && (configs == null || configs.holdersFollowChanges()))) {
             return; // Late, not the guard in flight, or granted under another configuration version.
         }
         promiseUntil[grantor] = guardSentAt[grantor] + config.holdLocalNanos();
@@ -350,7 +351,9 @@ public final class QuorumLease implements LeaseHooks {
     /** Reads the applied configuration back if one applied; on a new version, old promises no longer count. */
     private void refreshConfiguration() {
         if (configs.refresh()) {
-            Arrays.fill(promiseUntil, Long.MIN_VALUE);
+            if (configs.holdersFollowChanges()) {
+                Arrays.fill(promiseUntil, Long.MIN_VALUE);
+            }
             if (started) {
                 lastGuardRound = now;
                 sendGuards(); // Ask for promises under the new version at once.
@@ -477,7 +480,7 @@ public final class QuorumLease implements LeaseHooks {
                 if (entry == null || entry.command().isNoop()) {
                     continue;
                 }
-                if (configs != null && LeaseConfiguration.isConfigurationCommand(entry.command())) {
+                if (configs != null && configs.holdersFollowChanges() && LeaseConfiguration.isConfigurationCommand(entry.command())) {
                     return ReadDecision.PENDING_CONFIG; // It may change who holds k: read under it once applied.
                 }
                 if (!config.pendingWriteCheck()) {

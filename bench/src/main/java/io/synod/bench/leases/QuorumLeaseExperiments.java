@@ -9,6 +9,7 @@ import io.synod.core.sim.SimLeases;
 import io.synod.core.sim.SimOp;
 import io.synod.core.sim.SimScenario;
 import io.synod.core.sim.Simulation;
+import io.synod.leases.AutoAssignment;
 import io.synod.leases.KeyAssignment;
 import io.synod.leases.KeyExtractor;
 import io.synod.leases.LeaderLease;
@@ -28,10 +29,12 @@ import java.util.List;
  * simulator's fixed LAN environment for everything but the links (150 µs fsyncs, regular replica
  * configuration), whatever the seed.
  *
- * <p>Lease quorums: Synod's QuorumLease takes a static {@link KeyAssignment}; automatic assignment from
- * read statistics is not built. Here each key is held by the ⌊N/2⌋ + 1 sites that rank it highest in
- * the workload's own per-site popularity (what an assignment from read statistics converges to), so
- * the run measures the lease mechanism, not the assignment algorithm.
+ * <p>Lease quorums: for {@code quorum-lease}, each key is held by the ⌊N/2⌋ + 1 sites that rank it
+ * highest in the workload's own per-site popularity (a static {@link KeyAssignment}: what an assignment
+ * from read statistics would converge to), so the run measures the lease mechanism, not the
+ * assignment algorithm. {@code ql-auto} measures the assignment too: configurations go through the
+ * log, assigned by the leader from the replicas' read counts ({@link #AUTO}), starting from the hashed
+ * static assignment (version 0).
  */
 final class QuorumLeaseExperiments {
     static final long MILLIS = 1_000_000L;
@@ -53,8 +56,15 @@ final class QuorumLeaseExperiments {
     /** Operations invoked before this are warm-up (leases being established) and not measured. */
     static final long WARMUP_NANOS = 2_000 * MILLIS;
 
+    /**
+     * ql-auto's assignment: replicas report their 256 most-read keys (of 512 counted) every 500 ms, the
+     * leader lists up to 1024 keys (each the leader plus its two top readers, a holder keeping a key
+     * unless another site reads it twice as often); other keys: the leader alone.
+     */
+    static final AutoAssignment AUTO = new AutoAssignment(500 * MILLIS, 256, 512, 1024, 1, 2.0);
+
     enum Policy {
-        QUORUM("quorum-lease"), LEADER("leader-lease"), MEGASTORE("megastore");
+        QUORUM("quorum-lease"), QUORUM_AUTO("ql-auto"), LEADER("leader-lease"), MEGASTORE("megastore");
 
         final String name;
 
@@ -66,6 +76,9 @@ final class QuorumLeaseExperiments {
     static SimLeases world(Policy policy, long seed, int keys, ReadBreakdown breakdown) {
         return switch (policy) {
             case QUORUM -> quorumWorld(policy.name, QL.withAssignment(assignment(seed, keys)), breakdown);
+            case QUORUM_AUTO -> SimLeases.of(policy.name, (nodeId, clusterSize) -> new QuorumLease(QL, KeyExtractor.KV,
+                    (read, decision, nowNanos) -> breakdown.add(nodeId, read, decision, nowNanos), AUTO))
+                    .withDriftWithin(SimLeaseModes.QUORUM_DRIFT_PPM, false);
             case MEGASTORE -> quorumWorld(policy.name, QL.withAssignment(KeyAssignment.ALL), breakdown);
             case LEADER -> SimLeases.of(policy.name, (nodeId, clusterSize) ->
                     new LeaderLease(LeaderLeaseConfig.bounded(LEADER_LEASE_NANOS), KeyExtractor.KV));
@@ -209,7 +222,8 @@ final class QuorumLeaseExperiments {
         return switch (policy) {
             case QUORUM -> assignment(seed, keys);
             case MEGASTORE -> KeyAssignment.ALL;
-            case LEADER -> (key, clusterSize) -> 0L;
+            // Holders change over the run: counted against the site's minimum (majority only), like the leader lease.
+            case LEADER, QUORUM_AUTO -> (key, clusterSize) -> 0L;
         };
     }
 
