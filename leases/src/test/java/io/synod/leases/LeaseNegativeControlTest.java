@@ -39,17 +39,26 @@ class LeaseNegativeControlTest {
      * the adaptive retransmission timeout (still 207 with rule 4c's second form).
      */
     private static final int MAX_SEEDS_COMMIT_WITHOUT_HOLDERS = 800;
+    /**
+     * {@link SimLeaseModes.Control#QL_HOLDER_IGNORES_CONFIG} (quorum-auto: a holder keeps reading under
+     * configuration version 0 with promises of any version while the leader follows the log) needs a
+     * write the leader committed without that holder, missing from its log, and a read of the key there:
+     * first caught at seed 376 (3 nodes, all faults), then 463. (The other configuration-rule control,
+     * {@code ql-config-drops-old-holders}, was not caught in 300 seeds: docs/leases.md says why.)
+     */
+    private static final int MAX_SEEDS_HOLDER_IGNORES_CONFIG = 800;
 
     @ParameterizedTest
     @EnumSource(value = SimLeaseModes.Control.class, names = {"NO_DEFERRED_COMMIT", "INHERITED_IGNORES_LIMBO",
-            "QL_READ_WITH_PENDING_WRITE", "QL_COMMIT_WITHOUT_HOLDERS", "QL_READ_BEHIND_PROMISES"})
+            "QL_READ_WITH_PENDING_WRITE", "QL_COMMIT_WITHOUT_HOLDERS", "QL_READ_BEHIND_PROMISES", "QL_HOLDER_IGNORES_CONFIG"})
     void everyBrokenLeaseIsCaught(SimLeaseModes.Control control) {
         SimLeases leases = SimLeaseModes.world(control.mode(), control);
         FaultProfile faults = control == SimLeaseModes.Control.NO_DEFERRED_COMMIT
                 || control == SimLeaseModes.Control.TIMER_WITHOUT_DRIFT_MARGIN ? FaultProfile.NET : FaultProfile.ALL;
         SimConfig base = SimConfig.defaults(3, faults);
         SimResult caught = null;
-        int maxSeeds = control == SimLeaseModes.Control.QL_COMMIT_WITHOUT_HOLDERS ? MAX_SEEDS_COMMIT_WITHOUT_HOLDERS : MAX_SEEDS;
+        int maxSeeds = control == SimLeaseModes.Control.QL_COMMIT_WITHOUT_HOLDERS ? MAX_SEEDS_COMMIT_WITHOUT_HOLDERS
+                : control == SimLeaseModes.Control.QL_HOLDER_IGNORES_CONFIG ? MAX_SEEDS_HOLDER_IGNORES_CONFIG : MAX_SEEDS;
         for (long seed = 1; seed <= maxSeeds && caught == null; seed++) {
             SimResult result = Simulation.run(base.withSeed(seed), leases);
             if (!result.passed()) {
