@@ -174,6 +174,59 @@ final class QuorumLeaseExperiments {
         return Simulation.runScenario(config, world(policy, seed, keys, breakdown), scenario);
     }
 
+    /** Fig. 7: the non-leader that fails (JP: not in the leader's nearest majority, so only leases can slow writes). */
+    static final int FIG7_CRASHED = SITES.indexOf("JP");
+    /** Fig. 7: it fails this long after the warm-up. */
+    static final long FIG7_CRASH_AFTER_WARMUP_NANOS = 1_000 * MILLIS;
+    /** Fig. 7: simulated time measured after the warm-up (the stall, about t_grace + t_guard + t_lease, must fit). */
+    static final long FIG7_MEASURED_NANOS = 7_000 * MILLIS;
+
+    /**
+     * Quorum leases Fig. 7: as {@link #run} at 1:1, with the non-leader {@link #FIG7_CRASHED} crashing
+     * {@link #FIG7_CRASH_AFTER_WARMUP_NANOS} after the warm-up and restarting after the measured window.
+     */
+    static ScenarioResult runFig7(Policy policy, long seed, int keys) {
+        long until = WARMUP_NANOS + FIG7_MEASURED_NANOS;
+        long interval = 2 * MILLIS;
+        int ops = (int) (until / interval * 12 / 10);
+        long crashAt = WARMUP_NANOS + FIG7_CRASH_AFTER_WARMUP_NANOS;
+        SimConfig config = SimConfig.defaults(SITES.size(), FaultProfile.NONE).withSeed(seed).withOpsPerSeed(ops)
+                .withWorkload(CLIENTS_PER_SITE * SITES.size(), keys, false, 50, interval);
+        SimScenario scenario = SimScenario.DEFAULT.withZipf(ZIPF).withSites(SITES, CLIENTS_PER_SITE, true)
+                .withClientRetries(SimScenario.geoClientTimeoutNanos(SITES), 20).withElection(0, LEADER).withInvokeUntil(until)
+                .withPipelineSlots(PIPELINE_SLOTS).withFixedLan().withNodeCrash(crashAt, FIG7_CRASHED, until - crashAt + 500 * MILLIS);
+        return Simulation.runScenario(config, world(policy, seed, keys, new ReadBreakdown()), scenario);
+    }
+
+    /**
+     * Fig. 7 timeline: for each {@code bucketNanos} bucket of invocation time from the warm-up on, the
+     * OK writes invoked then by the sites that did not fail: {bucket start ms after the crash, count,
+     * median ms, max ms}.
+     */
+    static List<double[]> writeTimeline(ScenarioResult run, long bucketNanos) {
+        long crash = run.crashNanos();
+        int buckets = (int) ((WARMUP_NANOS + FIG7_MEASURED_NANOS - WARMUP_NANOS) / bucketNanos);
+        List<List<Double>> byBucket = new ArrayList<>();
+        for (int i = 0; i < buckets; i++) {
+            byBucket.add(new ArrayList<>());
+        }
+        for (SimOp op : run.ops()) {
+            if (op.write() && op.site() != FIG7_CRASHED && op.outcome() == SimOp.Outcome.OK && op.invokeNanos() >= WARMUP_NANOS) {
+                int b = (int) ((op.invokeNanos() - WARMUP_NANOS) / bucketNanos);
+                if (b < buckets) {
+                    byBucket.get(b).add(op.latencyNanos() / 1e6);
+                }
+            }
+        }
+        List<double[]> rows = new ArrayList<>();
+        for (int i = 0; i < buckets; i++) {
+            double[] sorted = byBucket.get(i).stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            double start = (WARMUP_NANOS + i * bucketNanos - crash) / 1e6;
+            rows.add(new double[] {start, sorted.length, percentile(sorted, 50), sorted.length == 0 ? Double.NaN : sorted[sorted.length - 1]});
+        }
+        return rows;
+    }
+
     /** OK latencies in ms of measured operations of one site and kind, sorted. */
     static double[] latencies(ScenarioResult run, int site, boolean writes) {
         List<Double> values = new ArrayList<>();
