@@ -6,7 +6,7 @@ import io.synod.core.util.Check;
  * Settings of automatic lease assignment from read statistics (Moraru et al., SoCC 2014, §3 and §5: a
  * replica holds leases on the keys it reads most). Every replica counts its reads per key in a bounded
  * {@link ReadCounter}; every {@code periodNanos} it sends the leader its {@code reportKeys} most-read
- * keys and halves its counts; the leader then proposes, through the log, a configuration that gives
+ * keys, and every {@code halfLifePeriods} periods it halves its counts; the leader then proposes, through the log, a configuration that gives
  * each of the (at most {@code maxKeys}) keys read at least {@code minReads} times in the reports the
  * leader plus the ⌊N/2⌋ replicas that read it most (Moraru's lease quorum), every other key to the
  * leader alone. It proposes only when that differs from the newest configuration, and never while an
@@ -19,6 +19,9 @@ import io.synod.core.util.Check;
  * @param minReads          reads (summed over the replicas' reports) a key needs to be listed
  * @param stickiness        a replica that holds a key keeps it unless another reads it this many times
  *                          as often (≥ 1; damps flapping between replicas with similar counts)
+ * @param halfLifePeriods   counts are halved every this many periods (≥ 1): the memory of the statistics,
+ *                          long enough that a replica reading at a low rate is counted on more than one
+ *                          period's reads
  * @param keepOldHolders    while a change may still have readers of the old configuration, writes wait
  *                          for the holders of both, and the leader proposes no other change; false only
  *                          in a negative control (writes wait for the newest holders only, and the leader
@@ -28,7 +31,7 @@ import io.synod.core.util.Check;
  *                          negative control (a holder keeps reading under version 0 with any promise)
  */
 public record AutoAssignment(long periodNanos, int reportKeys, int counterCapacity, int maxKeys, long minReads,
-        double stickiness, boolean keepOldHolders, boolean holdersFollowChanges) {
+        double stickiness, int halfLifePeriods, boolean keepOldHolders, boolean holdersFollowChanges) {
     public AutoAssignment {
         Check.argument(periodNanos > 0, "assignment period must be > 0 ns, got %d", periodNanos);
         Check.argument(reportKeys >= 1 && reportKeys <= counterCapacity && counterCapacity <= 1 << 16,
@@ -37,21 +40,24 @@ public record AutoAssignment(long periodNanos, int reportKeys, int counterCapaci
                 LeaseConfiguration.MAX_KEYS, maxKeys);
         Check.argument(minReads >= 1, "min reads must be >= 1, got %d", minReads);
         Check.argument(stickiness >= 1 && stickiness <= 100, "stickiness must be 1..100, got %s", stickiness);
+        Check.argument(halfLifePeriods >= 1 && halfLifePeriods <= 1000, "half-life must be 1..1000 periods, got %d", halfLifePeriods);
     }
 
     /** Automatic assignment with the configuration-change rule in force. */
-    public AutoAssignment(long periodNanos, int reportKeys, int counterCapacity, int maxKeys, long minReads, double stickiness) {
-        this(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, true, true);
+    public AutoAssignment(long periodNanos, int reportKeys, int counterCapacity, int maxKeys, long minReads, double stickiness,
+            int halfLifePeriods) {
+        this(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, halfLifePeriods, true, true);
     }
 
     /** Negative control: writes after a change wait only for the new configuration's holders. */
     public AutoAssignment withoutOldHolders() {
-        return new AutoAssignment(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, false,
+        return new AutoAssignment(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, halfLifePeriods, false,
                 holdersFollowChanges);
     }
 
     /** Negative control: holders ignore configuration changes (read under version 0 with promises of any version). */
     public AutoAssignment withHoldersIgnoringChanges() {
-        return new AutoAssignment(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, keepOldHolders, false);
+        return new AutoAssignment(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, halfLifePeriods,
+                keepOldHolders, false);
     }
 }

@@ -262,7 +262,9 @@ final class LeaseConfigurations {
                         freshReads));
             }
         }
-        counter.decay();
+        if (round % auto.halfLifePeriods() == 0) {
+            counter.decay();
+        }
         freshReads = 0;
     }
 

@@ -37,7 +37,7 @@ public final class SimLeaseModes {
      * with it who holds them), without stickiness: changes are what the seeds should exercise.
      */
     public static AutoAssignment autoAssignment() {
-        return new AutoAssignment(5_000_000L, 8, 32, 2, 1, 1.0);
+        return new AutoAssignment(5_000_000L, 8, 32, 2, 1, 1.0, 1);
     }
 
     /**

@@ -31,7 +31,7 @@ class LeaseConfigurationTest {
     private static final long EPS_PPM = 100_000; // a holder trusts 900, a grantor is bound 1100
     private static final Ballot BALLOT = new Ballot(1, 0);
     private static final Ballot OWN = new Ballot(1, 1);
-    private static final AutoAssignment AUTO = new AutoAssignment(500, 4, 8, 16, 1, 1.0);
+    private static final AutoAssignment AUTO = new AutoAssignment(500, 4, 8, 16, 1, 1.0, 1);
 
     /** Node 1 of 3 over a real key-value state machine. */
     static final class StateView implements LeaseView {
