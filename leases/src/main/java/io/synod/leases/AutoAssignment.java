@@ -22,6 +22,9 @@ import io.synod.core.util.Check;
  * @param halfLifePeriods   counts are halved every this many periods (≥ 1): the memory of the statistics,
  *                          long enough that a replica reading at a low rate is counted on more than one
  *                          period's reads
+ * @param unlistedToAll     keys the configuration does not list are held by every replica (Megastore for
+ *                          the cold keys: local reads everywhere, writes wait for everyone) instead of the
+ *                          leader alone (Moraru's lease quorum of the leader only)
  * @param keepOldHolders    while a change may still have readers of the old configuration, writes wait
  *                          for the holders of both, and the leader proposes no other change; false only
  *                          in a negative control (writes wait for the newest holders only, and the leader
@@ -31,7 +34,7 @@ import io.synod.core.util.Check;
  *                          negative control (a holder keeps reading under version 0 with any promise)
  */
 public record AutoAssignment(long periodNanos, int reportKeys, int counterCapacity, int maxKeys, long minReads,
-        double stickiness, int halfLifePeriods, boolean keepOldHolders, boolean holdersFollowChanges) {
+        double stickiness, int halfLifePeriods, boolean unlistedToAll, boolean keepOldHolders, boolean holdersFollowChanges) {
     public AutoAssignment {
         Check.argument(periodNanos > 0, "assignment period must be > 0 ns, got %d", periodNanos);
         Check.argument(reportKeys >= 1 && reportKeys <= counterCapacity && counterCapacity <= 1 << 16,
@@ -46,18 +49,24 @@ public record AutoAssignment(long periodNanos, int reportKeys, int counterCapaci
     /** Automatic assignment with the configuration-change rule in force. */
     public AutoAssignment(long periodNanos, int reportKeys, int counterCapacity, int maxKeys, long minReads, double stickiness,
             int halfLifePeriods) {
-        this(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, halfLifePeriods, true, true);
+        this(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, halfLifePeriods, false, true, true);
+    }
+
+    /** The same, with keys not listed held by every replica. */
+    public AutoAssignment withUnlistedToAll() {
+        return new AutoAssignment(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, halfLifePeriods, true,
+                keepOldHolders, holdersFollowChanges);
     }
 
     /** Negative control: writes after a change wait only for the new configuration's holders. */
     public AutoAssignment withoutOldHolders() {
-        return new AutoAssignment(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, halfLifePeriods, false,
-                holdersFollowChanges);
+        return new AutoAssignment(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, halfLifePeriods,
+                unlistedToAll, false, holdersFollowChanges);
     }
 
     /** Negative control: holders ignore configuration changes (read under version 0 with promises of any version). */
     public AutoAssignment withHoldersIgnoringChanges() {
         return new AutoAssignment(periodNanos, reportKeys, counterCapacity, maxKeys, minReads, stickiness, halfLifePeriods,
-                keepOldHolders, false);
+                unlistedToAll, keepOldHolders, false);
     }
 }

@@ -383,7 +383,7 @@ final class LeaseConfigurations {
             hashes[i] = hash;
             holders[i] = bits;
         }
-        return LeaseConfiguration.of(leaderBit, hashes, holders);
+        return LeaseConfiguration.of(auto.unlistedToAll() ? KeyAssignment.allNodes(n) : leaderBit, hashes, holders);
     }
 
     private long count(int node, long hash, long stale) {
