@@ -139,7 +139,7 @@ public final class LeaseConfiguration {
         return new Command(CLIENT_ID, slot, new KvCommand.Put(KEY, out.array()).encode());
     }
 
-    /** Whether {@code payload} is a configuration command (a put of {@link #KEY}). */
+    /** Whether {@code command} is a configuration command (by its reserved client id). */
     public static boolean isConfigurationCommand(Command command) {
         return command.clientId() == CLIENT_ID;
     }

@@ -44,7 +44,7 @@ final class LeaseConfigurations {
     private long dirtySlot = -1;
     private boolean dirtyInOrder;
 
-    // When this instance first saw each newest-committed version (a lower bound of t_commit + 0).
+    // The newest version this instance knows committed, and when it first saw that (after the real commit).
     private long seenCommittedVersion = Long.MIN_VALUE;
     private long seenCommittedAt;
 
@@ -162,7 +162,7 @@ final class LeaseConfigurations {
 
     // ---------------------------------------------------------------- the leader's view of the log
 
-    /** The newest configuration entry past the applied slot, as {slot, committed?}; null if none. */
+    /** The slot of the newest configuration entry past the applied slot, or -1 if none. */
     private long newestLoggedSlot() {
         if (view == null) {
             return -1;
