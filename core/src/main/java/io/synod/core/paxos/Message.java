@@ -105,10 +105,12 @@ public sealed interface Message {
      * <ul>
      *   <li>{@link Kind#GUARD}, holder to grantor: "promise me a lease"; {@code seq} names the request
      *       (the holder anchors the lease at the moment it sent it, §3.5); {@code holders} is 1 if the
-     *       holder heard from a leader of its promised ballot within the grace period, else 0. A renewal
-     *       (§3.8) is the next GUARD, sent at least one round trip before the lease runs out.</li>
+     *       holder heard from a leader of its promised ballot within the grace period, else 0;
+     *       {@code slotLow} is the lease-configuration version the holder reads under (0: static). A
+     *       renewal (§3.8) is the next GUARD, sent at least one round trip before the lease runs out.</li>
      *   <li>{@link Kind#PROMISE}, grantor to holder: answer to GUARD {@code seq}; {@code slotHigh} is the
-     *       highest slot the grantor had accepted when it granted.</li>
+     *       highest slot the grantor had accepted when it granted; {@code slotLow} echoes the guard's
+     *       configuration version.</li>
      *   <li>{@link Kind#BOUND}, acceptor to the leader of {@code ballot}: for its accepted slots
      *       {@code slotLow..slotHigh}, the holders ({@code holders}, bit i = node i) whose leases it
      *       was bound by at its local time {@code seq}; the leader waits for those holders' acceptance.</li>
