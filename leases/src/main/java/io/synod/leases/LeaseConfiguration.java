@@ -32,6 +32,8 @@ public final class LeaseConfiguration {
 
     private static final int MAGIC = 0x514C4346; // "QLCF"
     private static final byte[] READ_COMMAND = new KvCommand.GetVersioned(KEY).encode();
+    /** The reserved key as every key-value command encodes it after its tag byte: u16 length, UTF-8 bytes. */
+    private static final byte[] KEY_FIELD = Arrays.copyOfRange(READ_COMMAND, 1, READ_COMMAND.length);
 
     private final long version;
     private final long defaultHolders;
@@ -139,9 +141,22 @@ public final class LeaseConfiguration {
         return new Command(CLIENT_ID, slot, new KvCommand.Put(KEY, out.array()).encode());
     }
 
-    /** Whether {@code command} is a configuration command (by its reserved client id). */
+    /**
+     * Whether {@code command} may change the stored configuration: any key-value command on the reserved
+     * key, whoever sent it (only the leader's policy should; a client's write of the key is treated as a
+     * change too, so the leader's rules stay conservative). Compares bytes, no decoding.
+     */
     public static boolean isConfigurationCommand(Command command) {
-        return command.clientId() == CLIENT_ID;
+        byte[] payload = command.payload();
+        if (payload.length < 1 + KEY_FIELD.length) {
+            return false;
+        }
+        for (int i = 0; i < KEY_FIELD.length; i++) {
+            if (payload[1 + i] != KEY_FIELD[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The configuration a command of {@link #command} carries (version unknown); throws on bad bytes. */

@@ -147,6 +147,11 @@ class LeaseConfigurationTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LeaseConfiguration.decodeCommand(truncated));
         assertTrue(e.getMessage().contains("truncated"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> LeaseConfiguration.of(0, new long[] {5, 5}, new long[] {1, 2}));
+        // Any command on the reserved key counts as a configuration change (a client's too); others do not.
+        assertTrue(LeaseConfiguration.isConfigurationCommand(c.command(41)));
+        assertTrue(LeaseConfiguration.isConfigurationCommand(new Command(7, 1, new KvCommand.Delete(LeaseConfiguration.KEY).encode())));
+        assertFalse(LeaseConfiguration.isConfigurationCommand(new Command(7, 1, new KvCommand.Put("k", new byte[3]).encode())));
+        assertFalse(LeaseConfiguration.isConfigurationCommand(Command.NOOP));
     }
 
     @Test
