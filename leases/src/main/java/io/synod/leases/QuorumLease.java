@@ -45,12 +45,22 @@ import java.util.TreeMap;
  *   <li><b>Restarts.</b> A replica that starts considers itself bound to every holder for
  *       t_lease(1+ε): promises its previous incarnation granted are still trusted for that long.</li>
  * </ul>
- * The configuration is static ({@link QuorumLeaseConfig#assignment()}): not agreed through the log
- * and not derived from read statistics (docs/leases.md, "Not done").
+ * <b>Configurations through the log (§3).</b> With {@link AutoAssignment} settings the configuration is
+ * a log entry ({@link LeaseConfiguration}: a put of a reserved key whose version is its slot) that the
+ * leader proposes from the replicas' read statistics; every replica switches when the entry applies
+ * (it reads the configuration back from its state, so a snapshot carries it). A holder reads only under
+ * the configuration it applied, with promises granted for that version, and refuses every read while
+ * a configuration entry sits in its log unapplied; the leader makes writes wait for the holders of the
+ * newest configuration and of its predecessor until t_lease(1+ε) of its time after it saw the newest
+ * committed, and proposes a change only after that (why it is safe: docs/leases.md). Without them the
+ * configuration is the static {@link QuorumLeaseConfig#assignment()}, version 0.
  */
 public final class QuorumLease implements LeaseHooks {
     private final QuorumLeaseConfig config;
     private final KeyExtractor keys;
+    /** Automatic assignment through the log, or null: the static configuration, version 0. */
+    private final AutoAssignment auto;
+    private final LeaseConfigurations configs;
     private LeaseView view;
     private int self;
     private int n;
@@ -110,7 +120,9 @@ public final class QuorumLease implements LeaseHooks {
         /** Neither applied through the slot the promises report nor holding current-ballot entries through it (rule 4c). */
         BEHIND_PROMISED_SLOT,
         /** An accepted entry past the applied slot writes the key (rule 4d). */
-        PENDING_WRITE
+        PENDING_WRITE,
+        /** A lease configuration entry past the applied slot is not applied yet (configurations through the log). */
+        PENDING_CONFIG
     }
 
     /** Sees every local-read decision (experiments' breakdowns); must not call back into the replica. */
@@ -126,9 +138,20 @@ public final class QuorumLease implements LeaseHooks {
     }
 
     public QuorumLease(QuorumLeaseConfig config, KeyExtractor keys, ReadObserver observer) {
+        this(config, keys, observer, null);
+    }
+
+    /**
+     * With {@code auto} non-null, lease configurations are agreed through the log and assigned from read
+     * statistics, starting from {@code config.assignment()} as version 0; {@code keys} must be
+     * {@link KeyExtractor#KV} (the configuration is stored in the key-value state machine).
+     */
+    public QuorumLease(QuorumLeaseConfig config, KeyExtractor keys, ReadObserver observer, AutoAssignment auto) {
         this.config = config;
         this.keys = keys;
         this.observer = observer;
+        this.auto = auto;
+        this.configs = auto == null ? null : new LeaseConfigurations(config, auto);
     }
 
     @Override
@@ -144,6 +167,9 @@ public final class QuorumLease implements LeaseHooks {
         this.promiseBallot = new Ballot[n];
         Arrays.fill(boundUntil, Long.MIN_VALUE);
         Arrays.fill(promiseUntil, Long.MIN_VALUE);
+        if (configs != null) {
+            configs.attach(replicaView);
+        }
     }
 
     @Override
@@ -154,6 +180,10 @@ public final class QuorumLease implements LeaseHooks {
             bootBoundUntil = now + config.bindLocalNanos();
         }
         now = Math.max(now, reading.monotonicNanos());
+        if (configs != null) {
+            configs.onClock(now);
+            refreshConfiguration();
+        }
         if (lastGuardRound == Long.MIN_VALUE || now - lastGuardRound >= config.renewNanos()) {
             lastGuardRound = now;
             sendGuards();
@@ -182,7 +212,8 @@ public final class QuorumLease implements LeaseHooks {
             }
             guardSeq[peer] = ++nextGuardSeq;
             guardSentAt[peer] = now;
-            view.send(new Message.Lease(self, peer, view.promised(), Message.Lease.Kind.GUARD, guardSeq[peer], 0, 0, heard));
+            view.send(new Message.Lease(self, peer, view.promised(), Message.Lease.Kind.GUARD, guardSeq[peer], version(), 0,
+                    heard));
         }
     }
 
@@ -207,6 +238,11 @@ public final class QuorumLease implements LeaseHooks {
                 case GUARD -> onGuard(m);
                 case PROMISE -> onPromise(m);
                 case BOUND -> onBound(m);
+                case READS -> {
+                    if (configs != null) {
+                        configs.onReads(m);
+                    }
+                }
             }
             return;
         }
@@ -237,15 +273,17 @@ public final class QuorumLease implements LeaseHooks {
             return; // Excluded: it has not heard from the current leader within the grace period.
         }
         boundUntil[m.from()] = Math.max(boundUntil[m.from()], now + config.bindLocalNanos());
-        view.send(new Message.Lease(self, m.from(), view.promised(), Message.Lease.Kind.PROMISE, m.seq(), 0, view.lastSlot(),
-                0));
+        // Echoes the configuration version the holder asked under: the holder counts it only under that version.
+        view.send(new Message.Lease(self, m.from(), view.promised(), Message.Lease.Kind.PROMISE, m.seq(), m.slotLow(),
+                view.lastSlot(), 0));
     }
 
     /** Holder: a grantor's promise, counted only if it answers the guard in flight within t_guard. */
     private void onPromise(Message.Lease m) {
         int grantor = m.from();
-        if (m.seq() != guardSeq[grantor] || now - guardSentAt[grantor] > config.guardNanos()) {
-            return;
+        if (m.seq() != guardSeq[grantor] || now - guardSentAt[grantor] > config.guardNanos()
+                || (m.slotLow() != version() && (configs == null || configs.holdersFollowChanges()))) {
+            return; // Late, not the guard in flight, or granted under another configuration version.
         }
         promiseUntil[grantor] = guardSentAt[grantor] + config.holdLocalNanos();
         promiseSlot[grantor] = m.slotHigh();
@@ -296,6 +334,41 @@ public final class QuorumLease implements LeaseHooks {
     @Override
     public void onApplied(Entry entry) {
         reports.headMap(entry.slot(), true).clear();
+        if (configs != null) {
+            configs.onApplied(entry);
+            refreshConfiguration();
+        }
+    }
+
+    @Override
+    public void onSnapshotInstalled(long slot) {
+        if (configs != null) {
+            configs.onSnapshotInstalled(slot);
+            refreshConfiguration();
+        }
+    }
+
+    /** Reads the applied configuration back if one applied; on a new version, old promises no longer count. */
+    private void refreshConfiguration() {
+        if (configs.refresh()) {
+            if (configs.holdersFollowChanges()) {
+                Arrays.fill(promiseUntil, Long.MIN_VALUE);
+            }
+            if (started) {
+                lastGuardRound = now;
+                sendGuards(); // Ask for promises under the new version at once.
+            }
+        }
+    }
+
+    /** The configuration version this replica reads under (0: the static one; -1: unknown). */
+    private long version() {
+        return configs == null ? 0 : configs.version();
+    }
+
+    @Override
+    public Command leaderProposal(long nextSlot) {
+        return configs == null ? null : configs.proposal(nextSlot, now);
     }
 
     @Override
@@ -306,10 +379,11 @@ public final class QuorumLease implements LeaseHooks {
 
     /** Holders of the key {@code entry} writes (none for a no-op; everyone for a key it cannot name). */
     private long holdersOf(Entry entry) {
-        if (entry.command().isNoop()) {
+        if (entry.command().isNoop() || (configs != null && LeaseConfiguration.isConfigurationCommand(entry.command()))) {
             return 0;
         }
-        return config.assignment().holders(keys.keyOf(entry.command().payload()), n);
+        String key = keys.keyOf(entry.command().payload());
+        return configs == null ? config.assignment().holders(key, n) : configs.writeHolders(key, now);
     }
 
     @Override
@@ -373,7 +447,10 @@ public final class QuorumLease implements LeaseHooks {
             return ReadDecision.NO_CLOCK;
         }
         String key = keys.keyOf(read.payload());
-        if (key == null || (config.assignment().holders(key, n) & (1L << self)) == 0) {
+        if (configs != null && key != null) {
+            configs.countRead(key);
+        }
+        if (key == null || (readHolders(key) & (1L << self)) == 0) {
             return ReadDecision.NOT_HOLDER;
         }
         long[] slots = new long[n];
@@ -397,10 +474,16 @@ public final class QuorumLease implements LeaseHooks {
                 && !(config.pendingWriteCheck() && holdsCurrentEntriesThrough(slots[needed - 1], newestPromised))) {
             return ReadDecision.BEHIND_PROMISED_SLOT;
         }
-        if (config.pendingWriteCheck()) {
+        if (config.pendingWriteCheck() || configs != null) {
             for (long slot = applied + 1; slot <= view.lastSlot(); slot++) {
                 Entry entry = view.entry(slot);
                 if (entry == null || entry.command().isNoop()) {
+                    continue;
+                }
+                if (configs != null && configs.holdersFollowChanges() && LeaseConfiguration.isConfigurationCommand(entry.command())) {
+                    return ReadDecision.PENDING_CONFIG; // It may change who holds k: read under it once applied.
+                }
+                if (!config.pendingWriteCheck()) {
                     continue;
                 }
                 String written = keys.keyOf(entry.command().payload());
@@ -434,6 +517,21 @@ public final class QuorumLease implements LeaseHooks {
         return true;
     }
 
+    /** Holders of {@code key} under the configuration this replica reads under (none while it is unknown). */
+    private long readHolders(String key) {
+        return configs == null ? config.assignment().holders(key, n) : configs.readHolders(key);
+    }
+
+    /** The configuration this replica applied (null while unknown), for tests and experiments. */
+    public LeaseConfiguration configuration() {
+        return configs == null ? LeaseConfiguration.initial(config.assignment()) : configs.current();
+    }
+
+    /** Configuration entries this replica proposed as leader. */
+    public long configurationsProposed() {
+        return configs == null ? 0 : configs.proposed();
+    }
+
     /** Reads this replica served under its quorum lease. */
     public long holderReads() {
         return holderReads;
@@ -441,6 +539,6 @@ public final class QuorumLease implements LeaseHooks {
 
     @Override
     public String toString() {
-        return "quorum-lease(" + config + ")";
+        return "quorum-lease(" + config + (auto == null ? "" : ", " + auto) + ")";
     }
 }

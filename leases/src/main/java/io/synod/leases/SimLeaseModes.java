@@ -30,6 +30,37 @@ public final class SimLeaseModes {
     }
 
     /**
+     * Automatic assignment as the simulator runs it: every 5 ms (a quarter of the lease duration, so a
+     * seed sees dozens of configuration changes, and a replica cut off from the leader is dropped from
+     * the next one within about 10 ms) each replica reports its 8 most-read keys (of 32 counted)
+     * and the leader lists the 2 keys read most (of the workload's 4: which two changes often, and
+     * with it who holds them), without stickiness: changes are what the seeds should exercise.
+     */
+    public static AutoAssignment autoAssignment() {
+        return new AutoAssignment(5_000_000L, 8, 32, 2, 1, 1.0, 1);
+    }
+
+    /**
+     * A quorum-lease world whose configurations go through the log, assigned from read statistics by
+     * {@code auto} and starting from {@code config.assignment()} (version 0).
+     */
+    public static SimLeases quorumAutoWorld(String name, QuorumLeaseConfig config, AutoAssignment auto, long driftPpm) {
+        return SimLeases.of(name, (nodeId, clusterSize) -> new QuorumLease(config, KeyExtractor.KV,
+                QuorumLease.ReadObserver.NONE, auto)).withDriftWithin(driftPpm, false);
+    }
+
+    /**
+     * The quorum-auto world's lease settings: {@link #quorumConfig} with t_grace = 2Δ, so that a holder
+     * cut off from the leader keeps reading for a while after the leader stopped hearing its reports
+     * (the case the configuration-change rule exists for), and a renewal every 3Δ/4 (the latest the
+     * renewal rule allows with the simulator's round trips), so a promise granted before a change
+     * stays the holder's newest for longer: the seeds exercise the change rule harder.
+     */
+    public static QuorumLeaseConfig quorumAutoConfig(long leaseNanos) {
+        return QuorumLeaseConfig.quorum(leaseNanos, 10_000_000L, leaseNanos * 3 / 4, 2 * leaseNanos, QUORUM_DRIFT_PPM);
+    }
+
+    /**
      * A quorum-lease world with {@code config} (any assignment, including {@link KeyAssignment#ALL} for
      * Megastore): clocks drift within ±{@code driftPpm} from the start and under clock faults and never
      * jump (a forward jump is drift beyond any bound, which timer leases cannot survive).
@@ -49,6 +80,8 @@ public final class SimLeaseModes {
         LEADER_TIMER("leader-timer"),
         /** Moraru quorum leases, static hashed lease quorums of ⌊N/2⌋ + 1 holders per key; clocks within ±2 %, no jumps. */
         QUORUM("quorum"),
+        /** Quorum leases whose configurations go through the log, assigned from per-replica read statistics. */
+        QUORUM_AUTO("quorum-auto"),
         /** Megastore leases: the quorum-lease machinery with every replica holding every key. */
         MEGASTORE("megastore");
 
@@ -83,7 +116,11 @@ public final class SimLeaseModes {
         /** A write commits without waiting for the holders of its key (breaks Moraru §3). */
         QL_COMMIT_WITHOUT_HOLDERS("ql-commit-without-holders", Mode.QUORUM),
         /** A quorum-lease holder reads without applying, or holding, the slots its promises report (breaks rule 4c). */
-        QL_READ_BEHIND_PROMISES("ql-read-behind-promises", Mode.QUORUM);
+        QL_READ_BEHIND_PROMISES("ql-read-behind-promises", Mode.QUORUM),
+        /** After a configuration change, writes wait only for the new configuration's holders (breaks the change rule). */
+        QL_CONFIG_DROPS_OLD_HOLDERS("ql-config-drops-old-holders", Mode.QUORUM_AUTO),
+        /** Holders ignore configuration changes: they read under version 0 with promises of any version (breaks the change rule). */
+        QL_HOLDER_IGNORES_CONFIG("ql-holder-ignores-config", Mode.QUORUM_AUTO);
 
         private final String cliName;
         private final Mode mode;
@@ -142,6 +179,13 @@ public final class SimLeaseModes {
                 QuorumLeaseConfig config = quorumConfig(leaseNanos).withChecks(control != Control.QL_READ_WITH_PENDING_WRITE,
                         control != Control.QL_COMMIT_WITHOUT_HOLDERS);
                 yield quorumWorld(name, control == Control.QL_READ_BEHIND_PROMISES ? config.withoutPromisedSlotCheck() : config,
+                        QUORUM_DRIFT_PPM);
+            }
+            case QUORUM_AUTO -> {
+                AutoAssignment auto = autoAssignment();
+                yield quorumAutoWorld(name, quorumAutoConfig(leaseNanos),
+                        control == Control.QL_CONFIG_DROPS_OLD_HOLDERS ? auto.withoutOldHolders()
+                                : control == Control.QL_HOLDER_IGNORES_CONFIG ? auto.withHoldersIgnoringChanges() : auto,
                         QUORUM_DRIFT_PPM);
             }
             case MEGASTORE -> quorumWorld(name, quorumConfig(leaseNanos).withAssignment(KeyAssignment.ALL), QUORUM_DRIFT_PPM);

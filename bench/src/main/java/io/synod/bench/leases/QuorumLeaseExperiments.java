@@ -9,6 +9,7 @@ import io.synod.core.sim.SimLeases;
 import io.synod.core.sim.SimOp;
 import io.synod.core.sim.SimScenario;
 import io.synod.core.sim.Simulation;
+import io.synod.leases.AutoAssignment;
 import io.synod.leases.KeyAssignment;
 import io.synod.leases.KeyExtractor;
 import io.synod.leases.LeaderLease;
@@ -28,10 +29,12 @@ import java.util.List;
  * simulator's fixed LAN environment for everything but the links (150 µs fsyncs, regular replica
  * configuration), whatever the seed.
  *
- * <p>Lease quorums: Synod's QuorumLease takes a static {@link KeyAssignment}; automatic assignment from
- * read statistics is not built. Here each key is held by the ⌊N/2⌋ + 1 sites that rank it highest in
- * the workload's own per-site popularity (what an assignment from read statistics converges to), so
- * the run measures the lease mechanism, not the assignment algorithm.
+ * <p>Lease quorums: for {@code quorum-lease}, each key is held by the ⌊N/2⌋ + 1 sites that rank it
+ * highest in the workload's own per-site popularity (a static {@link KeyAssignment}: what an assignment
+ * from read statistics would converge to), so the run measures the lease mechanism, not the
+ * assignment algorithm. {@code ql-auto} measures the assignment too: configurations go through the
+ * log, assigned by the leader from the replicas' read counts ({@link #AUTO}), starting from the hashed
+ * static assignment (version 0).
  */
 final class QuorumLeaseExperiments {
     static final long MILLIS = 1_000_000L;
@@ -53,8 +56,19 @@ final class QuorumLeaseExperiments {
     /** Operations invoked before this are warm-up (leases being established) and not measured. */
     static final long WARMUP_NANOS = 2_000 * MILLIS;
 
+    /**
+     * ql-auto's assignment: replicas report their 256 most-read keys (of up to 1024 counted) every 100 ms
+     * (so that an idle group stops changing soon after its last read: the simulator's end-of-seed check
+     * allows 100 ms) and halve their counts every 2 s (a site reads about 90 times a second over 1000
+     * keys: a shorter memory forgets most of them), the leader lists the keys read at least 8 times in the reports (each
+     * held by the leader plus its two top readers, a holder keeping a key unless another site reads it
+     * twice as often); every other (cold) key is held by every site: reads of cold keys stay local, and
+     * their rare writes wait for everyone.
+     */
+    static final AutoAssignment AUTO = new AutoAssignment(100 * MILLIS, 256, 1024, 1024, 8, 2.0, 20).withUnlistedToAll();
+
     enum Policy {
-        QUORUM("quorum-lease"), LEADER("leader-lease"), MEGASTORE("megastore");
+        QUORUM("quorum-lease"), QUORUM_AUTO("ql-auto"), LEADER("leader-lease"), MEGASTORE("megastore");
 
         final String name;
 
@@ -66,6 +80,9 @@ final class QuorumLeaseExperiments {
     static SimLeases world(Policy policy, long seed, int keys, ReadBreakdown breakdown) {
         return switch (policy) {
             case QUORUM -> quorumWorld(policy.name, QL.withAssignment(assignment(seed, keys)), breakdown);
+            case QUORUM_AUTO -> SimLeases.of(policy.name, (nodeId, clusterSize) -> new QuorumLease(QL, KeyExtractor.KV,
+                    (read, decision, nowNanos) -> breakdown.add(nodeId, read, decision, nowNanos), AUTO))
+                    .withDriftWithin(SimLeaseModes.QUORUM_DRIFT_PPM, false);
             case MEGASTORE -> quorumWorld(policy.name, QL.withAssignment(KeyAssignment.ALL), breakdown);
             case LEADER -> SimLeases.of(policy.name, (nodeId, clusterSize) ->
                     new LeaderLease(LeaderLeaseConfig.bounded(LEADER_LEASE_NANOS), KeyExtractor.KV));
@@ -161,6 +178,104 @@ final class QuorumLeaseExperiments {
         return Simulation.runScenario(config, world(policy, seed, keys, breakdown), scenario);
     }
 
+    /** Fig. 7: the non-leader that fails (JP: not in the leader's nearest majority, so only leases can slow writes). */
+    static final int FIG7_CRASHED = SITES.indexOf("JP");
+    /** Fig. 7: it fails this long after the warm-up. */
+    static final long FIG7_CRASH_AFTER_WARMUP_NANOS = 1_000 * MILLIS;
+    /** Fig. 7: simulated time measured after the warm-up (the stall, about t_grace + t_guard + t_lease, must fit). */
+    static final long FIG7_MEASURED_NANOS = 7_000 * MILLIS;
+
+    /**
+     * Quorum leases Fig. 7: as {@link #run} at 1:1, with the non-leader {@link #FIG7_CRASHED} crashing
+     * {@link #FIG7_CRASH_AFTER_WARMUP_NANOS} after the warm-up and restarting after the measured window.
+     */
+    static ScenarioResult runFig7(Policy policy, long seed, int keys) {
+        long until = WARMUP_NANOS + FIG7_MEASURED_NANOS;
+        long interval = 2 * MILLIS;
+        int ops = (int) (until / interval * 12 / 10);
+        long crashAt = WARMUP_NANOS + FIG7_CRASH_AFTER_WARMUP_NANOS;
+        SimConfig config = SimConfig.defaults(SITES.size(), FaultProfile.NONE).withSeed(seed).withOpsPerSeed(ops)
+                .withWorkload(CLIENTS_PER_SITE * SITES.size(), keys, false, 50, interval);
+        SimScenario scenario = SimScenario.DEFAULT.withZipf(ZIPF).withSites(SITES, CLIENTS_PER_SITE, true)
+                .withClientRetries(SimScenario.geoClientTimeoutNanos(SITES), 20).withElection(0, LEADER).withInvokeUntil(until)
+                .withPipelineSlots(PIPELINE_SLOTS).withFixedLan().withNodeCrash(crashAt, FIG7_CRASHED, until - crashAt + 500 * MILLIS);
+        return Simulation.runScenario(config, world(policy, seed, keys, new ReadBreakdown()), scenario);
+    }
+
+    /**
+     * Fig. 7 timeline: for each {@code bucketNanos} bucket of invocation time from the warm-up on, the
+     * OK writes invoked then by the sites that did not fail: {bucket start ms after the crash, count,
+     * median ms, max ms}.
+     */
+    static List<double[]> writeTimeline(ScenarioResult run, long bucketNanos) {
+        long crash = run.crashNanos();
+        int buckets = (int) ((WARMUP_NANOS + FIG7_MEASURED_NANOS - WARMUP_NANOS) / bucketNanos);
+        List<List<Double>> byBucket = new ArrayList<>();
+        for (int i = 0; i < buckets; i++) {
+            byBucket.add(new ArrayList<>());
+        }
+        for (SimOp op : run.ops()) {
+            if (op.write() && op.site() != FIG7_CRASHED && op.outcome() == SimOp.Outcome.OK && op.invokeNanos() >= WARMUP_NANOS) {
+                int b = (int) ((op.invokeNanos() - WARMUP_NANOS) / bucketNanos);
+                if (b < buckets) {
+                    byBucket.get(b).add(op.latencyNanos() / 1e6);
+                }
+            }
+        }
+        List<double[]> rows = new ArrayList<>();
+        for (int i = 0; i < buckets; i++) {
+            double[] sorted = byBucket.get(i).stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            double start = (WARMUP_NANOS + i * bucketNanos - crash) / 1e6;
+            rows.add(new double[] {start, sorted.length, percentile(sorted, 50), sorted.length == 0 ? Double.NaN : sorted[sorted.length - 1]});
+        }
+        return rows;
+    }
+
+    /**
+     * Fig. 7 summary over the OK writes of the sites that did not fail: {median ms of those invoked before
+     * the crash; largest latency ms of those invoked in the 500 ms after it; when the stall ended, ms after
+     * the crash (the latest completion after the crash of a write invoked before it or within {@code boundMs} after it that took
+     * longer than 1.5 × the 90th percentile before + 20 ms); median ms of those invoked 250 ms or more after that}.
+     */
+    static double[] fig7Summary(ScenarioResult run, double boundMs) {
+        long crash = run.crashNanos();
+        List<Double> before = new ArrayList<>();
+        for (SimOp op : run.ops()) {
+            if (isFig7Write(op) && op.invokeNanos() < crash) {
+                before.add(op.latencyNanos() / 1e6);
+            }
+        }
+        double[] beforeSorted = before.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        double beforeMedian = percentile(beforeSorted, 50);
+        double slow = percentile(beforeSorted, 90) * 1.5 + 20; // slower than normal writes (to the farthest holder and back)
+        double stallMax = 0;
+        double stallEnd = 0;
+        for (SimOp op : run.ops()) {
+            double since = (op.invokeNanos() - crash) / 1e6;
+            double latency = op.latencyNanos() / 1e6;
+            if (!isFig7Write(op)) {
+                continue;
+            }
+            if (since >= 0 && since < 500) {
+                stallMax = Math.max(stallMax, latency);
+            }
+            if (since <= boundMs && since + latency > 0 && latency > slow) {
+                stallEnd = Math.max(stallEnd, since + latency); // in flight at the crash, or invoked after it
+            }
+        }
+        List<Double> after = new ArrayList<>();
+        for (SimOp op : run.ops()) {
+            if (isFig7Write(op) && (op.invokeNanos() - crash) / 1e6 >= stallEnd + 250) {
+                after.add(op.latencyNanos() / 1e6);
+            }
+        }
+        return new double[] {beforeMedian, stallMax, stallEnd, percentile(after.stream().mapToDouble(Double::doubleValue).sorted().toArray(), 50)};
+    }
+
+    private static boolean isFig7Write(SimOp op) {
+        return op.write() && op.site() != FIG7_CRASHED && op.outcome() == SimOp.Outcome.OK && op.invokeNanos() >= WARMUP_NANOS;
+    }
+
     /** OK latencies in ms of measured operations of one site and kind, sorted. */
     static double[] latencies(ScenarioResult run, int site, boolean writes) {
         List<Double> values = new ArrayList<>();
@@ -209,7 +324,8 @@ final class QuorumLeaseExperiments {
         return switch (policy) {
             case QUORUM -> assignment(seed, keys);
             case MEGASTORE -> KeyAssignment.ALL;
-            case LEADER -> (key, clusterSize) -> 0L;
+            // Holders change over the run: counted against the site's minimum (majority only), like the leader lease.
+            case LEADER, QUORUM_AUTO -> (key, clusterSize) -> 0L;
         };
     }
 

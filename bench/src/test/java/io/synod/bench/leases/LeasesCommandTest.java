@@ -56,27 +56,30 @@ class LeasesCommandTest {
             assertTrue(row.endsWith(",passed"), row);
         }
         List<String> verdicts = Files.readAllLines(dir.resolve("leases-verdicts.csv"));
-        // quorum -> one claim; leaseguard -> wait, burst, inherited reads; Fig. 8 -> one; quorum leases alone -> Table 2.
-        assertEquals(1 + 6, verdicts.size(), verdicts.toString());
+        // quorum -> one claim; leaseguard -> wait, burst, inherited reads; Fig. 8 -> one; quorum leases alone -> Table 2, Fig. 7.
+        assertEquals(1 + 7, verdicts.size(), verdicts.toString());
         for (String row : verdicts.subList(1, verdicts.size())) {
             assertTrue(row.endsWith(",confirmed") || row.endsWith(",refuted"), row);
         }
-        assertEquals(6, text.split("=> (CONFIRMED|REFUTED)", -1).length - 1, text);
+        assertEquals(7, text.split("=> (CONFIRMED|REFUTED)", -1).length - 1, text);
         assertTrue(text.contains("goal beyond the paper"), text);
         List<String> latency = Files.readAllLines(dir.resolve("quorumleases-latency.csv"));
         // one policy x two read shares x five sites x reads and writes
         assertEquals(1 + 2 * 5 * 2, latency.size(), latency.toString());
         List<String> table2 = Files.readAllLines(dir.resolve("quorumleases-table2.csv"));
         assertEquals(1 + 5, table2.size(), table2.toString());
-        // five sites x six local-read decisions, and every site's own reads were decided at least once
+        // five sites x seven local-read decisions, and every site's own reads were decided at least once
         List<String> decisions = Files.readAllLines(dir.resolve("quorumleases-read-decisions.csv"));
-        assertEquals(1 + 5 * 6, decisions.size(), decisions.toString());
+        assertEquals(1 + 5 * 7, decisions.size(), decisions.toString());
         for (String site : List.of("JP", "CA", "OR", "VA", "IE")) {
             assertTrue(decisions.stream().anyMatch(row -> row.startsWith(site + ",served,") && !row.startsWith(site + ",served,0,")),
                     decisions.toString());
         }
         assertTrue(text.contains("writes at their KEY's minimum latency"), text);
         assertTrue(Files.size(dir.resolve("quorumleases-fig6.png")) > 1000);
+        // Quorum leases Fig. 7: 7 s of 250 ms buckets for the one policy and seed.
+        assertEquals(1 + 28, Files.readAllLines(dir.resolve("quorumleases-fig7.csv")).size());
+        assertTrue(Files.size(dir.resolve("quorumleases-fig7.png")) > 1000);
         assertTrue(Files.size(dir.resolve("leaseguard-fig7.png")) > 1000);
         assertTrue(Files.size(dir.resolve("leaseguard-fig8.png")) > 1000);
     }

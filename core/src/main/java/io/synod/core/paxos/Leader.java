@@ -284,6 +284,12 @@ final class Leader {
         if (inFlight.isEmpty() && clients.pending.isEmpty() && leases.wantsNoop()) {
             append(Command.NOOP); // Keeps the lease of an idle leader alive (LeaseGuard §3).
         }
+        if (windowHasRoom()) {
+            Command proposal = leases.leaderProposal(nextSlot);
+            if (proposal != null) {
+                append(proposal); // The policy's own entry (a lease configuration), awaited by no client.
+            }
+        }
         sendHeartbeats();
     }
 

@@ -116,6 +116,15 @@ public interface LeaseHooks {
         return null;
     }
 
+    /**
+     * Leader tick, with room in the pipeline window: a command the policy wants the leader to append at
+     * {@code nextSlot} (e.g. a quorum-lease configuration agreed through the log, Moraru §3), or null.
+     * It is appended like a no-op: no client awaits it. Must be a valid state-machine command.
+     */
+    default Command leaderProposal(long nextSlot) {
+        return null;
+    }
+
     /** No leases: every read goes through the log; every quorum-accepted entry commits at once. */
     LeaseHooks NONE = new LeaseHooks() {
         @Override

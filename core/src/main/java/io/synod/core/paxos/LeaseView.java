@@ -35,4 +35,13 @@ public interface LeaseView {
 
     /** Sends a lease policy's own message to a peer (it leaves with the next {@link Ready}, like any other). */
     void send(Message.Lease message);
+
+    /**
+     * Answers a read-only state-machine payload against this replica's applied state (a policy that
+     * keeps its own settings in the state, e.g. a quorum-lease configuration agreed through the log,
+     * reads them back after a snapshot). Null if the state cannot answer it now.
+     */
+    default byte[] readState(byte[] payload) {
+        return null;
+    }
 }

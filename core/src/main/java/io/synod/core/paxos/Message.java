@@ -105,19 +105,26 @@ public sealed interface Message {
      * <ul>
      *   <li>{@link Kind#GUARD}, holder to grantor: "promise me a lease"; {@code seq} names the request
      *       (the holder anchors the lease at the moment it sent it, §3.5); {@code holders} is 1 if the
-     *       holder heard from a leader of its promised ballot within the grace period, else 0. A renewal
-     *       (§3.8) is the next GUARD, sent at least one round trip before the lease runs out.</li>
+     *       holder heard from a leader of its promised ballot within the grace period, else 0;
+     *       {@code slotLow} is the lease-configuration version the holder reads under (0: static). A
+     *       renewal (§3.8) is the next GUARD, sent at least one round trip before the lease runs out.</li>
      *   <li>{@link Kind#PROMISE}, grantor to holder: answer to GUARD {@code seq}; {@code slotHigh} is the
-     *       highest slot the grantor had accepted when it granted.</li>
+     *       highest slot the grantor had accepted when it granted; {@code slotLow} echoes the guard's
+     *       configuration version.</li>
      *   <li>{@link Kind#BOUND}, acceptor to the leader of {@code ballot}: for its accepted slots
      *       {@code slotLow..slotHigh}, the holders ({@code holders}, bit i = node i) whose leases it
      *       was bound by at its local time {@code seq}; the leader waits for those holders' acceptance.</li>
+     *   <li>{@link Kind#READS}, any replica to the leader of {@code ballot}: read statistics for automatic
+     *       lease assignment (Moraru §3/§5); {@code slotLow} is a key's 64-bit hash, {@code seq} how often
+     *       the sender read it recently, {@code slotHigh} the report's round,
+     *       {@code holders} how many reads the sender counted in that round. Only a policy that assigns
+     *       leases from read statistics sends or reads it.</li>
      * </ul>
      */
     record Lease(int from, int to, Ballot ballot, Kind kind, long seq, long slotLow, long slotHigh, long holders)
             implements Message {
         public enum Kind {
-            GUARD, PROMISE, BOUND
+            GUARD, PROMISE, BOUND, READS
         }
 
         public Lease {

@@ -476,6 +476,15 @@ public final class Replica {
         }
 
         @Override
+        public byte[] readState(byte[] payload) {
+            StateMachine machine = learner.stateMachine();
+            if (!machine.isReadOnly(payload) || !learner.resolvedForRead(payload)) {
+                return null;
+            }
+            return machine.read(payload);
+        }
+
+        @Override
         public void send(Message.Lease message) {
             Check.argument(message != null && message.from() == ctx.self && message.to() != ctx.self
                     && message.to() >= 0 && message.to() < ctx.clusterSize, "lease message %s is not from this replica to a peer",

@@ -34,8 +34,8 @@ import io.synod.core.util.Check;
  * @param clientMaxAttempts         attempts per fault-phase operation, or 0 for the default (8)
  * @param electionDetectNanos       the oracle notices a crashed leader after exactly this, or 0 for 10–40 ms
  * @param preferredLeader           the oracle elects this node whenever it is up, or -1
- * @param crashLeaderAtNanos        simulated time of a scripted leader crash (the node stays down until the
- *                                  liveness phase), or -1
+ * @param crashLeaderAtNanos        simulated time of a scripted crash of the leader (or of {@code crashNode}; the
+ *                                  node stays down until the liveness phase unless {@code restartAfterNanos}), or -1
  * @param limboEntries              before that crash, cut the followers' messages to the leader until it
  *                                  holds this many entries past its commit point (at most 2 s), or 0
  * @param restartAfterNanos         the crashed leader restarts this long after its crash (so it has caught up
@@ -48,13 +48,14 @@ import io.synod.core.util.Check;
  *                                  configuration) instead of the environment the seed draws (which may be a slow
  *                                  network, slow disks, a tiny pipeline or tiny snapshot chunks, to reach more
  *                                  states): an experiment's hardware must not change with its seed
+ * @param crashNode                 the node the scripted crash takes down, or -1: the node leading then
  */
 public record SimScenario(double zipfExponent, boolean perSiteKeyOrder, LatencyMatrix latency, int clientsPerSite,
         long clientAttemptTimeoutNanos, int clientMaxAttempts, long electionDetectNanos, int preferredLeader,
         long crashLeaderAtNanos, int limboEntries, long restartAfterNanos, long invokeUntilNanos, int pipelineSlots,
-        boolean fixedLan) {
+        boolean fixedLan, int crashNode) {
 
-    public static final SimScenario DEFAULT = new SimScenario(Double.NaN, false, null, 0, 0, 0, 0, -1, -1, 0, 0, -1, 0, false);
+    public static final SimScenario DEFAULT = new SimScenario(Double.NaN, false, null, 0, 0, 0, 0, -1, -1, 0, 0, -1, 0, false, -1);
 
     public SimScenario {
         Check.argument(Double.isNaN(zipfExponent) || (zipfExponent >= 0 && zipfExponent <= 10),
@@ -68,6 +69,8 @@ public record SimScenario(double zipfExponent, boolean perSiteKeyOrder, LatencyM
         Check.argument(restartAfterNanos >= 0, "restart delay must be >= 0, got %d", restartAfterNanos);
         Check.argument(limboEntries >= 0 && (limboEntries == 0 || crashLeaderAtNanos >= 0),
                 "limbo entries need a scripted leader crash, got %d", limboEntries);
+        Check.argument(crashNode >= -1 && (crashNode == -1 || (crashLeaderAtNanos >= 0 && limboEntries == 0)),
+                "a scripted crash of node %d needs a crash time and no limbo region", crashNode);
     }
 
     /**
@@ -112,44 +115,54 @@ public record SimScenario(double zipfExponent, boolean perSiteKeyOrder, LatencyM
 
     public SimScenario withZipf(double exponent) {
         return new SimScenario(exponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots, fixedLan);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots, fixedLan, crashNode);
     }
 
     public SimScenario withSites(LatencyMatrix matrix, int perSite, boolean perSiteKeys) {
         return new SimScenario(zipfExponent, perSiteKeys, matrix, perSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots, fixedLan);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots, fixedLan, crashNode);
     }
 
     public SimScenario withClientRetries(long attemptTimeoutNanos, int maxAttempts) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, attemptTimeoutNanos, maxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots, fixedLan);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots, fixedLan, crashNode);
     }
 
     public SimScenario withElection(long detectNanos, int preferred) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                detectNanos, preferred, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots, fixedLan);
+                detectNanos, preferred, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots, fixedLan, crashNode);
     }
 
     public SimScenario withLeaderCrash(long atNanos, int limbo, long restartAfter) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, atNanos, limbo, restartAfter, invokeUntilNanos, pipelineSlots, fixedLan);
+                electionDetectNanos, preferredLeader, atNanos, limbo, restartAfter, invokeUntilNanos, pipelineSlots, fixedLan, crashNode);
+    }
+
+    /**
+     * A scripted crash of node {@code node} (whatever its role; e.g. a non-leader, quorum leases Fig. 7) at
+     * {@code atNanos}, restarting {@code restartAfter} later (0: at the start of the liveness phase).
+     */
+    public SimScenario withNodeCrash(long atNanos, int node, long restartAfter) {
+        Check.argument(node >= 0, "crashed node must be >= 0, got %d", node);
+        return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
+                electionDetectNanos, preferredLeader, atNanos, 0, restartAfter, invokeUntilNanos, pipelineSlots, fixedLan, node);
     }
 
     public SimScenario withInvokeUntil(long atNanos) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, atNanos, pipelineSlots, fixedLan);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, atNanos, pipelineSlots, fixedLan, crashNode);
     }
 
     public SimScenario withPipelineSlots(int slots) {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
-                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, slots, fixedLan);
+                electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, slots, fixedLan, crashNode);
     }
 
     /** Runs on a fixed LAN environment instead of the seed's drawn one ({@code fixedLan}). */
     public SimScenario withFixedLan() {
         return new SimScenario(zipfExponent, perSiteKeyOrder, latency, clientsPerSite, clientAttemptTimeoutNanos, clientMaxAttempts,
                 electionDetectNanos, preferredLeader, crashLeaderAtNanos, limboEntries, restartAfterNanos, invokeUntilNanos, pipelineSlots,
-                true);
+                true, crashNode);
     }
 
     /** Checks the scenario against the seed's config; a mismatch is an {@link IllegalArgumentException}. */
@@ -163,5 +176,6 @@ public record SimScenario(double zipfExponent, boolean perSiteKeyOrder, LatencyM
                     clientsPerSite, latency.size(), clientsPerSite * latency.size(), config.workers());
         }
         Check.argument(preferredLeader < config.nodes(), "preferred leader %d is not a node of %d", preferredLeader, config.nodes());
+        Check.argument(crashNode < config.nodes(), "crashed node %d is not a node of %d", crashNode, config.nodes());
     }
 }

@@ -3,9 +3,9 @@ package io.synod.core.sim;
 import io.synod.core.paxos.Role;
 
 /**
- * The scripted leader crash of a {@link SimScenario} in a {@link Simulation}: find the leader, optionally cut
+ * The scripted crash of a {@link SimScenario} in a {@link Simulation}: find the leader, optionally cut
  * it off until it holds a limbo region of uncommitted entries, then crash it and record when and with how much
- * limbo.
+ * limbo; or crash the node the scenario names ({@link SimScenario#crashNode()}), leader or not.
  */
 final class SimScriptedCrash {
     private final Simulation sim;
@@ -17,6 +17,13 @@ final class SimScriptedCrash {
     /** Crashes the node leading in the highest ballot (waiting for one if nobody leads), after building up its limbo region if asked. */
     void scriptedLeaderCrash() {
         if (sim.phase != Simulation.Phase.FAULTS) {
+            return;
+        }
+        if (sim.scenario.crashNode() >= 0) {
+            SimNode node = sim.nodes[sim.scenario.crashNode()];
+            if (node.isUp()) {
+                scriptedCrash(node); // A named node, leader or not (quorum leases Fig. 7: a non-leader fails).
+            }
             return;
         }
         SimNode leader = null;

@@ -93,6 +93,24 @@ class SimScenarioTest {
     }
 
     @Test
+    void aScriptedCrashOfANamedNonLeaderTakesThatNodeDownAndNoElectionFollows() {
+        SimConfig config = SimConfig.defaults(3, FaultProfile.NONE).withSeed(5).withOpsPerSeed(600)
+                .withWorkload(40, 20, false, 50, 1_000_000L);
+        SimScenario scenario = SimScenario.DEFAULT.withClientRetries(100_000_000L, 40).withElection(50_000_000L, 0)
+                .withNodeCrash(200_000_000L, 2, 100_000_000L).withInvokeUntil(500_000_000L);
+        ScenarioResult run = Simulation.runScenario(config, SimLeases.NONE, scenario);
+        assertTrue(run.result().passed(), run.result().summaryLine());
+        assertEquals(2, run.crashedNode());
+        assertEquals(200_000_000L, run.crashNanos());
+        ScenarioResult.Election next = run.firstElectionAfter(run.crashNanos());
+        assertTrue(next == null || next.atNanos() >= 500_000_000L, "the leader (node 0) kept leading through the fault phase: " + next);
+        assertThrows(IllegalArgumentException.class, () -> SimScenario.DEFAULT.withNodeCrash(1, -1, 0));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Simulation.runScenario(config,
+                SimLeases.NONE, SimScenario.DEFAULT.withNodeCrash(1, 3, 0)));
+        assertTrue(e.getMessage().contains("crashed node 3 is not a node of 3"), e.getMessage());
+    }
+
+    @Test
     void scenarioArgumentsAreChecked() {
         assertThrows(IllegalArgumentException.class, () -> SimScenario.DEFAULT.withZipf(-1));
         assertThrows(IllegalArgumentException.class, () -> SimScenario.DEFAULT.withSites(null, 2, false));

@@ -99,17 +99,19 @@ final class SimulateCommand implements Callable<Integer> {
                 "coding-change-stale-quorum (default: ${DEFAULT-VALUE})."})
     String mutation;
 
-    @Option(names = "--lease", defaultValue = "none", paramLabel = "none|leader|leader-timer|quorum|megastore",
+    @Option(names = "--lease", defaultValue = "none", paramLabel = "none|leader|leader-timer|quorum|quorum-auto|megastore",
             description = {"Lease policy: none (reads through the log), leader (LeaseGuard leader leases on a",
                 "bounded-uncertainty clock), leader-timer (timer-only leader leases with drift margin),",
-                "quorum (Moraru quorum leases, static lease quorums), megastore (every replica holds every key)",
+                "quorum (Moraru quorum leases, static lease quorums), quorum-auto (quorum leases whose",
+                "configurations go through the log, assigned from read statistics), megastore (every replica holds every key)",
                 "(default: ${DEFAULT-VALUE})."})
     String lease;
 
     @Option(names = "--lease-control", defaultValue = "none", paramLabel = "NAME",
             description = {"Self-test: a deliberately broken lease policy that must be caught: no-deferred-commit,",
                 "inherited-ignores-limbo, end-lease-keeps-reading (with --lease leader), timer-no-drift-margin (with --lease leader-timer),",
-                "ql-read-pending-write, ql-commit-without-holders, ql-read-behind-promises (with --lease quorum)."})
+                "ql-read-pending-write, ql-commit-without-holders, ql-read-behind-promises (with --lease quorum),",
+                "ql-config-drops-old-holders, ql-holder-ignores-config (with --lease quorum-auto)."})
     String leaseControl;
 
     @Option(names = "--clock-drift-ppm", paramLabel = "PPM", converter = WholeNumber.Long.class,

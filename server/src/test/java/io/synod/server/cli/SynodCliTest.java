@@ -60,7 +60,7 @@ class SynodCliTest {
         "--nodes 3 --seeds 2 --ops-per-seed -5|--ops-per-seed must be at least 10, got -5",
         "--nodes 3 --seeds 2 --threads 0|--threads must be at least 1, got 0",
         "--nodes 3 --seeds 2 --mutation typo|unknown mutation 'typo'",
-        "--nodes 3 --seeds 2 --lease paxos|unknown lease mode 'paxos' (expected one of none, leader, leader-timer, quorum, megastore)",
+        "--nodes 3 --seeds 2 --lease paxos|unknown lease mode 'paxos' (expected one of none, leader, leader-timer, quorum, quorum-auto, megastore)",
         "--nodes 3 --seeds 2 --lease quorum --lease-control no-deferred-commit|lease control no-deferred-commit needs --lease leader, not quorum",
         "--nodes 3 --seeds 2 --lease leader --lease-control typo|unknown lease control 'typo'",
         "--nodes 3 --seeds 2 --lease leader --lease-control timer-no-drift-margin|lease control timer-no-drift-margin needs --lease leader-timer, not leader",
