@@ -221,7 +221,9 @@ public final class WireCodec {
     /**
      * A {@link Message.Lease} after its header: kind (u8), seq, slotLow, slotHigh, holders (i64 each).
      * A guard's holders field is its heard-from-the-leader flag (0 or 1); a bound report's is a set of
-     * node bits; every kind's slot range is {@code 0 <= slotLow <= slotHigh}.
+     * node bits; a bound report's slot range is {@code 0 <= slotLow <= slotHigh}; a guard's and a promise's
+     * configuration version ({@code slotLow}) and slot ({@code slotHigh}) are not negative; a read report's
+     * {@code slotLow} is a key hash (any value), its count and round are not negative.
      */
     private static Message.Lease readLease(ByteReader r, int from, int to, Ballot ballot) throws MalformedInputException {
         int kindCode = r.u8("lease message kind") & 0xFF;
@@ -234,8 +236,25 @@ public final class WireCodec {
         long low = r.i64("lease slot low");
         long high = r.i64("lease slot high");
         long holders = r.i64("lease holders");
-        if (low < 0 || high < low) {
-            throw new MalformedInputException("lease " + kind + " slot range [" + low + ", " + high + "] is invalid");
+        switch (kind) {
+            case BOUND -> {
+                if (low < 0 || high < low) {
+                    throw new MalformedInputException("lease " + kind + " slot range [" + low + ", " + high + "] is invalid");
+                }
+            }
+            case GUARD, PROMISE -> {
+                if (low < 0 || high < 0) {
+                    throw new MalformedInputException("lease " + kind + " configuration version " + low + " or slot "
+                            + high + " is negative");
+                }
+            }
+            case READS -> {
+                // slotLow is a key's 64-bit hash: every value is valid.
+                if (seq < 0 || high < 0) {
+                    throw new MalformedInputException("lease " + kind + " read count " + seq + " or round " + high
+                            + " is negative");
+                }
+            }
         }
         if (holders < 0 || (kind == Message.Lease.Kind.GUARD && holders > 1)) {
             throw new MalformedInputException("lease " + kind + " holders field " + holders + " is invalid");

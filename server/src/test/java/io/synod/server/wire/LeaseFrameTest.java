@@ -22,6 +22,11 @@ class LeaseFrameTest {
                 new WireFrame.PeerMessage(0, new Message.Lease(1, 2, B, Kind.GUARD, 41, 0, 0, 1)),
                 new WireFrame.PeerMessage(0, new Message.Lease(1, 2, B, Kind.GUARD, 42, 0, 0, 0)),
                 new WireFrame.PeerMessage(3, new Message.Lease(2, 1, new Ballot(0, -1), Kind.PROMISE, 41, 0, 917, 0)),
+                // configurations through the log: a guard and its promise name a version above the slot
+                new WireFrame.PeerMessage(0, new Message.Lease(1, 2, B, Kind.GUARD, 43, 1_000, 0, 1)),
+                new WireFrame.PeerMessage(3, new Message.Lease(2, 1, B, Kind.PROMISE, 43, 1_000, 12, 0)),
+                // read statistics: slotLow is a key hash, negative as often as not
+                new WireFrame.PeerMessage(0, new Message.Lease(1, 2, B, Kind.READS, 17, -8_123_456_789L, 4, 230)),
                 new WireFrame.PeerMessage(5, new Message.Lease(0, 2, B, Kind.BOUND, -123_456_789_000L, 18, 25, 0b101)),
                 new WireFrame.PeerMessage(5, new Message.Lease(0, 2, B, Kind.BOUND, Long.MAX_VALUE, 3, 3, 1L << 62)));
     }
@@ -75,8 +80,8 @@ class LeaseFrameTest {
     void badFieldsAreNamedInTheError() {
         Message.Lease bound = new Message.Lease(0, 2, B, Kind.BOUND, 5, 18, 25, 0b101);
         Message.Lease guard = new Message.Lease(1, 2, B, Kind.GUARD, 5, 0, 0, 1);
-        String kind = malformed(bound, b -> b[KIND] = 3);
-        assertTrue(kind.contains("unknown lease message kind 3"), kind);
+        String kind = malformed(bound, b -> b[KIND] = 4);
+        assertTrue(kind.contains("unknown lease message kind 4"), kind);
         assertTrue(malformed(bound, b -> b[KIND] = (byte) 0xFF).contains("kind 255"));
         String range = malformed(bound, b -> putLong(b, LOW, 26));
         assertTrue(range.contains("slot range [26, 25]"), range);
@@ -85,6 +90,11 @@ class LeaseFrameTest {
         }).contains("slot range [-1, 25]"));
         String holders = malformed(bound, b -> putLong(b, HOLDERS, -1));
         assertTrue(holders.contains("holders field -1"), holders);
+        String version = malformed(guard, b -> putLong(b, LOW, -1));
+        assertTrue(version.contains("configuration version -1"), version);
+        Message.Lease reads = new Message.Lease(1, 2, B, Kind.READS, 17, -5, 4, 230);
+        String count = malformed(reads, b -> putLong(b, SEQ, -3));
+        assertTrue(count.contains("read count -3"), count);
         String flag = malformed(guard, b -> putLong(b, HOLDERS, 2));
         assertTrue(flag.contains("GUARD holders field 2"), flag);
         assertTrue(malformed(guard, b -> b[KIND - 4] = (byte) 0x80).contains("invalid ballot"), "a negative ballot node");
