@@ -2,6 +2,8 @@ package io.synod.server.state;
 
 import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.SessionCommand;
+import io.synod.core.paxos.CodedValue;
+import io.synod.core.paxos.SnapshotSource;
 import io.synod.core.paxos.StateMachine;
 import io.synod.server.wire.ByteReader;
 import io.synod.server.wire.ByteWriter;
@@ -9,10 +11,15 @@ import io.synod.server.wire.MalformedInputException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.LongFunction;
 import java.util.zip.CRC32C;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
 
 /**
  * The unresolved keys of {@link RocksKvStateMachine} (deferred follower rebuild, docs/erasure.md): value keys
@@ -127,6 +134,69 @@ final class RocksDeferrals {
                 }
             }
         }
+    }
+
+    /** {@link RocksKvStateMachine#resolve}: stages the rebuilt value under its key and drops the unresolved record. */
+    void resolve(RocksKvStateMachine machine, long slot, byte[] payload) {
+        KvCommand command;
+        try {
+            command = KvCommand.decode(payload);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("the value rebuilt for slot " + slot + " is not a kv command: " + e.getMessage(), e);
+        }
+        Deferred d = byKey.get(command.key());
+        if (d == null || d.slot() != slot) {
+            return; // Overwritten or resolved since.
+        }
+        if (!matches(d, payload) || !(command instanceof KvCommand.Put p)) {
+            throw new IllegalStateException("the value rebuilt for slot " + slot
+                    + " does not match the header and checksum applied there");
+        }
+        byte[] valueKey = RocksKeys.key(RocksKeys.VALUE, p.key());
+        byte[] stored = machine.get(valueKey);
+        if (stored == null || RocksKeys.versionOf(stored) != slot) {
+            throw new IllegalStateException("key " + p.key() + " is unresolved at slot " + slot + " but holds "
+                    + (stored == null ? "nothing" : "version " + RocksKeys.versionOf(stored)));
+        }
+        machine.stage(valueKey, RocksKeys.stored(slot, p.value()));
+        drop(machine, p.key());
+    }
+
+    /**
+     * Whether every unresolved key's slot holds, in {@code codedBySlot}, the coded value applied there (same length
+     * and CRC32C); see {@link RocksKvStateMachine#unresolvedHeldBy}.
+     */
+    boolean heldBy(LongFunction<CodedValue> codedBySlot) {
+        for (Deferred d : byKey.values()) {
+            CodedValue c = codedBySlot.apply(d.slot());
+            if (c == null || c.valueLength() != d.length() || c.valueChecksum() != d.checksum()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The stored value records ({@code [slot][bytes]}, or null) of {@code keys} in a peer's snapshot: a RocksDB
+     * checkpoint, opened read-only, or {@link RocksKvStateMachine#snapshot()} bytes.
+     */
+    static Map<String, byte[]> storedIn(SnapshotSource snapshot, List<String> keys) {
+        Map<String, byte[]> found = new TreeMap<>();
+        if (snapshot instanceof CheckpointSource checkpoint) {
+            try (Options readOptions = new Options(); RocksDB peer = RocksDB.openReadOnly(readOptions, checkpoint.dir().toString())) {
+                for (String key : keys) {
+                    found.put(key, peer.get(RocksKeys.key(RocksKeys.VALUE, key)));
+                }
+            } catch (RocksDBException e) {
+                throw new IllegalStateException("cannot read peer checkpoint " + checkpoint.dir() + ": " + e.getMessage(), e);
+            }
+        } else {
+            TreeMap<byte[], byte[]> pairs = RocksSnapshotFormat.parse(snapshot.readAll());
+            for (String key : keys) {
+                found.put(key, pairs.get(RocksKeys.key(RocksKeys.VALUE, key)));
+            }
+        }
+        return found;
     }
 
     static byte[] unresolvedKey(String key) {

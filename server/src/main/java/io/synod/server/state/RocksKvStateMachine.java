@@ -14,7 +14,6 @@ import io.synod.server.wire.ByteReader;
 import io.synod.server.wire.MalformedInputException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -254,13 +253,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
      * log, so the group starts from its snapshot instead ({@link #ignoreDurableState()}).
      */
     public boolean unresolvedHeldBy(java.util.function.LongFunction<io.synod.core.paxos.CodedValue> codedBySlot) {
-        for (RocksDeferrals.Deferred d : deferred.all().values()) {
-            io.synod.core.paxos.CodedValue c = codedBySlot.apply(d.slot());
-            if (c == null || c.valueLength() != d.length() || c.valueChecksum() != d.checksum()) {
-                return false;
-            }
-        }
-        return true;
+        return deferred.heldBy(codedBySlot);
     }
 
     /** Number of unresolved keys (tests, status). */
@@ -275,28 +268,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
      */
     @Override
     public void resolve(long slot, byte[] payload) {
-        KvCommand command;
-        try {
-            command = KvCommand.decode(payload);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("the value rebuilt for slot " + slot + " is not a kv command: " + e.getMessage(), e);
-        }
-        RocksDeferrals.Deferred d = deferred.get(command.key());
-        if (d == null || d.slot() != slot) {
-            return; // Overwritten or resolved since.
-        }
-        if (!RocksDeferrals.matches(d, payload) || !(command instanceof KvCommand.Put p)) {
-            throw new IllegalStateException("the value rebuilt for slot " + slot
-                    + " does not match the header and checksum applied there");
-        }
-        byte[] valueKey = key(VALUE, p.key());
-        byte[] stored = get(valueKey);
-        if (stored == null || versionOf(stored) != slot) {
-            throw new IllegalStateException("key " + p.key() + " is unresolved at slot " + slot + " but holds "
-                    + (stored == null ? "nothing" : "version " + versionOf(stored)));
-        }
-        staged.put(valueKey, stored(slot, p.value()));
-        deferred.drop(this, p.key());
+        deferred.resolve(this, slot, payload);
     }
 
     /**
@@ -316,21 +288,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         if (due.isEmpty()) {
             return;
         }
-        Map<String, byte[]> found = new TreeMap<>();
-        if (snapshot instanceof CheckpointSource checkpoint) {
-            try (Options readOptions = new Options(); RocksDB peer = RocksDB.openReadOnly(readOptions, checkpoint.dir().toString())) {
-                for (String key : due) {
-                    found.put(key, peer.get(key(VALUE, key)));
-                }
-            } catch (RocksDBException e) {
-                throw new IllegalStateException("cannot read peer checkpoint " + checkpoint.dir() + ": " + e.getMessage(), e);
-            }
-        } else {
-            TreeMap<byte[], byte[]> pairs = RocksSnapshotFormat.parse(snapshot.readAll());
-            for (String key : due) {
-                found.put(key, pairs.get(key(VALUE, key)));
-            }
-        }
+        Map<String, byte[]> found = RocksDeferrals.storedIn(snapshot, due);
         for (String key : due) {
             RocksDeferrals.Deferred d = deferred.get(key);
             byte[] stored = found.get(key);
@@ -388,7 +346,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     private KvResult execute(long slot, KvCommand command) {
         String key = command.key();
         if (command.isReadOnly()) {
-            return query(command);
+            return RocksReads.query(this, command);
         }
         byte[] valueKey = key(VALUE, key);
         byte[] listKey = key(LIST, key);
@@ -431,59 +389,6 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         ByteBuffer.wrap(grown).putLong(grown.length - 8, element);
         staged.put(listKey, grown);
         return new KvResult.Done();
-    }
-
-    private KvResult query(KvCommand command) {
-        String key = command.key();
-        if (command instanceof KvCommand.Scan scan) {
-            return scan(scan);
-        }
-        if (command instanceof KvCommand.Get || command instanceof KvCommand.GetVersioned) {
-            if (get(key(LIST, key)) != null) {
-                return new KvResult.Error("key " + key + " holds a list, not a value");
-            }
-            byte[] stored = get(key(VALUE, key));
-            byte[] value = stored == null ? null : valueOf(stored);
-            return command instanceof KvCommand.Get ? new KvResult.Value(value)
-                    : new KvResult.Versioned(value, stored == null ? 0 : versionOf(stored));
-        }
-        if (get(key(VALUE, key)) != null) {
-            return new KvResult.Error("key " + key + " holds a value, not a list");
-        }
-        byte[] list = get(key(LIST, key));
-        long[] elements = new long[list == null ? 0 : list.length / 8];
-        for (int i = 0; i < elements.length; i++) {
-            elements[i] = ByteBuffer.wrap(list).getLong(i * 8);
-        }
-        return new KvResult.ListValue(elements);
-    }
-
-    /** Value keys in the scan's range in byte order (RocksDB's bytewise order), bounded as {@link KvCommand.Scan} says. */
-    private KvResult scan(KvCommand.Scan scan) {
-        // A scan iterates RocksDB itself, so it must see what this pass staged: write the staged
-        // prefix first. Everything staged belongs to slots already applied, together with their
-        // applied slot and sessions, so RocksDB still only ever shows a whole prefix of the applied state.
-        commitApplied();
-        java.util.List<KvResult.Entry> out = new java.util.ArrayList<>();
-        byte[] end = scan.end().isEmpty() ? null : key(VALUE, scan.end());
-        long bytes = 0;
-        try (RocksIterator it = db.newIterator()) {
-            for (it.seek(key(VALUE, scan.start())); it.isValid(); it.next()) {
-                byte[] k = it.key();
-                if (k.length == 0 || k[0] != VALUE || (end != null && Arrays.compareUnsigned(k, end) >= 0)) {
-                    break;
-                }
-                byte[] stored = it.value();
-                long size = (k.length - 1) + (stored.length - 8L);
-                if (out.size() == scan.limit() || (!out.isEmpty() && bytes + size > KvCommand.MAX_SCAN_REPLY_BYTES)) {
-                    return new KvResult.Entries(out, true);
-                }
-                out.add(new KvResult.Entry(new String(k, 1, k.length - 1, StandardCharsets.UTF_8), valueOf(stored),
-                        versionOf(stored)));
-                bytes += size;
-            }
-        }
-        return new KvResult.Entries(out, false);
     }
 
     /** The live sessions, by id, staged changes included (what the leader's expiry timer reads). */
@@ -529,7 +434,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         if (!command.isReadOnly()) {
             throw new IllegalArgumentException("read() needs a read-only command, got " + command.getClass().getSimpleName());
         }
-        return query(command).encode();
+        return RocksReads.query(this, command).encode();
     }
 
     @Override
