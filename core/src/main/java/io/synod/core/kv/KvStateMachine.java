@@ -10,7 +10,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * The deterministic, in-memory key-value state machine: byte values (put/get/delete/compare-and-set)
@@ -124,42 +123,13 @@ public final class KvStateMachine implements StateMachine {
 
     @Override
     public long[] unresolvedSlotsFor(byte[] payload) {
-        if (deferred.isEmpty()) {
-            return NO_SLOTS;
-        }
-        if (SessionCommand.isSessionCommand(payload)) {
-            return unresolvedSlots(); // Sessions touch keys of their own (ephemeral keys): resolve everything.
-        }
-        KvCommand command;
-        try {
-            command = KvCommand.decode(payload);
-        } catch (IllegalArgumentException e) {
-            return unresolvedSlots();
-        }
-        if (command instanceof KvCommand.Put || command instanceof KvCommand.Delete || command instanceof KvCommand.Append
-                || command instanceof KvCommand.AppendNote) {
-            return NO_SLOTS; // They overwrite or drop the bytes and never read them.
-        }
-        if (command instanceof KvCommand.Scan scan) {
-            TreeSet<Long> slots = new TreeSet<>();
-            for (Map.Entry<String, Deferred> e : deferred.entrySet()) {
-                if (values.containsKey(e.getKey()) && scan.contains(e.getKey().getBytes(StandardCharsets.UTF_8))) {
-                    slots.add(e.getValue().slot());
-                }
-            }
-            return slots.stream().mapToLong(Long::longValue).toArray();
-        }
-        Deferred d = deferred.get(command.key());
-        return d == null ? NO_SLOTS : new long[] {d.slot()};
+        // A scan reads only value keys: a list's note (kept with keepNotes) is not in a scan's results.
+        return KvDeferral.slotsRead(payload, deferred, Deferred::slot, values::containsKey);
     }
 
     @Override
     public long[] unresolvedSlots() {
-        TreeSet<Long> slots = new TreeSet<>();
-        for (Deferred d : deferred.values()) {
-            slots.add(d.slot());
-        }
-        return slots.stream().mapToLong(Long::longValue).toArray();
+        return KvDeferral.allSlots(deferred, Deferred::slot);
     }
 
     @Override

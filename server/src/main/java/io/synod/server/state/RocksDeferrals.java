@@ -1,22 +1,18 @@
 package io.synod.server.state;
 
 import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.SessionCommand;
+import io.synod.core.kv.KvDeferral;
 import io.synod.core.paxos.CodedValue;
 import io.synod.core.paxos.SnapshotSource;
-import io.synod.core.paxos.StateMachine;
 import io.synod.server.wire.ByteReader;
 import io.synod.server.wire.ByteWriter;
 import io.synod.server.wire.MalformedInputException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.function.LongFunction;
-import java.util.zip.CRC32C;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -35,6 +31,8 @@ import org.rocksdb.RocksDBException;
 final class RocksDeferrals {
     /** {@code 0 'U' key} -> unresolved record. Not a data or session-table key: never in a snapshot. */
     static final byte[] UNRESOLVED_PREFIX = {0, 'U'};
+
+    private static final byte[] EMPTY = new byte[0];
 
     /** One unresolved key: the slot of its deferred write, the header, and the whole payload's length and CRC32C. */
     record Deferred(long slot, byte[] header, int length, int checksum) {}
@@ -77,46 +75,12 @@ final class RocksDeferrals {
 
     /** Every slot holding an unresolved key, ascending, distinct. */
     long[] slots() {
-        TreeSet<Long> slots = new TreeSet<>();
-        for (Deferred d : byKey.values()) {
-            slots.add(d.slot());
-        }
-        return slots.stream().mapToLong(Long::longValue).toArray();
+        return KvDeferral.allSlots(byKey, Deferred::slot);
     }
 
-    /**
-     * The unresolved slots {@code payload} reads (core's {@code KvStateMachine} rule): the key of a read or
-     * compare-and-set, the unresolved keys in a scan's range, every one for a session command or an undecodable
-     * payload; none for a put, delete or append, which overwrite or drop the bytes and never read them.
-     */
+    /** The unresolved slots {@code payload} reads: core's rule ({@link KvDeferral#slotsRead}); only value keys are here. */
     long[] slotsFor(byte[] payload) {
-        if (byKey.isEmpty()) {
-            return StateMachine.NO_SLOTS;
-        }
-        if (SessionCommand.isSessionCommand(payload)) {
-            return slots(); // Sessions touch keys of their own (ephemeral keys): resolve everything.
-        }
-        KvCommand command;
-        try {
-            command = KvCommand.decode(payload);
-        } catch (IllegalArgumentException e) {
-            return slots();
-        }
-        if (command instanceof KvCommand.Put || command instanceof KvCommand.Delete || command instanceof KvCommand.Append
-                || command instanceof KvCommand.AppendNote) {
-            return StateMachine.NO_SLOTS;
-        }
-        if (command instanceof KvCommand.Scan scan) {
-            TreeSet<Long> slots = new TreeSet<>();
-            for (Map.Entry<String, Deferred> e : byKey.entrySet()) {
-                if (scan.contains(e.getKey().getBytes(StandardCharsets.UTF_8))) {
-                    slots.add(e.getValue().slot());
-                }
-            }
-            return slots.stream().mapToLong(Long::longValue).toArray();
-        }
-        Deferred d = byKey.get(command.key());
-        return d == null ? StateMachine.NO_SLOTS : new long[] {d.slot()};
+        return KvDeferral.slotsRead(payload, byKey, Deferred::slot, key -> true);
     }
 
     /** Loads the records RocksDB holds (after opening or swapping in a database). */
@@ -226,35 +190,6 @@ final class RocksDeferrals {
         return new Deferred(slot, header, length, checksum);
     }
 
-    /**
-     * The command a header stands for, with an empty value (only its kind, key and element are used); throws
-     * {@link IllegalArgumentException} naming the problem if it is not a {@code Put} or {@code AppendNote} header
-     * of a payload of {@code payloadLength} bytes.
-     */
-    static KvCommand parseHeader(byte[] header, int payloadLength) {
-        if (header.length < 3 + 4) {
-            throw new IllegalArgumentException("deferral header of " + header.length + " bytes is too short");
-        }
-        ByteBuffer in = ByteBuffer.wrap(header);
-        byte tag = in.get();
-        int keyLength = Short.toUnsignedInt(in.getShort());
-        boolean note = tag == KvCommand.TAG_APPEND_NOTE;
-        if ((tag != KvCommand.TAG_PUT && !note) || keyLength == 0 || header.length != 3 + keyLength + (note ? 8 : 0) + 4) {
-            throw new IllegalArgumentException("deferral header (tag " + tag + ", key of " + keyLength + " bytes, "
-                    + header.length + " bytes) is neither a put nor an append-note header");
-        }
-        byte[] keyBytes = new byte[keyLength];
-        in.get(keyBytes);
-        String key = new String(keyBytes, StandardCharsets.UTF_8);
-        long element = note ? in.getLong() : 0;
-        int valueLength = in.getInt();
-        if (valueLength != payloadLength - header.length) {
-            throw new IllegalArgumentException("deferral header says " + valueLength + " value bytes, the payload has "
-                    + (payloadLength - header.length));
-        }
-        return note ? new KvCommand.AppendNote(key, element, new byte[0]) : new KvCommand.Put(key, new byte[0]);
-    }
-
     /** Whether {@code payload} is the command recorded as {@code d}: same length, CRC32C, and header prefix. */
     static boolean matches(Deferred d, byte[] payload) {
         return payload.length == d.length() && checksum(payload) == d.checksum()
@@ -263,18 +198,11 @@ final class RocksDeferrals {
 
     /** Whether a value taken from a snapshot is the one {@code d} was written with (header plus value: length, CRC32C). */
     static boolean matchesValue(Deferred d, byte[] value) {
-        if (d.header().length + (long) value.length != d.length()) {
-            return false;
-        }
-        CRC32C crc = new CRC32C();
-        crc.update(d.header());
-        crc.update(value);
-        return (int) crc.getValue() == d.checksum();
+        return d.header().length + (long) value.length == d.length()
+                && KvDeferral.checksum(d.header(), value) == d.checksum();
     }
 
     private static int checksum(byte[] payload) {
-        CRC32C crc = new CRC32C();
-        crc.update(payload);
-        return (int) crc.getValue();
+        return KvDeferral.checksum(payload, EMPTY);
     }
 }

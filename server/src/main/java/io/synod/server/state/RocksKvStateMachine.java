@@ -3,6 +3,7 @@ package io.synod.server.state;
 import static io.synod.server.state.RocksKeys.*;
 
 import io.synod.core.kv.KvCommand;
+import io.synod.core.kv.KvDeferral;
 import io.synod.core.kv.KvResult;
 import io.synod.core.kv.KvSessions;
 import io.synod.core.kv.KvStateMachine;
@@ -219,7 +220,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
      */
     @Override
     public byte[] applyDeferred(long slot, byte[] header, int payloadLength, int payloadChecksum, SessionWrite session) {
-        KvCommand partial = RocksDeferrals.parseHeader(header, payloadLength);
+        KvCommand partial = KvDeferral.parseHeader(header, payloadLength);
         String key = partial.key();
         boolean existed = get(key(VALUE, key)) != null || get(key(LIST, key)) != null;
         KvResult result = execute(slot, partial);
