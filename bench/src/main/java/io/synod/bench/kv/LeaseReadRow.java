@@ -82,7 +82,8 @@ final class LeaseReadRow {
         }
     }
 
-    private static CompletableFuture<GetResult> count(CompletableFuture<GetResult> read, ServedBy path, AtomicLong n) {
+    /** {@code read}, counting into {@code n} when it was served by {@code path}. */
+    static CompletableFuture<GetResult> count(CompletableFuture<GetResult> read, ServedBy path, AtomicLong n) {
         return read.whenComplete((r, e) -> {
             if (r != null && r.servedBy() == path) {
                 n.incrementAndGet();
@@ -93,23 +94,33 @@ final class LeaseReadRow {
     /** Prints the row and its ratio, and writes {@code kv-lease-reads.csv}. */
     static void report(Result r, Path dir, PrintWriter out) throws java.io.IOException {
         out.println();
-        out.printf("%-40s %14s %14s %10s%n", "read row (synod-3x4, lease=leader)", "log reads", "lease reads", "lease/log");
-        out.printf("%-40s %14.0f %14.0f %9.2fx%n", "lin. read 1 KiB (ops/s)", r.log().opsPerSecond(),
-                r.lease().opsPerSecond(), r.ratio());
-        out.printf("%-40s %14.2f %14.2f %10s%n", "lin. read p50 (ms)", r.log().latency().medianMillis(),
-                r.lease().latency().medianMillis(), "");
-        out.printf("%-40s %14.2f %14.2f %10s%n", "lin. read p99 (ms)", r.log().latency().p99Millis(),
-                r.lease().latency().p99Millis(), "");
+        printComparison(out, "read row (synod-3x4, lease=leader)", "log reads", "lease reads", "lease/log", r.log(), r.lease(), r.ratio());
         out.printf("target: lease read throughput >= 10x log reads: %.2fx, %s (%d of %d lease-run reads went through the "
                 + "log)%n", r.ratio(), r.ratio() >= 10 ? "met" : "MISSED", r.logServedInLease(), r.readsInLeaseRun());
-        new CsvTable("metric", "log reads", "lease reads", "lease/log")
-                .add("lin. read 1 KiB (ops/s)", String.format("%.2f", r.log().opsPerSecond()),
-                        String.format("%.2f", r.lease().opsPerSecond()), String.format("%.2f", r.ratio()))
-                .add("lin. read p50 (ms)", String.format("%.2f", r.log().latency().medianMillis()),
-                        String.format("%.2f", r.lease().latency().medianMillis()), "")
-                .add("lin. read p99 (ms)", String.format("%.2f", r.log().latency().p99Millis()),
-                        String.format("%.2f", r.lease().latency().p99Millis()), "")
-                .write(dir.resolve("kv-lease-reads.csv"));
+        comparisonCsv("log reads", "lease reads", "lease/log", r.log(), r.lease(), r.ratio()).write(dir.resolve("kv-lease-reads.csv"));
         out.flush();
+    }
+
+    /** The three rows (throughput, p50, p99) of a read comparison, base run against the other run. */
+    static void printComparison(PrintWriter out, String title, String baseName, String otherName, String ratioName,
+            LoadRun.Result base, LoadRun.Result other, double ratio) {
+        out.printf("%-40s %14s %14s %10s%n", title, baseName, otherName, ratioName);
+        out.printf("%-40s %14.0f %14.0f %9.2fx%n", "lin. read 1 KiB (ops/s)", base.opsPerSecond(), other.opsPerSecond(), ratio);
+        out.printf("%-40s %14.2f %14.2f %10s%n", "lin. read p50 (ms)", base.latency().medianMillis(),
+                other.latency().medianMillis(), "");
+        out.printf("%-40s %14.2f %14.2f %10s%n", "lin. read p99 (ms)", base.latency().p99Millis(),
+                other.latency().p99Millis(), "");
+    }
+
+    /** The same comparison as a CSV table. */
+    static CsvTable comparisonCsv(String baseName, String otherName, String ratioName, LoadRun.Result base,
+            LoadRun.Result other, double ratio) {
+        return new CsvTable("metric", baseName, otherName, ratioName)
+                .add("lin. read 1 KiB (ops/s)", String.format("%.2f", base.opsPerSecond()),
+                        String.format("%.2f", other.opsPerSecond()), String.format("%.2f", ratio))
+                .add("lin. read p50 (ms)", String.format("%.2f", base.latency().medianMillis()),
+                        String.format("%.2f", other.latency().medianMillis()), "")
+                .add("lin. read p99 (ms)", String.format("%.2f", base.latency().p99Millis()),
+                        String.format("%.2f", other.latency().p99Millis()), "");
     }
 }

@@ -1,8 +1,6 @@
 package io.synod.bench.kv;
 
-import io.synod.bench.report.CsvTable;
 import io.synod.client.Consistency;
-import io.synod.client.GetResult;
 import io.synod.client.ServedBy;
 import io.synod.client.SynodClient;
 import io.synod.coordination.ShardMap;
@@ -94,7 +92,7 @@ final class QuorumReadRow {
                 AtomicLong all = new AtomicLong();
                 LoadRun.Result follower = LoadRun.run(threads, window, warmup, measure, i -> {
                     all.incrementAndGet();
-                    return count(near.get(keys[scramble.applyAsInt(i)], Consistency.LINEARIZABLE), leased);
+                    return LeaseReadRow.count(near.get(keys[scramble.applyAsInt(i)], Consistency.LINEARIZABLE), ServedBy.LEASE, leased);
                 });
                 progress.accept(String.format("quorum reads: LINEARIZABLE via node %d: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, "
                         + "%d failed, %d of %d answered under a lease", reader, follower.opsPerSecond(),
@@ -105,33 +103,14 @@ final class QuorumReadRow {
         }
     }
 
-    private static CompletableFuture<GetResult> count(CompletableFuture<GetResult> read, AtomicLong leased) {
-        return read.whenComplete((r, e) -> {
-            if (r != null && r.servedBy() == ServedBy.LEASE) {
-                leased.incrementAndGet();
-            }
-        });
-    }
-
     /** Prints the row and its ratio, and writes {@code kv-quorum-reads.csv}. */
     static void report(Result r, Path dir, PrintWriter out) throws java.io.IOException {
         out.println();
-        out.printf("%-40s %14s %14s %10s%n", "quorum-lease row (synod-3x4, quorum)", "log reads", "follower", "fol./log");
-        out.printf("%-40s %14.0f %14.0f %9.2fx%n", "lin. read 1 KiB (ops/s)", r.log().opsPerSecond(),
-                r.follower().opsPerSecond(), r.ratio());
-        out.printf("%-40s %14.2f %14.2f %10s%n", "lin. read p50 (ms)", r.log().latency().medianMillis(),
-                r.follower().latency().medianMillis(), "");
-        out.printf("%-40s %14.2f %14.2f %10s%n", "lin. read p99 (ms)", r.log().latency().p99Millis(),
-                r.follower().latency().p99Millis(), "");
+        LeaseReadRow.printComparison(out, "quorum-lease row (synod-3x4, quorum)", "log reads", "follower", "fol./log",
+                r.log(), r.follower(), r.ratio());
         out.printf("reads sent to node %d (a follower in most groups) of keys it holds: %d of %d answered under a lease "
                 + "(the others by the leader after a refusal)%n", r.reader(), r.leaseInFollowerRun(), r.readsInFollowerRun());
-        new CsvTable("metric", "log reads", "follower reads", "follower/log")
-                .add("lin. read 1 KiB (ops/s)", String.format("%.2f", r.log().opsPerSecond()),
-                        String.format("%.2f", r.follower().opsPerSecond()), String.format("%.2f", r.ratio()))
-                .add("lin. read p50 (ms)", String.format("%.2f", r.log().latency().medianMillis()),
-                        String.format("%.2f", r.follower().latency().medianMillis()), "")
-                .add("lin. read p99 (ms)", String.format("%.2f", r.log().latency().p99Millis()),
-                        String.format("%.2f", r.follower().latency().p99Millis()), "")
+        LeaseReadRow.comparisonCsv("log reads", "follower reads", "follower/log", r.log(), r.follower(), r.ratio())
                 .write(dir.resolve("kv-quorum-reads.csv"));
         out.flush();
     }
