@@ -69,10 +69,11 @@ public final class GroupLoop implements AutoCloseable {
      * {@code served}: the response's path ({@code WireFrame.ClientResponse.SERVED_*}); {@code read}: a read-only
      * command; {@code follower}: answered under the lease by this replica as a follower (a quorum-lease holder);
      * {@code holders}: for a read a quorum-lease follower refused, its key's lease holders (the NOT_LEADER
-     * answer's result, so the client learns where the key can be read), else -1.
+     * answer's result, so the client learns where the key can be read), else -1; {@code input}: for such a
+     * read, the request, asked again if it waits ({@link HolderReadWait}), else null.
      */
     private record Waiter(long requestId, Responder responder, long receivedNanos, int served, boolean read,
-            boolean follower, long holders) {}
+            boolean follower, long holders, ClientInput input) {}
 
     private final int group;
     private final Replica replica;
@@ -109,6 +110,10 @@ public final class GroupLoop implements AutoCloseable {
     /** The group's read lease: the policy the replica runs (behind a gate) and the clocks it is fed. */
     private final GroupLease lease;
     private final ReadGate leaseGate;
+    /** Quorum-lease reads this replica holds but could not answer yet, waiting up to two heartbeats. */
+    private final HolderReadWait<ClientInput> holderWait;
+    /** STALE reads: answered from the local state, or parked until a deferred value they read is rebuilt. */
+    private final StaleReads staleReads;
     /** The leader's session expiry timer (RocksDB machines only), or null. */
     private final SessionExpiryDriver expiry;
     /** Watch delivery from the RocksDB machine's event log, or null. */
@@ -137,6 +142,7 @@ public final class GroupLoop implements AutoCloseable {
         this.group = group;
         this.lease = lease;
         this.leaseGate = lease.newHooks();
+        this.holderWait = new HolderReadWait<>(2 * config.heartbeatIntervalNanos());
         this.storage = storage;
         this.stateMachine = stateMachineResource;
         this.localState = stateMachine;
@@ -170,6 +176,7 @@ public final class GroupLoop implements AutoCloseable {
         this.replica = new Replica(config, storage.durableState(), stateMachine,
                 coding.enabled() ? coding.quorum() : QuorumPolicy.MAJORITY, leaseGate, coding, System.nanoTime());
         this.readyLoop = new ReadyLoop(replica, new Sink());
+        this.staleReads = new StaleReads(group, replica, stateMachine, metrics);
         if (durableMachine != null) {
             durableMachine.commitApplied(); // Whatever starting the replica staged (nothing, normally).
         }
@@ -326,7 +333,7 @@ public final class GroupLoop implements AutoCloseable {
         } else if (input instanceof ClientInput c) {
             propose(c);
         } else if (input instanceof StaleReadInput r) {
-            readLocally(r);
+            staleReads.read(r.read(), r.responder());
         } else if (input instanceof WatchInput w) {
             watches.poll(w.poll(), w.responder(), replica, state == WireFrame.GroupStatus.SERVING, System.nanoTime());
         }
@@ -369,60 +376,6 @@ public final class GroupLoop implements AutoCloseable {
                 m.ballot(), repairTarget);
     }
 
-    /** STALE reads waiting for the deferred values they read to be rebuilt, oldest first (bounded). */
-    private final java.util.ArrayDeque<ParkedRead> parkedReads = new java.util.ArrayDeque<>();
-    private static final int MAX_PARKED_READS = 1024;
-    /** A parked STALE read gives up (BUSY) after this long: the rebuild needs X shards from peers. */
-    private static final long PARKED_READ_NANOS = TimeUnit.SECONDS.toNanos(10);
-
-    private record ParkedRead(StaleReadInput input, long parkedNanos) {}
-
-    private void readLocally(StaleReadInput r) {
-        WireFrame.StaleRead read = r.read();
-        int leader = replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint();
-        try {
-            if (!localState.isReadOnly(read.payload())) {
-                throw new IllegalArgumentException("a STALE read must be a read-only command");
-            }
-            if (!replica.resolvedForRead(read.payload())) {
-                // Deferred rebuild: a key it reads holds no bytes here yet. Its rebuild started (recovery reads);
-                // answer once it is done, never from the placeholder (docs/erasure.md, rule 4).
-                if (parkedReads.size() >= MAX_PARKED_READS) {
-                    r.responder().respond(new WireFrame.ClientResponse(read.requestId(), group,
-                            ClientReply.Status.BUSY.ordinal(), 0, leader, new byte[0]));
-                } else {
-                    parkedReads.add(new ParkedRead(r, System.nanoTime()));
-                }
-                return;
-            }
-            byte[] result = localState.read(read.payload());
-            r.responder().respond(new WireFrame.ClientResponse(read.requestId(), group, ClientReply.Status.OK.ordinal(),
-                    replica.appliedSlot(), leader, result, WireFrame.ClientResponse.SERVED_LOCAL));
-        } catch (IllegalArgumentException e) {
-            r.responder().respond(new WireFrame.ClientResponse(read.requestId(), group,
-                    ClientReply.Status.REJECTED.ordinal(), 0, leader,
-                    String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
-        }
-    }
-
-    /** Answers the parked STALE reads whose keys are resolved now; those waiting too long get BUSY. */
-    private void retryParkedReads() {
-        long now = System.nanoTime();
-        for (int i = parkedReads.size(); i > 0; i--) {
-            ParkedRead p = parkedReads.poll();
-            if (localState.unresolvedSlotsFor(p.input().read().payload()).length == 0) {
-                readLocally(p.input());
-            } else if (now - p.parkedNanos() > PARKED_READ_NANOS) {
-                metrics.parkedReadTimeouts.increment();
-                int leader = replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint();
-                p.input().responder().respond(new WireFrame.ClientResponse(p.input().read().requestId(), group,
-                        ClientReply.Status.BUSY.ordinal(), 0, leader, new byte[0]));
-            } else {
-                parkedReads.add(p);
-            }
-        }
-    }
-
     private void propose(ClientInput c) {
         WireFrame.ClientCommand cmd = c.command();
         Command command;
@@ -452,7 +405,7 @@ public final class GroupLoop implements AutoCloseable {
                 .computeIfAbsent(cmd.sequence(), k -> new ArrayList<>(1))
                 .add(new Waiter(cmd.requestId(), c.responder(), c.receivedNanos(),
                         byLease ? WireFrame.ClientResponse.SERVED_LEASE : WireFrame.ClientResponse.SERVED_LOG, read,
-                        byLease && follower, holders));
+                        byLease && follower, holders, holders >= 0 ? c : null));
         waiterCount++;
     }
 
@@ -503,6 +456,10 @@ public final class GroupLoop implements AutoCloseable {
             long now = System.nanoTime();
             for (Waiter w : list) {
                 waiterCount--;
+                if (reply.status() == ClientReply.Status.NOT_LEADER && w.input() != null && holderWait.park(w.input(),
+                        w.holders(), replica.nodeId(), replica.role(), w.receivedNanos(), now)) {
+                    continue; // Asked again after this pass (its pending write may commit meanwhile).
+                }
                 if (reply.status() == ClientReply.Status.OK) {
                     metrics.commitLatency.record(now - w.receivedNanos(), TimeUnit.NANOSECONDS);
                     if (w.read()) {
@@ -528,15 +485,19 @@ public final class GroupLoop implements AutoCloseable {
     }
 
     private void drive() {
+        if (!holderWait.isEmpty()) {
+            for (ClientInput c : holderWait.takeAll()) {
+                observeClock();
+                propose(c);
+            }
+        }
         readyLoop.drive();
         if (durableMachine != null) {
             // One WriteBatch per pass: the data changes, applied slot and session records of every
             // command this pass applied (all of them, or after a crash none).
             durableMachine.commitApplied();
         }
-        if (!parkedReads.isEmpty()) {
-            retryParkedReads();
-        }
+        staleReads.retryParked();
         if (watches != null) {
             watches.afterPass(replica, state == WireFrame.GroupStatus.SERVING, System.nanoTime());
         }
@@ -590,6 +551,10 @@ public final class GroupLoop implements AutoCloseable {
             }
         }
         waiters.clear();
+        for (ClientInput c : holderWait.takeAll()) {
+            c.responder().respond(new WireFrame.ClientResponse(c.command().requestId(), group,
+                    WireFrame.ClientResponse.STATUS_NO_GROUP, 0, -1, new byte[0]));
+        }
         if (watches != null) {
             watches.failAll();
         }
