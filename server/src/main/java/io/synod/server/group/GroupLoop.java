@@ -458,6 +458,7 @@ public final class GroupLoop implements AutoCloseable {
                 waiterCount--;
                 if (reply.status() == ClientReply.Status.NOT_LEADER && w.input() != null && holderWait.park(w.input(),
                         w.holders(), replica.nodeId(), replica.role(), w.receivedNanos(), now)) {
+                    metrics.holderReadWaits.increment();
                     continue; // Asked again after this pass (its pending write may commit meanwhile).
                 }
                 if (reply.status() == ClientReply.Status.OK) {

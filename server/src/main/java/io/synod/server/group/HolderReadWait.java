@@ -25,7 +25,6 @@ final class HolderReadWait<R> {
 
     private final long waitNanos;
     private final ArrayDeque<R> waiting = new ArrayDeque<>();
-    private long waited;
 
     HolderReadWait(long waitNanos) {
         if (waitNanos < 0) {
@@ -45,7 +44,6 @@ final class HolderReadWait<R> {
             return false;
         }
         waiting.add(request);
-        waited++;
         return true;
     }
 
@@ -58,10 +56,5 @@ final class HolderReadWait<R> {
         List<R> out = new ArrayList<>(waiting);
         waiting.clear();
         return out;
-    }
-
-    /** How many times a refused read was kept waiting, in all (a read may wait more than once). */
-    long waited() {
-        return waited;
     }
 }
