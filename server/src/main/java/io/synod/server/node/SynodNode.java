@@ -187,6 +187,18 @@ public final class SynodNode implements AutoCloseable {
             }
 
             @Override
+            public void onCodingChange(WireFrame.CodingChange change, Consumer<WireFrame.ClientResponse> respond) {
+                GroupLoop[] current = loops;
+                if (change.group() < 0 || change.group() >= current.length || current[change.group()] == null) {
+                    respond.accept(new WireFrame.ClientResponse(change.requestId(), change.group(),
+                            io.synod.core.paxos.ClientReply.Status.REJECTED.ordinal(), 0, -1, ("group " + change.group()
+                                    + " does not exist (the cluster has " + current.length + ")").getBytes(StandardCharsets.UTF_8)));
+                    return;
+                }
+                current[change.group()].onCodingChange(change, respond::accept);
+            }
+
+            @Override
             public byte[] shardMap() {
                 return shardMap.encode();
             }
