@@ -35,9 +35,18 @@ final class KvCodingCommand extends KvCommand.Op {
             description = "failures tolerated, data shards, and optionally the size threshold in bytes (default: keep)")
     String coding;
 
+    /** F, X and the threshold, checked before connecting (bad usage does not wait for the cluster). */
+    private int[] parsed;
+
+    @Override
+    public Integer call() {
+        parsed = parse(spec.commandLine(), group, coding);
+        return super.call();
+    }
+
     @Override
     int run(BlockingSynodClient client, Consistency consistency, PrintWriter out, PrintWriter err) {
-        int[] p = parse(spec.commandLine(), group, coding);
+        int[] p = parsed;
         CodingChangeResult r;
         try {
             r = client.changeCoding(group, p[0], p[1], p[2]);

@@ -158,7 +158,7 @@ class KvCommandTest {
 
     /** {@code kv coding}: bad usage and a change the cluster refuses (this cluster runs without coding) exit 2. */
     @Test
-    void codingChangesAreCheckedAndRefusedWithExitTwo() {
+    void codingChangesAreCheckedAndRefusedWithExitTwo() throws Exception {
         String d = dir.toString();
         for (String[] bad : new String[][] {{"coding", "2,1"}, {"coding", "--group", "0", "2"},
                 {"coding", "--group", "0", "2,1,3,4"}, {"coding", "--group", "0", "two,1"}, {"coding", "--group", "0", "0,1"},
@@ -171,6 +171,11 @@ class KvCommandTest {
             assertEquals(2, r.exitCode(), String.join(" ", bad) + ": " + r.err());
             assertTrue(r.err().startsWith("error: "), r.err());
         }
+        // Usage is checked before connecting: a bad coding is exit 2 even with nobody listening.
+        SynodCliTest.Run early = kv("--connect", "127.0.0.1:" + LocalCluster.freePort(), "--connect-timeout-ms", "1500",
+                "coding", "--group", "0", "2");
+        assertEquals(2, early.exitCode(), early.err());
+        assertTrue(early.err().startsWith("error: coding must be F,X or F,X,THRESHOLD"), early.err());
         SynodCliTest.Run uncoded = kv("--dir", d, "coding", "--group", "0", "1,1");
         assertEquals(2, uncoded.exitCode(), uncoded.out() + uncoded.err());
         assertTrue(uncoded.err().startsWith("error: refused: group 0 runs without coding"), uncoded.err());
