@@ -184,7 +184,7 @@ class KvCommandTest {
         assertTrue(noGroup.err().contains("group 9 does not exist"), noGroup.err());
         SynodCliTest.Run help = kv("coding", "--help");
         assertEquals(0, help.exitCode());
-        for (String s : new String[] {"F,X[,THRESHOLD]", "X <= N - 2F", "--group", "Exit status", "keep the coding"}) {
+        for (String s : new String[] {"F,X[,THRESHOLD]", "X <= N - 2F", "--group", "Exit status", "keeps the coding"}) {
             assertTrue(help.out().contains(s), s + " in:\n" + help.out());
         }
     }

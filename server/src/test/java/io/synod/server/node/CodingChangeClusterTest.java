@@ -46,69 +46,90 @@ class CodingChangeClusterTest {
         Random random = new Random(29);
         Map<String, byte[]> acknowledged = new LinkedHashMap<>();
         long changeSlot;
-        try (TestingServer zk = new TestingServer(true);
-                LocalCluster cluster = new LocalCluster(new java.net.InetSocketAddress("127.0.0.1", zk.getPort()), dir, 5, 1,
-                        "recoding", Map.of("zookeeper.session.timeout.ms", "3000", "coding", "5,1,3",
-                                "coding.threshold.bytes", Integer.toString(THRESHOLD), "snapshot.every.slots", "40"))) {
-            cluster.startAll();
-            assertTrue(cluster.awaitLeaders(60_000), "the group gets a leader");
-            try (SynodClient async = sdk(cluster)) {
-                BlockingSynodClient client = async.blocking();
-                write(client, random, "before", acknowledged);
+        try (TestingServer zk = new TestingServer(true)) {
+            try (LocalCluster cluster = cluster(zk, "5,1,3")) {
+                cluster.startAll();
+                assertTrue(cluster.awaitLeaders(60_000), "the group gets a leader");
+                try (SynodClient async = sdk(cluster)) {
+                    BlockingSynodClient client = async.blocking();
+                    write(client, random, "before", acknowledged);
 
-                // Refusals name the rule; nothing is proposed.
-                BadRequestException broken = assertThrows(BadRequestException.class, () -> client.changeCoding(0, 2, 3, 0));
-                assertTrue(broken.getMessage().contains("X <= N - 2F = 1"), broken.getMessage());
-                BadRequestException noGroup = assertThrows(BadRequestException.class, () -> client.changeCoding(3, 2, 1, 0));
-                assertTrue(noGroup.getMessage().contains("group 3 does not exist"), noGroup.getMessage());
+                    // Refusals name the rule; nothing is proposed.
+                    BadRequestException broken =
+                            assertThrows(BadRequestException.class, () -> client.changeCoding(0, 2, 3, 0));
+                    assertTrue(broken.getMessage().contains("X <= N - 2F = 1"), broken.getMessage());
+                    BadRequestException noGroup =
+                            assertThrows(BadRequestException.class, () -> client.changeCoding(3, 2, 1, 0));
+                    assertTrue(noGroup.getMessage().contains("group 3 does not exist"), noGroup.getMessage());
 
-                CodingChangeResult changed = client.changeCoding(0, 2, 1, 0);
-                changeSlot = changed.slot();
-                assertTrue(changeSlot > 0);
-                assertTrue(changed.coding().contains("N=5,F=2,X=1,threshold=" + THRESHOLD + "B"), changed.coding());
-                write(client, random, "after", acknowledged);
+                    CodingChangeResult changed = client.changeCoding(0, 2, 1, 0);
+                    changeSlot = changed.slot();
+                    assertTrue(changeSlot > 0);
+                    assertTrue(changed.coding().contains("N=5,F=2,X=1,threshold=" + THRESHOLD + "B"), changed.coding());
+                    write(client, random, "after", acknowledged);
 
-                int leader = cluster.leaderOf(0);
-                int follower = (leader + 1) % 5;
-                cluster.stop(follower); // (a crashed node keeps its RocksDB lock in this process: stop, not crash)
-                write(client, random, "follower-down", acknowledged);
-                cluster.start(follower);
-                write(client, random, "follower-back", acknowledged);
-                readBack(client, acknowledged);
-                awaitApplied(cluster, acknowledged.size());
-            }
-            for (int node = 0; node < 5; node++) {
-                cluster.stop(node);
-            }
-            for (int node = 0; node < 5; node++) {
-                Path group = dir.resolve("node-" + node).resolve("group-0");
-                try (RocksKvStateMachine sm = new RocksKvStateMachine(group.resolve("rocksdb"), group.resolve("snapshot"))) {
-                    byte[] stored = sm.durableCoding();
-                    assertNotNull(stored, "node " + node + " keeps the coding with its applied state");
-                    ByteBuffer p = ByteBuffer.wrap(stored, 4, 16);
-                    assertEquals(5, p.getInt());
-                    assertEquals(2, p.getInt(), "node " + node + ": F after the change");
-                    assertEquals(1, p.getInt(), "node " + node + ": X after the change");
+                    int leader = cluster.leaderOf(0);
+                    int follower = (leader + 1) % 5;
+                    cluster.stop(follower); // (a crashed node keeps its RocksDB lock in this process: stop, not crash)
+                    write(client, random, "follower-down", acknowledged);
+                    cluster.start(follower);
+                    write(client, random, "follower-back", acknowledged);
+                    readBack(client, acknowledged);
+                    awaitApplied(cluster, acknowledged.size());
+                }
+                for (int node = 0; node < 5; node++) {
+                    cluster.stop(node);
+                }
+                for (int node = 0; node < 5; node++) {
+                    Path group = dir.resolve("node-" + node).resolve("group-0");
+                    try (RocksKvStateMachine sm =
+                            new RocksKvStateMachine(group.resolve("rocksdb"), group.resolve("snapshot"))) {
+                        byte[] stored = sm.durableCoding();
+                        assertNotNull(stored, "node " + node + " keeps the coding with its applied state");
+                        ByteBuffer p = ByteBuffer.wrap(stored, 4, 16);
+                        assertEquals(5, p.getInt());
+                        assertEquals(2, p.getInt(), "node " + node + ": F after the change");
+                        assertEquals(1, p.getInt(), "node " + node + ": X after the change");
+                    }
+                }
+                // Entries keep the coding they were written with (section 4.6): shards of X = 3 before the change, full
+                // copies after it.
+                int[] logs = scanLogs(dir, changeSlot);
+                assertTrue(logs[0] >= 5 * 4, "entries before the change kept their shards: " + logs[0]);
+                assertTrue(logs[1] >= 5 * 4 * 3, "large values after the change are full copies: " + logs[1]);
+                // Every node restarts with coding=5,1,3 (its setting and ZooKeeper's spec are unchanged).
+                cluster.startAll();
+                assertTrue(cluster.awaitLeaders(60_000), "a leader after the restart");
+                try (SynodClient async = sdk(cluster)) {
+                    BlockingSynodClient client = async.blocking();
+                    readBack(client, acknowledged);
+                    write(client, random, "restarted", acknowledged);
+                    readBack(client, acknowledged);
                 }
             }
-            // Entries keep the coding they were written with (section 4.6): shards of X = 3 before the change, full
-            // copies after it.
-            int[] logs = scanLogs(dir, changeSlot);
-            assertTrue(logs[0] >= 5 * 4, "entries before the change kept their shards: " + logs[0]);
-            assertTrue(logs[1] >= 5 * 4 * 3, "large values after the change are full copies: " + logs[1]);
-            // Every node restarts with coding=5,1,3 (its setting and ZooKeeper's spec are unchanged).
-            cluster.startAll();
-            assertTrue(cluster.awaitLeaders(60_000), "a leader after the restart");
-            try (SynodClient async = sdk(cluster)) {
-                BlockingSynodClient client = async.blocking();
-                readBack(client, acknowledged);
-                write(client, random, "restarted", acknowledged);
-                readBack(client, acknowledged);
+            // After the restarts large values are full copies: a replica that came back with the creation-time 5,1,3
+            // would have coded them with X = 3. (Each node's restart compacted its log through RocksDB's slot.)
+            int restartedLarge = scanLogs(dir, changeSlot)[1];
+            assertTrue(restartedLarge >= 5 * 4, "large values written after the restart are full copies: " + restartedLarge);
+            // Every node restarts again, now with coding=5,2,1 in its configuration: it differs from ZooKeeper's spec
+            // (still 5,1,3) only in F and X, so the nodes start (with the spec's coding, then their disks').
+            try (LocalCluster cluster = cluster(zk, "5,2,1")) {
+                cluster.startAll();
+                assertTrue(cluster.awaitLeaders(60_000), "a leader with coding=5,2,1 in every node's file");
+                try (SynodClient async = sdk(cluster)) {
+                    BlockingSynodClient client = async.blocking();
+                    write(client, random, "reconfigured", acknowledged);
+                    readBack(client, acknowledged);
+                }
             }
+            assertTrue(scanLogs(dir, changeSlot)[1] >= restartedLarge, "still full copies after the second restart");
         }
-        // After the restarts large values are full copies: a replica that came back with the creation-time 5,1,3
-        // would have coded them with X = 3. (Each node's restart compacted its log through RocksDB's slot.)
-        assertTrue(scanLogs(dir, changeSlot)[1] >= 5 * 4, "large values written after the restart are full copies");
+    }
+
+    private LocalCluster cluster(TestingServer zk, String coding) throws Exception {
+        return new LocalCluster(new java.net.InetSocketAddress("127.0.0.1", zk.getPort()), dir, 5, 1, "recoding",
+                Map.of("zookeeper.session.timeout.ms", "3000", "coding", coding, "coding.threshold.bytes",
+                        Integer.toString(THRESHOLD), "snapshot.every.slots", "40"));
     }
 
     /**
@@ -119,7 +140,8 @@ class CodingChangeClusterTest {
         int codedBefore = 0;
         int largeAfter = 0;
         for (int node = 0; node < 5; node++) {
-            try (SegmentedLog log = SegmentedLog.open(dir.resolve("node-" + node).resolve("group-0").resolve("log"), 16 << 20)) {
+            Path logDir = dir.resolve("node-" + node).resolve("group-0").resolve("log");
+            try (SegmentedLog log = SegmentedLog.open(logDir, 16 << 20)) {
                 for (Entry e : log.recovery().entries().values()) {
                     if (e.command().isNoop() || Coding.isChange(e.command())) {
                         continue;
