@@ -225,10 +225,14 @@ public final class SynodNode implements AutoCloseable {
                 clientAddress, metrics == null ? "off" : metrics.address(), groups, coding, lease);
     }
 
-    /** Whether two specs of coded clusters differ only in F, X and the threshold (N and everything else equal). */
-    static boolean differsOnlyInCoding(ClusterSpec a, ClusterSpec b) {
-        return !a.equals(b) && a.groups() == b.groups() && a.members().equals(b.members()) && a.leaseMode() == b.leaseMode()
-                && java.util.Objects.equals(a.leaseTiming(), b.leaseTiming()) && coded(a) && coded(b);
+    /**
+     * Whether a node's {@code wanted} spec differs from the coded cluster's {@code existing} one only in F, X and the
+     * threshold (N and everything else equal; {@code wanted} may be majorities, e.g. 5,2,1, which is F = 2, X = 1).
+     */
+    static boolean differsOnlyInCoding(ClusterSpec existing, ClusterSpec wanted) {
+        return !existing.equals(wanted) && existing.groups() == wanted.groups() && existing.members().equals(wanted.members())
+                && existing.leaseMode() == wanted.leaseMode()
+                && java.util.Objects.equals(existing.leaseTiming(), wanted.leaseTiming()) && coded(existing);
     }
 
     private static boolean coded(ClusterSpec spec) {
