@@ -45,6 +45,92 @@ class CodingChangesTest {
         assertEquals(Role.LEADER.ordinal(), loop.status().role());
     }
 
+    private GroupLoop replica(int i, int n, ReplicaConfig config, Coding coding, GroupLoop[] loops) throws Exception {
+        GroupStorage storage = GroupStorage.open(dir.resolve("g" + i), 1 << 20);
+        RocksKvStateMachine sm = new RocksKvStateMachine(dir.resolve("rocks" + i));
+        return new GroupLoop(0, config, storage, sm, sm, m -> {
+            GroupLoop to = loops[m.message().to()];
+            if (to != null) {
+                to.onPeerMessage(m.message());
+            }
+        }, null, new GroupMetrics(new SimpleMeterRegistry(), 0), 5_000_000L, 1024, 1024, coding);
+    }
+
+    static void awaitApplied(GroupLoop loop, long slot) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (loop.status().appliedSlot() < slot && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(loop.status().appliedSlot() >= slot, "applied through " + slot + ": " + loop.status());
+    }
+
+    /**
+     * A replica that was down during the change and returns after the leader compacted the change entry away
+     * catches up by a RocksDB checkpoint (InstallSnapshot): the checkpoint carries the coding with the state, so its
+     * RocksDB names the new coding although its log never held the change.
+     */
+    @Test
+    @Timeout(120)
+    void aReplicaThatMissedTheChangeGetsItInTheCheckpointItInstalls() throws Exception {
+        int n = 3;
+        GroupLoop[] loops = new GroupLoop[n];
+        ReplicaConfig[] configs = new ReplicaConfig[n];
+        Coding coding = Coding.rsPaxos(n, 1, 1, 4096).withDeferredRebuild();
+        long changeSlot;
+        try {
+            for (int i = 0; i < n; i++) {
+                configs[i] = ReplicaConfig.defaults(i, n).withSnapshotEverySlots(8, 2);
+                loops[i] = replica(i, n, configs[i], coding, loops);
+                loops[i].start();
+            }
+            loops[0].onElection(new ElectionEvent.Elected(1));
+            loops[1].onElection(new ElectionEvent.LeaderIs(0));
+            awaitLeader(loops[0]);
+            GroupLoop down = loops[2];
+            loops[2] = null;
+            down.close(); // down before the change
+
+            WireFrame.ClientResponse ok = change(loops[0], 1, 1, 1, 100);
+            assertEquals(ClientReply.Status.OK.ordinal(), ok.status(), text(ok));
+            changeSlot = ok.slot();
+            long last = 0;
+            for (long seq = 1; seq <= 60; seq++) {
+                CompletableFuture<WireFrame.ClientResponse> put = new CompletableFuture<>();
+                loops[0].onClientCommand(new WireFrame.ClientCommand(seq, 9, seq,
+                        new io.synod.core.kv.KvCommand.Put("k" + seq, new byte[] {(byte) seq}).encode()), put::complete);
+                WireFrame.ClientResponse r = put.get(30, TimeUnit.SECONDS);
+                assertEquals(ClientReply.Status.OK.ordinal(), r.status());
+                last = r.slot();
+            }
+            assertTrue(loops[0].status().snapshotSlot() > changeSlot + 20, "the leader snapshotted well past the change: "
+                    + loops[0].status());
+            loops[2] = replica(2, n, configs[2], coding, loops);
+            loops[2].start();
+            loops[2].onElection(new ElectionEvent.LeaderIs(0));
+            awaitApplied(loops[2], last);
+        } finally {
+            for (GroupLoop loop : loops) {
+                if (loop != null) {
+                    loop.close();
+                }
+            }
+        }
+        GroupStorage storage = GroupStorage.open(dir.resolve("g2"), 1 << 20);
+        try {
+            for (io.synod.core.paxos.Entry e : storage.durableState().entries()) {
+                assertTrue(!Coding.isChange(e.command()), "replica 2's log holds no change entry (slot " + e.slot() + ")");
+            }
+            assertTrue(storage.durableState().snapshot().lastIncludedSlot() > changeSlot, "replica 2 installed a snapshot");
+        } finally {
+            storage.close();
+        }
+        try (RocksKvStateMachine sm = new RocksKvStateMachine(dir.resolve("rocks2"))) {
+            byte[] stored = sm.durableCoding();
+            assertNotNull(stored, "the installed checkpoint carried the coding");
+            assertEquals(100, ByteBuffer.wrap(stored).getInt(16), "threshold after the change");
+        }
+    }
+
     @Test
     @Timeout(60)
     void aGroupWithoutCodingRefusesWhicheverReplicaIsAsked() throws Exception {
