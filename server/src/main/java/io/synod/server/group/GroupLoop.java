@@ -65,6 +65,8 @@ public final class GroupLoop implements AutoCloseable {
 
     private record WatchInput(WireFrame.WatchPoll poll, Responder responder) implements Input {}
 
+    private record CodingInput(WireFrame.CodingChange change, Responder responder) implements Input {}
+
     /**
      * {@code served}: the response's path ({@code WireFrame.ClientResponse.SERVED_*}); {@code read}: a read-only
      * command; {@code follower}: answered under the lease by this replica as a follower (a quorum-lease holder);
@@ -118,6 +120,8 @@ public final class GroupLoop implements AutoCloseable {
     private final SessionExpiryDriver expiry;
     /** Watch delivery from the RocksDB machine's event log, or null. */
     private final WatchHub watches;
+    /** Admin coding changes this replica proposed, answered when their slots apply. */
+    private final CodingChanges codingChanges;
 
     public GroupLoop(int group, ReplicaConfig config, GroupStorage storage, io.synod.core.paxos.StateMachine stateMachine,
             AutoCloseable stateMachineResource, Consumer<WireFrame.PeerMessage> network, ElectionService election,
@@ -186,6 +190,7 @@ public final class GroupLoop implements AutoCloseable {
         this.pipelineWindow = config.maxInFlightSlots();
         this.expiry = durableMachine == null ? null : new SessionExpiryDriver(replica.nodeId(), durableMachine);
         this.watches = durableMachine == null ? null : new WatchHub(group, durableMachine.watchLog());
+        this.codingChanges = new CodingChanges(group);
         this.state = repairAbove == null ? WireFrame.GroupStatus.SERVING : WireFrame.GroupStatus.REPAIRING;
         publishStatus();
         this.thread = new Thread(this::run, "synod-group-" + group);
@@ -237,6 +242,14 @@ public final class GroupLoop implements AutoCloseable {
             responder.respond(new WireFrame.ClientResponse(poll.requestId(), group,
                     state == WireFrame.GroupStatus.FAILED || watches == null ? WireFrame.ClientResponse.STATUS_NO_GROUP
                             : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
+        }
+    }
+
+    /** An admin coding change: proposed on this loop's thread if this replica leads ({@link CodingChanges}). */
+    public void onCodingChange(WireFrame.CodingChange change, Responder responder) {
+        if (state == WireFrame.GroupStatus.FAILED || !inbox.offer(new CodingInput(change, responder))) {
+            responder.respond(new WireFrame.ClientResponse(change.requestId(), group, state == WireFrame.GroupStatus.FAILED
+                    ? WireFrame.ClientResponse.STATUS_NO_GROUP : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
         }
     }
 
@@ -336,6 +349,8 @@ public final class GroupLoop implements AutoCloseable {
             staleReads.read(r.read(), r.responder());
         } else if (input instanceof WatchInput w) {
             watches.poll(w.poll(), w.responder(), replica, state == WireFrame.GroupStatus.SERVING, System.nanoTime());
+        } else if (input instanceof CodingInput c) {
+            codingChanges.propose(c.change(), c.responder(), replica, state == WireFrame.GroupStatus.SERVING);
         }
     }
 
@@ -416,6 +431,7 @@ public final class GroupLoop implements AutoCloseable {
             if (!ready.applied().isEmpty()) {
                 metrics.appliedEntries.increment(ready.applied().size());
             }
+            codingChanges.applied(ready.applied(), replica.appliedSlot());
         }
 
         @Override
@@ -559,6 +575,7 @@ public final class GroupLoop implements AutoCloseable {
         if (watches != null) {
             watches.failAll();
         }
+        codingChanges.failAll();
     }
 
     public long droppedInputs() {
