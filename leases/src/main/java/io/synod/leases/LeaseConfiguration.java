@@ -27,7 +27,7 @@ public final class LeaseConfiguration {
     /** The reserved key-value key the configuration is stored under (clients cannot change it: {@link ReservedKeys}). */
     public static final String KEY = ReservedKeys.PREFIX + "quorum-lease-config";
     /** The client id of configuration commands (their sequence number is their slot: never a retry). */
-    public static final long CLIENT_ID = Long.MAX_VALUE - 17;
+    public static final long CLIENT_ID = ReservedKeys.CLIENT_ID;
     /** Bound on the keys one configuration lists. */
     public static final int MAX_KEYS = 4096;
 

@@ -12,6 +12,12 @@ package io.synod.core.kv;
 public final class ReservedKeys {
     /** Every key starting with this (NUL, then "synod/") is reserved. */
     public static final String PREFIX = "\u0000synod/";
+    /**
+     * The client id of the replicas' own commands on reserved keys (their sequence number is their slot);
+     * a client's command with it is refused, so the at-most-once table never mistakes one of the replicas'
+     * commands for a retry of a client's.
+     */
+    public static final long CLIENT_ID = Long.MAX_VALUE - 17;
 
     private ReservedKeys() {}
 

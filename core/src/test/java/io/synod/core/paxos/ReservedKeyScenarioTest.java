@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * Clients cannot change a reserved key ({@link ReservedKeys}, where the quorum-lease configuration lives,
  * docs/leases.md rule C1): the state machine's {@code validate} refuses the command before it is
  * proposed, the replica answers REJECTED naming the key, and nothing is logged. Reads of the key pass.
+ * Nor can a client send commands under the replicas' own client id.
  */
 class ReservedKeyScenarioTest {
     private static final String CONFIG_KEY = ReservedKeys.PREFIX + "quorum-lease-config";
@@ -58,6 +59,11 @@ class ReservedKeyScenarioTest {
         assertTrue(message.contains("\"\\0synod/quorum-lease-config\" is reserved"), message);
         cluster.propose(0, 7, 2, new KvCommand.Delete(CONFIG_KEY));
         assertEquals(ClientReply.Status.REJECTED, cluster.lastReply(7).status());
+        // Nor can a client use the replicas' own client id (whose sequence numbers are slots).
+        cluster.propose(0, ReservedKeys.CLIENT_ID, 1_000_000, new KvCommand.Put("k", new byte[] {1}));
+        ClientReply forged = cluster.lastReply(ReservedKeys.CLIENT_ID);
+        assertEquals(ClientReply.Status.REJECTED, forged.status());
+        assertTrue(new String(forged.result(), StandardCharsets.UTF_8).contains("is reserved for the replicas' own commands"));
         assertEquals(0, cluster.replicas[0].lastSlot(), "nothing was logged");
         // A read of the key is an ordinary read: nothing stored, version 0.
         cluster.propose(0, 8, 1, new KvCommand.GetVersioned(CONFIG_KEY));
