@@ -220,7 +220,7 @@ public record ServerConfig(
                 + "replica holds every key)"});
         k.put("lease.delta.ms", new String[] {Integer.toString(LeaseTiming.DEFAULT_DELTA_MILLIS),
                 "lease duration: a leader reads locally while its newest committed entry is younger than this; "
-                        + "quorum/megastore: t_lease, how long a grantor's promise binds it"});
+                        + "quorum/quorum-auto/megastore: t_lease, how long a grantor's promise binds it"});
         k.put("lease.clock.bound.us", new String[] {Integer.toString(LeaseTiming.DEFAULT_CLOCK_BOUND_MICROS),
                 "lease=leader: bound on every node's wall-clock error (microseconds)"});
         k.put("lease.drift.ppm", new String[] {Integer.toString(LeaseTiming.DEFAULT_DRIFT_PPM),
