@@ -328,6 +328,7 @@ public record ServerConfig(
         lease = withQuorumTimers(lease, new QuorumTimers(integer(p, "lease.guard.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
                 integer(p, "lease.renew.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
                 integer(p, "lease.grace.ms", 1, LeaseTiming.MAX_DELTA_MILLIS), parseAuto(p)), heartbeat);
+        checkConfigurationsStayUncoded(lease, coding);
         Map<Integer, Integer> peerDelays = parsePeerDelays(p, nodes.keySet(), nodeId);
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
                 snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays);
@@ -376,6 +377,28 @@ public record ServerConfig(
                     + heartbeatMillis + " ms), or grantors exclude holders that hear from the leader on time");
         }
         return new LeaseSetting(lease.mode(), lease.timing(), timers);
+    }
+
+    /** Bytes of a quorum-lease configuration entry listing no key (a put of the reserved key: tag, key, value header). */
+    static final int CONFIGURATION_ENTRY_BYTES = 49;
+
+    /**
+     * With {@code quorum-auto} and coded accepts, a configuration entry (49 + 16 bytes per listed key) must
+     * stay below the coding threshold: a coded one is applied by followers from its header, and the policy
+     * cannot read it back until it is rebuilt, so those followers would hold no key (safe, but no local reads).
+     */
+    static void checkConfigurationsStayUncoded(LeaseSetting lease, CodingSetting coding) throws ConfigException {
+        if (lease.mode() != LeaseMode.QUORUM_AUTO || !coding.explicit() || coding.dataShards() <= 1) {
+            return;
+        }
+        long largest = CONFIGURATION_ENTRY_BYTES + 16L * lease.quorum().auto().maxKeys();
+        if (largest >= coding.thresholdBytes()) {
+            throw new ConfigException("lease.auto.max.keys: a configuration of " + lease.quorum().auto().maxKeys()
+                    + " keys is a " + largest + "-byte entry, at or above coding.threshold.bytes ("
+                    + coding.thresholdBytes() + "): it would be coded and followers could not read it back; list at most "
+                    + Math.max(0, (coding.thresholdBytes() - 1 - CONFIGURATION_ENTRY_BYTES) / 16)
+                    + " keys or raise the threshold");
+        }
     }
 
     /** The {@code lease.auto.*} keys, each range-checked, the report size checked against the counter's. */

@@ -181,7 +181,17 @@ class ServerConfigTest {
                 "lease.auto.half.life.periods=0");
         assertMessage("lease.auto.unlisted: must be leader or all, got 'none'", "lease=quorum-auto", "lease.auto.unlisted=none");
         assertMessage("unknown config key 'lease.auto.periods.ms'", "lease=quorum-auto", "lease.auto.periods.ms=100");
+        // With coded accepts a configuration entry must stay under the coding threshold (followers read it back).
+        assertMessage("lease.auto.max.keys: a configuration of 1024 keys is a 16433-byte entry, at or above "
+                + "coding.threshold.bytes (4096): it would be coded and followers could not read it back; list at most 252 keys",
+                "lease=quorum-auto", FIVE, "coding=5,1,3", "coding.threshold.bytes=4096", "lease.auto.max.keys=1024");
+        assertEquals(ServerConfig.CONFIGURATION_ENTRY_BYTES + 32, io.synod.leases.LeaseConfiguration.of(1, new long[] {5, 6},
+                new long[] {3, 3}).command(7).payload().length, "the entry size the check assumes");
+        with("lease=quorum-auto", FIVE, "coding=5,1,3", "coding.threshold.bytes=4096", "lease.auto.max.keys=252");
+        with("lease=quorum-auto", FIVE, "coding=5,1,3", "coding.threshold.bytes=4096", "lease.auto.max.keys=1024", "lease=quorum");
     }
+
+    private static final String FIVE = "nodes=0@h:1:2,1@h:3:4,2@h:5:6,3@h:7:8,4@h:9:10";
 
     /** The configuration {@code more} is refused with a message starting with {@code expected}. */
     private static void assertMessage(String expected, String... more) {
