@@ -18,15 +18,21 @@ import java.util.concurrent.TimeUnit;
  * answers NOT_LEADER with the leader's id, which the engine follows. The refusal names the key's lease
  * holders (its result: a u64 bit set, bit i = node i). The picker remembers refused keys so their
  * reads stop paying the extra hop: a key the replica does not hold for {@link #NOT_HOLDER_FOR_NANOS}
- * (the lease configuration is static, but may change), a key it holds but could not serve just now
+ * (with {@code lease=quorum-auto} the configuration follows the reads a replica is asked for), a key
+ * it holds but could not serve just now
  * (a pending write, promises being renewed) for {@link #BUSY_HOLDER_FOR_NANOS}, and a refusal without
  * holders (an older server) for {@link #REFUSED_FOR_NANOS}. The memory is bounded ({@link #MAX_REFUSED}).
  */
 final class TargetPicker {
     /** How long a key the preferred reader refused, without saying who holds it, goes straight to the leader. */
     static final long REFUSED_FOR_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** How long a key the preferred reader does not hold goes straight to the leader. */
-    static final long NOT_HOLDER_FOR_NANOS = TimeUnit.SECONDS.toNanos(60);
+    /**
+     * How long a key the preferred reader does not hold goes straight to the leader. Short: with automatic
+     * lease assignment ({@code lease=quorum-auto}) a replica becomes a key's holder because it is asked for
+     * that key (it counts the reads that reach it and reports them to the leader), so a client must keep
+     * asking it now and then; the cost is one extra hop per key every 2 s.
+     */
+    static final long NOT_HOLDER_FOR_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** How long a key the preferred reader holds but refused goes straight to the leader. */
     static final long BUSY_HOLDER_FOR_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** How long the preferred reader is skipped after its connection failed. */

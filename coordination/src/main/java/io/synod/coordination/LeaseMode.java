@@ -11,5 +11,10 @@ public enum LeaseMode {
     /** Every replica holds every key; writes wait for all replicas. */
     MEGASTORE,
     /** LeaseGuard leader lease on local timers only, with a drift margin (LeaseGuard §4; no inherited reads). */
-    LEADER_TIMER
+    LEADER_TIMER,
+    /**
+     * Quorum leases whose configurations are agreed through the log and assigned from the replicas' read
+     * statistics (Moraru et al. §3, §5). Last, so the ordinals of older specs keep their meaning.
+     */
+    QUORUM_AUTO
 }

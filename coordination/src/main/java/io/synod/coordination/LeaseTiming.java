@@ -10,7 +10,7 @@ package io.synod.coordination;
  * @param clockBoundMicros the bound on every node's wall-clock error, used as the uncertainty
  *                         interval {@code [wall - bound, wall + bound]} ({@link LeaseMode#LEADER} only)
  * @param driftPpm         ε, the bound on the local clock's rate error in parts per million
- *                         ({@link LeaseMode#LEADER_TIMER} only, LeaseGuard §4)
+ *                         ({@link LeaseMode#LEADER_TIMER} and the quorum-lease modes, LeaseGuard §4)
  */
 public record LeaseTiming(int deltaMillis, int clockBoundMicros, int driftPpm) {
     public static final int DEFAULT_DELTA_MILLIS = 1000;
@@ -43,7 +43,7 @@ public record LeaseTiming(int deltaMillis, int clockBoundMicros, int driftPpm) {
             case NONE -> NONE;
             case LEADER -> new LeaseTiming(deltaMillis, clockBoundMicros, 0);
             case LEADER_TIMER -> new LeaseTiming(deltaMillis, 0, driftPpm);
-            case QUORUM, MEGASTORE -> new LeaseTiming(deltaMillis, 0, driftPpm);
+            case QUORUM, QUORUM_AUTO, MEGASTORE -> new LeaseTiming(deltaMillis, 0, driftPpm);
         };
     }
 

@@ -77,6 +77,18 @@ class ZnodeCodecTest {
     }
 
     @Test
+    void quorumAutoIsANewModeNumberAndOlderModeNumbersKeepTheirMeaning() {
+        // Specs are stored with the mode's ordinal: a new mode goes last, so a spec written before it reads the same.
+        assertEquals(List.of(LeaseMode.NONE, LeaseMode.LEADER, LeaseMode.QUORUM, LeaseMode.MEGASTORE, LeaseMode.LEADER_TIMER,
+                LeaseMode.QUORUM_AUTO), List.of(LeaseMode.values()));
+        ClusterSpec auto = ClusterSpec.defaults(3).withLease(LeaseMode.QUORUM_AUTO, new LeaseTiming(2000, 777, 20_000));
+        assertEquals(new LeaseTiming(2000, 0, 20_000), auto.leaseTiming(), "t_lease and drift only, like QUORUM");
+        byte[] encoded = ZnodeCodec.encodeClusterSpec(auto);
+        assertEquals(auto, ZnodeCodec.decodeClusterSpec(encoded));
+        assertEquals(5, encoded[encoded.length - 13], "QUORUM_AUTO is stored as mode 5");
+    }
+
+    @Test
     void configAndSpecValidateTheirQuorumArithmetic() {
         assertMessage(() -> new GroupConfig(0, List.of(0, 1, 2, 3, 4), 1, 4, 0, LeaseMode.NONE),
                 "coding data shards X must be 1..3 for N=5 F=1, got 4");

@@ -2,6 +2,7 @@ package io.synod.leases;
 
 import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvResult;
+import io.synod.core.kv.ReservedKeys;
 import io.synod.core.paxos.Command;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
@@ -23,10 +24,10 @@ import java.util.Arrays;
  * log order. Version 0 (nothing stored yet) is the static {@link KeyAssignment} the policy starts with.
  */
 public final class LeaseConfiguration {
-    /** The reserved key-value key the configuration is stored under. */
-    public static final String KEY = "\u0000synod/quorum-lease-config";
+    /** The reserved key-value key the configuration is stored under (clients cannot change it: {@link ReservedKeys}). */
+    public static final String KEY = ReservedKeys.PREFIX + "quorum-lease-config";
     /** The client id of configuration commands (their sequence number is their slot: never a retry). */
-    public static final long CLIENT_ID = Long.MAX_VALUE - 17;
+    public static final long CLIENT_ID = ReservedKeys.CLIENT_ID;
     /** Bound on the keys one configuration lists. */
     public static final int MAX_KEYS = 4096;
 

@@ -53,7 +53,7 @@ class QuorumLeaseClusterTest {
     TestingServer zk;
     LocalCluster cluster;
 
-    private void start(String name, Map<String, String> extra) throws Exception {
+    void start(String name, Map<String, String> extra) throws Exception {
         dir = Files.createTempDirectory("synod-quorum-lease");
         zk = new TestingServer(true);
         cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 1, name, extra);
@@ -77,7 +77,7 @@ class QuorumLeaseClusterTest {
     }
 
     /** Every event under one lock with its time taken inside it, so event order is real-time order. */
-    private static final class SharedHistory {
+    static final class SharedHistory {
         private final HistoryRecorder recorder = new HistoryRecorder();
         private final long origin = System.nanoTime();
 
@@ -115,7 +115,7 @@ class QuorumLeaseClusterTest {
     }
 
     /** One client command sent to node {@code node} over a plain socket, and its answer. */
-    private WireFrame.ClientResponse rawCommand(int node, byte[] payload) throws Exception {
+    WireFrame.ClientResponse rawCommand(int node, byte[] payload) throws Exception {
         try (Socket socket = new Socket()) {
             socket.connect(cluster.clientAddresses().get(node), 30_000);
             socket.setSoTimeout(60_000);
@@ -132,7 +132,7 @@ class QuorumLeaseClusterTest {
     }
 
     /** The first {@code count} keys "q0", "q1", ... whose lease holders (static hashed assignment) are exactly {@code holders}. */
-    private static List<String> keysHeldBy(long holders, int count) {
+    static List<String> keysHeldBy(long holders, int count) {
         List<String> out = new ArrayList<>();
         for (int i = 0; out.size() < count && i < 10_000; i++) {
             String key = "q" + i;
@@ -320,7 +320,7 @@ class QuorumLeaseClusterTest {
         }
     }
 
-    private static List<Long> toList(long[] elements) {
+    static List<Long> toList(long[] elements) {
         List<Long> out = new ArrayList<>(elements.length);
         for (long e : elements) {
             out.add(e);

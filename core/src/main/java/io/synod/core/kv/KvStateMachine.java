@@ -376,13 +376,14 @@ public final class KvStateMachine implements StateMachine {
         return encodeResult(command, query(command));
     }
 
+    /** Decodes the payload and refuses a change of a reserved key ({@link ReservedKeys}), naming the key. */
     @Override
     public void validate(byte[] payload) {
         if (SessionCommand.isSessionCommand(payload)) {
-            SessionCommand.decode(payload);
+            ReservedKeys.refuseChanges(SessionCommand.decode(payload));
             return;
         }
-        KvCommand.decode(payload);
+        ReservedKeys.refuseChanges(KvCommand.decode(payload));
     }
 
     /** Sessions, ephemeral and sequential keys, fencing tokens ({@link SessionCommand}). */

@@ -209,6 +209,11 @@ public final class Replica {
                     + " is reserved for coding changes"));
             return;
         }
+        if (command.clientId() == io.synod.core.kv.ReservedKeys.CLIENT_ID) {
+            clients.reply(command, ClientReply.Status.REJECTED, 0, utf8("client id " + command.clientId()
+                    + " is reserved for the replicas' own commands (lease configurations)"));
+            return;
+        }
         if (command.payload().length > maxBytes) {
             clients.reply(command, ClientReply.Status.REJECTED, 0, utf8("command of " + command.payload().length
                     + " bytes exceeds the limit of " + maxBytes));

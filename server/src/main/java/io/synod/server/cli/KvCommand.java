@@ -67,7 +67,7 @@ public final class KvCommand implements Runnable {
     String consistency;
 
     @Option(names = "--read-from", scope = ScopeType.INHERIT, defaultValue = "-1", paramLabel = "NODE",
-            description = "linearizable reads try this node first: with lease=quorum|megastore a node holding the "
+            description = "linearizable reads try this node first: with lease=quorum|quorum-auto|megastore a node holding the "
                     + "key's lease answers from its own state (SDK readFrom; default: the leader)")
     int readFrom;
 

@@ -48,16 +48,26 @@ public record ServerConfig(
      * The read lease this node creates the cluster with (docs/leases.md): {@code none}, {@code leader}
      * (LeaseGuard on the wall clock with error bound {@code clockBoundMicros}) or {@code leader-timer}
      * (LeaseGuard on local timers with drift margin {@code driftPpm}, §4), {@code quorum} (Moraru quorum
-     * leases: t_lease = Δ, ε = {@code driftPpm}) or {@code megastore} (every replica holds every key).
+     * leases: t_lease = Δ, ε = {@code driftPpm}, static hashed configuration), {@code quorum-auto} (the same with
+     * configurations agreed through the log and assigned from read statistics) or {@code megastore} (every
+     * replica holds every key).
      * The mode and timing are part of the cluster spec, so a node whose setting differs from the spec in
      * ZooKeeper refuses to start. {@code quorum} holds this node's quorum-lease timers (guard, renewal,
-     * grace); they are not in the spec: safety rests only on t_lease and ε, which are (docs/leases.md).
+     * grace) and automatic-assignment settings; they are not in the spec: safety rests only on t_lease and
+     * ε, which are (docs/leases.md).
      */
     public record LeaseSetting(LeaseMode mode, LeaseTiming timing, QuorumTimers quorum) {
         public LeaseSetting {
-            if (mode != LeaseMode.QUORUM && mode != LeaseMode.MEGASTORE) {
+            if (!isQuorum(mode)) {
                 quorum = QuorumTimers.DEFAULTS; // Unused: kept at the defaults so equal settings compare equal.
+            } else if (mode != LeaseMode.QUORUM_AUTO && !quorum.auto().equals(AutoSettings.DEFAULTS)) {
+                quorum = new QuorumTimers(quorum.guardMillis(), quorum.renewMillis(), quorum.graceMillis());
             }
+        }
+
+        /** Whether {@code mode} is one of the quorum-lease modes (quorum, quorum-auto, megastore). */
+        public static boolean isQuorum(LeaseMode mode) {
+            return mode == LeaseMode.QUORUM || mode == LeaseMode.QUORUM_AUTO || mode == LeaseMode.MEGASTORE;
         }
 
         public LeaseSetting(LeaseMode mode, LeaseTiming timing) {
@@ -70,6 +80,7 @@ public record ServerConfig(
                 case NONE -> "none";
                 case LEADER -> "leader";
                 case LEADER_TIMER -> "leader-timer";
+                case QUORUM_AUTO -> "quorum-auto";
                 default -> mode.name().toLowerCase(java.util.Locale.ROOT);
             };
         }
@@ -82,6 +93,8 @@ public record ServerConfig(
                         + " us)";
                 case QUORUM, MEGASTORE -> text() + " (t_lease " + timing.deltaMillis() + " ms, drift " + timing.driftPpm()
                         + " ppm, " + quorum + ")";
+                case QUORUM_AUTO -> text() + " (t_lease " + timing.deltaMillis() + " ms, drift " + timing.driftPpm()
+                        + " ppm, " + quorum + ", " + quorum.auto() + ")";
                 default -> text() + " (delta " + timing.deltaMillis() + " ms, drift " + timing.driftPpm() + " ppm)";
             };
         }
@@ -94,13 +107,45 @@ public record ServerConfig(
      * grantor renews only holders that heard from the leader within this). Writes to a silent holder's
      * keys resume after about t_grace + t_guard + t_lease.
      */
-    public record QuorumTimers(int guardMillis, int renewMillis, int graceMillis) {
+    public record QuorumTimers(int guardMillis, int renewMillis, int graceMillis, AutoSettings auto) {
         /** Suited to a LAN or a WAN with round trips below 500 ms: guard 500 ms, renew every 250 ms, grace 500 ms. */
         public static final QuorumTimers DEFAULTS = new QuorumTimers(500, 250, 500);
+
+        /** With the automatic-assignment settings at their defaults (unused unless the lease is quorum-auto). */
+        public QuorumTimers(int guardMillis, int renewMillis, int graceMillis) {
+            this(guardMillis, renewMillis, graceMillis, AutoSettings.DEFAULTS);
+        }
 
         @Override
         public String toString() {
             return "guard " + guardMillis + " ms, renew " + renewMillis + " ms, grace " + graceMillis + " ms";
+        }
+    }
+
+    /**
+     * A node's automatic lease assignment for {@code lease=quorum-auto} (Moraru et al., SoCC 2014, §3, §5;
+     * the policy's {@code io.synod.leases.AutoAssignment}): every {@code periodMillis} each replica reports its
+     * {@code reportKeys} most-read keys (of {@code counterKeys} counted) to the leader, and the leader proposes
+     * through the log a configuration listing at most {@code maxKeys} keys read at least {@code minReads} times,
+     * each held by the leader and the ⌊N/2⌋ replicas that read it most (a current holder's count weighs
+     * {@code stickiness} times); counts are halved every {@code halfLifePeriods} periods; keys not listed are
+     * held by the leader alone, or by every replica with {@code unlistedToAll}. None of these bear on safety
+     * (the configuration itself is agreed through the log), so they are this node's own, not the spec's.
+     */
+    public record AutoSettings(int periodMillis, int reportKeys, int counterKeys, int maxKeys, int minReads,
+            double stickiness, int halfLifePeriods, boolean unlistedToAll) {
+        /**
+         * Real-time defaults: a report and an evaluation every second (a change needs t_lease(1+ε) to settle
+         * anyway), 32 keys reported of 1024 counted, at most 1024 keys listed, 8 reads to be listed, an
+         * incumbent kept unless another replica reads the key twice as often, counts halved every 4 s.
+         */
+        public static final AutoSettings DEFAULTS = new AutoSettings(1000, 32, 1024, 1024, 8, 2.0, 4, false);
+
+        @Override
+        public String toString() {
+            return "auto every " + periodMillis + " ms, " + reportKeys + " of " + counterKeys + " keys reported, at most "
+                    + maxKeys + " listed, min reads " + minReads + ", stickiness " + stickiness + ", half-life "
+                    + halfLifePeriods + " periods, unlisted keys held by " + (unlistedToAll ? "all" : "the leader");
         }
     }
 
@@ -170,22 +215,41 @@ public record ServerConfig(
                 + "the value only when read or before a snapshot (true), or rebuild every value to apply it (false)"});
         k.put("lease", new String[] {"none", "read lease of every group: none, leader (LeaseGuard, wall clock within "
                 + "lease.clock.bound.us), leader-timer (local timers within lease.drift.ppm), quorum (Moraru quorum "
-                + "leases: followers holding a key read it locally) or megastore (every replica holds every key)"});
+                + "leases: followers holding a key read it locally; static hashed configuration), quorum-auto (the same "
+                + "with configurations agreed through the log, assigned from read statistics) or megastore (every "
+                + "replica holds every key)"});
         k.put("lease.delta.ms", new String[] {Integer.toString(LeaseTiming.DEFAULT_DELTA_MILLIS),
                 "lease duration: a leader reads locally while its newest committed entry is younger than this; "
-                        + "quorum/megastore: t_lease, how long a grantor's promise binds it"});
+                        + "quorum/quorum-auto/megastore: t_lease, how long a grantor's promise binds it"});
         k.put("lease.clock.bound.us", new String[] {Integer.toString(LeaseTiming.DEFAULT_CLOCK_BOUND_MICROS),
                 "lease=leader: bound on every node's wall-clock error (microseconds)"});
         k.put("lease.drift.ppm", new String[] {Integer.toString(LeaseTiming.DEFAULT_DRIFT_PPM),
-                "lease=leader-timer|quorum|megastore: bound on the local clock's rate error (parts per million)"});
+                "lease=leader-timer|quorum|quorum-auto|megastore: bound on the local clock's rate error (parts per million)"});
         k.put("lease.guard.ms", new String[] {Integer.toString(QuorumTimers.DEFAULTS.guardMillis()),
-                "lease=quorum|megastore: t_guard, a promise counts only if it answers its guard within this "
+                "lease=quorum|quorum-auto|megastore: t_guard, a promise counts only if it answers its guard within this "
                         + "(must exceed the largest round trip between nodes)"});
         k.put("lease.renew.ms", new String[] {Integer.toString(QuorumTimers.DEFAULTS.renewMillis()),
-                "lease=quorum|megastore: a holder renews its leases this often (renew + guard < t_lease(1 - drift))"});
+                "lease=quorum|quorum-auto|megastore: a holder renews its leases this often (renew + guard < t_lease(1 - drift))"});
         k.put("lease.grace.ms", new String[] {Integer.toString(QuorumTimers.DEFAULTS.graceMillis()),
-                "lease=quorum|megastore: t_grace, grantors renew only holders that heard from the leader within this "
+                "lease=quorum|quorum-auto|megastore: t_grace, grantors renew only holders that heard from the leader within this "
                         + "(must exceed heartbeat.ms)"});
+        AutoSettings a = AutoSettings.DEFAULTS;
+        k.put("lease.auto.period.ms", new String[] {Integer.toString(a.periodMillis()),
+                "lease=quorum-auto: replicas report their most-read keys and the leader re-evaluates the configuration this often"});
+        k.put("lease.auto.report.keys", new String[] {Integer.toString(a.reportKeys()),
+                "lease=quorum-auto: keys per replica's report (at most lease.auto.counter.keys)"});
+        k.put("lease.auto.counter.keys", new String[] {Integer.toString(a.counterKeys()),
+                "lease=quorum-auto: keys each replica counts reads of (space-saving counter, bounded memory)"});
+        k.put("lease.auto.max.keys", new String[] {Integer.toString(a.maxKeys()),
+                "lease=quorum-auto: keys one configuration lists at most (0..4096)"});
+        k.put("lease.auto.min.reads", new String[] {Integer.toString(a.minReads()),
+                "lease=quorum-auto: reads (summed over the reports of the last two periods) a key needs to be listed"});
+        k.put("lease.auto.stickiness", new String[] {Double.toString(a.stickiness()),
+                "lease=quorum-auto: a current holder keeps a key unless another replica reads it this many times as often (1..100)"});
+        k.put("lease.auto.half.life.periods", new String[] {Integer.toString(a.halfLifePeriods()),
+                "lease=quorum-auto: read counts are halved every this many periods (1..1000)"});
+        k.put("lease.auto.unlisted", new String[] {"leader",
+                "lease=quorum-auto: who holds the keys a configuration does not list: leader (Moraru's lease quorum) or all"});
         k.put("peer.delay.ms", new String[] {"0", "benchmark/test option: one-way delay added to every frame sent to a peer"
                 + " (" + PEER_DELAY_PREFIX + "<nodeId> overrides it for one peer)"});
         KEYS = Collections.unmodifiableMap(k);
@@ -263,7 +327,8 @@ public record ServerConfig(
                 integer(p, "lease.clock.bound.us", 0, 60_000_000), integer(p, "lease.drift.ppm", 0, 999_999));
         lease = withQuorumTimers(lease, new QuorumTimers(integer(p, "lease.guard.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
                 integer(p, "lease.renew.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
-                integer(p, "lease.grace.ms", 1, LeaseTiming.MAX_DELTA_MILLIS)), heartbeat);
+                integer(p, "lease.grace.ms", 1, LeaseTiming.MAX_DELTA_MILLIS), parseAuto(p)), heartbeat);
+        checkConfigurationsStayUncoded(lease, coding);
         Map<Integer, Integer> peerDelays = parsePeerDelays(p, nodes.keySet(), nodeId);
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
                 snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays);
@@ -276,9 +341,10 @@ public record ServerConfig(
             case "leader" -> LeaseMode.LEADER;
             case "leader-timer" -> LeaseMode.LEADER_TIMER;
             case "quorum" -> LeaseMode.QUORUM;
+            case "quorum-auto" -> LeaseMode.QUORUM_AUTO;
             case "megastore" -> LeaseMode.MEGASTORE;
-            default -> throw new ConfigException("lease: must be none, leader, leader-timer, quorum or megastore, got '"
-                    + text + "'");
+            default -> throw new ConfigException("lease: must be none, leader, leader-timer, quorum, quorum-auto or "
+                    + "megastore, got '" + text + "'");
         };
         if (mode == LeaseMode.LEADER && 2L * clockBoundMicros >= 1000L * deltaMillis) {
             throw new ConfigException("lease.clock.bound.us: " + clockBoundMicros + " us of clock error leaves no lease "
@@ -295,7 +361,7 @@ public record ServerConfig(
      */
     static LeaseSetting withQuorumTimers(LeaseSetting lease, QuorumTimers timers, int heartbeatMillis)
             throws ConfigException {
-        if (lease.mode() != LeaseMode.QUORUM && lease.mode() != LeaseMode.MEGASTORE) {
+        if (!LeaseSetting.isQuorum(lease.mode())) {
             return lease;
         }
         long tLease = lease.timing().deltaMillis();
@@ -311,6 +377,58 @@ public record ServerConfig(
                     + heartbeatMillis + " ms), or grantors exclude holders that hear from the leader on time");
         }
         return new LeaseSetting(lease.mode(), lease.timing(), timers);
+    }
+
+    /** Bytes of a quorum-lease configuration entry listing no key (a put of the reserved key: tag, key, value header). */
+    static final int CONFIGURATION_ENTRY_BYTES = 49;
+
+    /**
+     * With {@code quorum-auto} and coded accepts, a configuration entry (49 + 16 bytes per listed key) must
+     * stay below the coding threshold: a coded one is applied by followers from its header, and the policy
+     * cannot read it back until it is rebuilt, so those followers would hold no key (safe, but no local reads).
+     */
+    static void checkConfigurationsStayUncoded(LeaseSetting lease, CodingSetting coding) throws ConfigException {
+        if (lease.mode() != LeaseMode.QUORUM_AUTO || !coding.explicit() || coding.dataShards() <= 1) {
+            return;
+        }
+        long largest = CONFIGURATION_ENTRY_BYTES + 16L * lease.quorum().auto().maxKeys();
+        if (largest >= coding.thresholdBytes()) {
+            throw new ConfigException("lease.auto.max.keys: a configuration of " + lease.quorum().auto().maxKeys()
+                    + " keys is a " + largest + "-byte entry, at or above coding.threshold.bytes ("
+                    + coding.thresholdBytes() + "): it would be coded and followers could not read it back; list at most "
+                    + Math.max(0, (coding.thresholdBytes() - 1 - CONFIGURATION_ENTRY_BYTES) / 16)
+                    + " keys or raise the threshold");
+        }
+    }
+
+    /** The {@code lease.auto.*} keys, each range-checked, the report size checked against the counter's. */
+    static AutoSettings parseAuto(Properties p) throws ConfigException {
+        int period = integer(p, "lease.auto.period.ms", 10, LeaseTiming.MAX_DELTA_MILLIS);
+        int reportKeys = integer(p, "lease.auto.report.keys", 1, 4096);
+        int counterKeys = integer(p, "lease.auto.counter.keys", 1, 65_536);
+        if (reportKeys > counterKeys) {
+            throw new ConfigException("lease.auto.report.keys (" + reportKeys + ") must be at most lease.auto.counter.keys ("
+                    + counterKeys + "): a replica reports only keys it counts");
+        }
+        int maxKeys = integer(p, "lease.auto.max.keys", 0, 4096);
+        int minReads = integer(p, "lease.auto.min.reads", 1, 1_000_000_000);
+        String stickyText = str(p, "lease.auto.stickiness");
+        double stickiness;
+        try {
+            stickiness = Double.parseDouble(stickyText);
+        } catch (NumberFormatException e) {
+            throw new ConfigException("lease.auto.stickiness: '" + stickyText + "' is not a number");
+        }
+        if (!(stickiness >= 1 && stickiness <= 100)) {
+            throw new ConfigException("lease.auto.stickiness: " + stickyText + " is outside 1..100");
+        }
+        int halfLife = integer(p, "lease.auto.half.life.periods", 1, 1000);
+        String unlisted = str(p, "lease.auto.unlisted");
+        if (!unlisted.equals("leader") && !unlisted.equals("all")) {
+            throw new ConfigException("lease.auto.unlisted: must be leader or all, got '" + unlisted + "'");
+        }
+        return new AutoSettings(period, reportKeys, counterKeys, maxKeys, minReads, stickiness, halfLife,
+                unlisted.equals("all"));
     }
 
     /**
@@ -470,11 +588,20 @@ public record ServerConfig(
         return switch (lease.mode()) {
             case NONE -> "";
             case LEADER -> "\nlease.delta.ms=" + t.deltaMillis() + "\nlease.clock.bound.us=" + t.clockBoundMicros();
-            case QUORUM, MEGASTORE -> "\nlease.delta.ms=" + t.deltaMillis() + "\nlease.drift.ppm=" + t.driftPpm()
+            case QUORUM, QUORUM_AUTO, MEGASTORE -> "\nlease.delta.ms=" + t.deltaMillis() + "\nlease.drift.ppm=" + t.driftPpm()
                     + "\nlease.guard.ms=" + lease.quorum().guardMillis() + "\nlease.renew.ms=" + lease.quorum().renewMillis()
-                    + "\nlease.grace.ms=" + lease.quorum().graceMillis();
+                    + "\nlease.grace.ms=" + lease.quorum().graceMillis()
+                    + (lease.mode() == LeaseMode.QUORUM_AUTO ? autoProperties(lease.quorum().auto()) : "");
             default -> "\nlease.delta.ms=" + t.deltaMillis() + "\nlease.drift.ppm=" + t.driftPpm();
         };
+    }
+
+    private static String autoProperties(AutoSettings a) {
+        return "\nlease.auto.period.ms=" + a.periodMillis() + "\nlease.auto.report.keys=" + a.reportKeys()
+                + "\nlease.auto.counter.keys=" + a.counterKeys() + "\nlease.auto.max.keys=" + a.maxKeys()
+                + "\nlease.auto.min.reads=" + a.minReads() + "\nlease.auto.stickiness=" + a.stickiness()
+                + "\nlease.auto.half.life.periods=" + a.halfLifePeriods() + "\nlease.auto.unlisted="
+                + (a.unlistedToAll() ? "all" : "leader");
     }
 
     private String peerDelayProperties() {

@@ -4,12 +4,15 @@ import io.synod.coordination.LeaseMode;
 import io.synod.coordination.LeaseTiming;
 import io.synod.core.paxos.ClockReading;
 import io.synod.core.paxos.LeaseHooks;
+import io.synod.leases.AutoAssignment;
 import io.synod.leases.KeyAssignment;
 import io.synod.leases.KeyExtractor;
 import io.synod.leases.LeaderLease;
 import io.synod.leases.LeaderLeaseConfig;
+import io.synod.leases.LeaseConfiguration;
 import io.synod.leases.QuorumLease;
 import io.synod.leases.QuorumLeaseConfig;
+import io.synod.server.config.ServerConfig.AutoSettings;
 import io.synod.server.config.ServerConfig.QuorumTimers;
 import java.time.Instant;
 
@@ -28,7 +31,12 @@ import java.time.Instant;
  *       configuration ({@link KeyAssignment#HASHED_MAJORITY}): a follower that holds a key answers its
  *       LINEARIZABLE reads locally; t_lease = Δ and ε from the cluster spec, t_guard, renewal and
  *       t_grace from this node's {@link QuorumTimers}.</li>
- *   <li>{@link LeaseMode#MEGASTORE}: the same with every replica holding every key
+ *   <li>{@link LeaseMode#QUORUM_AUTO}: the same, with lease configurations agreed through the log and
+ *       assigned by the leader from the replicas' read statistics (§3, §5; {@link AutoAssignment} from this
+ *       node's {@link AutoSettings}): version 0 is the static hashed assignment, every later one a put of
+ *       the reserved key {@link LeaseConfiguration#KEY} that the policy reads back from the group's state
+ *       machine (RocksDB), so a snapshot, a checkpoint install and a restart keep it.</li>
+ *   <li>{@link LeaseMode#MEGASTORE}: the same as QUORUM with every replica holding every key
  *       ({@link KeyAssignment#ALL}; writes wait for every replica or for a silent one's lease to end).</li>
  *   <li>{@link LeaseMode#NONE}: {@link LeaseHooks#NONE}, no clock readings at all.</li>
  * </ul>
@@ -42,16 +50,23 @@ public final class GroupLease {
     private final LeaseMode mode;
     private final LeaseTiming timing;
     private final long boundNanos;
-    /** QUORUM and MEGASTORE: the policy's settings; null otherwise. */
+    /** QUORUM, QUORUM_AUTO and MEGASTORE: the policy's settings; null otherwise. */
     private final QuorumLeaseConfig quorum;
+    /** QUORUM_AUTO: the automatic assignment; null otherwise. */
+    private final AutoAssignment auto;
     /** Added to {@link System#nanoTime()} for quorum leases: the wall clock at class load minus nanoTime then. */
     private static final long RESTART_OFFSET_NANOS = wallNanos(Instant.now()) - System.nanoTime();
 
     private GroupLease(LeaseMode mode, LeaseTiming timing, QuorumLeaseConfig quorum) {
+        this(mode, timing, quorum, null);
+    }
+
+    private GroupLease(LeaseMode mode, LeaseTiming timing, QuorumLeaseConfig quorum, AutoAssignment auto) {
         this.mode = mode;
         this.timing = timing;
         this.boundNanos = timing.clockBoundMicros() * 1_000L;
         this.quorum = quorum;
+        this.auto = auto;
     }
 
     /** The lease a group configured with {@code mode} and {@code timing} runs (quorum timers at their defaults). */
@@ -67,15 +82,22 @@ public final class GroupLease {
         return switch (mode) {
             case NONE -> NONE;
             case LEADER, LEADER_TIMER -> new GroupLease(mode, timing.normalized(mode), null);
-            case QUORUM, MEGASTORE -> {
+            case QUORUM, QUORUM_AUTO, MEGASTORE -> {
                 LeaseTiming t = timing.normalized(mode);
                 // QuorumLeaseConfig checks the renewal leaves time before t_lease(1 - ε) runs out.
                 QuorumLeaseConfig config = QuorumLeaseConfig.quorum(millis(t.deltaMillis()), millis(timers.guardMillis()),
                         millis(timers.renewMillis()), millis(timers.graceMillis()), t.driftPpm());
                 yield new GroupLease(mode, t, mode == LeaseMode.MEGASTORE ? config.withAssignment(KeyAssignment.ALL)
-                        : config);
+                        : config, mode == LeaseMode.QUORUM_AUTO ? autoAssignment(timers.auto()) : null);
             }
         };
+    }
+
+    /** The policy's automatic assignment from this node's settings (AutoAssignment checks them again). */
+    static AutoAssignment autoAssignment(AutoSettings a) {
+        AutoAssignment auto = new AutoAssignment(millis(a.periodMillis()), a.reportKeys(), a.counterKeys(), a.maxKeys(),
+                a.minReads(), a.stickiness(), a.halfLifePeriods());
+        return a.unlistedToAll() ? auto.withUnlistedToAll() : auto;
     }
 
     private static long millis(long ms) {
@@ -97,11 +119,17 @@ public final class GroupLease {
             case LEADER_TIMER -> new LeaderLease(LeaderLeaseConfig.timer(timing.deltaMillis() * 1_000_000L,
                     timing.driftPpm()), KeyExtractor.KV);
             case QUORUM, MEGASTORE -> new QuorumLease(quorum, KeyExtractor.KV);
+            case QUORUM_AUTO -> new QuorumLease(quorum, KeyExtractor.KV, QuorumLease.ReadObserver.NONE, auto);
             default -> LeaseHooks.NONE;
         };
-        if (quorum != null) {
-            KeyAssignment assignment = quorum.assignment();
-            return new ReadGate(policy, (payload, n) -> assignment.holders(KeyExtractor.KV.keyOf(payload), n));
+        if (policy instanceof QuorumLease lease) {
+            // The holders named in a refusal are those of the configuration in force at this replica (for
+            // QUORUM and MEGASTORE the static one, version 0 forever); while it is unknown (the state could not
+            // answer yet), none are named.
+            return new ReadGate(policy, (payload, n) -> {
+                LeaseConfiguration inForce = lease.configuration();
+                return inForce == null ? -1 : inForce.holders(KeyExtractor.KV.keyOf(payload), n);
+            });
         }
         return new ReadGate(policy);
     }
@@ -135,6 +163,6 @@ public final class GroupLease {
     @Override
     public String toString() {
         return mode == LeaseMode.NONE ? "none" : mode.name().toLowerCase(java.util.Locale.ROOT) + " " + timing
-                + (quorum == null ? "" : " " + quorum);
+                + (quorum == null ? "" : " " + quorum) + (auto == null ? "" : " " + auto);
     }
 }

@@ -40,7 +40,8 @@ public final class ReadGate implements LeaseHooks {
 
     /**
      * The replicas holding a lease on the key {@code payload} reads (bit i = node i), under a quorum or
-     * Megastore lease: the hint a refused read's answer carries to the client. -1 under other policies.
+     * Megastore lease, in the configuration in force at this replica: the hint a refused read's answer
+     * carries to the client. -1 under other policies, and while the configuration is unknown.
      */
     public long holders(byte[] payload) {
         return holders == null || view == null ? -1 : holders.of(payload, view.clusterSize());
@@ -144,6 +145,11 @@ public final class ReadGate implements LeaseHooks {
     @Override
     public Command endLeaseCommand() {
         return policy.endLeaseCommand();
+    }
+
+    @Override
+    public Command leaderProposal(long nextSlot) {
+        return policy.leaderProposal(nextSlot); // quorum-auto: a lease configuration entry
     }
 
     @Override

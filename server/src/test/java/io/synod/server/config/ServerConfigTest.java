@@ -95,7 +95,7 @@ class ServerConfigTest {
             assertEquals(c, ServerConfig.load(f, List.of()));
         }
         ConfigException bad = assertThrows(ConfigException.class, () -> with("lease=leaders"));
-        assertTrue(bad.getMessage().startsWith("lease: must be none, leader, leader-timer, quorum or megastore"),
+        assertTrue(bad.getMessage().startsWith("lease: must be none, leader, leader-timer, quorum, quorum-auto or megastore"),
                 bad.getMessage());
         ConfigException wide = assertThrows(ConfigException.class,
                 () -> with("lease=leader", "lease.delta.ms=10", "lease.clock.bound.us=5000"));
@@ -135,6 +135,68 @@ class ServerConfigTest {
         assertTrue(zero.getMessage().startsWith("lease.guard.ms: 0 is outside"), zero.getMessage());
         ConfigException word = assertThrows(ConfigException.class, () -> with("lease=quorum", "lease.renew.ms=fast"));
         assertTrue(word.getMessage().startsWith("lease.renew.ms: 'fast' is not an integer"), word.getMessage());
+    }
+
+    @Test
+    void quorumAutoTakesItsAssignmentSettingsWithDefaultsAndRefusesBadOnesByName() throws Exception {
+        ServerConfig auto = with("lease=quorum-auto");
+        assertEquals(io.synod.coordination.LeaseMode.QUORUM_AUTO, auto.lease().mode());
+        assertEquals("quorum-auto", auto.lease().text());
+        assertEquals(new io.synod.coordination.LeaseTiming(1000, 0, 10_000), auto.lease().timing());
+        assertEquals(ServerConfig.AutoSettings.DEFAULTS, auto.lease().quorum().auto());
+        assertEquals(new ServerConfig.AutoSettings(1000, 32, 1024, 1024, 8, 2.0, 4, false), auto.lease().quorum().auto());
+        ServerConfig tuned = with("lease=quorum-auto", "lease.delta.ms=2000", "lease.guard.ms=800", "lease.renew.ms=400",
+                "lease.grace.ms=800", "lease.auto.period.ms=250", "lease.auto.report.keys=16", "lease.auto.counter.keys=64",
+                "lease.auto.max.keys=10", "lease.auto.min.reads=3", "lease.auto.stickiness=1.5",
+                "lease.auto.half.life.periods=8", "lease.auto.unlisted=all");
+        assertEquals(new ServerConfig.QuorumTimers(800, 400, 800, new ServerConfig.AutoSettings(250, 16, 64, 10, 3, 1.5, 8,
+                true)), tuned.lease().quorum());
+        for (ServerConfig c : List.of(auto, tuned)) {
+            Path f = dir.resolve("auto-" + c.hashCode() + ".properties");
+            Files.writeString(f, c.toProperties());
+            assertEquals(c, ServerConfig.load(f, List.of()), "printed and read back: " + c.toProperties());
+        }
+        // The assignment settings matter only to quorum-auto: the static quorum lease keeps the defaults.
+        assertEquals(ServerConfig.AutoSettings.DEFAULTS,
+                with("lease=quorum", "lease.auto.period.ms=50").lease().quorum().auto());
+        // Its timers are checked like quorum's.
+        assertMessage("lease.renew.ms + lease.guard.ms (500 + 490 ms) must be shorter than t_lease(1 - drift)",
+                "lease=quorum-auto", "lease.renew.ms=500", "lease.guard.ms=490");
+
+        assertMessage("lease: must be none, leader, leader-timer, quorum, quorum-auto or megastore, got 'quorum_auto'",
+                "lease=quorum_auto");
+        assertMessage("lease.auto.period.ms: 5 is outside 10..600000", "lease=quorum-auto", "lease.auto.period.ms=5");
+        assertMessage("lease.auto.period.ms: 'soon' is not an integer", "lease=quorum-auto", "lease.auto.period.ms=soon");
+        assertMessage("lease.auto.report.keys: 0 is outside 1..4096", "lease=quorum-auto", "lease.auto.report.keys=0");
+        assertMessage("lease.auto.report.keys (64) must be at most lease.auto.counter.keys (32)", "lease=quorum-auto",
+                "lease.auto.report.keys=64", "lease.auto.counter.keys=32");
+        assertMessage("lease.auto.counter.keys: 70000 is outside 1..65536", "lease=quorum-auto",
+                "lease.auto.counter.keys=70000");
+        assertMessage("lease.auto.max.keys: 5000 is outside 0..4096", "lease=quorum-auto", "lease.auto.max.keys=5000");
+        assertMessage("lease.auto.min.reads: 0 is outside 1..1000000000", "lease=quorum-auto", "lease.auto.min.reads=0");
+        assertMessage("lease.auto.stickiness: 'sticky' is not a number", "lease=quorum-auto", "lease.auto.stickiness=sticky");
+        assertMessage("lease.auto.stickiness: 0.5 is outside 1..100", "lease=quorum-auto", "lease.auto.stickiness=0.5");
+        assertMessage("lease.auto.stickiness: NaN is outside 1..100", "lease=quorum-auto", "lease.auto.stickiness=NaN");
+        assertMessage("lease.auto.half.life.periods: 0 is outside 1..1000", "lease=quorum-auto",
+                "lease.auto.half.life.periods=0");
+        assertMessage("lease.auto.unlisted: must be leader or all, got 'none'", "lease=quorum-auto", "lease.auto.unlisted=none");
+        assertMessage("unknown config key 'lease.auto.periods.ms'", "lease=quorum-auto", "lease.auto.periods.ms=100");
+        // With coded accepts a configuration entry must stay under the coding threshold (followers read it back).
+        assertMessage("lease.auto.max.keys: a configuration of 1024 keys is a 16433-byte entry, at or above "
+                + "coding.threshold.bytes (4096): it would be coded and followers could not read it back; list at most 252 keys",
+                "lease=quorum-auto", FIVE, "coding=5,1,3", "coding.threshold.bytes=4096", "lease.auto.max.keys=1024");
+        assertEquals(ServerConfig.CONFIGURATION_ENTRY_BYTES + 32, io.synod.leases.LeaseConfiguration.of(1, new long[] {5, 6},
+                new long[] {3, 3}).command(7).payload().length, "the entry size the check assumes");
+        with("lease=quorum-auto", FIVE, "coding=5,1,3", "coding.threshold.bytes=4096", "lease.auto.max.keys=252");
+        with("lease=quorum-auto", FIVE, "coding=5,1,3", "coding.threshold.bytes=4096", "lease.auto.max.keys=1024", "lease=quorum");
+    }
+
+    private static final String FIVE = "nodes=0@h:1:2,1@h:3:4,2@h:5:6,3@h:7:8,4@h:9:10";
+
+    /** The configuration {@code more} is refused with a message starting with {@code expected}. */
+    private static void assertMessage(String expected, String... more) {
+        ConfigException e = assertThrows(ConfigException.class, () -> with(more));
+        assertTrue(e.getMessage().startsWith(expected), e.getMessage());
     }
 
     @Test

@@ -226,7 +226,7 @@ class RocksKvStateMachineTest {
     }
 
     /** Streams {@code source} into {@code sink} in chunks of {@code chunk} bytes. */
-    private static io.synod.core.paxos.SnapshotSource stream(io.synod.core.paxos.SnapshotSource source,
+    static io.synod.core.paxos.SnapshotSource stream(io.synod.core.paxos.SnapshotSource source,
             io.synod.core.paxos.SnapshotSink sink, int chunk) {
         for (long at = 0; at < source.sizeBytes(); ) {
             byte[] piece = source.read(at, chunk);
