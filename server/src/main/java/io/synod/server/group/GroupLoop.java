@@ -113,6 +113,9 @@ public final class GroupLoop implements AutoCloseable {
     private final SessionExpiryDriver expiry;
     /** Watch delivery from the RocksDB machine's event log, or null. */
     private final WatchHub watches;
+    private final StaleReads staleReads;
+    /** A graceful stop's end-lease entry (leader leases), or nothing: see {@link HandOver}. */
+    private final HandOver handOver;
 
     public GroupLoop(int group, ReplicaConfig config, GroupStorage storage, io.synod.core.paxos.StateMachine stateMachine,
             AutoCloseable stateMachineResource, Consumer<WireFrame.PeerMessage> network, ElectionService election,
@@ -179,6 +182,8 @@ public final class GroupLoop implements AutoCloseable {
         this.pipelineWindow = config.maxInFlightSlots();
         this.expiry = durableMachine == null ? null : new SessionExpiryDriver(replica.nodeId(), durableMachine);
         this.watches = durableMachine == null ? null : new WatchHub(group, durableMachine.watchLog());
+        this.staleReads = new StaleReads(group, replica, stateMachine, metrics);
+        this.handOver = new HandOver(group, config.nodeId(), config.clusterSize());
         this.state = repairAbove == null ? WireFrame.GroupStatus.SERVING : WireFrame.GroupStatus.REPAIRING;
         publishStatus();
         this.thread = new Thread(this::run, "synod-group-" + group);
@@ -285,6 +290,7 @@ public final class GroupLoop implements AutoCloseable {
                         }
                     }
                 }
+                handOver.step(replica, now);
                 drive();
             }
         } catch (InterruptedException e) {
@@ -294,6 +300,7 @@ public final class GroupLoop implements AutoCloseable {
         } catch (RuntimeException e) {
             fail("replica failed: " + e, e);
         } finally {
+            handOver.abandon();
             stopped.countDown();
         }
     }
@@ -315,6 +322,7 @@ public final class GroupLoop implements AutoCloseable {
             if (repairAbove != null) {
                 noteLeaderDuringRepair(m);
             }
+            handOver.onPeerMessage(m);
             try {
                 replica.step(m);
             } catch (IllegalArgumentException e) {
@@ -326,7 +334,7 @@ public final class GroupLoop implements AutoCloseable {
         } else if (input instanceof ClientInput c) {
             propose(c);
         } else if (input instanceof StaleReadInput r) {
-            readLocally(r);
+            staleReads.read(r.read(), r.responder());
         } else if (input instanceof WatchInput w) {
             watches.poll(w.poll(), w.responder(), replica, state == WireFrame.GroupStatus.SERVING, System.nanoTime());
         }
@@ -367,60 +375,6 @@ public final class GroupLoop implements AutoCloseable {
         }
         LOG.warn("group {}: repairing; leader {} (ballot {}) found, voting again once slot {} is applied", group, m.from(),
                 m.ballot(), repairTarget);
-    }
-
-    /** STALE reads waiting for the deferred values they read to be rebuilt, oldest first (bounded). */
-    private final java.util.ArrayDeque<ParkedRead> parkedReads = new java.util.ArrayDeque<>();
-    private static final int MAX_PARKED_READS = 1024;
-    /** A parked STALE read gives up (BUSY) after this long: the rebuild needs X shards from peers. */
-    private static final long PARKED_READ_NANOS = TimeUnit.SECONDS.toNanos(10);
-
-    private record ParkedRead(StaleReadInput input, long parkedNanos) {}
-
-    private void readLocally(StaleReadInput r) {
-        WireFrame.StaleRead read = r.read();
-        int leader = replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint();
-        try {
-            if (!localState.isReadOnly(read.payload())) {
-                throw new IllegalArgumentException("a STALE read must be a read-only command");
-            }
-            if (!replica.resolvedForRead(read.payload())) {
-                // Deferred rebuild: a key it reads holds no bytes here yet. Its rebuild started (recovery reads);
-                // answer once it is done, never from the placeholder (docs/erasure.md, rule 4).
-                if (parkedReads.size() >= MAX_PARKED_READS) {
-                    r.responder().respond(new WireFrame.ClientResponse(read.requestId(), group,
-                            ClientReply.Status.BUSY.ordinal(), 0, leader, new byte[0]));
-                } else {
-                    parkedReads.add(new ParkedRead(r, System.nanoTime()));
-                }
-                return;
-            }
-            byte[] result = localState.read(read.payload());
-            r.responder().respond(new WireFrame.ClientResponse(read.requestId(), group, ClientReply.Status.OK.ordinal(),
-                    replica.appliedSlot(), leader, result, WireFrame.ClientResponse.SERVED_LOCAL));
-        } catch (IllegalArgumentException e) {
-            r.responder().respond(new WireFrame.ClientResponse(read.requestId(), group,
-                    ClientReply.Status.REJECTED.ordinal(), 0, leader,
-                    String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
-        }
-    }
-
-    /** Answers the parked STALE reads whose keys are resolved now; those waiting too long get BUSY. */
-    private void retryParkedReads() {
-        long now = System.nanoTime();
-        for (int i = parkedReads.size(); i > 0; i--) {
-            ParkedRead p = parkedReads.poll();
-            if (localState.unresolvedSlotsFor(p.input().read().payload()).length == 0) {
-                readLocally(p.input());
-            } else if (now - p.parkedNanos() > PARKED_READ_NANOS) {
-                metrics.parkedReadTimeouts.increment();
-                int leader = replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint();
-                p.input().responder().respond(new WireFrame.ClientResponse(p.input().read().requestId(), group,
-                        ClientReply.Status.BUSY.ordinal(), 0, leader, new byte[0]));
-            } else {
-                parkedReads.add(p);
-            }
-        }
     }
 
     private void propose(ClientInput c) {
@@ -534,9 +488,7 @@ public final class GroupLoop implements AutoCloseable {
             // command this pass applied (all of them, or after a crash none).
             durableMachine.commitApplied();
         }
-        if (!parkedReads.isEmpty()) {
-            retryParkedReads();
-        }
+        staleReads.retryParked();
         if (watches != null) {
             watches.afterPass(replica, state == WireFrame.GroupStatus.SERVING, System.nanoTime());
         }
@@ -613,12 +565,29 @@ public final class GroupLoop implements AutoCloseable {
         }
     }
 
+    /**
+     * A graceful stop's first step, on any thread: a leader under a leader lease appends its end-lease
+     * entry and stops serving lease reads ({@link HandOver}); {@link #close()} waits for it, bounded, before
+     * leaving the election. Call it on every group first so they hand over in parallel. Not after {@link #halt()}.
+     */
+    public void beginHandOver() {
+        if (!halted && running && thread.getState() != Thread.State.NEW) {
+            handOver.request();
+            inbox.offer(new Wake());
+        }
+    }
+
+    /** Stops the loop and leaves the election; a leader under a leader lease hands over first (bounded). */
     @Override
     public void close() throws Exception {
         if (closed) {
             return;
         }
         closed = true;
+        beginHandOver();
+        if (!halted && thread.getState() != Thread.State.NEW) {
+            handOver.await(HandOver.BOUND_NANOS + TimeUnit.SECONDS.toNanos(5));
+        }
         running = false;
         inbox.offer(new Wake());
         if (thread.getState() != Thread.State.NEW && !stopped.await(5, TimeUnit.SECONDS)) {

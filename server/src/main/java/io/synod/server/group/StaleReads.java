@@ -1,0 +1,85 @@
+package io.synod.server.group;
+
+import io.synod.core.paxos.ClientReply;
+import io.synod.core.paxos.Replica;
+import io.synod.core.paxos.Role;
+import io.synod.core.paxos.StateMachine;
+import io.synod.server.wire.WireFrame;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A group's STALE reads: answered on the group loop's thread from the local state at the applied slot,
+ * leader or not. A read of a deferred key that holds no bytes here yet is parked until its rebuild is
+ * done (docs/erasure.md, rule 4), bounded in number and time. Used only on the group loop's thread.
+ */
+final class StaleReads {
+    private static final int MAX_PARKED_READS = 1024;
+    /** A parked STALE read gives up (BUSY) after this long: the rebuild needs X shards from peers. */
+    private static final long PARKED_READ_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private record ParkedRead(WireFrame.StaleRead read, GroupLoop.Responder responder, long parkedNanos) {}
+
+    private final int group;
+    private final Replica replica;
+    private final StateMachine localState;
+    private final GroupMetrics metrics;
+    /** STALE reads waiting for the deferred values they read to be rebuilt, oldest first (bounded). */
+    private final ArrayDeque<ParkedRead> parkedReads = new ArrayDeque<>();
+
+    StaleReads(int group, Replica replica, StateMachine localState, GroupMetrics metrics) {
+        this.group = group;
+        this.replica = replica;
+        this.localState = localState;
+        this.metrics = metrics;
+    }
+
+    void read(WireFrame.StaleRead read, GroupLoop.Responder responder) {
+        int leader = replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint();
+        try {
+            if (!localState.isReadOnly(read.payload())) {
+                throw new IllegalArgumentException("a STALE read must be a read-only command");
+            }
+            if (!replica.resolvedForRead(read.payload())) {
+                // Deferred rebuild: a key it reads holds no bytes here yet. Its rebuild started (recovery reads);
+                // answer once it is done, never from the placeholder (docs/erasure.md, rule 4).
+                if (parkedReads.size() >= MAX_PARKED_READS) {
+                    responder.respond(new WireFrame.ClientResponse(read.requestId(), group,
+                            ClientReply.Status.BUSY.ordinal(), 0, leader, new byte[0]));
+                } else {
+                    parkedReads.add(new ParkedRead(read, responder, System.nanoTime()));
+                }
+                return;
+            }
+            byte[] result = localState.read(read.payload());
+            responder.respond(new WireFrame.ClientResponse(read.requestId(), group, ClientReply.Status.OK.ordinal(),
+                    replica.appliedSlot(), leader, result, WireFrame.ClientResponse.SERVED_LOCAL));
+        } catch (IllegalArgumentException e) {
+            responder.respond(new WireFrame.ClientResponse(read.requestId(), group,
+                    ClientReply.Status.REJECTED.ordinal(), 0, leader,
+                    String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
+        }
+    }
+
+    /** Answers the parked STALE reads whose keys are resolved now; those waiting too long get BUSY. */
+    void retryParked() {
+        if (parkedReads.isEmpty()) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (int i = parkedReads.size(); i > 0; i--) {
+            ParkedRead p = parkedReads.poll();
+            if (localState.unresolvedSlotsFor(p.read().payload()).length == 0) {
+                read(p.read(), p.responder());
+            } else if (now - p.parkedNanos() > PARKED_READ_NANOS) {
+                metrics.parkedReadTimeouts.increment();
+                int leader = replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint();
+                p.responder().respond(new WireFrame.ClientResponse(p.read().requestId(), group,
+                        ClientReply.Status.BUSY.ordinal(), 0, leader, new byte[0]));
+            } else {
+                parkedReads.add(p);
+            }
+        }
+    }
+}
