@@ -183,7 +183,7 @@ public final class GroupLoop implements AutoCloseable {
         this.expiry = durableMachine == null ? null : new SessionExpiryDriver(replica.nodeId(), durableMachine);
         this.watches = durableMachine == null ? null : new WatchHub(group, durableMachine.watchLog());
         this.staleReads = new StaleReads(group, replica, stateMachine, metrics);
-        this.handOver = new HandOver(group, config.nodeId(), config.clusterSize());
+        this.handOver = new HandOver(group, config.nodeId(), config.clusterSize(), config.heartbeatIntervalNanos());
         this.state = repairAbove == null ? WireFrame.GroupStatus.SERVING : WireFrame.GroupStatus.REPAIRING;
         publishStatus();
         this.thread = new Thread(this::run, "synod-group-" + group);

@@ -14,8 +14,10 @@ import org.slf4j.LoggerFactory;
  * rule 7 there): before a stopping node leaves the election, its group loop appends the end-lease entry
  * ({@link Replica#handOver()}; from its stamp on the replica serves no lease read and takes no new
  * command) and waits, bounded by {@link #BOUND_NANOS}, until the entry is committed and every peer has
- * applied it. A successor whose commit point is that entry commits at once instead of waiting Δ; one that
- * did not learn it (a peer that was down, the bound ran out) waits Δ as after a crash: slower, never unsafe.
+ * applied it (peers learn the commit from the next heartbeat or Accept); once it is committed, peers that
+ * have not reported it within {@link #STRAGGLER_HEARTBEATS} heartbeat intervals (down, partitioned, slow)
+ * are not waited for. A successor whose commit point is that entry commits at once instead of waiting Δ;
+ * one that did not learn it waits Δ as after a crash: slower, never unsafe.
  * A crash ({@link GroupLoop#halt()}) does none of this.
  *
  * <p>{@link #request()} and {@link #await(long)} are called by the stopping thread; everything else only on
@@ -27,6 +29,9 @@ final class HandOver {
     /** How long a stopping leader waits for its end-lease entry to commit and reach every peer. */
     static final long BOUND_NANOS = TimeUnit.SECONDS.toNanos(2);
 
+    /** After its commit, how many heartbeat intervals the entry gets to reach every peer. */
+    static final int STRAGGLER_HEARTBEATS = 10;
+
     private final int group;
     private final int self;
     /** Per node id: the highest applied slot that node reported to this leader since the hand-over began. */
@@ -36,10 +41,15 @@ final class HandOver {
     private boolean started;
     private long slot = -1;
     private long deadlineNanos;
+    private boolean committed;
+    /** When this loop first saw the end-lease entry committed (if {@link #committed}). */
+    private long committedAtNanos;
+    private final long stragglerNanos;
 
-    HandOver(int group, int self, int clusterSize) {
+    HandOver(int group, int self, int clusterSize, long heartbeatNanos) {
         this.group = group;
         this.self = self;
+        this.stragglerNanos = Math.min(BOUND_NANOS, Math.multiplyExact(heartbeatNanos, STRAGGLER_HEARTBEATS));
         this.peerApplied = new long[clusterSize];
         Arrays.fill(peerApplied, -1);
     }
@@ -95,8 +105,18 @@ final class HandOver {
             LOG.info("group {}: stopped leading during the hand-over (commit slot {}, end-lease slot {})", group,
                     replica.commitSlot(), slot);
             done.countDown();
-        } else if (replica.commitSlot() >= slot && everyPeerApplied()) {
+            return;
+        }
+        if (replica.commitSlot() >= slot && !committed) {
+            committed = true;
+            committedAtNanos = nowNanos;
+        }
+        if (committed && everyPeerApplied()) {
             LOG.info("group {}: handed over, end-lease entry at slot {} committed and applied by every peer", group, slot);
+            done.countDown();
+        } else if (committed && nowNanos - committedAtNanos >= stragglerNanos) {
+            LOG.info("group {}: handed over, end-lease entry at slot {} committed; peers applied {} (not waiting longer)",
+                    group, slot, Arrays.toString(peerApplied));
             done.countDown();
         } else if (nowNanos - deadlineNanos >= 0) {
             LOG.warn("group {}: hand-over bound of {} ms reached (commit slot {}, end-lease slot {}, peers applied {});"
