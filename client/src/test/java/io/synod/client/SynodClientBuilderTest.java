@@ -58,8 +58,9 @@ class SynodClientBuilderTest {
             UnavailableException e = assertThrows(UnavailableException.class, () -> SynodClient.builder()
                     .servers("127.0.0.1:" + s.getLocalPort()).connectTimeout(Duration.ofMillis(800)).build());
             assertTrue(e.getMessage().contains("within 800 ms"), e.getMessage());
-            assertEquals(1, accepted.get());
-            Socket c = conn.join();
+            // The kernel completed the connection; the accepting thread may run only now on a loaded machine.
+            Socket c = conn.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(1, accepted.get(), "the client did connect");
             if (c != null) {
                 c.close();
             }
