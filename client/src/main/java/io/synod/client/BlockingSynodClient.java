@@ -56,6 +56,11 @@ public final class BlockingSynodClient implements AutoCloseable {
         return await(client.delete(key));
     }
 
+    /** Admin: see {@link SynodClient#changeCoding}. */
+    public CodingChangeResult changeCoding(int group, int failures, int dataShards, int thresholdBytes) {
+        return await(client.changeCoding(group, failures, dataShards, thresholdBytes));
+    }
+
     public CasResult compareAndSet(String key, byte[] expected, byte[] value) {
         return await(client.compareAndSet(key, expected, value));
     }

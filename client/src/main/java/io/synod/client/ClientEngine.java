@@ -233,8 +233,28 @@ final class ClientEngine implements AutoCloseable {
         return submit(description, query, new byte[0], true, true, Consistency.LINEARIZABLE, timeoutNanos);
     }
 
+    /**
+     * An admin coding change ({@link ClientFrame.CodingChange}) sent to {@code group}'s leader, followed through
+     * NOT_LEADER hints and retried like a write; REJECTED fails with {@link BadRequestException}.
+     */
+    CompletableFuture<CodingChangeResult> changeCoding(int group, int failures, int dataShards, int thresholdBytes,
+            long timeoutNanos) {
+        if (group < 0) {
+            return CompletableFuture.failedFuture(new BadRequestException("group must be >= 0, got " + group));
+        }
+        ClientFrame.CodingChange change = new ClientFrame.CodingChange(0, group, failures, dataShards, thresholdBytes);
+        return submit("coding change of group " + group + " to F=" + failures + ", X=" + dataShards, new byte[0],
+                new byte[0], false, false, Consistency.LOG, timeoutNanos, change)
+                .thenApply(r -> new CodingChangeResult(r.group(), r.slot(), new String(r.result(), StandardCharsets.UTF_8)));
+    }
+
     private CompletableFuture<Reply> submit(String description, byte[] payload, byte[] routingKey, boolean readOnly,
             boolean watch, Consistency consistency, long timeoutNanos) {
+        return submit(description, payload, routingKey, readOnly, watch, consistency, timeoutNanos, null);
+    }
+
+    private CompletableFuture<Reply> submit(String description, byte[] payload, byte[] routingKey, boolean readOnly,
+            boolean watch, Consistency consistency, long timeoutNanos, ClientFrame.CodingChange codingChange) {
         if (payload.length > maxCommandBytes) {
             return CompletableFuture.failedFuture(new ValueTooLargeException("command of " + payload.length
                     + " bytes exceeds the limit of " + maxCommandBytes + " bytes"));
@@ -244,6 +264,7 @@ final class ClientEngine implements AutoCloseable {
         }
         PendingOp op = new PendingOp(description, payload, routingKey, readOnly, watch, consistency,
                 System.nanoTime() + timeoutNanos);
+        op.codingChange = codingChange;
         CompletableFuture<Reply> userFuture = new CompletableFuture<>();
         op.future.whenComplete((reply, error) -> {
             Runnable complete = () -> {
@@ -323,7 +344,7 @@ final class ClientEngine implements AutoCloseable {
             finish(op, null, new UnavailableException("the client is closed"));
             return;
         }
-        op.group = shardMap.groupFor(op.routingKey);
+        op.group = op.codingChange != null ? op.codingChange.group() : shardMap.groupFor(op.routingKey);
         int target = targets.pick(op, nodes, leaders);
         if (target < 0) {
             op.lastProblem = "no live server is known";
@@ -382,7 +403,8 @@ final class ClientEngine implements AutoCloseable {
             if (op != null) {
                 op.preferredRefused |= preferredConn && op.target == preferred;
                 op.maybeApplied |= !op.readOnly(); // It may have reached the server before the connection broke.
-                op.lastProblem = why;
+                op.lastProblem = op.codingChange == null ? why
+                        : why + " (a server older than the coding-change frame closes the connection on it)";
                 retryLater(op);
             }
             Consumer<ClientFrame> c = control.remove(id);

@@ -36,6 +36,8 @@ final class PendingOp {
     boolean maybeApplied;
     ScheduledFuture<?> timeout;
     String lastProblem = "no server answered";
+    /** An admin coding change for its group ({@code requestId} replaced per attempt), or null for a command. */
+    ClientFrame.CodingChange codingChange;
 
     PendingOp(String description, byte[] payload, byte[] routingKey, boolean readOnly, boolean watch,
             Consistency consistency, long deadlineNanos) {
@@ -54,6 +56,10 @@ final class PendingOp {
 
     /** The frame for the current attempt: a watch poll, a stale read, or a sequenced command. */
     ClientFrame toFrame() {
+        ClientFrame.CodingChange c = codingChange;
+        if (c != null) {
+            return new ClientFrame.CodingChange(requestId, c.group(), c.failures(), c.dataShards(), c.thresholdBytes());
+        }
         return watch ? new ClientFrame.WatchPoll(requestId, payload)
                 : consistency == Consistency.STALE && readOnly()
                 ? new ClientFrame.StaleRead(requestId, payload)

@@ -183,10 +183,7 @@ public final class SynodClient implements AutoCloseable {
 
     public CompletableFuture<WriteResult> put(String key, byte[] value) {
         Objects.requireNonNull(value, "value");
-        return call(() -> new KvCommand.Put(checkKey(key), value.clone()), Consistency.LOG, reply -> {
-            expect(reply, KvResult.Done.class);
-            return new WriteResult(reply.slot());
-        });
+        return call(() -> new KvCommand.Put(checkKey(key), value.clone()), Consistency.LOG, SynodClient::written);
     }
 
     public CompletableFuture<WriteResult> put(String key, String value) {
@@ -194,10 +191,7 @@ public final class SynodClient implements AutoCloseable {
     }
 
     public CompletableFuture<WriteResult> delete(String key) {
-        return call(() -> new KvCommand.Delete(checkKey(key)), Consistency.LOG, reply -> {
-            expect(reply, KvResult.Done.class);
-            return new WriteResult(reply.slot());
-        });
+        return call(() -> new KvCommand.Delete(checkKey(key)), Consistency.LOG, SynodClient::written);
     }
 
     /** Sets {@code value} if the key's current value equals {@code expected} (null: the key must be absent). */
@@ -227,10 +221,17 @@ public final class SynodClient implements AutoCloseable {
 
     /** Appends {@code element} to the list at {@code key} (the list-append model of the checker workloads). */
     public CompletableFuture<WriteResult> append(String key, long element) {
-        return call(() -> new KvCommand.Append(checkKey(key), element), Consistency.LOG, reply -> {
-            expect(reply, KvResult.Done.class);
-            return new WriteResult(reply.slot());
-        });
+        return call(() -> new KvCommand.Append(checkKey(key), element), Consistency.LOG, SynodClient::written);
+    }
+
+    private static WriteResult written(ClientEngine.Reply reply) {
+        expect(reply, KvResult.Done.class);
+        return new WriteResult(reply.slot());
+    }
+
+    /** Admin: {@code group}'s leader changes its RS-Paxos F, X and threshold (0: keep); see {@link CodingChangeResult}. */
+    public CompletableFuture<CodingChangeResult> changeCoding(int group, int failures, int dataShards, int thresholdBytes) {
+        return engine.changeCoding(group, failures, dataShards, thresholdBytes, timeoutNanos);
     }
 
     // ---- sessions, ephemeral and sequential keys, checked deletes, watches ----------------------------

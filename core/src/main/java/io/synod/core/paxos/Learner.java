@@ -63,8 +63,10 @@ final class Learner {
         if (durableSlot >= 0 && durableSlot >= snapshot.lastIncludedSlot()) {
             // The state machine kept its applied state, sessions included, on its own disk. Everything
             // it applied was chosen, so that state is chosen state even where the log lags behind it.
-            // (A durable state machine keeps no coding: a group whose coding changed must restart from the
-            // snapshot and log, see docs/erasure.md "Coding changes".)
+            // The coding in force after the durable slot: stored with it by the machine (applyCodingChange), else the
+            // snapshot's (a machine restored from a source that did not carry it); docs/erasure.md rule C4.
+            byte[] coding = stateMachine.durableCoding();
+            ctx.coding = coding != null ? Coding.decodeParameters(ctx.initialCoding, coding) : codingOf(snapshot);
             sessions.restore(stateMachine.durableSessions());
             this.commitSlot = durableSlot;
             this.appliedSlot = durableSlot;
@@ -327,6 +329,7 @@ final class Learner {
         }
         if (Coding.isChange(command)) {
             ctx.coding = ctx.coding.after(command); // Applied by every replica at the same slot.
+            stateMachine.applyCodingChange(entry.slot(), ctx.coding.encodeParameters());
             return;
         }
         // A retried command already applied in an earlier slot is not applied again (at most once).

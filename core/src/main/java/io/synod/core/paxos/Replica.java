@@ -273,12 +273,20 @@ public final class Replica {
      * @throws IllegalStateException if this group runs without coding
      */
     public boolean proposeCodingChange(int failures, int dataShards, int thresholdBytes) {
+        return proposeCodingChangeAt(failures, dataShards, thresholdBytes) >= 0;
+    }
+
+    /**
+     * {@link #proposeCodingChange} returning the slot of the change entry (in this leader's
+     * {@link #ownBallot()}), or -1 on a replica that does not lead. The change is in force once the
+     * entry applied at that slot is a coding change in that ballot (a runtime answers its admin request then).
+     */
+    public long proposeCodingChangeAt(int failures, int dataShards, int thresholdBytes) {
         Coding next = ctx.coding.withChange(failures, dataShards, thresholdBytes);
         if (ctx.role != Role.LEADER) {
-            return false;
+            return -1;
         }
-        leader.appendCodingChange(next);
-        return true;
+        return leader.appendCodingChange(next);
     }
 
     /** The coding this replica has applied (the constructor's, changed by every coding change applied since). */

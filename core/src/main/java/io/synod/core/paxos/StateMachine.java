@@ -113,6 +113,22 @@ public interface StateMachine {
         return List.of();
     }
 
+    /**
+     * A chosen coding change applied at {@code slot} (RS-Paxos, docs/erasure.md "Coding changes"): a machine with its
+     * own durable state stores {@code parameters} with that applied slot in one atomic write, so that
+     * {@link #durableCoding()} always names the coding in force after {@link #durableAppliedSlot()}. The change
+     * entry never reaches {@link #apply}. By default nothing is stored (the replica's snapshots record the coding).
+     */
+    default void applyCodingChange(long slot, byte[] parameters) {}
+
+    /**
+     * The parameters of the last coding change {@link #applyCodingChange} stored with the durable state (or
+     * restored with it from a snapshot of such a machine), or null if none; read with {@link #durableAppliedSlot()}.
+     */
+    default byte[] durableCoding() {
+        return null;
+    }
+
     // ---- Deferred follower rebuild (optional; RS-Paxos coded values, docs/erasure.md) ----
 
     /** No slots. */

@@ -83,4 +83,13 @@ public sealed interface ClientFrame {
      * then answered with a {@link Response} whose result is a {@code WatchCodec} batch.
      */
     record WatchPoll(long requestId, byte[] query) implements ClientFrame {}
+
+    /**
+     * An admin request: {@code group}'s leader proposes changing the group's RS-Paxos coding to F = {@code failures},
+     * X = {@code dataShards} and {@code thresholdBytes} (0: keep the group's threshold); N is fixed. Answered with a
+     * {@link Response} once the change entry is applied at the leader ({@code slot}: its slot; result: the coding
+     * now in force, UTF-8), or REJECTED naming the rule broken, or NOT_LEADER with the leader hint
+     * (docs/erasure.md "Coding changes", "The admin path").
+     */
+    record CodingChange(long requestId, int group, int failures, int dataShards, int thresholdBytes) implements ClientFrame {}
 }

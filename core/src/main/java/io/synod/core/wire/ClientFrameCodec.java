@@ -26,6 +26,8 @@ public final class ClientFrameCodec {
     public static final int SHARD_MAP_REPORT = 9;
     /** Types 10 and 11 are the server's peer frames (snapshot shards). */
     public static final int WATCH_POLL = 12;
+    /** An admin coding change; a server older than it refuses the frame type and closes the connection. */
+    public static final int CODING_CHANGE = 13;
 
     private static final int GROUP_STATUS_BYTES = 4 + 4 + 8 + 4 + 8 + 8 + 8 + 4;
     private static final int MAX_GROUPS = 1 << 16;
@@ -34,7 +36,7 @@ public final class ClientFrameCodec {
 
     /** Whether a body of frame type {@code type} is a client frame this codec reads. */
     public static boolean isClientFrame(int type) {
-        return (type >= COMMAND && type <= SHARD_MAP_REPORT) || type == WATCH_POLL;
+        return (type >= COMMAND && type <= SHARD_MAP_REPORT) || type == WATCH_POLL || type == CODING_CHANGE;
     }
 
     public static byte[] encode(ClientFrame frame) {
@@ -66,6 +68,9 @@ public final class ClientFrameCodec {
         } else if (frame instanceof ClientFrame.WatchPoll w) {
             out = start(WATCH_POLL, 8 + 4 + w.query().length).putLong(w.requestId());
             bytes(out, w.query());
+        } else if (frame instanceof ClientFrame.CodingChange c) {
+            out = start(CODING_CHANGE, 8 + 4 * 4).putLong(c.requestId()).putInt(c.group()).putInt(c.failures())
+                    .putInt(c.dataShards()).putInt(c.thresholdBytes());
         } else {
             ClientFrame.ShardMapReport m = (ClientFrame.ShardMapReport) frame;
             out = start(SHARD_MAP_REPORT, 8 + 4 + m.shardMap().length).putLong(m.requestId());
@@ -118,6 +123,8 @@ public final class ClientFrameCodec {
             case SHARD_MAP_QUERY -> new ClientFrame.ShardMapQuery(i64(in, "request id"));
             case SHARD_MAP_REPORT -> new ClientFrame.ShardMapReport(i64(in, "request id"), bytes(in, "shard map"));
             case WATCH_POLL -> new ClientFrame.WatchPoll(i64(in, "request id"), bytes(in, "watch query"));
+            case CODING_CHANGE -> new ClientFrame.CodingChange(i64(in, "request id"), i32(in, "group"),
+                    i32(in, "failures"), i32(in, "data shards"), i32(in, "threshold bytes"));
             default -> throw new IllegalArgumentException("unknown client frame type " + type);
         };
         if (in.hasRemaining()) {

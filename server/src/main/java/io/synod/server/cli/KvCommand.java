@@ -39,13 +39,14 @@ import picocli.CommandLine.Spec;
                 "Exit status: 0 ok; 1 key not found, compare-and-set failed, or the cluster failed to answer;"
                         + " 2 bad usage (also a bad key or a value too large)."},
         subcommands = {KvCommand.Put.class, KvCommand.Get.class, KvCommand.Delete.class, KvCommand.Cas.class,
-                KvCommand.Scan.class},
+                KvCommand.Scan.class, KvCodingCommand.class},
         footer = {"", "Examples:",
                 "  synod kv --dir /tmp/synod-cl put user/42 alice",
                 "  synod kv --connect zk://127.0.0.1:2181/prod get user/42",
                 "  synod kv --connect 10.0.0.1:7100,10.0.0.2:7100 --consistency stale get user/42",
                 "  synod kv --dir /tmp/synod-cl cas --version 17 user/42 bob",
                 "  synod kv --dir /tmp/synod-cl scan user/ user0 --limit 10",
+                "  synod kv --dir /tmp/synod-cl coding --group 0 2,1     (admin: change a coded group's F and X)",
                 "", "More: docs/client.md."})
 public final class KvCommand implements Runnable {
     @Spec
@@ -81,7 +82,7 @@ public final class KvCommand implements Runnable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(),
-                "missing operation: put, get, delete, cas or scan (try 'synod kv --help')");
+                "missing operation: put, get, delete, cas, scan or coding (try 'synod kv --help')");
     }
 
     /** What every operation shares: parse the common options, connect, map SDK failures to exit codes. */

@@ -47,6 +47,12 @@ public final class ClientServer implements AutoCloseable {
                     -1, new byte[0]));
         }
 
+        /** An admin coding change for a group, proposed by this node's replica of it if it leads. */
+        default void onCodingChange(WireFrame.CodingChange change, java.util.function.Consumer<WireFrame.ClientResponse> respond) {
+            respond.accept(new WireFrame.ClientResponse(change.requestId(), change.group(),
+                    WireFrame.ClientResponse.STATUS_NO_GROUP, 0, -1, new byte[0]));
+        }
+
         /** The shard map this node routes by, in {@code ShardMap} encoding (empty if it has none). */
         default byte[] shardMap() {
             return new byte[0];
@@ -113,7 +119,7 @@ public final class ClientServer implements AutoCloseable {
         protected void channelRead0(ChannelHandlerContext ctx, WireFrame frame) {
             Channel ch = ctx.channel();
             if (frame instanceof WireFrame.ClientCommand || frame instanceof WireFrame.StaleRead
-                    || frame instanceof WireFrame.WatchPoll) {
+                    || frame instanceof WireFrame.WatchPoll || frame instanceof WireFrame.CodingChange) {
                 if (inFlight.incrementAndGet() >= maxInFlight) {
                     ch.config().setAutoRead(false);
                 }
@@ -132,6 +138,8 @@ public final class ClientServer implements AutoCloseable {
                     handler.onCommand(c, respond);
                 } else if (frame instanceof WireFrame.WatchPoll w) {
                     handler.onWatchPoll(w, respond);
+                } else if (frame instanceof WireFrame.CodingChange c) {
+                    handler.onCodingChange(c, respond);
                 } else {
                     handler.onStaleRead((WireFrame.StaleRead) frame, respond);
                 }

@@ -65,14 +65,17 @@ public final class GroupLoop implements AutoCloseable {
 
     private record WatchInput(WireFrame.WatchPoll poll, Responder responder) implements Input {}
 
+    private record CodingInput(WireFrame.CodingChange change, Responder responder) implements Input {}
+
     /**
      * {@code served}: the response's path ({@code WireFrame.ClientResponse.SERVED_*}); {@code read}: a read-only
      * command; {@code follower}: answered under the lease by this replica as a follower (a quorum-lease holder);
      * {@code holders}: for a read a quorum-lease follower refused, its key's lease holders (the NOT_LEADER
-     * answer's result, so the client learns where the key can be read), else -1.
+     * answer's result, so the client learns where the key can be read), else -1; {@code input}: for such a
+     * read, the request, asked again if it waits ({@link HolderReadWait}), else null.
      */
     private record Waiter(long requestId, Responder responder, long receivedNanos, int served, boolean read,
-            boolean follower, long holders) {}
+            boolean follower, long holders, ClientInput input) {}
 
     private final int group;
     private final Replica replica;
@@ -109,11 +112,16 @@ public final class GroupLoop implements AutoCloseable {
     /** The group's read lease: the policy the replica runs (behind a gate) and the clocks it is fed. */
     private final GroupLease lease;
     private final ReadGate leaseGate;
+    /** Quorum-lease reads this replica holds but could not answer yet, waiting up to two heartbeats. */
+    private final HolderReadWait<ClientInput> holderWait;
+    /** STALE reads: answered from the local state, or parked until a deferred value they read is rebuilt. */
+    private final StaleReads staleReads;
     /** The leader's session expiry timer (RocksDB machines only), or null. */
     private final SessionExpiryDriver expiry;
     /** Watch delivery from the RocksDB machine's event log, or null. */
     private final WatchHub watches;
-    private final StaleReads staleReads;
+    /** Admin coding changes this replica proposed, answered when their slots apply. */
+    private final CodingChanges codingChanges;
     /** A graceful stop's end-lease entry (leader leases), or nothing: see {@link HandOver}. */
     private final HandOver handOver;
 
@@ -140,6 +148,7 @@ public final class GroupLoop implements AutoCloseable {
         this.group = group;
         this.lease = lease;
         this.leaseGate = lease.newHooks();
+        this.holderWait = new HolderReadWait<>(2 * config.heartbeatIntervalNanos());
         this.storage = storage;
         this.stateMachine = stateMachineResource;
         this.localState = stateMachine;
@@ -173,6 +182,7 @@ public final class GroupLoop implements AutoCloseable {
         this.replica = new Replica(config, storage.durableState(), stateMachine,
                 coding.enabled() ? coding.quorum() : QuorumPolicy.MAJORITY, leaseGate, coding, System.nanoTime());
         this.readyLoop = new ReadyLoop(replica, new Sink());
+        this.staleReads = new StaleReads(group, replica, stateMachine, metrics);
         if (durableMachine != null) {
             durableMachine.commitApplied(); // Whatever starting the replica staged (nothing, normally).
         }
@@ -182,7 +192,7 @@ public final class GroupLoop implements AutoCloseable {
         this.pipelineWindow = config.maxInFlightSlots();
         this.expiry = durableMachine == null ? null : new SessionExpiryDriver(replica.nodeId(), durableMachine);
         this.watches = durableMachine == null ? null : new WatchHub(group, durableMachine.watchLog());
-        this.staleReads = new StaleReads(group, replica, stateMachine, metrics);
+        this.codingChanges = new CodingChanges(group);
         this.handOver = new HandOver(group, config.nodeId(), config.clusterSize(), config.heartbeatIntervalNanos());
         this.state = repairAbove == null ? WireFrame.GroupStatus.SERVING : WireFrame.GroupStatus.REPAIRING;
         publishStatus();
@@ -235,6 +245,14 @@ public final class GroupLoop implements AutoCloseable {
             responder.respond(new WireFrame.ClientResponse(poll.requestId(), group,
                     state == WireFrame.GroupStatus.FAILED || watches == null ? WireFrame.ClientResponse.STATUS_NO_GROUP
                             : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
+        }
+    }
+
+    /** An admin coding change: proposed on this loop's thread if this replica leads ({@link CodingChanges}). */
+    public void onCodingChange(WireFrame.CodingChange change, Responder responder) {
+        if (state == WireFrame.GroupStatus.FAILED || !inbox.offer(new CodingInput(change, responder))) {
+            responder.respond(new WireFrame.ClientResponse(change.requestId(), group, state == WireFrame.GroupStatus.FAILED
+                    ? WireFrame.ClientResponse.STATUS_NO_GROUP : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
         }
     }
 
@@ -337,6 +355,8 @@ public final class GroupLoop implements AutoCloseable {
             staleReads.read(r.read(), r.responder());
         } else if (input instanceof WatchInput w) {
             watches.poll(w.poll(), w.responder(), replica, state == WireFrame.GroupStatus.SERVING, System.nanoTime());
+        } else if (input instanceof CodingInput c) {
+            codingChanges.propose(c.change(), c.responder(), replica, state == WireFrame.GroupStatus.SERVING);
         }
     }
 
@@ -406,7 +426,7 @@ public final class GroupLoop implements AutoCloseable {
                 .computeIfAbsent(cmd.sequence(), k -> new ArrayList<>(1))
                 .add(new Waiter(cmd.requestId(), c.responder(), c.receivedNanos(),
                         byLease ? WireFrame.ClientResponse.SERVED_LEASE : WireFrame.ClientResponse.SERVED_LOG, read,
-                        byLease && follower, holders));
+                        byLease && follower, holders, holders >= 0 ? c : null));
         waiterCount++;
     }
 
@@ -417,6 +437,7 @@ public final class GroupLoop implements AutoCloseable {
             if (!ready.applied().isEmpty()) {
                 metrics.appliedEntries.increment(ready.applied().size());
             }
+            codingChanges.applied(ready.applied(), replica.appliedSlot());
         }
 
         @Override
@@ -457,6 +478,11 @@ public final class GroupLoop implements AutoCloseable {
             long now = System.nanoTime();
             for (Waiter w : list) {
                 waiterCount--;
+                if (reply.status() == ClientReply.Status.NOT_LEADER && w.input() != null && holderWait.park(w.input(),
+                        w.holders(), replica.nodeId(), replica.role(), w.receivedNanos(), now)) {
+                    metrics.holderReadWaits.increment();
+                    continue; // Asked again after this pass (its pending write may commit meanwhile).
+                }
                 if (reply.status() == ClientReply.Status.OK) {
                     metrics.commitLatency.record(now - w.receivedNanos(), TimeUnit.NANOSECONDS);
                     if (w.read()) {
@@ -482,6 +508,12 @@ public final class GroupLoop implements AutoCloseable {
     }
 
     private void drive() {
+        if (!holderWait.isEmpty()) {
+            for (ClientInput c : holderWait.takeAll()) {
+                observeClock();
+                propose(c);
+            }
+        }
         readyLoop.drive();
         if (durableMachine != null) {
             // One WriteBatch per pass: the data changes, applied slot and session records of every
@@ -542,9 +574,14 @@ public final class GroupLoop implements AutoCloseable {
             }
         }
         waiters.clear();
+        for (ClientInput c : holderWait.takeAll()) {
+            c.responder().respond(new WireFrame.ClientResponse(c.command().requestId(), group,
+                    WireFrame.ClientResponse.STATUS_NO_GROUP, 0, -1, new byte[0]));
+        }
         if (watches != null) {
             watches.failAll();
         }
+        codingChanges.failAll();
     }
 
     public long droppedInputs() {

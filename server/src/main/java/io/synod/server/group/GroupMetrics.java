@@ -26,6 +26,8 @@ public final class GroupMetrics {
     final Counter recoveryRequests;
     /** STALE reads of a deferred key answered BUSY because its rebuild did not finish in time. */
     final Counter parkedReadTimeouts;
+    /** Quorum-lease reads a holder kept waiting (for its pending write's commit or its promises) instead of refusing. */
+    final Counter holderReadWaits;
     volatile long logBytes;
     volatile long applyLagSlots;
     volatile long commitSlot;
@@ -55,6 +57,9 @@ public final class GroupMetrics {
                 .register(registry);
         parkedReadTimeouts = Counter.builder("synod.stale.read.rebuild.timeouts")
                 .description("STALE reads of a deferred value answered BUSY because its rebuild took too long")
+                .tag("group", g).register(registry);
+        holderReadWaits = Counter.builder("synod.lease.read.waits")
+                .description("quorum-lease reads a holder kept waiting, up to two heartbeats, instead of refusing")
                 .tag("group", g).register(registry);
         Gauge.builder("synod.log.bytes", this, m -> m.logBytes).description("bytes of log segments on disk")
                 .tag("group", g).register(registry);

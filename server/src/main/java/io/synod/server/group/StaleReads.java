@@ -10,14 +10,16 @@ import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A group's STALE reads: answered on the group loop's thread from the local state at the applied slot,
- * leader or not. A read of a deferred key that holds no bytes here yet is parked until its rebuild is
- * done (docs/erasure.md, rule 4), bounded in number and time. Used only on the group loop's thread.
+ * A group's STALE reads, answered on its loop's thread from the local state at the applied slot, leader
+ * or not. A read of a deferred key that holds no bytes here yet (coded groups, docs/erasure.md rule 4)
+ * is parked until the rebuild that started for it is done, never answered from the placeholder; parked
+ * reads are bounded in number ({@link #MAX_PARKED_READS}) and time ({@link #PARKED_READ_NANOS}, then BUSY).
+ * Touched only by the loop's thread.
  */
 final class StaleReads {
-    private static final int MAX_PARKED_READS = 1024;
+    static final int MAX_PARKED_READS = 1024;
     /** A parked STALE read gives up (BUSY) after this long: the rebuild needs X shards from peers. */
-    private static final long PARKED_READ_NANOS = TimeUnit.SECONDS.toNanos(10);
+    static final long PARKED_READ_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private record ParkedRead(WireFrame.StaleRead read, GroupLoop.Responder responder, long parkedNanos) {}
 
@@ -36,7 +38,7 @@ final class StaleReads {
     }
 
     void read(WireFrame.StaleRead read, GroupLoop.Responder responder) {
-        int leader = replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint();
+        int leader = leader();
         try {
             if (!localState.isReadOnly(read.payload())) {
                 throw new IllegalArgumentException("a STALE read must be a read-only command");
@@ -56,9 +58,8 @@ final class StaleReads {
             responder.respond(new WireFrame.ClientResponse(read.requestId(), group, ClientReply.Status.OK.ordinal(),
                     replica.appliedSlot(), leader, result, WireFrame.ClientResponse.SERVED_LOCAL));
         } catch (IllegalArgumentException e) {
-            responder.respond(new WireFrame.ClientResponse(read.requestId(), group,
-                    ClientReply.Status.REJECTED.ordinal(), 0, leader,
-                    String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
+            responder.respond(new WireFrame.ClientResponse(read.requestId(), group, ClientReply.Status.REJECTED.ordinal(),
+                    0, leader, String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
         }
     }
 
@@ -74,12 +75,15 @@ final class StaleReads {
                 read(p.read(), p.responder());
             } else if (now - p.parkedNanos() > PARKED_READ_NANOS) {
                 metrics.parkedReadTimeouts.increment();
-                int leader = replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint();
                 p.responder().respond(new WireFrame.ClientResponse(p.read().requestId(), group,
-                        ClientReply.Status.BUSY.ordinal(), 0, leader, new byte[0]));
+                        ClientReply.Status.BUSY.ordinal(), 0, leader(), new byte[0]));
             } else {
                 parkedReads.add(p);
             }
         }
+    }
+
+    private int leader() {
+        return replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint();
     }
 }

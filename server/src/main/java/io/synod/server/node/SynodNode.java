@@ -97,6 +97,16 @@ public final class SynodNode implements AutoCloseable {
         ClusterSpec wanted = new ClusterSpec(defaults.groups(), defaults.members(), codingSetting.failures(),
                 codingSetting.dataShards(), codingSetting.dataShards() > 1 ? codingSetting.thresholdBytes()
                         : defaults.codingThresholdBytes(), leaseSetting.mode(), leaseSetting.timing());
+        Optional<ClusterSpec> existing = metadata.clusterSpec();
+        if (existing.isPresent() && differsOnlyInCoding(existing.get(), wanted)) {
+            // Coding changes go through each group's log (docs/erasure.md, "The admin path"): the spec keeps the
+            // creation-time coding, every replica starts from it and from what its disk records, so a node whose
+            // coding= names the coding changed to (same N) joins with the spec's.
+            LOG.warn("node {}: coding={} differs from the cluster spec's F={} X={} threshold={}; using the spec's (each "
+                    + "group's log decides the coding in force)", config.nodeId(), codingSetting.text(n), existing.get().f(),
+                    existing.get().codingDataShards(), existing.get().codingThresholdBytes());
+            wanted = existing.get();
+        }
         try {
             metadata.createCluster(wanted);
         } catch (CoordinationException e) {
@@ -187,6 +197,19 @@ public final class SynodNode implements AutoCloseable {
             }
 
             @Override
+            public void onCodingChange(WireFrame.CodingChange change, Consumer<WireFrame.ClientResponse> respond) {
+                GroupLoop[] current = loops;
+                if (change.group() < 0 || change.group() >= current.length || current[change.group()] == null) {
+                    String missing = "group " + change.group() + " does not exist (the cluster has " + current.length + ")";
+                    respond.accept(new WireFrame.ClientResponse(change.requestId(), change.group(),
+                            io.synod.core.paxos.ClientReply.Status.REJECTED.ordinal(), 0, -1,
+                            missing.getBytes(StandardCharsets.UTF_8)));
+                    return;
+                }
+                current[change.group()].onCodingChange(change, respond::accept);
+            }
+
+            @Override
             public byte[] shardMap() {
                 return shardMap.encode();
             }
@@ -200,6 +223,20 @@ public final class SynodNode implements AutoCloseable {
         }
         LOG.info("node {} up: peer {}, client {}, metrics {}, {} groups, coding {}, lease {}", config.nodeId(), peerAddress,
                 clientAddress, metrics == null ? "off" : metrics.address(), groups, coding, lease);
+    }
+
+    /**
+     * Whether a node's {@code wanted} spec differs from the coded cluster's {@code existing} one only in F, X and the
+     * threshold (N and everything else equal; {@code wanted} may be majorities, e.g. 5,2,1, which is F = 2, X = 1).
+     */
+    static boolean differsOnlyInCoding(ClusterSpec existing, ClusterSpec wanted) {
+        return !existing.equals(wanted) && existing.groups() == wanted.groups() && existing.members().equals(wanted.members())
+                && existing.leaseMode() == wanted.leaseMode()
+                && java.util.Objects.equals(existing.leaseTiming(), wanted.leaseTiming()) && coded(existing);
+    }
+
+    private static boolean coded(ClusterSpec spec) {
+        return spec.codingDataShards() != 1 || spec.f() != (spec.members().size() - 1) / 2;
     }
 
     /**

@@ -63,7 +63,6 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         RocksDB.loadLibrary();
     }
 
-
     private final Path dir;
     private final Path checkpointDir;
     private final Options options;
@@ -137,6 +136,17 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         }
         byte[] v = dbGet(APPLIED_KEY);
         return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+    }
+
+    @Override
+    public void applyCodingChange(long slot, byte[] parameters) { // With the applied slot, in one batch (core's rule C4).
+        staged.put(CODING_KEY, parameters.clone());
+        stagedSlot = Math.max(stagedSlot, slot);
+    }
+
+    @Override
+    public byte[] durableCoding() {
+        return ignoreDurableState ? null : dbGet(CODING_KEY);
     }
 
     @Override
@@ -594,10 +604,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
 
     /** A key as the state machine sees it: staged, else (unless a restore is staged) RocksDB's. */
     byte[] get(byte[] key) {
-        if (staged.containsKey(key)) {
-            return staged.get(key);
-        }
-        return dbGet(key);
+        return staged.containsKey(key) ? staged.get(key) : dbGet(key);
     }
 
     /** Stages {@code value} (null: a delete) under {@code key}, for the next {@link #commitApplied()}. */

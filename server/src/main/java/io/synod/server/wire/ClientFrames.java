@@ -32,6 +32,8 @@ final class ClientFrames {
             return new ClientFrame.ShardMapReport(m.requestId(), m.shardMap());
         } else if (frame instanceof WireFrame.WatchPoll w) {
             return new ClientFrame.WatchPoll(w.requestId(), w.query());
+        } else if (frame instanceof WireFrame.CodingChange c) {
+            return new ClientFrame.CodingChange(c.requestId(), c.group(), c.failures(), c.dataShards(), c.thresholdBytes());
         }
         return null;
     }
@@ -57,6 +59,8 @@ final class ClientFrames {
             return new WireFrame.ShardMapQuery(q.requestId());
         } else if (frame instanceof ClientFrame.WatchPoll w) {
             return new WireFrame.WatchPoll(w.requestId(), w.query());
+        } else if (frame instanceof ClientFrame.CodingChange c) {
+            return new WireFrame.CodingChange(c.requestId(), c.group(), c.failures(), c.dataShards(), c.thresholdBytes());
         }
         ClientFrame.ShardMapReport m = (ClientFrame.ShardMapReport) frame;
         return new WireFrame.ShardMapReport(m.requestId(), m.shardMap());

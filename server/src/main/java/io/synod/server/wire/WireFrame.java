@@ -69,6 +69,13 @@ public sealed interface WireFrame {
     record WatchPoll(long requestId, byte[] query) implements WireFrame {}
 
     /**
+     * An admin request to {@code group}'s leader: change the group's coding to F, X and {@code thresholdBytes} (0: keep
+     * the threshold); answered with a {@link ClientResponse} once the change entry is applied (core's
+     * {@code ClientFrame.CodingChange}).
+     */
+    record CodingChange(long requestId, int group, int failures, int dataShards, int thresholdBytes) implements WireFrame {}
+
+    /**
      * @param role      {@code Role} ordinal
      * @param state     0 serving, 1 repairing (refuses to vote in phase 1 after log corruption), 2 failed
      */

@@ -160,6 +160,39 @@ class KvCommandTest {
         }
     }
 
+    /** {@code kv coding}: bad usage and a change the cluster refuses (this cluster runs without coding) exit 2. */
+    @Test
+    void codingChangesAreCheckedAndRefusedWithExitTwo() throws Exception {
+        String d = dir.toString();
+        for (String[] bad : new String[][] {{"coding", "2,1"}, {"coding", "--group", "0", "2"},
+                {"coding", "--group", "0", "2,1,3,4"}, {"coding", "--group", "0", "two,1"}, {"coding", "--group", "0", "0,1"},
+                {"coding", "--group", "0", "1,1,0"}, {"coding", "--group", "-1", "1,1"}}) {
+            String[] args = new String[bad.length + 2];
+            args[0] = "--dir";
+            args[1] = d;
+            System.arraycopy(bad, 0, args, 2, bad.length);
+            SynodCliTest.Run r = kv(args);
+            assertEquals(2, r.exitCode(), String.join(" ", bad) + ": " + r.err());
+            assertTrue(r.err().startsWith("error: "), r.err());
+        }
+        // Usage is checked before connecting: a bad coding is exit 2 even with nobody listening.
+        SynodCliTest.Run early = kv("--connect", "127.0.0.1:" + LocalCluster.freePort(), "--connect-timeout-ms", "1500",
+                "coding", "--group", "0", "2");
+        assertEquals(2, early.exitCode(), early.err());
+        assertTrue(early.err().startsWith("error: coding must be F,X or F,X,THRESHOLD"), early.err());
+        SynodCliTest.Run uncoded = kv("--dir", d, "coding", "--group", "0", "1,1");
+        assertEquals(2, uncoded.exitCode(), uncoded.out() + uncoded.err());
+        assertTrue(uncoded.err().startsWith("error: refused: group 0 runs without coding"), uncoded.err());
+        SynodCliTest.Run noGroup = kv("--connect", servers, "coding", "--group", "9", "1,1");
+        assertEquals(2, noGroup.exitCode(), noGroup.err());
+        assertTrue(noGroup.err().contains("group 9 does not exist"), noGroup.err());
+        SynodCliTest.Run help = kv("coding", "--help");
+        assertEquals(0, help.exitCode());
+        for (String s : new String[] {"F,X[,THRESHOLD]", "X <= N - 2F", "--group", "Exit status", "keeps the coding"}) {
+            assertTrue(help.out().contains(s), s + " in:\n" + help.out());
+        }
+    }
+
     @Test
     void helpExplainsConnectingConsistencyAndExitCodes() {
         SynodCliTest.Run help = kv("--help");
