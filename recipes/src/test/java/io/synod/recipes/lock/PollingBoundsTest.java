@@ -65,8 +65,16 @@ class PollingBoundsTest {
     try (Locks.Any holder = Locks.create(LockKind.ASYNC_TAS, holderClient, path, LockOptions.defaults());
         Locks.Any waiter = Locks.create(LockKind.ASYNC_TAS, waiterClient, path, LockOptions.defaults())) {
       holder.acquire();
+      long watchesBefore = mntr("zk_watch_count");
       CompletableFuture<LockHandle> waiting = Locks.acquireInBackground(waiter, "waiter").result();
-      Thread.sleep(100); // the waiter's create and watch are done
+      // The waiter's requests are done once its watch is set (a fixed sleep was not enough on a loaded machine).
+      ZkTestSupport.eventually("the waiter sets its watch", () -> {
+        try {
+          return mntr("zk_watch_count") > watchesBefore;
+        } catch (IOException e) {
+          return false;
+        }
+      });
       long before = packetsReceived();
       Thread.sleep(HOLD_MILLIS);
       long during = packetsReceived() - before;
@@ -90,6 +98,10 @@ class PollingBoundsTest {
       long start = System.nanoTime();
       CompletableFuture<LockHandle> waiting = Locks.acquireInBackground(waiter, "waiter").result();
       Thread.sleep(HOLD_MILLIS);
+      long pollsDeadline = System.nanoTime() + ZkTestSupport.WAIT.toNanos();
+      while (packetsReceived() - before < 2 && System.nanoTime() < pollsDeadline) {
+        Thread.sleep(20); // A starved waiter may not have polled yet: the bound below uses the real duration.
+      }
       assertFalse(waiting.isDone(), "the holder still holds");
       long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       long sent = packetsReceived() - before;
@@ -106,6 +118,11 @@ class PollingBoundsTest {
 
   /** The server's count of packets received, from the {@code mntr} four-letter command. */
   private long packetsReceived() throws IOException {
+    return mntr("zk_packets_received");
+  }
+
+  /** One counter of the {@code mntr} four-letter command's reply. */
+  private long mntr(String name) throws IOException {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(ZkTestSupport.HOST, zk.server.getPort()), 5_000);
       socket.setSoTimeout(5_000);
@@ -116,11 +133,11 @@ class PollingBoundsTest {
       String reply = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
       for (String line : reply.split("\n")) {
         String[] cells = line.trim().split("\\s+");
-        if (cells.length == 2 && cells[0].equals("zk_packets_received")) {
+        if (cells.length == 2 && cells[0].equals(name)) {
           return Long.parseLong(cells[1]);
         }
       }
-      throw new IllegalStateException("mntr reply without zk_packets_received: " + reply);
+      throw new IllegalStateException("mntr reply without " + name + ": " + reply);
     }
   }
 }

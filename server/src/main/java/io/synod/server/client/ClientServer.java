@@ -126,7 +126,12 @@ public final class ClientServer implements AutoCloseable {
                 java.util.function.Consumer<WireFrame.ClientResponse> respond = response -> {
                     responses.add(response);
                     if (drainScheduled.compareAndSet(false, true)) {
-                        ch.eventLoop().execute(() -> writeResponses(ch));
+                        try {
+                            ch.eventLoop().execute(() -> writeResponses(ch));
+                        } catch (java.util.concurrent.RejectedExecutionException e) {
+                            // The server is closing (its event loops are gone): the answer is lost with the
+                            // connection, as if it had closed; the group loop answering it must not fail.
+                        }
                     }
                 };
                 if (frame instanceof WireFrame.ClientCommand c) {

@@ -122,6 +122,8 @@ public final class GroupLoop implements AutoCloseable {
     private final WatchHub watches;
     /** Admin coding changes this replica proposed, answered when their slots apply. */
     private final CodingChanges codingChanges;
+    /** A graceful stop's end-lease entry (leader leases), or nothing: see {@link HandOver}. */
+    private final HandOver handOver;
 
     public GroupLoop(int group, ReplicaConfig config, GroupStorage storage, io.synod.core.paxos.StateMachine stateMachine,
             AutoCloseable stateMachineResource, Consumer<WireFrame.PeerMessage> network, ElectionService election,
@@ -191,6 +193,7 @@ public final class GroupLoop implements AutoCloseable {
         this.expiry = durableMachine == null ? null : new SessionExpiryDriver(replica.nodeId(), durableMachine);
         this.watches = durableMachine == null ? null : new WatchHub(group, durableMachine.watchLog());
         this.codingChanges = new CodingChanges(group);
+        this.handOver = new HandOver(group, config.nodeId(), config.clusterSize(), config.heartbeatIntervalNanos());
         this.state = repairAbove == null ? WireFrame.GroupStatus.SERVING : WireFrame.GroupStatus.REPAIRING;
         publishStatus();
         this.thread = new Thread(this::run, "synod-group-" + group);
@@ -305,6 +308,7 @@ public final class GroupLoop implements AutoCloseable {
                         }
                     }
                 }
+                handOver.step(replica, now);
                 drive();
             }
         } catch (InterruptedException e) {
@@ -314,6 +318,7 @@ public final class GroupLoop implements AutoCloseable {
         } catch (RuntimeException e) {
             fail("replica failed: " + e, e);
         } finally {
+            handOver.abandon();
             stopped.countDown();
         }
     }
@@ -335,6 +340,7 @@ public final class GroupLoop implements AutoCloseable {
             if (repairAbove != null) {
                 noteLeaderDuringRepair(m);
             }
+            handOver.onPeerMessage(m);
             try {
                 replica.step(m);
             } catch (IllegalArgumentException e) {
@@ -596,12 +602,29 @@ public final class GroupLoop implements AutoCloseable {
         }
     }
 
+    /**
+     * A graceful stop's first step, on any thread: a leader under a leader lease appends its end-lease
+     * entry and stops serving lease reads ({@link HandOver}); {@link #close()} waits for it, bounded, before
+     * leaving the election. Call it on every group first so they hand over in parallel. Not after {@link #halt()}.
+     */
+    public void beginHandOver() {
+        if (!halted && running && thread.getState() != Thread.State.NEW) {
+            handOver.request();
+            inbox.offer(new Wake());
+        }
+    }
+
+    /** Stops the loop and leaves the election; a leader under a leader lease hands over first (bounded). */
     @Override
     public void close() throws Exception {
         if (closed) {
             return;
         }
         closed = true;
+        beginHandOver();
+        if (!halted && thread.getState() != Thread.State.NEW) {
+            handOver.await(HandOver.BOUND_NANOS + TimeUnit.SECONDS.toNanos(5));
+        }
         running = false;
         inbox.offer(new Wake());
         if (thread.getState() != Thread.State.NEW && !stopped.await(5, TimeUnit.SECONDS)) {

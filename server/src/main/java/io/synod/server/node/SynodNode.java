@@ -428,10 +428,20 @@ public final class SynodNode implements AutoCloseable {
         cleanup.start();
     }
 
+    /**
+     * A graceful stop: every group this node leads under a leader lease hands over first (its end-lease
+     * entry, committed and known to the peers, bounded; docs/leases.md "On the server"), all groups at
+     * once; then the node leaves every election and releases everything. {@link #crash()} does not hand over.
+     */
     @Override
     public void close() {
         progress.shutdownNow();
         closeQuietly(metrics);
+        for (GroupLoop loop : loops) {
+            if (loop != null) {
+                loop.beginHandOver();
+            }
+        }
         closeQuietly(clients);
         for (GroupLoop loop : loops) {
             closeQuietly(loop);

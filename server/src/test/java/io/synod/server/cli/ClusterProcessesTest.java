@@ -124,8 +124,10 @@ class ClusterProcessesTest {
         assertTrue(status(file, newLeader, g).promisedEpoch() > before.promisedEpoch(), "a new epoch");
         System.out.printf("failover: first commit by the new leader %.2f s after SIGKILL (session timeout %d ms)%n",
                 failoverSeconds, SESSION_TIMEOUT_MILLIS);
-        // The protocol bound is session timeout + 1 s; the slack absorbs a loaded build machine.
-        assertTrue(failoverSeconds <= SESSION_TIMEOUT_MILLIS / 1000.0 + 1 + 10, "failover took " + failoverSeconds + " s");
+        // The protocol bound is session timeout + 1 s; the slack absorbs a loaded build machine (four JVMs and
+        // ZooKeeper on two shared cores: 10 s of slack was not always enough), yet still catches a failover that
+        // hangs on a client or election timeout.
+        assertTrue(failoverSeconds <= SESSION_TIMEOUT_MILLIS / 1000.0 + 1 + 30, "failover took " + failoverSeconds + " s");
 
         // 2. The killed node misses more than a snapshot interval: the leader compacts past it.
         writeKeys("b", 3 * SNAPSHOT_EVERY);

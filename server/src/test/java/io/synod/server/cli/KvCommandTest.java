@@ -54,10 +54,14 @@ class KvCommandTest {
     }
 
     SynodCliTest.Run kv(String... args) {
-        String[] all = new String[args.length + 1];
-        all[0] = "kv";
-        System.arraycopy(args, 0, all, 1, args.length);
-        return SynodCliTest.run(all);
+        List<String> all = new java.util.ArrayList<>(List.of("kv"));
+        if (!List.of(args).contains("--connect-timeout-ms") && !List.of(args).contains("--help")) {
+            // Generous bounds (defaults 10 s per call, 5 s to connect): a loaded machine must not turn a slow
+            // fsync or election into a failed command. The unreachable cases set their own connect timeout.
+            all.addAll(List.of("--timeout-ms", "60000", "--connect-timeout-ms", "30000"));
+        }
+        all.addAll(List.of(args));
+        return SynodCliTest.run(all.toArray(String[]::new));
     }
 
     @Test

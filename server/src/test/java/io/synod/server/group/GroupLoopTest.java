@@ -4,12 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.synod.coordination.LeaseMode;
+import io.synod.coordination.LeaseTiming;
 import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvResult;
 import io.synod.core.paxos.ClientReply;
+import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.ElectionEvent;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
+import io.synod.leases.LeaderLease;
+import io.synod.server.lease.GroupLease;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
 import io.synod.server.wire.WireFrame;
@@ -165,6 +170,72 @@ class GroupLoopTest {
             assertEquals(0, sm.size(), "RocksDB holds the snapshot's state");
         } finally {
             loop.close();
+        }
+    }
+
+    /**
+     * A graceful close of a leader under a leader lease ends its lease through the log (LeaseGuard §3, the
+     * end-lease entry): the entry is committed right after the last write, and from then on the leader
+     * answers no read under the lease and takes no command; a halt (a crash) appends nothing. (A new
+     * incarnation waits Δ before its first commit, so Δ is short; reads are retried until one is served
+     * under the lease, which the idle no-op renews.)
+     */
+    @Test
+    @Timeout(120)
+    void aGracefulCloseUnderALeaderLeaseCommitsTheEndLeaseEntryAndAHaltDoesNot() throws Exception {
+        GroupLease lease = GroupLease.of(LeaseMode.LEADER, new LeaseTiming(2_000, 1_000, 0));
+        ReplicaConfig config = ReplicaConfig.defaults(0, 1);
+        for (boolean graceful : new boolean[] {true, false}) {
+            Path g = dir.resolve(graceful ? "graceful" : "halted");
+            GroupStorage storage = GroupStorage.open(g.resolve("log"), 1 << 16);
+            RocksKvStateMachine sm = new RocksKvStateMachine(g.resolve("rocksdb"));
+            GroupLoop loop = new GroupLoop(0, config, storage, sm, sm, m -> { }, null,
+                    new GroupMetrics(new SimpleMeterRegistry(), 0), 5_000_000L, 1024, 1024, Coding.OFF, lease);
+            long written;
+            try {
+                lead(loop, 1);
+                WireFrame.ClientResponse put = send(loop, 1, new KvCommand.Put("k", new byte[] {7}));
+                assertEquals(ClientReply.Status.OK.ordinal(), put.status());
+                written = put.slot();
+                long seq = 2;
+                WireFrame.ClientResponse read = send(loop, seq, new KvCommand.Get("k"));
+                while (read.served() != WireFrame.ClientResponse.SERVED_LEASE && seq < 200) {
+                    assertEquals(ClientReply.Status.OK.ordinal(), read.status());
+                    read = send(loop, ++seq, new KvCommand.Get("k"));
+                }
+                assertEquals(WireFrame.ClientResponse.SERVED_LEASE, read.served(), "the leader reads under its lease");
+                if (graceful) {
+                    loop.beginHandOver();
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    WireFrame.ClientResponse after = send(loop, ++seq, new KvCommand.Get("k"));
+                    while (after.status() == ClientReply.Status.OK.ordinal() && System.nanoTime() < deadline) {
+                        after = send(loop, ++seq, new KvCommand.Get("k")); // Answered before the loop took the request.
+                    }
+                    assertEquals(ClientReply.Status.BUSY.ordinal(), after.status(),
+                            "no read under an ended lease (and none through the log in that ballot)");
+                    assertEquals(ClientReply.Status.BUSY.ordinal(),
+                            send(loop, ++seq, new KvCommand.Put("k", new byte[] {8})).status(), "no new command after it");
+                } else {
+                    loop.halt();
+                }
+            } finally {
+                loop.close();
+            }
+            long committed = loop.status().commitSlot(); // As the loop last published it.
+            GroupStorage reopened = GroupStorage.open(g.resolve("log"), 1 << 16);
+            try {
+                java.util.List<io.synod.core.paxos.Entry> entries = reopened.durableState().entries();
+                io.synod.core.paxos.Entry last = entries.get(entries.size() - 1);
+                long endLeases = entries.stream().filter(e -> e.command().equals(LeaderLease.END_LEASE)).count();
+                assertEquals(graceful ? 1 : 0, endLeases, (graceful ? "graceful" : "halted") + ": log " + entries);
+                if (graceful) {
+                    assertEquals(LeaderLease.END_LEASE, last.command(), "the end-lease entry is the ballot's last");
+                    assertTrue(last.slot() > written, "after the write");
+                    assertEquals(last.slot(), committed, "committed before the close");
+                }
+            } finally {
+                reopened.close();
+            }
         }
     }
 }

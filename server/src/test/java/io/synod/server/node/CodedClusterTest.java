@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -83,6 +84,12 @@ class CodedClusterTest {
                 Thread.sleep(300);
                 cluster.crash(crashed);
                 write(client, random, "after", acknowledged);
+                // Enough coded writes by the writers for the recovery-read ratio below, however the machine's
+                // load shared the time between them and the failover (bounded: 200 puts each, 120 s).
+                long enough = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                while (inFlight.size() < 10 && writers.stream().anyMatch(Thread::isAlive) && System.nanoTime() < enough) {
+                    Thread.sleep(20);
+                }
                 stop.set(true);
                 for (Thread t : writers) {
                     t.join(120_000);
@@ -155,7 +162,11 @@ class CodedClusterTest {
             follower++;
         }
         // Let the follower apply what is committed, then restart it on its disk with the keys still unresolved.
-        Thread.sleep(1_000);
+        long committed = cluster.status(leader, 0).commitSlot();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (cluster.status(follower, 0).appliedSlot() < committed && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
         cluster.stop(follower);
         Path groupDir = dir.resolve("node-" + follower).resolve("group-0");
         try (io.synod.server.state.RocksKvStateMachine machine = new io.synod.server.state.RocksKvStateMachine(

@@ -34,10 +34,10 @@ class LocalClusterTest {
                 LocalCluster cluster = new LocalCluster(new java.net.InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 2, "t1",
                         Map.of("zookeeper.session.timeout.ms", "3000", "metrics.port", "0"))) {
             cluster.startAll();
-            assertTrue(cluster.awaitLeaders(30_000), "every group gets a leader");
+            assertTrue(cluster.awaitLeaders(60_000), "every group gets a leader");
             try (SynodClient client = cluster.client(7, 2_000)) {
                 for (int i = 0; i < 20; i++) {
-                    SynodClient.Result r = client.put("k" + i, ("v" + i).getBytes(StandardCharsets.UTF_8), 10_000);
+                    SynodClient.Result r = client.put("k" + i, ("v" + i).getBytes(StandardCharsets.UTF_8), 30_000);
                     assertEquals(ClientReply.Status.OK, r.status());
                 }
                 int leader = cluster.leaderOf(0);
@@ -49,7 +49,7 @@ class LocalClusterTest {
                 }
                 cluster.crash(leader);
                 for (int i = 0; i < 20; i++) {
-                    SynodClient.Result r = client.get("k" + i, 30_000);
+                    SynodClient.Result r = client.get("k" + i, 60_000);
                     assertEquals(ClientReply.Status.OK, r.status());
                     KvResult.Value v = (KvResult.Value) KvResult.decode(r.result());
                     assertArrayEquals(("v" + i).getBytes(StandardCharsets.UTF_8), v.value());
