@@ -127,32 +127,12 @@ class LeaseReadClusterTest {
                 int process = t;
                 Thread w = new Thread(() -> {
                     for (int i = 0; i < opsPerThread; i++) {
-                        String key = "k" + ((process + i) % 3);
-                        if (i % 3 == 0) {
-                            long value = process * 1_000_000L + i;
-                            int op = history.invokeAppend(process, key, value);
-                            try {
-                                client.append(key, value).get(60, TimeUnit.SECONDS);
-                                history.okAppend(op);
-                                okOps.incrementAndGet();
-                            } catch (Exception e) {
-                                history.info(op); // It may or may not have been applied.
-                            }
-                        } else {
-                            int op = history.invokeRead(process, key);
-                            long sent = System.nanoTime();
-                            try {
-                                ListResult r = client.readList(key).get(60, TimeUnit.SECONDS);
-                                history.okRead(op, r.elements());
-                                okOps.incrementAndGet();
-                                if (r.servedBy() == ServedBy.LEASE) {
-                                    (sent > killedAt.get() ? leaseAfter : leaseBefore).incrementAndGet();
-                                } else {
-                                    logReads.incrementAndGet();
-                                }
-                            } catch (Exception e) {
-                                history.fail(op); // A read changes nothing.
-                            }
+                        long sent = System.nanoTime();
+                        ListResult r = appendOrRead(client, history, process, i, okOps);
+                        if (r != null && r.servedBy() == ServedBy.LEASE) {
+                            (sent > killedAt.get() ? leaseAfter : leaseBefore).incrementAndGet();
+                        } else if (r != null) {
+                            logReads.incrementAndGet();
                         }
                         done.incrementAndGet();
                     }
@@ -300,26 +280,7 @@ class LeaseReadClusterTest {
                 int process = t;
                 Thread w = new Thread(() -> {
                     for (int i = 0; i < 2000 && !stopWorkers.get(); i++) {
-                        String key = "k" + ((process + i) % 3);
-                        if (i % 3 == 0) {
-                            long value = process * 1_000_000L + i;
-                            int op = history.invokeAppend(process, key, value);
-                            try {
-                                client.append(key, value).get(60, TimeUnit.SECONDS);
-                                history.okAppend(op);
-                                okOps.incrementAndGet();
-                            } catch (Exception e) {
-                                history.info(op);
-                            }
-                        } else {
-                            int op = history.invokeRead(process, key);
-                            try {
-                                history.okRead(op, client.readList(key).get(60, TimeUnit.SECONDS).elements());
-                                okOps.incrementAndGet();
-                            } catch (Exception e) {
-                                history.fail(op);
-                            }
-                        }
+                        appendOrRead(client, history, process, i, okOps);
                         try {
                             Thread.sleep(5); // Two cores shared: a steady trickle, not a load test.
                         } catch (InterruptedException e) {
@@ -392,6 +353,37 @@ class LeaseReadClusterTest {
     }
 
     /** Appends the next value to "x" until one is acknowledged (the history records every try); returns when. */
+    /**
+     * Operation {@code i} of worker {@code process}: every third an append to one of three keys, else a read of
+     * one, recorded in {@code history}. Returns the read's result, or null (an append, or a read that failed).
+     */
+    private static ListResult appendOrRead(SynodClient client, SharedHistory history, int process, int i,
+            AtomicInteger okOps) {
+        String key = "k" + ((process + i) % 3);
+        if (i % 3 == 0) {
+            long value = process * 1_000_000L + i;
+            int op = history.invokeAppend(process, key, value);
+            try {
+                client.append(key, value).get(60, TimeUnit.SECONDS);
+                history.okAppend(op);
+                okOps.incrementAndGet();
+            } catch (Exception e) {
+                history.info(op); // It may or may not have been applied.
+            }
+            return null;
+        }
+        int op = history.invokeRead(process, key);
+        try {
+            ListResult r = client.readList(key).get(60, TimeUnit.SECONDS);
+            history.okRead(op, r.elements());
+            okOps.incrementAndGet();
+            return r;
+        } catch (Exception e) {
+            history.fail(op); // A read changes nothing.
+            return null;
+        }
+    }
+
     private long appendAcked(SynodClient client, SharedHistory history, int process, long value, long deadline)
             throws InterruptedException {
         while (System.nanoTime() < deadline) {
