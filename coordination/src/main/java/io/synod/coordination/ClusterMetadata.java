@@ -60,6 +60,21 @@ public interface ClusterMetadata extends Closeable {
      */
     boolean compareAndSetShardMap(int expectedVersion, ShardMap next);
 
+    /**
+     * The incarnation ZooKeeper records for {@code nodeId}, or empty if none is recorded.
+     *
+     * @throws MetadataFormatException if the znode does not decode or names another node
+     */
+    Optional<NodeIncarnation> incarnation(int nodeId);
+
+    /**
+     * Records {@code incarnation} for its node unless one is recorded already (a persistent znode, created once,
+     * never overwritten). The cluster must exist.
+     *
+     * @return the incarnation recorded afterwards: {@code incarnation} if this call created it, else the earlier one
+     */
+    NodeIncarnation recordIncarnation(NodeIncarnation incarnation);
+
     /** Calls {@code listener} with the current shard map, then after every change. */
     void watchShardMap(Consumer<Versioned<ShardMap>> listener);
 

@@ -9,6 +9,7 @@ package io.synod.coordination;
  * /synod/&lt;cluster&gt;/groups/&lt;g&gt;/epoch      {@link EpochRecord}, compare-and-set
  * /synod/&lt;cluster&gt;/groups/&lt;g&gt;/config     {@link GroupConfig}
  * /synod/&lt;cluster&gt;/shards                {@link ShardMap}
+ * /synod/&lt;cluster&gt;/incarnations/&lt;node&gt;   {@link NodeIncarnation}, persistent
  * </pre>
  */
 public final class ClusterPaths {
@@ -86,5 +87,14 @@ public final class ClusterPaths {
 
     public String shards() {
         return root() + "/shards";
+    }
+
+    public String incarnations() {
+        return root() + "/incarnations";
+    }
+
+    /** The node's {@link NodeIncarnation}: created on the first start of its data directory, never by the cluster. */
+    public String incarnation(int nodeId) {
+        return incarnations() + "/" + nodeId;
     }
 }

@@ -156,6 +156,43 @@ public final class CuratorClusterMetadata implements ClusterMetadata {
     }
 
     @Override
+    public Optional<NodeIncarnation> incarnation(int nodeId) {
+        String path = paths.incarnation(nodeId);
+        return Zk.call("read node " + nodeId + " incarnation", () -> {
+            try {
+                NodeIncarnation found = Zk.decode(path, client.getData().forPath(path), ZnodeCodec::decodeIncarnation);
+                if (found.nodeId() != nodeId) {
+                    throw new MetadataFormatException("znode " + path + ": holds the incarnation of node " + found.nodeId());
+                }
+                return Optional.of(found);
+            } catch (KeeperException.NoNodeException e) {
+                return Optional.empty();
+            }
+        });
+    }
+
+    @Override
+    public NodeIncarnation recordIncarnation(NodeIncarnation incarnation) {
+        String path = paths.incarnation(incarnation.nodeId());
+        Zk.call("record node " + incarnation.nodeId() + " incarnation", () -> {
+            try {
+                client.create().forPath(paths.incarnations()); // absent in clusters created before incarnations
+            } catch (KeeperException.NodeExistsException alreadyThere) {
+                // created by the first node that recorded its incarnation
+            }
+            try {
+                client.create().forPath(path, ZnodeCodec.encodeIncarnation(incarnation));
+                log.info("recorded incarnation {} of node {} at {}", incarnation.id(), incarnation.nodeId(), path);
+            } catch (KeeperException.NodeExistsException recordedBefore) {
+                // compared by the caller through the value read back below
+            }
+            return null;
+        });
+        return incarnation(incarnation.nodeId()).orElseThrow(() -> new CoordinationException(
+                "record node " + incarnation.nodeId() + " incarnation: znode " + path + " vanished after its creation"));
+    }
+
+    @Override
     public void watchShardMap(Consumer<Versioned<ShardMap>> listener) {
         watch(paths.shards(), ShardMap::decode, listener);
     }

@@ -18,6 +18,7 @@ public final class ZnodeCodec {
     /** Format 2 added the lease timing; format 1 (no timing: the mode's defaults) is still read. */
     public static final int GROUP_CONFIG_FORMAT = 2;
     public static final int CLUSTER_SPEC_FORMAT = 2;
+    public static final int INCARNATION_FORMAT = 1;
 
     /** Longest address, zone or version string, bytes. */
     public static final int MAX_STRING_BYTES = 255;
@@ -36,6 +37,23 @@ public final class ZnodeCodec {
         int by = r.i32("allocator", -1, ClusterPaths.MAX_NODE_ID);
         r.end();
         return new EpochRecord(epoch, by);
+    }
+
+    /** {@code u8 format=1, i32 nodeId, i64 id most significant bits, i64 id least significant bits} (21 bytes). */
+    public static byte[] encodeIncarnation(NodeIncarnation incarnation) {
+        return new ByteWriter().u8(INCARNATION_FORMAT).i32(incarnation.nodeId())
+                .i64(incarnation.id().getMostSignificantBits()).i64(incarnation.id().getLeastSignificantBits())
+                .toByteArray();
+    }
+
+    public static NodeIncarnation decodeIncarnation(byte[] bytes) {
+        ByteReader r = new ByteReader(bytes, "incarnation");
+        r.formatVersion(INCARNATION_FORMAT);
+        int nodeId = r.i32("node id", 0, ClusterPaths.MAX_NODE_ID);
+        long high = r.i64("id high bits");
+        long low = r.i64("id low bits");
+        r.end();
+        return new NodeIncarnation(nodeId, new java.util.UUID(high, low));
     }
 
     /**

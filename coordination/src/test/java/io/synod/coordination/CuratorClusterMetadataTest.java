@@ -65,6 +65,28 @@ class CuratorClusterMetadataTest {
     }
 
     @Test
+    void incarnationIsRecordedOnceAndReadBack() throws Exception {
+        metadata.createCluster(ClusterSpec.defaults(3));
+        assertTrue(metadata.incarnation(1).isEmpty(), "no record before the node's first start");
+        NodeIncarnation first = new NodeIncarnation(1, java.util.UUID.randomUUID());
+        assertEquals(first, metadata.recordIncarnation(first));
+        assertEquals(first, metadata.incarnation(1).orElseThrow());
+        // A second record for the same node does not overwrite the first: the caller sees the earlier one.
+        NodeIncarnation second = new NodeIncarnation(1, java.util.UUID.randomUUID());
+        assertEquals(first, metadata.recordIncarnation(second));
+        assertEquals(first, zk.connect("alpha").metadata().incarnation(1).orElseThrow());
+        assertTrue(metadata.incarnation(0).isEmpty(), "records are per node");
+        // Damage is named with the path: a record of another node, bytes that do not decode.
+        node.curator().create().forPath("/synod/alpha/incarnations/2", ZnodeCodec.encodeIncarnation(first));
+        assertMessage(() -> metadata.incarnation(2), "/synod/alpha/incarnations/2: holds the incarnation of node 1");
+        node.curator().setData().forPath("/synod/alpha/incarnations/2", new byte[] {1, 0, 0});
+        assertMessage(() -> metadata.incarnation(2), "znode /synod/alpha/incarnations/2: incarnation");
+        byte[] bytes = ZnodeCodec.encodeIncarnation(first);
+        assertEquals(21, bytes.length);
+        assertEquals(first, ZnodeCodec.decodeIncarnation(bytes));
+    }
+
+    @Test
     void shardMapCompareAndSetDetectsConflicts() {
         metadata.createCluster(ClusterSpec.defaults(3));
         Versioned<ShardMap> first = metadata.shardMap();
