@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One Synod server: a replica of every group (G range shards, all on the same N nodes), the peer
  * network, the client port, the ZooKeeper session (election, membership, cluster metadata) and
- * the metrics endpoint. Data layout under {@code data.dir}: {@code group-<g>/} per group
- * (see {@link GroupStorage}) with {@code rocksdb/} beside it.
+ * the metrics endpoint. Data layout under {@code data.dir}: {@link NodeIdentity#FILE} and {@code group-<g>/} per
+ * group (see {@link GroupStorage}) with {@code rocksdb/} beside it.
  */
 public final class SynodNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SynodNode.class);
@@ -120,6 +120,8 @@ public final class SynodNode implements AutoCloseable {
             throw new IllegalStateException("cluster '" + config.clusterName() + "' has " + cluster.members().size()
                     + " members in ZooKeeper, this node's config lists " + n);
         }
+        // Before any group opens its storage: a data.dir that lost the acceptor state ZooKeeper knows of is refused.
+        NodeIdentity.establish(config.dataDir(), config.clusterName(), config.nodeId(), metadata);
         int groups = cluster.groups();
         Coding coding = codingOf(cluster.groupConfig(0));
         if (coding.enabled() && config.coding().deferRebuild()) {
