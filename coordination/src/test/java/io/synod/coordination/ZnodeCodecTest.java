@@ -51,6 +51,18 @@ class ZnodeCodecTest {
         byte[] manyMembers = cfg.clone();
         ByteBuffer.wrap(manyMembers).putInt(5, 1_000_000);
         assertMessage(() -> ZnodeCodec.decodeGroupConfig(manyMembers), "member count 1000000 outside 1..63");
+
+        NodeIncarnation incarnation = new NodeIncarnation(7, new java.util.UUID(-1L, 42L));
+        byte[] inc = ZnodeCodec.encodeIncarnation(incarnation);
+        assertEquals(incarnation, ZnodeCodec.decodeIncarnation(inc));
+        assertMessage(() -> ZnodeCodec.decodeIncarnation(Arrays.copyOf(inc, 13)), "incarnation: truncated at id low bits");
+        assertMessage(() -> ZnodeCodec.decodeIncarnation(Arrays.copyOf(inc, 22)), "incarnation: 1 unexpected trailing bytes");
+        byte[] badNode = inc.clone();
+        ByteBuffer.wrap(badNode).putInt(1, 63);
+        assertMessage(() -> ZnodeCodec.decodeIncarnation(badNode), "incarnation: node id 63 outside");
+        byte[] badFormat = inc.clone();
+        badFormat[0] = 2;
+        assertMessage(() -> ZnodeCodec.decodeIncarnation(badFormat), "incarnation: unsupported format version 2");
     }
 
     @Test
