@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.core.check.CheckResult;
 import io.synod.core.check.LinearizabilityChecker;
-import io.synod.core.history.HistoryRecorder;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.node.SynodNode;
 import java.net.InetSocketAddress;
@@ -60,44 +59,6 @@ class LeaseReadClusterTest {
             try (var paths = Files.walk(dir)) {
                 paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
-        }
-    }
-
-    /** Every event under one lock with its time taken inside it, so event order is real-time order. */
-    private static final class SharedHistory {
-        private final HistoryRecorder recorder = new HistoryRecorder();
-        private final long origin = System.nanoTime();
-
-        synchronized int invokeAppend(int process, String key, long value) {
-            return recorder.invokeAppend(process, key, value, System.nanoTime() - origin);
-        }
-
-        synchronized int invokeRead(int process, String key) {
-            return recorder.invokeRead(process, key, System.nanoTime() - origin);
-        }
-
-        synchronized void okAppend(int op) {
-            recorder.okAppend(op, System.nanoTime() - origin);
-        }
-
-        synchronized void okRead(int op, long[] elements) {
-            List<Long> list = new ArrayList<>(elements.length);
-            for (long e : elements) {
-                list.add(e);
-            }
-            recorder.okRead(op, list, System.nanoTime() - origin);
-        }
-
-        synchronized void fail(int op) {
-            recorder.fail(op, System.nanoTime() - origin);
-        }
-
-        synchronized void info(int op) {
-            recorder.info(op, System.nanoTime() - origin);
-        }
-
-        synchronized io.synod.core.history.History history() {
-            return recorder.history();
         }
     }
 

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.client.QuorumLeaseClusterTest.SharedHistory;
 import io.synod.core.check.CheckResult;
 import io.synod.core.check.LinearizabilityChecker;
 import io.synod.core.kv.KvCommand;

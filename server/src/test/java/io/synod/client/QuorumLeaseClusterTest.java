@@ -7,7 +7,6 @@ import io.synod.core.check.CheckResult;
 import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.check.LinearizabilityChecker;
-import io.synod.core.history.HistoryRecorder;
 import io.synod.leases.KeyAssignment;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.node.SynodNode;
@@ -73,44 +72,6 @@ class QuorumLeaseClusterTest {
             try (var paths = Files.walk(dir)) {
                 paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
-        }
-    }
-
-    /** Every event under one lock with its time taken inside it, so event order is real-time order. */
-    static final class SharedHistory {
-        private final HistoryRecorder recorder = new HistoryRecorder();
-        private final long origin = System.nanoTime();
-
-        synchronized int invokeAppend(int process, String key, long value) {
-            return recorder.invokeAppend(process, key, value, System.nanoTime() - origin);
-        }
-
-        synchronized int invokeRead(int process, String key) {
-            return recorder.invokeRead(process, key, System.nanoTime() - origin);
-        }
-
-        synchronized void okAppend(int op) {
-            recorder.okAppend(op, System.nanoTime() - origin);
-        }
-
-        synchronized void okRead(int op, long[] elements) {
-            List<Long> list = new ArrayList<>(elements.length);
-            for (long e : elements) {
-                list.add(e);
-            }
-            recorder.okRead(op, list, System.nanoTime() - origin);
-        }
-
-        synchronized void fail(int op) {
-            recorder.fail(op, System.nanoTime() - origin);
-        }
-
-        synchronized void info(int op) {
-            recorder.info(op, System.nanoTime() - origin);
-        }
-
-        synchronized io.synod.core.history.History history() {
-            return recorder.history();
         }
     }
 

@@ -1,0 +1,46 @@
+package io.synod.client;
+
+import io.synod.core.history.HistoryRecorder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A history recorded by several client threads of a cluster test (the lease tests of this package):
+ * every event under one lock with its time taken inside it, so event order is real-time order.
+ */
+final class SharedHistory {
+    private final HistoryRecorder recorder = new HistoryRecorder();
+    private final long origin = System.nanoTime();
+
+    synchronized int invokeAppend(int process, String key, long value) {
+        return recorder.invokeAppend(process, key, value, System.nanoTime() - origin);
+    }
+
+    synchronized int invokeRead(int process, String key) {
+        return recorder.invokeRead(process, key, System.nanoTime() - origin);
+    }
+
+    synchronized void okAppend(int op) {
+        recorder.okAppend(op, System.nanoTime() - origin);
+    }
+
+    synchronized void okRead(int op, long[] elements) {
+        List<Long> list = new ArrayList<>(elements.length);
+        for (long e : elements) {
+            list.add(e);
+        }
+        recorder.okRead(op, list, System.nanoTime() - origin);
+    }
+
+    synchronized void fail(int op) {
+        recorder.fail(op, System.nanoTime() - origin);
+    }
+
+    synchronized void info(int op) {
+        recorder.info(op, System.nanoTime() - origin);
+    }
+
+    synchronized io.synod.core.history.History history() {
+        return recorder.history();
+    }
+}
