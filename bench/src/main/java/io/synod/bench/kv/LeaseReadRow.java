@@ -52,17 +52,7 @@ final class LeaseReadRow {
                      .timeout(Duration.ofSeconds(30)).connectTimeout(Duration.ofSeconds(30)).maxInFlight(window).build()) {
             progress.accept(String.format("lease reads: %d server processes, %d groups, lease=leader (delta 1000 ms, "
                     + "clock bound 10 ms); writing %d keys of 1 KiB", NODES, GROUPS, keyCount));
-            byte[] value = new byte[1024];
-            ThreadLocalRandom.current().nextBytes(value);
-            List<CompletableFuture<?>> writes = new ArrayList<>();
-            for (int i = 0; i < keyCount; i++) {
-                writes.add(client.put(keys[i], value));
-                if (writes.size() >= window) {
-                    CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-                    writes.clear();
-                }
-            }
-            CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+            writeKeys(client, keys, window);
             AtomicLong leaseInLog = new AtomicLong();
             LoadRun.Result log = LoadRun.run(threads, window, warmup, measure, i ->
                     count(client.get(keys[scramble.applyAsInt(i)], Consistency.LOG), ServedBy.LEASE, leaseInLog));
@@ -83,6 +73,21 @@ final class LeaseReadRow {
     }
 
     /** {@code read}, counting into {@code n} when it was served by {@code path}. */
+    /** Puts a random 1 KiB value under every key, at most {@code window} puts in flight, and waits for them all. */
+    static void writeKeys(SynodClient client, String[] keys, int window) throws Exception {
+        byte[] value = new byte[1024];
+        ThreadLocalRandom.current().nextBytes(value);
+        List<CompletableFuture<?>> writes = new ArrayList<>();
+        for (String key : keys) {
+            writes.add(client.put(key, value));
+            if (writes.size() >= window) {
+                CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+                writes.clear();
+            }
+        }
+        CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    }
+
     static CompletableFuture<GetResult> count(CompletableFuture<GetResult> read, ServedBy path, AtomicLong n) {
         return read.whenComplete((r, e) -> {
             if (r != null && r.servedBy() == path) {

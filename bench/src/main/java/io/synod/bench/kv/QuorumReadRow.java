@@ -13,9 +13,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntUnaryOperator;
 
@@ -72,17 +69,7 @@ final class QuorumReadRow {
                 progress.accept(String.format("quorum reads: %d server processes, %d groups, lease=quorum (t_lease 1000 ms, "
                         + "guard 500 ms, renew 250 ms); reader node %d leads %d of %d groups; writing %d keys of 1 KiB "
                         + "it holds", NODES, GROUPS, reader, fewest, GROUPS, keyCount));
-                byte[] value = new byte[1024];
-                ThreadLocalRandom.current().nextBytes(value);
-                List<CompletableFuture<?>> writes = new ArrayList<>();
-                for (int i = 0; i < keyCount; i++) {
-                    writes.add(client.put(keys[i], value));
-                    if (writes.size() >= window) {
-                        CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-                        writes.clear();
-                    }
-                }
-                CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+                LeaseReadRow.writeKeys(client, keys, window);
                 LoadRun.Result log = LoadRun.run(threads, window, warmup, measure, i ->
                         client.get(keys[scramble.applyAsInt(i)], Consistency.LOG));
                 progress.accept(String.format("quorum reads: read through the log (Consistency.LOG): %.0f ops/s, p50 %.2f ms, "
