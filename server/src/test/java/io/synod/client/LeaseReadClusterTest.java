@@ -5,14 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.core.check.CheckResult;
 import io.synod.core.check.LinearizabilityChecker;
-import io.synod.server.node.LocalCluster;
 import io.synod.server.node.SynodNode;
-import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -20,8 +15,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,34 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * protocol guarantees (a slow machine only makes answers later).
  */
 @Timeout(300)
-class LeaseReadClusterTest {
-    Path dir;
-    TestingServer zk;
-    LocalCluster cluster;
-
-    private void start(String name, Map<String, String> extra) throws Exception {
-        dir = Files.createTempDirectory("synod-lease-reads");
-        zk = new TestingServer(true);
-        cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 1, name, extra);
-        cluster.startAll();
-        assertTrue(cluster.awaitLeaders(60_000), "the group gets a leader");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (zk != null) {
-            zk.close();
-        }
-        if (dir != null) {
-            try (var paths = Files.walk(dir)) {
-                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
-    }
-
+class LeaseReadClusterTest extends OneGroupClusterTest {
     /**
      * Four client threads append to and read three keys (reads LINEARIZABLE: under the lease when the
      * leader holds it) while the leader is killed (ZooKeeper link cut, process halted) halfway. The

@@ -8,7 +8,6 @@ import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.check.LinearizabilityChecker;
 import io.synod.leases.KeyAssignment;
-import io.synod.server.node.LocalCluster;
 import io.synod.server.node.SynodNode;
 import io.synod.server.wire.WireCodec;
 import io.synod.server.wire.WireFrame;
@@ -16,12 +15,8 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
-import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +26,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -47,34 +40,7 @@ import org.junit.jupiter.api.Timeout;
  * bounds how long anything takes.
  */
 @Timeout(300)
-class QuorumLeaseClusterTest {
-    Path dir;
-    TestingServer zk;
-    LocalCluster cluster;
-
-    void start(String name, Map<String, String> extra) throws Exception {
-        dir = Files.createTempDirectory("synod-quorum-lease");
-        zk = new TestingServer(true);
-        cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 1, name, extra);
-        cluster.startAll();
-        assertTrue(cluster.awaitLeaders(60_000), "the group gets a leader");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (zk != null) {
-            zk.close();
-        }
-        if (dir != null) {
-            try (var paths = Files.walk(dir)) {
-                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
-    }
-
+class QuorumLeaseClusterTest extends OneGroupClusterTest {
     /** One client command sent to node {@code node} over a plain socket, and its answer. */
     WireFrame.ClientResponse rawCommand(int node, byte[] payload) throws Exception {
         try (Socket socket = new Socket()) {
