@@ -16,8 +16,8 @@ import java.util.TreeMap;
 
 /**
  * N Synod nodes in this JVM on 127.0.0.1, against a ZooKeeper the caller runs: what {@code synod
- * demo} and the in-process integration tests use. Ports are reserved by binding port 0 and
- * releasing it just before the node binds it. Each node reaches ZooKeeper through its own
+ * demo} and the in-process integration tests use. Ports are chosen by {@link #freePort} (free when
+ * checked, below the ephemeral range) just before the nodes bind them. Each node reaches ZooKeeper through its own
  * {@link TcpRelay}, so {@link #crash(int)} can make a node vanish the way a killed process does
  * (its ZooKeeper session expires after the timeout instead of being closed).
  */
@@ -53,7 +53,26 @@ public final class LocalCluster implements AutoCloseable {
         this.nodesSpec = spec.toString();
     }
 
+    /** Lowest and one past the highest port {@link #freePort} tries first: below Linux's ephemeral range (32768+). */
+    private static final int PORT_RANGE_LOW = 15_000;
+    private static final int PORT_RANGE_HIGH = 32_000;
+
+    /**
+     * A port on 127.0.0.1 that was free a moment ago. It is drawn at random below the kernel's ephemeral range and
+     * checked by binding it: a port handed out by binding port 0 comes from that range, which every outgoing
+     * connection of this machine also draws from, so one could take it before the node binds it (seen as
+     * "Address already in use" in a loaded test run). Falls back to port 0 after 50 taken draws.
+     */
     public static int freePort() throws IOException {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int port = random.nextInt(PORT_RANGE_LOW, PORT_RANGE_HIGH);
+            try (ServerSocket s = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+                return port;
+            } catch (IOException taken) {
+                // Try another.
+            }
+        }
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             s.setReuseAddress(true);
             return s.getLocalPort();
