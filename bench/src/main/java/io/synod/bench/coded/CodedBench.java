@@ -161,12 +161,12 @@ public final class CodedBench {
         b.put("full copies", bytes[0]);
         b.put("RS-Paxos 5,1,3", bytes[1]);
         String caps = config.bandwidthBitsPerSecond() / 1_000_000 + " Mbit/s links, RTT " + config.rtt().toMillis() + " ms";
-        Charts.savePngGrid(List.of(
+        boolean drawn = Charts.savePngGrid(List.of(
                 Charts.bars("writes/s by value size (" + caps + ")", "acknowledged writes/s", labels, t),
                 Charts.bars("peer-link bytes per write", "KiB per write", labels, b)), 2, config.out().resolve("coded.png"));
         out.println();
         out.println("wrote " + config.out().resolve("coded-runs.csv") + ", " + config.out().resolve("coded-ratios.csv")
-                + ", " + config.out().resolve("coded.png"));
+                + (drawn ? ", " + config.out().resolve("coded.png") : " (coded.png skipped: see the line above)"));
         out.flush();
     }
 

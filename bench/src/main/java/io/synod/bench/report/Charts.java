@@ -11,6 +11,8 @@ import org.knowm.xchart.internal.chartpart.Chart;
 import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
+import java.awt.AWTError;
+import java.awt.HeadlessException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -140,13 +142,61 @@ public final class Charts {
         return min > max ? new double[] {Double.NaN, Double.NaN} : new double[] {min, max};
     }
 
-    public static void savePng(Chart<?, ?> chart, Path file) throws IOException {
-        BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+    /** Writes one chart as a PNG; see {@link #write} for a host that cannot render it. */
+    public static boolean savePng(Chart<?, ?> chart, Path file) throws IOException {
+        return write(file, path -> BitmapEncoder.saveBitmap(chart, path, BitmapEncoder.BitmapFormat.PNG));
     }
 
-    /** Several charts tiled into one PNG, {@code columns} per row. */
-    public static <C extends Chart<?, ?>> void savePngGrid(List<C> charts, int columns, Path file) throws IOException {
+    /** Several charts tiled into one PNG, {@code columns} per row; see {@link #write}. */
+    public static <C extends Chart<?, ?>> boolean savePngGrid(List<C> charts, int columns, Path file) throws IOException {
         int rows = (charts.size() + columns - 1) / columns;
-        BitmapEncoder.saveBitmap(charts, rows, columns, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+        return write(file, path -> BitmapEncoder.saveBitmap(charts, rows, columns, path, BitmapEncoder.BitmapFormat.PNG));
+    }
+
+    /** Draws and writes a chart file given its path. */
+    @FunctionalInterface
+    interface ChartWriter {
+        void write(String path) throws IOException;
+    }
+
+    /**
+     * Runs {@code writer} for {@code file}. A host that cannot render text (no fonts installed, a broken
+     * font configuration: the JDK then fails inside its font manager) gets one line on stderr naming the
+     * chart and the reason, and the run goes on: every chart has a CSV beside it with the same numbers,
+     * so a measurement is never lost to a missing font. Failing to write the file itself is still an error.
+     *
+     * @return true if the file was written, false if the chart was skipped
+     */
+    static boolean write(Path file, ChartWriter writer) throws IOException {
+        try {
+            writer.write(file.toString());
+            return true;
+        } catch (IOException e) {
+            throw e;
+        } catch (RuntimeException | Error e) {
+            if (!cannotRender(e)) {
+                throw e;
+            }
+            System.err.println("chart " + file.getFileName() + " skipped: this host cannot render it (" + e
+                    + "); the CSV beside it holds the same data");
+            return false;
+        }
+    }
+
+    /** Whether {@code failure} comes from the JDK's font or graphics stack rather than from the chart's data. */
+    static boolean cannotRender(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof LinkageError || t instanceof InternalError || t instanceof AWTError
+                    || t instanceof HeadlessException) {
+                return true;
+            }
+            for (StackTraceElement frame : t.getStackTrace()) {
+                String name = frame.getClassName();
+                if (name.startsWith("sun.font.") || name.startsWith("sun.awt.") || name.startsWith("java.awt.Font")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 }
