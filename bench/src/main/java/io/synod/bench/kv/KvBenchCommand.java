@@ -5,6 +5,7 @@ import io.synod.bench.ensemble.EnsembleOptions;
 import io.synod.bench.ensemble.ZkEnsemble;
 import io.synod.bench.report.Charts;
 import io.synod.bench.report.CsvTable;
+import io.synod.server.cli.ClusterFile;
 import io.synod.server.cli.DemoCommand;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -71,6 +72,13 @@ public final class KvBenchCommand implements Callable<Integer> {
                     + "lease=quorum cluster (default on; --no-quorum-reads skips it)")
     boolean quorumReads;
 
+    @Option(names = "--sweep", description = "also run the 1 KiB and 8 KiB async write rows at windows "
+            + "16, 64, 256 and 1024 on every system and print each system's best and the best ratio")
+    boolean sweep;
+
+    static final int[] SWEEP_WINDOWS = {16, 64, 256, 1024};
+    static final int[] SWEEP_SIZES = {1024, 8192};
+
     private PrintWriter out;
     private long startNanos;
 
@@ -135,7 +143,9 @@ public final class KvBenchCommand implements Callable<Integer> {
             try (ZkEnsemble ensemble = ZkEnsemble.start(EnsembleOptions.of(3).withForceSync(true).withBaseDir(zkDir, false));
                  ZkTarget target = new ZkTarget(system, ensemble.directConnectString(), threads, keys, 1024)) {
                 progress("%s: 3 ZooKeeper 3.9.5 server JVMs up (forceSync=yes), %d client sessions", system, threads);
-                return measureTarget(target, warmup, measure);
+                ServerCost cost = new ServerCost(ensemble.servers().stream().map(ZkEnsemble.ServerNode::pid).toList(),
+                        List.of());
+                return measureTarget(target, cost, warmup, measure);
             } finally {
                 deleteTree(zkDir);
             }
@@ -146,10 +156,14 @@ public final class KvBenchCommand implements Callable<Integer> {
         deleteTree(clusterDir);
         boolean ok = false;
         try (ProcessCluster cluster = ProcessCluster.start(clusterDir, nodes, groups, 4_000, List.of(), out, false)) {
-            try (SynodTarget target = new SynodTarget(system, new SdkKvClient(cluster.clientAddresses(), window,
+            int clientWindow = sweep ? Math.max(window, SWEEP_WINDOWS[SWEEP_WINDOWS.length - 1]) : window;
+            try (SynodTarget target = new SynodTarget(system, new SdkKvClient(cluster.clientAddresses(), clientWindow,
                     Duration.ofSeconds(30)), groups, keys)) {
                 progress("%s: %d server processes, %d groups, every group has a leader", system, nodes, groups);
-                Map<String, Double> r = measureTarget(target, warmup, measure);
+                List<ClusterFile.NodeEntry> entries = cluster.file().nodes();
+                ServerCost cost = new ServerCost(entries.stream().map(ClusterFile.NodeEntry::pid).toList(),
+                        entries.stream().map(ClusterFile.NodeEntry::metricsPort).toList());
+                Map<String, Double> r = measureTarget(target, cost, warmup, measure);
                 ok = true;
                 return r;
             }
@@ -174,13 +188,39 @@ public final class KvBenchCommand implements Callable<Integer> {
     static final String READ_P50 = "lin. read p50 (ms)";
     static final String READ_P99 = "lin. read p99 (ms)";
 
-    private Map<String, Double> measureTarget(BenchTarget target, long warmup, long measure) throws InterruptedException {
+    static String cpuMetric(int size) {
+        return "CPU s/1k writes " + sizeName(size);
+    }
+
+    static String diskMetric(int size) {
+        return "disk B/value B " + sizeName(size);
+    }
+
+    static String fsyncMetric(int size) {
+        return "fsyncs/write " + sizeName(size);
+    }
+
+    static String sweepMetric(int size, int window) {
+        return "sweep " + sizeName(size) + " w" + window + " (ops/s)";
+    }
+
+    private Map<String, Double> measureTarget(BenchTarget target, ServerCost cost, long warmup, long measure)
+            throws InterruptedException, IOException {
         Map<String, Double> r = new LinkedHashMap<>();
         for (int size : VALUE_SIZES) {
             byte[] value = new byte[size];
             ThreadLocalRandom.current().nextBytes(value);
+            ServerCost.Sample before = cost.sample();
             LoadRun.Result res = LoadRun.run(threads, window, warmup, measure, i -> target.write(scramble(i), value));
+            ServerCost.Sample spent = cost.sample().minus(before);
             r.put(writeMetric(size), res.opsPerSecond());
+            long acked = Math.max(1, res.acknowledged());
+            r.put(cpuMetric(size), spent.cpuSeconds() * 1000.0 / acked);
+            r.put(diskMetric(size), spent.diskWriteBytes() / ((double) acked * size));
+            r.put(fsyncMetric(size), spent.fsyncs() < 0 ? Double.NaN : spent.fsyncs() / (double) acked);
+            progress("%s: cost of %d acknowledged %s writes: %.3f CPU s per 1,000, %.2f disk bytes per value byte%s",
+                    target.name(), res.acknowledged(), sizeName(size), r.get(cpuMetric(size)), r.get(diskMetric(size)),
+                    spent.fsyncs() < 0 ? "" : String.format(", %.3f fsyncs per write", r.get(fsyncMetric(size))));
             progress("%s: %s: %.0f ops/s (%.1f MiB/s), p50 %.2f ms, p99 %.2f ms, %d failed", target.name(), "async write "
                     + sizeName(size), res.opsPerSecond(), res.opsPerSecond() * size / (1 << 20), res.latency().medianMillis(),
                     res.latency().p99Millis(), res.failed());
@@ -198,6 +238,19 @@ public final class KvBenchCommand implements Callable<Integer> {
         r.put(READ_P99, reads.latency().p99Millis());
         progress("%s: linearizable read 1 KiB: %.0f ops/s, p50 %.2f ms, p99 %.2f ms, %d failed", target.name(),
                 reads.opsPerSecond(), reads.latency().medianMillis(), reads.latency().p99Millis(), reads.failed());
+        if (sweep) {
+            for (int size : SWEEP_SIZES) {
+                byte[] sweepValue = new byte[size];
+                ThreadLocalRandom.current().nextBytes(sweepValue);
+                for (int w : SWEEP_WINDOWS) {
+                    LoadRun.Result res = LoadRun.run(Math.min(threads, w), w, warmup, measure,
+                            i -> target.write(scramble(i), sweepValue));
+                    r.put(sweepMetric(size, w), res.opsPerSecond());
+                    progress("%s: sweep: async write %s at window %d: %.0f ops/s, p50 %.2f ms, %d failed", target.name(),
+                            sizeName(size), w, res.opsPerSecond(), res.latency().medianMillis(), res.failed());
+                }
+            }
+        }
         return r;
     }
 
@@ -211,6 +264,16 @@ public final class KvBenchCommand implements Callable<Integer> {
             metrics.add(writeMetric(size));
         }
         metrics.addAll(List.of(SYNC_P50, SYNC_P99, READ_TPUT, READ_P50, READ_P99));
+        for (int size : VALUE_SIZES) {
+            metrics.addAll(List.of(cpuMetric(size), diskMetric(size), fsyncMetric(size)));
+        }
+        if (sweep) {
+            for (int size : SWEEP_SIZES) {
+                for (int w : SWEEP_WINDOWS) {
+                    metrics.add(sweepMetric(size, w));
+                }
+            }
+        }
         boolean ratio = chosen.contains(ZK) && chosen.contains(SYNOD);
         List<String> header = new ArrayList<>(List.of("metric"));
         header.addAll(chosen);
@@ -229,13 +292,13 @@ public final class KvBenchCommand implements Callable<Integer> {
             line = new StringBuilder(String.format("%-28s", m));
             for (String s : chosen) {
                 double v = results.get(s).get(m);
-                row.add(String.format("%.2f", v));
-                line.append(String.format(" %14s", m.endsWith("(ms)") ? String.format("%.2f", v) : String.format("%.0f", v)));
+                row.add(Double.isNaN(v) ? "" : String.format("%.4f", v));
+                line.append(String.format(" %14s", cell(m, v)));
             }
             if (ratio) {
                 double q = results.get(SYNOD).get(m) / results.get(ZK).get(m);
-                row.add(String.format("%.2f", q));
-                line.append(String.format(" %13.2fx", q));
+                row.add(Double.isNaN(q) ? "" : String.format("%.2f", q));
+                line.append(Double.isNaN(q) ? String.format(" %14s", "n/a") : String.format(" %13.2fx", q));
             }
             csv.add(row.toArray());
             out.println(line);
@@ -269,11 +332,53 @@ public final class KvBenchCommand implements Callable<Integer> {
             out.printf("target: 3-replica 1 KiB throughput within 30%% of 1-replica: %.2f of it, %s%n", q,
                     q >= 0.7 ? "met" : "MISSED");
         }
+        if (sweep) {
+            printSweep(chosen, results);
+        }
         out.printf("wrote %s%s (%.1f s in all)%n", dir.resolve("kv.csv"),
                 drawn ? " and " + dir.resolve("kv.png") : " (kv.png skipped: see the line above)",
                 (System.nanoTime() - startNanos) / 1e9);
         out.flush();
         return 0;
+    }
+
+    /** A table cell: latencies to 0.01 ms, rates whole, costs to 0.001, "n/a" where a system has no such figure. */
+    static String cell(String metric, double v) {
+        if (Double.isNaN(v)) {
+            return "n/a";
+        }
+        if (metric.endsWith("(ms)")) {
+            return String.format("%.2f", v);
+        }
+        return metric.endsWith("(ops/s)") ? String.format("%.0f", v) : String.format("%.3f", v);
+    }
+
+    /** Per swept size: each system's best window, and Synod 3x4's best over ZooKeeper's best. */
+    private void printSweep(List<String> chosen, Map<String, Map<String, Double>> results) {
+        out.println();
+        for (int size : SWEEP_SIZES) {
+            StringBuilder line = new StringBuilder("sweep " + sizeName(size) + " async writes, best window:");
+            for (String s : chosen) {
+                int best = bestWindow(results.get(s), size);
+                line.append(String.format(" %s %.0f/s (w%d);", s, results.get(s).get(sweepMetric(size, best)), best));
+            }
+            if (chosen.contains(ZK) && chosen.contains(SYNOD)) {
+                double q = results.get(SYNOD).get(sweepMetric(size, bestWindow(results.get(SYNOD), size)))
+                        / results.get(ZK).get(sweepMetric(size, bestWindow(results.get(ZK), size)));
+                line.append(String.format(" best ratio %s/%s %.2fx", SYNOD, ZK, q));
+            }
+            out.println(line);
+        }
+    }
+
+    private static int bestWindow(Map<String, Double> result, int size) {
+        int best = SWEEP_WINDOWS[0];
+        for (int w : SWEEP_WINDOWS) {
+            if (result.get(sweepMetric(size, w)) > result.get(sweepMetric(size, best))) {
+                best = w;
+            }
+        }
+        return best;
     }
 
     private void progress(String format, Object... args) {

@@ -16,8 +16,11 @@ import java.util.function.IntFunction;
 final class LoadRun {
     static final int MAX_SAMPLES = 2_000_000;
 
-    /** What one measured interval produced. */
-    record Result(long completed, long failed, double seconds, LatencySummary latency) {
+    /**
+     * What one measured interval produced; {@code acknowledged} counts every successful operation of the
+     * run, warm-up included (what the servers' cost over the whole run is divided by).
+     */
+    record Result(long completed, long failed, double seconds, LatencySummary latency, long acknowledged) {
         double opsPerSecond() {
             return completed / seconds;
         }
@@ -36,6 +39,7 @@ final class LoadRun {
         AtomicLong sequence = new AtomicLong();
         AtomicLong completed = new AtomicLong();
         AtomicLong failed = new AtomicLong();
+        AtomicLong acknowledged = new AtomicLong();
         long[] samples = new long[MAX_SAMPLES];
         AtomicLong sampleCount = new AtomicLong();
         long start = System.nanoTime();
@@ -58,6 +62,9 @@ final class LoadRun {
                         }
                         f.whenComplete((v, error) -> {
                             long done = System.nanoTime();
+                            if (error == null) {
+                                acknowledged.incrementAndGet();
+                            }
                             inFlight.release();
                             if (issued >= measureFrom && done <= measureTo) {
                                 if (error != null) {
@@ -88,6 +95,6 @@ final class LoadRun {
         }
         int n = (int) Math.min(sampleCount.get(), MAX_SAMPLES);
         return new Result(completed.get(), failed.get(), measureMillis / 1000.0,
-                LatencySummary.ofNanos(Arrays.copyOf(samples, n)));
+                LatencySummary.ofNanos(Arrays.copyOf(samples, n)), acknowledged.get());
     }
 }

@@ -1,0 +1,58 @@
+package io.synod.bench.kv;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The cost columns of {@code bench kv}: parsing Linux's /proc files and a Prometheus exposition, and a live sample. */
+class ServerCostTest {
+
+    @Test
+    void cpuTicksAreUtimePlusStimeEvenWhenTheCommandNameHasSpaces() {
+        // proc(5): pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime ...
+        String stat = "4242 (java main) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 567 0 0 20 0 30 0 99 0 0";
+        assertEquals(1234 + 567, ServerCost.cpuTicks(stat));
+        assertThrows(IllegalArgumentException.class, () -> ServerCost.cpuTicks("garbage"));
+    }
+
+    @Test
+    void writeBytesIsTheStorageLayerCounter() {
+        String io = "rchar: 10\nwchar: 999999\nsyscr: 1\nsyscw: 2\nread_bytes: 0\nwrite_bytes: 8192\ncancelled_write_bytes: 0\n";
+        assertEquals(8192, ServerCost.writeBytes(io));
+        assertThrows(IllegalArgumentException.class, () -> ServerCost.writeBytes("rchar: 1\n"));
+    }
+
+    @Test
+    void fsyncCountsAreSummedOverEveryGroup() {
+        String exposition = String.join("\n",
+                "# HELP synod_fsync_latency_seconds one group-commit persist (write + fsync)",
+                "# TYPE synod_fsync_latency_seconds summary",
+                "synod_fsync_latency_seconds_count{group=\"0\"} 120",
+                "synod_fsync_latency_seconds_sum{group=\"0\"} 0.5",
+                "synod_fsync_latency_seconds_count{group=\"1\"} 30.0",
+                "synod_fsync_latency_seconds_count_other{group=\"1\"} 7");
+        assertEquals(150, ServerCost.sumSeries(exposition, "synod_fsync_latency_seconds_count"));
+    }
+
+    @Test
+    void aLiveSampleOfThisProcessSeesItsOwnCpu() throws Exception {
+        ServerCost cost = new ServerCost(List.of(ProcessHandle.current().pid()), List.of());
+        ServerCost.Sample before = cost.sample();
+        assertEquals(-1, before.fsyncs(), "no metrics ports, no fsync count");
+        // Spin until the kernel has charged at least one more tick (10 ms); bounded at 20 s of wall time.
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        long x = 0;
+        ServerCost.Sample spent;
+        do {
+            for (int i = 0; i < 5_000_000; i++) {
+                x += i ^ (x >>> 3);
+            }
+            spent = cost.sample().minus(before);
+        } while (spent.cpuTicks() == 0 && System.nanoTime() < deadline);
+        assertTrue(spent.cpuTicks() > 0, "no CPU tick charged after spinning (" + x + ")");
+        assertTrue(spent.diskWriteBytes() >= 0);
+    }
+}
