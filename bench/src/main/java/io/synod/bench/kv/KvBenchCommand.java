@@ -144,7 +144,7 @@ public final class KvBenchCommand implements Callable<Integer> {
                  ZkTarget target = new ZkTarget(system, ensemble.directConnectString(), threads, keys, 1024)) {
                 progress("%s: 3 ZooKeeper 3.9.5 server JVMs up (forceSync=yes), %d client sessions", system, threads);
                 ServerCost cost = new ServerCost(ensemble.servers().stream().map(ZkEnsemble.ServerNode::pid).toList(),
-                        List.of());
+                        zkDir, List.of());
                 return measureTarget(target, cost, warmup, measure);
             } finally {
                 deleteTree(zkDir);
@@ -161,7 +161,7 @@ public final class KvBenchCommand implements Callable<Integer> {
                     Duration.ofSeconds(30)), groups, keys)) {
                 progress("%s: %d server processes, %d groups, every group has a leader", system, nodes, groups);
                 List<ClusterFile.NodeEntry> entries = cluster.file().nodes();
-                ServerCost cost = new ServerCost(entries.stream().map(ClusterFile.NodeEntry::pid).toList(),
+                ServerCost cost = new ServerCost(entries.stream().map(ClusterFile.NodeEntry::pid).toList(), clusterDir,
                         entries.stream().map(ClusterFile.NodeEntry::metricsPort).toList());
                 Map<String, Double> r = measureTarget(target, cost, warmup, measure);
                 ok = true;
@@ -216,7 +216,7 @@ public final class KvBenchCommand implements Callable<Integer> {
             r.put(writeMetric(size), res.opsPerSecond());
             long acked = Math.max(1, res.acknowledged());
             r.put(cpuMetric(size), spent.cpuSeconds() * 1000.0 / acked);
-            r.put(diskMetric(size), spent.diskWriteBytes() / ((double) acked * size));
+            r.put(diskMetric(size), spent.diskWriteBytes() < 0 ? Double.NaN : spent.diskWriteBytes() / ((double) acked * size));
             r.put(fsyncMetric(size), spent.fsyncs() < 0 ? Double.NaN : spent.fsyncs() / (double) acked);
             progress("%s: cost of %d acknowledged %s writes: %.3f CPU s per 1,000, %.2f disk bytes per value byte%s",
                     target.name(), res.acknowledged(), sizeName(size), r.get(cpuMetric(size)), r.get(diskMetric(size)),

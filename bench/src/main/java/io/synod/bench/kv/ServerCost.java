@@ -13,11 +13,18 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * What the server processes of one system spent: CPU time and bytes written to disk (Linux
- * {@code /proc/<pid>/stat} and {@code /proc/<pid>/io}, summed over every server process), and for Synod
- * the fsyncs its nodes report ({@code synod_fsync_latency_seconds_count} on each node's {@code /metrics}).
- * Cost per acknowledged write is far less sensitive to a busy machine than operations per second: a
- * neighbour's load stretches the time a write takes, not the CPU or the bytes it needs.
+ * What one system spent: the CPU time of its server processes (Linux {@code /proc/<pid>/stat}, summed),
+ * the bytes that reached the block device holding its data ({@code /sys/dev/block/<dev>/stat}), and for
+ * Synod the fsyncs its nodes report ({@code synod_fsync_latency_seconds_count} on each node's
+ * {@code /metrics}). Cost per acknowledged write is far less sensitive to a busy machine than operations
+ * per second: a neighbour's load stretches the time a write takes, not the CPU or the bytes it needs.
+ *
+ * <p>Disk bytes come from the device, not from {@code /proc/<pid>/io}: on this project's ext4 VMs the
+ * per-process {@code write_bytes} charges about 2 MiB for every {@code fdatasync} of a small append to a
+ * preallocated file (2,000 such 1,100-byte appends were charged 4.2 GB while the device received a few
+ * MB), so it reports gigabytes per second for a log like Synod's. The device counter sees what the
+ * disk really received, file system journal included, but also every other writer on that device: run
+ * the benchmark on a quiet machine.
  */
 final class ServerCost {
     /**
@@ -26,11 +33,15 @@ final class ServerCost {
      */
     static final long TICKS_PER_SECOND = 100;
 
-    /** Counters at one moment; {@code fsyncs} is -1 where the system does not report them (ZooKeeper). */
+    /**
+     * Counters at one moment; {@code fsyncs} is -1 where the system does not report them (ZooKeeper),
+     * {@code diskWriteBytes} -1 where the data directory is on no block device (tmpfs, overlay).
+     */
     record Sample(long cpuTicks, long diskWriteBytes, long fsyncs) {
         /** What was spent from {@code earlier} to this sample. */
         Sample minus(Sample earlier) {
-            return new Sample(cpuTicks - earlier.cpuTicks, diskWriteBytes - earlier.diskWriteBytes,
+            return new Sample(cpuTicks - earlier.cpuTicks,
+                    diskWriteBytes < 0 || earlier.diskWriteBytes < 0 ? -1 : diskWriteBytes - earlier.diskWriteBytes,
                     fsyncs < 0 || earlier.fsyncs < 0 ? -1 : fsyncs - earlier.fsyncs);
         }
 
@@ -40,31 +51,32 @@ final class ServerCost {
     }
 
     private final List<Long> pids;
+    private final Path deviceStat;
     private final List<URI> metrics;
     private final HttpClient http;
 
     /**
      * @param pids the server processes (not the load generator)
+     * @param dataDir where the system keeps its data (finds the block device to count)
      * @param metricsPorts Synod nodes' metrics ports on 127.0.0.1, empty for a system without them
      */
-    ServerCost(List<Long> pids, List<Integer> metricsPorts) {
+    ServerCost(List<Long> pids, Path dataDir, List<Integer> metricsPorts) throws IOException {
         this.pids = List.copyOf(pids);
+        this.deviceStat = deviceStatFile(dataDir);
         this.metrics = metricsPorts.stream().map(p -> URI.create("http://127.0.0.1:" + p + "/metrics")).toList();
         this.http = metrics.isEmpty() ? null : HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     }
 
     Sample sample() throws IOException, InterruptedException {
         long ticks = 0;
-        long written = 0;
         for (long pid : pids) {
-            Path proc = Path.of("/proc", Long.toString(pid));
             try {
-                ticks += cpuTicks(Files.readString(proc.resolve("stat")));
-                written += writeBytes(Files.readString(proc.resolve("io")));
+                ticks += cpuTicks(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
             } catch (NoSuchFileException gone) {
                 throw new IOException("server process " + pid + " is gone: its cost cannot be measured");
             }
         }
+        long written = deviceStat == null ? -1 : sectorsWritten(Files.readString(deviceStat)) * SECTOR_BYTES;
         long fsyncs = -1;
         if (http != null) {
             fsyncs = 0;
@@ -91,14 +103,39 @@ final class ServerCost {
         return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
     }
 
-    /** {@code write_bytes}: bytes this process caused to be sent to the storage layer. */
-    static long writeBytes(String io) {
-        for (String line : io.split("\n")) {
-            if (line.startsWith("write_bytes:")) {
-                return Long.parseLong(line.substring("write_bytes:".length()).trim());
+    /** The block layer counts in 512-byte sectors whatever the device's own sector size (Documentation/block/stat). */
+    static final long SECTOR_BYTES = 512;
+
+    /** Field 7 of a block device's stat file: sectors written. */
+    static long sectorsWritten(String stat) {
+        String[] fields = stat.trim().split("\\s+");
+        if (fields.length < 7) {
+            throw new IllegalArgumentException("not a block device stat line: " + stat);
+        }
+        return Long.parseLong(fields[6]);
+    }
+
+    /**
+     * The stat file of the block device whose file system holds {@code dir} (the mount with the longest
+     * mount point that contains it, from {@code /proc/self/mountinfo}), or null if that is no block device.
+     */
+    static Path deviceStatFile(Path dir) throws IOException {
+        Path real = dir.toAbsolutePath().normalize();
+        String bestMount = null;
+        String bestDevice = null;
+        for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+            String[] f = line.split(" ");
+            String mountPoint = f[4].replace("\\040", " ");
+            if (real.startsWith(mountPoint) && (bestMount == null || mountPoint.length() > bestMount.length())) {
+                bestMount = mountPoint;
+                bestDevice = f[2];
             }
         }
-        throw new IllegalArgumentException("no write_bytes in /proc/<pid>/io");
+        if (bestDevice == null) {
+            return null;
+        }
+        Path stat = Path.of("/sys/dev/block", bestDevice, "stat");
+        return Files.isReadable(stat) ? stat : null;
     }
 
     /** Sum of every sample of {@code name} (all label sets) in a Prometheus text exposition. */

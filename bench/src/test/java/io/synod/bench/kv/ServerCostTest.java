@@ -4,8 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The cost columns of {@code bench kv}: parsing Linux's /proc files and a Prometheus exposition, and a live sample. */
 class ServerCostTest {
@@ -19,10 +24,10 @@ class ServerCostTest {
     }
 
     @Test
-    void writeBytesIsTheStorageLayerCounter() {
-        String io = "rchar: 10\nwchar: 999999\nsyscr: 1\nsyscw: 2\nread_bytes: 0\nwrite_bytes: 8192\ncancelled_write_bytes: 0\n";
-        assertEquals(8192, ServerCost.writeBytes(io));
-        assertThrows(IllegalArgumentException.class, () -> ServerCost.writeBytes("rchar: 1\n"));
+    void sectorsWrittenIsTheSeventhFieldOfTheDeviceStat() {
+        String stat = "   38127     6339  2920754    10075   638312    16875 14621096    42114        0    25996    62706";
+        assertEquals(14621096, ServerCost.sectorsWritten(stat));
+        assertThrows(IllegalArgumentException.class, () -> ServerCost.sectorsWritten("1 2 3"));
     }
 
     @Test
@@ -38,8 +43,8 @@ class ServerCostTest {
     }
 
     @Test
-    void aLiveSampleOfThisProcessSeesItsOwnCpu() throws Exception {
-        ServerCost cost = new ServerCost(List.of(ProcessHandle.current().pid()), List.of());
+    void aLiveSampleOfThisProcessSeesItsOwnCpuAndTheDeviceItWritesTo(@TempDir Path dir) throws Exception {
+        ServerCost cost = new ServerCost(List.of(ProcessHandle.current().pid()), dir, List.of());
         ServerCost.Sample before = cost.sample();
         assertEquals(-1, before.fsyncs(), "no metrics ports, no fsync count");
         // Spin until the kernel has charged at least one more tick (10 ms); bounded at 20 s of wall time.
@@ -53,6 +58,15 @@ class ServerCostTest {
             spent = cost.sample().minus(before);
         } while (spent.cpuTicks() == 0 && System.nanoTime() < deadline);
         assertTrue(spent.cpuTicks() > 0, "no CPU tick charged after spinning (" + x + ")");
-        assertTrue(spent.diskWriteBytes() >= 0);
+        if (ServerCost.deviceStatFile(dir) != null) {
+            // 4 MiB written and fsynced must reach the device (other writers only add to it).
+            try (FileChannel ch = FileChannel.open(dir.resolve("f"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+                ch.write(ByteBuffer.wrap(new byte[4 << 20]));
+                ch.force(true);
+            }
+            assertTrue(cost.sample().minus(before).diskWriteBytes() >= 4 << 20);
+        } else {
+            assertEquals(-1, spent.diskWriteBytes(), "no block device under " + dir);
+        }
     }
 }
