@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.synod.core.paxos.ElectionEvent;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +15,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** The election service on a real ZooKeeper server (PaxStore §3.2's ZooKeeper-assisted election). */
 class CuratorElectionServiceTest {
@@ -148,12 +152,20 @@ class CuratorElectionServiceTest {
         assertTrue(lastEpoch(follower, 0) > epoch);
         eventually("the resigner follows", () -> leader.events().follows(0, follower.election().nodeId()));
         assertTrue(leader.events().events.stream().anyMatch(r -> r.event().equals(new ElectionEvent.LeaderIs(-1))));
-        // Resigning a group one does not lead changes nothing.
-        int seen = follower.events().events.size();
+        // Resigning a group one does not lead, or leaving one never joined, changes nothing. Each
+        // service runs its calls and delivers its events on one dispatcher thread in order, and leave
+        // returns only once the dispatcher ran it: so after the two leave calls below, whatever the
+        // resign (queued before them) would have delivered has been delivered.
+        int resignerSeen = leader.events().events.size();
+        int followerSeen = follower.events().events.size();
+        EpochRecord epochBefore = admin.epoch(0).value();
         leader.election().resign(0);
+        leader.election().leave(1);
         follower.election().leave(1);
-        Thread.sleep(300);
-        assertEquals(seen, follower.events().events.size());
+        assertEquals(resignerSeen, leader.events().events.size(), "a no-op resign delivered an event");
+        assertEquals(followerSeen, follower.events().events.size(), "a no-op leave delivered an event");
+        assertEquals(epochBefore, admin.epoch(0).value(), "a no-op resign allocated an epoch");
+        assertEquals(follower.election().nodeId(), leader.election().leaderOf(0));
     }
 
     @Test
@@ -187,8 +199,13 @@ class CuratorElectionServiceTest {
     void aMalformedEpochZnodeBlocksElectionUntilRepaired() throws Exception {
         CuratorCoordination raw = zk.connect(CLUSTER);
         raw.curator().setData().forPath("/synod/e/groups/0/epoch", new byte[] {1, 0, 0});
-        Node n = node(0, 0);
-        Thread.sleep(1500); // the winner tried (and retried) to allocate and refused to guess an epoch
+        Node n;
+        try (RefusalLog refusals = new RefusalLog()) {
+            n = node(0, 0);
+            // The winner reads the counter, refuses to guess an epoch, and retries while it holds the
+            // latch: wait for two refusals (the first attempt and a retry) instead of a fixed time.
+            eventually("the winner refused the malformed counter twice", () -> refusals.count() >= 2);
+        }
         assertTrue(n.events().epochs(0).isEmpty(), "no epoch handed out from a malformed counter");
         raw.curator().setData().forPath("/synod/e/groups/0/epoch", ZnodeCodec.encodeEpoch(new EpochRecord(41, 3)));
         eventually("elected once the counter is readable", () -> n.events().leads(0));
@@ -218,5 +235,28 @@ class CuratorElectionServiceTest {
         assertTrue(e.getMessage().contains("no epoch znode /synod/e/groups/7/epoch"), e.getMessage());
         election.join(1, (g, ev) -> { });
         assertThrows(IllegalStateException.class, () -> election.join(1, (g, ev) -> { }));
+    }
+
+    /** Counts the election service's "cannot lead group" errors while open (a logback appender). */
+    private static final class RefusalLog implements AutoCloseable {
+        private final Logger logger = (Logger) LoggerFactory.getLogger(CuratorElectionService.class);
+        private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
+
+        RefusalLog() {
+            appender.start();
+            logger.addAppender(appender);
+        }
+
+        long count() {
+            synchronized (appender) { // AppenderBase appends under this lock
+                return appender.list.stream().filter(e -> e.getFormattedMessage().contains("cannot lead group")).count();
+            }
+        }
+
+        @Override
+        public void close() {
+            logger.detachAppender(appender);
+            appender.stop();
+        }
     }
 }

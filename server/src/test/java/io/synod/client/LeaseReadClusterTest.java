@@ -121,7 +121,7 @@ class LeaseReadClusterTest extends OneGroupClusterTest {
      * the log, arrives before Δ after the last write to the old leader was sent. The test also sees the
      * new leader leading before that moment, so the wait was really there to be respected. The old leader
      * is halted (a crash): after a graceful stop it would hand over through the log and the successor would
-     * rightly not wait (see {@link #aGracefulStopHandsOverWithoutTheLeaseWaitAndAHaltDoesNot}). Δ is well
+     * rightly not wait (see {@link #handOversStayLinearizableAndAHaltWaitsOutTheLease}). Δ is well
      * above the ZooKeeper session timeout, so the new leader is elected (session expiry) before Δ is over.
      */
     @Test
@@ -184,15 +184,17 @@ class LeaseReadClusterTest extends OneGroupClusterTest {
      * A planned hand-over (LeaseGuard §3, the end-lease entry; docs/leases.md "On the server"): a graceful
      * stop of the leader ({@code LocalCluster.stop}: {@code SynodNode.close}) commits its end-lease entry and
      * makes it known to the peers before it leaves the election, so its successor commits at once; a halt
-     * of the next leader (ZooKeeper link cut, process halted) leaves its successor to wait out Δ. Measured in
-     * the same run, relative to Δ: from the graceful stop's start to the first acknowledged write after it
-     * must be shorter than Δ (with Δ = 6 s, it is normally well under a second; the stop itself waits at
-     * most 2 s for the hand-over), and after the halt at least Δ from when the last write before it was
-     * sent (a lower bound the protocol guarantees, so a slow machine cannot break it). Two client threads
-     * append and read throughout; the whole history must be linearizable.
+     * of the next leader (ZooKeeper link cut, process halted) leaves its successor to wait out Δ. Asserted:
+     * after the halt, the first write is acknowledged at least Δ after the last write before it was sent (a
+     * lower bound the protocol guarantees, so a slow machine cannot break it), and the whole history, two
+     * client threads appending and reading throughout both hand-overs, is linearizable. The graceful
+     * stop's gap is measured and printed, never bounded: an upper bound on a wall-clock gap between real
+     * processes fails on a loaded machine, not on a broken protocol. That the successor skips the wait
+     * after an end-lease entry is asserted where time is an input (LeaderLeaseRulesTest, the leader-lease
+     * simulation).
      */
     @Test
-    void aGracefulStopHandsOverWithoutTheLeaseWaitAndAHaltDoesNot() throws Exception {
+    void handOversStayLinearizableAndAHaltWaitsOutTheLease() throws Exception {
         long deltaMillis = 6000;
         long deltaNanos = TimeUnit.MILLISECONDS.toNanos(deltaMillis);
         start("lease-handover", Map.of("zookeeper.session.timeout.ms", "3000", "lease", "leader", "lease.delta.ms",
@@ -274,12 +276,10 @@ class LeaseReadClusterTest extends OneGroupClusterTest {
                     result.verdict());
             System.out.println("lease hand-over test: " + summary);
             assertTrue(result.isLinearizable(), summary + ": " + result.explanation());
-            assertTrue(gracefulGap < deltaNanos, "after a graceful stop the successor waited out the lease: " + summary);
             assertTrue(haltGap >= deltaNanos, "after a halt the successor answered before Δ: " + summary);
         }
     }
 
-    /** Appends the next value to "x" until one is acknowledged (the history records every try); returns when. */
     /**
      * Operation {@code i} of worker {@code process}: every third an append to one of three keys, else a read of
      * one, recorded in {@code history}. Returns the read's result, or null (an append, or a read that failed).
@@ -311,6 +311,7 @@ class LeaseReadClusterTest extends OneGroupClusterTest {
         }
     }
 
+    /** Appends the next value to "x" until one is acknowledged (the history records every try); returns when. */
     private long appendAcked(SynodClient client, SharedHistory history, int process, long value, long deadline)
             throws InterruptedException {
         while (System.nanoTime() < deadline) {

@@ -21,34 +21,34 @@ import java.time.Duration;
  */
 public final class AdaptivePolicy {
 
-  /**
-   * Below this RTT a watch hand-over is already cheap, and polling would only add load (on a loaded machine, at
-   * zero injected delay, polling was slower than watching in the experiments).
-   */
-  public static final Duration POLL_MIN_RTT = Duration.ofMillis(20);
-  /** Above this share of contended acquisitions the lock counts as contended. */
-  public static final double CONTENDED_SHARE = 0.25;
-  /** Creates outstanding while polling. */
-  public static final int POLL_IN_FLIGHT = 8;
-  /** Longest spacing between polls. */
-  public static final Duration MAX_POLL_INTERVAL = Duration.ofMillis(20);
+    /**
+     * Below this RTT a watch hand-over is already cheap, and polling would only add load (on a loaded machine, at
+     * zero injected delay, polling was slower than watching in the experiments).
+     */
+    public static final Duration POLL_MIN_RTT = Duration.ofMillis(20);
+    /** Above this share of contended acquisitions the lock counts as contended. */
+    public static final double CONTENDED_SHARE = 0.25;
+    /** Creates outstanding while polling. */
+    public static final int POLL_IN_FLIGHT = 8;
+    /** Longest spacing between polls. */
+    public static final Duration MAX_POLL_INTERVAL = Duration.ofMillis(20);
 
-  private AdaptivePolicy() {}
+    private AdaptivePolicy() {}
 
-  /**
-   * The strategy for the next acquisition.
-   *
-   * @param rttNanos        measured client–server RTT, or a negative value when nothing is measured yet
-   * @param contendedShare  share (0..1) of recent acquisitions that found the lock taken
-   */
-  public static LockStrategy choose(long rttNanos, double contendedShare) {
-    if (rttNanos < 0 || contendedShare < CONTENDED_SHARE || rttNanos < POLL_MIN_RTT.toNanos()) {
-      return LockStrategy.watch();
+    /**
+     * The strategy for the next acquisition.
+     *
+     * @param rttNanos        measured client–server RTT, or a negative value when nothing is measured yet
+     * @param contendedShare  share (0..1) of recent acquisitions that found the lock taken
+     */
+    public static LockStrategy choose(long rttNanos, double contendedShare) {
+        if (rttNanos < 0 || contendedShare < CONTENDED_SHARE || rttNanos < POLL_MIN_RTT.toNanos()) {
+            return LockStrategy.watch();
+        }
+        long spacing = rttNanos / POLL_IN_FLIGHT;
+        spacing = Math.max(LockStrategy.MIN_POLL_INTERVAL.toNanos(), Math.min(MAX_POLL_INTERVAL.toNanos(), spacing));
+        // Whole milliseconds: a stable strategy value between acquisitions at a steady RTT.
+        long millis = Math.max(1, Math.round(spacing / 1e6));
+        return LockStrategy.poll(Duration.ofMillis(millis), POLL_IN_FLIGHT);
     }
-    long spacing = rttNanos / POLL_IN_FLIGHT;
-    spacing = Math.max(LockStrategy.MIN_POLL_INTERVAL.toNanos(), Math.min(MAX_POLL_INTERVAL.toNanos(), spacing));
-    // Whole milliseconds: a stable strategy value between acquisitions at a steady RTT.
-    long millis = Math.max(1, Math.round(spacing / 1e6));
-    return LockStrategy.poll(Duration.ofMillis(millis), POLL_IN_FLIGHT);
-  }
 }

@@ -23,22 +23,22 @@ import java.util.concurrent.CompletionStage;
  */
 public interface AsyncLock extends Closeable {
 
-  /** Completes with the hold once granted. Cancel the returned future to give up. */
-  CompletionStage<LockHandle> acquireAsync();
+    /** Completes with the hold once granted. Cancel the returned future to give up. */
+    CompletionStage<LockHandle> acquireAsync();
 
-  /** Completes with the hold once granted, or with empty when the timeout elapses first. */
-  CompletionStage<Optional<LockHandle>> acquireAsync(Duration timeout);
+    /** Completes with the hold once granted, or with empty when the timeout elapses first. */
+    CompletionStage<Optional<LockHandle>> acquireAsync(Duration timeout);
 
-  /**
-   * Releases the current hold; completes when the node is deleted. Idempotent like {@link SyncLock#release()};
-   * fails with {@link LockStateException} only if this lock object has never acquired the lock.
-   */
-  CompletionStage<Void> releaseAsync();
+    /**
+     * Releases the current hold; completes when the node is deleted. Idempotent like {@link SyncLock#release()};
+     * fails with {@link LockStateException} only if this lock object has never acquired the lock.
+     */
+    CompletionStage<Void> releaseAsync();
 
-  /** {@code true} while this lock object has a valid hold. */
-  boolean isAcquiredInThisProcess();
+    /** {@code true} while this lock object has a valid hold. */
+    boolean isAcquiredInThisProcess();
 
-  /** Cancels an acquisition in progress, releases a hold (without waiting), stops watching. Idempotent. */
-  @Override
-  void close();
+    /** Cancels an acquisition in progress, releases a hold (without waiting), stops watching. Idempotent. */
+    @Override
+    void close();
 }

@@ -10,39 +10,39 @@ import java.util.Optional;
  */
 final class BlockingLock implements SyncLock {
 
-  private final AsyncLockBase lock;
+    private final AsyncLockBase lock;
 
-  BlockingLock(AsyncLockBase lock) {
-    this.lock = lock;
-  }
+    BlockingLock(AsyncLockBase lock) {
+        this.lock = lock;
+    }
 
-  @Override
-  public LockHandle acquire() throws Exception {
-    return ZkLocks.await(lock, lock.acquireAsync().toCompletableFuture());
-  }
+    @Override
+    public LockHandle acquire() throws Exception {
+        return ZkLocks.await(lock, lock.acquireAsync().toCompletableFuture());
+    }
 
-  @Override
-  public Optional<LockHandle> acquire(Duration timeout) throws Exception {
-    return ZkLocks.await(lock, lock.acquireAsync(timeout).toCompletableFuture());
-  }
+    @Override
+    public Optional<LockHandle> acquire(Duration timeout) throws Exception {
+        return ZkLocks.await(lock, lock.acquireAsync(timeout).toCompletableFuture());
+    }
 
-  @Override
-  public void release() throws Exception {
-    lock.releaseAndAwaitDelete();
-  }
+    @Override
+    public void release() throws Exception {
+        lock.releaseAndAwaitDelete();
+    }
 
-  @Override
-  public boolean isAcquiredInThisProcess() {
-    return lock.isAcquiredInThisProcess();
-  }
+    @Override
+    public boolean isAcquiredInThisProcess() {
+        return lock.isAcquiredInThisProcess();
+    }
 
-  @Override
-  public void close() {
-    lock.close();
-  }
+    @Override
+    public void close() {
+        lock.close();
+    }
 
-  @Override
-  public String toString() {
-    return "BlockingLock{" + lock.lockPath + ", " + lock.strategy() + "}";
-  }
+    @Override
+    public String toString() {
+        return "BlockingLock{" + lock.lockPath + ", " + lock.strategy() + "}";
+    }
 }

@@ -5,9 +5,9 @@ package io.synod.recipes.lock;
  * set again), the acquisition was cancelled, or the lock was closed. Any node it created is being removed.
  */
 public final class LockCancelledException extends LockException {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  public LockCancelledException(String lockPath, String message, Throwable cause) {
-    super(lockPath, message, cause);
-  }
+    public LockCancelledException(String lockPath, String message, Throwable cause) {
+        super(lockPath, message, cause);
+    }
 }

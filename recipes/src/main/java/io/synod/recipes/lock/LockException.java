@@ -10,17 +10,17 @@ package io.synod.recipes.lock;
  * </ul>
  */
 public abstract class LockException extends Exception {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  private final String lockPath;
+    private final String lockPath;
 
-  protected LockException(String lockPath, String message, Throwable cause) {
-    super(lockPath + ": " + message, cause);
-    this.lockPath = lockPath;
-  }
+    protected LockException(String lockPath, String message, Throwable cause) {
+        super(lockPath + ": " + message, cause);
+        this.lockPath = lockPath;
+    }
 
-  /** The lock path the failure concerns. */
-  public String lockPath() {
-    return lockPath;
-  }
+    /** The lock path the failure concerns. */
+    public String lockPath() {
+        return lockPath;
+    }
 }

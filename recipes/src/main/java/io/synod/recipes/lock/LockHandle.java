@@ -22,22 +22,22 @@ import java.util.concurrent.CompletionStage;
  */
 public interface LockHandle {
 
-  /** Strictly increasing per lock path across acquisitions (the hold node's czxid). */
-  long fencingToken();
+    /** Strictly increasing per lock path across acquisitions (the hold node's czxid). */
+    long fencingToken();
 
-  /** The lock path given to the factory. */
-  String lockPath();
+    /** The lock path given to the factory. */
+    String lockPath();
 
-  /** The znode that represents this hold. */
-  String nodePath();
+    /** The znode that represents this hold. */
+    String nodePath();
 
-  /** {@code false} once this hold is lost or released; never becomes {@code true} again. */
-  boolean isValid();
+    /** {@code false} once this hold is lost or released; never becomes {@code true} again. */
+    boolean isValid();
 
-  /**
-   * Completes when the hold is lost, with the reason. It does not complete when the hold ends by a normal
-   * release (it then stays incomplete forever). The returned stage is read-only: completing it from the
-   * outside has no effect on the hold.
-   */
-  CompletionStage<LockLossReason> lost();
+    /**
+     * Completes when the hold is lost, with the reason. It does not complete when the hold ends by a normal
+     * release (it then stays incomplete forever). The returned stage is read-only: completing it from the
+     * outside has no effect on the hold.
+     */
+    CompletionStage<LockLossReason> lost();
 }

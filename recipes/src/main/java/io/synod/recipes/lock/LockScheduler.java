@@ -11,27 +11,27 @@ import java.util.concurrent.TimeUnit;
  */
 final class LockScheduler {
 
-  private static final ScheduledThreadPoolExecutor TIMER = createTimer();
+    private static final ScheduledThreadPoolExecutor TIMER = createTimer();
 
-  private LockScheduler() {}
+    private LockScheduler() {}
 
-  private static ScheduledThreadPoolExecutor createTimer() {
-    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, runnable -> {
-      Thread thread = new Thread(runnable, "synod-lock-timer");
-      thread.setDaemon(true);
-      return thread;
-    });
-    // Cancelled timeouts are the common case (the lock usually comes first): drop them at once.
-    timer.setRemoveOnCancelPolicy(true);
-    return timer;
-  }
+    private static ScheduledThreadPoolExecutor createTimer() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, "synod-lock-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        // Cancelled timeouts are the common case (the lock usually comes first): drop them at once.
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
+    }
 
-  /** A periodic task (the POLL strategy's ticks); cancel it when done. */
-  static ScheduledFuture<?> scheduleAtFixedRate(Runnable task, long periodNanos) {
-    return TIMER.scheduleAtFixedRate(task, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
-  }
+    /** A periodic task (the POLL strategy's ticks); cancel it when done. */
+    static ScheduledFuture<?> scheduleAtFixedRate(Runnable task, long periodNanos) {
+        return TIMER.scheduleAtFixedRate(task, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+    }
 
-  static ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
-    return TIMER.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-  }
+    static ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        return TIMER.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    }
 }

@@ -7,9 +7,9 @@ package io.synod.recipes.lock;
  * {@link LockOptions#MAX_REQUEUES} times already. Nothing is held; acquiring again starts afresh.
  */
 public final class LockSessionLostException extends LockException {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  public LockSessionLostException(String lockPath, String message) {
-    super(lockPath, message, null);
-  }
+    public LockSessionLostException(String lockPath, String message) {
+        super(lockPath, message, null);
+    }
 }

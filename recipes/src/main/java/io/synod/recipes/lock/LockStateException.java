@@ -6,9 +6,9 @@ package io.synod.recipes.lock;
  * Releasing twice, or releasing after the hold was lost, is <em>not</em> an error: release is idempotent.
  */
 public final class LockStateException extends LockException {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  public LockStateException(String lockPath, String message) {
-    super(lockPath, message, null);
-  }
+    public LockStateException(String lockPath, String message) {
+        super(lockPath, message, null);
+    }
 }

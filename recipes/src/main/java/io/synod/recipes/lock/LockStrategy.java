@@ -27,87 +27,87 @@ import java.util.Objects;
  */
 public final class LockStrategy {
 
-  /** The protocol family. */
-  public enum Kind { WATCH, RETRY, POLL }
+    /** The protocol family. */
+    public enum Kind { WATCH, RETRY, POLL }
 
-  /** Shortest poll interval accepted: bounds the request rate of one waiter to 1000 per second. */
-  public static final Duration MIN_POLL_INTERVAL = Duration.ofMillis(1);
-  /** Most requests one waiter may have outstanding. */
-  public static final int MAX_IN_FLIGHT = 64;
+    /** Shortest poll interval accepted: bounds the request rate of one waiter to 1000 per second. */
+    public static final Duration MIN_POLL_INTERVAL = Duration.ofMillis(1);
+    /** Most requests one waiter may have outstanding. */
+    public static final int MAX_IN_FLIGHT = 64;
 
-  private static final LockStrategy WATCH = new LockStrategy(Kind.WATCH, Duration.ZERO, 1);
+    private static final LockStrategy WATCH = new LockStrategy(Kind.WATCH, Duration.ZERO, 1);
 
-  private final Kind kind;
-  private final Duration interval;
-  private final int maxInFlight;
+    private final Kind kind;
+    private final Duration interval;
+    private final int maxInFlight;
 
-  private LockStrategy(Kind kind, Duration interval, int maxInFlight) {
-    this.kind = kind;
-    this.interval = interval;
-    this.maxInFlight = maxInFlight;
-  }
-
-  /** Wait on a watch (the default). */
-  public static LockStrategy watch() {
-    return WATCH;
-  }
-
-  /** Re-send directly after each negative reply; one request in flight. */
-  public static LockStrategy retry() {
-    return retry(Duration.ZERO);
-  }
-
-  /** Re-send {@code backoff} after each negative reply; one request in flight. */
-  public static LockStrategy retry(Duration backoff) {
-    Objects.requireNonNull(backoff, "backoff");
-    if (backoff.isNegative()) {
-      throw new IllegalArgumentException("retry back-off must not be negative: " + backoff);
+    private LockStrategy(Kind kind, Duration interval, int maxInFlight) {
+        this.kind = kind;
+        this.interval = interval;
+        this.maxInFlight = maxInFlight;
     }
-    return new LockStrategy(Kind.RETRY, backoff, 1);
-  }
 
-  /** Send a request every {@code interval}, at most {@code maxInFlight} outstanding. */
-  public static LockStrategy poll(Duration interval, int maxInFlight) {
-    Objects.requireNonNull(interval, "interval");
-    if (interval.compareTo(MIN_POLL_INTERVAL) < 0) {
-      throw new IllegalArgumentException("poll interval must be at least " + MIN_POLL_INTERVAL.toMillis() + " ms: " + interval);
+    /** Wait on a watch (the default). */
+    public static LockStrategy watch() {
+        return WATCH;
     }
-    if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT) {
-      throw new IllegalArgumentException("maxInFlight must be in [1, " + MAX_IN_FLIGHT + "]: " + maxInFlight);
+
+    /** Re-send directly after each negative reply; one request in flight. */
+    public static LockStrategy retry() {
+        return retry(Duration.ZERO);
     }
-    return new LockStrategy(Kind.POLL, interval, maxInFlight);
-  }
 
-  public Kind kind() {
-    return kind;
-  }
+    /** Re-send {@code backoff} after each negative reply; one request in flight. */
+    public static LockStrategy retry(Duration backoff) {
+        Objects.requireNonNull(backoff, "backoff");
+        if (backoff.isNegative()) {
+            throw new IllegalArgumentException("retry back-off must not be negative: " + backoff);
+        }
+        return new LockStrategy(Kind.RETRY, backoff, 1);
+    }
 
-  /** RETRY: the back-off after a negative reply; POLL: the interval between requests; WATCH: zero. */
-  public Duration interval() {
-    return interval;
-  }
+    /** Send a request every {@code interval}, at most {@code maxInFlight} outstanding. */
+    public static LockStrategy poll(Duration interval, int maxInFlight) {
+        Objects.requireNonNull(interval, "interval");
+        if (interval.compareTo(MIN_POLL_INTERVAL) < 0) {
+            throw new IllegalArgumentException("poll interval must be at least " + MIN_POLL_INTERVAL.toMillis() + " ms: " + interval);
+        }
+        if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT) {
+            throw new IllegalArgumentException("maxInFlight must be in [1, " + MAX_IN_FLIGHT + "]: " + maxInFlight);
+        }
+        return new LockStrategy(Kind.POLL, interval, maxInFlight);
+    }
 
-  /** The most requests outstanding at once (1 for WATCH and RETRY). */
-  public int maxInFlight() {
-    return maxInFlight;
-  }
+    public Kind kind() {
+        return kind;
+    }
 
-  @Override
-  public boolean equals(Object other) {
-    return other instanceof LockStrategy that && kind == that.kind && interval.equals(that.interval) && maxInFlight == that.maxInFlight;
-  }
+    /** RETRY: the back-off after a negative reply; POLL: the interval between requests; WATCH: zero. */
+    public Duration interval() {
+        return interval;
+    }
 
-  @Override
-  public int hashCode() {
-    return Objects.hash(kind, interval, maxInFlight);
-  }
+    /** The most requests outstanding at once (1 for WATCH and RETRY). */
+    public int maxInFlight() {
+        return maxInFlight;
+    }
 
-  @Override
-  public String toString() {
-    return switch (kind) {
-      case WATCH -> "WATCH";
-      case RETRY -> interval.isZero() ? "RETRY" : "RETRY(backoff " + interval.toMillis() + " ms)";
-      case POLL -> "POLL(" + interval.toMillis() + " ms, " + maxInFlight + " in flight)";
-    };
-  }
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof LockStrategy that && kind == that.kind && interval.equals(that.interval) && maxInFlight == that.maxInFlight;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(kind, interval, maxInFlight);
+    }
+
+    @Override
+    public String toString() {
+        return switch (kind) {
+            case WATCH -> "WATCH";
+            case RETRY -> interval.isZero() ? "RETRY" : "RETRY(backoff " + interval.toMillis() + " ms)";
+            case POLL -> "POLL(" + interval.toMillis() + " ms, " + maxInFlight + " in flight)";
+        };
+    }
 }

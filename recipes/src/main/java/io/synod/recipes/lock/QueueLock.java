@@ -35,105 +35,105 @@ import org.apache.zookeeper.KeeperException.Code;
  */
 public final class QueueLock extends SyncLockBase {
 
-  QueueLock(LockBackend backend, String lockPath, LockOptions options) {
-    super(backend, lockPath, options);
-  }
-
-  @Override
-  Optional<LockHandle> acquireUntil(boolean timed, long deadlineNanos) throws LockException {
-    SyncAttempt attempt = new SyncAttempt();
-    beginAcquire(attempt, attempt::wake);
-    String attemptId = null;
-    String ourPath = null;
-    long ourSession = 0;
-    boolean strayDuplicatesHandled = false;
-    boolean granted = false;
-    int requeues = 0;
-    try {
-      while (true) { // once per place in the queue (see LockOptions: re-queueing after session loss)
-        attemptId = UUID.randomUUID().toString();
-        ourPath = null;
-        strayDuplicatesHandled = false;
-        attempt.checkNotAbandoned(this);
-        LockBackend.Reply created = createRetryingMissingParent(backend.child(lockPath, QueueNodes.namePrefix(attemptId)), true, null);
-        if (created.code() != Code.OK) {
-          throw KeeperException.create(created.code());
-        }
-        ourPath = created.key();
-        LockBackend.Entry ourEntry = created.entry();
-        ourSession = ourEntry.ownerSession();
-        String ourName = backend.nameOf(ourPath);
-        String lostPlace = null;
-        while (lostPlace == null) {
-          // Signal first, then the check: a close() after the check is sure to wake this signal.
-          WakeSignal signal = attempt.newSignal();
-          attempt.checkNotAbandoned(this);
-          LockBackend.Reply listing = backend.listRetryingBlocking(lockPath);
-          if (listing.code() == Code.NONODE || listing.code() == Code.SESSIONEXPIRED) {
-            lostPlace = "our queue node " + ourPath + " is gone (" + listing.code() + ")";
-            continue;
-          } else if (listing.code() != Code.OK) {
-            throw KeeperException.create(listing.code());
-          }
-          List<String> children = listing.children();
-          if (backend.sessionId() != ourSession) {
-            lostPlace = "session changed while queued; our node " + ourPath + " is gone";
-            continue;
-          }
-          QueueNodes.View queue = QueueNodes.view(children, ourName, attemptId);
-          for (String stray : queue.strayDuplicates) {
-            deleteStray(backend.child(lockPath, stray), ourSession);
-          }
-          strayDuplicatesHandled = true;
-          if (!queue.containsOurs()) {
-            lostPlace = "our queue node " + ourPath + " disappeared while queued";
-            continue;
-          }
-          if (queue.oursIsFirst()) {
-            Hold hold = grant(attempt, ourPath, ourEntry);
-            if (hold == null) {
-              throw attempt.abandoned(this);
-            }
-            granted = true;
-            return Optional.of(hold);
-          }
-          LockBackend.Reply predecessor = backend.existsAndWatchBlocking(backend.child(lockPath, queue.predecessor()), signal);
-          if (predecessor.code() != Code.OK && predecessor.code() != Code.NONODE) {
-            throw KeeperException.create(predecessor.code());
-          }
-          boolean woken = predecessor.code() == Code.NONODE ? !isPast(timed, deadlineNanos) : signal.await(timed, deadlineNanos);
-          if (!woken) {
-            return Optional.empty();
-          }
-        }
-        if (!mayRequeue(++requeues)) {
-          throw new LockSessionLostException(lockPath, lostPlace);
-        }
-        deleteLostPlace(ourPath, ourSession);
-        if (isPast(timed, deadlineNanos)) {
-          ourPath = null;
-          attemptId = null;
-          return Optional.empty();
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new LockCancelledException(lockPath, "interrupted while acquiring", e);
-    } catch (Exception e) {
-      throw translate("queue lock acquisition", e);
-    } finally {
-      if (!granted) {
-        endAcquire(attempt);
-        if (ourPath != null && strayDuplicatesHandled) {
-          deleteStray(ourPath, ourSession);
-        } else if (attemptId != null) {
-          SyncSupport.logIfFailed(backend.deleteOwnedChildren(lockPath, QueueNodes.namePrefix(attemptId)), lockPath);
-        }
-      }
+    QueueLock(LockBackend backend, String lockPath, LockOptions options) {
+        super(backend, lockPath, options);
     }
-  }
 
-  private void deleteStray(String nodePath, long session) {
-    SyncSupport.logIfFailed(backend.deleteOwned(lockPath, nodePath, session, LockBackend.ANY_TOKEN), lockPath);
-  }
+    @Override
+    Optional<LockHandle> acquireUntil(boolean timed, long deadlineNanos) throws LockException {
+        SyncAttempt attempt = new SyncAttempt();
+        beginAcquire(attempt, attempt::wake);
+        String attemptId = null;
+        String ourPath = null;
+        long ourSession = 0;
+        boolean strayDuplicatesHandled = false;
+        boolean granted = false;
+        int requeues = 0;
+        try {
+            while (true) { // once per place in the queue (see LockOptions: re-queueing after session loss)
+                attemptId = UUID.randomUUID().toString();
+                ourPath = null;
+                strayDuplicatesHandled = false;
+                attempt.checkNotAbandoned(this);
+                LockBackend.Reply created = createRetryingMissingParent(backend.child(lockPath, QueueNodes.namePrefix(attemptId)), true, null);
+                if (created.code() != Code.OK) {
+                    throw KeeperException.create(created.code());
+                }
+                ourPath = created.key();
+                LockBackend.Entry ourEntry = created.entry();
+                ourSession = ourEntry.ownerSession();
+                String ourName = backend.nameOf(ourPath);
+                String lostPlace = null;
+                while (lostPlace == null) {
+                    // Signal first, then the check: a close() after the check is sure to wake this signal.
+                    WakeSignal signal = attempt.newSignal();
+                    attempt.checkNotAbandoned(this);
+                    LockBackend.Reply listing = backend.listRetryingBlocking(lockPath);
+                    if (listing.code() == Code.NONODE || listing.code() == Code.SESSIONEXPIRED) {
+                        lostPlace = "our queue node " + ourPath + " is gone (" + listing.code() + ")";
+                        continue;
+                    } else if (listing.code() != Code.OK) {
+                        throw KeeperException.create(listing.code());
+                    }
+                    List<String> children = listing.children();
+                    if (backend.sessionId() != ourSession) {
+                        lostPlace = "session changed while queued; our node " + ourPath + " is gone";
+                        continue;
+                    }
+                    QueueNodes.View queue = QueueNodes.view(children, ourName, attemptId);
+                    for (String stray : queue.strayDuplicates) {
+                        deleteStray(backend.child(lockPath, stray), ourSession);
+                    }
+                    strayDuplicatesHandled = true;
+                    if (!queue.containsOurs()) {
+                        lostPlace = "our queue node " + ourPath + " disappeared while queued";
+                        continue;
+                    }
+                    if (queue.oursIsFirst()) {
+                        Hold hold = grant(attempt, ourPath, ourEntry);
+                        if (hold == null) {
+                            throw attempt.abandoned(this);
+                        }
+                        granted = true;
+                        return Optional.of(hold);
+                    }
+                    LockBackend.Reply predecessor = backend.existsAndWatchBlocking(backend.child(lockPath, queue.predecessor()), signal);
+                    if (predecessor.code() != Code.OK && predecessor.code() != Code.NONODE) {
+                        throw KeeperException.create(predecessor.code());
+                    }
+                    boolean woken = predecessor.code() == Code.NONODE ? !isPast(timed, deadlineNanos) : signal.await(timed, deadlineNanos);
+                    if (!woken) {
+                        return Optional.empty();
+                    }
+                }
+                if (!mayRequeue(++requeues)) {
+                    throw new LockSessionLostException(lockPath, lostPlace);
+                }
+                deleteLostPlace(ourPath, ourSession);
+                if (isPast(timed, deadlineNanos)) {
+                    ourPath = null;
+                    attemptId = null;
+                    return Optional.empty();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockCancelledException(lockPath, "interrupted while acquiring", e);
+        } catch (Exception e) {
+            throw translate("queue lock acquisition", e);
+        } finally {
+            if (!granted) {
+                endAcquire(attempt);
+                if (ourPath != null && strayDuplicatesHandled) {
+                    deleteStray(ourPath, ourSession);
+                } else if (attemptId != null) {
+                    SyncSupport.logIfFailed(backend.deleteOwnedChildren(lockPath, QueueNodes.namePrefix(attemptId)), lockPath);
+                }
+            }
+        }
+    }
+
+    private void deleteStray(String nodePath, long session) {
+        SyncSupport.logIfFailed(backend.deleteOwned(lockPath, nodePath, session, LockBackend.ANY_TOKEN), lockPath);
+    }
 }

@@ -19,52 +19,52 @@ import org.apache.zookeeper.data.Stat;
  */
 final class RawOps {
 
-  private RawOps() {}
+    private RawOps() {}
 
-  /** One answer; {@code sessionId} is the session of the handle the request went out on. */
-  record Reply(Code code, long sessionId, String name, Stat stat, byte[] data, List<String> children) {
-    static Reply of(Code code, long sessionId) {
-      return new Reply(code, sessionId, null, null, null, List.of());
+    /** One answer; {@code sessionId} is the session of the handle the request went out on. */
+    record Reply(Code code, long sessionId, String name, Stat stat, byte[] data, List<String> children) {
+        static Reply of(Code code, long sessionId) {
+            return new Reply(code, sessionId, null, null, null, List.of());
+        }
     }
-  }
 
-  static String serverPath(CuratorFramework client, String path) {
-    return ZKPaths.fixForNamespace(client.getNamespace(), path);
-  }
-
-  /** Issues one request: {@code send} gets the future to complete from its callback. */
-  private interface Request {
-    void send(long session, CompletableFuture<Reply> reply);
-  }
-
-  private static CompletableFuture<Reply> request(ZooKeeper handle, Request request) {
-    CompletableFuture<Reply> reply = new CompletableFuture<>();
-    long session = handle.getSessionId();
-    try {
-      request.send(session, reply);
-    } catch (RuntimeException e) {
-      reply.complete(Reply.of(Code.CONNECTIONLOSS, session)); // a closed handle refuses locally
+    static String serverPath(CuratorFramework client, String path) {
+        return ZKPaths.fixForNamespace(client.getNamespace(), path);
     }
-    return reply;
-  }
 
-  static CompletableFuture<Reply> create(ZooKeeper handle, String serverPath, byte[] data, CreateMode mode) {
-    return request(handle, (session, reply) -> handle.create(serverPath, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, mode,
-        (rc, path, ctx, name, stat) -> reply.complete(new Reply(Code.get(rc), session, name, stat, null, List.of())), null));
-  }
+    /** Issues one request: {@code send} gets the future to complete from its callback. */
+    private interface Request {
+        void send(long session, CompletableFuture<Reply> reply);
+    }
 
-  static CompletableFuture<Reply> getData(ZooKeeper handle, String serverPath) {
-    return request(handle, (session, reply) -> handle.getData(serverPath, false,
-        (rc, path, ctx, data, stat) -> reply.complete(new Reply(Code.get(rc), session, null, stat, data, List.of())), null));
-  }
+    private static CompletableFuture<Reply> request(ZooKeeper handle, Request request) {
+        CompletableFuture<Reply> reply = new CompletableFuture<>();
+        long session = handle.getSessionId();
+        try {
+            request.send(session, reply);
+        } catch (RuntimeException e) {
+            reply.complete(Reply.of(Code.CONNECTIONLOSS, session)); // a closed handle refuses locally
+        }
+        return reply;
+    }
 
-  static CompletableFuture<Reply> exists(ZooKeeper handle, String serverPath) {
-    return request(handle, (session, reply) -> handle.exists(serverPath, false,
-        (rc, path, ctx, stat) -> reply.complete(new Reply(Code.get(rc), session, null, stat, null, List.of())), null));
-  }
+    static CompletableFuture<Reply> create(ZooKeeper handle, String serverPath, byte[] data, CreateMode mode) {
+        return request(handle, (session, reply) -> handle.create(serverPath, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, mode,
+                (rc, path, ctx, name, stat) -> reply.complete(new Reply(Code.get(rc), session, name, stat, null, List.of())), null));
+    }
 
-  static CompletableFuture<Reply> getChildren(ZooKeeper handle, String serverPath) {
-    return request(handle, (session, reply) -> handle.getChildren(serverPath, false, (rc, path, ctx, children) -> reply.complete(
-        new Reply(Code.get(rc), session, null, null, null, children == null ? List.of() : List.copyOf(children))), null));
-  }
+    static CompletableFuture<Reply> getData(ZooKeeper handle, String serverPath) {
+        return request(handle, (session, reply) -> handle.getData(serverPath, false,
+                (rc, path, ctx, data, stat) -> reply.complete(new Reply(Code.get(rc), session, null, stat, data, List.of())), null));
+    }
+
+    static CompletableFuture<Reply> exists(ZooKeeper handle, String serverPath) {
+        return request(handle, (session, reply) -> handle.exists(serverPath, false,
+                (rc, path, ctx, stat) -> reply.complete(new Reply(Code.get(rc), session, null, stat, null, List.of())), null));
+    }
+
+    static CompletableFuture<Reply> getChildren(ZooKeeper handle, String serverPath) {
+        return request(handle, (session, reply) -> handle.getChildren(serverPath, false, (rc, path, ctx, children) -> reply.complete(
+                new Reply(Code.get(rc), session, null, null, null, children == null ? List.of() : List.copyOf(children))), null));
+    }
 }

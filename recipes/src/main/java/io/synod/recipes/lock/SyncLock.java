@@ -22,25 +22,25 @@ import java.util.Optional;
  */
 public interface SyncLock extends Closeable {
 
-  /** Blocks until the lock is held. */
-  LockHandle acquire() throws Exception;
+    /** Blocks until the lock is held. */
+    LockHandle acquire() throws Exception;
 
-  /** Blocks until the lock is held or the timeout elapses; empty on timeout. */
-  Optional<LockHandle> acquire(Duration timeout) throws Exception;
+    /** Blocks until the lock is held or the timeout elapses; empty on timeout. */
+    Optional<LockHandle> acquire(Duration timeout) throws Exception;
 
-  /**
-   * Releases the current hold. Idempotent: releasing after a release, or after the hold was lost, does
-   * nothing. Throws {@link LockStateException} only if this lock object has never acquired the lock.
-   */
-  void release() throws Exception;
+    /**
+     * Releases the current hold. Idempotent: releasing after a release, or after the hold was lost, does
+     * nothing. Throws {@link LockStateException} only if this lock object has never acquired the lock.
+     */
+    void release() throws Exception;
 
-  /** {@code true} while this lock object has a valid hold. */
-  boolean isAcquiredInThisProcess();
+    /** {@code true} while this lock object has a valid hold. */
+    boolean isAcquiredInThisProcess();
 
-  /**
-   * Abandons an acquisition in progress (it throws {@link LockCancelledException}), releases a hold without
-   * waiting for its node's deletion, and stops watching the session. Idempotent; the lock is unusable afterwards.
-   */
-  @Override
-  void close();
+    /**
+     * Abandons an acquisition in progress (it throws {@link LockCancelledException}), releases a hold without
+     * waiting for its node's deletion, and stops watching the session. Idempotent; the lock is unusable afterwards.
+     */
+    @Override
+    void close();
 }

@@ -34,76 +34,76 @@ import org.apache.zookeeper.KeeperException.Code;
  */
 public final class TasLock extends SyncLockBase {
 
-  /** The name of the test-and-set node under the lock path. */
-  static final String HOLDER_NODE = "holder";
+    /** The name of the test-and-set node under the lock path. */
+    static final String HOLDER_NODE = "holder";
 
-  private final String holderPath;
+    private final String holderPath;
 
-  TasLock(LockBackend backend, String lockPath, LockOptions options) {
-    super(backend, lockPath, options);
-    this.holderPath = backend.child(lockPath, HOLDER_NODE);
-  }
-
-  @Override
-  Optional<LockHandle> acquireUntil(boolean timed, long deadlineNanos) throws LockException {
-    SyncAttempt attempt = new SyncAttempt();
-    beginAcquire(attempt, attempt::wake);
-    byte[] attemptData = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
-    boolean mayOwnNode = false;
-    boolean granted = false;
-    try {
-      while (true) {
-        // Signal first, then the check: a close() after the check is sure to wake this signal.
-        WakeSignal signal = attempt.newSignal();
-        attempt.checkNotAbandoned(this);
-        mayOwnNode = true;
-        LockBackend.Reply created = createRetryingMissingParent(holderPath, false, attemptData);
-        if (created.code() == Code.OK) {
-          Hold hold = grant(attempt, holderPath, created.entry());
-          if (hold == null) {
-            throw attempt.abandoned(this);
-          }
-          granted = true;
-          return Optional.of(hold);
-        } else if (created.code() != Code.NODEEXISTS) {
-          throw KeeperException.create(created.code());
-        }
-        // NodeExists: read the holder.
-        LockBackend.Reply holder = backend.readAndWatchBlocking(holderPath, signal);
-        if (holder.code() == Code.NONODE) {
-          mayOwnNode = false;
-          if (isPast(timed, deadlineNanos)) {
-            return Optional.empty();
-          }
-          continue; // released meanwhile: try again at once
-        } else if (holder.code() != Code.OK) {
-          throw KeeperException.create(holder.code());
-        }
-        if (holder.entry().isOwnedBy(backend.sessionId()) && Arrays.equals(holder.data(), attemptData)) {
-          Hold hold = grant(attempt, holderPath, holder.entry());
-          if (hold == null) {
-            throw attempt.abandoned(this);
-          }
-          granted = true;
-          return Optional.of(hold);
-        }
-        mayOwnNode = false; // the one holder node is someone else's
-        if (!signal.await(timed, deadlineNanos)) {
-          return Optional.empty();
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new LockCancelledException(lockPath, "interrupted while acquiring", e);
-    } catch (Exception e) {
-      throw translate("test-and-set lock acquisition", e);
-    } finally {
-      if (!granted) {
-        endAcquire(attempt);
-        if (mayOwnNode) {
-          SyncSupport.logIfFailed(backend.deleteOwnedIfData(lockPath, holderPath, attemptData), lockPath);
-        }
-      }
+    TasLock(LockBackend backend, String lockPath, LockOptions options) {
+        super(backend, lockPath, options);
+        this.holderPath = backend.child(lockPath, HOLDER_NODE);
     }
-  }
+
+    @Override
+    Optional<LockHandle> acquireUntil(boolean timed, long deadlineNanos) throws LockException {
+        SyncAttempt attempt = new SyncAttempt();
+        beginAcquire(attempt, attempt::wake);
+        byte[] attemptData = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
+        boolean mayOwnNode = false;
+        boolean granted = false;
+        try {
+            while (true) {
+                // Signal first, then the check: a close() after the check is sure to wake this signal.
+                WakeSignal signal = attempt.newSignal();
+                attempt.checkNotAbandoned(this);
+                mayOwnNode = true;
+                LockBackend.Reply created = createRetryingMissingParent(holderPath, false, attemptData);
+                if (created.code() == Code.OK) {
+                    Hold hold = grant(attempt, holderPath, created.entry());
+                    if (hold == null) {
+                        throw attempt.abandoned(this);
+                    }
+                    granted = true;
+                    return Optional.of(hold);
+                } else if (created.code() != Code.NODEEXISTS) {
+                    throw KeeperException.create(created.code());
+                }
+                // NodeExists: read the holder.
+                LockBackend.Reply holder = backend.readAndWatchBlocking(holderPath, signal);
+                if (holder.code() == Code.NONODE) {
+                    mayOwnNode = false;
+                    if (isPast(timed, deadlineNanos)) {
+                        return Optional.empty();
+                    }
+                    continue; // released meanwhile: try again at once
+                } else if (holder.code() != Code.OK) {
+                    throw KeeperException.create(holder.code());
+                }
+                if (holder.entry().isOwnedBy(backend.sessionId()) && Arrays.equals(holder.data(), attemptData)) {
+                    Hold hold = grant(attempt, holderPath, holder.entry());
+                    if (hold == null) {
+                        throw attempt.abandoned(this);
+                    }
+                    granted = true;
+                    return Optional.of(hold);
+                }
+                mayOwnNode = false; // the one holder node is someone else's
+                if (!signal.await(timed, deadlineNanos)) {
+                    return Optional.empty();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockCancelledException(lockPath, "interrupted while acquiring", e);
+        } catch (Exception e) {
+            throw translate("test-and-set lock acquisition", e);
+        } finally {
+            if (!granted) {
+                endAcquire(attempt);
+                if (mayOwnNode) {
+                    SyncSupport.logIfFailed(backend.deleteOwnedIfData(lockPath, holderPath, attemptData), lockPath);
+                }
+            }
+        }
+    }
 }

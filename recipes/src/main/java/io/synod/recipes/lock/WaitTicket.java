@@ -11,21 +11,21 @@ import java.util.function.Consumer;
  */
 final class WaitTicket implements Consumer<LockBackend.WatchEvent> {
 
-  private final AtomicBoolean fired = new AtomicBoolean();
-  private final Runnable next;
+    private final AtomicBoolean fired = new AtomicBoolean();
+    private final Runnable next;
 
-  WaitTicket(Runnable next) {
-    this.next = next;
-  }
-
-  @Override
-  public void accept(LockBackend.WatchEvent event) {
-    fire();
-  }
-
-  void fire() {
-    if (fired.compareAndSet(false, true)) {
-      next.run();
+    WaitTicket(Runnable next) {
+        this.next = next;
     }
-  }
+
+    @Override
+    public void accept(LockBackend.WatchEvent event) {
+        fire();
+    }
+
+    void fire() {
+        if (fired.compareAndSet(false, true)) {
+            next.run();
+        }
+    }
 }

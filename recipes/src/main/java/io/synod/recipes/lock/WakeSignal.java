@@ -11,46 +11,46 @@ import java.util.function.Consumer;
  */
 final class WakeSignal implements Consumer<LockBackend.WatchEvent> {
 
-  private final ReentrantLock mutex = new ReentrantLock();
-  private final Condition woken = mutex.newCondition();
-  private boolean signalled;
+    private final ReentrantLock mutex = new ReentrantLock();
+    private final Condition woken = mutex.newCondition();
+    private boolean signalled;
 
-  @Override
-  public void accept(LockBackend.WatchEvent event) {
-    wake();
-  }
-
-  void wake() {
-    mutex.lock();
-    try {
-      signalled = true;
-      woken.signalAll();
-    } finally {
-      mutex.unlock();
+    @Override
+    public void accept(LockBackend.WatchEvent event) {
+        wake();
     }
-  }
 
-  /**
-   * Waits until woken, or when {@code timed} until {@code deadlineNanos} (a {@link System#nanoTime()} value).
-   * Returns {@code false} on timeout.
-   */
-  boolean await(boolean timed, long deadlineNanos) throws InterruptedException {
-    mutex.lock();
-    try {
-      while (!signalled) {
-        if (!timed) {
-          woken.await();
-        } else {
-          long remainingNanos = deadlineNanos - System.nanoTime();
-          if (remainingNanos <= 0) {
-            return false;
-          }
-          woken.awaitNanos(remainingNanos);
+    void wake() {
+        mutex.lock();
+        try {
+            signalled = true;
+            woken.signalAll();
+        } finally {
+            mutex.unlock();
         }
-      }
-      return true;
-    } finally {
-      mutex.unlock();
     }
-  }
+
+    /**
+     * Waits until woken, or when {@code timed} until {@code deadlineNanos} (a {@link System#nanoTime()} value).
+     * Returns {@code false} on timeout.
+     */
+    boolean await(boolean timed, long deadlineNanos) throws InterruptedException {
+        mutex.lock();
+        try {
+            while (!signalled) {
+                if (!timed) {
+                    woken.await();
+                } else {
+                    long remainingNanos = deadlineNanos - System.nanoTime();
+                    if (remainingNanos <= 0) {
+                        return false;
+                    }
+                    woken.awaitNanos(remainingNanos);
+                }
+            }
+            return true;
+        } finally {
+            mutex.unlock();
+        }
+    }
 }

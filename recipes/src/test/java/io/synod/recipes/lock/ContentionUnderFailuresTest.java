@@ -29,124 +29,124 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class ContentionUnderFailuresTest {
 
-  private static final int CLIENTS = 8;
-  private static final int ROUNDS_PER_CLIENT = 5;
-  /** Bound on tries per client, so that a lock that kept failing ends the test instead of hanging it. */
-  private static final int MAX_TRIES_PER_CLIENT = 200;
+    private static final int CLIENTS = 8;
+    private static final int ROUNDS_PER_CLIENT = 5;
+    /** Bound on tries per client, so that a lock that kept failing ends the test instead of hanging it. */
+    private static final int MAX_TRIES_PER_CLIENT = 200;
 
-  @ParameterizedTest
-  @EnumSource(Variant.class)
-  void exclusionSurvivesAStandaloneServerRestart(Variant kind) throws Exception {
-    try (ZkTestSupport zk = new ZkTestSupport()) {
-      contendThrough(kind, zk, zk.connectString(), () -> {
-        zk.server.stop();
-        Thread.sleep(500);
-        zk.server.restart();
-      });
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void exclusionSurvivesAStandaloneServerRestart(Variant kind) throws Exception {
+        try (ZkTestSupport zk = new ZkTestSupport()) {
+            contendThrough(kind, zk, zk.connectString(), () -> {
+                zk.server.stop();
+                Thread.sleep(500);
+                zk.server.restart();
+            });
+        }
     }
-  }
 
-  @ParameterizedTest
-  @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS", "ASYNC_TAS_POLL"})
-  void exclusionSurvivesLosingAnEnsembleMember(Variant kind) throws Exception {
-    java.nio.file.Path ensembleFiles = java.nio.file.Files.createTempDirectory("synod-recipes-ensemble");
-    try (ZkTestSupport zk = new ZkTestSupport(); TestingCluster ensemble = startEnsemble(ensembleFiles)) {
-      contendThrough(kind, zk, ensemble.getConnectString(), () -> {
-        CuratorFramework probe = zk.newClient(ensemble.getConnectString(), new RetryNTimes(10, 200));
-        InstanceSpec connectedTo = ensemble.findConnectionInstance(probe.getZookeeperClient().getZooKeeper());
-        ensemble.killServer(connectedTo);
-      });
-    } finally {
-      ZkTestSupport.deleteTree(ensembleFiles);
+    @ParameterizedTest
+    @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS", "ASYNC_TAS_POLL"})
+    void exclusionSurvivesLosingAnEnsembleMember(Variant kind) throws Exception {
+        java.nio.file.Path ensembleFiles = java.nio.file.Files.createTempDirectory("synod-recipes-ensemble");
+        try (ZkTestSupport zk = new ZkTestSupport(); TestingCluster ensemble = startEnsemble(ensembleFiles)) {
+            contendThrough(kind, zk, ensemble.getConnectString(), () -> {
+                CuratorFramework probe = zk.newClient(ensemble.getConnectString(), new RetryNTimes(10, 200));
+                InstanceSpec connectedTo = ensemble.findConnectionInstance(probe.getZookeeperClient().getZooKeeper());
+                ensemble.killServer(connectedTo);
+            });
+        } finally {
+            ZkTestSupport.deleteTree(ensembleFiles);
+        }
     }
-  }
 
-  /**
-   * Three servers on 127.0.0.1 only (client, quorum and election ports). Their data directories live under
-   * {@code files}, where ZooKeeper also writes its zookeeper.configuration*.properties files (next to each data
-   * directory), so that nothing is left in the system temp directory.
-   */
-  private static TestingCluster startEnsemble(java.nio.file.Path files) throws Exception {
-    List<InstanceSpec> specs = new ArrayList<>();
-    for (int serverId = 1; serverId <= 3; serverId++) {
-      File dataDir = files.resolve("server-" + serverId).resolve("data").toFile();
-      if (!dataDir.mkdirs()) {
-        throw new java.io.IOException("cannot create " + dataDir);
-      }
-      specs.add(new InstanceSpec(dataDir, -1, -1, -1, true, serverId, -1, -1,
-          Map.of("clientPortAddress", ZkTestSupport.HOST), ZkTestSupport.HOST));
-    }
-    TestingCluster ensemble = new TestingCluster(specs);
-    ensemble.start();
-    return ensemble;
-  }
-
-  @FunctionalInterface
-  private interface Disruption {
-    void run() throws Exception;
-  }
-
-  private static void contendThrough(Variant kind, ZkTestSupport zk, String connectString, Disruption disruption) throws Exception {
-    String path = "/contention/" + kind;
-    List<CuratorFramework> clients = new ArrayList<>();
-    for (int i = 0; i < CLIENTS; i++) {
-      clients.add(zk.newClient(connectString, new RetryNTimes(10, 200)));
-    }
-    FencedResource resource = new FencedResource();
-    AtomicInteger grants = new AtomicInteger();
-    ExecutorService threads = Executors.newFixedThreadPool(CLIENTS);
-    try {
-      List<Future<?>> runs = new ArrayList<>();
-      for (CuratorFramework client : clients) {
-        runs.add(threads.submit(() -> {
-          try (Locks.Any lock = Locks.create(kind, client, path)) {
-            int done = 0;
-            for (int tries = 0; done < ROUNDS_PER_CLIENT; tries++) {
-              if (tries == MAX_TRIES_PER_CLIENT) {
-                throw new AssertionError("no progress after " + tries + " tries");
-              }
-              Optional<LockHandle> hold;
-              try {
-                hold = lock.acquire(Duration.ofSeconds(5));
-              } catch (LockException e) {
-                continue; // typed failure while ZooKeeper is away: try again
-              }
-              if (hold.isEmpty()) {
-                continue;
-              }
-              grants.incrementAndGet();
-              resource.enter(hold.get().fencingToken());
-              Thread.sleep(2);
-              resource.exit();
-              try {
-                lock.release();
-              } catch (LockException e) {
-                // Not confirmed in time; the delete goes on in the background.
-              }
-              done++;
+    /**
+     * Three servers on 127.0.0.1 only (client, quorum and election ports). Their data directories live under
+     * {@code files}, where ZooKeeper also writes its zookeeper.configuration*.properties files (next to each data
+     * directory), so that nothing is left in the system temp directory.
+     */
+    private static TestingCluster startEnsemble(java.nio.file.Path files) throws Exception {
+        List<InstanceSpec> specs = new ArrayList<>();
+        for (int serverId = 1; serverId <= 3; serverId++) {
+            File dataDir = files.resolve("server-" + serverId).resolve("data").toFile();
+            if (!dataDir.mkdirs()) {
+                throw new java.io.IOException("cannot create " + dataDir);
             }
-          }
-          return null;
-        }));
-      }
-      // Let contention build up, then disrupt ZooKeeper under it.
-      ZkTestSupport.eventually("contention under way", () -> grants.get() >= CLIENTS);
-      disruption.run();
-      for (Future<?> run : runs) {
-        run.get(2 * ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
-      }
-    } finally {
-      threads.shutdownNow();
+            specs.add(new InstanceSpec(dataDir, -1, -1, -1, true, serverId, -1, -1,
+                    Map.of("clientPortAddress", ZkTestSupport.HOST), ZkTestSupport.HOST));
+        }
+        TestingCluster ensemble = new TestingCluster(specs);
+        ensemble.start();
+        return ensemble;
     }
-    assertEquals(List.of(), resource.violations());
-    assertEquals(CLIENTS * ROUNDS_PER_CLIENT, resource.entryTokens().size());
-    CuratorFramework observer = clients.get(0);
-    ZkTestSupport.eventually("no node left behind", () -> {
-      try {
-        return observer.getChildren().forPath(path).isEmpty();
-      } catch (Exception e) {
-        return false;
-      }
-    });
-  }
+
+    @FunctionalInterface
+    private interface Disruption {
+        void run() throws Exception;
+    }
+
+    private static void contendThrough(Variant kind, ZkTestSupport zk, String connectString, Disruption disruption) throws Exception {
+        String path = "/contention/" + kind;
+        List<CuratorFramework> clients = new ArrayList<>();
+        for (int i = 0; i < CLIENTS; i++) {
+            clients.add(zk.newClient(connectString, new RetryNTimes(10, 200)));
+        }
+        FencedResource resource = new FencedResource();
+        AtomicInteger grants = new AtomicInteger();
+        ExecutorService threads = Executors.newFixedThreadPool(CLIENTS);
+        try {
+            List<Future<?>> runs = new ArrayList<>();
+            for (CuratorFramework client : clients) {
+                runs.add(threads.submit(() -> {
+                    try (Locks.Any lock = Locks.create(kind, client, path)) {
+                        int done = 0;
+                        for (int tries = 0; done < ROUNDS_PER_CLIENT; tries++) {
+                            if (tries == MAX_TRIES_PER_CLIENT) {
+                                throw new AssertionError("no progress after " + tries + " tries");
+                            }
+                            Optional<LockHandle> hold;
+                            try {
+                                hold = lock.acquire(Duration.ofSeconds(5));
+                            } catch (LockException e) {
+                                continue; // typed failure while ZooKeeper is away: try again
+                            }
+                            if (hold.isEmpty()) {
+                                continue;
+                            }
+                            grants.incrementAndGet();
+                            resource.enter(hold.get().fencingToken());
+                            Thread.sleep(2);
+                            resource.exit();
+                            try {
+                                lock.release();
+                            } catch (LockException e) {
+                                // Not confirmed in time; the delete goes on in the background.
+                            }
+                            done++;
+                        }
+                    }
+                    return null;
+                }));
+            }
+            // Let contention build up, then disrupt ZooKeeper under it.
+            ZkTestSupport.eventually("contention under way", () -> grants.get() >= CLIENTS);
+            disruption.run();
+            for (Future<?> run : runs) {
+                run.get(2 * ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        assertEquals(List.of(), resource.violations());
+        assertEquals(CLIENTS * ROUNDS_PER_CLIENT, resource.entryTokens().size());
+        CuratorFramework observer = clients.get(0);
+        ZkTestSupport.eventually("no node left behind", () -> {
+            try {
+                return observer.getChildren().forPath(path).isEmpty();
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
 }

@@ -10,42 +10,42 @@ import java.util.List;
  */
 final class FencedResource {
 
-  private long highestToken = Long.MIN_VALUE;
-  private int holdersInside;
-  private final List<String> violations = new ArrayList<>();
-  private final List<Long> entryTokens = new ArrayList<>();
+    private long highestToken = Long.MIN_VALUE;
+    private int holdersInside;
+    private final List<String> violations = new ArrayList<>();
+    private final List<Long> entryTokens = new ArrayList<>();
 
-  /** A holder enters its critical section. */
-  synchronized void enter(long token) {
-    holdersInside++;
-    if (holdersInside > 1) {
-      violations.add("two holders inside at once; the second has token " + token);
+    /** A holder enters its critical section. */
+    synchronized void enter(long token) {
+        holdersInside++;
+        if (holdersInside > 1) {
+            violations.add("two holders inside at once; the second has token " + token);
+        }
+        if (!entryTokens.isEmpty() && token <= entryTokens.get(entryTokens.size() - 1)) {
+            violations.add("token " + token + " entered after token " + entryTokens.get(entryTokens.size() - 1));
+        }
+        entryTokens.add(token);
+        write(token);
     }
-    if (!entryTokens.isEmpty() && token <= entryTokens.get(entryTokens.size() - 1)) {
-      violations.add("token " + token + " entered after token " + entryTokens.get(entryTokens.size() - 1));
+
+    synchronized void exit() {
+        holdersInside--;
     }
-    entryTokens.add(token);
-    write(token);
-  }
 
-  synchronized void exit() {
-    holdersInside--;
-  }
-
-  /** A fenced write: accepted unless a higher token has been seen. */
-  synchronized boolean write(long token) {
-    if (token < highestToken) {
-      return false;
+    /** A fenced write: accepted unless a higher token has been seen. */
+    synchronized boolean write(long token) {
+        if (token < highestToken) {
+            return false;
+        }
+        highestToken = token;
+        return true;
     }
-    highestToken = token;
-    return true;
-  }
 
-  synchronized List<String> violations() {
-    return List.copyOf(violations);
-  }
+    synchronized List<String> violations() {
+        return List.copyOf(violations);
+    }
 
-  synchronized List<Long> entryTokens() {
-    return List.copyOf(entryTokens);
-  }
+    synchronized List<Long> entryTokens() {
+        return List.copyOf(entryTokens);
+    }
 }

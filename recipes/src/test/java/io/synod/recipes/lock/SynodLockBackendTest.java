@@ -14,28 +14,28 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(300)
 class SynodLockBackendTest extends LockBackendContract {
 
-  private SynodTestCluster synod;
+    private SynodTestCluster synod;
 
-  @BeforeAll
-  void start() throws Exception {
-    synod = new SynodTestCluster(3, 2);
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (synod != null) {
-      synod.close();
+    @BeforeAll
+    void start() throws Exception {
+        synod = new SynodTestCluster(3, 2);
     }
-  }
 
-  @Override
-  LockBackend newBackend() {
-    return synod.newBackend(Duration.ofSeconds(6));
-  }
+    @AfterAll
+    void stop() throws Exception {
+        if (synod != null) {
+            synod.close();
+        }
+    }
 
-  /** Revokes the backend's session from another client, as the leader's expiry would end it. */
-  @Override
-  void expireSession(LockBackend backend) throws Exception {
-    synod.newClient().revokeSession(backend.sessionId()).join();
-  }
+    @Override
+    LockBackend newBackend() {
+        return synod.newBackend(Duration.ofSeconds(6));
+    }
+
+    /** Revokes the backend's session from another client, as the leader's expiry would end it. */
+    @Override
+    void expireSession(LockBackend backend) throws Exception {
+        synod.newClient().revokeSession(backend.sessionId()).join();
+    }
 }

@@ -29,160 +29,160 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(600)
 class SynodLocksIntegrationTest {
 
-  private static final int CLIENTS = 8;
-  private static final int ROUNDS_PER_CLIENT = 4;
-  /** Bound on tries per client, so that a lock that kept failing ends the test instead of hanging it. */
-  private static final int MAX_TRIES_PER_CLIENT = 200;
-  private static final Duration TTL = Duration.ofSeconds(6);
+    private static final int CLIENTS = 8;
+    private static final int ROUNDS_PER_CLIENT = 4;
+    /** Bound on tries per client, so that a lock that kept failing ends the test instead of hanging it. */
+    private static final int MAX_TRIES_PER_CLIENT = 200;
+    private static final Duration TTL = Duration.ofSeconds(6);
 
-  @FunctionalInterface
-  private interface Disruption {
-    void run() throws Exception;
-  }
-
-  @ParameterizedTest
-  @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS"})
-  void eightClientsContendWithoutADoubleHolder(Variant kind) throws Exception {
-    try (SynodTestCluster synod = new SynodTestCluster(3, 1)) {
-      contendThrough(kind, synod, () -> { });
+    @FunctionalInterface
+    private interface Disruption {
+        void run() throws Exception;
     }
-  }
 
-  @ParameterizedTest
-  @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS"})
-  void exclusionSurvivesKillingTheLeaderDuringContention(Variant kind) throws Exception {
-    try (SynodTestCluster synod = new SynodTestCluster(3, 1)) {
-      contendThrough(kind, synod, () -> synod.cluster.crash(synod.sessionGroupLeader()));
-    }
-  }
-
-  private static void contendThrough(Variant kind, SynodTestCluster synod, Disruption disruption) throws Exception {
-    String path = "/contention/" + kind;
-    List<SynodLockBackend> backends = new ArrayList<>();
-    for (int i = 0; i < CLIENTS; i++) {
-      backends.add(synod.newBackend(TTL));
-    }
-    FencedResource resource = new FencedResource();
-    AtomicInteger grants = new AtomicInteger();
-    ExecutorService threads = Executors.newFixedThreadPool(CLIENTS);
-    try {
-      List<Future<?>> runs = new ArrayList<>();
-      for (SynodLockBackend backend : backends) {
-        runs.add(threads.submit(() -> {
-          try (Locks.Any lock = Locks.create(kind, backend, path)) {
-            int done = 0;
-            for (int tries = 0; done < ROUNDS_PER_CLIENT; tries++) {
-              if (tries == MAX_TRIES_PER_CLIENT) {
-                throw new AssertionError("no progress after " + tries + " tries");
-              }
-              Optional<LockHandle> hold;
-              try {
-                hold = lock.acquire(Duration.ofSeconds(10));
-              } catch (LockException e) {
-                continue; // typed failure while the cluster changes leader: try again
-              }
-              if (hold.isEmpty()) {
-                continue;
-              }
-              grants.incrementAndGet();
-              resource.enter(hold.get().fencingToken());
-              Thread.sleep(2);
-              resource.exit();
-              try {
-                lock.release();
-              } catch (LockException e) {
-                // Not confirmed in time; the delete goes on in the background.
-              }
-              done++;
-            }
-          }
-          return null;
-        }));
-      }
-      ZkTestSupport.eventually("contention under way", () -> grants.get() >= CLIENTS);
-      disruption.run();
-      for (Future<?> run : runs) {
-        run.get(4 * ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
-      }
-    } finally {
-      threads.shutdownNow();
-    }
-    assertEquals(List.of(), resource.violations());
-    assertEquals(CLIENTS * ROUNDS_PER_CLIENT, resource.entryTokens().size());
-    SynodClient observer = backends.get(0).client();
-    ZkTestSupport.eventually("no key left behind", () -> {
-      try {
-        return observer.listKeys(path + "/", 10).join().keys().isEmpty();
-      } catch (RuntimeException e) {
-        return false;
-      }
-    });
-  }
-
-  @ParameterizedTest
-  @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS"})
-  void aSilentHoldersHoldEndsBeforeItsSessionExpiresAndItsTokenIsFencedOut(Variant kind) throws Exception {
-    try (SynodTestCluster synod = new SynodTestCluster(3, 1)) {
-      String path = "/expiry/" + kind;
-      FencedResource resource = new FencedResource();
-      SynodClient silentClient = synod.newClient();
-      SynodLockBackend silent = new SynodLockBackend(silentClient, Duration.ofSeconds(3));
-      SynodLockBackend next = synod.newBackend(Duration.ofSeconds(3));
-      try (Locks.Any first = Locks.create(kind, silent, path); Locks.Any second = Locks.create(kind, next, path)) {
-        LockHandle old = first.acquire(Duration.ofSeconds(30)).orElseThrow();
-        assertTrue(resource.write(old.fencingToken()));
-        java.util.concurrent.atomic.AtomicLong lostAt = new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.atomic.AtomicLong grantedAt = new java.util.concurrent.atomic.AtomicLong();
-        old.lost().thenRun(() -> lostAt.set(System.nanoTime()));
-        Locks.InBackground waiting = Locks.acquireInBackground(second, "next holder");
-        waiting.result().thenRun(() -> grantedAt.set(System.nanoTime()));
-        silentClient.close(); // keep-alives stop; the servers are not told
-        LockLossReason reason = old.lost().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        assertFalse(old.isValid(), "the silent holder knows it lost the lock (" + reason + ")");
-        LockHandle fresh = waiting.result().get(60, TimeUnit.SECONDS);
-        assertTrue(lostAt.get() != 0 && grantedAt.get() != 0);
-        assertTrue(lostAt.get() < grantedAt.get(), "no double holder: the old hold ended before the new one began");
-        assertTrue(fresh.fencingToken() > old.fencingToken(), "the later holder's token is larger");
-        assertTrue(resource.write(fresh.fencingToken()));
-        assertFalse(resource.write(old.fencingToken()), "the stale token is rejected");
-        second.release();
-      } finally {
-        silent.close();
-      }
-    }
-  }
-
-  @Test
-  void theAdaptiveLockExcludesOnSynodToo() throws Exception {
-    try (SynodTestCluster synod = new SynodTestCluster(3, 1)) {
-      FencedResource resource = new FencedResource();
-      List<AdaptiveLock> locks = new ArrayList<>();
-      ExecutorService threads = Executors.newFixedThreadPool(4);
-      try {
-        List<Future<?>> runs = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-          AdaptiveLock lock = SynodLocks.adaptiveLock(synod.newBackend(TTL), "/adaptive", LockOptions.defaults());
-          locks.add(lock);
-          runs.add(threads.submit(() -> {
-            for (int round = 0; round < 5; round++) {
-              LockHandle hold = Locks.await(lock.acquireAsync().toCompletableFuture());
-              resource.enter(hold.fencingToken());
-              Thread.sleep(1);
-              resource.exit();
-              Locks.await(lock.releaseAsync().toCompletableFuture());
-            }
-            return null;
-          }));
+    @ParameterizedTest
+    @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS"})
+    void eightClientsContendWithoutADoubleHolder(Variant kind) throws Exception {
+        try (SynodTestCluster synod = new SynodTestCluster(3, 1)) {
+            contendThrough(kind, synod, () -> { });
         }
-        for (Future<?> run : runs) {
-          run.get(ZkTestSupport.WAIT.toSeconds() * 2, TimeUnit.SECONDS);
-        }
-      } finally {
-        threads.shutdownNow();
-        locks.forEach(AdaptiveLock::close);
-      }
-      assertEquals(List.of(), resource.violations());
-      assertEquals(20, resource.entryTokens().size());
     }
-  }
+
+    @ParameterizedTest
+    @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS"})
+    void exclusionSurvivesKillingTheLeaderDuringContention(Variant kind) throws Exception {
+        try (SynodTestCluster synod = new SynodTestCluster(3, 1)) {
+            contendThrough(kind, synod, () -> synod.cluster.crash(synod.sessionGroupLeader()));
+        }
+    }
+
+    private static void contendThrough(Variant kind, SynodTestCluster synod, Disruption disruption) throws Exception {
+        String path = "/contention/" + kind;
+        List<SynodLockBackend> backends = new ArrayList<>();
+        for (int i = 0; i < CLIENTS; i++) {
+            backends.add(synod.newBackend(TTL));
+        }
+        FencedResource resource = new FencedResource();
+        AtomicInteger grants = new AtomicInteger();
+        ExecutorService threads = Executors.newFixedThreadPool(CLIENTS);
+        try {
+            List<Future<?>> runs = new ArrayList<>();
+            for (SynodLockBackend backend : backends) {
+                runs.add(threads.submit(() -> {
+                    try (Locks.Any lock = Locks.create(kind, backend, path)) {
+                        int done = 0;
+                        for (int tries = 0; done < ROUNDS_PER_CLIENT; tries++) {
+                            if (tries == MAX_TRIES_PER_CLIENT) {
+                                throw new AssertionError("no progress after " + tries + " tries");
+                            }
+                            Optional<LockHandle> hold;
+                            try {
+                                hold = lock.acquire(Duration.ofSeconds(10));
+                            } catch (LockException e) {
+                                continue; // typed failure while the cluster changes leader: try again
+                            }
+                            if (hold.isEmpty()) {
+                                continue;
+                            }
+                            grants.incrementAndGet();
+                            resource.enter(hold.get().fencingToken());
+                            Thread.sleep(2);
+                            resource.exit();
+                            try {
+                                lock.release();
+                            } catch (LockException e) {
+                                // Not confirmed in time; the delete goes on in the background.
+                            }
+                            done++;
+                        }
+                    }
+                    return null;
+                }));
+            }
+            ZkTestSupport.eventually("contention under way", () -> grants.get() >= CLIENTS);
+            disruption.run();
+            for (Future<?> run : runs) {
+                run.get(4 * ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        assertEquals(List.of(), resource.violations());
+        assertEquals(CLIENTS * ROUNDS_PER_CLIENT, resource.entryTokens().size());
+        SynodClient observer = backends.get(0).client();
+        ZkTestSupport.eventually("no key left behind", () -> {
+            try {
+                return observer.listKeys(path + "/", 10).join().keys().isEmpty();
+            } catch (RuntimeException e) {
+                return false;
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS"})
+    void aSilentHoldersHoldEndsBeforeItsSessionExpiresAndItsTokenIsFencedOut(Variant kind) throws Exception {
+        try (SynodTestCluster synod = new SynodTestCluster(3, 1)) {
+            String path = "/expiry/" + kind;
+            FencedResource resource = new FencedResource();
+            SynodClient silentClient = synod.newClient();
+            SynodLockBackend silent = new SynodLockBackend(silentClient, Duration.ofSeconds(3));
+            SynodLockBackend next = synod.newBackend(Duration.ofSeconds(3));
+            try (Locks.Any first = Locks.create(kind, silent, path); Locks.Any second = Locks.create(kind, next, path)) {
+                LockHandle old = first.acquire(Duration.ofSeconds(30)).orElseThrow();
+                assertTrue(resource.write(old.fencingToken()));
+                java.util.concurrent.atomic.AtomicLong lostAt = new java.util.concurrent.atomic.AtomicLong();
+                java.util.concurrent.atomic.AtomicLong grantedAt = new java.util.concurrent.atomic.AtomicLong();
+                old.lost().thenRun(() -> lostAt.set(System.nanoTime()));
+                Locks.InBackground waiting = Locks.acquireInBackground(second, "next holder");
+                waiting.result().thenRun(() -> grantedAt.set(System.nanoTime()));
+                silentClient.close(); // keep-alives stop; the servers are not told
+                LockLossReason reason = old.lost().toCompletableFuture().get(30, TimeUnit.SECONDS);
+                assertFalse(old.isValid(), "the silent holder knows it lost the lock (" + reason + ")");
+                LockHandle fresh = waiting.result().get(60, TimeUnit.SECONDS);
+                assertTrue(lostAt.get() != 0 && grantedAt.get() != 0);
+                assertTrue(lostAt.get() < grantedAt.get(), "no double holder: the old hold ended before the new one began");
+                assertTrue(fresh.fencingToken() > old.fencingToken(), "the later holder's token is larger");
+                assertTrue(resource.write(fresh.fencingToken()));
+                assertFalse(resource.write(old.fencingToken()), "the stale token is rejected");
+                second.release();
+            } finally {
+                silent.close();
+            }
+        }
+    }
+
+    @Test
+    void theAdaptiveLockExcludesOnSynodToo() throws Exception {
+        try (SynodTestCluster synod = new SynodTestCluster(3, 1)) {
+            FencedResource resource = new FencedResource();
+            List<AdaptiveLock> locks = new ArrayList<>();
+            ExecutorService threads = Executors.newFixedThreadPool(4);
+            try {
+                List<Future<?>> runs = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    AdaptiveLock lock = SynodLocks.adaptiveLock(synod.newBackend(TTL), "/adaptive", LockOptions.defaults());
+                    locks.add(lock);
+                    runs.add(threads.submit(() -> {
+                        for (int round = 0; round < 5; round++) {
+                            LockHandle hold = Locks.await(lock.acquireAsync().toCompletableFuture());
+                            resource.enter(hold.fencingToken());
+                            Thread.sleep(1);
+                            resource.exit();
+                            Locks.await(lock.releaseAsync().toCompletableFuture());
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> run : runs) {
+                    run.get(ZkTestSupport.WAIT.toSeconds() * 2, TimeUnit.SECONDS);
+                }
+            } finally {
+                threads.shutdownNow();
+                locks.forEach(AdaptiveLock::close);
+            }
+            assertEquals(List.of(), resource.violations());
+            assertEquals(20, resource.entryTokens().size());
+        }
+    }
 }

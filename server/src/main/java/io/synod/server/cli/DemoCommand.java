@@ -4,11 +4,11 @@ import io.synod.coordination.ShardMap;
 import io.synod.core.kv.KvResult;
 import io.synod.core.paxos.ClientReply;
 import io.synod.server.client.SynodClient;
+import io.synod.server.node.EmbeddedZooKeeper;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -22,8 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -81,11 +79,10 @@ public final class DemoCommand implements Callable<Integer> {
         long started = System.nanoTime();
         Path dir = Files.createTempDirectory("synod-demo-");
         // A short tick so the server notices an expired session promptly (expiry is checked per tick).
-        InstanceSpec zkSpec = new InstanceSpec(dir.resolve("zookeeper").toFile(), -1, -1, -1, true, 1, 200, 100);
-        try (TestingServer zk = new TestingServer(zkSpec, true)) {
-            out.printf("ZooKeeper 3.9.5 server running in this JVM at 127.0.0.1:%d%n", zk.getPort());
+        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("zookeeper"), 200)) {
+            out.printf("ZooKeeper 3.9.5 server running in this JVM at 127.0.0.1:%d%n", zk.address().getPort());
             out.printf("data directory: %s%n", dir);
-            try (LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, nodes, groups,
+            try (LocalCluster cluster = new LocalCluster(zk.address(), dir, nodes, groups,
                     "demo", Map.of("zookeeper.session.timeout.ms", Integer.toString(sessionTimeoutMillis),
                             "log.segment.bytes", Integer.toString(4 << 20)))) {
                 return run(cluster, started);
