@@ -8,17 +8,19 @@ import io.synod.bench.leases.LeasesCommand;
 import io.synod.bench.locks.LocksAtCommand;
 import io.synod.bench.locks.LocksCommand;
 import io.synod.bench.torture.TortureCommand;
-import picocli.CommandLine;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.concurrent.Callable;
+import picocli.CommandLine;
 
 /**
  * {@code synod bench}: the experiment harness's command line. Each experiment family is a subcommand
@@ -101,9 +103,9 @@ public final class BenchCli implements Callable<Integer> {
             }
         } catch (IOException | SecurityException e) {
             String reason = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-            if (e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null) {
+            if (e instanceof FileSystemException fse && fse.getReason() != null) {
                 reason = fse.getReason();
-            } else if (e instanceof java.nio.file.NoSuchFileException || e instanceof java.nio.file.FileAlreadyExistsException) {
+            } else if (e instanceof NoSuchFileException || e instanceof FileAlreadyExistsException) {
                 reason = e.getClass().getSimpleName().replace("Exception", "") + ": " + e.getMessage();
             }
             throw new ParameterException(spec.commandLine(), option + " " + dir + " cannot be created or written (" + reason + ")");

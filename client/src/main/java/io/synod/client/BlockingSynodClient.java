@@ -1,5 +1,6 @@
 package io.synod.client;
 
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -86,7 +87,7 @@ public final class BlockingSynodClient implements AutoCloseable {
                 throw s;
             }
             throw new SynodException(String.valueOf(cause), cause);
-        } catch (java.util.concurrent.CancellationException e) {
+        } catch (CancellationException e) {
             throw new SynodException("cancelled", e);
         }
     }

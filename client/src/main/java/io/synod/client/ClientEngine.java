@@ -17,16 +17,24 @@ import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.wire.ClientFrame;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -121,7 +129,7 @@ final class ClientEngine implements AutoCloseable {
         discovery.start(this);
         try {
             ready.get(timeoutMillis, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             close();
             throw new UnavailableException("cannot reach the Synod cluster at " + discovery.describe() + " within "
                     + timeoutMillis + " ms (no server answered with its shard map)");
@@ -129,7 +137,7 @@ final class ClientEngine implements AutoCloseable {
             Thread.currentThread().interrupt();
             close();
             throw new UnavailableException("interrupted while connecting to " + discovery.describe());
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             close();
             if (e.getCause() instanceof UnavailableException u) {
                 throw new UnavailableException(u.getMessage(), u);
@@ -196,7 +204,7 @@ final class ClientEngine implements AutoCloseable {
      * Sends a control frame (status or shard map query) to {@code address}; {@code onAnswer} runs on
      * the event loop with the answer, or with null if the connection fails first.
      */
-    void query(InetSocketAddress address, java.util.function.LongFunction<ClientFrame> frame, Consumer<ClientFrame> onAnswer) {
+    void query(InetSocketAddress address, LongFunction<ClientFrame> frame, Consumer<ClientFrame> onAnswer) {
         loop.execute(() -> {
             if (closed) {
                 return;
@@ -276,7 +284,7 @@ final class ClientEngine implements AutoCloseable {
             };
             try {
                 callbacks.execute(complete);
-            } catch (java.util.concurrent.RejectedExecutionException closing) {
+            } catch (RejectedExecutionException closing) {
                 complete.run(); // The client is closing: complete here rather than never.
             }
         });
@@ -475,7 +483,7 @@ final class ClientEngine implements AutoCloseable {
         if (status == ClientReply.Status.NOT_LEADER && atPreferred && op.readOnly()) {
             // It holds no lease on this key now: the leader answers. The refusal may name the key's holders.
             targets.refusedByPreferred(op, r.result().length == Long.BYTES
-                    ? java.nio.ByteBuffer.wrap(r.result()).getLong() : -1);
+                    ? ByteBuffer.wrap(r.result()).getLong() : -1);
         }
         if (status == ClientReply.Status.NOT_LEADER || status == ClientReply.Status.UNKNOWN || status == null) {
             Integer known = leaders.get(op.group);
@@ -531,7 +539,7 @@ final class ClientEngine implements AutoCloseable {
     }
 
     private static String describe(KvCommand c) {
-        return c.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT) + " of key '" + c.key() + "'";
+        return c.getClass().getSimpleName().toLowerCase(Locale.ROOT) + " of key '" + c.key() + "'";
     }
 
     private void finish(PendingOp op, Reply reply, SynodException error) {
@@ -554,13 +562,13 @@ final class ClientEngine implements AutoCloseable {
     }
 
     /** Runs {@code task} on the event loop after {@code delayNanos} (session keep-alives, watch retries); null once closed. */
-    java.util.concurrent.Future<?> schedule(Runnable task, long delayNanos) {
+    Future<?> schedule(Runnable task, long delayNanos) {
         if (closed) {
             return null;
         }
         try {
             return loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             return null;
         }
     }
@@ -572,7 +580,7 @@ final class ClientEngine implements AutoCloseable {
     // ---- observation (tests) ----------------------------------------------------------------------
 
     /** Runs {@code task} on the event loop and waits for it (tests and status). */
-    <T> T onLoop(java.util.function.Supplier<T> task) {
+    <T> T onLoop(Supplier<T> task) {
         CompletableFuture<T> f = new CompletableFuture<>();
         loop.execute(() -> f.complete(task.get()));
         return f.join();

@@ -1,5 +1,7 @@
 package io.synod.client;
 
+import io.synod.core.wire.ClientFrame;
+
 /** Which path answered a read (the server says so in its reply; docs/leases.md, "On the server"). */
 public enum ServedBy {
     /** Sequenced through the group's log (writes always; reads without a lease, or with consistency LOG). */
@@ -15,8 +17,8 @@ public enum ServedBy {
     /** The path of a response's {@code served} field ({@code ClientFrame.SERVED_*}). */
     static ServedBy of(int served) {
         return switch (served) {
-            case io.synod.core.wire.ClientFrame.SERVED_LEASE -> LEASE;
-            case io.synod.core.wire.ClientFrame.SERVED_LOCAL -> LOCAL;
+            case ClientFrame.SERVED_LEASE -> LEASE;
+            case ClientFrame.SERVED_LOCAL -> LOCAL;
             default -> LOG;
         };
     }

@@ -5,16 +5,19 @@ import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvResult;
 import io.synod.core.kv.SessionCommand;
 import io.synod.core.kv.SessionResult;
+import io.synod.core.wire.WatchCodec;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The Synod Java client: an asynchronous key-value API ({@link CompletableFuture}s) over the client
@@ -355,7 +358,7 @@ public final class SynodClient implements AutoCloseable {
     private SynodWatch startWatch(String key, boolean prefix, long fromSlot, WatchListener listener) {
         Objects.requireNonNull(listener, "listener");
         try {
-            new io.synod.core.wire.WatchCodec.Query(key, prefix, fromSlot, 0, 1, 0); // checks the arguments
+            new WatchCodec.Query(key, prefix, fromSlot, 0, 1, 0); // checks the arguments
         } catch (IllegalArgumentException e) {
             throw new BadRequestException(e.getMessage());
         }
@@ -372,7 +375,7 @@ public final class SynodClient implements AutoCloseable {
         return session(() -> command, decode);
     }
 
-    private <T> CompletableFuture<T> session(java.util.function.Supplier<SessionCommand> command,
+    private <T> CompletableFuture<T> session(Supplier<SessionCommand> command,
             Function<ClientEngine.Reply, T> decode) {
         SessionCommand c;
         byte[] payload;
@@ -384,7 +387,7 @@ public final class SynodClient implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(new BadRequestException(e.getMessage()));
         }
-        String what = c.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+        String what = c.getClass().getSimpleName().toLowerCase(Locale.ROOT);
         return engine.submitSession(what, payload, c.isReadOnly(), timeoutNanos).thenApply(decode);
     }
 
@@ -415,7 +418,7 @@ public final class SynodClient implements AutoCloseable {
 
     // ---- plumbing ----------------------------------------------------------------------------------
 
-    private <T> CompletableFuture<T> call(java.util.function.Supplier<KvCommand> command, Consistency consistency,
+    private <T> CompletableFuture<T> call(Supplier<KvCommand> command, Consistency consistency,
             Function<ClientEngine.Reply, T> decode) {
         Objects.requireNonNull(consistency, "consistency");
         KvCommand c;

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Routing for the {@link ClientEngine}: which server a request goes to, given the known servers and
@@ -49,7 +50,7 @@ final class TargetPicker {
             return size() > MAX_REFUSED;
         }
     };
-    private final java.util.function.LongSupplier clock;
+    private final LongSupplier clock;
     private long preferredDownUntil;
     private boolean preferredDown;
 
@@ -62,7 +63,7 @@ final class TargetPicker {
     }
 
     /** {@code clock}: monotonic nanoseconds (tests pass their own). */
-    TargetPicker(int preferredReader, java.util.function.LongSupplier clock) {
+    TargetPicker(int preferredReader, LongSupplier clock) {
         this.preferredReader = preferredReader;
         this.clock = clock;
     }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 
 /**
  * Binary encodings of the znodes other than the shard map (which has its own, {@link
@@ -53,7 +54,7 @@ public final class ZnodeCodec {
         long high = r.i64("id high bits");
         long low = r.i64("id low bits");
         r.end();
-        return new NodeIncarnation(nodeId, new java.util.UUID(high, low));
+        return new NodeIncarnation(nodeId, new UUID(high, low));
     }
 
     /**

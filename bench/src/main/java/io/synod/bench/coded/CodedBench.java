@@ -26,9 +26,12 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.apache.curator.test.TestingServer;
@@ -183,7 +186,7 @@ public final class CodedBench {
     }
 
     private static String fmt(double v) {
-        return String.format(java.util.Locale.ROOT, "%.3f", v);
+        return String.format(Locale.ROOT, "%.3f", v);
     }
 
     /** Five servers, ZooKeeper, and a capped proxy on each of the 20 directed peer links. */
@@ -322,7 +325,7 @@ public final class CodedBench {
                 latencies.add(lat);
                 Thread t = new Thread(() -> {
                     byte[] value = new byte[size];
-                    new java.util.Random(clientId).nextBytes(value);
+                    new Random(clientId).nextBytes(value);
                     int n = 0;
                     try (SynodClient client = new SynodClient(clientAddresses, clientId, 30_000, 16 << 20)) {
                         for (long seq = 0; System.nanoTime() < end; seq++) {
@@ -381,7 +384,7 @@ public final class CodedBench {
                 long clientId = nextClientId++;
                 Thread t = new Thread(() -> {
                     byte[] value = new byte[size];
-                    new java.util.Random(clientId).nextBytes(value);
+                    new Random(clientId).nextBytes(value);
                     try (SynodClient client = new SynodClient(clientAddresses, clientId, 30_000, 16 << 20)) {
                         for (long seq = 0; firstAck.get() == 0 && System.nanoTime() < killAt + 60_000_000_000L; seq++) {
                             long sent = System.nanoTime();
@@ -430,7 +433,7 @@ public final class CodedBench {
             for (DelayProxy p : proxies) {
                 p.close();
             }
-            proxyLoops.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+            proxyLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
             if (zk != null) {
                 zk.close();
             }

@@ -4,8 +4,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.synod.bench.netdelay.DelayProxy;
 import io.synod.bench.netdelay.DelaySpec;
-
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -279,12 +280,12 @@ public final class ZkEnsemble implements AutoCloseable {
 
     /** This JVM's class path with every entry made absolute: the children run in their own directories. */
     static String absoluteClassPath() {
-        return java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                 .filter(entry -> !entry.isEmpty())
                 .map(entry -> entry.endsWith("*")
-                        ? Path.of(entry.substring(0, entry.length() - 1)).toAbsolutePath() + java.io.File.separator + "*"
+                        ? Path.of(entry.substring(0, entry.length() - 1)).toAbsolutePath() + File.separator + "*"
                         : Path.of(entry).toAbsolutePath().toString())
-                .collect(Collectors.joining(java.io.File.pathSeparator));
+                .collect(Collectors.joining(File.pathSeparator));
     }
 
     private void awaitServing(Duration timeout) throws InterruptedException, IOException {

@@ -1,5 +1,6 @@
 package io.synod.bench.erasure;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.Collection;
 import java.util.List;
@@ -24,8 +25,8 @@ public final class CpuTimeProfiler implements InternalProfiler {
     /** Name of the secondary result, in operations per CPU-second. */
     public static final String RESULT_NAME = "cpu.opsPerCpuSecond";
 
-    private final com.sun.management.OperatingSystemMXBean os =
-            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    private final OperatingSystemMXBean os =
+            (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     private long cpuNanosBefore;
 
     @Override

@@ -7,6 +7,7 @@ import io.synod.client.ServedBy;
 import io.synod.client.SynodClient;
 import io.synod.coordination.ShardMap;
 import io.synod.server.cli.DemoCommand;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
 
 /**
@@ -40,7 +42,7 @@ final class LeaseReadRow {
     private LeaseReadRow() {}
 
     static Result measure(Path clusterDir, int threads, int window, int keyCount, long warmup, long measure,
-            IntUnaryOperator scramble, PrintWriter out, java.util.function.Consumer<String> progress) throws Exception {
+            IntUnaryOperator scramble, PrintWriter out, Consumer<String> progress) throws Exception {
         String[] keys = new String[keyCount];
         List<String> prefixes = new ArrayList<>(DemoCommand.prefixesPerGroup(ShardMap.uniform(GROUPS)).values());
         for (int i = 0; i < keyCount; i++) {
@@ -97,7 +99,7 @@ final class LeaseReadRow {
     }
 
     /** Prints the row and its ratio, and writes {@code kv-lease-reads.csv}. */
-    static void report(Result r, Path dir, PrintWriter out) throws java.io.IOException {
+    static void report(Result r, Path dir, PrintWriter out) throws IOException {
         out.println();
         printComparison(out, "read row (synod-3x4, lease=leader)", "log reads", "lease reads", "lease/log", r.log(), r.lease(), r.ratio());
         out.printf("target: lease read throughput >= 10x log reads: %.2fx, %s (%d of %d lease-run reads went through the "

@@ -6,7 +6,9 @@ import io.synod.client.SynodClient;
 import io.synod.coordination.ShardMap;
 import io.synod.leases.KeyAssignment;
 import io.synod.server.cli.DemoCommand;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +16,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
 
 /**
@@ -39,7 +42,7 @@ final class QuorumReadRow {
     private QuorumReadRow() {}
 
     static Result measure(Path clusterDir, int threads, int window, int keyCount, long warmup, long measure,
-            IntUnaryOperator scramble, PrintWriter out, java.util.function.Consumer<String> progress) throws Exception {
+            IntUnaryOperator scramble, PrintWriter out, Consumer<String> progress) throws Exception {
         try (ProcessCluster cluster = ProcessCluster.start(clusterDir, NODES, GROUPS, 4_000, List.of("lease=quorum"),
                 out, false)) {
             // The reader: the node that leads the fewest groups, so most of its reads are follower reads.
@@ -61,7 +64,7 @@ final class QuorumReadRow {
                     keys[n++] = key;
                 }
             }
-            List<java.net.InetSocketAddress> servers = new ArrayList<>(cluster.clientAddresses().values());
+            List<InetSocketAddress> servers = new ArrayList<>(cluster.clientAddresses().values());
             try (SynodClient client = SynodClient.builder().servers(servers).timeout(Duration.ofSeconds(30))
                     .connectTimeout(Duration.ofSeconds(30)).maxInFlight(window).build();
                  SynodClient near = SynodClient.builder().servers(servers).timeout(Duration.ofSeconds(30))
@@ -91,7 +94,7 @@ final class QuorumReadRow {
     }
 
     /** Prints the row and its ratio, and writes {@code kv-quorum-reads.csv}. */
-    static void report(Result r, Path dir, PrintWriter out) throws java.io.IOException {
+    static void report(Result r, Path dir, PrintWriter out) throws IOException {
         out.println();
         LeaseReadRow.printComparison(out, "quorum-lease row (synod-3x4, quorum)", "log reads", "follower", "fol./log",
                 r.log(), r.follower(), r.ratio());

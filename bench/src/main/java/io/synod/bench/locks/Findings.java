@@ -1,13 +1,12 @@
 package io.synod.bench.locks;
 
 import io.synod.bench.report.CsvTable;
-
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -281,7 +280,7 @@ public final class Findings {
     }
 
     /** The paper's four primitives: the findings F1-F4 are judged on these alone. */
-    static final List<LockPrimitive> PAPER = java.util.Arrays.stream(LockPrimitive.values()).filter(LockPrimitive::isPaper).toList();
+    static final List<LockPrimitive> PAPER = Arrays.stream(LockPrimitive.values()).filter(LockPrimitive::isPaper).toList();
 
     /** Within this factor of the best fixed primitive, the adaptive lock counts as matching it. */
     static final double ADAPTIVE_TARGET = 1.10;

@@ -4,22 +4,18 @@ import io.synod.bench.ensemble.EnsembleOptions;
 import io.synod.bench.report.Charts;
 import io.synod.bench.report.CsvTable;
 import io.synod.bench.report.LatencySummary;
-
-import org.apache.curator.framework.CuratorFramework;
-import org.knowm.xchart.CategoryChart;
-import org.knowm.xchart.HeatMapChart;
-import org.knowm.xchart.XYChart;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -27,6 +23,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToIntFunction;
+import org.apache.curator.framework.CuratorFramework;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.HeatMapChart;
+import org.knowm.xchart.XYChart;
 
 /**
  * Runs the seed paper's experiments against a real ZooKeeper ensemble behind delay proxies and writes
@@ -402,7 +403,7 @@ public final class LockExperiments {
     // ---------------------------------------------------------------- Figs. 11, 13-16
 
     private void runSweep(Experiment experiment, String fileStem, String xTitle, List<LockPoint> points,
-                          java.util.function.ToIntFunction<LockPoint> xOf, String fixed) throws Exception {
+                          ToIntFunction<LockPoint> xOf, String fixed) throws Exception {
         measureAll(experiment, points);
         CsvTable table = new CsvTable("x", "client_rtt_ms", "server_rtt_ms", "inter_arrival_ms", "critical_section_ms",
                 "primitive", "completed", "acquire_median_ms", "acquire_p99_ms", "acquire_mean_ms", "wait_median_ms",
@@ -434,7 +435,7 @@ public final class LockExperiments {
         Charts.savePngGrid(charts, 3, config.outDir().resolve(fileStem + ".png"));
     }
 
-    private List<Charts.Series> series(List<LockPoint> points, java.util.function.ToIntFunction<LockPoint> xOf,
+    private List<Charts.Series> series(List<LockPoint> points, ToIntFunction<LockPoint> xOf,
                                        ToDoubleFunction<LockRunResult> metric) {
         List<Charts.Series> series = new ArrayList<>();
         for (LockPrimitive primitive : LockPrimitive.values()) {
@@ -537,7 +538,7 @@ public final class LockExperiments {
             csv.add(point.slug(), point.clientRttMillis(), point.serverRttMillis(), point.interArrivalMillis(),
                     point.serviceMillis(), adaptiveMean, ratio.get().best().label(), bestMean, ratio.get().ratio(),
                     ratio.get().withinTarget());
-            text.append(String.format(java.util.Locale.ROOT, "%-22s %8.1f ms  %-18s %7.1f ms %6.2f%s%n", point.slug(),
+            text.append(String.format(Locale.ROOT, "%-22s %8.1f ms  %-18s %7.1f ms %6.2f%s%n", point.slug(),
                     adaptiveMean, ratio.get().best().label(), bestMean, ratio.get().ratio(),
                     ratio.get().withinTarget() ? "" : "  (beyond target)"));
         }
@@ -557,7 +558,7 @@ public final class LockExperiments {
     private static double[][] nanGrid(int rows, int columns) {
         double[][] grid = new double[rows][columns];
         for (double[] row : grid) {
-            java.util.Arrays.fill(row, Double.NaN);
+            Arrays.fill(row, Double.NaN);
         }
         return grid;
     }

@@ -2,11 +2,11 @@ package io.synod.bench.locks;
 
 import io.synod.bench.report.Fairness;
 import io.synod.bench.report.LatencySummary;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * Summary of one lock run: latency order statistics, throughput, fairness and a mutual-exclusion check.
@@ -62,7 +62,7 @@ public record LockRunResult(LockWorkloadSpec spec, int clientCount, int complete
             acquireSumPerClient[record.clientIndex] += record.acquiredNanos - record.acquireStartNanos;
             acquisitionsPerClient[record.clientIndex]++;
         }
-        double[] meanAcquirePerClient = java.util.stream.IntStream.range(0, clientCount)
+        double[] meanAcquirePerClient = IntStream.range(0, clientCount)
                 .filter(k -> acquisitionsPerClient[k] > 0)
                 .mapToDouble(k -> acquireSumPerClient[k] / acquisitionsPerClient[k])
                 .toArray();

@@ -3,8 +3,10 @@ package io.synod.bench.locks;
 
 import java.io.Closeable;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import org.apache.curator.framework.CuratorFramework;
 
 /**
  * One client's handle on the lock being measured. Sync primitives are driven through the blocking
@@ -26,7 +28,7 @@ public interface LockUnderTest extends Closeable {
     /** Creates the lock object of one primitive for one ZooKeeper client session on one lock path. */
     @FunctionalInterface
     interface Factory {
-        LockUnderTest create(LockPrimitive primitive, org.apache.curator.framework.CuratorFramework client,
+        LockUnderTest create(LockPrimitive primitive, CuratorFramework client,
                              String lockPath);
     }
 
@@ -39,8 +41,8 @@ public interface LockUnderTest extends Closeable {
         LockUnderTest create(LockPrimitive primitive, int clientIndex, String lockPath);
 
         /** ZooKeeper: client k is the k-th Curator session. */
-        static ClientLocks of(Factory factory, java.util.List<org.apache.curator.framework.CuratorFramework> clients) {
-            java.util.List<org.apache.curator.framework.CuratorFramework> copy = java.util.List.copyOf(clients);
+        static ClientLocks of(Factory factory, List<CuratorFramework> clients) {
+            List<CuratorFramework> copy = List.copyOf(clients);
             return (primitive, clientIndex, lockPath) -> factory.create(primitive, copy.get(clientIndex), lockPath);
         }
     }

@@ -1,23 +1,23 @@
 package io.synod.bench.locks;
 
 import io.synod.bench.BenchCli;
-
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
-
 import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code synod bench locks-at}: the lock experiment at ONE network condition, against an ensemble that
@@ -183,8 +183,8 @@ public final class LocksAtCommand implements Callable<Integer> {
             }
         }
         throw new ParameterException(spec.commandLine(), "unknown lock '" + name + "' (choose from "
-                + java.util.Arrays.stream(LockPrimitive.values()).map(LockPrimitive::cliName)
-                        .collect(java.util.stream.Collectors.joining(", ")) + ")");
+                + Arrays.stream(LockPrimitive.values()).map(LockPrimitive::cliName)
+                        .collect(Collectors.joining(", ")) + ")");
     }
 
     private List<LocksAtRun.Server> parseConnect(String connectString) {

@@ -3,15 +3,9 @@ package io.synod.bench.locks;
 import io.synod.bench.ensemble.ZkEnsemble;
 import io.synod.bench.report.Charts;
 import io.synod.bench.report.CsvTable;
-
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryNTimes;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZKUtil;
-import org.knowm.xchart.CategoryChart;
-
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,6 +29,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZKUtil;
+import org.knowm.xchart.CategoryChart;
 
 /**
  * One run of {@code synod bench locks-at}: connects to an existing ensemble, measures a sync-vs-async
@@ -187,8 +187,8 @@ final class LocksAtRun {
         List<String> unknown = new ArrayList<>();
         for (Server server : config.servers()) {
             try {
-                java.net.InetAddress.getAllByName(server.host());
-            } catch (java.net.UnknownHostException e) {
+                InetAddress.getAllByName(server.host());
+            } catch (UnknownHostException e) {
                 unknown.add(server.host());
             }
         }

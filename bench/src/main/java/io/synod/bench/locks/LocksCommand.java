@@ -1,21 +1,27 @@
 package io.synod.bench.locks;
 
 import io.synod.bench.BenchCli;
-import picocli.CommandLine;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-
-import java.nio.file.Path;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.util.EnumSet;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.Callable;
+import picocli.CommandLine;
 
 /** {@code synod bench locks}: the seed paper's lock experiments on a real ZooKeeper ensemble with injected latency. */
 @Command(name = "locks",
@@ -166,12 +172,12 @@ public final class LocksCommand implements Callable<Integer> {
         Path out = outDir != null ? outDir : Path.of("bench-results", "locks-"
                 + ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         BenchCli.requireWritableDirectory(spec, "--out", out); // before the ensemble starts, not after
-        java.io.PrintWriter printer = spec.commandLine().getOut();
+        PrintWriter printer = spec.commandLine().getOut();
         printer.println("synod bench locks: backend " + backends.stream().map(Backend::cliName).toList() + ", profile "
                 + profile.name() + ", " + profile.lockRequestsPerRun() + " requests per run, ZooKeeper ensemble of "
                 + ensembleSize + ", " + clients + " clients, seed " + seed + ", experiments "
                 + experiments.stream().map(Experiment::cliName).toList());
-        java.util.Map<Backend, BackendComparison.Measured> measured = new java.util.EnumMap<>(Backend.class);
+        Map<Backend, BackendComparison.Measured> measured = new EnumMap<>(Backend.class);
         for (Backend backend : backends) {
             Path backendOut = backends.size() > 1 ? out.resolve(backend.cliName()) : out;
             LockExperiments.Config config = new LockExperiments.Config(profile, backendOut, ensembleSize, experiments,
@@ -195,25 +201,25 @@ public final class LocksCommand implements Callable<Integer> {
     }
 
     /** Files of the same CSV schema (header line first) as one file: one header, every row, in order. */
-    static void concatenateCsv(List<Path> inputs, Path output) throws java.io.IOException {
-        List<String> lines = new java.util.ArrayList<>();
+    static void concatenateCsv(List<Path> inputs, Path output) throws IOException {
+        List<String> lines = new ArrayList<>();
         for (Path input : inputs) {
-            if (!java.nio.file.Files.exists(input)) {
+            if (!Files.exists(input)) {
                 continue;
             }
-            List<String> in = java.nio.file.Files.readAllLines(input, java.nio.charset.StandardCharsets.UTF_8);
+            List<String> in = Files.readAllLines(input, StandardCharsets.UTF_8);
             if (in.isEmpty()) {
                 continue;
             }
             if (lines.isEmpty()) {
                 lines.add(in.get(0));
             } else if (!lines.get(0).equals(in.get(0))) {
-                throw new java.io.IOException(input + " has another CSV header than " + inputs.get(0));
+                throw new IOException(input + " has another CSV header than " + inputs.get(0));
             }
             lines.addAll(in.subList(1, in.size()));
         }
         if (!lines.isEmpty()) {
-            java.nio.file.Files.write(output, lines, java.nio.charset.StandardCharsets.UTF_8);
+            Files.write(output, lines, StandardCharsets.UTF_8);
         }
     }
 }

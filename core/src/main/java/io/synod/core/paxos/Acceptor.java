@@ -3,6 +3,7 @@ package io.synod.core.paxos;
 import io.synod.core.util.Check;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -60,7 +61,7 @@ final class Acceptor {
     void accept(Entry entry) {
         Entry held = log.get(entry.slot());
         if (held != null && held.coded() == null && entry.coded() == null && held.ballot().equals(entry.ballot())
-                && held.sameValue(entry) && java.util.Objects.equals(held.stamp(), entry.stamp())) {
+                && held.sameValue(entry) && Objects.equals(held.stamp(), entry.stamp())) {
             // A retransmission of the entry this acceptor holds: it is durable, or waits in this Ready
             // or the one being persisted, and the acknowledgement leaves only with a later or the same
             // Ready, after that fsync. Writing it again would only add disk traffic: under load

@@ -2,6 +2,7 @@ package io.synod.core.paxos;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
@@ -70,7 +71,7 @@ final class Recovery {
      * Slots at or below {@code slot} were applied (or installed from a snapshot), or resolved: forget
      * them, except those in {@code keep} (deferred keys still being resolved).
      */
-    void forgetThrough(long slot, java.util.Set<Long> keep) {
+    void forgetThrough(long slot, Set<Long> keep) {
         pending.headMap(slot, true).keySet().removeIf(s -> !keep.contains(s));
         if (pending.isEmpty()) {
             snapshotSource = -1;

@@ -1,5 +1,6 @@
 package io.synod.core.paxos;
 
+import io.synod.core.kv.ReservedKeys;
 import io.synod.core.util.Check;
 import java.nio.charset.StandardCharsets;
 
@@ -209,7 +210,7 @@ public final class Replica {
                     + " is reserved for coding changes"));
             return;
         }
-        if (command.clientId() == io.synod.core.kv.ReservedKeys.CLIENT_ID) {
+        if (command.clientId() == ReservedKeys.CLIENT_ID) {
             clients.reply(command, ClientReply.Status.REJECTED, 0, utf8("client id " + command.clientId()
                     + " is reserved for the replicas' own commands (lease configurations)"));
             return;

@@ -1,21 +1,22 @@
 package io.synod.core.sim;
 
 import io.synod.core.erasure.ReedSolomonCodec;
+import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.CodedValue;
 import io.synod.core.paxos.Coding;
+import io.synod.core.paxos.Command;
+import io.synod.core.paxos.Entry;
+import io.synod.core.paxos.LeaseHooks;
+import io.synod.core.paxos.Message;
+import io.synod.core.paxos.QuorumPolicy;
+import io.synod.core.paxos.Ready;
+import io.synod.core.paxos.ReadyLoop;
+import io.synod.core.paxos.Role;
 import io.synod.core.paxos.ShardDecoder;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
-import io.synod.core.paxos.Command;
-import io.synod.core.paxos.Entry;
-import io.synod.core.paxos.LeaseHooks;
-import io.synod.core.paxos.QuorumPolicy;
-import io.synod.core.paxos.ReadyLoop;
-import io.synod.core.paxos.Ready;
-import io.synod.core.paxos.Role;
 
 /**
  * Where each {@link Mutation} is planted: the quorum policy, the lease hooks, the disk, the order
@@ -222,12 +223,12 @@ final class NegativeControls {
             }
 
             @Override
-            public void send(io.synod.core.paxos.Message message) {
+            public void send(Message message) {
                 real.send(message);
             }
 
             @Override
-            public void reply(io.synod.core.paxos.ClientReply reply) {
+            public void reply(ClientReply reply) {
                 real.reply(reply);
             }
 

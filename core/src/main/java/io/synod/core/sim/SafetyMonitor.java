@@ -1,9 +1,10 @@
 package io.synod.core.sim;
 
+import io.synod.core.paxos.CodedValue;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
-import java.util.Arrays;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +23,7 @@ final class SafetyMonitor {
      * did not rebuild as its stub ({@code coded} set, empty payload): it is compared by client id,
      * sequence, length and CRC32C, and replaced by the whole command once some replica applies that.
      */
-    private record Chosen(Command command, io.synod.core.paxos.CodedValue coded, int node) {
+    private record Chosen(Command command, CodedValue coded, int node) {
         boolean isStub() {
             return coded != null;
         }

@@ -7,11 +7,13 @@ import io.synod.core.kv.KvResult;
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.ClientRequest;
 import io.synod.core.paxos.Command;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.zip.CRC32C;
 
 /**
  * Open-loop clients running the list-append workload: operations arrive as a Poisson process and
@@ -408,7 +410,7 @@ final class SimClients {
     }
 
     private static int crc(byte[] note) {
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        CRC32C crc = new CRC32C();
         if (note != null) {
             crc.update(note);
         }
@@ -420,7 +422,7 @@ final class SimClients {
         byte[] bytes = reply.result();
         int noteCrc = 0;
         if (checkNotes && !op.append && bytes.length >= 4) {
-            noteCrc = java.nio.ByteBuffer.wrap(bytes, bytes.length - 4, 4).getInt();
+            noteCrc = ByteBuffer.wrap(bytes, bytes.length - 4, 4).getInt();
             bytes = Arrays.copyOf(bytes, bytes.length - 4);
         }
         try {

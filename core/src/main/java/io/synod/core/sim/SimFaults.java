@@ -1,5 +1,6 @@
 package io.synod.core.sim;
 
+import io.synod.core.paxos.Role;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -228,7 +229,7 @@ final class SimFaults {
             case PLANNED_HANDOVER -> {
                 int leader = servingLeader();
                 SimNode node = leader >= 0 ? nodes[leader] : null;
-                if (node != null && node.isUp() && node.replica.role() == io.synod.core.paxos.Role.LEADER) {
+                if (node != null && node.isUp() && node.replica.role() == Role.LEADER) {
                     int successor = faultRandom.otherNode(n, leader);
                     boolean cutOff = faultRandom.chance(0.5);
                     long slot = world.handOver(node);
@@ -314,7 +315,7 @@ final class SimFaults {
     private void awaitCommitThenIsolate(SimNode node, int incarnation, long fromSlot, int polls) {
         queue.after(HANDOVER_POLL_NANOS, () -> {
             if (!world.inFaultPhase() || !node.isUp() || node.incarnation != incarnation
-                    || node.replica.role() != io.synod.core.paxos.Role.LEADER) {
+                    || node.replica.role() != Role.LEADER) {
                 return;
             }
             if (node.replica.commitSlot() == fromSlot && polls < HANDOVER_MAX_POLLS) {
@@ -341,7 +342,7 @@ final class SimFaults {
             if (!world.inFaultPhase() || !successor.isUp() || successor.incarnation != incarnation) {
                 return;
             }
-            if (successor.replica.role() == io.synod.core.paxos.Role.FOLLOWER) {
+            if (successor.replica.role() == Role.FOLLOWER) {
                 if (polls < HANDOVER_MAX_POLLS) {
                     awaitCandidateThenProbe(successor, incarnation, oldLeader, polls + 1);
                 }
@@ -359,7 +360,7 @@ final class SimFaults {
     private int servingLeader() {
         int best = -1;
         for (SimNode node : nodes) {
-            if (node.isUp() && node.replica.role() == io.synod.core.paxos.Role.LEADER
+            if (node.isUp() && node.replica.role() == Role.LEADER
                     && (best < 0 || node.replica.ownBallot().isAbove(nodes[best].replica.ownBallot()))) {
                 best = node.id;
             }

@@ -570,7 +570,7 @@ public final class Simulation {
         }
 
         @Override
-        public io.synod.core.paxos.Replica replica(int nodeId) {
+        public Replica replica(int nodeId) {
             return nodes[nodeId].isUp() ? nodes[nodeId].replica : null;
         }
     }

@@ -102,7 +102,7 @@ final class TraceHash {
         } else if (message instanceof Message.ShardReply m) {
             add(11, m.snapshotSlot(), m.entry() == null ? 0 : 1);
             if (m.entry() != null) {
-                addEntries(java.util.List.of(m.entry()));
+                addEntries(List.of(m.entry()));
             }
         } else if (message instanceof Message.Lease m) {
             add(12 + m.kind().ordinal(), m.seq(), m.holders());

@@ -1,7 +1,10 @@
 package io.synod.recipes.lock;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Map;
 import java.util.Optional;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -26,8 +29,8 @@ public final class AdaptiveLock implements AsyncLock {
     static final double INITIAL_CONTENDED_SHARE = 0.5;
 
     /** The write round trip per client, shared by its adaptive locks; weak keys, so a closed client is forgotten. */
-    private static final java.util.Map<Object, double[]> RTT_BY_CLIENT =
-            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+    private static final Map<Object, double[]> RTT_BY_CLIENT =
+            Collections.synchronizedMap(new WeakHashMap<>());
 
     private final AsyncTasLock lock;
     /** One element: the client's moving write round trip in nanoseconds, negative before the first sample. */

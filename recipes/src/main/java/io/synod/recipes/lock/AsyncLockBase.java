@@ -1,6 +1,7 @@
 package io.synod.recipes.lock;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -31,7 +32,7 @@ abstract class AsyncLockBase extends LockBase implements AsyncLock {
 
     /** Takes effect from the next acquisition on; one in progress keeps the strategy it started with. */
     final void useStrategy(LockStrategy next) {
-        this.strategy = java.util.Objects.requireNonNull(next, "strategy");
+        this.strategy = Objects.requireNonNull(next, "strategy");
     }
 
     /** A fresh attempt of this lock's algorithm. */
@@ -304,7 +305,7 @@ abstract class AsyncLockBase extends LockBase implements AsyncLock {
         }
 
         /** Runs a reply handler, turning a bug in it into a failed attempt rather than a hang. */
-        final <T> void handle(java.util.concurrent.CompletableFuture<T> reply, Consumer<T> handler) {
+        final <T> void handle(CompletableFuture<T> reply, Consumer<T> handler) {
             reply.whenComplete((value, error) -> {
                 try {
                     if (error != null) {

@@ -6,6 +6,7 @@ import io.synod.client.KeyEntry;
 import io.synod.client.KeyListing;
 import io.synod.client.SessionExpiredException;
 import io.synod.client.SynodClient;
+import io.synod.client.SynodException;
 import io.synod.client.SynodSession;
 import io.synod.client.SynodWatch;
 import io.synod.client.UnavailableException;
@@ -20,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -313,7 +315,7 @@ public final class SynodLockBackend implements LockBackend, AutoCloseable {
     }
 
     private static Throwable unwrap(Throwable t) {
-        while ((t instanceof CompletionException || t instanceof java.util.concurrent.ExecutionException) && t.getCause() != null) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();
         }
         return t;
@@ -418,7 +420,7 @@ public final class SynodLockBackend implements LockBackend, AutoCloseable {
     private static Reply await(CompletableFuture<Reply> f) throws Exception {
         try {
             return f.get();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             Throwable cause = unwrap(e);
             if (cause instanceof Exception ex) {
                 throw ex;
@@ -454,7 +456,7 @@ public final class SynodLockBackend implements LockBackend, AutoCloseable {
         }
 
         @Override
-        public void onError(io.synod.client.SynodException error) {
+        public void onError(SynodException error) {
             // Events no longer kept: report a change, so the lock reads the key again; a closed client ends the session.
             fire(io.synod.client.WatchEvent.Type.PUT, error instanceof UnavailableException);
         }

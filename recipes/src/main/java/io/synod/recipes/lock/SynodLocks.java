@@ -1,6 +1,7 @@
 package io.synod.recipes.lock;
 
 import io.synod.client.SynodClient;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.WeakHashMap;
@@ -32,7 +33,7 @@ public final class SynodLocks {
     }
 
     /** A backend with a session of its own on {@code client}, with {@code ttl}; close it to revoke the session. */
-    public static SynodLockBackend backend(SynodClient client, java.time.Duration ttl) {
+    public static SynodLockBackend backend(SynodClient client, Duration ttl) {
         return new SynodLockBackend(client, ttl);
     }
 

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.curator.RetryPolicy;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
@@ -12,8 +13,8 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.PathUtils;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
@@ -89,7 +90,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
     }
 
     /** A single request on the current handle; no handle right now reads as connection loss that never went out. */
-    private CompletableFuture<Reply> single(java.util.function.Function<ZooKeeper, CompletableFuture<RawOps.Reply>> request,
+    private CompletableFuture<Reply> single(Function<ZooKeeper, CompletableFuture<RawOps.Reply>> request,
             String key) {
         ZooKeeper handle = handleOrNull();
         if (handle == null) {

@@ -2,6 +2,8 @@ package io.synod.server.cli;
 
 import io.synod.core.paxos.Role;
 import io.synod.server.client.SynodClient;
+import io.synod.server.config.ConfigException;
+import io.synod.server.config.ServerConfig;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.wire.WireFrame;
 import java.io.File;
@@ -17,11 +19,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code synod cluster start|status|kill|restart|stop --dir DIR}: a local cluster of real
@@ -150,8 +152,8 @@ public final class ClusterCommand implements Runnable {
                         + "\ngroups=" + groups + "\nmetrics.port=" + ports[i][2] + "\n" + String.join("\n", sets) + "\n",
                         StandardCharsets.UTF_8);
                 try {
-                    io.synod.server.config.ServerConfig.load(cfg, List.of());
-                } catch (io.synod.server.config.ConfigException e) {
+                    ServerConfig.load(cfg, List.of());
+                } catch (ConfigException e) {
                     zk.destroyForcibly();
                     for (ClusterFile.NodeEntry started : entries) {
                         ProcessHandle.of(started.pid()).ifPresent(ProcessHandle::destroyForcibly);

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -39,8 +40,8 @@ public record ClusterFile(String cluster, int groups, long zookeeperPid, int zoo
         b.append("  ]\n}\n");
         Path tmp = dir.resolve("cluster.json.tmp");
         Files.writeString(tmp, b.toString(), StandardCharsets.UTF_8);
-        Files.move(tmp, path(dir), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Files.move(tmp, path(dir), StandardCopyOption.REPLACE_EXISTING,
+                StandardCopyOption.ATOMIC_MOVE);
     }
 
     private static String esc(String s) {

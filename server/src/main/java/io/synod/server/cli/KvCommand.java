@@ -20,14 +20,16 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code synod kv --connect ZK_OR_SERVERS put|get|delete|cas|scan ...}: the key-value store from the
@@ -106,7 +108,7 @@ public final class KvCommand implements Runnable {
             }
             Consistency consistency;
             try {
-                consistency = Consistency.valueOf(kv.consistency.toUpperCase(java.util.Locale.ROOT));
+                consistency = Consistency.valueOf(kv.consistency.toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(cl, "--consistency must be linearizable, log or stale, got '"
                         + kv.consistency + "'");
@@ -210,7 +212,7 @@ public final class KvCommand implements Runnable {
             out.println(r.valueUtf8());
             if (meta) {
                 out.println("version " + r.version() + ", slot " + r.slot() + " (" + consistency.name().toLowerCase(
-                        java.util.Locale.ROOT) + ")");
+                        Locale.ROOT) + ")");
             }
             return 0;
         }
@@ -240,7 +242,7 @@ public final class KvCommand implements Runnable {
         boolean absent;
 
         @Parameters(paramLabel = "ARGS", arity = "2..3", description = "KEY [EXPECTED] NEW")
-        java.util.List<String> args;
+        List<String> args;
 
         @Override
         int run(BlockingSynodClient client, Consistency consistency, PrintWriter out, PrintWriter err) {

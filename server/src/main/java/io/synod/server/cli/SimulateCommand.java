@@ -22,16 +22,17 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code synod simulate}: runs the deterministic fault simulator over a range of seeds, in
@@ -312,7 +313,7 @@ final class SimulateCommand implements Callable<Integer> {
             return "a file that is not a directory is in the way";
         }
         if (e instanceof FileSystemException fs && fs.getReason() != null) {
-            return fs.getReason().toLowerCase(java.util.Locale.ROOT);
+            return fs.getReason().toLowerCase(Locale.ROOT);
         }
         return e.getMessage() == null ? "input/output error" : e.getMessage();
     }

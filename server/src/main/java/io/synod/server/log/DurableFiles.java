@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Locale;
 
 /** Small durable-file helpers: write-to-temp, fsync, rename, fsync the directory. */
 public final class DurableFiles {
@@ -37,7 +38,7 @@ public final class DurableFiles {
             ch.force(true);
         } catch (IOException e) {
             // Some file systems refuse to open directories for fsync; Linux ext4/xfs do not.
-            if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
+            if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
                 return;
             }
             throw e;

@@ -1,10 +1,12 @@
 package io.synod.server.node;
 
+import io.synod.core.paxos.Role;
 import io.synod.server.client.SynodClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.wire.WireFrame;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -13,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * N Synod nodes in this JVM on 127.0.0.1, against a ZooKeeper the caller runs: what {@code synod
@@ -64,16 +67,16 @@ public final class LocalCluster implements AutoCloseable {
      * "Address already in use" in a loaded test run). Falls back to port 0 after 50 taken draws.
      */
     public static int freePort() throws IOException {
-        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 50; attempt++) {
             int port = random.nextInt(PORT_RANGE_LOW, PORT_RANGE_HIGH);
-            try (ServerSocket s = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+            try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
                 return port;
             } catch (IOException taken) {
                 // Try another.
             }
         }
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             s.setReuseAddress(true);
             return s.getLocalPort();
         }
@@ -173,7 +176,7 @@ public final class LocalCluster implements AutoCloseable {
                 continue;
             }
             WireFrame.GroupStatus s = n.statusReport(0).groups().get(group);
-            if (s.role() == io.synod.core.paxos.Role.LEADER.ordinal()) {
+            if (s.role() == Role.LEADER.ordinal()) {
                 return n.nodeId();
             }
         }

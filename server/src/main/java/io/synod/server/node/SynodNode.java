@@ -14,6 +14,8 @@ import io.synod.coordination.GroupProgress;
 import io.synod.coordination.MemberInfo;
 import io.synod.coordination.ShardMap;
 import io.synod.core.kv.KvCommand;
+import io.synod.core.kv.SessionCommand;
+import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.server.client.ClientServer;
@@ -34,8 +36,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,8 +59,8 @@ public final class SynodNode implements AutoCloseable {
     private final ServerConfig config;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final List<AutoCloseable> resources = new ArrayList<>();
-    private final java.util.concurrent.ScheduledExecutorService progress =
-            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+    private final ScheduledExecutorService progress =
+            Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "synod-progress");
                 t.setDaemon(true);
                 return t;
@@ -204,7 +210,7 @@ public final class SynodNode implements AutoCloseable {
                 if (change.group() < 0 || change.group() >= current.length || current[change.group()] == null) {
                     String missing = "group " + change.group() + " does not exist (the cluster has " + current.length + ")";
                     respond.accept(new WireFrame.ClientResponse(change.requestId(), change.group(),
-                            io.synod.core.paxos.ClientReply.Status.REJECTED.ordinal(), 0, -1,
+                            ClientReply.Status.REJECTED.ordinal(), 0, -1,
                             missing.getBytes(StandardCharsets.UTF_8)));
                     return;
                 }
@@ -219,7 +225,7 @@ public final class SynodNode implements AutoCloseable {
         clientAddress = clients.start(new InetSocketAddress(self.host(), self.clientPort()));
         coordination.membership().register(MemberInfo.of(config.nodeId(), self.host() + ":" + peerAddress.getPort(),
                 self.host() + ":" + clientAddress.getPort(), "default", versionString()));
-        progress.scheduleWithFixedDelay(this::publishProgress, 250, 250, java.util.concurrent.TimeUnit.MILLISECONDS);
+        progress.scheduleWithFixedDelay(this::publishProgress, 250, 250, TimeUnit.MILLISECONDS);
         if (config.metricsPort() >= 0) {
             metrics = new MetricsEndpoint(new InetSocketAddress(self.host(), config.metricsPort()), registry);
         }
@@ -234,7 +240,7 @@ public final class SynodNode implements AutoCloseable {
     static boolean differsOnlyInCoding(ClusterSpec existing, ClusterSpec wanted) {
         return !existing.equals(wanted) && existing.groups() == wanted.groups() && existing.members().equals(wanted.members())
                 && existing.leaseMode() == wanted.leaseMode()
-                && java.util.Objects.equals(existing.leaseTiming(), wanted.leaseTiming()) && coded(existing);
+                && Objects.equals(existing.leaseTiming(), wanted.leaseTiming()) && coded(existing);
     }
 
     private static boolean coded(ClusterSpec spec) {
@@ -267,7 +273,7 @@ public final class SynodNode implements AutoCloseable {
             group = shardMap.groupFor(routingKey(command.payload()));
         } catch (RuntimeException e) {
             respond.accept(new WireFrame.ClientResponse(command.requestId(), -1,
-                    io.synod.core.paxos.ClientReply.Status.REJECTED.ordinal(), 0, -1,
+                    ClientReply.Status.REJECTED.ordinal(), 0, -1,
                     String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
             return;
         }
@@ -285,8 +291,8 @@ public final class SynodNode implements AutoCloseable {
      * create and watches all live in the session group, the group owning the start of the key space).
      */
     private static byte[] routingKey(byte[] payload) {
-        if (io.synod.core.kv.SessionCommand.isSessionCommand(payload)) {
-            io.synod.core.kv.SessionCommand.decode(payload); // refuse a malformed one here, with its reason
+        if (SessionCommand.isSessionCommand(payload)) {
+            SessionCommand.decode(payload); // refuse a malformed one here, with its reason
             return new byte[0];
         }
         return KvCommand.decode(payload).key().getBytes(StandardCharsets.UTF_8);
@@ -315,7 +321,7 @@ public final class SynodNode implements AutoCloseable {
         GroupLoop[] current = loops;
         if (group < 0 || group >= current.length) {
             respond.accept(new WireFrame.ClientResponse(read.requestId(), group, group < 0
-                    ? io.synod.core.paxos.ClientReply.Status.REJECTED.ordinal() : WireFrame.ClientResponse.STATUS_NO_GROUP,
+                    ? ClientReply.Status.REJECTED.ordinal() : WireFrame.ClientResponse.STATUS_NO_GROUP,
                     0, -1, (group < 0 ? "malformed read" : "").getBytes(StandardCharsets.UTF_8)));
             return;
         }

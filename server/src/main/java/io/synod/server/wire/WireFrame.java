@@ -1,6 +1,7 @@
 package io.synod.server.wire;
 
 import io.synod.core.paxos.Message;
+import io.synod.core.wire.ClientFrame;
 import java.util.List;
 
 /**
@@ -22,7 +23,7 @@ public sealed interface WireFrame {
      */
     record ClientCommand(long requestId, long clientId, long sequence, byte[] payload, int flags) implements WireFrame {
         /** {@code ClientFrame.FLAG_THROUGH_LOG}: a read that must not be answered under a lease. */
-        public static final int FLAG_THROUGH_LOG = io.synod.core.wire.ClientFrame.FLAG_THROUGH_LOG;
+        public static final int FLAG_THROUGH_LOG = ClientFrame.FLAG_THROUGH_LOG;
 
         public ClientCommand(long requestId, long clientId, long sequence, byte[] payload) {
             this(requestId, clientId, sequence, payload, 0);
@@ -36,9 +37,9 @@ public sealed interface WireFrame {
     record ClientResponse(long requestId, int group, int status, long slot, int leaderHint, byte[] result, int served)
             implements WireFrame {
         public static final int STATUS_NO_GROUP = 100;
-        public static final int SERVED_LOG = io.synod.core.wire.ClientFrame.SERVED_LOG;
-        public static final int SERVED_LEASE = io.synod.core.wire.ClientFrame.SERVED_LEASE;
-        public static final int SERVED_LOCAL = io.synod.core.wire.ClientFrame.SERVED_LOCAL;
+        public static final int SERVED_LOG = ClientFrame.SERVED_LOG;
+        public static final int SERVED_LEASE = ClientFrame.SERVED_LEASE;
+        public static final int SERVED_LOCAL = ClientFrame.SERVED_LOCAL;
 
         /** A response whose path is the log (or does not matter: a write, an error). */
         public ClientResponse(long requestId, int group, int status, long slot, int leaderHint, byte[] result) {

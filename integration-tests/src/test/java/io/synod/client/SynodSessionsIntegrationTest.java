@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.server.node.LocalCluster;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,19 +29,16 @@ import org.junit.jupiter.api.Timeout;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(240)
 class SynodSessionsIntegrationTest {
-    Path dir;
+    private RealCluster real;
     TestingServer zk;
     LocalCluster cluster;
     SynodClient client;
 
     @BeforeAll
     void start() throws Exception {
-        dir = java.nio.file.Files.createTempDirectory("synod-sessions-it");
-        zk = new TestingServer(true);
-        cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 2, "sessions",
-                Map.of("zookeeper.session.timeout.ms", "3000", "metrics.port", "-1"));
-        cluster.startAll();
-        assertTrue(cluster.awaitLeaders(60_000), "every group gets a leader");
+        real = RealCluster.start("sessions", 3, 2, Map.of("zookeeper.session.timeout.ms", "3000", "metrics.port", "-1"));
+        zk = real.zk;
+        cluster = real.cluster;
         client = newClient();
     }
 
@@ -57,16 +52,8 @@ class SynodSessionsIntegrationTest {
         if (client != null) {
             client.close();
         }
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (zk != null) {
-            zk.close();
-        }
-        if (dir != null) {
-            try (var paths = java.nio.file.Files.walk(dir)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+        if (real != null) {
+            real.close();
         }
     }
 

@@ -8,9 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.server.node.LocalCluster;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,20 +29,16 @@ import org.junit.jupiter.api.Timeout;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(180)
 class SynodClientIntegrationTest {
-    Path dir;
-
+    private RealCluster real;
     TestingServer zk;
     LocalCluster cluster;
     SynodClient client;
 
     @BeforeAll
     void start() throws Exception {
-        dir = java.nio.file.Files.createTempDirectory("synod-sdk-it");
-        zk = new TestingServer(true);
-        cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 4, "sdk",
-                Map.of("zookeeper.session.timeout.ms", "3000", "metrics.port", "-1"));
-        cluster.startAll();
-        assertTrue(cluster.awaitLeaders(60_000), "every group gets a leader");
+        real = RealCluster.start("sdk", 3, 4, Map.of("zookeeper.session.timeout.ms", "3000", "metrics.port", "-1"));
+        zk = real.zk;
+        cluster = real.cluster;
         client = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("sdk").timeout(Duration.ofSeconds(20))
                 .build();
     }
@@ -54,16 +48,8 @@ class SynodClientIntegrationTest {
         if (client != null) {
             client.close();
         }
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (zk != null) {
-            zk.close();
-        }
-        if (dir != null) {
-            try (var paths = java.nio.file.Files.walk(dir)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+        if (real != null) {
+            real.close();
         }
     }
 
