@@ -14,6 +14,7 @@ import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.LeaseHooks;
 import io.synod.core.paxos.QuorumPolicy;
 import io.synod.core.paxos.ReadyLoop;
+import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.Role;
 
@@ -135,6 +136,11 @@ final class NegativeControls {
             return "unchecked (mutation)";
         }
     };
+
+    /** {@link Mutation#NO_CHECK_QUORUM}: the replica configuration with CheckQuorum off. */
+    ReplicaConfig replicaConfig(ReplicaConfig real) {
+        return mutation == Mutation.NO_CHECK_QUORUM ? real.withCheckQuorum(0) : real;
+    }
 
     /** {@link Mutation#WRITE_QUORUM_TOO_SMALL}: phase 1 uses majorities, a value commits with one acceptance fewer. */
     QuorumPolicy quorum() {
