@@ -43,14 +43,17 @@ final class QuorumContact {
     }
 
     /**
-     * Whether this leader went a whole {@link ReplicaConfig#checkQuorumNanos()} without hearing from
+     * Whether this leader went a whole {@link ReplicaConfig#checkQuorumNanos()} (at least four heartbeat
+     * intervals) without hearing from
      * enough peers to make, with itself, {@code quorum} (always false when the check is off).
      */
     boolean lostQuorum(int quorum) {
-        long window = ctx.config.checkQuorumNanos();
-        if (window == 0 || ctx.role != Role.LEADER) {
+        if (ctx.config.checkQuorumNanos() == 0 || ctx.role != Role.LEADER) {
             return false;
         }
+        // Peers answer heartbeats: a window shorter than a few heartbeat intervals would depose an idle
+        // leader whose peers are fine (heartbeat.ms is configurable up to a minute).
+        long window = Math.max(ctx.config.checkQuorumNanos(), 4 * ctx.config.heartbeatIntervalNanos());
         track();
         if (ctx.nowNanos - lastTickNanos >= window / 2) {
             Arrays.fill(lastHeardNanos, ctx.nowNanos);

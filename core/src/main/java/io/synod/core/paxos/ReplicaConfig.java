@@ -20,7 +20,8 @@ package io.synod.core.paxos;
  * @param snapshotChunkBytes       bytes of encoded snapshot per InstallSnapshot chunk
  * @param checkQuorumNanos         a leader that heard no answer in its ballot from enough peers to make a
  *                                 phase 1 quorum (with itself) for this long steps down and resigns
- *                                 ({@link QuorumContact}, etcd's CheckQuorum); 0 turns the check off
+ *                                 ({@link QuorumContact}, etcd's CheckQuorum; never less than four
+ *                                 heartbeat intervals); 0 turns the check off
  */
 public record ReplicaConfig(
         int nodeId,
