@@ -1,8 +1,10 @@
 package io.synod.core.paxos;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -80,6 +82,42 @@ class CheckQuorumScenarioTest {
         }
         assertEquals(Role.LEADER, cluster.replicas[0].role());
         assertFalse(cluster.resigned[0]);
+    }
+
+    @Test
+    void aResumedPausedLeaderCommitsNothingInItsOldBallot() {
+        // A leader stopped (SIGSTOP) past its ZooKeeper session: the service elects another node, which
+        // runs phase 1 with the remaining majority and commits. Resumed, the old leader's first tick is
+        // not judged by CheckQuorum (the silence was its own pause), but the higher ballot it meets ends
+        // its leadership; the write it had in flight was accepted by nobody else and is never chosen,
+        // and what it applies afterwards is what the new leader chose (Paxos Made Simple §2.2: acceptors
+        // that promised a higher ballot refuse the old one).
+        TestCluster cluster = cluster(100 * MS);
+        cluster.elect(0, 1);
+        cluster.propose(0, 7, 1, new KvCommand.Append("k", 1));
+        ClientReply first = cluster.lastReply(7);
+        assertEquals(ClientReply.Status.OK, first.status());
+        cluster.drop = m -> m instanceof Message.Accept && m.from() == 0;
+        cluster.propose(0, 7, 2, new KvCommand.Append("k", 2));
+        assertSame(first, cluster.lastReply(7), "append 2 is in flight, unanswered");
+        cluster.pause(0);
+        cluster.drop = m -> false;
+        cluster.tick(3_000 * MS); // longer than the session timeout: the service names node 1
+        cluster.elect(1, 2);
+        assertEquals(Role.LEADER, cluster.replicas[1].role());
+        cluster.propose(1, 8, 1, new KvCommand.Append("k", 3));
+        assertEquals(ClientReply.Status.OK, cluster.lastReply(8).status());
+
+        cluster.resume(0);
+        cluster.tick(10 * MS);
+        assertEquals(Role.FOLLOWER, cluster.replicas[0].role(), "the higher ballot ended its leadership");
+        assertFalse(cluster.resigned[0], "deposed by the ballot, not by CheckQuorum: its own pause is not its peers' silence");
+        cluster.propose(0, 7, 3, new KvCommand.Append("k", 4));
+        assertEquals(ClientReply.Status.NOT_LEADER, cluster.lastReply(7).status());
+        cluster.tick(100 * MS);
+        for (int node = 0; node < 3; node++) {
+            assertArrayEquals(new long[] {1, 3}, cluster.readList(node, "k"), "node " + node + ": append 2 was never chosen");
+        }
     }
 
     @Test
