@@ -8,7 +8,6 @@ import io.synod.coordination.ShardMap;
 import io.synod.core.check.Verdict;
 import io.synod.server.cli.DemoCommand;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -48,9 +48,8 @@ public final class NemesisCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--dir", required = true, paramLabel = "DIR",
-            description = "run directory: the cluster under DIR/cluster, the history in DIR/history.jsonl")
-    Path dir;
+    @Mixin
+    RunOptions o = new RunOptions();
 
     @Option(names = "--faults", defaultValue = "partition,pause,kill", paramLabel = "LIST",
             description = "comma-separated fault kinds: split, leader-isolation, zk-isolation (partition = all three),"
@@ -64,18 +63,6 @@ public final class NemesisCommand implements Callable<Integer> {
     @Option(names = "--seconds", paramLabel = "S", description = "inject no new fault after S seconds (default: no limit)")
     Integer seconds;
 
-    @Option(names = "--nodes", defaultValue = "3", description = "3 or 5 server processes (default ${DEFAULT-VALUE})")
-    int nodes;
-
-    @Option(names = "--groups", defaultValue = "2", description = "replication groups, 1..16 (default ${DEFAULT-VALUE})")
-    int groups;
-
-    @Option(names = "--clients", defaultValue = "6", description = "client threads, 1..64 (default ${DEFAULT-VALUE})")
-    int clients;
-
-    @Option(names = "--keys", defaultValue = "8", description = "list keys, 1..1000 (default ${DEFAULT-VALUE})")
-    int keys;
-
     @Option(names = "--fault-ms", defaultValue = "6000",
             description = "how long a partition is held; a pause lasts at least the session timeout + 2 s (default ${DEFAULT-VALUE})")
     int faultMillis;
@@ -88,20 +75,9 @@ public final class NemesisCommand implements Callable<Integer> {
             description = "after healing, every group must have a leader and commit within this bound (default ${DEFAULT-VALUE})")
     int recoverySeconds;
 
-    @Option(names = "--session-timeout-ms", defaultValue = "2000",
-            description = "ZooKeeper session timeout of the servers (default ${DEFAULT-VALUE})")
-    int sessionTimeoutMillis;
-
-    @Option(names = "--op-timeout-ms", defaultValue = "8000",
-            description = "one operation's deadline, retries included; past it its outcome is unknown (default ${DEFAULT-VALUE})")
-    int opTimeoutMillis;
-
     @Option(names = "--lease", defaultValue = "none",
             description = "the servers' read lease (server config 'lease': none, leader, ...) (default ${DEFAULT-VALUE})")
     String lease;
-
-    @Option(names = "--seed", description = "seed of the victims and timings (default: random)")
-    Long seed;
 
     private PrintWriter out;
     private long startNanos;
@@ -115,18 +91,13 @@ public final class NemesisCommand implements Callable<Integer> {
         List<String> kinds = parseFaults();
         validate();
         out = spec.commandLine().getOut();
-        BenchCli.requireWritableDirectory(spec, "--dir", dir);
-        Path clusterDir = dir.resolve("cluster");
-        if (Files.exists(clusterDir)) {
-            throw new ParameterException(spec.commandLine(), "--dir " + dir + " already holds a run (" + clusterDir
-                    + " exists); use a fresh directory");
-        }
-        long actualSeed = seed != null ? seed : System.nanoTime();
+        Path clusterDir = o.freshClusterDir(spec);
+        long actualSeed = o.seedOrRandom();
         Random random = new Random(actualSeed);
         startNanos = System.nanoTime();
         progress("nemesis: faults %s, %d rounds, %d nodes, %d groups, %d clients, %d keys, lease %s, seed %d", kinds, rounds,
-                nodes, groups, clients, keys, lease, actualSeed);
-        try (ProcessCluster cluster = ProcessCluster.start(clusterDir, nodes, groups, sessionTimeoutMillis,
+                o.nodes, o.groups, o.clients, o.keys, lease, actualSeed);
+        try (ProcessCluster cluster = ProcessCluster.start(clusterDir, o.nodes, o.groups, o.sessionTimeoutMillis,
                 List.of("lease=" + lease), out, true)) {
             progress("putting relays on every peer link and ZooKeeper link (each node restarts once)");
             try (RelayMesh mesh = RelayMesh.install(cluster); NemesisFaults nemesis = new NemesisFaults(cluster, mesh)) {
@@ -155,30 +126,22 @@ public final class NemesisCommand implements Callable<Integer> {
     private void validate() {
         check(rounds >= 1 && rounds <= 10_000, "--rounds must be 1..10000, got " + rounds);
         check(seconds == null || (seconds >= 1 && seconds <= 7 * 24 * 3600), "--seconds must be 1..604800, got " + seconds);
-        check(nodes == 3 || nodes == 5, "--nodes must be 3 or 5, got " + nodes);
-        check(groups >= 1 && groups <= 16, "--groups must be 1..16, got " + groups);
-        check(clients >= 1 && clients <= 64, "--clients must be 1..64, got " + clients);
-        check(keys >= 1 && keys <= 1000, "--keys must be 1..1000, got " + keys);
         check(faultMillis >= 500 && faultMillis <= 600_000, "--fault-ms must be 500..600000, got " + faultMillis);
         check(intervalMillis >= 100 && intervalMillis <= 600_000, "--interval-ms must be 100..600000, got " + intervalMillis);
         check(recoverySeconds >= 5 && recoverySeconds <= 3600, "--recovery-s must be 5..3600, got " + recoverySeconds);
-        check(sessionTimeoutMillis >= 1000 && sessionTimeoutMillis <= 60_000,
-                "--session-timeout-ms must be 1000..60000, got " + sessionTimeoutMillis);
-        check(opTimeoutMillis >= 500 && opTimeoutMillis <= 600_000, "--op-timeout-ms must be 500..600000, got " + opTimeoutMillis);
         check(lease.matches("[a-z-]{1,32}"), "--lease must be a lease mode name, got '" + lease + "'");
+        o.validate(spec);
     }
 
     private void check(boolean ok, String message) {
-        if (!ok) {
-            throw new ParameterException(spec.commandLine(), message);
-        }
+        RunOptions.check(spec, ok, message);
     }
 
     private int run(ProcessCluster cluster, NemesisFaults nemesis, List<String> kinds, Random random) throws Exception {
-        ListAppendWorkload workload = new ListAppendWorkload(groups, clients, keys, 300, opTimeoutMillis);
+        ListAppendWorkload workload = new ListAppendWorkload(o.groups, o.clients, o.keys, o.appendsPerKey, o.opTimeoutMillis);
         SharedHistory history = workload.history();
         List<FaultReport> reports = new ArrayList<>();
-        try (KvClient client = new SdkKvClient(cluster.clientAddresses(), 1024, Duration.ofMillis(opTimeoutMillis))) {
+        try (KvClient client = new SdkKvClient(cluster.clientAddresses(), 1024, Duration.ofMillis(o.opTimeoutMillis))) {
             progress("client: %s", client.description());
             workload.start(client, random);
             long deadline = seconds == null ? Long.MAX_VALUE : startNanos + seconds * 1_000_000_000L;
@@ -194,14 +157,14 @@ public final class NemesisCommand implements Callable<Integer> {
                             r.unavailableSeconds(), r.recovered() ? String.format("recovered %.1f s after healing",
                                     r.recoverySeconds()) : "NOT RECOVERED within " + recoverySeconds + " s");
                 }
-                Thread.sleep(Math.max(2_000, sessionTimeoutMillis));
+                Thread.sleep(Math.max(2_000, o.sessionTimeoutMillis));
             } finally {
                 nemesis.healEverything();
                 workload.stop();
             }
             progress("workload stopped: ops ok %d, fail %d, info %d; reading every key's final list", history.ok(),
                     history.failed(), history.info());
-            ListAppendWorkload.Outcome outcome = workload.finish(client, dir, out);
+            ListAppendWorkload.Outcome outcome = workload.finish(client, o.dir, out);
             boolean recoveredAll = reports.stream().allMatch(FaultReport::recovered);
             boolean ok = outcome.ok(history) && recoveredAll;
             printSummary(cluster, workload, outcome, reports, ok);
@@ -212,16 +175,16 @@ public final class NemesisCommand implements Callable<Integer> {
     private FaultReport inject(int round, String kind, ProcessCluster cluster, NemesisFaults nemesis, KvClient client,
             SharedHistory history, Random random) throws Exception {
         Map<Integer, Integer> leaders = cluster.leaders();
-        int group = random.nextInt(groups);
-        int victim = leaders.getOrDefault(group, random.nextInt(nodes));
-        long held = kind.equals("pause") ? Math.max(faultMillis, sessionTimeoutMillis + 2_000L)
+        int group = random.nextInt(o.groups);
+        int victim = leaders.getOrDefault(group, random.nextInt(o.nodes));
+        long held = kind.equals("pause") ? Math.max(faultMillis, o.sessionTimeoutMillis + 2_000L)
                 : kind.equals("kill") ? 1_000L : faultMillis;
         long t0 = history.nowNanos();
         String target = nemesis.inject(kind, victim, group, random);
         double newLeader = -1;
         long heldUntil = System.nanoTime() + held * 1_000_000L;
         Set<Integer> others = new LinkedHashSet<>();
-        for (int n = 0; n < nodes; n++) {
+        for (int n = 0; n < o.nodes; n++) {
             if (n != victim) {
                 others.add(n);
             }
@@ -250,9 +213,9 @@ public final class NemesisCommand implements Callable<Integer> {
      */
     private boolean awaitRecovery(ProcessCluster cluster, KvClient client, int round) throws Exception {
         long deadline = System.nanoTime() + recoverySeconds * 1_000_000_000L;
-        List<String> prefixes = new ArrayList<>(DemoCommand.prefixesPerGroup(ShardMap.uniform(groups)).values());
+        List<String> prefixes = new ArrayList<>(DemoCommand.prefixesPerGroup(ShardMap.uniform(o.groups)).values());
         Set<Integer> pending = new LinkedHashSet<>();
-        for (int g = 0; g < groups; g++) {
+        for (int g = 0; g < o.groups; g++) {
             pending.add(g);
         }
         while (!pending.isEmpty() && System.nanoTime() < deadline) {
@@ -262,7 +225,7 @@ public final class NemesisCommand implements Callable<Integer> {
                     continue;
                 }
                 try {
-                    client.append(prefixes.get(g) + "nemesis-probe", round).get(opTimeoutMillis, TimeUnit.MILLISECONDS);
+                    client.append(prefixes.get(g) + "nemesis-probe", round).get(o.opTimeoutMillis, TimeUnit.MILLISECONDS);
                     pending.remove(g);
                 } catch (Exception notYet) {
                     // Retried until the deadline.
@@ -277,7 +240,7 @@ public final class NemesisCommand implements Callable<Integer> {
 
     private void awaitLeaders(ProcessCluster cluster, int boundSeconds) throws Exception {
         long deadline = System.nanoTime() + boundSeconds * 1_000_000_000L;
-        while (cluster.leaders().size() < groups) {
+        while (cluster.leaders().size() < o.groups) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("not every group has a leader " + boundSeconds + " s after the relays went in");
             }
@@ -290,16 +253,16 @@ public final class NemesisCommand implements Callable<Integer> {
             List<FaultReport> reports, boolean ok) {
         out.println();
         out.println("summary");
-        out.printf("  cluster:             %d server processes, %d groups, lease %s (%s)%n", nodes, groups, lease, cluster.dir());
+        out.printf("  cluster:             %d server processes, %d groups, lease %s (%s)%n", o.nodes, o.groups, lease, cluster.dir());
         out.printf("  faults:              %d (%d recovered within %d s)%n", reports.size(),
                 reports.stream().filter(FaultReport::recovered).count(), recoverySeconds);
         workload.printSummary(out, outcome);
         out.printf("  wall time:           %.1f s%n", (System.nanoTime() - startNanos) / 1e9);
         out.printf("  result:              %s%n", ok ? "OK" : "FAILED");
         out.println();
-        out.println("  round  fault             target                     held s  other leader s  no-ok-op s  recovered (s after heal)");
+        out.println("  round  fault             target                          held s  other leader s  no-ok-op s  recovered (s after heal)");
         for (FaultReport r : reports) {
-            out.printf("  %5d  %-16s  %-25s  %6.1f  %14s  %10.1f  %s%n", r.round(), r.kind(), r.target(), r.heldSeconds(),
+            out.printf("  %5d  %-16s  %-30s  %6.1f  %14s  %10.1f  %s%n", r.round(), r.kind(), r.target(), r.heldSeconds(),
                     r.newLeaderSeconds() < 0 ? "-" : String.format("%.1f", r.newLeaderSeconds()), r.unavailableSeconds(),
                     r.recovered() ? String.format("yes (%.1f)", r.recoverySeconds()) : "NO");
         }

@@ -7,7 +7,6 @@ import io.synod.bench.kv.KvClient;
 import io.synod.bench.kv.ProcessCluster;
 import io.synod.core.check.Verdict;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,9 +14,9 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -35,47 +34,19 @@ public final class TortureCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    RunOptions o = new RunOptions();
+
     @Option(names = "--kills", required = true, paramLabel = "N", description = "SIGKILLs to deliver (1..100000)")
     int kills;
-
-    @Option(names = "--dir", required = true, paramLabel = "DIR",
-            description = "run directory: the cluster under DIR/cluster, the history in DIR/history.jsonl")
-    Path dir;
 
     @Option(names = "--seconds", paramLabel = "S", description = "stop killing after S seconds even if fewer than N kills"
             + " were delivered (default: no limit)")
     Integer seconds;
 
-    @Option(names = "--nodes", defaultValue = "3", description = "3 or 5 server processes (default ${DEFAULT-VALUE})")
-    int nodes;
-
-    @Option(names = "--groups", defaultValue = "2", description = "replication groups, 1..16 (default ${DEFAULT-VALUE})")
-    int groups;
-
-    @Option(names = "--clients", defaultValue = "6", description = "client threads, 1..64 (default ${DEFAULT-VALUE})")
-    int clients;
-
-    @Option(names = "--keys", defaultValue = "8", description = "list keys, 1..1000 (default ${DEFAULT-VALUE})")
-    int keys;
-
-    @Option(names = "--appends-per-key", defaultValue = "300",
-            description = "appends to one key before its slot moves on to a fresh key (default ${DEFAULT-VALUE})")
-    int appendsPerKey;
-
     @Option(names = "--interval-ms", defaultValue = "3000",
             description = "mean time between one node's restart and the next kill (default ${DEFAULT-VALUE})")
     int intervalMillis;
-
-    @Option(names = "--session-timeout-ms", defaultValue = "2000",
-            description = "ZooKeeper session timeout of the servers: bounds failover (default ${DEFAULT-VALUE})")
-    int sessionTimeoutMillis;
-
-    @Option(names = "--op-timeout-ms", defaultValue = "8000",
-            description = "one operation's deadline, retries included; past it its outcome is unknown (default ${DEFAULT-VALUE})")
-    int opTimeoutMillis;
-
-    @Option(names = "--seed", description = "seed of the victim and timing choices (default: random)")
-    Long seed;
 
     private PrintWriter out;
     private long startNanos;
@@ -84,18 +55,13 @@ public final class TortureCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         validate();
         out = spec.commandLine().getOut();
-        BenchCli.requireWritableDirectory(spec, "--dir", dir);
-        Path clusterDir = dir.resolve("cluster");
-        if (Files.exists(clusterDir)) {
-            throw new ParameterException(spec.commandLine(), "--dir " + dir + " already holds a run (" + clusterDir
-                    + " exists); use a fresh directory");
-        }
-        long actualSeed = seed != null ? seed : System.nanoTime();
+        Path clusterDir = o.freshClusterDir(spec);
+        long actualSeed = o.seedOrRandom();
         Random random = new Random(actualSeed);
         startNanos = System.nanoTime();
-        progress("torture: %d kills, %d nodes, %d groups, %d clients, %d keys, seed %d", kills, nodes, groups, clients, keys,
+        progress("torture: %d kills, %d nodes, %d groups, %d clients, %d keys, seed %d", kills, o.nodes, o.groups, o.clients, o.keys,
                 actualSeed);
-        try (ProcessCluster cluster = ProcessCluster.start(clusterDir, nodes, groups, sessionTimeoutMillis, List.of(), out,
+        try (ProcessCluster cluster = ProcessCluster.start(clusterDir, o.nodes, o.groups, o.sessionTimeoutMillis, List.of(), out,
                 true)) {
             return run(cluster, random);
         }
@@ -104,29 +70,20 @@ public final class TortureCommand implements Callable<Integer> {
     private void validate() {
         check(kills >= 1 && kills <= 100_000, "--kills must be 1..100000, got " + kills);
         check(seconds == null || (seconds >= 1 && seconds <= 7 * 24 * 3600), "--seconds must be 1..604800, got " + seconds);
-        check(nodes == 3 || nodes == 5, "--nodes must be 3 or 5, got " + nodes);
-        check(groups >= 1 && groups <= 16, "--groups must be 1..16, got " + groups);
-        check(clients >= 1 && clients <= 64, "--clients must be 1..64, got " + clients);
-        check(keys >= 1 && keys <= 1000, "--keys must be 1..1000, got " + keys);
-        check(appendsPerKey >= 1 && appendsPerKey <= 1_000_000, "--appends-per-key must be 1..1000000, got " + appendsPerKey);
         check(intervalMillis >= 100 && intervalMillis <= 600_000, "--interval-ms must be 100..600000, got " + intervalMillis);
-        check(sessionTimeoutMillis >= 1000 && sessionTimeoutMillis <= 60_000,
-                "--session-timeout-ms must be 1000..60000, got " + sessionTimeoutMillis);
-        check(opTimeoutMillis >= 500 && opTimeoutMillis <= 600_000, "--op-timeout-ms must be 500..600000, got " + opTimeoutMillis);
+        o.validate(spec);
     }
 
     private void check(boolean ok, String message) {
-        if (!ok) {
-            throw new ParameterException(spec.commandLine(), message);
-        }
+        RunOptions.check(spec, ok, message);
     }
 
     private int run(ProcessCluster cluster, Random random) throws Exception {
-        ListAppendWorkload workload = new ListAppendWorkload(groups, clients, keys, appendsPerKey, opTimeoutMillis);
+        ListAppendWorkload workload = new ListAppendWorkload(o.groups, o.clients, o.keys, o.appendsPerKey, o.opTimeoutMillis);
         SharedHistory history = workload.history();
         int killsDone = 0;
         int leaderKills = 0;
-        try (KvClient client = new SdkKvClient(cluster.clientAddresses(), 1024, Duration.ofMillis(opTimeoutMillis))) {
+        try (KvClient client = new SdkKvClient(cluster.clientAddresses(), 1024, Duration.ofMillis(o.opTimeoutMillis))) {
             progress("client: %s", client.description());
             workload.start(client, random);
             long deadline = seconds == null ? Long.MAX_VALUE : startNanos + seconds * 1_000_000_000L;
@@ -142,7 +99,7 @@ public final class TortureCommand implements Callable<Integer> {
                         victim = leaders.get(g);
                         why = "leader of group " + g;
                     } else {
-                        victim = random.nextInt(nodes);
+                        victim = random.nextInt(o.nodes);
                         why = leaders.containsValue(victim) ? "random pick, leads groups " + ledBy(leaders, victim)
                                 : "random pick, a follower";
                     }
@@ -158,17 +115,17 @@ public final class TortureCommand implements Callable<Integer> {
                             victim, why, (System.nanoTime() - r0) / 1e9, history.ok(), history.failed(), history.info());
                 }
                 // Let the last restarted node rejoin and the clients finish under a stable cluster.
-                sleepMillis(Math.max(2_000, sessionTimeoutMillis));
+                sleepMillis(Math.max(2_000, o.sessionTimeoutMillis));
             } finally {
                 workload.stop();
             }
             progress("workload stopped: ops ok %d, fail %d, info %d; reading every key's final list", history.ok(),
                     history.failed(), history.info());
-            ListAppendWorkload.Outcome outcome = workload.finish(client, dir, out);
+            ListAppendWorkload.Outcome outcome = workload.finish(client, o.dir, out);
             boolean ok = outcome.ok(history);
             out.println();
             out.println("summary");
-            out.printf("  cluster:             %d server processes, %d groups (%s)%n", nodes, groups, cluster.dir());
+            out.printf("  cluster:             %d server processes, %d groups (%s)%n", o.nodes, o.groups, cluster.dir());
             out.printf("  kills:               %d SIGKILLs (%d of a group leader), each node restarted on its data%n", killsDone,
                     leaderKills);
             workload.printSummary(out, outcome);
