@@ -273,7 +273,6 @@ public final class NemesisCommand implements Callable<Integer> {
     }
 
     private void progress(String format, Object... args) {
-        out.printf("[%6.1fs] %s%n", (System.nanoTime() - startNanos) / 1e9, String.format(format, args));
-        out.flush();
+        RunOptions.progress(out, startNanos, format, args);
     }
 }

@@ -1,6 +1,7 @@
 package io.synod.bench.torture;
 
 import io.synod.bench.BenchCli;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Model.CommandSpec;
@@ -66,6 +67,12 @@ final class RunOptions {
 
     long seedOrRandom() {
         return seed != null ? seed : System.nanoTime();
+    }
+
+    /** One progress line, stamped with the seconds since {@code startNanos}. */
+    static void progress(PrintWriter out, long startNanos, String format, Object... args) {
+        out.printf("[%6.1fs] %s%n", (System.nanoTime() - startNanos) / 1e9, String.format(format, args));
+        out.flush();
     }
 
     /** A one-line usage error unless {@code ok}. */

@@ -150,8 +150,7 @@ public final class TortureCommand implements Callable<Integer> {
     }
 
     private void progress(String format, Object... args) {
-        out.printf("[%6.1fs] %s%n", (System.nanoTime() - startNanos) / 1e9, String.format(format, args));
-        out.flush();
+        RunOptions.progress(out, startNanos, format, args);
     }
 
     private static void sleepMillis(long millis) throws InterruptedException {
