@@ -7,6 +7,7 @@ import io.synod.bench.kv.KvBenchCommand;
 import io.synod.bench.leases.LeasesCommand;
 import io.synod.bench.locks.LocksAtCommand;
 import io.synod.bench.locks.LocksCommand;
+import io.synod.bench.torture.NemesisCommand;
 import io.synod.bench.torture.TortureCommand;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -34,7 +35,7 @@ import picocli.CommandLine;
         usageHelpWidth = BenchCli.HELP_WIDTH + 10, // the command list: name column plus each one-line header
         description = "Runs Synod's experiments and writes CSV files, PNG plots and a summary.",
         subcommands = {LocksCommand.class, LocksAtCommand.class, CodecCommand.class, CodedCommand.class,
-                KvBenchCommand.class, JmhCommand.class, TortureCommand.class, LeasesCommand.class,
+                KvBenchCommand.class, JmhCommand.class, TortureCommand.class, NemesisCommand.class, LeasesCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Run 'synod bench help <command>' or 'synod bench <command> --help' for a command's options."})
 public final class BenchCli implements Callable<Integer> {

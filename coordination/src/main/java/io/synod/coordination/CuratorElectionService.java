@@ -398,9 +398,10 @@ public final class CuratorElectionService implements ElectionService {
             return; // we hold the latch: Elected follows once the epoch is allocated
         }
         if (leader != g.announced) {
-            if (leader >= 0) {
-                g.deferrals = 0;
-            }
+            // The deferral count is not reset when another node wins: a leader cut off from its peers
+            // publishes the highest last slot (its own unchosen proposals), wins every election the others
+            // defer to it, fails phase 1 and resigns; resetting here kept the others deferring for as long
+            // as the cut lasted (found by synod nemesis, leader-isolation). It resets when this node leads.
             g.announced = leader;
             leaders.put(g.id, leader);
             deliver(g, new ElectionEvent.LeaderIs(leader));

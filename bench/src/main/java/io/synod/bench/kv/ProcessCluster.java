@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import picocli.CommandLine;
 
@@ -113,8 +114,19 @@ public final class ProcessCluster implements AutoCloseable {
      * leader right now are absent.
      */
     public Map<Integer, Integer> leaders() throws IOException {
+        return leadersAmong(clientAddresses().keySet());
+    }
+
+    /**
+     * {@link #leaders()} as reported by the nodes in {@code asked} only (a node cut off from its peers
+     * may still call itself leader; asking the others shows whether they elected someone else).
+     */
+    public Map<Integer, Integer> leadersAmong(Set<Integer> asked) throws IOException {
         Map<Integer, Integer> out = new TreeMap<>();
         for (Map.Entry<Integer, InetSocketAddress> e : clientAddresses().entrySet()) {
+            if (!asked.contains(e.getKey())) {
+                continue;
+            }
             try {
                 WireFrame.StatusReport r = SynodClient.status(e.getValue(), 1_000, 16 << 20);
                 for (WireFrame.GroupStatus s : r.groups()) {

@@ -62,6 +62,11 @@ final class SharedHistory {
         return now();
     }
 
+    /** History time of the latest ok completion, or -1 if none. */
+    synchronized long lastOkNanos() {
+        return okTimes.isEmpty() ? -1 : okTimes.get(okTimes.size() - 1);
+    }
+
     synchronized int ok() {
         return ok;
     }

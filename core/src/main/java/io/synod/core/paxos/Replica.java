@@ -53,6 +53,8 @@ public final class Replica {
     private final Leader leader;
     private final Phase1 phase1;
     private final LeaseHooks leases;
+    private final QuorumPolicy quorum;
+    private final QuorumContact contact;
     private Ready outstanding;
     private long localReadsServed;
 
@@ -78,6 +80,8 @@ public final class Replica {
                 coding, coding.nodes(), config.clusterSize());
         this.ctx = new ReplicaContext(config, coding, nowNanos);
         this.leases = leases;
+        this.quorum = quorum;
+        this.contact = new QuorumContact(ctx);
         ctx.leases = leases;
         ClientSessions sessions = new ClientSessions(config.maxClientSessions());
         this.acceptor = new Acceptor(ctx, durable);
@@ -87,7 +91,7 @@ public final class Replica {
         this.catchUp = new CatchUp(ctx, acceptor, learner, snapshots);
         this.leader = new Leader(ctx, acceptor, learner, clients, catchUp, quorum, leases);
         this.phase1 = new Phase1(ctx, acceptor, learner, leader, clients, quorum);
-        leases.attach(new View());
+        leases.attach(new ReplicaLeaseView(ctx, acceptor, learner));
     }
 
     // =====================================================================================
@@ -110,6 +114,13 @@ public final class Replica {
             }
             phase1.retransmitIfDue();
         } else if (ctx.role == Role.LEADER) {
+            if (contact.lostQuorum(quorum.phase1Quorum(ctx.clusterSize))) {
+                // CheckQuorum: cut off from a quorum, this leader cannot commit, and the election
+                // service may go on naming it; stepping down and resigning lets someone else lead.
+                stepDown(-1);
+                ctx.out.resign();
+                return;
+            }
             leader.tick();
         }
     }
@@ -133,6 +144,7 @@ public final class Replica {
         Check.argument(message.from() >= 0 && message.from() < ctx.clusterSize && message.from() != ctx.self,
                 "message from unknown node %d (cluster of %d)", message.from(), ctx.clusterSize);
         leases.onMessage(message);
+        contact.onMessage(message);
         if (message instanceof Message.Prepare m) {
             onPrepare(m);
         } else if (message instanceof Message.Promise m) {
@@ -430,81 +442,6 @@ public final class Replica {
     public long acceptRetransmitTimeoutNanos(int peer) {
         Check.argument(peer >= 0 && peer < ctx.clusterSize, "no node %d in a cluster of %d", peer, ctx.clusterSize);
         return leader.retransmitTimeoutNanos(peer);
-    }
-
-    /** The lease policy's read-only window on this replica. */
-    private final class View implements LeaseView {
-        @Override
-        public int self() {
-            return ctx.self;
-        }
-
-        @Override
-        public int clusterSize() {
-            return ctx.clusterSize;
-        }
-
-        @Override
-        public Role role() {
-            return ctx.role;
-        }
-
-        @Override
-        public Ballot ownBallot() {
-            return Replica.this.ownBallot();
-        }
-
-        @Override
-        public Ballot promised() {
-            return acceptor.promised();
-        }
-
-        @Override
-        public long commitSlot() {
-            return learner.commitSlot();
-        }
-
-        @Override
-        public long appliedSlot() {
-            return learner.appliedSlot();
-        }
-
-        @Override
-        public long lastSlot() {
-            return acceptor.lastSlot();
-        }
-
-        @Override
-        public long snapshotSlot() {
-            return acceptor.snapshot().lastIncludedSlot();
-        }
-
-        @Override
-        public Entry entry(long slot) {
-            return acceptor.entry(slot);
-        }
-
-        @Override
-        public ClockReading clock() {
-            return ctx.clock;
-        }
-
-        @Override
-        public byte[] readState(byte[] payload) {
-            StateMachine machine = learner.stateMachine();
-            if (!machine.isReadOnly(payload) || !learner.resolvedForRead(payload)) {
-                return null;
-            }
-            return machine.read(payload);
-        }
-
-        @Override
-        public void send(Message.Lease message) {
-            Check.argument(message != null && message.from() == ctx.self && message.to() != ctx.self
-                    && message.to() >= 0 && message.to() < ctx.clusterSize, "lease message %s is not from this replica to a peer",
-                    message);
-            ctx.out.send(message);
-        }
     }
 
     @Override

@@ -18,6 +18,10 @@ package io.synod.core.paxos;
  * @param maxClientSessions        at-most-once table size (least recently used client evicted)
  * @param maxPromiseBytes          bytes of entries per phase 1 Promise page (the leader asks for the next page)
  * @param snapshotChunkBytes       bytes of encoded snapshot per InstallSnapshot chunk
+ * @param checkQuorumNanos         a leader that heard no answer in its ballot from enough peers to make a
+ *                                 phase 1 quorum (with itself) for this long steps down and resigns
+ *                                 ({@link QuorumContact}, etcd's CheckQuorum; never less than four
+ *                                 heartbeat intervals); 0 turns the check off
  */
 public record ReplicaConfig(
         int nodeId,
@@ -34,7 +38,8 @@ public record ReplicaConfig(
         int logRetainSlots,
         int maxClientSessions,
         int maxPromiseBytes,
-        int snapshotChunkBytes) {
+        int snapshotChunkBytes,
+        long checkQuorumNanos) {
 
     /** Node ids must fit the bit sets used for acceptor tracking. */
     public static final int MAX_CLUSTER_SIZE = 63;
@@ -61,6 +66,9 @@ public record ReplicaConfig(
         positive(maxClientSessions, "maxClientSessions");
         positive(maxPromiseBytes, "maxPromiseBytes");
         positive(snapshotChunkBytes, "snapshotChunkBytes");
+        if (checkQuorumNanos < 0) {
+            throw new IllegalArgumentException("checkQuorumNanos must be >= 0 (0: off), got " + checkQuorumNanos);
+        }
     }
 
     private static void positive(long value, String name) {
@@ -78,7 +86,8 @@ public record ReplicaConfig(
                 256, 64, 1 << 20, 4096, 1 << 20,
                 10_000, 1_000, 100_000,
                 1 << 20,          // a Promise page carries up to 1 MiB of entries
-                256 * 1024);      // snapshots travel in 256 KiB chunks
+                256 * 1024,       // snapshots travel in 256 KiB chunks
+                1_000_000_000L);  // CheckQuorum: 20 heartbeats without a quorum's answer and the leader steps down
     }
 
     /** A builder holding this configuration's values, to change a few and {@link Builder#build()} a new one. */
@@ -97,6 +106,11 @@ public record ReplicaConfig(
     public ReplicaConfig withTimers(long heartbeatNanos, long retransmitNanos, long phase1TimeoutNanos) {
         return toBuilder().heartbeatIntervalNanos(heartbeatNanos).retransmitIntervalNanos(retransmitNanos)
                 .phase1TimeoutNanos(phase1TimeoutNanos).build();
+    }
+
+    /** The CheckQuorum window ({@code 0}: off). */
+    public ReplicaConfig withCheckQuorum(long nanos) {
+        return toBuilder().checkQuorumNanos(nanos).build();
     }
 
     public ReplicaConfig withBatching(int inFlightSlots, int batchEntries, int batchBytes, int pendingProposals) {
@@ -121,6 +135,7 @@ public record ReplicaConfig(
         private int maxClientSessions;
         private int maxPromiseBytes;
         private int snapshotChunkBytes;
+        private long checkQuorumNanos;
 
         private Builder(ReplicaConfig c) {
             nodeId = c.nodeId;
@@ -138,13 +153,14 @@ public record ReplicaConfig(
             maxClientSessions = c.maxClientSessions;
             maxPromiseBytes = c.maxPromiseBytes;
             snapshotChunkBytes = c.snapshotChunkBytes;
+            checkQuorumNanos = c.checkQuorumNanos;
         }
 
         public ReplicaConfig build() {
             return new ReplicaConfig(nodeId, clusterSize, heartbeatIntervalNanos, retransmitIntervalNanos,
                     phase1TimeoutNanos, maxInFlightSlots, maxBatchEntries, maxBatchBytes, maxPendingProposals,
                     maxCommandBytes, snapshotEverySlots, logRetainSlots, maxClientSessions, maxPromiseBytes,
-                    snapshotChunkBytes);
+                    snapshotChunkBytes, checkQuorumNanos);
         }
 
         public Builder nodeId(int value) {
@@ -219,6 +235,11 @@ public record ReplicaConfig(
 
         public Builder snapshotChunkBytes(int value) {
             snapshotChunkBytes = value;
+            return this;
+        }
+
+        public Builder checkQuorumNanos(long value) {
+            checkQuorumNanos = value;
             return this;
         }
     }

@@ -326,6 +326,7 @@ public final class CodedThroughput {
                     .heartbeatIntervalNanos(50 * MILLIS)
                     .retransmitIntervalNanos(10 * SECONDS)
                     .phase1TimeoutNanos(10 * SECONDS)
+                    .checkQuorumNanos(10 * SECONDS)
                     .snapshotEverySlots(200)
                     .logRetainSlots(100)
                     .build();

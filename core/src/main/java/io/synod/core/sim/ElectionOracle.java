@@ -30,6 +30,8 @@ final class ElectionOracle {
     private long generation;
     /** True while a re-election is already scheduled, so repeated triggers do not pile up. */
     private boolean electionPending;
+    /** Elections held so far (every {@code elect}), so a watcher can tell a new one happened. */
+    private long elections;
     /** Scenario runs: a fixed detection delay (0: drawn in 10-40 ms) and a node to elect whenever it is up (-1: any). */
     private long fixedDetectNanos;
     private int preferred = -1;
@@ -54,6 +56,10 @@ final class ElectionOracle {
 
     long generation() {
         return generation;
+    }
+
+    long elections() {
+        return elections;
     }
 
     void start() {
@@ -156,6 +162,7 @@ final class ElectionOracle {
     }
 
     private void elect(int node) {
+        elections++;
         leader = node;
         long epoch = nextEpoch++;
         notifier.announce(node, new ElectionEvent.Elected(epoch), notifyDelay(), generation);

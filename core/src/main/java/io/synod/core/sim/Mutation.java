@@ -59,7 +59,13 @@ public enum Mutation {
      * read quorum can meet a chosen value in fewer than X acceptors and replace it (docs/erasure.md
      * "Coding changes").
      */
-    CODING_CHANGE_STALE_QUORUM("coding-change-stale-quorum", true);
+    CODING_CHANGE_STALE_QUORUM("coding-change-stale-quorum", true),
+    /**
+     * No CheckQuorum: a leader cut off from its peers while the election oracle goes on naming it never
+     * steps down, so nobody replaces it and nothing commits ({@link SimLeaderIsolation}; etcd's CheckQuorum).
+     * A liveness bug, caught as {@code LIVENESS}.
+     */
+    NO_CHECK_QUORUM("no-check-quorum");
 
     private final String cliName;
     private final boolean needsCoding;

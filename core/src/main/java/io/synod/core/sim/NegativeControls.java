@@ -11,6 +11,7 @@ import io.synod.core.paxos.Message;
 import io.synod.core.paxos.QuorumPolicy;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.ReadyLoop;
+import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
 import io.synod.core.paxos.ShardDecoder;
 import java.util.Arrays;
@@ -136,6 +137,11 @@ final class NegativeControls {
             return "unchecked (mutation)";
         }
     };
+
+    /** {@link Mutation#NO_CHECK_QUORUM}: the replica configuration with CheckQuorum off. */
+    ReplicaConfig replicaConfig(ReplicaConfig real) {
+        return mutation == Mutation.NO_CHECK_QUORUM ? real.withCheckQuorum(0) : real;
+    }
 
     /** {@link Mutation#WRITE_QUORUM_TOO_SMALL}: phase 1 uses majorities, a value commits with one acceptance fewer. */
     QuorumPolicy quorum() {

@@ -15,6 +15,8 @@ final class SimTiming {
     static final long HEARTBEAT_NANOS = 4 * MILLIS;
     static final long RETRANSMIT_NANOS = 8 * MILLIS;
     static final long PHASE1_TIMEOUT_NANOS = 50 * MILLIS;
+    /** CheckQuorum window (ReplicaConfig.checkQuorumNanos): as long as phase 1 may go without progress. */
+    static final long CHECK_QUORUM_NANOS = 50 * MILLIS;
 
     /** Each node's runtime calls tick() about this often (jittered by up to a quarter). */
     static final long TICK_INTERVAL_NANOS = 1 * MILLIS;

@@ -58,6 +58,7 @@ public final class Simulation {
     final SimTraffic.Counter traffic = new SimTraffic.Counter();
     private final SimEndOfSeed endOfSeed = new SimEndOfSeed(this);
     private final SimScriptedCrash scriptedCrash = new SimScriptedCrash(this);
+    private final SimLeaderIsolation leaderIsolation = new SimLeaderIsolation(this);
     final SimCodingChanges codingChanges = new SimCodingChanges(this);
     /** The traffic when the quiesce phase ended (deferred rebuild: the end-of-seed rebuild is a check, not a cost of the writes). */
     SimTraffic trafficAtQuiesceEnd;
@@ -246,6 +247,7 @@ public final class Simulation {
     public static ReplicaConfig replicaConfig(int nodeId, int clusterSize) {
         return ReplicaConfig.defaults(nodeId, clusterSize)
                 .withTimers(SimTiming.HEARTBEAT_NANOS, SimTiming.RETRANSMIT_NANOS, SimTiming.PHASE1_TIMEOUT_NANOS)
+                .withCheckQuorum(SimTiming.CHECK_QUORUM_NANOS)
                 .withBatching(32, 8, 64 * 1024, 64)
                 .withSnapshotEverySlots(40, 10);
     }
@@ -358,6 +360,7 @@ public final class Simulation {
             }
         }
         oracle.stabilize();
+        leaderIsolation.start();
         clients.startLivenessPhase();
     }
 
@@ -413,7 +416,7 @@ public final class Simulation {
         if (scenario.latency() != null) {
             long rtt = scenario.latency().maxRttNanos();
             replicaConfig = replicaConfig.withTimers(SimTiming.HEARTBEAT_NANOS, Math.max(SimTiming.RETRANSMIT_NANOS, 2 * rtt),
-                    Math.max(SimTiming.PHASE1_TIMEOUT_NANOS, 4 * rtt));
+                    Math.max(SimTiming.PHASE1_TIMEOUT_NANOS, 4 * rtt)).withCheckQuorum(Math.max(SimTiming.CHECK_QUORUM_NANOS, 4 * rtt));
         }
         if (scenario.pipelineSlots() > 0) {
             replicaConfig = replicaConfig.withBatching(scenario.pipelineSlots(), 8, 64 * 1024, scenario.pipelineSlots());
@@ -421,7 +424,7 @@ public final class Simulation {
         if (snapshotInterval != null) {
             replicaConfig = replicaConfig.withSnapshotEverySlots(snapshotInterval[0], snapshotInterval[1]);
         }
-        return replicaConfig;
+        return controls.replicaConfig(replicaConfig);
     }
 
     // ---- node inputs --------------------------------------------------------------------------
@@ -525,6 +528,7 @@ public final class Simulation {
     void drive(SimNode node) {
         if (node.isUp()) {
             node.loop.drive();
+            leaderIsolation.afterInput(node);
         }
         checkMonotonic(node);
     }

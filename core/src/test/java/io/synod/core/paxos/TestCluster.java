@@ -42,6 +42,9 @@ final class TestCluster {
     final boolean[] slowDisk;
     private final Ready[] fsyncing;
     Predicate<Message> drop = m -> false;
+    /** Stopped processes (SIGSTOP): no ticks, no Readies; messages to them wait until {@link #resume(int)}. */
+    final boolean[] paused;
+    private final ArrayDeque<Message> heldForPaused = new ArrayDeque<>();
     long now;
     /** The state machine each (re)started node gets. */
     final java.util.function.IntFunction<StateMachine> machines;
@@ -85,6 +88,7 @@ final class TestCluster {
         this.disks = new Disk[size];
         this.down = new boolean[size];
         this.resigned = new boolean[size];
+        this.paused = new boolean[size];
         this.slowDisk = new boolean[size];
         this.fsyncing = new Ready[size];
         for (int i = 0; i < size; i++) {
@@ -104,6 +108,23 @@ final class TestCluster {
         down[node] = true;
         fsyncing[node] = null;
         network.removeIf(m -> m.to() == node);
+    }
+
+    void pause(int node) {
+        paused[node] = true;
+    }
+
+    /** The stopped process runs again: the messages that waited for it arrive, then its next tick. */
+    void resume(int node) {
+        paused[node] = false;
+        heldForPaused.removeIf(m -> {
+            if (m.to() == node) {
+                network.add(m);
+                return true;
+            }
+            return false;
+        });
+        settle();
     }
 
     void restart(int node) {
@@ -149,7 +170,7 @@ final class TestCluster {
     void tick(long advanceNanos) {
         now += advanceNanos;
         for (int i = 0; i < size; i++) {
-            if (!down[i]) {
+            if (!down[i] && !paused[i]) {
                 replicas[i].tick(now);
             }
         }
@@ -161,7 +182,7 @@ final class TestCluster {
         for (int round = 0; round < 100_000; round++) {
             boolean moved = false;
             for (int i = 0; i < size; i++) {
-                if (!down[i] && replicas[i].hasReady()) {
+                if (!down[i] && !paused[i] && replicas[i].hasReady()) {
                     loops[i].drive();
                     moved = true;
                 }
@@ -169,7 +190,9 @@ final class TestCluster {
             Message message = network.poll();
             if (message != null) {
                 moved = true;
-                if (!down[message.to()] && !drop.test(message)) {
+                if (paused[message.to()] && !drop.test(message)) {
+                    heldForPaused.add(message);
+                } else if (!down[message.to()] && !drop.test(message)) {
                     replicas[message.to()].step(message);
                 }
             }

@@ -53,6 +53,15 @@ class SimulationSweepTest {
     }
 
     @Test
+    void seed5858AtFiveNodesEndsWithALeader() {
+        // Regression (docs/simulator.md, "Seed 5858"): a candidate elected while its own promise fsync
+        // took 101 ms gave up after the 50 ms phase 1 timeout, so no replica led 100 ms after the faults
+        // stopped (LIVENESS). The phase 1 clock now starts when the candidate's Prepares leave.
+        SimResult result = Simulation.run(SimConfig.defaults(5, FaultProfile.ALL).withSeed(5858));
+        assertTrue(result.passed(), result.summaryLine());
+    }
+
+    @Test
     void fiveHundredSeedsAtFiveNodesWithAllFaults() {
         assertClean(sweep(SimConfig.defaults(5, FaultProfile.ALL), 1, 500));
     }

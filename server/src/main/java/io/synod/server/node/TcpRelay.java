@@ -23,8 +23,19 @@ public final class TcpRelay implements AutoCloseable {
     private volatile boolean cut;
 
     public TcpRelay(InetSocketAddress target) throws IOException {
+        this(target, 0);
+    }
+
+    /**
+     * A relay listening on {@code listenPort} of 127.0.0.1 (0: any free port). A relay that was
+     * {@link #cut()} is healed by a new one on its port, so the processes that dial it need no new
+     * address ({@code synod nemesis} partitions this way).
+     */
+    public TcpRelay(InetSocketAddress target, int listenPort) throws IOException {
         this.target = target;
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.server = new ServerSocket();
+        server.setReuseAddress(true);
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), listenPort), 50);
         Thread acceptor = new Thread(this::acceptLoop, "synod-relay-" + server.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
@@ -43,7 +54,15 @@ public final class TcpRelay implements AutoCloseable {
                     return;
                 }
                 Socket upstream = new Socket();
-                upstream.connect(target, 5_000);
+                try {
+                    upstream.connect(target, 5_000);
+                } catch (IOException down) {
+                    // The target is down: refuse this connection, as the target itself would, so the
+                    // dialer retries instead of writing into a connection that leads nowhere.
+                    closeQuietly(client);
+                    closeQuietly(upstream);
+                    continue;
+                }
                 sockets.add(client);
                 sockets.add(upstream);
                 pump(client, upstream);
@@ -72,6 +91,11 @@ public final class TcpRelay implements AutoCloseable {
         }, "synod-relay-pump");
         t.setDaemon(true);
         t.start();
+    }
+
+    /** Whether {@link #cut()} was called. */
+    public boolean isCut() {
+        return cut;
     }
 
     /** Cuts every connection and refuses new ones, like a host that vanished. */

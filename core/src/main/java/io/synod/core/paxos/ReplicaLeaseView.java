@@ -1,0 +1,91 @@
+package io.synod.core.paxos;
+
+import io.synod.core.util.Check;
+
+/**
+ * The lease policy's read-only window on one replica ({@link LeaseHooks#attach}): what it may see of
+ * the replica's roles and state, and the one thing it may do, send a lease message to a peer.
+ */
+final class ReplicaLeaseView implements LeaseView {
+    private final ReplicaContext ctx;
+    private final Acceptor acceptor;
+    private final Learner learner;
+
+    ReplicaLeaseView(ReplicaContext ctx, Acceptor acceptor, Learner learner) {
+        this.ctx = ctx;
+        this.acceptor = acceptor;
+        this.learner = learner;
+    }
+
+    @Override
+    public int self() {
+        return ctx.self;
+    }
+
+    @Override
+    public int clusterSize() {
+        return ctx.clusterSize;
+    }
+
+    @Override
+    public Role role() {
+        return ctx.role;
+    }
+
+    @Override
+    public Ballot ownBallot() {
+        return ctx.role == Role.FOLLOWER ? null : ctx.ownBallot;
+    }
+
+    @Override
+    public Ballot promised() {
+        return acceptor.promised();
+    }
+
+    @Override
+    public long commitSlot() {
+        return learner.commitSlot();
+    }
+
+    @Override
+    public long appliedSlot() {
+        return learner.appliedSlot();
+    }
+
+    @Override
+    public long lastSlot() {
+        return acceptor.lastSlot();
+    }
+
+    @Override
+    public long snapshotSlot() {
+        return acceptor.snapshot().lastIncludedSlot();
+    }
+
+    @Override
+    public Entry entry(long slot) {
+        return acceptor.entry(slot);
+    }
+
+    @Override
+    public ClockReading clock() {
+        return ctx.clock;
+    }
+
+    @Override
+    public byte[] readState(byte[] payload) {
+        StateMachine machine = learner.stateMachine();
+        if (!machine.isReadOnly(payload) || !learner.resolvedForRead(payload)) {
+            return null;
+        }
+        return machine.read(payload);
+    }
+
+    @Override
+    public void send(Message.Lease message) {
+        Check.argument(message != null && message.from() == ctx.self && message.to() != ctx.self
+                && message.to() >= 0 && message.to() < ctx.clusterSize, "lease message %s is not from this replica to a peer",
+                message);
+        ctx.out.send(message);
+    }
+}
