@@ -14,7 +14,6 @@ final class RocksKeys {
 
     static final byte VALUE = 'v';
     static final byte LIST = 'l';
-    static final byte[] APPLIED_KEY = {0, 'a', 'p', 'p', 'l', 'i', 'e', 'd'};
     static final byte[] SESSION_PREFIX = {0, 's'};
     /** The coding in force after the applied slot, once a coding change was applied: {@code 0 "coding"} -> core's parameters. */
     static final byte[] CODING_KEY = {0, 'c', 'o', 'd', 'i', 'n', 'g'};

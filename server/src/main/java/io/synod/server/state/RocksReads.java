@@ -4,10 +4,11 @@ import static io.synod.server.state.RocksKeys.*;
 
 import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvResult;
+import io.synod.core.store.StoreBatch;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import org.rocksdb.RocksIterator;
+import java.util.ArrayList;
+import java.util.List;
 
 /** The read-only commands of {@link RocksKvStateMachine} (get, versioned get, list read, scan) over its applied view. */
 final class RocksReads {
@@ -44,25 +45,20 @@ final class RocksReads {
         // prefix first. Everything staged belongs to slots already applied, together with their
         // applied slot and sessions, so RocksDB still only ever shows a whole prefix of the applied state.
         m.commitApplied();
-        java.util.List<KvResult.Entry> out = new java.util.ArrayList<>();
-        byte[] end = scan.end().isEmpty() ? null : key(VALUE, scan.end());
-        long bytes = 0;
-        try (RocksIterator it = m.newIterator()) {
-            for (it.seek(key(VALUE, scan.start())); it.isValid(); it.next()) {
-                byte[] k = it.key();
-                if (k.length == 0 || k[0] != VALUE || (end != null && Arrays.compareUnsigned(k, end) >= 0)) {
-                    break;
-                }
-                byte[] stored = it.value();
-                long size = (k.length - 1) + (stored.length - 8L);
-                if (out.size() == scan.limit() || (!out.isEmpty() && bytes + size > KvCommand.MAX_SCAN_REPLY_BYTES)) {
-                    return new KvResult.Entries(out, true);
-                }
-                out.add(new KvResult.Entry(new String(k, 1, k.length - 1, StandardCharsets.UTF_8), valueOf(stored),
-                        versionOf(stored)));
-                bytes += size;
+        List<KvResult.Entry> out = new ArrayList<>();
+        byte[] end = scan.end().isEmpty() ? StoreBatch.prefixEnd(new byte[] {VALUE}) : key(VALUE, scan.end());
+        long[] bytes = {0};
+        boolean[] more = {false};
+        m.store().scan(key(VALUE, scan.start()), end, (k, stored) -> {
+            long size = (k.length - 1) + (stored.length - 8L);
+            if (out.size() == scan.limit() || (!out.isEmpty() && bytes[0] + size > KvCommand.MAX_SCAN_REPLY_BYTES)) {
+                more[0] = true;
+                return false;
             }
-        }
-        return new KvResult.Entries(out, false);
+            out.add(new KvResult.Entry(new String(k, 1, k.length - 1, StandardCharsets.UTF_8), valueOf(stored), versionOf(stored)));
+            bytes[0] += size;
+            return true;
+        });
+        return new KvResult.Entries(out, more[0]);
     }
 }
