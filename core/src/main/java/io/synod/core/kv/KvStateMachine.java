@@ -45,6 +45,7 @@ public final class KvStateMachine implements StateMachine {
     private final TreeMap<String, byte[]> notes = new TreeMap<>();
     /** Keys whose bytes were applied deferred and not yet resolved (value keys: the value; list keys: the note). */
     private final TreeMap<String, Deferred> deferred = new TreeMap<>();
+    private final KvData data = new Maps();
 
     private record Deferred(long slot, byte[] header, int length, int checksum) {}
 
@@ -239,71 +240,11 @@ public final class KvStateMachine implements StateMachine {
     }
 
     private KvResult execute(long slot, KvCommand command) {
-        String key = command.key();
-        if (command.isReadOnly()) {
-            return query(command);
-        }
-        boolean listOp = command instanceof KvCommand.Append || command instanceof KvCommand.AppendNote;
-        if (listOp && values.containsKey(key)) {
-            return new KvResult.Error("key " + key + " holds a value, not a list");
-        }
-        if (!listOp && lists.containsKey(key) && !(command instanceof KvCommand.Delete)) {
-            return new KvResult.Error("key " + key + " holds a list, not a value");
-        }
-        if (command instanceof KvCommand.Put p) {
-            write(key, p.value(), slot);
-            return new KvResult.Done();
-        } else if (command instanceof KvCommand.Delete) {
-            values.remove(key);
-            versions.remove(key);
-            lists.remove(key);
-            notes.remove(key);
-            deferred.remove(key);
-            sessions.forget(key);
-            return new KvResult.Done();
-        } else if (command instanceof KvCommand.CompareAndSet c) {
-            if (!KvCommand.sameValue(values.get(key), c.expected())) {
-                return new KvResult.Swapped(false);
-            }
-            write(key, c.value(), slot);
-            return new KvResult.Swapped(true);
-        } else if (command instanceof KvCommand.CasVersion c) {
-            if (versions.getOrDefault(key, 0L) != c.expectedVersion()) {
-                return new KvResult.Swapped(false);
-            }
-            write(key, c.value(), slot);
-            return new KvResult.Swapped(true);
-        }
-        long element = command instanceof KvCommand.AppendNote n ? n.element() : ((KvCommand.Append) command).element();
-        lists.computeIfAbsent(key, k -> new LongList()).add(element);
-        return new KvResult.Done();
-    }
-
-    private void write(String key, byte[] value, long slot) {
-        values.put(key, value.clone());
-        versions.put(key, slot);
-        deferred.remove(key);
+        return KvCommands.execute(data, slot, command);
     }
 
     private KvResult query(KvCommand command) {
-        String key = command.key();
-        if (command instanceof KvCommand.Scan scan) {
-            return scan(scan);
-        }
-        if (command instanceof KvCommand.Get || command instanceof KvCommand.GetVersioned) {
-            if (lists.containsKey(key)) {
-                return new KvResult.Error("key " + key + " holds a list, not a value");
-            }
-            byte[] value = values.get(key);
-            byte[] copy = value == null ? null : value.clone();
-            return command instanceof KvCommand.Get ? new KvResult.Value(copy)
-                    : new KvResult.Versioned(copy, versions.getOrDefault(key, 0L));
-        }
-        if (values.containsKey(key)) {
-            return new KvResult.Error("key " + key + " holds a value, not a list");
-        }
-        LongList list = lists.get(key);
-        return new KvResult.ListValue(list == null ? new long[0] : list.toArray());
+        return KvCommands.query(data, command);
     }
 
     /** A ReadList's encoded result; with {@code keepNotes} followed by the CRC32C of the list's last note. */
@@ -321,31 +262,71 @@ public final class KvStateMachine implements StateMachine {
         return ByteBuffer.allocate(4).putInt(KvDeferral.checksum(note, EMPTY)).array();
     }
 
-    /**
-     * The value keys in the scan's range in UTF-8 byte order (the order of the shard map and of the
-     * RocksDB machine; Java's String order differs for characters outside the BMP, so the range is
-     * filtered and sorted by bytes), bounded as {@link KvCommand.Scan} says.
-     */
-    private KvResult scan(KvCommand.Scan scan) {
-        List<String> keys = new ArrayList<>();
-        for (String k : values.keySet()) {
-            if (scan.contains(k.getBytes(StandardCharsets.UTF_8))) {
-                keys.add(k);
+    /** The machine's maps as {@link KvCommands} reads and writes them. */
+    private final class Maps implements KvData {
+        @Override
+        public byte[] value(String key) {
+            byte[] value = values.get(key);
+            return value == null ? null : value.clone();
+        }
+
+        @Override
+        public long version(String key) {
+            return versions.getOrDefault(key, 0L);
+        }
+
+        @Override
+        public boolean holdsList(String key) {
+            return lists.containsKey(key);
+        }
+
+        @Override
+        public long[] list(String key) {
+            LongList list = lists.get(key);
+            return list == null ? new long[0] : list.toArray();
+        }
+
+        @Override
+        public void write(String key, byte[] value, long slot) {
+            values.put(key, value.clone());
+            versions.put(key, slot);
+            deferred.remove(key);
+        }
+
+        @Override
+        public void delete(String key) {
+            values.remove(key);
+            versions.remove(key);
+            lists.remove(key);
+            notes.remove(key);
+            deferred.remove(key);
+            sessions.forget(key);
+        }
+
+        @Override
+        public void append(String key, long element) {
+            lists.computeIfAbsent(key, k -> new LongList()).add(element);
+        }
+
+        /**
+         * In UTF-8 byte order (the order of the shard map and of RocksDB; Java's String order differs for characters
+         * outside the BMP, so the range is filtered and sorted by bytes).
+         */
+        @Override
+        public void scanValues(KvCommand.Scan scan, ValueVisitor visitor) {
+            List<String> keys = new ArrayList<>();
+            for (String k : values.keySet()) {
+                if (scan.contains(k.getBytes(StandardCharsets.UTF_8))) {
+                    keys.add(k);
+                }
+            }
+            keys.sort((a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
+            for (String k : keys) {
+                if (!visitor.visit(k, values.get(k).clone(), versions.getOrDefault(k, 0L))) {
+                    return;
+                }
             }
         }
-        keys.sort((a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
-        List<KvResult.Entry> out = new ArrayList<>();
-        long bytes = 0;
-        for (String k : keys) {
-            byte[] v = values.get(k);
-            long size = k.getBytes(StandardCharsets.UTF_8).length + (long) v.length;
-            if (out.size() == scan.limit() || (!out.isEmpty() && bytes + size > KvCommand.MAX_SCAN_REPLY_BYTES)) {
-                return new KvResult.Entries(out, true);
-            }
-            out.add(new KvResult.Entry(k, v.clone(), versions.getOrDefault(k, 0L)));
-            bytes += size;
-        }
-        return new KvResult.Entries(out, false);
     }
 
     @Override

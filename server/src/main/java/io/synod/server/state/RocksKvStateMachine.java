@@ -3,6 +3,7 @@ package io.synod.server.state;
 import static io.synod.server.state.RocksKeys.*;
 
 import io.synod.core.kv.KvCommand;
+import io.synod.core.kv.KvCommands;
 import io.synod.core.kv.KvDeferral;
 import io.synod.core.kv.KvResult;
 import io.synod.core.kv.KvSessions;
@@ -62,6 +63,8 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     private final RocksSessionTables sessionTables = new RocksSessionTables(this, watchLog);
     /** Value keys applied from a deferral header whose bytes are not here yet (mirrors RocksDB's {@code 0 'U'} records). */
     private final RocksDeferrals deferred = new RocksDeferrals();
+    /** The value and list keys as the commands' rules ({@link KvCommands}) see them. */
+    private final RocksKvData data = new RocksKvData(this, deferred, sessionTables);
 
     /** A machine whose checkpoints go to {@code <dir>-snapshots} (tests; a node passes its group's snapshot directory). */
     public RocksKvStateMachine(Path dir) throws IOException {
@@ -302,51 +305,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     }
 
     private KvResult execute(long slot, KvCommand command) {
-        String key = command.key();
-        if (command.isReadOnly()) {
-            return RocksReads.query(this, command);
-        }
-        byte[] valueKey = key(VALUE, key);
-        byte[] listKey = key(LIST, key);
-        boolean listOp = command instanceof KvCommand.Append || command instanceof KvCommand.AppendNote;
-        byte[] stored = get(valueKey);
-        if (listOp && stored != null) {
-            return new KvResult.Error("key " + key + " holds a value, not a list");
-        }
-        if (!listOp && !(command instanceof KvCommand.Delete) && get(listKey) != null) {
-            return new KvResult.Error("key " + key + " holds a list, not a value");
-        }
-        if (command instanceof KvCommand.Put p) {
-            stage(valueKey, stored(slot, p.value()));
-            deferred.drop(this, key);
-            return new KvResult.Done();
-        } else if (command instanceof KvCommand.Delete) {
-            staged.delete(valueKey);
-            staged.delete(listKey);
-            deferred.drop(this, key);
-            sessionTables.forget(key);
-            return new KvResult.Done();
-        } else if (command instanceof KvCommand.CompareAndSet c) {
-            if (!KvCommand.sameValue(stored == null ? null : valueOf(stored), c.expected())) {
-                return new KvResult.Swapped(false);
-            }
-            stage(valueKey, stored(slot, c.value()));
-            deferred.drop(this, key);
-            return new KvResult.Swapped(true);
-        } else if (command instanceof KvCommand.CasVersion c) {
-            if ((stored == null ? 0 : versionOf(stored)) != c.expectedVersion()) {
-                return new KvResult.Swapped(false);
-            }
-            stage(valueKey, stored(slot, c.value()));
-            deferred.drop(this, key);
-            return new KvResult.Swapped(true);
-        }
-        long element = command instanceof KvCommand.AppendNote n ? n.element() : ((KvCommand.Append) command).element();
-        byte[] old = get(listKey);
-        byte[] grown = old == null ? new byte[8] : Arrays.copyOf(old, old.length + 8);
-        ByteBuffer.wrap(grown).putLong(grown.length - 8, element);
-        staged.put(listKey, grown);
-        return new KvResult.Done();
+        return KvCommands.execute(data, slot, command);
     }
 
     /** The live sessions, by id, staged changes included (what the leader's expiry timer reads). */
@@ -388,7 +347,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         if (!command.isReadOnly()) {
             throw new IllegalArgumentException("read() needs a read-only command, got " + command.getClass().getSimpleName());
         }
-        return RocksReads.query(this, command).encode();
+        return KvCommands.query(data, command).encode();
     }
 
     @Override
