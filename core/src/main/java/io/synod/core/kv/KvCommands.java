@@ -12,6 +12,39 @@ import java.util.List;
 public final class KvCommands {
     private KvCommands() {}
 
+    /**
+     * Applies {@code command} at {@code slot} and records its watch event in {@code watches} (a put, or a delete of a
+     * key that existed; nothing for a read, an error or a compare-and-set that did not swap).
+     */
+    public static KvResult apply(KvData data, KvWatchLog watches, long slot, KvCommand command) {
+        boolean existed = !command.isReadOnly() && (data.holdsValue(command.key()) || data.holdsList(command.key()));
+        KvResult result = execute(data, slot, command);
+        watches.recordChange(slot, command, existed, result);
+        return result;
+    }
+
+    /**
+     * The read-only command {@code payload} holds, decoded: a {@link SessionCommand} or a {@link KvCommand}; a write
+     * is refused ({@link IllegalArgumentException}, as is a payload that does not decode).
+     */
+    public static Object decodeRead(byte[] payload) {
+        boolean readOnly;
+        Object command;
+        if (SessionCommand.isSessionCommand(payload)) {
+            SessionCommand session = SessionCommand.decode(payload);
+            readOnly = session.isReadOnly();
+            command = session;
+        } else {
+            KvCommand kv = KvCommand.decode(payload);
+            readOnly = kv.isReadOnly();
+            command = kv;
+        }
+        if (!readOnly) {
+            throw new IllegalArgumentException("read() needs a read-only command, got " + command.getClass().getSimpleName());
+        }
+        return command;
+    }
+
     /** Applies {@code command} at {@code slot} (a read-only command is answered without a change). */
     public static KvResult execute(KvData data, long slot, KvCommand command) {
         String key = command.key();
@@ -19,7 +52,7 @@ public final class KvCommands {
             return query(data, command);
         }
         boolean listOp = command instanceof KvCommand.Append || command instanceof KvCommand.AppendNote;
-        if (listOp && data.value(key) != null) {
+        if (listOp && data.holdsValue(key)) {
             return holdsValue(key);
         }
         if (!listOp && !(command instanceof KvCommand.Delete) && data.holdsList(key)) {
@@ -62,7 +95,7 @@ public final class KvCommands {
             return command instanceof KvCommand.Get ? new KvResult.Value(value)
                     : new KvResult.Versioned(value, value == null ? 0 : data.version(key));
         }
-        if (data.value(key) != null) {
+        if (data.holdsValue(key)) {
             return holdsValue(key);
         }
         return new KvResult.ListValue(data.list(key));

@@ -10,6 +10,11 @@ public interface KvData {
     /** The value of a value key (the caller's copy), or null. */
     byte[] value(String key);
 
+    /** Whether {@code key} holds a value. */
+    default boolean holdsValue(String key) {
+        return value(key) != null;
+    }
+
     /** The version of a value key (0: none). */
     long version(String key);
 

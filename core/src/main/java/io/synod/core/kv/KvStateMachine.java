@@ -72,8 +72,7 @@ public final class KvStateMachine implements StateMachine {
         } catch (IllegalArgumentException e) {
             return new KvResult.Error(e.getMessage()).encode();
         }
-        boolean existed = values.containsKey(command.key()) || lists.containsKey(command.key());
-        KvResult result = execute(slot, command);
+        KvResult result = KvCommands.apply(data, watchLog, slot, command);
         if (keepNotes && result instanceof KvResult.Done) {
             if (command instanceof KvCommand.AppendNote n) {
                 notes.put(n.key(), noteDigest(n.note()));
@@ -83,7 +82,6 @@ public final class KvStateMachine implements StateMachine {
                 deferred.remove(a.key());
             }
         }
-        watchLog.recordChange(slot, command, existed, result);
         return encodeResult(command, result);
     }
 
@@ -111,14 +109,12 @@ public final class KvStateMachine implements StateMachine {
     public byte[] applyDeferred(long slot, byte[] header, int payloadLength, int payloadChecksum, SessionWrite session) {
         KvCommand partial = KvDeferral.parseHeader(header, payloadLength);
         String key = partial.key();
-        boolean existed = values.containsKey(key) || lists.containsKey(key);
         // The same rules as the whole command (the value's bytes play no part in them); the bytes themselves
         // are recorded as unresolved, and a note kept before stays until they arrive (never read meanwhile).
-        KvResult result = execute(slot, partial);
+        KvResult result = KvCommands.apply(data, watchLog, slot, partial);
         if (result instanceof KvResult.Done && (partial instanceof KvCommand.Put || keepNotes)) {
             deferred.put(key, new Deferred(slot, header.clone(), payloadLength, payloadChecksum));
         }
-        watchLog.recordChange(slot, partial, existed, result);
         return result.encode();
     }
 
@@ -239,10 +235,6 @@ public final class KvStateMachine implements StateMachine {
         return sessions.apply(slot, command).encode();
     }
 
-    private KvResult execute(long slot, KvCommand command) {
-        return KvCommands.execute(data, slot, command);
-    }
-
     private KvResult query(KvCommand command) {
         return KvCommands.query(data, command);
     }
@@ -268,6 +260,11 @@ public final class KvStateMachine implements StateMachine {
         public byte[] value(String key) {
             byte[] value = values.get(key);
             return value == null ? null : value.clone();
+        }
+
+        @Override
+        public boolean holdsValue(String key) {
+            return values.containsKey(key);
         }
 
         @Override
@@ -343,18 +340,9 @@ public final class KvStateMachine implements StateMachine {
 
     @Override
     public byte[] read(byte[] payload) {
-        if (SessionCommand.isSessionCommand(payload)) {
-            SessionCommand session = SessionCommand.decode(payload);
-            if (!session.isReadOnly()) {
-                throw new IllegalArgumentException("read() needs a read-only command, got " + session.getClass().getSimpleName());
-            }
-            return sessions.query(session).encode();
-        }
-        KvCommand command = KvCommand.decode(payload);
-        if (!command.isReadOnly()) {
-            throw new IllegalArgumentException("read() needs a read-only command, got " + command.getClass().getSimpleName());
-        }
-        return encodeResult(command, query(command));
+        Object command = KvCommands.decodeRead(payload);
+        return command instanceof SessionCommand session ? sessions.query(session).encode()
+                : encodeResult((KvCommand) command, query((KvCommand) command));
     }
 
     /** Decodes the payload and refuses a change of a reserved key ({@link ReservedKeys}), naming the key. */

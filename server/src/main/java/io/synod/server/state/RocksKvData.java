@@ -33,6 +33,11 @@ final class RocksKvData implements KvData {
     }
 
     @Override
+    public boolean holdsValue(String key) {
+        return machine.get(key(VALUE, key)) != null;
+    }
+
+    @Override
     public long version(String key) {
         byte[] stored = machine.get(key(VALUE, key));
         return stored == null ? 0 : versionOf(stored);

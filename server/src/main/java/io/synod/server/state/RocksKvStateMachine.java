@@ -158,10 +158,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             KvResult result;
             try {
                 KvCommand command = KvCommand.decode(payload);
-                boolean existed = !command.isReadOnly()
-                        && (get(key(VALUE, command.key())) != null || get(key(LIST, command.key())) != null);
-                result = execute(slot, command);
-                watchLog.recordChange(slot, command, existed, result);
+                result = KvCommands.apply(data, watchLog, slot, command);
             } catch (IllegalArgumentException e) {
                 result = new KvResult.Error(e.getMessage());
             }
@@ -200,12 +197,10 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     public byte[] applyDeferred(long slot, byte[] header, int payloadLength, int payloadChecksum, SessionWrite session) {
         KvCommand partial = KvDeferral.parseHeader(header, payloadLength);
         String key = partial.key();
-        boolean existed = get(key(VALUE, key)) != null || get(key(LIST, key)) != null;
-        KvResult result = execute(slot, partial);
+        KvResult result = KvCommands.apply(data, watchLog, slot, partial);
         if (result instanceof KvResult.Done && partial instanceof KvCommand.Put) {
             deferred.put(this, key, new RocksDeferrals.Deferred(slot, header.clone(), payloadLength, payloadChecksum));
         }
-        watchLog.recordChange(slot, partial, existed, result);
         byte[] encoded = result.encode();
         stageApplied(slot, encoded, session);
         return encoded;
@@ -304,10 +299,6 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         return staged.size();
     }
 
-    private KvResult execute(long slot, KvCommand command) {
-        return KvCommands.execute(data, slot, command);
-    }
-
     /** The live sessions, by id, staged changes included (what the leader's expiry timer reads). */
     public List<KvSessions.Session> liveSessions() {
         return sessionTables.liveSessions();
@@ -336,18 +327,9 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
 
     @Override
     public byte[] read(byte[] payload) {
-        if (SessionCommand.isSessionCommand(payload)) {
-            SessionCommand session = SessionCommand.decode(payload);
-            if (!session.isReadOnly()) {
-                throw new IllegalArgumentException("read() needs a read-only command, got " + session.getClass().getSimpleName());
-            }
-            return sessionTables.querySession(session).encode();
-        }
-        KvCommand command = KvCommand.decode(payload);
-        if (!command.isReadOnly()) {
-            throw new IllegalArgumentException("read() needs a read-only command, got " + command.getClass().getSimpleName());
-        }
-        return KvCommands.query(data, command).encode();
+        Object command = KvCommands.decodeRead(payload);
+        return command instanceof SessionCommand session ? sessionTables.querySession(session).encode()
+                : KvCommands.query(data, (KvCommand) command).encode();
     }
 
     @Override
