@@ -45,6 +45,27 @@ public final class KvCommands {
         return command;
     }
 
+    /** Whether {@code payload} is a read-only command (a payload that does not decode is not: it applies as an error). */
+    public static boolean isReadOnly(byte[] payload) {
+        try {
+            if (SessionCommand.isSessionCommand(payload)) {
+                return SessionCommand.decode(payload).isReadOnly();
+            }
+            return KvCommand.decode(payload).isReadOnly();
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** Decodes {@code payload} and refuses a change of a reserved key ({@link ReservedKeys}), naming the key. */
+    public static void validate(byte[] payload) {
+        if (SessionCommand.isSessionCommand(payload)) {
+            ReservedKeys.refuseChanges(SessionCommand.decode(payload));
+            return;
+        }
+        ReservedKeys.refuseChanges(KvCommand.decode(payload));
+    }
+
     /** Applies {@code command} at {@code slot} (a read-only command is answered without a change). */
     public static KvResult execute(KvData data, long slot, KvCommand command) {
         String key = command.key();

@@ -89,20 +89,7 @@ public final class KvStateMachine implements StateMachine {
 
     @Override
     public byte[] deferralHeader(byte[] payload) {
-        if (SessionCommand.isSessionCommand(payload)) {
-            return null;
-        }
-        KvCommand command;
-        try {
-            command = KvCommand.decode(payload);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-        int valueBytes = command instanceof KvCommand.Put p ? p.value().length
-                : command instanceof KvCommand.AppendNote n ? n.note().length : 0;
-        // A Put overwrites the value and its result never depends on the bytes; an AppendNote appends an
-        // element (known from the header) and overwrites the note. Nothing else is applied without its bytes.
-        return valueBytes == 0 ? null : Arrays.copyOf(payload, payload.length - valueBytes);
+        return KvDeferral.header(payload);
     }
 
     @Override
@@ -328,14 +315,7 @@ public final class KvStateMachine implements StateMachine {
 
     @Override
     public boolean isReadOnly(byte[] payload) {
-        try {
-            if (SessionCommand.isSessionCommand(payload)) {
-                return SessionCommand.decode(payload).isReadOnly();
-            }
-            return KvCommand.decode(payload).isReadOnly();
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
+        return KvCommands.isReadOnly(payload);
     }
 
     @Override
@@ -348,11 +328,7 @@ public final class KvStateMachine implements StateMachine {
     /** Decodes the payload and refuses a change of a reserved key ({@link ReservedKeys}), naming the key. */
     @Override
     public void validate(byte[] payload) {
-        if (SessionCommand.isSessionCommand(payload)) {
-            ReservedKeys.refuseChanges(SessionCommand.decode(payload));
-            return;
-        }
-        ReservedKeys.refuseChanges(KvCommand.decode(payload));
+        KvCommands.validate(payload);
     }
 
     /** Sessions, ephemeral and sequential keys, fencing tokens ({@link SessionCommand}). */

@@ -6,8 +6,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The RocksDB key layout of {@link RocksKvStateMachine}: the key prefixes of the data, the applied slot, the
- * client-session table and the session tables, and the encoding of keys, stored values and session records.
+ * The RocksDB key layout of {@link RocksKvStateMachine}: the key prefixes of the data, the client-session table, the
+ * session tables and the coding, and the encoding of keys, stored values and session records (the applied slot's key
+ * is the store's, {@link RocksKvStore#APPLIED_KEY}).
  */
 final class RocksKeys {
     private RocksKeys() {}

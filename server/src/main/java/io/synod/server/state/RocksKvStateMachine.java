@@ -7,7 +7,6 @@ import io.synod.core.kv.KvCommands;
 import io.synod.core.kv.KvDeferral;
 import io.synod.core.kv.KvResult;
 import io.synod.core.kv.KvSessions;
-import io.synod.core.kv.KvStateMachine;
 import io.synod.core.kv.KvWatchLog;
 import io.synod.core.kv.SessionCommand;
 import io.synod.core.kv.SessionResult;
@@ -184,7 +183,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     /** The same header as the in-memory machine's: a {@code Put} or {@code AppendNote} without its value bytes. */
     @Override
     public byte[] deferralHeader(byte[] payload) {
-        return SYNTAX.deferralHeader(payload);
+        return KvDeferral.header(payload);
     }
 
     /**
@@ -317,12 +316,9 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         return out;
     }
 
-    /** Command syntax is the in-memory machine's: its stateless checks are used as they are. */
-    private static final KvStateMachine SYNTAX = new KvStateMachine();
-
     @Override
     public boolean isReadOnly(byte[] payload) {
-        return SYNTAX.isReadOnly(payload);
+        return KvCommands.isReadOnly(payload);
     }
 
     @Override
@@ -334,7 +330,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
 
     @Override
     public void validate(byte[] payload) {
-        SYNTAX.validate(payload);
+        KvCommands.validate(payload);
     }
 
     /**

@@ -34,7 +34,7 @@ public final class RocksKvStore implements KvStore {
         RocksDB.loadLibrary();
     }
 
-    /** Where the applied slot is kept (below every key of the state machine's layout but the session tables' 0 prefix). */
+    /** Where the applied slot is kept: among the 0-prefixed keys of the machine's layout, one the machine never uses. */
     static final byte[] APPLIED_KEY = {0, 'a', 'p', 'p', 'l', 'i', 'e', 'd'};
 
     private final Path dir;
