@@ -45,6 +45,18 @@ public final class KvCommands {
         return command;
     }
 
+    /** The data command {@code payload} holds, or null for a session command or a payload that does not decode. */
+    public static KvCommand decodeData(byte[] payload) {
+        if (SessionCommand.isSessionCommand(payload)) {
+            return null;
+        }
+        try {
+            return KvCommand.decode(payload);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     /** Whether {@code payload} is a read-only command (a payload that does not decode is not: it applies as an error). */
     public static boolean isReadOnly(byte[] payload) {
         try {

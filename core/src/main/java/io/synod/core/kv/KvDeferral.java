@@ -27,13 +27,8 @@ public final class KvDeferral {
      * {@code AppendNote} without its value bytes, or null for any other payload (or one that does not decode).
      */
     public static byte[] header(byte[] payload) {
-        if (SessionCommand.isSessionCommand(payload)) {
-            return null;
-        }
-        KvCommand command;
-        try {
-            command = KvCommand.decode(payload);
-        } catch (IllegalArgumentException e) {
+        KvCommand command = KvCommands.decodeData(payload);
+        if (command == null) {
             return null;
         }
         int valueBytes = command instanceof KvCommand.Put p ? p.value().length

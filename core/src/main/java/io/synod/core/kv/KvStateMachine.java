@@ -174,13 +174,8 @@ public final class KvStateMachine implements StateMachine {
      */
     @Override
     public byte[] resultBeforeApply(byte[] payload, List<byte[]> before) {
-        if (SessionCommand.isSessionCommand(payload)) {
-            return null;
-        }
-        KvCommand command;
-        try {
-            command = KvCommand.decode(payload);
-        } catch (IllegalArgumentException e) {
+        KvCommand command = KvCommands.decodeData(payload);
+        if (command == null) {
             return null;
         }
         boolean append = isAppend(command);
