@@ -3,6 +3,7 @@ package io.synod.core.kv;
 import io.synod.core.paxos.StateMachine;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Predicate;
@@ -20,6 +21,22 @@ public final class KvDeferral {
     private static final byte[] EMPTY = new byte[0];
 
     private KvDeferral() {}
+
+    /**
+     * The deferral header of {@code payload} (see {@code StateMachine#deferralHeader}): a {@code Put} or
+     * {@code AppendNote} without its value bytes, or null for any other payload (or one that does not decode).
+     */
+    public static byte[] header(byte[] payload) {
+        KvCommand command = KvCommands.decodeData(payload);
+        if (command == null) {
+            return null;
+        }
+        int valueBytes = command instanceof KvCommand.Put p ? p.value().length
+                : command instanceof KvCommand.AppendNote n ? n.note().length : 0;
+        // A Put overwrites the value and its result never depends on the bytes; an AppendNote appends an
+        // element (known from the header) and overwrites the note. Nothing else is applied without its bytes.
+        return valueBytes == 0 ? null : Arrays.copyOf(payload, payload.length - valueBytes);
+    }
 
     /**
      * The command a header stands for, with an empty value (only its key, tag and element are used);

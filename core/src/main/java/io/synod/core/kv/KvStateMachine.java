@@ -45,6 +45,7 @@ public final class KvStateMachine implements StateMachine {
     private final TreeMap<String, byte[]> notes = new TreeMap<>();
     /** Keys whose bytes were applied deferred and not yet resolved (value keys: the value; list keys: the note). */
     private final TreeMap<String, Deferred> deferred = new TreeMap<>();
+    private final KvData data = new Maps();
 
     private record Deferred(long slot, byte[] header, int length, int checksum) {}
 
@@ -71,8 +72,7 @@ public final class KvStateMachine implements StateMachine {
         } catch (IllegalArgumentException e) {
             return new KvResult.Error(e.getMessage()).encode();
         }
-        boolean existed = values.containsKey(command.key()) || lists.containsKey(command.key());
-        KvResult result = execute(slot, command);
+        KvResult result = KvCommands.apply(data, watchLog, slot, command);
         if (keepNotes && result instanceof KvResult.Done) {
             if (command instanceof KvCommand.AppendNote n) {
                 notes.put(n.key(), noteDigest(n.note()));
@@ -82,7 +82,6 @@ public final class KvStateMachine implements StateMachine {
                 deferred.remove(a.key());
             }
         }
-        watchLog.recordChange(slot, command, existed, result);
         return encodeResult(command, result);
     }
 
@@ -90,34 +89,19 @@ public final class KvStateMachine implements StateMachine {
 
     @Override
     public byte[] deferralHeader(byte[] payload) {
-        if (SessionCommand.isSessionCommand(payload)) {
-            return null;
-        }
-        KvCommand command;
-        try {
-            command = KvCommand.decode(payload);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-        int valueBytes = command instanceof KvCommand.Put p ? p.value().length
-                : command instanceof KvCommand.AppendNote n ? n.note().length : 0;
-        // A Put overwrites the value and its result never depends on the bytes; an AppendNote appends an
-        // element (known from the header) and overwrites the note. Nothing else is applied without its bytes.
-        return valueBytes == 0 ? null : Arrays.copyOf(payload, payload.length - valueBytes);
+        return KvDeferral.header(payload);
     }
 
     @Override
     public byte[] applyDeferred(long slot, byte[] header, int payloadLength, int payloadChecksum, SessionWrite session) {
         KvCommand partial = KvDeferral.parseHeader(header, payloadLength);
         String key = partial.key();
-        boolean existed = values.containsKey(key) || lists.containsKey(key);
         // The same rules as the whole command (the value's bytes play no part in them); the bytes themselves
         // are recorded as unresolved, and a note kept before stays until they arrive (never read meanwhile).
-        KvResult result = execute(slot, partial);
+        KvResult result = KvCommands.apply(data, watchLog, slot, partial);
         if (result instanceof KvResult.Done && (partial instanceof KvCommand.Put || keepNotes)) {
             deferred.put(key, new Deferred(slot, header.clone(), payloadLength, payloadChecksum));
         }
-        watchLog.recordChange(slot, partial, existed, result);
         return result.encode();
     }
 
@@ -190,13 +174,8 @@ public final class KvStateMachine implements StateMachine {
      */
     @Override
     public byte[] resultBeforeApply(byte[] payload, List<byte[]> before) {
-        if (SessionCommand.isSessionCommand(payload)) {
-            return null;
-        }
-        KvCommand command;
-        try {
-            command = KvCommand.decode(payload);
-        } catch (IllegalArgumentException e) {
+        KvCommand command = KvCommands.decodeData(payload);
+        if (command == null) {
             return null;
         }
         boolean append = isAppend(command);
@@ -238,72 +217,8 @@ public final class KvStateMachine implements StateMachine {
         return sessions.apply(slot, command).encode();
     }
 
-    private KvResult execute(long slot, KvCommand command) {
-        String key = command.key();
-        if (command.isReadOnly()) {
-            return query(command);
-        }
-        boolean listOp = command instanceof KvCommand.Append || command instanceof KvCommand.AppendNote;
-        if (listOp && values.containsKey(key)) {
-            return new KvResult.Error("key " + key + " holds a value, not a list");
-        }
-        if (!listOp && lists.containsKey(key) && !(command instanceof KvCommand.Delete)) {
-            return new KvResult.Error("key " + key + " holds a list, not a value");
-        }
-        if (command instanceof KvCommand.Put p) {
-            write(key, p.value(), slot);
-            return new KvResult.Done();
-        } else if (command instanceof KvCommand.Delete) {
-            values.remove(key);
-            versions.remove(key);
-            lists.remove(key);
-            notes.remove(key);
-            deferred.remove(key);
-            sessions.forget(key);
-            return new KvResult.Done();
-        } else if (command instanceof KvCommand.CompareAndSet c) {
-            if (!KvCommand.sameValue(values.get(key), c.expected())) {
-                return new KvResult.Swapped(false);
-            }
-            write(key, c.value(), slot);
-            return new KvResult.Swapped(true);
-        } else if (command instanceof KvCommand.CasVersion c) {
-            if (versions.getOrDefault(key, 0L) != c.expectedVersion()) {
-                return new KvResult.Swapped(false);
-            }
-            write(key, c.value(), slot);
-            return new KvResult.Swapped(true);
-        }
-        long element = command instanceof KvCommand.AppendNote n ? n.element() : ((KvCommand.Append) command).element();
-        lists.computeIfAbsent(key, k -> new LongList()).add(element);
-        return new KvResult.Done();
-    }
-
-    private void write(String key, byte[] value, long slot) {
-        values.put(key, value.clone());
-        versions.put(key, slot);
-        deferred.remove(key);
-    }
-
     private KvResult query(KvCommand command) {
-        String key = command.key();
-        if (command instanceof KvCommand.Scan scan) {
-            return scan(scan);
-        }
-        if (command instanceof KvCommand.Get || command instanceof KvCommand.GetVersioned) {
-            if (lists.containsKey(key)) {
-                return new KvResult.Error("key " + key + " holds a list, not a value");
-            }
-            byte[] value = values.get(key);
-            byte[] copy = value == null ? null : value.clone();
-            return command instanceof KvCommand.Get ? new KvResult.Value(copy)
-                    : new KvResult.Versioned(copy, versions.getOrDefault(key, 0L));
-        }
-        if (values.containsKey(key)) {
-            return new KvResult.Error("key " + key + " holds a value, not a list");
-        }
-        LongList list = lists.get(key);
-        return new KvResult.ListValue(list == null ? new long[0] : list.toArray());
+        return KvCommands.query(data, command);
     }
 
     /** A ReadList's encoded result; with {@code keepNotes} followed by the CRC32C of the list's last note. */
@@ -321,69 +236,94 @@ public final class KvStateMachine implements StateMachine {
         return ByteBuffer.allocate(4).putInt(KvDeferral.checksum(note, EMPTY)).array();
     }
 
-    /**
-     * The value keys in the scan's range in UTF-8 byte order (the order of the shard map and of the
-     * RocksDB machine; Java's String order differs for characters outside the BMP, so the range is
-     * filtered and sorted by bytes), bounded as {@link KvCommand.Scan} says.
-     */
-    private KvResult scan(KvCommand.Scan scan) {
-        List<String> keys = new ArrayList<>();
-        for (String k : values.keySet()) {
-            if (scan.contains(k.getBytes(StandardCharsets.UTF_8))) {
-                keys.add(k);
+    /** The machine's maps as {@link KvCommands} reads and writes them. */
+    private final class Maps implements KvData {
+        @Override
+        public byte[] value(String key) {
+            byte[] value = values.get(key);
+            return value == null ? null : value.clone();
+        }
+
+        @Override
+        public boolean holdsValue(String key) {
+            return values.containsKey(key);
+        }
+
+        @Override
+        public long version(String key) {
+            return versions.getOrDefault(key, 0L);
+        }
+
+        @Override
+        public boolean holdsList(String key) {
+            return lists.containsKey(key);
+        }
+
+        @Override
+        public long[] list(String key) {
+            LongList list = lists.get(key);
+            return list == null ? new long[0] : list.toArray();
+        }
+
+        @Override
+        public void write(String key, byte[] value, long slot) {
+            values.put(key, value.clone());
+            versions.put(key, slot);
+            deferred.remove(key);
+        }
+
+        @Override
+        public void delete(String key) {
+            values.remove(key);
+            versions.remove(key);
+            lists.remove(key);
+            notes.remove(key);
+            deferred.remove(key);
+            sessions.forget(key);
+        }
+
+        @Override
+        public void append(String key, long element) {
+            lists.computeIfAbsent(key, k -> new LongList()).add(element);
+        }
+
+        /**
+         * In UTF-8 byte order (the order of the shard map and of RocksDB; Java's String order differs for characters
+         * outside the BMP, so the range is filtered and sorted by bytes).
+         */
+        @Override
+        public void scanValues(KvCommand.Scan scan, ValueVisitor visitor) {
+            List<String> keys = new ArrayList<>();
+            for (String k : values.keySet()) {
+                if (scan.contains(k.getBytes(StandardCharsets.UTF_8))) {
+                    keys.add(k);
+                }
+            }
+            keys.sort((a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
+            for (String k : keys) {
+                if (!visitor.visit(k, values.get(k).clone(), versions.getOrDefault(k, 0L))) {
+                    return;
+                }
             }
         }
-        keys.sort((a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
-        List<KvResult.Entry> out = new ArrayList<>();
-        long bytes = 0;
-        for (String k : keys) {
-            byte[] v = values.get(k);
-            long size = k.getBytes(StandardCharsets.UTF_8).length + (long) v.length;
-            if (out.size() == scan.limit() || (!out.isEmpty() && bytes + size > KvCommand.MAX_SCAN_REPLY_BYTES)) {
-                return new KvResult.Entries(out, true);
-            }
-            out.add(new KvResult.Entry(k, v.clone(), versions.getOrDefault(k, 0L)));
-            bytes += size;
-        }
-        return new KvResult.Entries(out, false);
     }
 
     @Override
     public boolean isReadOnly(byte[] payload) {
-        try {
-            if (SessionCommand.isSessionCommand(payload)) {
-                return SessionCommand.decode(payload).isReadOnly();
-            }
-            return KvCommand.decode(payload).isReadOnly();
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
+        return KvCommands.isReadOnly(payload);
     }
 
     @Override
     public byte[] read(byte[] payload) {
-        if (SessionCommand.isSessionCommand(payload)) {
-            SessionCommand session = SessionCommand.decode(payload);
-            if (!session.isReadOnly()) {
-                throw new IllegalArgumentException("read() needs a read-only command, got " + session.getClass().getSimpleName());
-            }
-            return sessions.query(session).encode();
-        }
-        KvCommand command = KvCommand.decode(payload);
-        if (!command.isReadOnly()) {
-            throw new IllegalArgumentException("read() needs a read-only command, got " + command.getClass().getSimpleName());
-        }
-        return encodeResult(command, query(command));
+        Object command = KvCommands.decodeRead(payload);
+        return command instanceof SessionCommand session ? sessions.query(session).encode()
+                : encodeResult((KvCommand) command, query((KvCommand) command));
     }
 
     /** Decodes the payload and refuses a change of a reserved key ({@link ReservedKeys}), naming the key. */
     @Override
     public void validate(byte[] payload) {
-        if (SessionCommand.isSessionCommand(payload)) {
-            ReservedKeys.refuseChanges(SessionCommand.decode(payload));
-            return;
-        }
-        ReservedKeys.refuseChanges(KvCommand.decode(payload));
+        KvCommands.validate(payload);
     }
 
     /** Sessions, ephemeral and sequential keys, fencing tokens ({@link SessionCommand}). */

@@ -86,18 +86,16 @@ final class RocksDeferrals {
     /** Loads the records RocksDB holds (after opening or swapping in a database). */
     void load(RocksKvStateMachine machine) {
         byKey.clear();
-        try (var it = machine.newIterator()) {
-            for (it.seek(UNRESOLVED_PREFIX); it.isValid() && RocksKeys.startsWith(it.key(), UNRESOLVED_PREFIX); it.next()) {
-                byte[] k = it.key();
-                String key = new String(k, UNRESOLVED_PREFIX.length, k.length - UNRESOLVED_PREFIX.length, StandardCharsets.UTF_8);
-                try {
-                    byKey.put(key, decode(it.value()));
-                } catch (MalformedInputException e) {
-                    throw new IllegalStateException("RocksDB holds a bad unresolved-key record for key " + key + ": "
-                            + e.getMessage(), e);
-                }
+        machine.store().scanPrefix(UNRESOLVED_PREFIX, (k, value) -> {
+            String key = new String(k, UNRESOLVED_PREFIX.length, k.length - UNRESOLVED_PREFIX.length, StandardCharsets.UTF_8);
+            try {
+                byKey.put(key, decode(value));
+            } catch (MalformedInputException e) {
+                throw new IllegalStateException("RocksDB holds a bad unresolved-key record for key " + key + ": "
+                        + e.getMessage(), e);
             }
-        }
+            return true;
+        });
     }
 
     /** {@link RocksKvStateMachine#resolve}: stages the rebuilt value under its key and drops the unresolved record. */

@@ -6,15 +6,15 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The RocksDB key layout of {@link RocksKvStateMachine}: the key prefixes of the data, the applied slot, the
- * client-session table and the session tables, and the encoding of keys, stored values and session records.
+ * The RocksDB key layout of {@link RocksKvStateMachine}: the key prefixes of the data, the client-session table, the
+ * session tables and the coding, and the encoding of keys, stored values and session records (the applied slot's key
+ * is the store's, {@link RocksKvStore#APPLIED_KEY}).
  */
 final class RocksKeys {
     private RocksKeys() {}
 
     static final byte VALUE = 'v';
     static final byte LIST = 'l';
-    static final byte[] APPLIED_KEY = {0, 'a', 'p', 'p', 'l', 'i', 'e', 'd'};
     static final byte[] SESSION_PREFIX = {0, 's'};
     /** The coding in force after the applied slot, once a coding change was applied: {@code 0 "coding"} -> core's parameters. */
     static final byte[] CODING_KEY = {0, 'c', 'o', 'd', 'i', 'n', 'g'};

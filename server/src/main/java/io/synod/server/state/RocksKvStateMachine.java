@@ -3,85 +3,67 @@ package io.synod.server.state;
 import static io.synod.server.state.RocksKeys.*;
 
 import io.synod.core.kv.KvCommand;
+import io.synod.core.kv.KvCommands;
 import io.synod.core.kv.KvDeferral;
 import io.synod.core.kv.KvResult;
 import io.synod.core.kv.KvSessions;
-import io.synod.core.kv.KvStateMachine;
 import io.synod.core.kv.KvWatchLog;
 import io.synod.core.kv.SessionCommand;
 import io.synod.core.kv.SessionResult;
+import io.synod.core.paxos.CodedValue;
+import io.synod.core.paxos.SnapshotSink;
+import io.synod.core.paxos.SnapshotSource;
 import io.synod.core.paxos.StateMachine;
+import io.synod.core.store.KvStore;
+import io.synod.core.store.StoreBatch;
 import io.synod.server.wire.ByteReader;
 import io.synod.server.wire.MalformedInputException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import io.synod.core.paxos.SnapshotSink;
-import io.synod.core.paxos.SnapshotSource;
-import java.io.UncheckedIOException;
-import org.rocksdb.Checkpoint;
-import org.rocksdb.Options;
-import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
-import org.rocksdb.WriteBatch;
-import org.rocksdb.WriteOptions;
+import java.util.function.LongFunction;
 
 /**
  * The key-value state machine of {@code io.synod.core.kv} (same commands, same results, same error
  * strings) kept in RocksDB, as the durable source of the group's applied state. Values live under
- * {@code 'v' + key} as {@code [version u64][value]} (the version is the slot of the key's last write), lists (of longs) under {@code 'l' + key}; outside both ranges are the applied
- * slot ({@code 0 "applied"}) and the client-session table ({@code 0 's' + client id} ->
- * sequence, slot, result).
+ * {@code 'v' + key} as {@code [version u64][value]} (the version is the slot of the key's last write), lists (of
+ * longs) under {@code 'l' + key}; outside both ranges are the client-session table ({@code 0 's' + client id} ->
+ * sequence, slot, result), the session tables and the coding ({@link RocksKeys}). Storage itself (the database,
+ * its batches, the applied slot, checkpoints and their swap-in) is {@link RocksKvStore}'s.
  *
  * <p><b>One batch per pass.</b> {@link #apply} stages its data change, the applied slot and the
  * client's session record (and the eviction of the oldest session) in memory, where reads see
  * them; {@link #commitApplied()}, called by the group loop after each Ready pass, writes all of
- * them in <em>one</em> {@link WriteBatch}: RocksDB shows all of a pass's changes or none. On
+ * them in <em>one</em> {@link StoreBatch}: RocksDB shows all of a pass's changes or none. On
  * restart the replica starts from {@link #durableAppliedSlot()} and {@link #durableSessions()}
  * (see core's {@code StateMachine}): everything applied was chosen, so RocksDB's state is a prefix
  * of the chosen state wherever the Synod log stands, and core makes it the snapshot if it is ahead.
  *
  * <p><b>Snapshots are RocksDB checkpoints.</b> {@link #snapshotSource} writes the staged changes,
- * then creates a {@link Checkpoint} (SST files hard-linked) under the group's snapshot directory
- * and serves it as a {@link CheckpointSource}; {@link #snapshotSink} receives a peer's checkpoint
- * into a temporary directory ({@link CheckpointSink}); {@link #restore(long, SnapshotSource, List)}
- * swaps a checkpoint in as the group's RocksDB: a durable copy ({@code <db>.next}) is built, the
- * database is closed, {@code <db>} is renamed to {@code <db>.old} and {@code <db>.next} to
- * {@code <db>}, and it is reopened; opening finishes or discards a swap a crash interrupted.
+ * then has the store create a checkpoint and serves it as a {@link CheckpointSource};
+ * {@link #snapshotSink} receives a peer's checkpoint ({@link CheckpointSink});
+ * {@link #restore(long, SnapshotSource, List)} has the store swap a checkpoint in as the group's RocksDB.
  *
  * <p>Not thread-safe: the group's event loop is its only caller.
  */
 public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
-    static {
-        RocksDB.loadLibrary();
-    }
-
-    private final Path dir;
-    private final Path checkpointDir;
-    private final Options options;
-    private RocksDB db;
-    private final WriteOptions writeOptions = new WriteOptions();
-    /** Staged changes not yet in RocksDB: key -> value, or null for a delete. */
-    private final TreeMap<byte[], byte[]> staged = new TreeMap<>(Arrays::compareUnsigned);
-    /** The applied slot staged with the changes, or -1. */
-    private long stagedSlot = -1;
+    private final RocksKvStore store;
+    /** Changes (and the applied slot) not yet in RocksDB; reads look here first. */
+    private final StoreBatch staged = new StoreBatch();
     private boolean ignoreDurableState;
-    /** Makes checkpoint and transfer directory names unique within this process. */
-    private long nameCounter;
-    private final String nameEpoch = Long.toHexString(System.currentTimeMillis());
     /** What this replica applied, as watch events (not replicated state: see {@link KvWatchLog}). */
     private final KvWatchLog watchLog = new KvWatchLog(KvWatchLog.DEFAULT_CAPACITY);
     /** The session tables' commands, applied through this machine's staged view. */
     private final RocksSessionTables sessionTables = new RocksSessionTables(this, watchLog);
     /** Value keys applied from a deferral header whose bytes are not here yet (mirrors RocksDB's {@code 0 'U'} records). */
     private final RocksDeferrals deferred = new RocksDeferrals();
+    /** The value and list keys as the commands' rules ({@link KvCommands}) see them. */
+    private final RocksKvData data = new RocksKvData(this, deferred, sessionTables);
 
     /** A machine whose checkpoints go to {@code <dir>-snapshots} (tests; a node passes its group's snapshot directory). */
     public RocksKvStateMachine(Path dir) throws IOException {
@@ -93,18 +75,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
      * a crash interrupted; checkpoints are created under {@code checkpointDir}.
      */
     public RocksKvStateMachine(Path dir, Path checkpointDir) throws IOException {
-        this.dir = dir;
-        this.checkpointDir = checkpointDir;
-        Files.createDirectories(checkpointDir);
-        CheckpointSwap.recover(dir);
-        Files.createDirectories(dir);
-        options = new Options().setCreateIfMissing(true);
-        try {
-            db = RocksDB.open(options, dir.toString());
-        } catch (RocksDBException e) {
-            options.close();
-            throw new IOException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
-        }
+        store = new RocksKvStore(dir, checkpointDir);
         if (durableAppliedSlot() > 0) {
             watchLog.restored(); // The events up to the durable state were recorded by an earlier process.
         }
@@ -113,11 +84,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
 
     /** The slot of the last command applied, staged or written (0 if none). */
     public long appliedSlot() {
-        if (stagedSlot >= 0) {
-            return stagedSlot;
-        }
-        byte[] v = dbGet(APPLIED_KEY);
-        return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+        return staged.appliedSlot() >= 0 ? staged.appliedSlot() : store.appliedSlot();
     }
 
     /**
@@ -134,39 +101,39 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
         if (ignoreDurableState) {
             return -1;
         }
-        byte[] v = dbGet(APPLIED_KEY);
-        return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+        return store.appliedSlot();
     }
 
     @Override
     public void applyCodingChange(long slot, byte[] parameters) { // With the applied slot, in one batch (core's rule C4).
         staged.put(CODING_KEY, parameters.clone());
-        stagedSlot = Math.max(stagedSlot, slot);
+        staged.appliedSlot(Math.max(staged.appliedSlot(), slot));
     }
 
     @Override
     public byte[] durableCoding() {
-        return ignoreDurableState ? null : dbGet(CODING_KEY);
+        return ignoreDurableState ? null : store.get(CODING_KEY);
     }
 
     @Override
     public List<ClientSession> durableSessions() {
         List<ClientSession> out = new ArrayList<>();
-        try (RocksIterator it = db.newIterator()) {
-            for (it.seek(SESSION_PREFIX); it.isValid() && isSessionKey(it.key()); it.next()) {
-                ByteBuffer k = ByteBuffer.wrap(it.key(), SESSION_PREFIX.length, 8);
-                ByteReader r = new ByteReader(it.value());
-                try {
-                    long sequence = r.i64("session sequence");
-                    long slot = r.i64("session slot");
-                    byte[] result = r.bytes("session result");
-                    r.expectEnd("session record");
-                    out.add(new ClientSession(k.getLong(), sequence, slot, result));
-                } catch (MalformedInputException e) {
-                    throw new IllegalStateException("RocksDB holds a bad client session record: " + e.getMessage(), e);
-                }
+        store.scanPrefix(SESSION_PREFIX, (key, value) -> {
+            if (!isSessionKey(key)) {
+                throw new IllegalStateException("RocksDB holds a bad client session key of " + key.length + " bytes");
             }
-        }
+            ByteReader r = new ByteReader(value);
+            try {
+                long sequence = r.i64("session sequence");
+                long slot = r.i64("session slot");
+                byte[] result = r.bytes("session result");
+                r.expectEnd("session record");
+                out.add(new ClientSession(ByteBuffer.wrap(key, SESSION_PREFIX.length, 8).getLong(), sequence, slot, result));
+            } catch (MalformedInputException e) {
+                throw new IllegalStateException("RocksDB holds a bad client session record: " + e.getMessage(), e);
+            }
+            return true;
+        });
         return out;
     }
 
@@ -190,10 +157,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             KvResult result;
             try {
                 KvCommand command = KvCommand.decode(payload);
-                boolean existed = !command.isReadOnly()
-                        && (get(key(VALUE, command.key())) != null || get(key(LIST, command.key())) != null);
-                result = execute(slot, command);
-                watchLog.recordChange(slot, command, existed, result);
+                result = KvCommands.apply(data, watchLog, slot, command);
             } catch (IllegalArgumentException e) {
                 result = new KvResult.Error(e.getMessage());
             }
@@ -205,11 +169,11 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
 
     /** The applied slot and the client's session record (and the eviction it causes), staged with the command's change. */
     private void stageApplied(long slot, byte[] encoded, SessionWrite session) {
-        stagedSlot = slot;
+        staged.appliedSlot(slot);
         if (session != null) {
             staged.put(sessionKey(session.clientId()), sessionRecord(session.sequence(), slot, encoded));
             if (session.evictedClientId() != 0) {
-                staged.put(sessionKey(session.evictedClientId()), null);
+                staged.delete(sessionKey(session.evictedClientId()));
             }
         }
     }
@@ -219,7 +183,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     /** The same header as the in-memory machine's: a {@code Put} or {@code AppendNote} without its value bytes. */
     @Override
     public byte[] deferralHeader(byte[] payload) {
-        return SYNTAX.deferralHeader(payload);
+        return KvDeferral.header(payload);
     }
 
     /**
@@ -232,12 +196,10 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     public byte[] applyDeferred(long slot, byte[] header, int payloadLength, int payloadChecksum, SessionWrite session) {
         KvCommand partial = KvDeferral.parseHeader(header, payloadLength);
         String key = partial.key();
-        boolean existed = get(key(VALUE, key)) != null || get(key(LIST, key)) != null;
-        KvResult result = execute(slot, partial);
+        KvResult result = KvCommands.apply(data, watchLog, slot, partial);
         if (result instanceof KvResult.Done && partial instanceof KvCommand.Put) {
             deferred.put(this, key, new RocksDeferrals.Deferred(slot, header.clone(), payloadLength, payloadChecksum));
         }
-        watchLog.recordChange(slot, partial, existed, result);
         byte[] encoded = result.encode();
         stageApplied(slot, encoded, session);
         return encoded;
@@ -263,7 +225,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
      * reached RocksDB (RocksDB was written before that pass's log fsync): the shards to rebuild it are not in this
      * log, so the group starts from its snapshot instead ({@link #ignoreDurableState()}).
      */
-    public boolean unresolvedHeldBy(java.util.function.LongFunction<io.synod.core.paxos.CodedValue> codedBySlot) {
+    public boolean unresolvedHeldBy(LongFunction<CodedValue> codedBySlot) {
         return deferred.heldBy(codedBySlot);
     }
 
@@ -310,7 +272,7 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
             }
         }
         for (String key : due) {
-            staged.put(key(VALUE, key), found.get(key));
+            stage(key(VALUE, key), found.get(key));
             deferred.drop(this, key);
         }
     }
@@ -324,82 +286,16 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
 
     /**
      * Writes everything staged since the last call (data changes, the applied slot, session records)
-     * in one {@link WriteBatch}.
+     * in one batch.
      */
     public void commitApplied() {
-        if (staged.isEmpty() && stagedSlot < 0) {
-            return;
-        }
-        try (WriteBatch batch = new WriteBatch()) {
-            for (Map.Entry<byte[], byte[]> e : staged.entrySet()) {
-                if (e.getValue() == null) {
-                    batch.delete(e.getKey());
-                } else {
-                    batch.put(e.getKey(), e.getValue());
-                }
-            }
-            if (stagedSlot >= 0) {
-                batch.put(APPLIED_KEY, ByteBuffer.allocate(8).putLong(stagedSlot).array());
-            }
-            db.write(writeOptions, batch);
-        } catch (RocksDBException e) {
-            throw new IllegalStateException("RocksDB write failed at slot " + stagedSlot + ": " + e.getMessage(), e);
-        }
+        store.write(staged);
         staged.clear();
-        stagedSlot = -1;
     }
 
     /** Staged keys not yet written to RocksDB (for tests). */
     public int stagedKeys() {
         return staged.size();
-    }
-
-    private KvResult execute(long slot, KvCommand command) {
-        String key = command.key();
-        if (command.isReadOnly()) {
-            return RocksReads.query(this, command);
-        }
-        byte[] valueKey = key(VALUE, key);
-        byte[] listKey = key(LIST, key);
-        boolean listOp = command instanceof KvCommand.Append || command instanceof KvCommand.AppendNote;
-        byte[] stored = get(valueKey);
-        if (listOp && stored != null) {
-            return new KvResult.Error("key " + key + " holds a value, not a list");
-        }
-        if (!listOp && !(command instanceof KvCommand.Delete) && get(listKey) != null) {
-            return new KvResult.Error("key " + key + " holds a list, not a value");
-        }
-        if (command instanceof KvCommand.Put p) {
-            staged.put(valueKey, stored(slot, p.value()));
-            deferred.drop(this, key);
-            return new KvResult.Done();
-        } else if (command instanceof KvCommand.Delete) {
-            staged.put(valueKey, null);
-            staged.put(listKey, null);
-            deferred.drop(this, key);
-            sessionTables.forget(key);
-            return new KvResult.Done();
-        } else if (command instanceof KvCommand.CompareAndSet c) {
-            if (!KvCommand.sameValue(stored == null ? null : valueOf(stored), c.expected())) {
-                return new KvResult.Swapped(false);
-            }
-            staged.put(valueKey, stored(slot, c.value()));
-            deferred.drop(this, key);
-            return new KvResult.Swapped(true);
-        } else if (command instanceof KvCommand.CasVersion c) {
-            if ((stored == null ? 0 : versionOf(stored)) != c.expectedVersion()) {
-                return new KvResult.Swapped(false);
-            }
-            staged.put(valueKey, stored(slot, c.value()));
-            deferred.drop(this, key);
-            return new KvResult.Swapped(true);
-        }
-        long element = command instanceof KvCommand.AppendNote n ? n.element() : ((KvCommand.Append) command).element();
-        byte[] old = get(listKey);
-        byte[] grown = old == null ? new byte[8] : Arrays.copyOf(old, old.length + 8);
-        ByteBuffer.wrap(grown).putLong(grown.length - 8, element);
-        staged.put(listKey, grown);
-        return new KvResult.Done();
     }
 
     /** The live sessions, by id, staged changes included (what the leader's expiry timer reads). */
@@ -416,41 +312,25 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     List<byte[]> prefixKeys(byte[] prefix) {
         commitApplied();
         List<byte[]> out = new ArrayList<>();
-        try (RocksIterator it = db.newIterator()) {
-            for (it.seek(prefix); it.isValid() && startsWith(it.key(), prefix); it.next()) {
-                out.add(it.key());
-            }
-        }
+        store.scanPrefix(prefix, (key, value) -> out.add(key));
         return out;
     }
 
-    /** Command syntax is the in-memory machine's: its stateless checks are used as they are. */
-    private static final KvStateMachine SYNTAX = new KvStateMachine();
-
     @Override
     public boolean isReadOnly(byte[] payload) {
-        return SYNTAX.isReadOnly(payload);
+        return KvCommands.isReadOnly(payload);
     }
 
     @Override
     public byte[] read(byte[] payload) {
-        if (SessionCommand.isSessionCommand(payload)) {
-            SessionCommand session = SessionCommand.decode(payload);
-            if (!session.isReadOnly()) {
-                throw new IllegalArgumentException("read() needs a read-only command, got " + session.getClass().getSimpleName());
-            }
-            return sessionTables.querySession(session).encode();
-        }
-        KvCommand command = KvCommand.decode(payload);
-        if (!command.isReadOnly()) {
-            throw new IllegalArgumentException("read() needs a read-only command, got " + command.getClass().getSimpleName());
-        }
-        return RocksReads.query(this, command).encode();
+        Object command = KvCommands.decodeRead(payload);
+        return command instanceof SessionCommand session ? sessionTables.querySession(session).encode()
+                : KvCommands.query(data, (KvCommand) command).encode();
     }
 
     @Override
     public void validate(byte[] payload) {
-        SYNTAX.validate(payload);
+        KvCommands.validate(payload);
     }
 
     /**
@@ -467,14 +347,13 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     /** RocksDB's data pairs (and session-table pairs if {@code withSessions}) with the staged changes laid over them. */
     private TreeMap<byte[], byte[]> pairs(boolean withSessions) {
         TreeMap<byte[], byte[]> data = new TreeMap<>(Arrays::compareUnsigned);
-        try (RocksIterator it = db.newIterator()) {
-            for (it.seekToFirst(); it.isValid(); it.next()) {
-                if (isDataKey(it.key()) || (withSessions && isSessionStateKey(it.key()))) {
-                    data.put(it.key(), it.value());
-                }
+        store.scan(FIRST_KEY, null, (key, value) -> {
+            if (isDataKey(key) || (withSessions && isSessionStateKey(key))) {
+                data.put(key, value);
             }
-        }
-        for (Map.Entry<byte[], byte[]> e : staged.entrySet()) {
+            return true;
+        });
+        for (Map.Entry<byte[], byte[]> e : staged.changes().entrySet()) {
             if (!isDataKey(e.getKey()) && !(withSessions && isSessionStateKey(e.getKey()))) {
                 continue;
             }
@@ -515,86 +394,49 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     @Override
     public SnapshotSource snapshotSource(long slot) {
         refuseWhileUnresolved("checkpoint at slot " + slot + " taken"); // Every snapshot holds full values (docs/erasure.md rule 5).
-        stagedSlot = Math.max(stagedSlot, slot); // Noops and retried commands advance the slot too.
+        staged.appliedSlot(Math.max(staged.appliedSlot(), slot)); // Noops and retried commands advance the slot too.
         commitApplied();
-        Path target = checkpointDir.resolve(uniqueName("checkpoint", slot));
-        try (Checkpoint checkpoint = Checkpoint.create(db)) {
-            checkpoint.createCheckpoint(target.toString());
-            RocksFiles.syncTree(target);
-            RocksFiles.syncDirectory(checkpointDir);
-            return new CheckpointSource(target, slot);
-        } catch (RocksDBException e) {
-            throw new IllegalStateException("RocksDB checkpoint at slot " + slot + " failed: " + e.getMessage(), e);
-        } catch (IOException e) {
-            throw new UncheckedIOException("RocksDB checkpoint at slot " + slot + " failed: " + e.getMessage(), e);
-        }
+        return store.checkpoint(slot);
     }
 
     /** Receives a peer's checkpoint into {@code incoming-...} under the snapshot directory. */
     @Override
     public SnapshotSink snapshotSink(long slot) {
-        return new CheckpointSink(checkpointDir.resolve(uniqueName("incoming", slot)),
-                checkpointDir.resolve(uniqueName("checkpoint", slot)), slot);
-    }
-
-    private String uniqueName(String kind, long slot) {
-        return String.format("%s-%020d-%s-%d", kind, slot, nameEpoch, nameCounter++);
+        return store.snapshotSink(slot);
     }
 
     /** Swaps checkpoint {@code from} in as this database; staged changes are dropped (the checkpoint replaces them). */
     private void swapIn(Path from) {
         staged.clear();
         deferred.clear();
-        stagedSlot = -1;
         watchLog.restored();
-        try {
-            RocksFiles.copyCheckpoint(from, CheckpointSwap.next(dir));
-            db.close();
-            db = null;
-            CheckpointSwap.renameIn(dir);
-            db = RocksDB.open(options, dir.toString());
-            deferred.load(this); // A checkpoint is taken with nothing unresolved: normally none.
-        } catch (IOException e) {
-            throw new UncheckedIOException("installing checkpoint " + from + " into " + dir + " failed: " + e.getMessage(), e);
-        } catch (RocksDBException e) {
-            throw new IllegalStateException("opening installed checkpoint " + dir + " failed: " + e.getMessage(), e);
-        }
+        store.swapIn(from);
+        deferred.load(this); // A checkpoint is taken with nothing unresolved: normally none.
     }
 
     /** One batch: every key replaced by {@code data}, the applied slot and the sessions. */
     private void replaceWith(long slot, TreeMap<byte[], byte[]> data, List<ClientSession> sessions) {
         staged.clear();
-        stagedSlot = -1;
         deferred.clear(); // The delete below removes their records too.
         watchLog.restored();
-        try (WriteBatch batch = new WriteBatch()) {
-            batch.deleteRange(FIRST_KEY, PAST_LAST_KEY);
-            for (Map.Entry<byte[], byte[]> e : data.entrySet()) {
-                batch.put(e.getKey(), e.getValue());
-            }
-            putSessions(batch, slot, sessions);
-            db.write(writeOptions, batch);
-        } catch (RocksDBException e) {
-            throw new IllegalStateException("RocksDB restore at slot " + slot + " failed: " + e.getMessage(), e);
+        StoreBatch batch = new StoreBatch().deleteRange(FIRST_KEY, PAST_LAST_KEY);
+        for (Map.Entry<byte[], byte[]> e : data.entrySet()) {
+            batch.put(e.getKey(), e.getValue());
         }
+        store.write(withSessions(batch, slot, sessions));
     }
 
     /** One batch: the session table replaced and the applied slot set (after a checkpoint swap). */
     private void replaceSessions(long slot, List<ClientSession> sessions) {
-        try (WriteBatch batch = new WriteBatch()) {
-            batch.deleteRange(SESSION_PREFIX, new byte[] {SESSION_PREFIX[0], (byte) (SESSION_PREFIX[1] + 1)});
-            putSessions(batch, slot, sessions);
-            db.write(writeOptions, batch);
-        } catch (RocksDBException e) {
-            throw new IllegalStateException("RocksDB session restore at slot " + slot + " failed: " + e.getMessage(), e);
-        }
+        StoreBatch batch = new StoreBatch().deleteRange(SESSION_PREFIX, StoreBatch.prefixEnd(SESSION_PREFIX));
+        store.write(withSessions(batch, slot, sessions));
     }
 
-    private static void putSessions(WriteBatch batch, long slot, List<ClientSession> sessions) throws RocksDBException {
+    private static StoreBatch withSessions(StoreBatch batch, long slot, List<ClientSession> sessions) {
         for (ClientSession s : sessions) {
             batch.put(sessionKey(s.clientId()), sessionRecord(s.sequence(), s.slot(), s.result()));
         }
-        batch.put(APPLIED_KEY, ByteBuffer.allocate(8).putLong(slot).array());
+        return batch.appliedSlot(slot);
     }
 
     /** Number of data keys (values and lists), staged changes included; a full scan, for tests and status. */
@@ -604,31 +446,26 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
 
     /** A key as the state machine sees it: staged, else (unless a restore is staged) RocksDB's. */
     byte[] get(byte[] key) {
-        return staged.containsKey(key) ? staged.get(key) : dbGet(key);
+        return staged.contains(key) ? staged.get(key) : store.get(key);
     }
 
     /** Stages {@code value} (null: a delete) under {@code key}, for the next {@link #commitApplied()}. */
     void stage(byte[] key, byte[] value) {
-        staged.put(key, value);
-    }
-
-    /** An iterator over RocksDB itself (without what is staged). */
-    RocksIterator newIterator() {
-        return db.newIterator();
-    }
-
-    private byte[] dbGet(byte[] key) {
-        try {
-            return db.get(key);
-        } catch (RocksDBException e) {
-            throw new IllegalStateException("RocksDB read failed: " + e.getMessage(), e);
+        if (value == null) {
+            staged.delete(key);
+        } else {
+            staged.put(key, value);
         }
+    }
+
+    /** The store itself (without what is staged: a scan writes the staged batch first). */
+    KvStore store() {
+        return store;
     }
 
     /** Closes RocksDB without writing what is staged: what a process death between two batches leaves (tests). */
     void closeWithoutWriting() {
         staged.clear();
-        stagedSlot = -1;
         close();
     }
 
@@ -636,15 +473,11 @@ public final class RocksKvStateMachine implements StateMachine, AutoCloseable {
     @Override
     public void close() {
         try {
-            if (db != null) {
+            if (store.isOpen()) {
                 commitApplied();
             }
         } finally {
-            writeOptions.close();
-            if (db != null) {
-                db.close();
-            }
-            options.close();
+            store.close();
         }
     }
 }

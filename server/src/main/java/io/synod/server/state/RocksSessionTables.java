@@ -11,7 +11,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import org.rocksdb.RocksIterator;
 
 /**
  * The session tables of {@link RocksKvStateMachine} (sessions, ephemeral and sequential keys: the same decisions
@@ -175,19 +174,18 @@ final class RocksSessionTables {
         machine.commitApplied(); // iterate RocksDB itself: write what this pass staged first (as scan does)
         byte[] prefix = key(VALUE, list.prefix());
         List<SessionResult.Listed> found = new ArrayList<>();
-        boolean more = false;
-        try (RocksIterator it = machine.newIterator()) {
-            for (it.seek(prefix); it.isValid() && startsWith(it.key(), prefix); it.next()) {
-                if (found.size() == list.limit()) {
-                    more = true;
-                    break;
-                }
-                String key = new String(it.key(), 1, it.key().length - 1, StandardCharsets.UTF_8);
-                long[] meta = meta(key);
-                found.add(new SessionResult.Listed(key, meta == null ? 0 : meta[0], meta == null ? 0 : meta[1]));
+        boolean[] more = {false};
+        machine.store().scanPrefix(prefix, (k, value) -> {
+            if (found.size() == list.limit()) {
+                more[0] = true;
+                return false;
             }
-        }
-        return new SessionResult.Listing(List.copyOf(found), more);
+            String key = new String(k, 1, k.length - 1, StandardCharsets.UTF_8);
+            long[] meta = meta(key);
+            found.add(new SessionResult.Listed(key, meta == null ? 0 : meta[0], meta == null ? 0 : meta[1]));
+            return true;
+        });
+        return new SessionResult.Listing(List.copyOf(found), more[0]);
     }
 
     /** The live sessions, by id, staged changes included (what the leader's expiry timer reads). */

@@ -1,0 +1,185 @@
+package io.synod.server.state;
+
+import io.synod.core.store.KvStore;
+import io.synod.core.store.StoreBatch;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import org.rocksdb.Checkpoint;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The {@link KvStore} in RocksDB: one database (the default column family) per group, bytewise key order, a
+ * {@link StoreBatch} written as one {@link WriteBatch}, and the applied slot kept in the same key space under
+ * {@code 0 "applied"} (8 bytes, big-endian), written in each batch that carries one. That key is the store's own:
+ * scans skip it and the layout above it is the state machine's. This is the layout every existing data directory has.
+ *
+ * <p><b>Checkpoints.</b> {@link #checkpoint} creates a RocksDB checkpoint (SST files hard-linked) under the group's
+ * snapshot directory, fsynced; {@link #snapshotSink} receives a peer's into a temporary directory; {@link #swapIn}
+ * installs one as the database: a durable copy ({@code <db>.next}) is built, the database closed, {@code <db>} renamed
+ * to {@code <db>.old} and {@code <db>.next} to {@code <db>}, and it is reopened; opening finishes or discards a swap
+ * a crash interrupted ({@link CheckpointSwap}).
+ */
+public final class RocksKvStore implements KvStore {
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    /** Where the applied slot is kept: among the 0-prefixed keys of the machine's layout, one the machine never uses. */
+    static final byte[] APPLIED_KEY = {0, 'a', 'p', 'p', 'l', 'i', 'e', 'd'};
+
+    private final Path dir;
+    private final Path checkpointDir;
+    private final Options options;
+    private final WriteOptions writeOptions = new WriteOptions();
+    private RocksDB db;
+    /** Makes checkpoint and transfer directory names unique within this process. */
+    private long nameCounter;
+    private final String nameEpoch = Long.toHexString(System.currentTimeMillis());
+
+    /**
+     * Opens (or creates) the RocksDB in {@code dir}, first finishing or discarding a checkpoint swap a crash
+     * interrupted; checkpoints are created under {@code checkpointDir}.
+     */
+    public RocksKvStore(Path dir, Path checkpointDir) throws IOException {
+        this.dir = dir;
+        this.checkpointDir = checkpointDir;
+        Files.createDirectories(checkpointDir);
+        CheckpointSwap.recover(dir);
+        Files.createDirectories(dir);
+        options = new Options().setCreateIfMissing(true);
+        try {
+            db = RocksDB.open(options, dir.toString());
+        } catch (RocksDBException e) {
+            options.close();
+            writeOptions.close();
+            throw new IOException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+        try {
+            return db.get(key);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("RocksDB read failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void scan(byte[] from, byte[] to, Visitor visitor) {
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seek(from); it.isValid(); it.next()) {
+                byte[] key = it.key();
+                if (to != null && Arrays.compareUnsigned(key, to) >= 0) {
+                    return;
+                }
+                if (!Arrays.equals(key, APPLIED_KEY) && !visitor.visit(key, it.value())) {
+                    return;
+                }
+            }
+        }
+    }
+
+    @Override
+    public long appliedSlot() {
+        byte[] v = get(APPLIED_KEY);
+        return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+    }
+
+    /** One {@link WriteBatch}: the range deletion, the changes in key order, then the applied slot. */
+    @Override
+    public void write(StoreBatch batch) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        try (WriteBatch out = new WriteBatch()) {
+            byte[] from = batch.rangeFrom();
+            long slot = batch.appliedSlot();
+            if (from != null) {
+                byte[] to = batch.rangeTo();
+                if (slot < 0 && Arrays.compareUnsigned(from, APPLIED_KEY) <= 0 && Arrays.compareUnsigned(APPLIED_KEY, to) < 0) {
+                    slot = appliedSlot(); // A range deletion never takes the store's own slot away.
+                }
+                out.deleteRange(from, to);
+            }
+            for (Map.Entry<byte[], byte[]> e : batch.changes().entrySet()) {
+                if (e.getValue() == null) {
+                    out.delete(e.getKey());
+                } else {
+                    out.put(e.getKey(), e.getValue());
+                }
+            }
+            if (slot >= 0) {
+                out.put(APPLIED_KEY, ByteBuffer.allocate(8).putLong(slot).array());
+            }
+            db.write(writeOptions, out);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("RocksDB write failed at slot " + batch.appliedSlot() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A checkpoint of everything written (the caller writes its staged batch first), fsynced, as a snapshot source. */
+    public CheckpointSource checkpoint(long slot) {
+        Path target = checkpointDir.resolve(uniqueName("checkpoint", slot));
+        try (Checkpoint checkpoint = Checkpoint.create(db)) {
+            checkpoint.createCheckpoint(target.toString());
+            RocksFiles.syncTree(target);
+            RocksFiles.syncDirectory(checkpointDir);
+            return new CheckpointSource(target, slot);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("RocksDB checkpoint at slot " + slot + " failed: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("RocksDB checkpoint at slot " + slot + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Receives a peer's checkpoint into {@code incoming-...} under the snapshot directory. */
+    public CheckpointSink snapshotSink(long slot) {
+        return new CheckpointSink(checkpointDir.resolve(uniqueName("incoming", slot)),
+                checkpointDir.resolve(uniqueName("checkpoint", slot)), slot);
+    }
+
+    private String uniqueName(String kind, long slot) {
+        return String.format("%s-%020d-%s-%d", kind, slot, nameEpoch, nameCounter++);
+    }
+
+    /** Installs checkpoint {@code from} as this database (see the class comment). */
+    public void swapIn(Path from) {
+        try {
+            RocksFiles.copyCheckpoint(from, CheckpointSwap.next(dir));
+            db.close();
+            db = null;
+            CheckpointSwap.renameIn(dir);
+            db = RocksDB.open(options, dir.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException("installing checkpoint " + from + " into " + dir + " failed: " + e.getMessage(), e);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("opening installed checkpoint " + dir + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether the database is open (a failed swap-in leaves it closed). */
+    boolean isOpen() {
+        return db != null;
+    }
+
+    @Override
+    public void close() {
+        writeOptions.close();
+        if (db != null) {
+            db.close();
+            db = null;
+        }
+        options.close();
+    }
+}
