@@ -8,8 +8,6 @@ import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.StateMachine;
-import io.synod.core.kv.KvSessions;
-import io.synod.core.kv.KvWatchLog;
 import io.synod.server.group.driver.DriverInput;
 import io.synod.server.group.driver.DriverOutput;
 import io.synod.server.group.driver.GroupDriver;
@@ -92,7 +90,8 @@ public final class GroupLoop implements AutoCloseable {
             chooseStartingState(durableMachine, storage, group);
         }
         this.driver = new GroupDriver(config, new GroupDriver.Recovered(storage.durableState(), storage.repairAbove(),
-                storage.repairThroughSlot()), stateMachine, durableMachine == null ? null : kvState(durableMachine),
+                storage.repairThroughSlot()), stateMachine, durableMachine == null ? null
+                : KvState.of(durableMachine::liveSessions, durableMachine.watchLog()),
                 new Output(), System.nanoTime());
         if (durableMachine != null) {
             durableMachine.commitApplied(); // Whatever starting the replica staged (nothing, normally).
@@ -126,20 +125,6 @@ public final class GroupLoop implements AutoCloseable {
                 machine.ignoreDurableState();
             }
         }
-    }
-
-    private static KvState kvState(RocksKvStateMachine machine) {
-        return new KvState() {
-            @Override
-            public List<KvSessions.Session> liveSessions() {
-                return machine.liveSessions();
-            }
-
-            @Override
-            public KvWatchLog watchLog() {
-                return machine.watchLog();
-            }
-        };
     }
 
     public void start() {

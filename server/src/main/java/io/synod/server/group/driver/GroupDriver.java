@@ -121,6 +121,10 @@ public final class GroupDriver {
 
     /** One input, handled at {@code nowNanos}; its outputs leave with the next {@link #ready}. */
     public void step(DriverInput input, long nowNanos) {
+        if (input instanceof DriverInput.Election e) {
+            onElection(e.event(), nowNanos);
+            return;
+        }
         now = nowNanos;
         observeClock();
         if (input instanceof DriverInput.Peer p) {
@@ -138,8 +142,6 @@ public final class GroupDriver {
             }
         } else if (input instanceof DriverInput.CodingChange c) {
             codingChanges.propose(c.change(), c.responder(), replica, serving());
-        } else if (input instanceof DriverInput.Election e) {
-            onElection(e.event(), nowNanos);
         }
     }
 

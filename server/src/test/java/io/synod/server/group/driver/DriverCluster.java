@@ -1,9 +1,7 @@
 package io.synod.server.group.driver;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.synod.core.kv.KvSessions;
 import io.synod.core.kv.KvStateMachine;
-import io.synod.core.kv.KvWatchLog;
 import io.synod.core.paxos.DurableState;
 import io.synod.core.paxos.ElectionEvent;
 import io.synod.core.paxos.Ready;
@@ -38,17 +36,7 @@ final class DriverCluster {
             this.id = id;
             GroupDriverConfig config = tune.apply(GroupDriverConfig.of(0, ReplicaConfig.defaults(id, n), 1024,
                     new GroupMetrics(new SimpleMeterRegistry(), 0)));
-            KvState kv = new KvState() {
-                @Override
-                public List<KvSessions.Session> liveSessions() {
-                    return List.of();
-                }
-
-                @Override
-                public KvWatchLog watchLog() {
-                    return machine.watchLog();
-                }
-            };
+            KvState kv = KvState.of(List::of, machine.watchLog());
             this.driver = new GroupDriver(config, new GroupDriver.Recovered(DurableState.EMPTY, null, -1), machine, kv,
                     this, now);
             driver.start();
