@@ -2,6 +2,7 @@ package io.synod.server.group.driver;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.synod.core.kv.KvStateMachine;
+import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.DurableState;
 import io.synod.core.paxos.ElectionEvent;
 import io.synod.core.paxos.Ready;
@@ -29,15 +30,16 @@ final class DriverCluster {
         /** While set, a pass leaves its persist request outstanding (the test completes it). */
         boolean diskStalled;
         int joins;
+        int repairsFinished;
         int leaves;
         int commits;
 
-        Node(int id, int n, UnaryOperator<GroupDriverConfig> tune) {
+        Node(int id, int n, UnaryOperator<GroupDriverConfig> tune, Ballot repairAbove) {
             this.id = id;
             GroupDriverConfig config = tune.apply(GroupDriverConfig.of(0, ReplicaConfig.defaults(id, n), 1024,
                     new GroupMetrics(new SimpleMeterRegistry(), 0)));
             KvState kv = KvState.of(List::of, machine.watchLog());
-            this.driver = new GroupDriver(config, new GroupDriver.Recovered(DurableState.EMPTY, null, -1), machine, kv,
+            this.driver = new GroupDriver(config, new GroupDriver.Recovered(DurableState.EMPTY, repairAbove, 0), machine, kv,
                     this, now);
             driver.start();
         }
@@ -64,7 +66,9 @@ final class DriverCluster {
         }
 
         @Override
-        public void finishRepair() {}
+        public void finishRepair() {
+            repairsFinished++;
+        }
 
         @Override
         public void joinElection() {
@@ -114,9 +118,14 @@ final class DriverCluster {
     long now = 1_000_000_000L;
 
     DriverCluster(int n, UnaryOperator<GroupDriverConfig> tune) {
+        this(n, tune, -1);
+    }
+
+    /** Node {@code repairing} (if >= 0) starts from a damaged log (lost entries of ballots up to ZERO: every leader's is higher). */
+    DriverCluster(int n, UnaryOperator<GroupDriverConfig> tune, int repairing) {
         nodes = new Node[n];
         for (int i = 0; i < n; i++) {
-            nodes[i] = new Node(i, n, tune);
+            nodes[i] = new Node(i, n, tune, i == repairing ? Ballot.ZERO : null);
         }
     }
 

@@ -14,6 +14,7 @@ import io.synod.core.paxos.Role;
 import io.synod.core.wire.WatchCodec;
 import io.synod.server.lease.GroupLease;
 import io.synod.server.wire.WireFrame;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -127,6 +128,73 @@ class GroupDriverTest {
         cluster.nodes[1].driver.requestHandOver();
         cluster.nodes[1].pass(true);
         assertTrue(cluster.nodes[1].driver.handOverDone());
+    }
+
+    /**
+     * Moraru's quorum leases (SoCC 2014, §3): a follower that holds a lease on a key answers its linearizable
+     * reads locally (the leader's writes to the key wait for every holder), and one that does not hold it
+     * refuses, naming the key's holders so the client reads there. Time is the fake clock's: the leases are
+     * granted and renewed by the messages of {@link DriverCluster#advance}.
+     */
+    @Test
+    void aFollowerHoldingTheKeysQuorumLeaseReadsLocallyAndAnotherNamesTheHolders() {
+        GroupLease lease = GroupLease.of(LeaseMode.QUORUM, new LeaseTiming(2_000, 0, 0));
+        DriverCluster cluster = new DriverCluster(3, c -> c.withLease(lease).withLeaseClock(LeaseClock.NONE));
+        DriverCluster.Node leader = cluster.electFirst();
+        for (int i = 0; i < 300; i++) {
+            cluster.advance(10 * MS); // Guard, grants, renewals: 3 s of fake time.
+        }
+        leader.command(1, PUT, 0);
+        leader.pass(true);
+        for (int i = 0; i < 10; i++) {
+            cluster.advance(10 * MS);
+        }
+        assertEquals(ClientReply.Status.OK.ordinal(), leader.replies.get(0).status(), cluster.trace.toString());
+        int servedLocally = 0;
+        long holders = -1;
+        for (int id = 1; id <= 2; id++) {
+            DriverCluster.Node follower = cluster.nodes[id];
+            follower.command(10 + id, GET, 0);
+            follower.pass(true);
+            WireFrame.ClientResponse r = follower.replies.get(follower.replies.size() - 1);
+            if (r.status() == ClientReply.Status.OK.ordinal()) {
+                assertEquals(WireFrame.ClientResponse.SERVED_LEASE, r.served(), "answered under its lease");
+                servedLocally |= 1 << id;
+            } else {
+                assertEquals(ClientReply.Status.NOT_LEADER.ordinal(), r.status());
+                holders = ByteBuffer.wrap(r.result()).getLong();
+                assertEquals(0, holders & (1L << id), "a refusing follower does not hold the key");
+            }
+        }
+        assertTrue(servedLocally != 0, "a majority holds every key, so a follower among them reads locally");
+        if (holders >= 0) {
+            assertEquals(servedLocally, holders & servedLocally, "the refusal names the follower that read locally");
+        }
+    }
+
+    /**
+     * Repair after mid-log corruption: a replica whose log lost accepted entries must not vote in phase 1 (a
+     * Promise vouches for a durable log it no longer has) nor stand for election, until a leader of a higher
+     * ballot, elected without it, has brought it back past that leader's commit point as first heard.
+     */
+    @Test
+    void aRepairingReplicaNeitherVotesNorStandsUntilItCaughtUpWithANewLeader() {
+        DriverCluster cluster = new DriverCluster(3, c -> c, 2);
+        DriverCluster.Node damaged = cluster.nodes[2];
+        assertEquals(WireFrame.GroupStatus.REPAIRING, damaged.driver.status().state());
+        assertEquals(0, damaged.joins, "out of the election while repairing");
+        DriverCluster.Node leader = cluster.electFirst();
+        assertEquals(Role.LEADER, leader.role());
+        assertFalse(cluster.trace.contains("2 send Promise"), "no vote from a damaged log: " + cluster.trace);
+        assertTrue(cluster.trace.contains("1 send Promise"));
+        leader.command(1, PUT, 0);
+        leader.pass(true);
+        for (int i = 0; i < 20 && damaged.repairsFinished == 0; i++) {
+            cluster.advance(10 * MS);
+        }
+        assertEquals(1, damaged.repairsFinished, "repaired once it applied the new leader's commit point");
+        assertEquals(WireFrame.GroupStatus.SERVING, damaged.driver.status().state());
+        assertEquals(1, damaged.joins, "stands for election again");
     }
 
     /** Waiters are bounded: past {@code maxWaiters} a command is answered BUSY at once, not queued. */
