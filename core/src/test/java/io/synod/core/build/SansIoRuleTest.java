@@ -85,11 +85,12 @@ class SansIoRuleTest {
     }
 
     @Test
-    void mainSourcesOfCoreAndLeasesHaveNoSynchronized() throws IOException {
+    void mainSourcesOfCoreLeasesAndTheGroupDriverHaveNoSynchronized() throws IOException {
         Pattern keyword = Pattern.compile("\\bsynchronized\\b");
         List<String> hits = new ArrayList<>();
-        for (String module : List.of("core", "leases")) {
-            Path sources = ROOT.resolve(module).resolve("src/main/java");
+        for (String module : List.of("core/src/main/java", "leases/src/main/java",
+                "server/src/main/java/io/synod/server/group/driver")) {
+            Path sources = ROOT.resolve(module);
             if (!Files.isDirectory(sources)) {
                 continue;
             }

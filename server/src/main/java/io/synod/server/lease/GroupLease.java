@@ -15,6 +15,7 @@ import io.synod.leases.QuorumLeaseConfig;
 import io.synod.server.config.ServerConfig.AutoSettings;
 import io.synod.server.config.ServerConfig.QuorumTimers;
 import java.time.Instant;
+import java.util.Locale;
 
 /**
  * The server's side of a group's read lease (docs/leases.md, "On the server"): which policy the
@@ -140,7 +141,11 @@ public final class GroupLease {
      * also grow across a restart (as long as the wall clock does not step back by more than the downtime).
      */
     public ClockReading read() {
-        long monotonic = System.nanoTime();
+        return read(System.nanoTime());
+    }
+
+    /** {@link #read()} at the monotonic time {@code monotonic} ({@link System#nanoTime()} read by the caller). */
+    public ClockReading read(long monotonic) {
         if (quorum != null) {
             return ClockReading.unbounded(monotonic + RESTART_OFFSET_NANOS);
         }
@@ -162,7 +167,7 @@ public final class GroupLease {
 
     @Override
     public String toString() {
-        return mode == LeaseMode.NONE ? "none" : mode.name().toLowerCase(java.util.Locale.ROOT) + " " + timing
+        return mode == LeaseMode.NONE ? "none" : mode.name().toLowerCase(Locale.ROOT) + " " + timing
                 + (quorum == null ? "" : " " + quorum) + (auto == null ? "" : " " + auto);
     }
 }

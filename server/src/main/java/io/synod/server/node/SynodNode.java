@@ -21,7 +21,8 @@ import io.synod.core.paxos.ReplicaConfig;
 import io.synod.server.client.ClientServer;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.group.GroupLoop;
-import io.synod.server.group.GroupMetrics;
+import io.synod.server.group.driver.GroupDriverConfig;
+import io.synod.server.group.driver.GroupMetrics;
 import io.synod.server.lease.GroupLease;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
@@ -162,8 +163,8 @@ public final class SynodNode implements AutoCloseable {
             GroupMetrics gm = new GroupMetrics(registry, g);
             int group = g;
             Consumer<WireFrame.PeerMessage> send = network::send;
-            loops[g] = new GroupLoop(group, rc, storage, sm, sm, send, election, gm, config.tickMillis() * 1_000_000L,
-                    8192, 16_384, coding, lease);
+            GroupDriverConfig driverConfig = GroupDriverConfig.of(group, rc, 16_384, gm).withCoding(coding).withLease(lease);
+            loops[g] = new GroupLoop(driverConfig, storage, sm, sm, send, election, config.tickMillis() * 1_000_000L, 8192);
             GroupLoop loop = loops[g];
             int nodeId = config.nodeId();
             loops[g] = loop;

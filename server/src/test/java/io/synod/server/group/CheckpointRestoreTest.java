@@ -2,8 +2,12 @@ package io.synod.server.group;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.synod.core.kv.KvCommand;
+import io.synod.core.kv.KvResult;
 import io.synod.core.paxos.ElectionEvent;
 import io.synod.core.paxos.ReplicaConfig;
+import io.synod.core.paxos.Role;
+import io.synod.server.group.driver.GroupDriverConfig;
+import io.synod.server.group.driver.GroupMetrics;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
 import io.synod.server.wire.WireFrame;
@@ -27,11 +31,12 @@ class CheckpointRestoreTest {
         ReplicaConfig config = ReplicaConfig.defaults(0, 1).withSnapshotEverySlots(8, 2);
         GroupStorage storage = GroupStorage.open(dir.resolve("g"), 1 << 16);
         RocksKvStateMachine sm = new RocksKvStateMachine(dir.resolve("rocksdb"), dir.resolve("g").resolve("snapshot"));
-        GroupLoop loop = new GroupLoop(0, config, storage, sm, sm, m -> { }, null, new GroupMetrics(new SimpleMeterRegistry(), 0), 5_000_000L, 1024, 1024);
+        GroupLoop loop = new GroupLoop(GroupDriverConfig.of(0, config, 1024, new GroupMetrics(new SimpleMeterRegistry(), 0)), storage, sm, sm,
+                m -> { }, null, 5_000_000L, 1024);
         loop.start();
         loop.onElection(new ElectionEvent.Elected(1));
         long deadline = System.nanoTime() + 10_000_000_000L;
-        while (loop.status().role() != io.synod.core.paxos.Role.LEADER.ordinal() && System.nanoTime() < deadline) {
+        while (loop.status().role() != Role.LEADER.ordinal() && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
         for (long seq = 1; seq <= 20; seq++) {
@@ -44,13 +49,14 @@ class CheckpointRestoreTest {
         storage = GroupStorage.open(dir.resolve("g"), 1 << 16);
         sm = new RocksKvStateMachine(dir.resolve("rocksdb"), dir.resolve("g").resolve("snapshot"));
         sm.ignoreDurableState();
-        loop = new GroupLoop(0, config, storage, sm, sm, m -> { }, null, new GroupMetrics(new SimpleMeterRegistry(), 0), 5_000_000L, 1024, 1024);
+        loop = new GroupLoop(GroupDriverConfig.of(0, config, 1024, new GroupMetrics(new SimpleMeterRegistry(), 0)), storage, sm, sm,
+                m -> { }, null, 5_000_000L, 1024);
         try {
             long snapshot = loop.status().snapshotSlot();
             org.junit.jupiter.api.Assertions.assertTrue(snapshot >= 8, "a checkpoint snapshot exists: " + loop.status());
             org.junit.jupiter.api.Assertions.assertEquals(snapshot, loop.status().appliedSlot(), "started from the snapshot");
             org.junit.jupiter.api.Assertions.assertEquals(snapshot, sm.appliedSlot(), "its checkpoint is RocksDB now");
-            io.synod.core.kv.KvResult.ListValue list = (io.synod.core.kv.KvResult.ListValue) io.synod.core.kv.KvResult.decode(
+            KvResult.ListValue list = (KvResult.ListValue) KvResult.decode(
                     sm.read(new KvCommand.ReadList("l").encode()));
             org.junit.jupiter.api.Assertions.assertTrue(list.elements().length >= snapshot - 2 && list.elements().length < 20,
                     "the checkpoint's data: " + list.elements().length + " appends");

@@ -5,11 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.ElectionEvent;
+import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
+import io.synod.server.group.driver.GroupDriverConfig;
+import io.synod.server.group.driver.GroupMetrics;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
 import io.synod.server.wire.WireFrame;
@@ -48,12 +52,13 @@ class CodingChangesTest {
     private GroupLoop replica(int i, int n, ReplicaConfig config, Coding coding, GroupLoop[] loops) throws Exception {
         GroupStorage storage = GroupStorage.open(dir.resolve("g" + i), 1 << 20);
         RocksKvStateMachine sm = new RocksKvStateMachine(dir.resolve("rocks" + i));
-        return new GroupLoop(0, config, storage, sm, sm, m -> {
+        return new GroupLoop(GroupDriverConfig.of(0, config, 1024, new GroupMetrics(new SimpleMeterRegistry(), 0))
+                .withCoding(coding), storage, sm, sm, m -> {
             GroupLoop to = loops[m.message().to()];
             if (to != null) {
                 to.onPeerMessage(m.message());
             }
-        }, null, new GroupMetrics(new SimpleMeterRegistry(), 0), 5_000_000L, 1024, 1024, coding);
+        }, null, 5_000_000L, 1024);
     }
 
     static void awaitApplied(GroupLoop loop, long slot) throws InterruptedException {
@@ -97,7 +102,7 @@ class CodingChangesTest {
             for (long seq = 1; seq <= 60; seq++) {
                 CompletableFuture<WireFrame.ClientResponse> put = new CompletableFuture<>();
                 loops[0].onClientCommand(new WireFrame.ClientCommand(seq, 9, seq,
-                        new io.synod.core.kv.KvCommand.Put("k" + seq, new byte[] {(byte) seq}).encode()), put::complete);
+                        new KvCommand.Put("k" + seq, new byte[] {(byte) seq}).encode()), put::complete);
                 WireFrame.ClientResponse r = put.get(30, TimeUnit.SECONDS);
                 assertEquals(ClientReply.Status.OK.ordinal(), r.status());
                 last = r.slot();
@@ -117,7 +122,7 @@ class CodingChangesTest {
         }
         GroupStorage storage = GroupStorage.open(dir.resolve("g2"), 1 << 20);
         try {
-            for (io.synod.core.paxos.Entry e : storage.durableState().entries()) {
+            for (Entry e : storage.durableState().entries()) {
                 assertTrue(!Coding.isChange(e.command()), "replica 2's log holds no change entry (slot " + e.slot() + ")");
             }
             assertTrue(storage.durableState().snapshot().lastIncludedSlot() > changeSlot, "replica 2 installed a snapshot");
@@ -136,8 +141,8 @@ class CodingChangesTest {
     void aGroupWithoutCodingRefusesWhicheverReplicaIsAsked() throws Exception {
         GroupStorage storage = GroupStorage.open(dir.resolve("g"), 1 << 16);
         RocksKvStateMachine sm = new RocksKvStateMachine(dir.resolve("rocks"));
-        GroupLoop loop = new GroupLoop(0, ReplicaConfig.defaults(0, 1), storage, sm, sm, m -> { }, null,
-                new GroupMetrics(new SimpleMeterRegistry(), 0), 5_000_000L, 1024, 1024);
+        GroupLoop loop = new GroupLoop(GroupDriverConfig.of(0, ReplicaConfig.defaults(0, 1), 1024,
+                new GroupMetrics(new SimpleMeterRegistry(), 0)), storage, sm, sm, m -> { }, null, 5_000_000L, 1024);
         try {
             loop.start();
             assertEquals(ClientReply.Status.REJECTED.ordinal(), change(loop, 1, 1, 1, 0).status(), "not elected yet");
@@ -167,12 +172,13 @@ class CodingChangesTest {
             for (int i = 0; i < n; i++) {
                 GroupStorage storage = GroupStorage.open(dir.resolve("g" + i), 1 << 20);
                 machines[i] = new RocksKvStateMachine(dir.resolve("rocks" + i));
-                loops[i] = new GroupLoop(0, ReplicaConfig.defaults(i, n), storage, machines[i], machines[i], m -> {
+                loops[i] = new GroupLoop(GroupDriverConfig.of(0, ReplicaConfig.defaults(i, n), 1024,
+                        new GroupMetrics(new SimpleMeterRegistry(), 0)).withCoding(coding), storage, machines[i], machines[i], m -> {
                     GroupLoop to = loops[m.message().to()];
                     if (to != null) {
                         to.onPeerMessage(m.message());
                     }
-                }, null, new GroupMetrics(new SimpleMeterRegistry(), 0), 5_000_000L, 1024, 1024, coding);
+                }, null, 5_000_000L, 1024);
             }
             for (GroupLoop loop : loops) {
                 loop.start();

@@ -8,17 +8,23 @@ import io.synod.coordination.LeaseMode;
 import io.synod.coordination.LeaseTiming;
 import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvResult;
+import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.ClientReply;
-import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.ElectionEvent;
+import io.synod.core.paxos.Entry;
+import io.synod.core.paxos.Message;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
 import io.synod.leases.LeaderLease;
 import io.synod.server.lease.GroupLease;
+import io.synod.server.group.driver.GroupDriverConfig;
+import io.synod.server.group.driver.GroupMetrics;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
 import io.synod.server.wire.WireFrame;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.zip.CRC32C;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -43,8 +49,8 @@ class GroupLoopTest {
         GroupStorage storage = GroupStorage.open(dir.resolve("g"), 1 << 16);
         RocksKvStateMachine sm = new RocksKvStateMachine(dir.resolve("rocks"));
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        GroupLoop loop = new GroupLoop(0, ReplicaConfig.defaults(0, 1), storage, sm, sm, m -> { }, null,
-                new GroupMetrics(registry, 0), 5_000_000L, 1024, 1024);
+        GroupLoop loop = new GroupLoop(GroupDriverConfig.of(0, ReplicaConfig.defaults(0, 1), 1024,
+                new GroupMetrics(registry, 0)), storage, sm, sm, m -> { }, null, 5_000_000L, 1024);
         try {
             loop.start();
             loop.onElection(new ElectionEvent.Elected(1));
@@ -53,7 +59,7 @@ class GroupLoopTest {
                 Thread.sleep(5);
             }
             // A message the replica refuses (unknown sender) is dropped; the group keeps serving.
-            loop.onPeerMessage(new io.synod.core.paxos.Message.Heartbeat(4, 0, new io.synod.core.paxos.Ballot(9, 4), 3));
+            loop.onPeerMessage(new Message.Heartbeat(4, 0, new Ballot(9, 4), 3));
             for (long seq = 1; seq <= 20; seq++) {
                 assertEquals(ClientReply.Status.OK.ordinal(), call(loop, seq).status());
             }
@@ -71,8 +77,8 @@ class GroupLoopTest {
     }
 
     private static GroupLoop leader(GroupStorage storage, RocksKvStateMachine sm, ReplicaConfig config) throws Exception {
-        GroupLoop loop = new GroupLoop(0, config, storage, sm, sm, m -> { }, null,
-                new GroupMetrics(new SimpleMeterRegistry(), 0), 5_000_000L, 1024, 1024);
+        GroupLoop loop = new GroupLoop(GroupDriverConfig.of(0, config, 1024,
+                new GroupMetrics(new SimpleMeterRegistry(), 0)), storage, sm, sm, m -> { }, null, 5_000_000L, 1024);
         return loop;
     }
 
@@ -153,7 +159,7 @@ class GroupLoopTest {
     @Timeout(60)
     void anUnresolvedKeyWhoseEntryTheLogLostMakesTheGroupStartFromItsSnapshot() throws Exception {
         byte[] put = new KvCommand.Put("k", new byte[100]).encode();
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        CRC32C crc = new CRC32C();
         crc.update(put);
         try (RocksKvStateMachine sm = new RocksKvStateMachine(dir.resolve("rocksdb"), dir.resolve("g").resolve("snapshot"))) {
             sm.apply(1, new KvCommand.Put("x", new byte[] {1}).encode());
@@ -189,8 +195,9 @@ class GroupLoopTest {
             Path g = dir.resolve(graceful ? "graceful" : "halted");
             GroupStorage storage = GroupStorage.open(g.resolve("log"), 1 << 16);
             RocksKvStateMachine sm = new RocksKvStateMachine(g.resolve("rocksdb"));
-            GroupLoop loop = new GroupLoop(0, config, storage, sm, sm, m -> { }, null,
-                    new GroupMetrics(new SimpleMeterRegistry(), 0), 5_000_000L, 1024, 1024, Coding.OFF, lease);
+            GroupLoop loop = new GroupLoop(GroupDriverConfig.of(0, config, 1024,
+                    new GroupMetrics(new SimpleMeterRegistry(), 0)).withLease(lease), storage, sm, sm, m -> { }, null,
+                    5_000_000L, 1024);
             long written;
             try {
                 lead(loop, 1);
@@ -224,8 +231,8 @@ class GroupLoopTest {
             long committed = loop.status().commitSlot(); // As the loop last published it.
             GroupStorage reopened = GroupStorage.open(g.resolve("log"), 1 << 16);
             try {
-                java.util.List<io.synod.core.paxos.Entry> entries = reopened.durableState().entries();
-                io.synod.core.paxos.Entry last = entries.get(entries.size() - 1);
+                List<Entry> entries = reopened.durableState().entries();
+                Entry last = entries.get(entries.size() - 1);
                 long endLeases = entries.stream().filter(e -> e.command().equals(LeaderLease.END_LEASE)).count();
                 assertEquals(graceful ? 1 : 0, endLeases, (graceful ? "graceful" : "halted") + ": log " + entries);
                 if (graceful) {

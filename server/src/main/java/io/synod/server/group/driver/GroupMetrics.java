@@ -1,4 +1,4 @@
-package io.synod.server.group;
+package io.synod.server.group.driver;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -9,7 +9,7 @@ import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The per-group meters. The group loop writes the plain fields; gauges read them from the scrape
+ * The per-group meters. The group driver (and its runner) write the plain fields; gauges read them from the scrape
  * thread (volatile, single writer), so no lock is shared between the loop and the endpoint.
  */
 public final class GroupMetrics {
@@ -93,7 +93,14 @@ public final class GroupMetrics {
         return (long) logReads.count();
     }
 
-    void recordFsync(long nanos) {
+    /** One group-commit persist: how long its write and fsync took, and how many entries it wrote. */
+    public void recordPersist(long nanos, int entries) {
         fsyncLatency.record(nanos, TimeUnit.NANOSECONDS);
+        batchEntries.record(entries);
+    }
+
+    /** The log's size on disk, as the runner last measured it. */
+    public void logBytes(long bytes) {
+        logBytes = bytes;
     }
 }

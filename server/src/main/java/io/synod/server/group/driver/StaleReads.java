@@ -1,4 +1,4 @@
-package io.synod.server.group;
+package io.synod.server.group.driver;
 
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Replica;
@@ -10,18 +10,18 @@ import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A group's STALE reads, answered on its loop's thread from the local state at the applied slot, leader
+ * A group's STALE reads, answered by its driver from the local state at the applied slot, leader
  * or not. A read of a deferred key that holds no bytes here yet (coded groups, docs/erasure.md rule 4)
  * is parked until the rebuild that started for it is done, never answered from the placeholder; parked
  * reads are bounded in number ({@link #MAX_PARKED_READS}) and time ({@link #PARKED_READ_NANOS}, then BUSY).
- * Touched only by the loop's thread.
+ * Time is passed in (the runner's clock, a test's fake).
  */
 final class StaleReads {
     static final int MAX_PARKED_READS = 1024;
     /** A parked STALE read gives up (BUSY) after this long: the rebuild needs X shards from peers. */
     static final long PARKED_READ_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private record ParkedRead(WireFrame.StaleRead read, GroupLoop.Responder responder, long parkedNanos) {}
+    private record ParkedRead(WireFrame.StaleRead read, Responder responder, long parkedNanos) {}
 
     private final int group;
     private final Replica replica;
@@ -37,7 +37,7 @@ final class StaleReads {
         this.metrics = metrics;
     }
 
-    void read(WireFrame.StaleRead read, GroupLoop.Responder responder) {
+    void read(WireFrame.StaleRead read, Responder responder, long nowNanos) {
         int leader = leader();
         try {
             if (!localState.isReadOnly(read.payload())) {
@@ -50,7 +50,7 @@ final class StaleReads {
                     responder.respond(new WireFrame.ClientResponse(read.requestId(), group,
                             ClientReply.Status.BUSY.ordinal(), 0, leader, new byte[0]));
                 } else {
-                    parkedReads.add(new ParkedRead(read, responder, System.nanoTime()));
+                    parkedReads.add(new ParkedRead(read, responder, nowNanos));
                 }
                 return;
             }
@@ -64,15 +64,14 @@ final class StaleReads {
     }
 
     /** Answers the parked STALE reads whose keys are resolved now; those waiting too long get BUSY. */
-    void retryParked() {
+    void retryParked(long now) {
         if (parkedReads.isEmpty()) {
             return;
         }
-        long now = System.nanoTime();
         for (int i = parkedReads.size(); i > 0; i--) {
             ParkedRead p = parkedReads.poll();
             if (localState.unresolvedSlotsFor(p.read().payload()).length == 0) {
-                read(p.read(), p.responder());
+                read(p.read(), p.responder(), now);
             } else if (now - p.parkedNanos() > PARKED_READ_NANOS) {
                 metrics.parkedReadTimeouts.increment();
                 p.responder().respond(new WireFrame.ClientResponse(p.read().requestId(), group,

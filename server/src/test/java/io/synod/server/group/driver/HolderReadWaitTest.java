@@ -1,4 +1,4 @@
-package io.synod.server.group;
+package io.synod.server.group.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

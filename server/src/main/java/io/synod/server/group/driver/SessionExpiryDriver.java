@@ -1,17 +1,18 @@
-package io.synod.server.group;
+package io.synod.server.group.driver;
 
+import io.synod.core.kv.KvSessions;
 import io.synod.core.kv.SessionExpiryTimer;
 import io.synod.core.paxos.ClientRequest;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.Role;
-import io.synod.server.state.RocksKvStateMachine;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
- * Runs core's {@link SessionExpiryTimer} beside one group's replica on the group's thread: after each tick, while the
- * replica leads (and serves), the timer looks at the session table RocksDB holds and the returned {@code Expire}
+ * Runs core's {@link SessionExpiryTimer} beside one group's replica in the group's driver: after each tick, while the
+ * replica leads (and serves), the timer looks at the state machine's session table and the returned {@code Expire}
  * commands are proposed through the log like any client's. A follower (or a repairing replica) only tells the timer
  * it does not lead, so the timer forgets its deadlines and a new term starts with a full TTL for every session;
  * nothing is ever expired off the log (docs/lock-primitives.md, "Expiry is the leader's decision").
@@ -21,12 +22,12 @@ final class SessionExpiryDriver {
     static final int MAX_EXPIRIES_PER_TICK = 64;
 
     private final SessionExpiryTimer timer;
-    private final RocksKvStateMachine machine;
+    private final Supplier<List<KvSessions.Session>> sessions;
     private long proposed;
 
-    SessionExpiryDriver(int nodeId, RocksKvStateMachine machine) {
+    SessionExpiryDriver(int nodeId, Supplier<List<KvSessions.Session>> sessions) {
         this.timer = new SessionExpiryTimer(nodeId, MAX_EXPIRIES_PER_TICK);
-        this.machine = machine;
+        this.sessions = sessions;
     }
 
     /** One look after a tick: the expiry requests to propose (none unless {@code serving} and leading). */
@@ -35,7 +36,7 @@ final class SessionExpiryDriver {
             timer.poll(null, nowNanos, List.of());
             return List.of();
         }
-        List<Command> expiries = timer.poll(replica.ownBallot(), nowNanos, machine.liveSessions());
+        List<Command> expiries = timer.poll(replica.ownBallot(), nowNanos, sessions.get());
         List<ClientRequest> out = new ArrayList<>(expiries.size());
         for (Command expire : expiries) {
             out.add(new ClientRequest(expire));

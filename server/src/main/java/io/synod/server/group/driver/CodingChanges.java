@@ -1,4 +1,4 @@
-package io.synod.server.group;
+package io.synod.server.group.driver;
 
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.ClientReply;
@@ -21,13 +21,13 @@ import java.util.TreeMap;
  * snapshot, the answer is UNKNOWN (the request may be sent again: a change sets F, X and the threshold, so doing
  * it twice is harmless). Refusals: NOT_LEADER with the hint on a replica that does not lead, REJECTED naming the
  * RS-Paxos rule broken or saying the group runs without coding, BUSY past {@link #MAX_PENDING}. Touched only by
- * the group's loop thread.
+ * the group's driver.
  */
 final class CodingChanges {
     /** Changes waiting for their slot to apply, at most (each is one admin request). */
     static final int MAX_PENDING = 64;
 
-    private record Pending(long requestId, GroupLoop.Responder responder, Ballot ballot, String coding) {}
+    private record Pending(long requestId, Responder responder, Ballot ballot, String coding) {}
 
     private final int group;
     private final TreeMap<Long, List<Pending>> bySlot = new TreeMap<>();
@@ -38,7 +38,7 @@ final class CodingChanges {
     }
 
     /** Proposes {@code change} if this replica leads and the rules allow it; otherwise answers at once. */
-    void propose(WireFrame.CodingChange change, GroupLoop.Responder responder, Replica replica, boolean serving) {
+    void propose(WireFrame.CodingChange change, Responder responder, Replica replica, boolean serving) {
         if (!serving) {
             respond(responder, change.requestId(), ClientReply.Status.NOT_LEADER, 0, replica.leaderHint(), "");
             return;
@@ -118,7 +118,7 @@ final class CodingChanges {
         pending = 0;
     }
 
-    private void respond(GroupLoop.Responder responder, long requestId, ClientReply.Status status, long slot, int hint,
+    private void respond(Responder responder, long requestId, ClientReply.Status status, long slot, int hint,
             String text) {
         responder.respond(new WireFrame.ClientResponse(requestId, group, status.ordinal(), slot, hint,
                 text.getBytes(StandardCharsets.UTF_8)));

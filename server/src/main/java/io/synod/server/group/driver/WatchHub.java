@@ -1,4 +1,4 @@
-package io.synod.server.group;
+package io.synod.server.group.driver;
 
 import io.synod.core.kv.KvWatchLog;
 import io.synod.core.paxos.ClientReply;
@@ -12,7 +12,7 @@ import java.util.Iterator;
 import java.util.List;
 
 /**
- * Watch delivery for one group, on the group's thread: a watch poll reads the events of a key or prefix from the
+ * Watch delivery for one group, in its driver: a watch poll reads the events of a key or prefix from the
  * replica's {@link KvWatchLog} from the position it names; if there are none yet, the poll is held until an applied
  * command records one or its wait ends (long polling: the client sends the next poll from the position the answer
  * names, so events arrive in slot order, each once, and a reconnect or a leader change resumes from that position on
@@ -25,7 +25,7 @@ final class WatchHub {
     /** Most polls held at once in one group. */
     static final int MAX_HELD = 4096;
 
-    private record Held(long requestId, WatchCodec.Query query, GroupLoop.Responder responder, long deadlineNanos) {}
+    private record Held(long requestId, WatchCodec.Query query, Responder responder, long deadlineNanos) {}
 
     private final int group;
     private final KvWatchLog log;
@@ -39,7 +39,7 @@ final class WatchHub {
     }
 
     /** A poll arrived. */
-    void poll(WireFrame.WatchPoll poll, GroupLoop.Responder responder, Replica replica, boolean serving, long nowNanos) {
+    void poll(WireFrame.WatchPoll poll, Responder responder, Replica replica, boolean serving, long nowNanos) {
         WatchCodec.Query query;
         try {
             query = WatchCodec.decodeQuery(poll.query());

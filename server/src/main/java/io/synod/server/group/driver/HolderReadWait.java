@@ -1,4 +1,4 @@
-package io.synod.server.group;
+package io.synod.server.group.driver;
 
 import io.synod.core.paxos.Role;
 import java.util.ArrayDeque;

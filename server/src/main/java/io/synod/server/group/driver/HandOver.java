@@ -1,27 +1,25 @@
-package io.synod.server.group;
+package io.synod.server.group.driver;
 
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.Role;
 import java.util.Arrays;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A graceful leader stop under a leader lease (docs/leases.md "On the server", LeaseGuard SIGMOD 2026 §3,
- * rule 7 there): before a stopping node leaves the election, its group loop appends the end-lease entry
+ * rule 7 there): before a stopping node leaves the election, its group driver appends the end-lease entry
  * ({@link Replica#handOver()}; from its stamp on the replica serves no lease read and takes no new
  * command) and waits, bounded by {@link #BOUND_NANOS}, until the entry is committed and every peer has
  * applied it (peers learn the commit from the next heartbeat or Accept); once it is committed, peers that
  * have not reported it within {@link #STRAGGLER_HEARTBEATS} heartbeat intervals (down, partitioned, slow)
  * are not waited for. A successor whose commit point is that entry commits at once instead of waiting Δ;
  * one that did not learn it waits Δ as after a crash: slower, never unsafe.
- * A crash ({@link GroupLoop#halt()}) does none of this.
+ * A crash (the runner halts) does none of this.
  *
- * <p>{@link #request()} and {@link #await(long)} are called by the stopping thread; everything else only on
- * the group loop's thread.
+ * <p>Sans-I/O: the time is passed in; the runner waits for {@link #done()} (its stopping thread, bounded).
  */
 final class HandOver {
     private static final Logger LOG = LoggerFactory.getLogger(HandOver.class);
@@ -36,13 +34,13 @@ final class HandOver {
     private final int self;
     /** Per node id: the highest applied slot that node reported to this leader since the hand-over began. */
     private final long[] peerApplied;
-    private final CountDownLatch done = new CountDownLatch(1);
-    private volatile boolean requested;
+    private boolean done;
+    private boolean requested;
     private boolean started;
     private long slot = -1;
     private long deadlineNanos;
     private boolean committed;
-    /** When this loop first saw the end-lease entry committed (if {@link #committed}). */
+    /** When the driver first saw the end-lease entry committed (if {@link #committed}). */
     private long committedAtNanos;
     private final long stragglerNanos;
 
@@ -54,22 +52,17 @@ final class HandOver {
         Arrays.fill(peerApplied, -1);
     }
 
-    /** Asks the loop to hand over (any thread; idempotent). */
+    /** Asks for the hand-over (idempotent); it starts with the next {@link #step}. */
     void request() {
         requested = true;
     }
 
-    /** Waits until the hand-over is over (done, not needed, timed out, or the loop stopped); false on timeout. */
-    boolean await(long timeoutNanos) throws InterruptedException {
-        return done.await(timeoutNanos, TimeUnit.NANOSECONDS);
+    /** Whether the hand-over is over: done, not needed, or timed out. */
+    boolean done() {
+        return done;
     }
 
-    /** The loop stopped (closed, halted or failed): nobody may wait for a hand-over any more. */
-    void abandon() {
-        done.countDown();
-    }
-
-    /** A peer message reached the loop: an Accepted or HeartbeatReply says how far its sender applied. */
+    /** A peer message reached the driver: an Accepted or HeartbeatReply says how far its sender applied. */
     void onPeerMessage(Message m) {
         if (slot < 0 || m.from() < 0 || m.from() >= peerApplied.length) {
             return;
@@ -82,12 +75,12 @@ final class HandOver {
     }
 
     /**
-     * On the loop's thread before each Ready pass: starts the hand-over once it is requested (the entry
+     * Before each Ready pass: starts the hand-over once it is requested (the entry
      * leaves with this pass), and ends it when the entry is committed and known everywhere, when this
      * replica no longer leads, or at the bound.
      */
     void step(Replica replica, long nowNanos) {
-        if (!requested || done.getCount() == 0) {
+        if (!requested || done) {
             return;
         }
         if (!started) {
@@ -95,7 +88,7 @@ final class HandOver {
             slot = replica.handOver();
             deadlineNanos = nowNanos + BOUND_NANOS;
             if (slot < 0) {
-                done.countDown(); // Not leading, or a lease without an end-lease entry: nothing to hand over.
+                done = true; // Not leading, or a lease without an end-lease entry: nothing to hand over.
             } else {
                 LOG.info("group {}: handing over, end-lease entry at slot {}", group, slot);
             }
@@ -104,7 +97,7 @@ final class HandOver {
         if (replica.role() != Role.LEADER) {
             LOG.info("group {}: stopped leading during the hand-over (commit slot {}, end-lease slot {})", group,
                     replica.commitSlot(), slot);
-            done.countDown();
+            done = true;
             return;
         }
         if (replica.commitSlot() >= slot && !committed) {
@@ -113,16 +106,16 @@ final class HandOver {
         }
         if (committed && everyPeerApplied()) {
             LOG.info("group {}: handed over, end-lease entry at slot {} committed and applied by every peer", group, slot);
-            done.countDown();
+            done = true;
         } else if (committed && nowNanos - committedAtNanos >= stragglerNanos) {
             LOG.info("group {}: handed over, end-lease entry at slot {} committed; peers applied {} (not waiting longer)",
                     group, slot, Arrays.toString(peerApplied));
-            done.countDown();
+            done = true;
         } else if (nowNanos - deadlineNanos >= 0) {
             LOG.warn("group {}: hand-over bound of {} ms reached (commit slot {}, end-lease slot {}, peers applied {});"
                     + " leaving anyway, a successor that did not learn it waits out the lease", group,
                     TimeUnit.NANOSECONDS.toMillis(BOUND_NANOS), replica.commitSlot(), slot, Arrays.toString(peerApplied));
-            done.countDown();
+            done = true;
         }
     }
 
