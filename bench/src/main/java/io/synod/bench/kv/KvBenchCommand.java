@@ -147,7 +147,7 @@ public final class KvBenchCommand implements Callable<Integer> {
         boolean ok = false;
         try (ProcessCluster cluster = ProcessCluster.start(clusterDir, nodes, groups, 4_000, List.of(), out, false)) {
             try (SynodTarget target = new SynodTarget(system, new SdkKvClient(cluster.clientAddresses(), window,
-                    Duration.ofSeconds(30)), groups, keys)) {
+                    Duration.ofSeconds(30), cluster.clientTls()), groups, keys)) {
                 progress("%s: %d server processes, %d groups, every group has a leader", system, nodes, groups);
                 Map<String, Double> r = measureTarget(target, warmup, measure);
                 ok = true;

@@ -150,7 +150,8 @@ public final class TortureCommand implements Callable<Integer> {
         int leaderKills = 0;
         long workloadFrom;
         long workloadTo;
-        try (KvClient client = new SdkKvClient(cluster.clientAddresses(), 1024, Duration.ofMillis(opTimeoutMillis))) {
+        try (KvClient client = new SdkKvClient(cluster.clientAddresses(), 1024, Duration.ofMillis(opTimeoutMillis),
+                cluster.clientTls())) {
             progress("client: %s", client.description());
             List<Thread> workers = new ArrayList<>();
             for (int p = 0; p < clients; p++) {
