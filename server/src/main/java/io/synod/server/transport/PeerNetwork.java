@@ -5,6 +5,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -103,7 +104,14 @@ public final class PeerNetwork implements AutoCloseable {
                             if (delay > 0) {
                                 ch.pipeline().addLast(new PeerDelayHandler(delay, outboundHighWaterBytes));
                             }
-                            ch.pipeline().addLast(new FrameEncoder(maxFrameBytes, stats.bytesSent));
+                            ch.pipeline().addLast(new FrameEncoder(maxFrameBytes, stats.bytesSent), new ChannelInboundHandlerAdapter() {
+                                @Override
+                                public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                    // A failed handshake or a reset: the close retries the link with backoff.
+                                    REFUSALS.warn("closing the link to peer {}: {}", peer, cause.toString());
+                                    ctx.close();
+                                }
+                            });
                         }
                     });
             b.connect(address).addListener((ChannelFuture f) -> {
