@@ -74,4 +74,14 @@ class CertCommandTest {
         assertTrue(help[1].contains("tls.ca=D/ca.crt"), help[1]);
         assertTrue(help[1].contains("create-node"), help[1]);
     }
+
+    @Test
+    void aServerWithNeitherTlsNorInsecureRefusesToStartInOneLine() {
+        String[] r = run("server", "--set", "node.id=0", "--set", "nodes=0@127.0.0.1:1:2", "--set",
+                "zookeeper.connect=127.0.0.1:1", "--set", "data.dir=" + dir.resolve("d"));
+        assertEquals("2", r[0]);
+        String first = r[2].lines().findFirst().orElse(""); // Then picocli's usage hint, as for every config error.
+        assertTrue(first.startsWith("error: config: no TLS configured"), r[2]);
+        assertTrue(first.contains("tls.ca, tls.cert and tls.key") && first.contains("insecure=true"), first);
+    }
 }

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Message;
@@ -21,6 +24,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
@@ -85,6 +89,22 @@ class PeerTlsTest {
         }
     }
 
+    /** A client of {@code context} says Hello as node 0: the server refuses the handshake and delivers nothing. */
+    void assertRefusedInTheHandshake(SSLContext context) throws Exception {
+        try (SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket(address.getAddress(), address.getPort())) {
+            s.setSoTimeout(10_000);
+            // TLS 1.3: the client may finish its side first; then the refusal arrives on the first read.
+            try {
+                s.startHandshake();
+                send(s.getOutputStream(), new WireFrame.Hello(0, TlsTestSupport.CLUSTER), heartbeat(0, 2));
+                assertThrows(SSLException.class, () -> s.getInputStream().read());
+            } catch (SSLException refused) {
+                // Refused during the handshake itself.
+            }
+        }
+        assertTrue(delivered.isEmpty(), "nothing reached the groups");
+    }
+
     @Test
     void plainTcpWithoutCertificateIsClosedAndNothingIsDelivered() throws Exception {
         try (Socket s = new Socket(address.getAddress(), address.getPort())) {
@@ -99,21 +119,9 @@ class PeerTlsTest {
     void tlsWithoutClientCertificateFailsTheHandshake() throws Exception {
         // Trusts the CA but presents no certificate: the server requires one.
         TlsFiles ca = TlsFiles.node(dir, 0);
-        javax.net.ssl.SSLContext noCert = io.netty.handler.ssl.SslContextBuilder.forClient()
-                .sslProvider(io.netty.handler.ssl.SslProvider.JDK).trustManager(ca.ca().toFile()).protocols("TLSv1.3")
-                .build() instanceof io.netty.handler.ssl.JdkSslContext j ? j.context() : null;
-        try (SSLSocket s = (SSLSocket) noCert.getSocketFactory().createSocket(address.getAddress(), address.getPort())) {
-            s.setSoTimeout(10_000);
-            // TLS 1.3: the client finishes its side first, the refusal arrives on the first read.
-            try {
-                s.startHandshake();
-                send(s.getOutputStream(), new WireFrame.Hello(0, TlsTestSupport.CLUSTER), heartbeat(0, 2));
-                assertThrows(SSLException.class, () -> s.getInputStream().read());
-            } catch (SSLException refused) {
-                // Refused during the handshake itself.
-            }
-        }
-        assertTrue(delivered.isEmpty());
+        SSLContext noCert = ((JdkSslContext) SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
+                .trustManager(ca.ca().toFile()).protocols("TLSv1.3").build()).context();
+        assertRefusedInTheHandshake(noCert);
     }
 
     @Test
@@ -150,17 +158,6 @@ class PeerTlsTest {
         CertificateAuthority.create(other, TlsTestSupport.CLUSTER).createNode(0, TlsTestSupport.CLUSTER, List.of());
         TlsFiles foreign = new TlsFiles(dir.resolve(TlsFiles.CA_CERT), TlsFiles.node(other, 0).cert(),
                 TlsFiles.node(other, 0).key(), TlsFiles.TLS13);
-        try (SSLSocket s = (SSLSocket) foreign.jdkClientContext().getSocketFactory().createSocket(address.getAddress(),
-                address.getPort())) {
-            s.setSoTimeout(10_000);
-            try {
-                s.startHandshake();
-                send(s.getOutputStream(), new WireFrame.Hello(0, TlsTestSupport.CLUSTER), heartbeat(0, 2));
-                assertThrows(SSLException.class, () -> s.getInputStream().read());
-            } catch (SSLException refused) {
-                // Refused during the handshake.
-            }
-        }
-        assertTrue(delivered.isEmpty());
+        assertRefusedInTheHandshake(foreign.jdkClientContext());
     }
 }
