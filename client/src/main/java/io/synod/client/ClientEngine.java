@@ -10,6 +10,7 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.synod.coordination.ShardMap;
@@ -99,8 +100,9 @@ final class ClientEngine implements AutoCloseable {
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
 
     /** {@code preferredReader}: the node LINEARIZABLE reads try first ({@link SynodClient.Builder#readFrom}), or -1. */
+    /** {@code tls}: the client side of TLS for every connection, or null for servers running with insecure=true. */
     ClientEngine(Discovery discovery, int maxFrameBytes, int maxCommandBytes, int maxInFlight, int maxQueued,
-            long backoffBaseNanos, long backoffMaxNanos, int preferredReader) {
+            long backoffBaseNanos, long backoffMaxNanos, int preferredReader, SslContext tls) {
         this.targets = new TargetPicker(preferredReader);
         this.discovery = discovery;
         this.maxFrameBytes = maxFrameBytes;
@@ -117,6 +119,9 @@ final class ClientEngine implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (tls != null) {
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+                        }
                         ch.pipeline().addLast(new FlushConsolidationHandler(256, true),
                                 new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4),
                                 new InboundHandler(ClientEngine.this));

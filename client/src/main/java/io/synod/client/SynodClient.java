@@ -499,8 +499,19 @@ public final class SynodClient implements AutoCloseable {
         private Duration backoffBase = Duration.ofMillis(10);
         private Duration backoffMax = Duration.ofMillis(500);
         private int readFrom = -1;
+        private TlsFiles tls;
 
         private Builder() {}
+
+        /**
+         * Connects over TLS with this client's certificate, trusting only the cluster CA in {@code files}
+         * (PEM; {@link TlsFiles#client} names a {@code synod cert} directory's files). Without it the
+         * client speaks plain TCP, which only servers running with {@code insecure=true} accept.
+         */
+        public Builder tls(TlsFiles files) {
+            this.tls = files;
+            return this;
+        }
 
         /** Find the cluster through ZooKeeper ({@code host:port[,host:port...]}). */
         public Builder zookeeper(String connectString) {
@@ -627,7 +638,7 @@ public final class SynodClient implements AutoCloseable {
                     ? new ZooKeeperDiscovery(zookeeper, cluster, connectTimeout)
                     : new StaticDiscovery(servers);
             ClientEngine engine = new ClientEngine(discovery, maxFrameBytes, maxCommandBytes, maxInFlight, maxQueued,
-                    backoffBase.toNanos(), backoffMax.toNanos(), readFrom);
+                    backoffBase.toNanos(), backoffMax.toNanos(), readFrom, tls == null ? null : tls.clientContext());
             engine.start(connectTimeout.toMillis());
             return new SynodClient(engine, timeout.toNanos(), consistency);
         }

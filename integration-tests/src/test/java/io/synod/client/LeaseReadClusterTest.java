@@ -48,7 +48,7 @@ class LeaseReadClusterTest extends OneGroupClusterTest {
         AtomicInteger logReads = new AtomicInteger();
         AtomicInteger okOps = new AtomicInteger();
         try (SynodClient client = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("lease-kill")
-                .timeout(Duration.ofSeconds(30)).build()) {
+                .timeout(Duration.ofSeconds(30)).tls(cluster.clientTls()).build()) {
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 int process = t;
@@ -130,7 +130,7 @@ class LeaseReadClusterTest extends OneGroupClusterTest {
         start("lease-defer", Map.of("zookeeper.session.timeout.ms", "3000", "lease", "leader-timer", "lease.delta.ms",
                 Long.toString(deltaMillis), "lease.drift.ppm", "10000"));
         try (SynodClient client = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("lease-defer")
-                .timeout(Duration.ofSeconds(60)).build()) {
+                .timeout(Duration.ofSeconds(60)).tls(cluster.clientTls()).build()) {
             client.append("x", 1).get(60, TimeUnit.SECONDS);
             boolean leased = false;
             for (int i = 0; i < 200 && !leased; i++) {
@@ -203,7 +203,7 @@ class LeaseReadClusterTest extends OneGroupClusterTest {
         java.util.concurrent.atomic.AtomicBoolean stopWorkers = new java.util.concurrent.atomic.AtomicBoolean();
         AtomicInteger okOps = new AtomicInteger();
         try (SynodClient client = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("lease-handover")
-                .timeout(Duration.ofSeconds(30)).build()) {
+                .timeout(Duration.ofSeconds(30)).tls(cluster.clientTls()).build()) {
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < 2; t++) {
                 int process = t;

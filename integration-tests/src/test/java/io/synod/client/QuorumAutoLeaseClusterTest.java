@@ -88,9 +88,9 @@ class QuorumAutoLeaseClusterTest {
         AtomicInteger writes = new AtomicInteger();
         String counts;
         try (SynodClient writer = SynodClient.builder().zookeeper(harness.zk.getConnectString()).cluster("quorum-auto")
-                .timeout(Duration.ofSeconds(60)).build();
+                .timeout(Duration.ofSeconds(60)).tls(harness.cluster.clientTls()).build();
                 SynodClient local = SynodClient.builder().zookeeper(harness.zk.getConnectString()).cluster("quorum-auto")
-                        .timeout(Duration.ofSeconds(60)).readFrom(reader).build()) {
+                        .timeout(Duration.ofSeconds(60)).readFrom(reader).tls(harness.cluster.clientTls()).build()) {
             // Clients cannot change the configuration's key (the state machine's validate refuses it).
             ExecutionException refused = assertThrows(ExecutionException.class,
                     () -> writer.put(LeaseConfiguration.KEY, new byte[] {1}).get(60, TimeUnit.SECONDS));
@@ -199,7 +199,7 @@ class QuorumAutoLeaseClusterTest {
             // And it serves the hot keys under its lease again; no writer runs, so each read equals the log's list.
             int reads = 0;
             try (SynodClient near = SynodClient.builder().zookeeper(harness.zk.getConnectString()).cluster("quorum-auto")
-                    .timeout(Duration.ofSeconds(60)).readFrom(reader).build()) {
+                    .timeout(Duration.ofSeconds(60)).readFrom(reader).tls(harness.cluster.clientTls()).build()) {
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
                 while (cluster.node(reader).readsByPath()[2] == 0 && reads < 10_000 && System.nanoTime() < until) {
                     String key = hot.get(reads % hot.size());

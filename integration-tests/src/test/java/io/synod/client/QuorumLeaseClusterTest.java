@@ -41,9 +41,9 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(300)
 class QuorumLeaseClusterTest extends OneGroupClusterTest {
-    /** One client command sent to node {@code node} over a plain socket, and its answer. */
+    /** One client command sent to node {@code node} over a bare (TLS) socket, and its answer. */
     WireFrame.ClientResponse rawCommand(int node, byte[] payload) throws Exception {
-        try (Socket socket = new Socket()) {
+        try (Socket socket = cluster.clientTls().jdkClientContext().getSocketFactory().createSocket()) {
             socket.connect(cluster.clientAddresses().get(node), 30_000);
             socket.setSoTimeout(60_000);
             DataOutputStream out = new DataOutputStream(socket.getOutputStream());
@@ -110,9 +110,9 @@ class QuorumLeaseClusterTest extends OneGroupClusterTest {
         AtomicInteger writesDone = new AtomicInteger();
         Map<String, Set<Long>> acknowledged = new ConcurrentHashMap<>();
         try (SynodClient writer = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("quorum-lease")
-                .timeout(Duration.ofSeconds(60)).build();
+                .timeout(Duration.ofSeconds(60)).tls(cluster.clientTls()).build();
                 SynodClient local = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("quorum-lease")
-                        .timeout(Duration.ofSeconds(60)).readFrom(reader).build()) {
+                        .timeout(Duration.ofSeconds(60)).readFrom(reader).tls(cluster.clientTls()).build()) {
             // The follower holds its leases once promises came back (t_guard at most); on a loaded machine that can
             // take longer than the first half of the writes. Wait for it (bounded) before the workload starts.
             long warmUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -232,7 +232,7 @@ class QuorumLeaseClusterTest extends OneGroupClusterTest {
             expected.add(9_000_000L);
             int reads = 0;
             try (SynodClient near = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("quorum-lease")
-                    .timeout(Duration.ofSeconds(60)).readFrom(victim).build()) {
+                    .timeout(Duration.ofSeconds(60)).readFrom(victim).tls(cluster.clientTls()).build()) {
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
                 while (cluster.node(victim).readsByPath()[2] == 0 && reads < 5_000 && System.nanoTime() < until) {
                     ListResult r = near.readList(key).get(90, TimeUnit.SECONDS);
@@ -270,9 +270,9 @@ class QuorumLeaseClusterTest extends OneGroupClusterTest {
         int leaseReads = 0;
         long before;
         try (SynodClient writer = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("megastore-lease")
-                .timeout(Duration.ofSeconds(60)).build();
+                .timeout(Duration.ofSeconds(60)).tls(cluster.clientTls()).build();
                 SynodClient local = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("megastore-lease")
-                        .timeout(Duration.ofSeconds(60)).readFrom(reader).build()) {
+                        .timeout(Duration.ofSeconds(60)).readFrom(reader).tls(cluster.clientTls()).build()) {
             // The follower holds its leases once promises came back from the others (t_guard at most); until then it
             // refuses. Wait for that (bounded) so the check below is about reads that follow writes, not start-up.
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

@@ -58,7 +58,7 @@ class SynodClientFailoverTest {
     @Test
     void retriesAcrossALeaderKillApplyEachAppendOnce() throws Exception {
         try (SynodClient client = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("fo")
-                .timeout(Duration.ofSeconds(60)).build()) { // The failover's length must not turn retries into unknowns.
+                .timeout(Duration.ofSeconds(60)).tls(cluster.clientTls()).build()) { // The failover's length must not turn retries into unknowns.
             String key = "list";
             int group = client.shardMap().groupFor(key.getBytes(StandardCharsets.UTF_8));
             int leader = cluster.leaderOf(group);
@@ -104,7 +104,7 @@ class SynodClientFailoverTest {
      */
     @Test
     void staleReadsComeFromAnyReplicaLinearizableOnlyFromTheLeader() throws Exception {
-        try (SynodClient all = SynodClient.builder().servers(cluster.clientAddressList()).build()) {
+        try (SynodClient all = SynodClient.builder().servers(cluster.clientAddressList()).tls(cluster.clientTls()).build()) {
             String key = "k";
             int group = all.shardMap().groupFor(key.getBytes(StandardCharsets.UTF_8));
             WriteResult first = all.put(key, "v1").join();
@@ -112,7 +112,7 @@ class SynodClientFailoverTest {
             int follower = (leader + 1) % 3;
             InetSocketAddress f = cluster.clientAddresses().get(follower);
             try (SynodClient onlyFollower = SynodClient.builder().servers(List.of(f)).timeout(Duration.ofSeconds(2))
-                    .backoff(Duration.ofMillis(10), Duration.ofMillis(100)).build()) {
+                    .backoff(Duration.ofMillis(10), Duration.ofMillis(100)).tls(cluster.clientTls()).build()) {
                 GetResult stale = waitForStale(onlyFollower, key, first.slot());
                 assertEquals("v1", stale.valueUtf8());
                 CompletionException e = org.junit.jupiter.api.Assertions.assertThrows(CompletionException.class,

@@ -40,7 +40,7 @@ class SynodClientIntegrationTest {
         zk = real.zk;
         cluster = real.cluster;
         client = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("sdk").timeout(Duration.ofSeconds(20))
-                .build();
+                .tls(cluster.clientTls()).build();
     }
 
     @AfterAll
@@ -163,7 +163,7 @@ class SynodClientIntegrationTest {
     @Test
     void clientFromServerAddressesLearnsTheShardMap() throws Exception {
         String servers = cluster.clientAddressList();
-        try (SynodClient byServers = SynodClient.connect(servers)) {
+        try (SynodClient byServers = SynodClient.builder().connect(servers).tls(cluster.clientTls()).build()) {
             assertEquals(client.shardMap(), byServers.shardMap());
             byServers.put("via-servers", "yes").join();
             assertEquals("yes", client.get("via-servers").join().valueUtf8());

@@ -44,7 +44,7 @@ class SynodSessionsIntegrationTest {
 
     SynodClient newClient() {
         return SynodClient.builder().zookeeper(zk.getConnectString()).cluster("sessions").timeout(Duration.ofSeconds(60))
-                .build();
+                .tls(cluster.clientTls()).build();
     }
 
     @AfterAll

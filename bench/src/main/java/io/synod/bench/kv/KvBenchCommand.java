@@ -158,7 +158,7 @@ public final class KvBenchCommand implements Callable<Integer> {
         try (ProcessCluster cluster = ProcessCluster.start(clusterDir, nodes, groups, 4_000, List.of(), out, false)) {
             int clientWindow = sweep ? Math.max(window, SWEEP_WINDOWS[SWEEP_WINDOWS.length - 1]) : window;
             try (SynodTarget target = new SynodTarget(system, new SdkKvClient(cluster.clientAddresses(), clientWindow,
-                    Duration.ofSeconds(30)), groups, keys)) {
+                    Duration.ofSeconds(30), cluster.clientTls()), groups, keys)) {
                 progress("%s: %d server processes, %d groups, every group has a leader", system, nodes, groups);
                 List<ClusterFile.NodeEntry> entries = cluster.file().nodes();
                 ServerCost cost = new ServerCost(entries.stream().map(ClusterFile.NodeEntry::pid).toList(), clusterDir,

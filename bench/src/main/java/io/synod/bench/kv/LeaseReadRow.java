@@ -51,7 +51,8 @@ final class LeaseReadRow {
         try (ProcessCluster cluster = ProcessCluster.start(clusterDir, NODES, GROUPS, 4_000, List.of("lease=leader"),
                 out, false);
              SynodClient client = SynodClient.builder().servers(new ArrayList<>(cluster.clientAddresses().values()))
-                     .timeout(Duration.ofSeconds(30)).connectTimeout(Duration.ofSeconds(30)).maxInFlight(window).build()) {
+                     .timeout(Duration.ofSeconds(30)).connectTimeout(Duration.ofSeconds(30)).maxInFlight(window)
+                     .tls(cluster.clientTls()).build()) {
             progress.accept(String.format("lease reads: %d server processes, %d groups, lease=leader (delta 1000 ms, "
                     + "clock bound 10 ms); writing %d keys of 1 KiB", NODES, GROUPS, keyCount));
             writeKeys(client, keys, window);

@@ -1,5 +1,6 @@
 package io.synod.bench.kv;
 
+import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Role;
 import io.synod.server.cli.ClusterCommand;
 import io.synod.server.cli.ClusterFile;
@@ -95,6 +96,11 @@ public final class ProcessCluster implements AutoCloseable {
         return out;
     }
 
+    /** The cluster's client certificate files (TLS), or null when it runs with --insecure. */
+    public TlsFiles clientTls() throws IOException {
+        return ClusterCommand.clientTls(dir, file());
+    }
+
     /** SIGKILL of one node ({@code synod cluster kill}). */
     public void kill(int node) throws IOException {
         if (run(false, "kill", "--dir", dir.toString(), Integer.toString(node)) == null) {
@@ -123,12 +129,13 @@ public final class ProcessCluster implements AutoCloseable {
      */
     public Map<Integer, Integer> leadersAmong(Set<Integer> asked) throws IOException {
         Map<Integer, Integer> out = new TreeMap<>();
+        TlsFiles tls = clientTls();
         for (Map.Entry<Integer, InetSocketAddress> e : clientAddresses().entrySet()) {
             if (!asked.contains(e.getKey())) {
                 continue;
             }
             try {
-                WireFrame.StatusReport r = SynodClient.status(e.getValue(), 1_000, 16 << 20);
+                WireFrame.StatusReport r = SynodClient.status(e.getValue(), 1_000, 16 << 20, tls);
                 for (WireFrame.GroupStatus s : r.groups()) {
                     if (s.role() == Role.LEADER.ordinal()) {
                         out.put(s.group(), r.nodeId());

@@ -66,9 +66,10 @@ final class QuorumReadRow {
             }
             List<InetSocketAddress> servers = new ArrayList<>(cluster.clientAddresses().values());
             try (SynodClient client = SynodClient.builder().servers(servers).timeout(Duration.ofSeconds(30))
-                    .connectTimeout(Duration.ofSeconds(30)).maxInFlight(window).build();
+                    .connectTimeout(Duration.ofSeconds(30)).maxInFlight(window).tls(cluster.clientTls()).build();
                  SynodClient near = SynodClient.builder().servers(servers).timeout(Duration.ofSeconds(30))
-                         .connectTimeout(Duration.ofSeconds(30)).maxInFlight(window).readFrom(reader).build()) {
+                         .connectTimeout(Duration.ofSeconds(30)).maxInFlight(window).readFrom(reader)
+                         .tls(cluster.clientTls()).build()) {
                 progress.accept(String.format("quorum reads: %d server processes, %d groups, lease=quorum (t_lease 1000 ms, "
                         + "guard 500 ms, renew 250 ms); reader node %d leads %d of %d groups; writing %d keys of 1 KiB "
                         + "it holds", NODES, GROUPS, reader, fewest, GROUPS, keyCount));

@@ -2,6 +2,7 @@ package io.synod.bench.kv;
 
 import io.synod.client.BadRequestException;
 import io.synod.client.SynodClient;
+import io.synod.client.TlsFiles;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,9 +22,10 @@ public final class SdkKvClient implements KvClient {
     private final SynodClient client;
     private final int maxInFlight;
 
-    public SdkKvClient(Map<Integer, InetSocketAddress> servers, int maxInFlight, Duration timeout) {
+    /** {@code tls}: the cluster's client certificate files, or null for an insecure cluster. */
+    public SdkKvClient(Map<Integer, InetSocketAddress> servers, int maxInFlight, Duration timeout, TlsFiles tls) {
         this.maxInFlight = maxInFlight;
-        this.client = SynodClient.builder().servers(new ArrayList<>(servers.values())).timeout(timeout)
+        this.client = SynodClient.builder().servers(new ArrayList<>(servers.values())).timeout(timeout).tls(tls)
                 .connectTimeout(Duration.ofSeconds(30)).maxInFlight(maxInFlight).build();
     }
 

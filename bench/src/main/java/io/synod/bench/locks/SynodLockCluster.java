@@ -139,7 +139,7 @@ public final class SynodLockCluster implements LockCluster {
         }
         for (int k = 0; k < clientCount; k++) {
             SynodClient client = SynodClient.builder().servers(viaProxies).timeout(CLIENT_TIMEOUT)
-                    .connectTimeout(Duration.ofSeconds(30)).build();
+                    .connectTimeout(Duration.ofSeconds(30)).tls(cluster.clientTls()).build();
             clients.add(client);
             // Unmeasured: connects, learns the leader and the shard map.
             client.put("/synod-bench/hello-" + k, new byte[] {1}).get(CLIENT_TIMEOUT.toSeconds(), TimeUnit.SECONDS);

@@ -141,7 +141,8 @@ public final class NemesisCommand implements Callable<Integer> {
         ListAppendWorkload workload = new ListAppendWorkload(o.groups, o.clients, o.keys, o.appendsPerKey, o.opTimeoutMillis);
         SharedHistory history = workload.history();
         List<FaultReport> reports = new ArrayList<>();
-        try (KvClient client = new SdkKvClient(cluster.clientAddresses(), 1024, Duration.ofMillis(o.opTimeoutMillis))) {
+        try (KvClient client = new SdkKvClient(cluster.clientAddresses(), 1024, Duration.ofMillis(o.opTimeoutMillis),
+                cluster.clientTls())) {
             progress("client: %s", client.description());
             workload.start(client, random);
             long deadline = seconds == null ? Long.MAX_VALUE : startNanos + seconds * 1_000_000_000L;

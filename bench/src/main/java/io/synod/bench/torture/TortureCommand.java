@@ -83,7 +83,8 @@ public final class TortureCommand implements Callable<Integer> {
         SharedHistory history = workload.history();
         int killsDone = 0;
         int leaderKills = 0;
-        try (KvClient client = new SdkKvClient(cluster.clientAddresses(), 1024, Duration.ofMillis(o.opTimeoutMillis))) {
+        try (KvClient client = new SdkKvClient(cluster.clientAddresses(), 1024, Duration.ofMillis(o.opTimeoutMillis),
+                cluster.clientTls())) {
             progress("client: %s", client.description());
             workload.start(client, random);
             long deadline = seconds == null ? Long.MAX_VALUE : startNanos + seconds * 1_000_000_000L;

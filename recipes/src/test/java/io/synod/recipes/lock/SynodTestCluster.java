@@ -35,7 +35,7 @@ final class SynodTestCluster implements AutoCloseable {
     /** A new SDK client (closed with the cluster). */
     synchronized SynodClient newClient() {
         SynodClient client = SynodClient.builder().zookeeper(zk.getConnectString()).cluster("locks")
-                .timeout(Duration.ofSeconds(15)).build();
+                .timeout(Duration.ofSeconds(15)).tls(cluster.clientTls()).build();
         opened.add(client);
         return client;
     }

@@ -1,10 +1,12 @@
 package io.synod.server.cli;
 
+import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Role;
 import io.synod.server.client.SynodClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.node.LocalCluster;
+import io.synod.server.security.LocalCa;
 import io.synod.server.wire.WireFrame;
 import java.io.File;
 import java.io.IOException;
@@ -44,6 +46,10 @@ public final class ClusterCommand implements Runnable {
     }
 
     static final int MAX_FRAME = 16 << 20;
+
+    /** Printed at every start of an insecure local cluster or demo. */
+    static final String INSECURE_WARNING = "WARNING: --insecure: no TLS and no authentication; anyone who reaches the "
+            + "ports can forge peer messages and read or write every key";
     static final String DEFAULT_JVM_OPTS = "-Xmx384m -XX:+UseSerialGC";
 
     abstract static class DirCommand implements Callable<Integer> {
@@ -67,6 +73,11 @@ public final class ClusterCommand implements Runnable {
             } catch (IOException e) {
                 throw bad(e.getMessage());
             }
+        }
+
+        /** The client files of this cluster, or null when its nodes run with insecure=true. */
+        TlsFiles clientTls(ClusterFile file) {
+            return ClusterCommand.clientTls(dir, file);
         }
 
         ClusterFile.NodeEntry node(ClusterFile file, int id) {
@@ -98,6 +109,10 @@ public final class ClusterCommand implements Runnable {
         @Option(names = "--set", paramLabel = "KEY=VALUE", description = "extra server config for every node (repeatable)")
         List<String> sets = new ArrayList<>();
 
+        @Option(names = "--insecure", description = "no TLS and no authentication (warned at every start); by default "
+                + "a CA in DIR/certs signs a certificate for every node and the client user 'root'")
+        boolean insecure;
+
         @Override
         public Integer call() throws Exception {
             if (nodes != 1 && nodes != 3 && nodes != 5) {
@@ -123,6 +138,11 @@ public final class ClusterCommand implements Runnable {
             }
             Files.createDirectories(dir);
             PrintWriter out = out();
+            if (insecure) {
+                spec().getErr().println(INSECURE_WARNING);
+            } else {
+                LocalCa.ensure(dir, name, nodes);
+            }
             int zkPort = LocalCluster.freePort();
             Path zkDir = dir.resolve("zookeeper");
             Files.createDirectories(zkDir.resolve("data"));
@@ -149,7 +169,8 @@ public final class ClusterCommand implements Runnable {
                 Path cfg = nodeDir.resolve("server.properties");
                 Files.writeString(cfg, "cluster.name=" + name + "\nnode.id=" + i + "\nnodes=" + spec + "\nzookeeper.connect=127.0.0.1:"
                         + zkPort + "\nzookeeper.session.timeout.ms=" + sessionTimeoutMillis + "\ndata.dir=" + nodeDir.resolve("data")
-                        + "\ngroups=" + groups + "\nmetrics.port=" + ports[i][2] + "\n" + String.join("\n", sets) + "\n",
+                        + "\ngroups=" + groups + "\nmetrics.port=" + ports[i][2] + "\n"
+                        + (insecure ? "insecure=true\n" : LocalCa.serverKeys(dir, i)) + String.join("\n", sets) + "\n",
                         StandardCharsets.UTF_8);
                 try {
                     ServerConfig.load(cfg, List.of());
@@ -174,7 +195,7 @@ public final class ClusterCommand implements Runnable {
             out.printf("wrote %s%n", ClusterFile.path(dir));
             out.flush();
             long t0 = System.nanoTime();
-            List<WireFrame.GroupStatus> leaders = awaitLeaders(file, timeoutSeconds * 1000L);
+            List<WireFrame.GroupStatus> leaders = awaitLeaders(file, timeoutSeconds * 1000L, clientTls(file));
             if (leaders == null) {
                 spec().getErr().printf("error: not every group has a leader after %d s; see the logs under %s "
                         + "(the processes keep running: 'synod cluster stop --dir %s')%n", timeoutSeconds, dir, dir);
@@ -209,7 +230,8 @@ public final class ClusterCommand implements Runnable {
                     state = "not running";
                 } else {
                     try {
-                        reports.add(SynodClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 2_000, MAX_FRAME));
+                        reports.add(SynodClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 2_000, MAX_FRAME,
+                                clientTls(file)));
                         state = "serving";
                     } catch (IOException e) {
                         state = "running, client port not answering (" + e.getMessage() + ")";
@@ -302,6 +324,19 @@ public final class ClusterCommand implements Runnable {
 
     // ---- helpers ------------------------------------------------------------------------------------
 
+    /**
+     * The client files of the local cluster in {@code dir}, or null when its nodes run with insecure=true:
+     * node 0's configuration says which, so the client follows whatever the servers were started with.
+     */
+    public static TlsFiles clientTls(Path dir, ClusterFile file) {
+        try {
+            boolean insecure = ServerConfig.load(Path.of(file.nodes().get(0).config()), List.of()).tls().insecure();
+            return insecure ? null : LocalCa.clientFiles(dir);
+        } catch (ConfigException e) {
+            throw new IllegalArgumentException("cannot read node 0's configuration in " + dir + ": " + e.getMessage());
+        }
+    }
+
     static boolean alive(long pid) {
         return running(pid).isPresent();
     }
@@ -362,14 +397,15 @@ public final class ClusterCommand implements Runnable {
     }
 
     /** Polls every node's status until each group has a leader that its members agree on; null on timeout. */
-    static List<WireFrame.GroupStatus> awaitLeaders(ClusterFile file, long timeoutMillis) throws InterruptedException {
+    static List<WireFrame.GroupStatus> awaitLeaders(ClusterFile file, long timeoutMillis, TlsFiles tls)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         while (System.nanoTime() < deadline) {
             WireFrame.GroupStatus[] leaders = new WireFrame.GroupStatus[file.groups()];
             for (ClusterFile.NodeEntry n : file.nodes()) {
                 try {
                     WireFrame.StatusReport r = SynodClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 1_000,
-                            MAX_FRAME);
+                            MAX_FRAME, tls);
                     for (WireFrame.GroupStatus s : r.groups()) {
                         if (s.role() == Role.LEADER.ordinal() && s.group() < leaders.length) {
                             leaders[s.group()] = s;

@@ -55,6 +55,10 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--keep-data", description = "keep the temporary data directory and print its path")
     boolean keepData;
 
+    @Option(names = "--insecure", description = "no TLS and no authentication (warned); by default the demo creates a "
+            + "CA in its data directory and every node and client uses a certificate of it")
+    boolean insecure;
+
     private PrintWriter out;
 
     @Override
@@ -82,9 +86,13 @@ public final class DemoCommand implements Callable<Integer> {
         try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("zookeeper"), 200)) {
             out.printf("ZooKeeper 3.9.5 server running in this JVM at 127.0.0.1:%d%n", zk.address().getPort());
             out.printf("data directory: %s%n", dir);
+            if (insecure) {
+                spec.commandLine().getErr().println(ClusterCommand.INSECURE_WARNING);
+            }
             try (LocalCluster cluster = new LocalCluster(zk.address(), dir, nodes, groups,
                     "demo", Map.of("zookeeper.session.timeout.ms", Integer.toString(sessionTimeoutMillis),
-                            "log.segment.bytes", Integer.toString(4 << 20)))) {
+                            "log.segment.bytes", Integer.toString(4 << 20), "insecure", Boolean.toString(insecure)))) {
+                out.printf("TLS: %s%n", insecure ? "off (--insecure)" : "on, certificates of a new CA in " + dir.resolve("certs"));
                 return run(cluster, started);
             }
         } finally {

@@ -1,5 +1,6 @@
 package io.synod.server.cli;
 
+import io.synod.client.TlsFiles;
 import io.synod.client.BadRequestException;
 import io.synod.client.BlockingSynodClient;
 import io.synod.client.CasResult;
@@ -63,6 +64,16 @@ public final class KvCommand implements Runnable {
             description = "a cluster started by 'synod cluster start --dir DIR' (reads DIR/cluster.json)")
     Path dir;
 
+    @Option(names = "--certs", scope = ScopeType.INHERIT, paramLabel = "CERTS",
+            description = "with --connect: a 'synod cert' directory with ca.crt and the client certificate of --user "
+                    + "(TLS; without it the client speaks plain TCP, which only insecure servers accept). "
+                    + "--dir finds the local cluster's own")
+    Path certs;
+
+    @Option(names = "--user", scope = ScopeType.INHERIT, paramLabel = "USER", defaultValue = "root",
+            description = "with --certs: whose client certificate (client-USER.crt; default ${DEFAULT-VALUE})")
+    String user;
+
     @Option(names = "--consistency", scope = ScopeType.INHERIT, paramLabel = "LEVEL", defaultValue = "linearizable",
             description = {"reads: linearizable (default; through the leader's log), log (through the log),"
                     + " stale (any replica's local state, possibly old)"})
@@ -125,9 +136,13 @@ public final class KvCommand implements Runnable {
             try {
                 if (kv.dir != null) {
                     ClusterFile file = ClusterFile.read(kv.dir);
-                    builder.zookeeper("127.0.0.1:" + file.zookeeperPort()).cluster(file.cluster());
+                    builder.zookeeper("127.0.0.1:" + file.zookeeperPort()).cluster(file.cluster())
+                            .tls(ClusterCommand.clientTls(kv.dir, file));
                 } else {
                     builder.connect(kv.connect);
+                    if (kv.certs != null) {
+                        builder.tls(TlsFiles.client(kv.certs, kv.user));
+                    }
                 }
             } catch (IOException e) {
                 cl.getErr().println("error: " + e.getMessage());

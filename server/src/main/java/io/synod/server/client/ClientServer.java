@@ -11,7 +11,10 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.synod.server.transport.FrameDecoder;
+import io.netty.handler.timeout.ReadTimeoutException;
+import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.synod.server.transport.ConnectionPolicy;
+import io.synod.server.transport.RateLimitedLog;
 import io.synod.server.transport.FrameEncoder;
 import io.synod.server.wire.WireFrame;
 import java.net.InetSocketAddress;
@@ -24,10 +27,13 @@ import org.slf4j.LoggerFactory;
  * The client port: {@link WireFrame.ClientCommand} in, {@link WireFrame.ClientResponse} out, and
  * {@link WireFrame.StatusQuery}. Each connection may have a bounded number of commands in flight;
  * past it, and whenever its outbound buffer is above the high-water mark, the server stops reading
- * from that connection (TCP backpressure) until it drains.
+ * from that connection (TCP backpressure) until it drains. The port is guarded by its
+ * {@link ConnectionPolicy}: connection caps ({@link ConnectionLimiter}), TLS with a required client
+ * certificate, an idle timeout, and the client frame limit with the node's partial-frame budget.
  */
 public final class ClientServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClientServer.class);
+    private static final RateLimitedLog REFUSALS = new RateLimitedLog(LOG);
 
     /** Routes a command to its group and answers status queries. */
     public interface Handler {
@@ -62,11 +68,21 @@ public final class ClientServer implements AutoCloseable {
     private final int maxFrameBytes;
     private final int maxInFlightPerConnection;
     private final Handler handler;
+    private final ConnectionPolicy policy;
+    private final ConnectionLimiter limiter;
     private final EventLoopGroup boss = new NioEventLoopGroup(1);
     private final EventLoopGroup io;
     private Channel serverChannel;
 
-    public ClientServer(int maxFrameBytes, int maxInFlightPerConnection, int ioThreads, Handler handler) {
+    /**
+     * {@code maxFrameBytes} bounds the responses sent; frames received are bounded by the policy's
+     * client frame limit.
+     */
+    public ClientServer(int maxFrameBytes, int maxInFlightPerConnection, int ioThreads, Handler handler,
+            ConnectionPolicy policy) {
+        this.policy = policy;
+        this.limiter = new ConnectionLimiter(policy.limits().clientMaxConnections(),
+                policy.limits().clientMaxConnectionsPerAddress());
         this.maxFrameBytes = maxFrameBytes;
         this.maxInFlightPerConnection = maxInFlightPerConnection;
         this.handler = handler;
@@ -80,12 +96,23 @@ public final class ClientServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new FrameDecoder(maxFrameBytes), new FrameEncoder(maxFrameBytes),
-                                new ClientInboundHandler(handler, maxInFlightPerConnection));
+                        ch.pipeline().addLast(limiter);
+                        policy.acceptTls(ch);
+                        int idle = policy.limits().clientIdleTimeoutMillis();
+                        if (idle > 0) {
+                            ch.pipeline().addLast(new ReadTimeoutHandler(idle, TimeUnit.MILLISECONDS));
+                        }
+                        ch.pipeline().addLast(policy.decoder(policy.limits().clientMaxFrameBytes()),
+                                new FrameEncoder(maxFrameBytes), new ClientInboundHandler(handler, maxInFlightPerConnection));
                     }
                 });
         serverChannel = b.bind(bind).sync().channel();
         return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    /** The client port's connection caps, for metrics and tests. */
+    public ConnectionLimiter limiter() {
+        return limiter;
     }
 
     @Override
@@ -181,7 +208,8 @@ public final class ClientServer implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            LOG.warn("closing client connection from {}: {}", ctx.channel().remoteAddress(), cause.toString());
+            REFUSALS.warn("closing client connection from {}: {}", ctx.channel().remoteAddress(),
+                    cause instanceof ReadTimeoutException ? "idle longer than client.idle.timeout.ms" : cause.toString());
             ctx.close();
         }
     }

@@ -1,5 +1,6 @@
 package io.synod.server.client;
 
+import io.synod.client.TlsFiles;
 import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.ClientReply;
 import io.synod.server.wire.MalformedInputException;
@@ -13,6 +14,8 @@ import java.net.Socket;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 
 /**
  * A minimal blocking client of the client protocol (one request at a time per connection), used
@@ -24,6 +27,7 @@ import java.util.Map;
 public final class SynodClient implements AutoCloseable {
     private final Map<Integer, InetSocketAddress> servers;
     private final int maxFrameBytes;
+    private final SSLContext tls;
     private final int timeoutMillis;
     private final long clientId;
     private final Map<Integer, Connection> connections = new HashMap<>();
@@ -39,11 +43,19 @@ public final class SynodClient implements AutoCloseable {
         final DataInputStream in;
         final DataOutputStream out;
 
-        Connection(InetSocketAddress address, int timeoutMillis) throws IOException {
-            socket = new Socket();
-            socket.connect(address, timeoutMillis);
-            socket.setSoTimeout(timeoutMillis);
-            socket.setTcpNoDelay(true);
+        Connection(InetSocketAddress address, int timeoutMillis, SSLContext tls) throws IOException {
+            Socket plain = new Socket();
+            plain.connect(address, timeoutMillis);
+            plain.setSoTimeout(timeoutMillis);
+            plain.setTcpNoDelay(true);
+            if (tls != null) {
+                SSLSocket secure = (SSLSocket) tls.getSocketFactory().createSocket(plain, address.getHostString(),
+                        address.getPort(), true);
+                secure.startHandshake();
+                socket = secure;
+            } else {
+                socket = plain;
+            }
             in = new DataInputStream(socket.getInputStream());
             out = new DataOutputStream(socket.getOutputStream());
         }
@@ -72,7 +84,15 @@ public final class SynodClient implements AutoCloseable {
         }
     }
 
+    /** Without TLS: for servers running with {@code insecure=true}. */
     public SynodClient(Map<Integer, InetSocketAddress> servers, long clientId, int timeoutMillis, int maxFrameBytes) {
+        this(servers, clientId, timeoutMillis, maxFrameBytes, null);
+    }
+
+    /** {@code tls}: this client's certificate and the cluster CA (null: no TLS). */
+    public SynodClient(Map<Integer, InetSocketAddress> servers, long clientId, int timeoutMillis, int maxFrameBytes,
+            TlsFiles tls) {
+        this.tls = tls == null ? null : tls.jdkClientContext();
         if (clientId <= 0) {
             throw new IllegalArgumentException("client id must be > 0");
         }
@@ -132,10 +152,10 @@ public final class SynodClient implements AutoCloseable {
                 + (last == null ? "" : " (last error: " + last.getMessage() + ")"));
     }
 
-    /** One server's status report. */
-    public static WireFrame.StatusReport status(InetSocketAddress server, int timeoutMillis, int maxFrameBytes)
+    /** One server's status report; {@code tls} as in the constructor (null: no TLS). */
+    public static WireFrame.StatusReport status(InetSocketAddress server, int timeoutMillis, int maxFrameBytes, TlsFiles tls)
             throws IOException {
-        try (Connection c = new Connection(server, timeoutMillis)) {
+        try (Connection c = new Connection(server, timeoutMillis, tls == null ? null : tls.jdkClientContext())) {
             WireFrame reply = c.call(new WireFrame.StatusQuery(1), maxFrameBytes);
             if (!(reply instanceof WireFrame.StatusReport s)) {
                 throw new IOException("server answered a status query with " + reply.getClass().getSimpleName());
@@ -153,7 +173,7 @@ public final class SynodClient implements AutoCloseable {
     private Connection connection(int node) throws IOException {
         Connection c = connections.get(node);
         if (c == null) {
-            c = new Connection(servers.get(node), timeoutMillis);
+            c = new Connection(servers.get(node), timeoutMillis, tls);
             connections.put(node, c);
         }
         return c;

@@ -42,7 +42,9 @@ public record ServerConfig(
         int outboundQueueBytes,
         CodingSetting coding,
         LeaseSetting lease,
-        Map<Integer, Integer> peerDelayMillis) {
+        Map<Integer, Integer> peerDelayMillis,
+        TlsSettings tls,
+        NetworkLimits limits) {
 
     /**
      * The read lease this node creates the cluster with (docs/leases.md): {@code none}, {@code leader}
@@ -252,6 +254,8 @@ public record ServerConfig(
                 "lease=quorum-auto: who holds the keys a configuration does not list: leader (Moraru's lease quorum) or all"});
         k.put("peer.delay.ms", new String[] {"0", "benchmark/test option: one-way delay added to every frame sent to a peer"
                 + " (" + PEER_DELAY_PREFIX + "<nodeId> overrides it for one peer)"});
+        TlsSettings.addKeys(k);
+        NetworkLimits.addKeys(k);
         KEYS = Collections.unmodifiableMap(k);
     }
 
@@ -329,9 +333,10 @@ public record ServerConfig(
                 integer(p, "lease.renew.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
                 integer(p, "lease.grace.ms", 1, LeaseTiming.MAX_DELTA_MILLIS), parseAuto(p)), heartbeat);
         checkConfigurationsStayUncoded(lease, coding);
-        Map<Integer, Integer> peerDelays = parsePeerDelays(p, nodes.keySet(), nodeId);
+        Map<Integer, Integer> peerDelays = PeerDelays.parse(p, nodes.keySet(), nodeId);
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
-                snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays);
+                snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, TlsSettings.parse(p),
+                NetworkLimits.parse(p, maxFrame));
     }
 
     static LeaseSetting parseLease(String text, int deltaMillis, int clockBoundMicros, int driftPpm)
@@ -431,45 +436,6 @@ public record ServerConfig(
                 unlisted.equals("all"));
     }
 
-    /**
-     * The outbound delay to every other node: {@code peer.delay.ms}, overridden per peer by
-     * {@code peer.delay.ms.<nodeId>} (a row of the latency matrix). Only nonzero delays are in the map.
-     */
-    static Map<Integer, Integer> parsePeerDelays(Properties p, java.util.Set<Integer> ids, int self) throws ConfigException {
-        int all = integer(p, "peer.delay.ms", 0, MAX_PEER_DELAY_MILLIS);
-        Map<Integer, Integer> out = new TreeMap<>();
-        for (int id : ids) {
-            if (id != self && all > 0) {
-                out.put(id, all);
-            }
-        }
-        for (String key : new TreeSet<>(p.stringPropertyNames())) {
-            if (!key.startsWith(PEER_DELAY_PREFIX)) {
-                continue;
-            }
-            String suffix = key.substring(PEER_DELAY_PREFIX.length());
-            int peer;
-            try {
-                peer = Integer.parseInt(suffix);
-            } catch (NumberFormatException e) {
-                throw new ConfigException(key + ": '" + suffix + "' is not a node id (expected " + PEER_DELAY_PREFIX + "<nodeId>)");
-            }
-            if (!ids.contains(peer)) {
-                throw new ConfigException(key + ": node " + peer + " is not among nodes " + ids);
-            }
-            if (peer == self) {
-                throw new ConfigException(key + ": node " + peer + " is this node; a delay applies to links to other nodes");
-            }
-            int delay = integer(p, key, 0, MAX_PEER_DELAY_MILLIS);
-            if (delay > 0) {
-                out.put(peer, delay);
-            } else {
-                out.remove(peer);
-            }
-        }
-        return Collections.unmodifiableMap(out);
-    }
-
     /** "off" or "N,F,X", checked against the node count and the RS-Paxos rules ({@link Coding#rsPaxos}). */
     static CodingSetting parseCoding(String text, int nodes, int threshold) throws ConfigException {
         if (text.equals("off")) {
@@ -536,7 +502,7 @@ public record ServerConfig(
         return out;
     }
 
-    private static String str(Properties p, String key) throws ConfigException {
+    static String str(Properties p, String key) throws ConfigException {
         String v = p.getProperty(key, KEYS.containsKey(key) ? KEYS.get(key)[0] : "").trim();
         if (v.isEmpty()) {
             throw new ConfigException(key + ": required, not set");
@@ -544,11 +510,11 @@ public record ServerConfig(
         return v;
     }
 
-    private static int integer(Properties p, String key, int min, int max) throws ConfigException {
+    static int integer(Properties p, String key, int min, int max) throws ConfigException {
         return (int) longValue(p, key, min, max);
     }
 
-    private static long longValue(Properties p, String key, long min, long max) throws ConfigException {
+    static long longValue(Properties p, String key, long min, long max) throws ConfigException {
         String v = str(p, key);
         long n;
         try {
@@ -580,7 +546,7 @@ public record ServerConfig(
                 + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes()
                 + "\ncoding.defer=" + coding.deferRebuild()
                 + "\nlease=" + lease.text() + leaseProperties() + "\n"
-                + peerDelayProperties();
+                + PeerDelays.toProperties(peerDelayMillis) + tls.toProperties() + limits.toProperties();
     }
 
     private String leaseProperties() {
@@ -602,11 +568,5 @@ public record ServerConfig(
                 + "\nlease.auto.min.reads=" + a.minReads() + "\nlease.auto.stickiness=" + a.stickiness()
                 + "\nlease.auto.half.life.periods=" + a.halfLifePeriods() + "\nlease.auto.unlisted="
                 + (a.unlistedToAll() ? "all" : "leader");
-    }
-
-    private String peerDelayProperties() {
-        StringBuilder b = new StringBuilder();
-        peerDelayMillis.forEach((peer, delay) -> b.append(PEER_DELAY_PREFIX).append(peer).append('=').append(delay).append('\n'));
-        return b.toString();
     }
 }

@@ -1,9 +1,11 @@
 package io.synod.server.node;
 
+import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Role;
 import io.synod.server.client.SynodClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
+import io.synod.server.security.LocalCa;
 import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -23,6 +25,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * checked, below the ephemeral range) just before the nodes bind them. Each node reaches ZooKeeper through its own
  * {@link TcpRelay}, so {@link #crash(int)} can make a node vanish the way a killed process does
  * (its ZooKeeper session expires after the timeout instead of being closed).
+ * Secure by default: the nodes and {@link #client}/{@link #clientTls} use certificates of a CA created
+ * in {@code dir} ({@link LocalCa}); {@code insecure=true} among the extra keys runs them without TLS.
  */
 public final class LocalCluster implements AutoCloseable {
     private final InetSocketAddress zookeeper;
@@ -31,6 +35,7 @@ public final class LocalCluster implements AutoCloseable {
     private final String clusterName;
     private final String nodesSpec;
     private final Map<String, String> extra;
+    private final boolean insecure;
     private final SynodNode[] nodes;
     private final TcpRelay[] relays;
     private final ServerConfig[] configs;
@@ -43,6 +48,10 @@ public final class LocalCluster implements AutoCloseable {
         this.groups = groups;
         this.clusterName = clusterName;
         this.extra = Map.copyOf(extra);
+        this.insecure = "true".equals(extra.get("insecure"));
+        if (!insecure) {
+            LocalCa.ensure(dir, clusterName, nodeCount);
+        }
         this.nodes = new SynodNode[nodeCount];
         this.relays = new TcpRelay[nodeCount];
         this.configs = new ServerConfig[nodeCount];
@@ -91,6 +100,12 @@ public final class LocalCluster implements AutoCloseable {
         p.setProperty("data.dir", dir.resolve("node-" + i).toString());
         p.setProperty("groups", Integer.toString(groups));
         p.setProperty("metrics.port", "-1");
+        if (!insecure) {
+            TlsFiles tls = TlsFiles.node(LocalCa.certsDir(dir), i);
+            p.setProperty("tls.ca", tls.ca().toString());
+            p.setProperty("tls.cert", tls.cert().toString());
+            p.setProperty("tls.key", tls.key().toString());
+        }
         extra.forEach(p::setProperty);
         return ServerConfig.from(p);
     }
@@ -166,7 +181,12 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     public SynodClient client(long clientId, int timeoutMillis) throws ConfigException {
-        return new SynodClient(clientAddresses(), clientId, timeoutMillis, 16 << 20);
+        return new SynodClient(clientAddresses(), clientId, timeoutMillis, 16 << 20, clientTls());
+    }
+
+    /** The client certificate files of this cluster (for the SDK's {@code tls(...)}), or null when it is insecure. */
+    public TlsFiles clientTls() {
+        return insecure ? null : LocalCa.clientFiles(dir);
     }
 
     /** The serving leader of {@code group} as running nodes report it, or -1. */

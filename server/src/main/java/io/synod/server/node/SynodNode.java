@@ -1,6 +1,7 @@
 package io.synod.server.node;
 
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.synod.coordination.ClusterMetadata;
@@ -19,6 +20,7 @@ import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.server.client.ClientServer;
+import io.synod.server.client.ConnectionLimiter;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.group.GroupLoop;
 import io.synod.server.group.driver.GroupDriverConfig;
@@ -26,6 +28,8 @@ import io.synod.server.group.driver.GroupMetrics;
 import io.synod.server.lease.GroupLease;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
+import io.synod.server.transport.ConnectionPolicy;
+import io.synod.server.transport.FrameBudget;
 import io.synod.server.transport.PeerNetwork;
 import io.synod.server.wire.WireFrame;
 import java.io.IOException;
@@ -80,6 +84,15 @@ public final class SynodNode implements AutoCloseable {
         this.config = config;
     }
 
+    private void registerConnectionMetrics(ConnectionPolicy policy) {
+        Gauge.builder("synod.frames.partial", policy.budget(), FrameBudget::reserved).baseUnit("bytes")
+                .description("bytes reserved for partially received frames (frame.budget.bytes bounds them)")
+                .register(registry);
+        Gauge.builder("synod.client.connections", clients.limiter(), ConnectionLimiter::open).register(registry);
+        FunctionCounter.builder("synod.client.connections.refused", clients.limiter(), ConnectionLimiter::refused)
+                .register(registry);
+    }
+
     /** Starts everything; on failure closes what was started and rethrows. */
     public SynodNode start() throws Exception {
         try {
@@ -92,6 +105,11 @@ public final class SynodNode implements AutoCloseable {
     }
 
     private void doStart() throws Exception {
+        ConnectionPolicy policy = ConnectionPolicy.of(config); // TLS files load first: bad ones stop the start here.
+        if (policy.tls() == null) {
+            LOG.warn("node {}: INSECURE (insecure=true): no TLS and no authentication on the peer and client ports; "
+                    + "anyone who reaches them can forge peer messages and read or write every key", config.nodeId());
+        }
         Files.createDirectories(config.dataDir());
         int n = config.nodes().size();
         CoordinationOptions options = CoordinationOptions.defaults()
@@ -147,7 +165,7 @@ public final class SynodNode implements AutoCloseable {
         config.nodes().forEach((id, a) -> peers.put(id, a.peer()));
         loops = new GroupLoop[groups];
         network = new PeerNetwork(config.nodeId(), config.clusterName(), peers, config.maxFrameBytes(),
-                config.outboundQueueBytes(), 2, this::onPeerMessage);
+                config.outboundQueueBytes(), 2, this::onPeerMessage, policy);
         config.peerDelayMillis().forEach(network::setOutboundDelayMillis); // benchmark option, off by default
         for (int g = 0; g < groups; g++) {
             Path groupDir = config.dataDir().resolve("group-" + g);
@@ -222,13 +240,15 @@ public final class SynodNode implements AutoCloseable {
             public byte[] shardMap() {
                 return shardMap.encode();
             }
-        });
+        }, policy);
+        registerConnectionMetrics(policy);
         clientAddress = clients.start(new InetSocketAddress(self.host(), self.clientPort()));
         coordination.membership().register(MemberInfo.of(config.nodeId(), self.host() + ":" + peerAddress.getPort(),
                 self.host() + ":" + clientAddress.getPort(), "default", versionString()));
         progress.scheduleWithFixedDelay(this::publishProgress, 250, 250, TimeUnit.MILLISECONDS);
         if (config.metricsPort() >= 0) {
-            metrics = new MetricsEndpoint(new InetSocketAddress(self.host(), config.metricsPort()), registry);
+            metrics = new MetricsEndpoint(new InetSocketAddress(config.limits().metricsAddress(), config.metricsPort()),
+                    registry);
         }
         LOG.info("node {} up: peer {}, client {}, metrics {}, {} groups, coding {}, lease {}", config.nodeId(), peerAddress,
                 clientAddress, metrics == null ? "off" : metrics.address(), groups, coding, lease);

@@ -5,6 +5,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -14,13 +15,18 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslHandler;
+import io.synod.server.security.CertIdentity;
 import io.synod.server.wire.WireFrame;
 import java.net.InetSocketAddress;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,11 +36,17 @@ import org.slf4j.LoggerFactory;
  * connection are bounded by a write-buffer high-water mark: when a peer does not drain, further
  * messages to it are dropped (and counted) rather than queued without bound; Paxos retransmits
  * what matters. An inbound connection must first say {@link WireFrame.Hello} with a known node id
- * and this cluster's name, and every message on it must come from that node to this one;
- * otherwise it is closed with the reason logged.
+ * and this cluster's name, within the hello timeout, and every message on it must come from that
+ * node to this one; otherwise it is closed with the reason logged (rate-limited). With TLS both ends
+ * present certificates of the cluster CA, and the node id a certificate names must be the id the
+ * connection claims: an outbound link checks the server it reached, an inbound one the {@code Hello}
+ * ({@link io.synod.server.security.CertIdentity}). One inbound connection per peer id: a newer one
+ * from the same (authenticated) peer replaces the older, which is closed, so a peer that reconnects
+ * after a network fault is not locked out by its own half-dead connection.
  */
 public final class PeerNetwork implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PeerNetwork.class);
+    private static final RateLimitedLog REFUSALS = new RateLimitedLog(LOG);
 
     public static final long MIN_BACKOFF_MILLIS = 50;
     public static final long MAX_BACKOFF_MILLIS = 2_000;
@@ -45,6 +57,8 @@ public final class PeerNetwork implements AutoCloseable {
     private final int maxFrameBytes;
     private final int outboundHighWaterBytes;
     private final Consumer<WireFrame.PeerMessage> inbound;
+    private final ConnectionPolicy policy;
+    private final Map<Integer, Channel> inboundByPeer = new ConcurrentHashMap<>();
     private final EventLoopGroup boss = new NioEventLoopGroup(1);
     private final EventLoopGroup io;
     private final Map<Integer, Link> links = new TreeMap<>();
@@ -83,11 +97,21 @@ public final class PeerNetwork implements AutoCloseable {
                     .handler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            if (policy.tls() != null) {
+                                ch.pipeline().addLast(policy.tls().clientHandler(ch.alloc()));
+                            }
                             long delay = delayNanos;
                             if (delay > 0) {
                                 ch.pipeline().addLast(new PeerDelayHandler(delay, outboundHighWaterBytes));
                             }
-                            ch.pipeline().addLast(new FrameEncoder(maxFrameBytes, stats.bytesSent));
+                            ch.pipeline().addLast(new FrameEncoder(maxFrameBytes, stats.bytesSent), new ChannelInboundHandlerAdapter() {
+                                @Override
+                                public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                    // A failed handshake or a reset: the close retries the link with backoff.
+                                    REFUSALS.warn("closing the link to peer {}: {}", peer, cause.toString());
+                                    ctx.close();
+                                }
+                            });
                         }
                     });
             b.connect(address).addListener((ChannelFuture f) -> {
@@ -96,14 +120,37 @@ public final class PeerNetwork implements AutoCloseable {
                     return;
                 }
                 Channel ch = f.channel();
-                backoffMillis = MIN_BACKOFF_MILLIS;
-                ch.writeAndFlush(new WireFrame.Hello(self, cluster));
-                channel = ch;
                 ch.closeFuture().addListener(c -> {
                     channel = null;
                     retryLater();
                 });
+                SslHandler ssl = ConnectionPolicy.sslOf(ch);
+                if (ssl == null) {
+                    established(ch);
+                    return;
+                }
+                ssl.handshakeFuture().addListener(h -> {
+                    if (!h.isSuccess()) {
+                        REFUSALS.warn("TLS handshake with peer {} failed: {}", peer, h.cause().toString());
+                        ch.close();
+                        return;
+                    }
+                    String wrong = CertIdentity.of(ssl.engine().getSession().getPeerCertificates()).notNode(peer, cluster);
+                    if (wrong != null) {
+                        REFUSALS.warn("closing the link to peer {}: {}", peer, wrong);
+                        ch.close();
+                        return;
+                    }
+                    established(ch);
+                });
             });
+        }
+
+        /** The link is up (and, with TLS, the server proved to be {@code peer}): say Hello, then send. */
+        private void established(Channel ch) {
+            backoffMillis = MIN_BACKOFF_MILLIS;
+            ch.writeAndFlush(new WireFrame.Hello(self, cluster));
+            channel = ch;
         }
 
         void retryLater() {
@@ -130,8 +177,16 @@ public final class PeerNetwork implements AutoCloseable {
         }
     }
 
+    /** Insecure, with default limits: for tests of the peer protocol. */
     public PeerNetwork(int self, String cluster, Map<Integer, InetSocketAddress> peers, int maxFrameBytes,
             int outboundHighWaterBytes, int ioThreads, Consumer<WireFrame.PeerMessage> inbound) {
+        this(self, cluster, peers, maxFrameBytes, outboundHighWaterBytes, ioThreads, inbound,
+                ConnectionPolicy.insecureDefaults(maxFrameBytes));
+    }
+
+    public PeerNetwork(int self, String cluster, Map<Integer, InetSocketAddress> peers, int maxFrameBytes,
+            int outboundHighWaterBytes, int ioThreads, Consumer<WireFrame.PeerMessage> inbound, ConnectionPolicy policy) {
+        this.policy = policy;
         this.self = self;
         this.cluster = cluster;
         this.peers = Map.copyOf(peers);
@@ -169,8 +224,9 @@ public final class PeerNetwork implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new FrameDecoder(maxFrameBytes), new PeerInboundHandler(self, cluster,
-                                peers.keySet(), inbound));
+                        policy.acceptTls(ch);
+                        ch.pipeline().addLast(policy.decoder(maxFrameBytes), new PeerInboundHandler(self, cluster,
+                                peers.keySet(), inbound, inboundByPeer, policy.limits().helloTimeoutMillis()));
                     }
                 });
         serverChannel = b.bind(bindAddress).sync().channel();
@@ -225,16 +281,62 @@ public final class PeerNetwork implements AutoCloseable {
     public static final class PeerInboundHandler extends SimpleChannelInboundHandler<WireFrame> {
         private final int self;
         private final String cluster;
-        private final java.util.Set<Integer> known;
+        private final Set<Integer> known;
         private final Consumer<WireFrame.PeerMessage> inbound;
+        private final Map<Integer, Channel> inboundByPeer;
+        private final long helloTimeoutMillis;
         private int remote = -1;
 
-        public PeerInboundHandler(int self, String cluster, java.util.Set<Integer> known,
-                Consumer<WireFrame.PeerMessage> inbound) {
+        /** Without a hello timeout, alone in its registry of inbound connections: for tests of the protocol. */
+        public PeerInboundHandler(int self, String cluster, Set<Integer> known, Consumer<WireFrame.PeerMessage> inbound) {
+            this(self, cluster, known, inbound, new ConcurrentHashMap<>(), 0);
+        }
+
+        /**
+         * {@code inboundByPeer}: the node's one inbound connection per peer id; {@code helloTimeoutMillis}:
+         * a connection that has not said Hello this long after it opened is closed (0: never).
+         */
+        public PeerInboundHandler(int self, String cluster, Set<Integer> known, Consumer<WireFrame.PeerMessage> inbound,
+                Map<Integer, Channel> inboundByPeer, long helloTimeoutMillis) {
             this.self = self;
             this.cluster = cluster;
             this.known = known;
             this.inbound = inbound;
+            this.inboundByPeer = inboundByPeer;
+            this.helloTimeoutMillis = helloTimeoutMillis;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            if (helloTimeoutMillis > 0) {
+                ctx.executor().schedule(() -> {
+                    if (remote < 0 && ctx.channel().isActive()) {
+                        close(ctx, "no Hello within " + helloTimeoutMillis + " ms");
+                    }
+                }, helloTimeoutMillis, TimeUnit.MILLISECONDS);
+            }
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            if (remote >= 0) {
+                inboundByPeer.remove(remote, ctx.channel());
+            }
+            ctx.fireChannelInactive();
+        }
+
+        /** Why the TLS certificate of this connection does not name node {@code claimed}, or null (also when insecure). */
+        private String certificateMismatch(ChannelHandlerContext ctx, int claimed) {
+            SslHandler ssl = ConnectionPolicy.sslOf(ctx.channel());
+            if (ssl == null) {
+                return null;
+            }
+            try {
+                return CertIdentity.of(ssl.engine().getSession().getPeerCertificates()).notNode(claimed, cluster);
+            } catch (SSLPeerUnverifiedException e) {
+                return "no verified client certificate";
+            }
         }
 
         @Override
@@ -247,7 +349,18 @@ public final class PeerNetwork implements AutoCloseable {
                 } else if (h.nodeId() == self || !known.contains(h.nodeId())) {
                     close(ctx, "hello from unknown node " + h.nodeId());
                 } else {
+                    String wrong = certificateMismatch(ctx, h.nodeId());
+                    if (wrong != null) {
+                        close(ctx, "hello claims node " + h.nodeId() + ": " + wrong);
+                        return;
+                    }
                     remote = h.nodeId();
+                    Channel older = inboundByPeer.put(remote, ctx.channel());
+                    if (older != null && older != ctx.channel()) {
+                        LOG.info("node {} connected again from {}: closing its older connection from {}", remote,
+                                ctx.channel().remoteAddress(), older.remoteAddress());
+                        older.close();
+                    }
                 }
                 return;
             }
@@ -264,7 +377,7 @@ public final class PeerNetwork implements AutoCloseable {
         }
 
         private void close(ChannelHandlerContext ctx, String reason) {
-            LOG.warn("closing peer connection from {}: {}", ctx.channel().remoteAddress(), reason);
+            REFUSALS.warn("closing peer connection from {}: {}", ctx.channel().remoteAddress(), reason);
             ctx.close();
         }
 

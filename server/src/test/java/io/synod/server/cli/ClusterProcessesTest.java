@@ -104,7 +104,7 @@ class ClusterProcessesTest {
         for (ClusterFile.NodeEntry n : file.nodes()) {
             endpoints.put(n.id(), new InetSocketAddress("127.0.0.1", n.clientPort()));
         }
-        client = new SynodClient(endpoints, 1, 2_000, ClusterCommand.MAX_FRAME);
+        client = new SynodClient(endpoints, 1, 2_000, ClusterCommand.MAX_FRAME, ClusterCommand.clientTls(dir, file));
         // Every key below starts with a lower-case letter: they all land in one group of the shard map.
         int g = ShardMap.uniform(2).groupFor("a".getBytes(StandardCharsets.UTF_8));
         for (String p : new String[] {"b", "c", "d", "e"}) {
@@ -243,7 +243,8 @@ class ClusterProcessesTest {
 
     private WireFrame.GroupStatus status(ClusterFile file, int node, int group) throws IOException {
         int port = file.nodes().get(node).clientPort();
-        return SynodClient.status(new InetSocketAddress("127.0.0.1", port), 2_000, ClusterCommand.MAX_FRAME).groups().get(group);
+        return SynodClient.status(new InetSocketAddress("127.0.0.1", port), 2_000, ClusterCommand.MAX_FRAME,
+                ClusterCommand.clientTls(dir, file)).groups().get(group);
     }
 
     private int leaderOf(ClusterFile file, int group) throws Exception {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.server.node.LocalCluster;
+import io.synod.server.security.LocalCa;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,16 +33,19 @@ class KvCommandTest {
     void start() throws Exception {
         dir = Files.createTempDirectory("synod-kv-cli");
         zk = new TestingServer(true);
-        cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir.resolve("data"), 3, 4, "kvcli",
+        cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 4, "kvcli",
                 Map.of("zookeeper.session.timeout.ms", "3000", "metrics.port", "-1"));
         cluster.startAll();
         assertTrue(cluster.awaitLeaders(60_000));
         zkConnect = "zk://127.0.0.1:" + zk.getPort() + "/kvcli";
         servers = cluster.clientAddressList();
-        // What 'synod cluster start' writes, pointing at this cluster's ZooKeeper.
+        // What 'synod cluster start' writes, pointing at this cluster's ZooKeeper; node 0's configuration tells
+        // 'kv --dir' that the cluster runs TLS, with its certificates in DIR/certs.
+        Path config = dir.resolve("node-0.properties");
+        Files.writeString(config, cluster.config(0).toProperties());
         new ClusterFile("kvcli", 4, ProcessHandle.current().pid(), zk.getPort(),
-                List.of(new ClusterFile.NodeEntry(0, 1, 1, cluster.clientAddresses().get(0).getPort(), 1, "c", "l")))
-                .write(dir);
+                List.of(new ClusterFile.NodeEntry(0, 1, 1, cluster.clientAddresses().get(0).getPort(), 1, config.toString(),
+                        "l"))).write(dir);
     }
 
     @AfterAll
@@ -61,6 +65,9 @@ class KvCommandTest {
             all.addAll(List.of("--timeout-ms", "60000", "--connect-timeout-ms", "30000"));
         }
         all.addAll(List.of(args));
+        if (all.contains("--connect")) {
+            all.addAll(1, List.of("--certs", LocalCa.certsDir(dir).toString())); // The cluster's client certificate.
+        }
         return SynodCliTest.run(all.toArray(String[]::new));
     }
 

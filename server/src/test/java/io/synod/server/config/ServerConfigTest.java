@@ -15,8 +15,9 @@ class ServerConfigTest {
     @TempDir
     Path dir;
 
+    /** A valid configuration without TLS ({@code insecure=true}): the one base every config test builds on. */
     static final List<String> BASE = List.of("node.id=1", "nodes=0@h:1:2,1@h:3:4,2@h:5:6", "zookeeper.connect=zk:2181",
-            "data.dir=/tmp/x");
+            "data.dir=/tmp/x", "insecure=true");
 
     static ServerConfig with(String... more) throws ConfigException {
         List<String> all = new java.util.ArrayList<>(BASE);
@@ -73,7 +74,7 @@ class ServerConfigTest {
         assertEquals(1, off.coding().failures());
         assertFalse(off.coding().explicit());
         List<String> five = List.of("node.id=1", "nodes=0@h:1:2,1@h:3:4,2@h:5:6,3@h:7:8,4@h:9:10",
-                "zookeeper.connect=zk:2181", "data.dir=/tmp/x", "coding=5,1,3", "coding.threshold.bytes=4096");
+                "zookeeper.connect=zk:2181", "data.dir=/tmp/x", "insecure=true", "coding=5,1,3", "coding.threshold.bytes=4096");
         ServerConfig c = ServerConfig.load(null, five);
         assertEquals(new ServerConfig.CodingSetting(1, 3, 4096, true), c.coding());
         Path f = dir.resolve("c.properties");

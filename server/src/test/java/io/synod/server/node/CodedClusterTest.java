@@ -185,7 +185,7 @@ class CodedClusterTest {
             }
             InetSocketAddress address = cluster.clientAddresses().get(node);
             try (io.synod.client.SynodClient stale = io.synod.client.SynodClient.builder().servers(List.of(address))
-                    .timeout(java.time.Duration.ofSeconds(20)).build()) {
+                    .timeout(java.time.Duration.ofSeconds(20)).tls(cluster.clientTls()).build()) {
                 for (Map.Entry<String, byte[]> e : acknowledged.entrySet()) {
                     byte[] value = staleRead(stale, e.getKey());
                     assertArrayEquals(e.getValue(), value, "STALE read of " + e.getKey() + " at node " + node);

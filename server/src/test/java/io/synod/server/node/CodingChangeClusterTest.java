@@ -161,7 +161,7 @@ class CodingChangeClusterTest {
 
     private static SynodClient sdk(LocalCluster cluster) throws Exception {
         return SynodClient.builder().servers(new ArrayList<>(cluster.clientAddresses().values()))
-                .timeout(Duration.ofSeconds(60)).connectTimeout(Duration.ofSeconds(30)).build();
+                .timeout(Duration.ofSeconds(60)).connectTimeout(Duration.ofSeconds(30)).tls(cluster.clientTls()).build();
     }
 
     private static void write(BlockingSynodClient client, Random random, String prefix, Map<String, byte[]> acknowledged) {

@@ -61,7 +61,7 @@ public final class PutLatencyProbe {
                 throw new IllegalStateException("no leader");
             }
             try (SynodClient client = SynodClient.builder().servers(cluster.clientAddresses().values().stream().toList())
-                    .timeout(Duration.ofSeconds(30)).build()) {
+                    .timeout(Duration.ofSeconds(30)).tls(cluster.clientTls()).build()) {
                 client.put("/hello", new byte[] {1}).join();
                 rounds(client, "delay " + delay, 2, n);
                 int leader = cluster.leaderOf(0);
