@@ -3,6 +3,7 @@ package io.synod.core.paxos;
 import io.synod.core.util.Check;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -19,6 +20,7 @@ final class Acceptor {
     private Ballot promised;
     private final TreeMap<Long, Entry> log = new TreeMap<>();
     private Snapshot snapshot;
+    private long lowestWritten = Long.MAX_VALUE;
 
     /** Rebuilds the acceptor from what the disk holds. */
     Acceptor(ReplicaContext ctx, DurableState durable) {
@@ -60,7 +62,7 @@ final class Acceptor {
     void accept(Entry entry) {
         Entry held = log.get(entry.slot());
         if (held != null && held.coded() == null && entry.coded() == null && held.ballot().equals(entry.ballot())
-                && held.sameValue(entry) && java.util.Objects.equals(held.stamp(), entry.stamp())) {
+                && held.sameValue(entry) && Objects.equals(held.stamp(), entry.stamp())) {
             // A retransmission of the entry this acceptor holds: it is durable, or waits in this Ready
             // or the one being persisted, and the acknowledgement leaves only with a later or the same
             // Ready, after that fsync. Writing it again would only add disk traffic: under load
@@ -78,20 +80,34 @@ final class Acceptor {
     /**
      * Phase 2b: stores the entries of {@code m} proposed in its own ballot (slots above
      * {@code commitSlot} only: a chosen slot can only be re-sent with the same value), and returns
-     * the slots to acknowledge.
+     * the slots to acknowledge. A different value for a slot known to be chosen is refused (not
+     * acknowledged) and reported to the {@link ReplicaGuard}, as is a second value for a slot in one
+     * ballot (a leader proposes one value per slot and ballot). {@link #lowestWrittenSlot()} tells
+     * which slots this message changed.
      */
     long[] accept(Message.Accept m, long commitSlot) {
         long[] slots = new long[m.entries().size()];
         int count = 0;
+        lowestWritten = Long.MAX_VALUE;
         for (Entry entry : m.entries()) {
             if (!entry.ballot().equals(m.ballot())) {
                 continue; // Malformed: an Accept proposes in its own ballot only.
             }
+            Entry held = log.get(entry.slot());
             if (entry.slot() > commitSlot) {
+                boolean sameBallot = held != null && held.ballot().equals(entry.ballot());
+                if (ctx.guard.checksDivergence() && !(sameBallot && held.sameValue(entry))) {
+                    if (sameBallot) {
+                        ctx.guard.divergence(held, entry, false);
+                    }
+                    lowestWritten = Math.min(lowestWritten, entry.slot());
+                }
                 accept(entry);
+            } else if (held != null && !held.sameValue(entry) && ctx.guard.checksDivergence()) {
+                ctx.guard.divergence(held, entry, true);
+                continue; // Refused: the chosen value stays, and a refusal is not an acknowledgement.
             } else if (entry.coded() != null && entry.isComplete()) {
                 // A full copy of a committed coded value (catch-up): keep it for applying.
-                Entry held = log.get(entry.slot());
                 if (held != null && !held.isComplete() && held.sameValue(entry)) {
                     ctx.cache.put(entry.slot(), entry.command(), entry.coded());
                 }
@@ -99,6 +115,16 @@ final class Acceptor {
             slots[count++] = entry.slot();
         }
         return Arrays.copyOf(slots, count);
+    }
+
+    /**
+     * The lowest slot whose value or ballot the last {@link #accept(Message.Accept, long)} changed
+     * ({@link Long#MAX_VALUE} if none). The commit point of that same message does not reach it: a
+     * value is taken as chosen only once it was held before the message that claims it chosen, so one
+     * forged Accept cannot both write a value and commit it.
+     */
+    long lowestWrittenSlot() {
+        return lowestWritten;
     }
 
     /**
