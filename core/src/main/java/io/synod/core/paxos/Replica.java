@@ -573,7 +573,7 @@ public final class Replica {
             return;
         }
         long[] slots = acceptor.accept(m, learner.commitSlot());
-        learner.learnCommit(m.ballot(), Math.min(m.leaderCommit(), acceptor.lowestWrittenSlot() - 1));
+        learner.learnCommit(m.ballot(), acceptor.trustedCommit(m.leaderCommit()));
         ctx.out.send(new Message.Accepted(ctx.self, m.from(), m.ballot(), slots, learner.appliedSlot()));
     }
 
