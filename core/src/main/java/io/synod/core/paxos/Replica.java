@@ -131,7 +131,7 @@ public final class Replica {
         Check.argument(message.to() == ctx.self, "message for node %d delivered to node %d", message.to(), ctx.self);
         Check.argument(message.from() >= 0 && message.from() < ctx.clusterSize && message.from() != ctx.self,
                 "message from unknown node %d (cluster of %d)", message.from(), ctx.clusterSize);
-        if (!ctx.guard.admits(message.ballot())) {
+        if (!ctx.guard.admits(message.ballot(), acceptor.promised())) {
             return; // A ballot too far beyond the epochs seen in ZooKeeper (ReplicaGuard): changes nothing.
         }
         leases.onMessage(message);

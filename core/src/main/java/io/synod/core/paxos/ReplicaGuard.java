@@ -16,7 +16,7 @@ import java.util.zip.CRC32C;
  *       ballot epoch exceeds the newest epoch this node has seen for the group by more than
  *       {@link #EPOCH_SLACK} is dropped before it reaches any role: no promise, commit point or value
  *       changes. The newest epoch is an input ({@link ElectionEvent.EpochSeen}, and every
- *       {@link ElectionEvent.Elected}); before the first one arrives nothing is refused.</li>
+ *       {@link ElectionEvent.Elected}); until the first one arrives the durable promise stands in for it.</li>
  *   <li><b>Divergence.</b> A leader proposes one value per slot in its ballot, and a chosen slot keeps
  *       its value (Paxos Made Simple, §2.3 / §3). An Accept that offers a different value for a slot this
  *       replica holds as chosen, or for a slot it holds in the same ballot, proves a forged or corrupt
@@ -54,9 +54,14 @@ final class ReplicaGuard {
         return seenEpoch;
     }
 
-    /** Whether {@code ballot} is within {@link #EPOCH_SLACK} of the newest epoch seen; counts a refusal. */
-    boolean admits(Ballot ballot) {
-        if (!epochCheck || seenEpoch < 0 || ballot.epoch() - seenEpoch <= EPOCH_SLACK) {
+    /**
+     * Whether {@code ballot} is within {@link #EPOCH_SLACK} of the newest epoch seen; counts a refusal. Before
+     * any epoch was seen (a runtime that just started, before its first read of the epoch counter) the bound is
+     * taken from {@code promised}, the durable promise: a fresh acceptor refuses 2^62 at once.
+     */
+    boolean admits(Ballot ballot, Ballot promised) {
+        long base = seenEpoch >= 0 ? seenEpoch : promised.epoch();
+        if (!epochCheck || ballot.epoch() - base <= EPOCH_SLACK) {
             return true;
         }
         refusedBallots++;

@@ -59,7 +59,17 @@ public enum Mutation {
      * read quorum can meet a chosen value in fewer than X acceptors and replace it (docs/erasure.md
      * "Coding changes").
      */
-    CODING_CHANGE_STALE_QUORUM("coding-change-stale-quorum", true);
+    CODING_CHANGE_STALE_QUORUM("coding-change-stale-quorum", true),
+    /**
+     * Acceptors promise any ballot, however far beyond the epochs seen in ZooKeeper: the hostile peer's
+     * huge-epoch Prepare is promised durably and no later leader can win, so the run wedges (LIVENESS).
+     */
+    NO_EPOCH_BOUND("no-epoch-bound"),
+    /**
+     * Acceptors take a commit point from the very Accept that wrote the slot, and acknowledge another value
+     * for a chosen slot: the hostile peer's forged Accept is applied on one replica (a slot conflict).
+     */
+    NO_DIVERGENCE_CHECK("no-divergence-check");
 
     private final String cliName;
     private final boolean needsCoding;
