@@ -87,6 +87,7 @@ public final class CuratorElectionService implements ElectionService {
         final int id;
         final ElectionListener listener;
         final CuratorCache participants;
+        final EpochWatch epochWatch;
         LeaderLatch latch;
         int latchGeneration;
         boolean leading;
@@ -100,6 +101,11 @@ public final class CuratorElectionService implements ElectionService {
             this.id = id;
             this.listener = listener;
             this.participants = CuratorCache.build(client, paths.election(id));
+            this.epochWatch = new EpochWatch(client, paths.epoch(id), dispatcher, event -> {
+                if (groups.get(id) == this) {
+                    deliver(this, event);
+                }
+            });
         }
     }
 
@@ -150,6 +156,7 @@ public final class CuratorElectionService implements ElectionService {
                     .forAll((type, before, after) -> followerHint(g))
                     .forInitialized(() -> followerHint(g)).build(), dispatcher);
             g.participants.start();
+            g.epochWatch.start();
             startLatch(g);
             return null;
         });
@@ -178,6 +185,7 @@ public final class CuratorElectionService implements ElectionService {
                 stepDown(g, "left the group");
                 closeLatch(g);
                 g.participants.close();
+                g.epochWatch.close();
                 leaders.remove(group);
             }
             return null;
@@ -494,6 +502,8 @@ public final class CuratorElectionService implements ElectionService {
                     stepDown(g, "election service closed");
                     closeLatch(g);
                     g.participants.close();
+                    g.epochWatch.close();
+                g.epochWatch.close();
                 }
                 groups.clear();
                 return null;

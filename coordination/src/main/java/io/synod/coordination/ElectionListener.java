@@ -13,7 +13,8 @@ public interface ElectionListener {
      * @param group the group the event is about
      * @param event {@link ElectionEvent.Elected} (this node won and holds a fresh epoch),
      *              {@link ElectionEvent.LeaderIs} with another node's id (follow it), or
-     *              {@code LeaderIs(-1)} (no known leader; if this node was leading, stop now)
+     *              {@code LeaderIs(-1)} (no known leader; if this node was leading, stop now), or
+     *              {@link ElectionEvent.EpochSeen} (the newest epoch of the group's epoch znode)
      */
     void onElection(int group, ElectionEvent event);
 }

@@ -141,6 +141,24 @@ class CuratorElectionServiceTest {
         eventually("healed node follows the successor", () -> partitioned.events().follows(0, 1));
     }
 
+    /** The epoch watch (docs/security.md, "Defence in depth in the replica"): every member sees each allocation. */
+    @Test
+    void everyMemberSeesEachEpochTheElectionAllocates() throws Exception {
+        List<Node> nodes = List.of(node(0, 0), node(1, 0), node(2, 0));
+        Node leader = awaitLeader(nodes, 0);
+        long first = lastEpoch(leader, 0);
+        for (Node n : nodes) {
+            eventually("node " + n.election().nodeId() + " sees epoch " + first, () -> n.events().seenEpochs.contains(first));
+        }
+        leader.election().resign(0);
+        eventually("a new epoch allocated", () -> nodes.stream().anyMatch(n -> n.events().leads(0)
+                && lastEpoch(n, 0) > first));
+        long next = lastEpoch(nodes.stream().filter(n -> n.events().leads(0)).findFirst().orElseThrow(), 0);
+        for (Node n : nodes) {
+            eventually("node " + n.election().nodeId() + " sees epoch " + next, () -> n.events().seenEpochs.contains(next));
+        }
+    }
+
     @Test
     void resignHandsLeadershipOnAndTheResignerRejoinsAsFollower() throws Exception {
         List<Node> nodes = List.of(node(0, 0), node(1, 0));

@@ -10,6 +10,8 @@ final class ElectionRecorder implements ElectionListener {
 
     final int node;
     final List<Received> events = new CopyOnWriteArrayList<>();
+    /** {@link ElectionEvent.EpochSeen} values, kept apart so {@link #last} stays about leadership. */
+    final List<Long> seenEpochs = new CopyOnWriteArrayList<>();
 
     ElectionRecorder(int node) {
         this.node = node;
@@ -17,6 +19,10 @@ final class ElectionRecorder implements ElectionListener {
 
     @Override
     public void onElection(int group, ElectionEvent event) {
+        if (event instanceof ElectionEvent.EpochSeen seen) {
+            seenEpochs.add(seen.epoch());
+            return;
+        }
         events.add(new Received(group, event, System.nanoTime(), Thread.currentThread().getName()));
     }
 

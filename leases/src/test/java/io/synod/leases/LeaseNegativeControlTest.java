@@ -53,9 +53,11 @@ class LeaseNegativeControlTest {
      * {@link SimLeaseModes.Control#QL_CONFIG_DROPS_OLD_HOLDERS} (quorum-auto: after a change, writes wait
      * only for the new configuration's holders) needs a holder just dropped for a key, missing a write of
      * that key, still trusting a promise granted before the write, and a read of the key there: the only
-     * violating seed in 1..3000 is 789 (3 nodes, all faults; docs/leases.md says why the window is narrow).
+     * violating seed in 1..3000 was 789 (3 nodes, all faults; docs/leases.md says why the window is narrow);
+     * since runs with network faults carry the hostile peer and followers learn a commit point one message
+     * later (docs/security.md), the first violating seeds are 3706 and 4023.
      */
-    private static final int MAX_SEEDS_CONFIG_DROPS_OLD_HOLDERS = 1000;
+    private static final int MAX_SEEDS_CONFIG_DROPS_OLD_HOLDERS = 4500;
 
     @ParameterizedTest
     @EnumSource(value = SimLeaseModes.Control.class, names = {"NO_DEFERRED_COMMIT", "INHERITED_IGNORES_LIMBO", "TIMER_WITHOUT_DRIFT_MARGIN",

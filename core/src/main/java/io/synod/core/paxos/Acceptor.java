@@ -20,6 +20,9 @@ final class Acceptor {
     private Ballot promised;
     private final TreeMap<Long, Entry> log = new TreeMap<>();
     private Snapshot snapshot;
+    /** What the last {@link #accept(Message.Accept, long)} changed, for {@link #trustedCommit}. */
+    private long lowestWritten = Long.MAX_VALUE;
+    private boolean divergent;
 
     /** Rebuilds the acceptor from what the disk holds. */
     Acceptor(ReplicaContext ctx, DurableState durable) {
@@ -79,20 +82,37 @@ final class Acceptor {
     /**
      * Phase 2b: stores the entries of {@code m} proposed in its own ballot (slots above
      * {@code commitSlot} only: a chosen slot can only be re-sent with the same value), and returns
-     * the slots to acknowledge.
+     * the slots to acknowledge. A different value for a slot known to be chosen is refused (not
+     * acknowledged) and reported to the {@link ReplicaGuard}, as is a second value for a slot in one
+     * ballot (a leader proposes one value per slot and ballot). {@link #trustedCommit} tells how far
+     * the commit point this message carries may be believed.
      */
     long[] accept(Message.Accept m, long commitSlot) {
         long[] slots = new long[m.entries().size()];
         int count = 0;
+        lowestWritten = Long.MAX_VALUE;
+        divergent = false;
         for (Entry entry : m.entries()) {
             if (!entry.ballot().equals(m.ballot())) {
                 continue; // Malformed: an Accept proposes in its own ballot only.
             }
+            Entry held = log.get(entry.slot());
             if (entry.slot() > commitSlot) {
+                boolean sameBallot = held != null && held.ballot().equals(entry.ballot());
+                if (ctx.guard.checksDivergence() && !(sameBallot && held.sameValue(entry))) {
+                    if (sameBallot) {
+                        ctx.guard.divergence(held, entry, false);
+                        divergent = true;
+                    }
+                    lowestWritten = Math.min(lowestWritten, entry.slot());
+                }
                 accept(entry);
+            } else if (held != null && !held.sameValue(entry) && ctx.guard.checksDivergence()) {
+                ctx.guard.divergence(held, entry, true);
+                divergent = true;
+                continue; // Refused: the chosen value stays, and a refusal is not an acknowledgement.
             } else if (entry.coded() != null && entry.isComplete()) {
                 // A full copy of a committed coded value (catch-up): keep it for applying.
-                Entry held = log.get(entry.slot());
                 if (held != null && !held.isComplete() && held.sameValue(entry)) {
                     ctx.cache.put(entry.slot(), entry.command(), entry.coded());
                 }
@@ -100,6 +120,20 @@ final class Acceptor {
             slots[count++] = entry.slot();
         }
         return Arrays.copyOf(slots, count);
+    }
+
+    /**
+     * How far the commit point {@code leaderCommit} of the Accept just handled ({@link #accept(Message.Accept, long)})
+     * may be believed: not up to a slot whose value or ballot that message changed (a value is taken as chosen
+     * only once it was held before the message that reports it chosen, so one forged Accept cannot both write
+     * a value and commit it), and not at all if the message offered a divergent value (its sender is forged
+     * or corrupt). Returns -1 for "learn nothing from it".
+     */
+    long trustedCommit(long leaderCommit) {
+        if (divergent) {
+            return -1;
+        }
+        return lowestWritten == Long.MAX_VALUE ? leaderCommit : Math.min(leaderCommit, lowestWritten - 1);
     }
 
     /**

@@ -12,4 +12,11 @@ public sealed interface ElectionEvent {
 
     /** "Node {@code leaderId} leads" (or -1: nobody known). Stops leading if it is not us. */
     record LeaderIs(int leaderId) implements ElectionEvent {}
+
+    /**
+     * "The newest epoch handed out for this group is {@code epoch}" (the coordination layer watches the
+     * epoch counter). The replica refuses ballots running more than a bounded slack ahead of it
+     * (docs/security.md, "Defence in depth in the replica"); an older value than one seen is ignored.
+     */
+    record EpochSeen(long epoch) implements ElectionEvent {}
 }

@@ -143,6 +143,9 @@ public final class Replica {
         Check.argument(message.to() == ctx.self, "message for node %d delivered to node %d", message.to(), ctx.self);
         Check.argument(message.from() >= 0 && message.from() < ctx.clusterSize && message.from() != ctx.self,
                 "message from unknown node %d (cluster of %d)", message.from(), ctx.clusterSize);
+        if (!ctx.guard.admits(message.ballot(), acceptor.promised())) {
+            return; // A ballot too far beyond the epochs seen in ZooKeeper (ReplicaGuard): changes nothing.
+        }
         leases.onMessage(message);
         contact.onMessage(message);
         if (message instanceof Message.Prepare m) {
@@ -184,7 +187,10 @@ public final class Replica {
     /** Handles what the election service says. */
     public void onElection(ElectionEvent event) {
         Check.argument(event != null, "election event must not be null");
-        if (event instanceof ElectionEvent.Elected e) {
+        if (event instanceof ElectionEvent.EpochSeen e) {
+            ctx.guard.onEpochSeen(e.epoch());
+        } else if (event instanceof ElectionEvent.Elected e) {
+            ctx.guard.onEpochSeen(e.epoch());
             onElected(e.epoch());
         } else if (event instanceof ElectionEvent.LeaderIs e) {
             if (e.leaderId() != ctx.self && ctx.role != Role.FOLLOWER) {
@@ -426,6 +432,11 @@ public final class Replica {
         return localReadsServed;
     }
 
+    /** The defence-in-depth counters (refused ballots, divergences) and its switches for negative controls. */
+    public ReplicaDefence defence() {
+        return new ReplicaDefence(ctx.guard);
+    }
+
     /**
      * Accepts this replica re-sent as leader because no acknowledgement came within the retransmission
      * timeout (one per slot and peer; catch-up is not counted). Zero on a network that answers in time.
@@ -500,7 +511,7 @@ public final class Replica {
             return;
         }
         long[] slots = acceptor.accept(m, learner.commitSlot());
-        learner.learnCommit(m.ballot(), m.leaderCommit());
+        learner.learnCommit(m.ballot(), acceptor.trustedCommit(m.leaderCommit()));
         ctx.out.send(new Message.Accepted(ctx.self, m.from(), m.ballot(), slots, learner.appliedSlot()));
     }
 

@@ -22,6 +22,8 @@ final class ReplicaContext {
     final Coding initialCoding;
     /** Whole values of coded entries this replica encoded or rebuilt (bounded). */
     final ValueCache cache;
+    /** Epoch bound and divergence detection (defence in depth, docs/security.md). */
+    final ReplicaGuard guard = new ReplicaGuard();
 
     /** The replica's clock: only moves forward (a clock that steps back is treated as standing still). */
     long nowNanos;

@@ -54,6 +54,11 @@ final class ElectionOracle {
         return leader;
     }
 
+    /** The newest epoch issued so far (0 before the first), what the epoch watch reports. */
+    long issuedEpoch() {
+        return nextEpoch - 1;
+    }
+
     long generation() {
         return generation;
     }

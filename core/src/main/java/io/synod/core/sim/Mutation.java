@@ -65,7 +65,17 @@ public enum Mutation {
      * steps down, so nobody replaces it and nothing commits ({@link SimLeaderIsolation}; etcd's CheckQuorum).
      * A liveness bug, caught as {@code LIVENESS}.
      */
-    NO_CHECK_QUORUM("no-check-quorum");
+    NO_CHECK_QUORUM("no-check-quorum"),
+    /**
+     * Acceptors promise any ballot, however far beyond the epochs seen in ZooKeeper: the hostile peer's
+     * huge-epoch Prepare is promised durably and no later leader can win, so the run wedges (LIVENESS).
+     */
+    NO_EPOCH_BOUND("no-epoch-bound"),
+    /**
+     * Acceptors take a commit point from the very Accept that wrote the slot, and acknowledge another value
+     * for a chosen slot: the hostile peer's forged Accept is applied on one replica (a slot conflict).
+     */
+    NO_DIVERGENCE_CHECK("no-divergence-check");
 
     private final String cliName;
     private final boolean needsCoding;

@@ -12,6 +12,7 @@ import io.synod.core.paxos.QuorumPolicy;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.ReplicaConfig;
+import io.synod.core.paxos.ReplicaDefence;
 import io.synod.core.paxos.Role;
 import io.synod.core.paxos.ShardDecoder;
 import java.util.Arrays;
@@ -29,6 +30,15 @@ final class NegativeControls {
 
     NegativeControls(Mutation mutation) {
         this.mutation = mutation;
+    }
+
+    /** {@link Mutation#NO_EPOCH_BOUND} and {@link Mutation#NO_DIVERGENCE_CHECK}: the replica's defence in depth off. */
+    void defence(ReplicaDefence defence) {
+        if (mutation == Mutation.NO_EPOCH_BOUND) {
+            defence.disableEpochCheck();
+        } else if (mutation == Mutation.NO_DIVERGENCE_CHECK) {
+            defence.disableDivergenceCheck();
+        }
     }
 
     /**

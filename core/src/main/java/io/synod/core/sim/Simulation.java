@@ -71,6 +71,8 @@ public final class Simulation {
     final NegativeControls controls;
     final SimFaults faults;
     final SimExtension extension;
+    final SimEpochWatch epochWatch = new SimEpochWatch(this);
+    final HostilePeer hostilePeer;
     final SimScenario scenario;
     final List<ScenarioResult.Election> elections = new ArrayList<>();
     /** Every replica's snapshot interval and log retention, overriding the environment's (byte measurements), or null. */
@@ -113,6 +115,7 @@ public final class Simulation {
         this.diskRandom = SimRandom.stream(config.seed(), "disk");
         this.nodeRandom = SimRandom.stream(config.seed(), "nodes");
         this.controls = new NegativeControls(config.mutation());
+        this.hostilePeer = new HostilePeer(this, config);
         this.nodes = new SimNode[config.nodes()];
         for (int i = 0; i < nodes.length; i++) {
             long drift = nodeRandom.uniform(-leaseWorld.initialDriftMaxPpm(), leaseWorld.initialDriftMaxPpm());
@@ -127,6 +130,9 @@ public final class Simulation {
             @Override
             public void announce(int node, ElectionEvent event, long delayNanos, long generation) {
                 queue.after(delayNanos, () -> deliverElection(nodes[node], event, generation));
+                if (event instanceof ElectionEvent.Elected elected) {
+                    epochWatch.issued(elected.epoch(), delayNanos);
+                }
             }
 
             @Override
@@ -260,6 +266,7 @@ public final class Simulation {
             network.setQuality(0.02, 0.02, 0.05, 0.01);
         }
         oracle.start();
+        hostilePeer.start();
         clients.start();
         extension.start(new ExtensionWorld(), SimRandom.stream(config.seed(), "extension"));
         if (config.faults() != FaultProfile.NONE) {
@@ -396,6 +403,8 @@ public final class Simulation {
         node.replica = new Replica(replicaConfig(node.id), node.disk.state(), stateMachines.create(node.id), quorum,
                 leases.create(node.id, config.nodes()), coding, node.localNanos(queue.now()));
         node.loop = new ReadyLoop(node.replica, controls.sink(new SimReadySink(this, node)));
+        controls.defence(node.replica.defence());
+        epochWatch.onRestart(node);
         observeClock(node);
         trace.add(0x5747, node.id, node.disk.entryCount());
         node.lastPromised = node.replica.promised();

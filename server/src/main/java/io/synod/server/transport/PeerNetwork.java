@@ -355,6 +355,12 @@ public final class PeerNetwork implements AutoCloseable {
                         return;
                     }
                     remote = h.nodeId();
+                    if (ctx.pipeline().get(SslHandler.class) == null) {
+                        // Insecure: the Hello proves nothing, so it must not close the live link of the node it
+                        // names (a forged Hello would cut the leader off a follower); both connections stay.
+                        inboundByPeer.putIfAbsent(remote, ctx.channel());
+                        return;
+                    }
                     Channel older = inboundByPeer.put(remote, ctx.channel());
                     if (older != null && older != ctx.channel()) {
                         LOG.info("node {} connected again from {}: closing its older connection from {}", remote,

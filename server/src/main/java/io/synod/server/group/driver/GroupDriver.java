@@ -290,6 +290,11 @@ public final class GroupDriver {
         metrics.commitSlot = replica.commitSlot();
         metrics.role = replica.role().ordinal();
         metrics.acceptRetransmits = replica.acceptRetransmits();
+        if (replica.defence().divergences() != metrics.divergences) { // defence in depth: log each divergent slot once
+            LOG.error("group {}: {}", group, replica.defence().lastDivergence());
+            metrics.divergences = replica.defence().divergences();
+        }
+        metrics.refusedBallots = replica.defence().refusedBallots();
     }
 
     /** The runtime's side of core's {@link ReadyLoop}: persistence is a request the runner completes. */

@@ -34,6 +34,10 @@ public final class GroupMetrics {
     volatile int role;
     /** Accepts the leader re-sent on its retransmission timer (the replica's count, copied after each pass). */
     volatile long acceptRetransmits;
+    /** Slots where a peer offered a different value than the one held as chosen or in the same ballot (the replica's count). */
+    volatile long divergences;
+    /** Peer messages dropped because their ballot ran too far beyond the epochs seen in ZooKeeper (the replica's count). */
+    volatile long refusedBallots;
 
     public GroupMetrics(MeterRegistry registry, int group) {
         String g = Integer.toString(group);
@@ -68,6 +72,12 @@ public final class GroupMetrics {
         Gauge.builder("synod.commit.slot", this, m -> m.commitSlot).tag("group", g).register(registry);
         FunctionCounter.builder("synod.accept.retransmits", this, m -> m.acceptRetransmits)
                 .description("Accepts re-sent by this replica as leader after no acknowledgement within the timeout")
+                .tag("group", g).register(registry);
+        FunctionCounter.builder("synod.divergence", this, m -> m.divergences)
+                .description("slots where a peer offered a different value than this replica holds as chosen (forged or corrupt)")
+                .tag("group", g).register(registry);
+        FunctionCounter.builder("synod.refused.ballots", this, m -> m.refusedBallots)
+                .description("peer messages dropped: ballot epoch beyond the newest ZooKeeper epoch seen plus the slack")
                 .tag("group", g).register(registry);
         Gauge.builder("synod.role", this, m -> m.role).description("0 follower, 1 candidate, 2 leader")
                 .tag("group", g).register(registry);
