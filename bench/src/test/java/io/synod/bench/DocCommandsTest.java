@@ -22,7 +22,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * The commands README.md and docs/ show are the commands the code has. Every line of a fenced code
  * block in README.md and docs that runs {@code ./synod ...} (optionally after a {@code $ } prompt) is
  * checked against the picocli model of {@code synod} (server module) or {@code synod bench} / {@code
- * synod torture} (bench module): its subcommands must exist and every {@code --option} it names must
+ * synod torture} and {@code synod nemesis} (bench module): its subcommands must exist and every {@code --option} it names must
  * be an option of that subcommand; a line without placeholders (no {@code [..]}, {@code a|b},
  * {@code ...} or upper-case words such as {@code FILE}) must also parse completely: option values of
  * the right type, required options present, positional arity. Nothing is executed. This does not check
@@ -111,7 +111,8 @@ class DocCommandsTest {
     }
 
     private static CommandLine commandLineFor(List<String> words) {
-        if (!words.isEmpty() && (words.get(0).equals("bench") || words.get(0).equals("torture"))) {
+        if (!words.isEmpty() && (words.get(0).equals("bench") || words.get(0).equals("torture")
+                || words.get(0).equals("nemesis"))) {
             return BenchCli.commandLine();
         }
         return new CommandLine(new SynodCli()).setCaseInsensitiveEnumValuesAllowed(true);
