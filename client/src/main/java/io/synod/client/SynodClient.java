@@ -1,5 +1,11 @@
 package io.synod.client;
 
+import static io.synod.client.ClientReplies.checkKey;
+import static io.synod.client.ClientReplies.decodeSession;
+import static io.synod.client.ClientReplies.expect;
+import static io.synod.client.ClientReplies.expectSession;
+import static io.synod.client.ClientReplies.sessionFailure;
+
 import io.synod.coordination.ShardMap;
 import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvResult;
@@ -10,7 +16,6 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -127,59 +132,7 @@ public final class SynodClient implements AutoCloseable {
             return CompletableFuture.failedFuture(new BadRequestException("scan limit must be >= 1, got " + limit));
         }
         List<KeyValue> out = new ArrayList<>();
-        return scanFrom(start, end, limit, consistency, out);
-    }
-
-    private CompletableFuture<ScanResult> scanFrom(String start, String end, int limit, Consistency consistency,
-            List<KeyValue> out) {
-        byte[] from = start.getBytes(StandardCharsets.UTF_8);
-        byte[] to = end.getBytes(StandardCharsets.UTF_8);
-        if (!end.isEmpty() && Arrays.compareUnsigned(from, to) >= 0) {
-            return CompletableFuture.completedFuture(new ScanResult(out, false));
-        }
-        // The group owning `start` holds keys up to the next range start: scan there, then go on from it.
-        String shardEnd = nextRangeStart(engine.shardMap(), from);
-        String pageEnd = shardEnd == null ? end
-                : end.isEmpty() || Arrays.compareUnsigned(shardEnd.getBytes(StandardCharsets.UTF_8), to) < 0 ? shardEnd : end;
-        int want = Math.min(limit - out.size(), KvCommand.MAX_SCAN_LIMIT);
-        KvCommand.Scan page;
-        try {
-            page = new KvCommand.Scan(start, pageEnd, want);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(new BadRequestException(e.getMessage()));
-        }
-        return engine.submit(page, consistency, timeoutNanos).thenCompose(reply -> {
-            KvResult.Entries entries = expect(reply, KvResult.Entries.class);
-            for (KvResult.Entry e : entries.entries()) {
-                out.add(new KeyValue(e.key(), e.value(), e.version(), reply.slot()));
-            }
-            if (entries.more()) {
-                if (out.size() >= limit) {
-                    return CompletableFuture.completedFuture(new ScanResult(out, true));
-                }
-                String last = out.get(out.size() - 1).key();
-                return scanFrom(last + '\0', end, limit, consistency, out); // The smallest key after `last`.
-            }
-            if (pageEnd.equals(end)) {
-                return CompletableFuture.completedFuture(new ScanResult(out, false));
-            }
-            if (out.size() >= limit) {
-                return scanFrom(pageEnd, end, 1, consistency, new ArrayList<>()).thenApply(rest ->
-                        new ScanResult(out, !rest.entries().isEmpty()));
-            }
-            return scanFrom(pageEnd, end, limit, consistency, out);
-        });
-    }
-
-    /** The start of the first range after the one holding {@code key}, as a string, or null if that range is last. */
-    private static String nextRangeStart(ShardMap map, byte[] key) {
-        for (ShardMap.Range r : map.ranges()) {
-            byte[] s = r.startInclusive();
-            if (Arrays.compareUnsigned(s, key) > 0) {
-                return new String(s, StandardCharsets.UTF_8);
-            }
-        }
-        return null;
+        return ShardScan.scanFrom(engine, timeoutNanos, start, end, limit, consistency, out);
     }
 
     // ---- writes ------------------------------------------------------------------------------------
@@ -391,31 +344,6 @@ public final class SynodClient implements AutoCloseable {
         return engine.submitSession(what, payload, c.isReadOnly(), timeoutNanos).thenApply(decode);
     }
 
-    private static SessionResult decodeSession(ClientEngine.Reply reply) {
-        try {
-            return SessionResult.decode(reply.result());
-        } catch (IllegalArgumentException e) {
-            throw new SynodException("server " + reply.node() + " sent an undecodable session result: " + e.getMessage());
-        }
-    }
-
-    private static <T extends SessionResult> T expectSession(ClientEngine.Reply reply, Class<T> type) {
-        SessionResult result = decodeSession(reply);
-        if (!type.isInstance(result)) {
-            throw sessionFailure(reply, result);
-        }
-        return type.cast(result);
-    }
-
-    private static SynodException sessionFailure(ClientEngine.Reply reply, SessionResult result) {
-        if (result instanceof SessionResult.NoSession n) {
-            return new SessionExpiredException(n.sessionId(), "session " + n.sessionId() + " has ended");
-        } else if (result instanceof SessionResult.Refused r) {
-            return new BadRequestException(r.message());
-        }
-        return new SynodException("server " + reply.node() + " answered with " + result.getClass().getSimpleName());
-    }
-
     // ---- plumbing ----------------------------------------------------------------------------------
 
     private <T> CompletableFuture<T> call(Supplier<KvCommand> command, Consistency consistency,
@@ -428,34 +356,6 @@ public final class SynodClient implements AutoCloseable {
             return CompletableFuture.failedFuture(e);
         }
         return engine.submit(c, consistency, timeoutNanos).thenApply(decode);
-    }
-
-    private static <T extends KvResult> T expect(ClientEngine.Reply reply, Class<T> type) {
-        KvResult result;
-        try {
-            result = KvResult.decode(reply.result());
-        } catch (IllegalArgumentException e) {
-            throw new SynodException("server " + reply.node() + " sent an undecodable result: " + e.getMessage());
-        }
-        if (result instanceof KvResult.Error error) {
-            throw new BadRequestException(error.message());
-        }
-        if (!type.isInstance(result)) {
-            throw new SynodException("server " + reply.node() + " answered with " + result.getClass().getSimpleName()
-                    + ", expected " + type.getSimpleName());
-        }
-        return type.cast(result);
-    }
-
-    private static String checkKey(String key) {
-        if (key == null) {
-            throw new InvalidKeyException("key must not be null");
-        }
-        int bytes = key.getBytes(StandardCharsets.UTF_8).length;
-        if (bytes == 0 || bytes > KvCommand.MAX_KEY_BYTES) {
-            throw new InvalidKeyException("key must be 1.." + KvCommand.MAX_KEY_BYTES + " UTF-8 bytes, got " + bytes);
-        }
-        return key;
     }
 
     private static long positive(Duration d) {
@@ -533,7 +433,7 @@ public final class SynodClient implements AutoCloseable {
 
         /** Parses {@code host:port[,host:port...]} as Synod servers' client addresses. */
         public Builder servers(String hostPorts) {
-            return servers(parseHostPorts(hostPorts));
+            return servers(StaticDiscovery.parseHostPorts(hostPorts));
         }
 
         /** {@code zk://hosts[/cluster]} for ZooKeeper, otherwise Synod servers (see {@link SynodClient#connect}). */
@@ -641,24 +541,6 @@ public final class SynodClient implements AutoCloseable {
                     backoffBase.toNanos(), backoffMax.toNanos(), readFrom, tls == null ? null : tls.clientContext());
             engine.start(connectTimeout.toMillis());
             return new SynodClient(engine, timeout.toNanos(), consistency);
-        }
-
-        static List<InetSocketAddress> parseHostPorts(String hostPorts) {
-            if (hostPorts == null || hostPorts.isBlank()) {
-                throw new IllegalArgumentException("no server addresses given");
-            }
-            List<InetSocketAddress> out = new ArrayList<>();
-            for (String part : hostPorts.split(",", -1)) {
-                String p = part.trim();
-                int colon = p.lastIndexOf(':');
-                String port = colon < 0 ? "" : p.substring(colon + 1);
-                if (colon <= 0 || port.isEmpty() || port.length() > 5 || !port.chars().allMatch(Character::isDigit)
-                        || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
-                    throw new IllegalArgumentException("'" + p + "' is not host:port (port 1..65535)");
-                }
-                out.add(new InetSocketAddress(p.substring(0, colon), Integer.parseInt(port)));
-            }
-            return out;
         }
     }
 }
