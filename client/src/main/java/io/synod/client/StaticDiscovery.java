@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * (and the leaders it knows); the shard map comes from a server (ShardMapQuery), and is asked for
  * again when a reply shows the servers route a key to another group.
  */
-final class StaticDiscovery implements ClientEngine.Discovery {
+final class StaticDiscovery implements Discovery {
     private static final long REFRESH_INTERVAL_NANOS = 1_000_000_000L;
 
     private final List<InetSocketAddress> servers;

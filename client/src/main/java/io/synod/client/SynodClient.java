@@ -534,7 +534,7 @@ public final class SynodClient implements AutoCloseable {
             if ((zookeeper == null) == (servers == null)) {
                 throw new IllegalArgumentException("give either zookeeper(...) or servers(...)");
             }
-            ClientEngine.Discovery discovery = zookeeper != null
+            Discovery discovery = zookeeper != null
                     ? new ZooKeeperDiscovery(zookeeper, cluster, connectTimeout)
                     : new StaticDiscovery(servers);
             ClientEngine engine = new ClientEngine(discovery, maxFrameBytes, maxCommandBytes, maxInFlight, maxQueued,
