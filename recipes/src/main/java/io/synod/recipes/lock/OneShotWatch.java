@@ -48,7 +48,12 @@ final class OneShotWatch implements WatchListener {
         fire(WatchEvent.Type.PUT, error instanceof UnavailableException);
     }
 
-    void fire(WatchEvent.Type type, boolean sessionEnded) {
+    /** Reports the session's end (once, like any event) and closes the watch. */
+    void sessionEnded() {
+        fire(WatchEvent.Type.DELETE, true);
+    }
+
+    private void fire(WatchEvent.Type type, boolean sessionEnded) {
         SynodWatch w;
         synchronized (this) {
             if (fired) {

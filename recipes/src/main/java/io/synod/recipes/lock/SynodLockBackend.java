@@ -132,7 +132,7 @@ public final class SynodLockBackend implements LockBackend, AutoCloseable {
         sessionLive = false;
         fire(SessionEvent.LOST);
         for (OneShotWatch w : new ArrayList<>(watches)) {
-            w.fire(io.synod.client.WatchEvent.Type.DELETE, true);
+            w.sessionEnded();
         }
         regrant(0);
     }
@@ -518,7 +518,7 @@ public final class SynodLockBackend implements LockBackend, AutoCloseable {
         closed = true;
         monitor.cancel(false);
         for (OneShotWatch w : new ArrayList<>(watches)) {
-            w.fire(io.synod.client.WatchEvent.Type.DELETE, true);
+            w.sessionEnded();
         }
         SynodSession s = session;
         sessionLive = false;
