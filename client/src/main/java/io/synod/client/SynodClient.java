@@ -1,23 +1,17 @@
 package io.synod.client;
 
 import static io.synod.client.ClientReplies.checkKey;
-import static io.synod.client.ClientReplies.decodeSession;
 import static io.synod.client.ClientReplies.expect;
-import static io.synod.client.ClientReplies.expectSession;
-import static io.synod.client.ClientReplies.sessionFailure;
 
 import io.synod.coordination.ShardMap;
 import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvResult;
-import io.synod.core.kv.SessionCommand;
-import io.synod.core.kv.SessionResult;
 import io.synod.core.wire.WatchCodec;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -56,11 +50,13 @@ import java.util.function.Supplier;
  */
 public final class SynodClient implements AutoCloseable {
     private final ClientEngine engine;
+    private final SessionCalls sessions;
     private final long timeoutNanos;
     private final Consistency defaultConsistency;
 
     private SynodClient(ClientEngine engine, long timeoutNanos, Consistency defaultConsistency) {
         this.engine = engine;
+        this.sessions = new SessionCalls(this, engine, timeoutNanos);
         this.timeoutNanos = timeoutNanos;
         this.defaultConsistency = defaultConsistency;
     }
@@ -201,25 +197,12 @@ public final class SynodClient implements AutoCloseable {
      * ({@link SynodSession}). The session's id is the grant's slot.
      */
     public CompletableFuture<SynodSession> grantSession(Duration ttl) {
-        long millis = ttl == null ? 0 : ttl.toMillis();
-        if (millis < 1 || millis > SessionCommand.MAX_TTL_MILLIS) {
-            return CompletableFuture.failedFuture(new BadRequestException("session ttl must be 1.."
-                    + SessionCommand.MAX_TTL_MILLIS + " ms, got " + ttl));
-        }
-        long sent = System.nanoTime();
-        return session(new SessionCommand.Grant(millis), reply -> {
-            SessionResult.Granted g = expectSession(reply, SessionResult.Granted.class);
-            SynodSession session = new SynodSession(this, g.sessionId(), g.ttlMillis(), sent);
-            session.start();
-            return session;
-        });
+        return sessions.grant(ttl);
     }
 
     /** One keep-alive of session {@code id}: true if it lives (renewed at the reply's slot), false if it has ended. */
     CompletableFuture<Boolean> keepAlive(long id, long timeoutNanos) {
-        SessionCommand command = new SessionCommand.KeepAlive(id);
-        return engine.submitSession("keep-alive of session " + id, command.encode(), false, timeoutNanos)
-                .thenApply(reply -> !(decodeSession(reply) instanceof SessionResult.NoSession));
+        return sessions.keepAlive(id, timeoutNanos);
     }
 
     /**
@@ -232,7 +215,7 @@ public final class SynodClient implements AutoCloseable {
 
     /** Ends session {@code id} now: deletes it and every key it owns. True if it was live. */
     CompletableFuture<Boolean> revoke(long id) {
-        return session(new SessionCommand.Revoke(id), reply -> expectSession(reply, SessionResult.Applied.class).applied());
+        return sessions.revoke(id);
     }
 
     /**
@@ -242,17 +225,7 @@ public final class SynodClient implements AutoCloseable {
      * {@link SessionExpiredException} if the session has ended.
      */
     public CompletableFuture<CreateResult> create(String key, byte[] value, SynodSession session, boolean sequential) {
-        Objects.requireNonNull(value, "value");
-        long owner = session == null ? 0 : session.id();
-        return session(() -> new SessionCommand.Create(checkKey(key), value.clone(), owner, sequential), reply -> {
-            SessionResult r = decodeSession(reply);
-            if (r instanceof SessionResult.Created c) {
-                return new CreateResult(true, c.key(), c.token(), owner, reply.slot());
-            } else if (r instanceof SessionResult.Exists e) {
-                return new CreateResult(false, e.key(), e.token(), e.ownerSession(), reply.slot());
-            }
-            throw sessionFailure(reply, r);
-        });
+        return sessions.create(key, value, session, sequential);
     }
 
     /** Creates an ephemeral key of {@code session} (deleted when the session ends). */
@@ -267,32 +240,17 @@ public final class SynodClient implements AutoCloseable {
 
     /** Deletes {@code key} if it was created at slot {@code token} ({@code -1}: any). */
     public CompletableFuture<DeleteResult> deleteIf(String key, long token) {
-        if (token < -1) {
-            return CompletableFuture.failedFuture(new BadRequestException("token must be >= -1, got " + token));
-        }
-        return session(() -> new SessionCommand.DeleteIf(checkKey(key), token),
-                reply -> new DeleteResult(expectSession(reply, SessionResult.Applied.class).applied(), reply.slot()));
+        return sessions.deleteIf(key, token);
     }
 
     /** A key of the session group with its value, token and owner (linearizable). */
     public CompletableFuture<KeyEntry> getEntry(String key) {
-        return session(() -> new SessionCommand.GetEntry(checkKey(key)), reply -> {
-            SessionResult.Entry e = expectSession(reply, SessionResult.Entry.class);
-            return new KeyEntry(key, e.value(), e.token(), e.ownerSession(), reply.slot());
-        });
+        return sessions.getEntry(key);
     }
 
     /** Up to {@code limit} (1..4096) keys of the session group starting with {@code prefix}, in key order. */
     public CompletableFuture<KeyListing> listKeys(String prefix, int limit) {
-        Objects.requireNonNull(prefix, "prefix");
-        return session(() -> new SessionCommand.ListPrefix(prefix, limit), reply -> {
-            SessionResult.Listing l = expectSession(reply, SessionResult.Listing.class);
-            List<KeyListing.Listed> keys = new ArrayList<>(l.keys().size());
-            for (SessionResult.Listed k : l.keys()) {
-                keys.add(new KeyListing.Listed(k.key(), k.token(), k.ownerSession()));
-            }
-            return new KeyListing(keys, l.more(), reply.slot());
-        });
+        return sessions.listKeys(prefix, limit);
     }
 
     /**
@@ -322,26 +280,6 @@ public final class SynodClient implements AutoCloseable {
 
     ClientEngine engine() {
         return engine;
-    }
-
-    private <T> CompletableFuture<T> session(SessionCommand command, Function<ClientEngine.Reply, T> decode) {
-        return session(() -> command, decode);
-    }
-
-    private <T> CompletableFuture<T> session(Supplier<SessionCommand> command,
-            Function<ClientEngine.Reply, T> decode) {
-        SessionCommand c;
-        byte[] payload;
-        try {
-            c = command.get();
-            payload = c.encode();
-        } catch (SynodException e) {
-            return CompletableFuture.failedFuture(e);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(new BadRequestException(e.getMessage()));
-        }
-        String what = c.getClass().getSimpleName().toLowerCase(Locale.ROOT);
-        return engine.submitSession(what, payload, c.isReadOnly(), timeoutNanos).thenApply(decode);
     }
 
     // ---- plumbing ----------------------------------------------------------------------------------
