@@ -27,7 +27,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * {@code ...} or upper-case words such as {@code FILE}) must also parse completely: option values of
  * the right type, required options present, positional arity. Nothing is executed. This does not check
  * what a command prints or whether it succeeds at run time (the demo, cluster and kv lines of the
- * README are exercised by DemoCommandTest, ClusterProcessesTest and KvCommandTest).
+ * README are exercised by DemoCommandTest, ClusterProcessesTest and KvCliTest).
  *
  * <p>Also: docs/cli.md has a section for every command and names every one of its options (regenerate
  * its reference part with {@code scripts/cli-help.sh}).

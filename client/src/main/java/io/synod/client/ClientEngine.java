@@ -1,17 +1,7 @@
 package io.synod.client;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.synod.coordination.ShardMap;
 import io.synod.core.kv.KvCommand;
@@ -26,13 +16,11 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
@@ -59,28 +47,11 @@ final class ClientEngine implements AutoCloseable {
     /** A final answer from a replica, and which path served it. */
     record Reply(int group, long slot, byte[] result, int node, ServedBy servedBy) {}
 
-    /** Where the client learns servers and the shard map; pushes what it learns into the engine. */
-    interface Discovery extends AutoCloseable {
-        void start(ClientEngine engine);
-
-        /** Asked when a reply suggests the shard map is outdated. */
-        void refreshShardMap(ClientEngine engine);
-
-        /** Text for error messages: what the client was given to find the cluster. */
-        String describe();
-
-        @Override
-        void close();
-    }
-
-    private final EventLoopGroup group;
+    private final ClientChannels channels;
     private final EventLoop loop;
     private final ExecutorService callbacks;
-    private final Bootstrap bootstrap;
     private final Discovery discovery;
-    private final int maxFrameBytes;
     private final int maxCommandBytes;
-    private final int maxInFlight;
     private final int maxQueued;
     private final RetryBackoff backoff;
 
@@ -91,9 +62,8 @@ final class ClientEngine implements AutoCloseable {
     private final Map<InetSocketAddress, ServerConnection> connections = new HashMap<>();
     private final Map<Long, PendingOp> inFlight = new HashMap<>();
     private final Map<Long, Consumer<ClientFrame>> control = new HashMap<>();
-    private final ArrayDeque<Lane> freeLanes = new ArrayDeque<>();
     private final ArrayDeque<PendingOp> waiting = new ArrayDeque<>();
-    private int lanes;
+    private final LanePool lanes;
     private long nextRequestId = 1;
     private final TargetPicker targets;
     private volatile boolean closed;
@@ -105,51 +75,19 @@ final class ClientEngine implements AutoCloseable {
             long backoffBaseNanos, long backoffMaxNanos, int preferredReader, SslContext tls) {
         this.targets = new TargetPicker(preferredReader);
         this.discovery = discovery;
-        this.maxFrameBytes = maxFrameBytes;
         this.maxCommandBytes = maxCommandBytes;
-        this.maxInFlight = maxInFlight;
+        this.lanes = new LanePool(maxInFlight);
         this.maxQueued = maxQueued;
         this.backoff = new RetryBackoff(backoffBaseNanos, backoffMaxNanos);
-        this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("synod-client", true));
-        this.loop = group.next();
+        this.channels = new ClientChannels(maxFrameBytes, tls, this);
+        this.loop = channels.loop();
         this.callbacks = Executors.newFixedThreadPool(2, new DefaultThreadFactory("synod-client-callback", true));
-        this.bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 3_000)
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        if (tls != null) {
-                            ch.pipeline().addLast(tls.newHandler(ch.alloc()));
-                        }
-                        ch.pipeline().addLast(new FlushConsolidationHandler(256, true),
-                                new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4),
-                                new InboundHandler(ClientEngine.this));
-                    }
-                });
     }
 
     /** Starts discovery and waits until the client knows at least one server and the shard map. */
     void start(long timeoutMillis) {
         discovery.start(this);
-        try {
-            ready.get(timeoutMillis, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            close();
-            throw new UnavailableException("cannot reach the Synod cluster at " + discovery.describe() + " within "
-                    + timeoutMillis + " ms (no server answered with its shard map)");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            close();
-            throw new UnavailableException("interrupted while connecting to " + discovery.describe());
-        } catch (ExecutionException e) {
-            close();
-            if (e.getCause() instanceof UnavailableException u) {
-                throw new UnavailableException(u.getMessage(), u);
-            }
-            throw new UnavailableException("cannot reach the Synod cluster at " + discovery.describe() + ": "
-                    + e.getCause().getMessage(), e.getCause());
-        }
+        discovery.awaitReady(ready, timeoutMillis, this::close);
     }
 
     int maxCommandBytes() {
@@ -278,21 +216,7 @@ final class ClientEngine implements AutoCloseable {
         PendingOp op = new PendingOp(description, payload, routingKey, readOnly, watch, consistency,
                 System.nanoTime() + timeoutNanos);
         op.codingChange = codingChange;
-        CompletableFuture<Reply> userFuture = new CompletableFuture<>();
-        op.future.whenComplete((reply, error) -> {
-            Runnable complete = () -> {
-                if (error != null) {
-                    userFuture.completeExceptionally(error);
-                } else {
-                    userFuture.complete(reply);
-                }
-            };
-            try {
-                callbacks.execute(complete);
-            } catch (RejectedExecutionException closing) {
-                complete.run(); // The client is closing: complete here rather than never.
-            }
-        });
+        CompletableFuture<Reply> userFuture = op.userFuture(callbacks);
         loop.execute(() -> admit(op, timeoutNanos));
         return userFuture;
     }
@@ -303,29 +227,20 @@ final class ClientEngine implements AutoCloseable {
             return;
         }
         op.timeout = loop.schedule(() -> expire(op), timeoutNanos, TimeUnit.NANOSECONDS);
-        Lane lane = acquireLane();
+        Lane lane = lanes.acquire();
         if (lane == null || !ready.isDone()) {
             if (lane != null) {
-                freeLanes.addFirst(lane);
+                lanes.release(lane);
             }
             if (waiting.size() >= maxQueued) {
                 finish(op, null, new SynodException("too many requests waiting (" + maxQueued
-                        + "); the client has " + maxInFlight + " in flight"));
+                        + "); the client has " + lanes.max() + " in flight"));
                 return;
             }
             waiting.add(op);
             return;
         }
         start(op, lane);
-    }
-
-    private Lane acquireLane() {
-        Lane lane = freeLanes.poll();
-        if (lane == null && lanes < maxInFlight) {
-            lanes++;
-            lane = new Lane();
-        }
-        return lane;
     }
 
     private void start(PendingOp op, Lane lane) {
@@ -336,13 +251,13 @@ final class ClientEngine implements AutoCloseable {
 
     private void dispatchWaiting() {
         while (!waiting.isEmpty() && ready.isDone()) {
-            Lane lane = acquireLane();
+            Lane lane = lanes.acquire();
             if (lane == null) {
                 return;
             }
             PendingOp op = waiting.poll();
             if (op.future.isDone()) {
-                freeLanes.addFirst(lane);
+                lanes.release(lane);
                 continue;
             }
             start(op, lane);
@@ -378,20 +293,7 @@ final class ClientEngine implements AutoCloseable {
         }
         ServerConnection conn = new ServerConnection(address);
         connections.put(address, conn);
-        ChannelFuture f = bootstrap.connect(address);
-        conn.channel = f.channel();
-        conn.channel.attr(ServerConnection.KEY).set(conn);
-        f.addListener(done -> {
-            if (!done.isSuccess()) {
-                lost(conn, "cannot connect to " + address + ": " + done.cause().getMessage());
-                return;
-            }
-            conn.active = true;
-            while (!conn.queued.isEmpty()) {
-                conn.write(conn.queued.poll());
-            }
-            conn.channel.closeFuture().addListener(x -> lost(conn, "connection to " + address + " closed"));
-        });
+        channels.connect(conn, this::lost);
         return conn;
     }
 
@@ -555,7 +457,7 @@ final class ClientEngine implements AutoCloseable {
             inFlight.remove(op.requestId);
         }
         if (op.lane != null) {
-            freeLanes.addFirst(op.lane);
+            lanes.release(op.lane);
             op.lane = null;
         }
         if (error != null) {
@@ -600,7 +502,7 @@ final class ClientEngine implements AutoCloseable {
     }
 
     int lanesCreated() {
-        return onLoop(() -> lanes);
+        return onLoop(lanes::created);
     }
 
     @Override
@@ -634,7 +536,7 @@ final class ClientEngine implements AutoCloseable {
         try {
             discovery.close();
         } finally {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            channels.shutdown();
             callbacks.shutdown();
         }
     }

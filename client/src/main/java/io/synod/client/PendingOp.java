@@ -3,6 +3,8 @@ package io.synod.client;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.synod.core.wire.ClientFrame;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * One request in the {@link ClientEngine}: what to send, where it is routed, its lane, attempts and
@@ -65,5 +67,28 @@ final class PendingOp {
                 ? new ClientFrame.StaleRead(requestId, payload)
                 : new ClientFrame.Command(requestId, lane.clientId, sequence, payload,
                         consistency == Consistency.LOG ? ClientFrame.FLAG_THROUGH_LOG : 0);
+    }
+
+    /**
+     * A future completed with this op's outcome on {@code callbacks}, never on the event loop, so a
+     * user callback that blocks cannot stall the client.
+     */
+    CompletableFuture<ClientEngine.Reply> userFuture(Executor callbacks) {
+        CompletableFuture<ClientEngine.Reply> userFuture = new CompletableFuture<>();
+        future.whenComplete((reply, error) -> {
+            Runnable complete = () -> {
+                if (error != null) {
+                    userFuture.completeExceptionally(error);
+                } else {
+                    userFuture.complete(reply);
+                }
+            };
+            try {
+                callbacks.execute(complete);
+            } catch (RejectedExecutionException closing) {
+                complete.run(); // The client is closing: complete here rather than never.
+            }
+        });
+        return userFuture;
     }
 }

@@ -3,6 +3,7 @@ package io.synod.client;
 import io.synod.coordination.ShardMap;
 import io.synod.core.wire.ClientFrame;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * (and the leaders it knows); the shard map comes from a server (ShardMapQuery), and is asked for
  * again when a reply shows the servers route a key to another group.
  */
-final class StaticDiscovery implements ClientEngine.Discovery {
+final class StaticDiscovery implements Discovery {
     private static final long REFRESH_INTERVAL_NANOS = 1_000_000_000L;
 
     private final List<InetSocketAddress> servers;
@@ -80,4 +81,23 @@ final class StaticDiscovery implements ClientEngine.Discovery {
 
     @Override
     public void close() {}
+
+    /** Parses {@code host:port[,host:port...]} (ports 1..65535); a bad entry is named in the error. */
+    static List<InetSocketAddress> parseHostPorts(String hostPorts) {
+        if (hostPorts == null || hostPorts.isBlank()) {
+            throw new IllegalArgumentException("no server addresses given");
+        }
+        List<InetSocketAddress> out = new ArrayList<>();
+        for (String part : hostPorts.split(",", -1)) {
+            String p = part.trim();
+            int colon = p.lastIndexOf(':');
+            String port = colon < 0 ? "" : p.substring(colon + 1);
+            if (colon <= 0 || port.isEmpty() || port.length() > 5 || !port.chars().allMatch(Character::isDigit)
+                    || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
+                throw new IllegalArgumentException("'" + p + "' is not host:port (port 1..65535)");
+            }
+            out.add(new InetSocketAddress(p.substring(0, colon), Integer.parseInt(port)));
+        }
+        return out;
+    }
 }

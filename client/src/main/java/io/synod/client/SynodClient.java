@@ -1,18 +1,17 @@
 package io.synod.client;
 
+import static io.synod.client.ClientReplies.checkKey;
+import static io.synod.client.ClientReplies.expect;
+
 import io.synod.coordination.ShardMap;
 import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvResult;
-import io.synod.core.kv.SessionCommand;
-import io.synod.core.kv.SessionResult;
 import io.synod.core.wire.WatchCodec;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -51,11 +50,13 @@ import java.util.function.Supplier;
  */
 public final class SynodClient implements AutoCloseable {
     private final ClientEngine engine;
+    private final SessionCalls sessions;
     private final long timeoutNanos;
     private final Consistency defaultConsistency;
 
     private SynodClient(ClientEngine engine, long timeoutNanos, Consistency defaultConsistency) {
         this.engine = engine;
+        this.sessions = new SessionCalls(this, engine, timeoutNanos);
         this.timeoutNanos = timeoutNanos;
         this.defaultConsistency = defaultConsistency;
     }
@@ -127,59 +128,7 @@ public final class SynodClient implements AutoCloseable {
             return CompletableFuture.failedFuture(new BadRequestException("scan limit must be >= 1, got " + limit));
         }
         List<KeyValue> out = new ArrayList<>();
-        return scanFrom(start, end, limit, consistency, out);
-    }
-
-    private CompletableFuture<ScanResult> scanFrom(String start, String end, int limit, Consistency consistency,
-            List<KeyValue> out) {
-        byte[] from = start.getBytes(StandardCharsets.UTF_8);
-        byte[] to = end.getBytes(StandardCharsets.UTF_8);
-        if (!end.isEmpty() && Arrays.compareUnsigned(from, to) >= 0) {
-            return CompletableFuture.completedFuture(new ScanResult(out, false));
-        }
-        // The group owning `start` holds keys up to the next range start: scan there, then go on from it.
-        String shardEnd = nextRangeStart(engine.shardMap(), from);
-        String pageEnd = shardEnd == null ? end
-                : end.isEmpty() || Arrays.compareUnsigned(shardEnd.getBytes(StandardCharsets.UTF_8), to) < 0 ? shardEnd : end;
-        int want = Math.min(limit - out.size(), KvCommand.MAX_SCAN_LIMIT);
-        KvCommand.Scan page;
-        try {
-            page = new KvCommand.Scan(start, pageEnd, want);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(new BadRequestException(e.getMessage()));
-        }
-        return engine.submit(page, consistency, timeoutNanos).thenCompose(reply -> {
-            KvResult.Entries entries = expect(reply, KvResult.Entries.class);
-            for (KvResult.Entry e : entries.entries()) {
-                out.add(new KeyValue(e.key(), e.value(), e.version(), reply.slot()));
-            }
-            if (entries.more()) {
-                if (out.size() >= limit) {
-                    return CompletableFuture.completedFuture(new ScanResult(out, true));
-                }
-                String last = out.get(out.size() - 1).key();
-                return scanFrom(last + '\0', end, limit, consistency, out); // The smallest key after `last`.
-            }
-            if (pageEnd.equals(end)) {
-                return CompletableFuture.completedFuture(new ScanResult(out, false));
-            }
-            if (out.size() >= limit) {
-                return scanFrom(pageEnd, end, 1, consistency, new ArrayList<>()).thenApply(rest ->
-                        new ScanResult(out, !rest.entries().isEmpty()));
-            }
-            return scanFrom(pageEnd, end, limit, consistency, out);
-        });
-    }
-
-    /** The start of the first range after the one holding {@code key}, as a string, or null if that range is last. */
-    private static String nextRangeStart(ShardMap map, byte[] key) {
-        for (ShardMap.Range r : map.ranges()) {
-            byte[] s = r.startInclusive();
-            if (Arrays.compareUnsigned(s, key) > 0) {
-                return new String(s, StandardCharsets.UTF_8);
-            }
-        }
-        return null;
+        return ShardScan.scanFrom(engine, timeoutNanos, start, end, limit, consistency, out);
     }
 
     // ---- writes ------------------------------------------------------------------------------------
@@ -248,25 +197,12 @@ public final class SynodClient implements AutoCloseable {
      * ({@link SynodSession}). The session's id is the grant's slot.
      */
     public CompletableFuture<SynodSession> grantSession(Duration ttl) {
-        long millis = ttl == null ? 0 : ttl.toMillis();
-        if (millis < 1 || millis > SessionCommand.MAX_TTL_MILLIS) {
-            return CompletableFuture.failedFuture(new BadRequestException("session ttl must be 1.."
-                    + SessionCommand.MAX_TTL_MILLIS + " ms, got " + ttl));
-        }
-        long sent = System.nanoTime();
-        return session(new SessionCommand.Grant(millis), reply -> {
-            SessionResult.Granted g = expectSession(reply, SessionResult.Granted.class);
-            SynodSession session = new SynodSession(this, g.sessionId(), g.ttlMillis(), sent);
-            session.start();
-            return session;
-        });
+        return sessions.grant(ttl);
     }
 
     /** One keep-alive of session {@code id}: true if it lives (renewed at the reply's slot), false if it has ended. */
     CompletableFuture<Boolean> keepAlive(long id, long timeoutNanos) {
-        SessionCommand command = new SessionCommand.KeepAlive(id);
-        return engine.submitSession("keep-alive of session " + id, command.encode(), false, timeoutNanos)
-                .thenApply(reply -> !(decodeSession(reply) instanceof SessionResult.NoSession));
+        return sessions.keepAlive(id, timeoutNanos);
     }
 
     /**
@@ -279,7 +215,7 @@ public final class SynodClient implements AutoCloseable {
 
     /** Ends session {@code id} now: deletes it and every key it owns. True if it was live. */
     CompletableFuture<Boolean> revoke(long id) {
-        return session(new SessionCommand.Revoke(id), reply -> expectSession(reply, SessionResult.Applied.class).applied());
+        return sessions.revoke(id);
     }
 
     /**
@@ -289,17 +225,7 @@ public final class SynodClient implements AutoCloseable {
      * {@link SessionExpiredException} if the session has ended.
      */
     public CompletableFuture<CreateResult> create(String key, byte[] value, SynodSession session, boolean sequential) {
-        Objects.requireNonNull(value, "value");
-        long owner = session == null ? 0 : session.id();
-        return session(() -> new SessionCommand.Create(checkKey(key), value.clone(), owner, sequential), reply -> {
-            SessionResult r = decodeSession(reply);
-            if (r instanceof SessionResult.Created c) {
-                return new CreateResult(true, c.key(), c.token(), owner, reply.slot());
-            } else if (r instanceof SessionResult.Exists e) {
-                return new CreateResult(false, e.key(), e.token(), e.ownerSession(), reply.slot());
-            }
-            throw sessionFailure(reply, r);
-        });
+        return sessions.create(key, value, session, sequential);
     }
 
     /** Creates an ephemeral key of {@code session} (deleted when the session ends). */
@@ -314,32 +240,17 @@ public final class SynodClient implements AutoCloseable {
 
     /** Deletes {@code key} if it was created at slot {@code token} ({@code -1}: any). */
     public CompletableFuture<DeleteResult> deleteIf(String key, long token) {
-        if (token < -1) {
-            return CompletableFuture.failedFuture(new BadRequestException("token must be >= -1, got " + token));
-        }
-        return session(() -> new SessionCommand.DeleteIf(checkKey(key), token),
-                reply -> new DeleteResult(expectSession(reply, SessionResult.Applied.class).applied(), reply.slot()));
+        return sessions.deleteIf(key, token);
     }
 
     /** A key of the session group with its value, token and owner (linearizable). */
     public CompletableFuture<KeyEntry> getEntry(String key) {
-        return session(() -> new SessionCommand.GetEntry(checkKey(key)), reply -> {
-            SessionResult.Entry e = expectSession(reply, SessionResult.Entry.class);
-            return new KeyEntry(key, e.value(), e.token(), e.ownerSession(), reply.slot());
-        });
+        return sessions.getEntry(key);
     }
 
     /** Up to {@code limit} (1..4096) keys of the session group starting with {@code prefix}, in key order. */
     public CompletableFuture<KeyListing> listKeys(String prefix, int limit) {
-        Objects.requireNonNull(prefix, "prefix");
-        return session(() -> new SessionCommand.ListPrefix(prefix, limit), reply -> {
-            SessionResult.Listing l = expectSession(reply, SessionResult.Listing.class);
-            List<KeyListing.Listed> keys = new ArrayList<>(l.keys().size());
-            for (SessionResult.Listed k : l.keys()) {
-                keys.add(new KeyListing.Listed(k.key(), k.token(), k.ownerSession()));
-            }
-            return new KeyListing(keys, l.more(), reply.slot());
-        });
+        return sessions.listKeys(prefix, limit);
     }
 
     /**
@@ -371,51 +282,6 @@ public final class SynodClient implements AutoCloseable {
         return engine;
     }
 
-    private <T> CompletableFuture<T> session(SessionCommand command, Function<ClientEngine.Reply, T> decode) {
-        return session(() -> command, decode);
-    }
-
-    private <T> CompletableFuture<T> session(Supplier<SessionCommand> command,
-            Function<ClientEngine.Reply, T> decode) {
-        SessionCommand c;
-        byte[] payload;
-        try {
-            c = command.get();
-            payload = c.encode();
-        } catch (SynodException e) {
-            return CompletableFuture.failedFuture(e);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(new BadRequestException(e.getMessage()));
-        }
-        String what = c.getClass().getSimpleName().toLowerCase(Locale.ROOT);
-        return engine.submitSession(what, payload, c.isReadOnly(), timeoutNanos).thenApply(decode);
-    }
-
-    private static SessionResult decodeSession(ClientEngine.Reply reply) {
-        try {
-            return SessionResult.decode(reply.result());
-        } catch (IllegalArgumentException e) {
-            throw new SynodException("server " + reply.node() + " sent an undecodable session result: " + e.getMessage());
-        }
-    }
-
-    private static <T extends SessionResult> T expectSession(ClientEngine.Reply reply, Class<T> type) {
-        SessionResult result = decodeSession(reply);
-        if (!type.isInstance(result)) {
-            throw sessionFailure(reply, result);
-        }
-        return type.cast(result);
-    }
-
-    private static SynodException sessionFailure(ClientEngine.Reply reply, SessionResult result) {
-        if (result instanceof SessionResult.NoSession n) {
-            return new SessionExpiredException(n.sessionId(), "session " + n.sessionId() + " has ended");
-        } else if (result instanceof SessionResult.Refused r) {
-            return new BadRequestException(r.message());
-        }
-        return new SynodException("server " + reply.node() + " answered with " + result.getClass().getSimpleName());
-    }
-
     // ---- plumbing ----------------------------------------------------------------------------------
 
     private <T> CompletableFuture<T> call(Supplier<KvCommand> command, Consistency consistency,
@@ -428,34 +294,6 @@ public final class SynodClient implements AutoCloseable {
             return CompletableFuture.failedFuture(e);
         }
         return engine.submit(c, consistency, timeoutNanos).thenApply(decode);
-    }
-
-    private static <T extends KvResult> T expect(ClientEngine.Reply reply, Class<T> type) {
-        KvResult result;
-        try {
-            result = KvResult.decode(reply.result());
-        } catch (IllegalArgumentException e) {
-            throw new SynodException("server " + reply.node() + " sent an undecodable result: " + e.getMessage());
-        }
-        if (result instanceof KvResult.Error error) {
-            throw new BadRequestException(error.message());
-        }
-        if (!type.isInstance(result)) {
-            throw new SynodException("server " + reply.node() + " answered with " + result.getClass().getSimpleName()
-                    + ", expected " + type.getSimpleName());
-        }
-        return type.cast(result);
-    }
-
-    private static String checkKey(String key) {
-        if (key == null) {
-            throw new InvalidKeyException("key must not be null");
-        }
-        int bytes = key.getBytes(StandardCharsets.UTF_8).length;
-        if (bytes == 0 || bytes > KvCommand.MAX_KEY_BYTES) {
-            throw new InvalidKeyException("key must be 1.." + KvCommand.MAX_KEY_BYTES + " UTF-8 bytes, got " + bytes);
-        }
-        return key;
     }
 
     private static long positive(Duration d) {
@@ -533,7 +371,7 @@ public final class SynodClient implements AutoCloseable {
 
         /** Parses {@code host:port[,host:port...]} as Synod servers' client addresses. */
         public Builder servers(String hostPorts) {
-            return servers(parseHostPorts(hostPorts));
+            return servers(StaticDiscovery.parseHostPorts(hostPorts));
         }
 
         /** {@code zk://hosts[/cluster]} for ZooKeeper, otherwise Synod servers (see {@link SynodClient#connect}). */
@@ -634,31 +472,13 @@ public final class SynodClient implements AutoCloseable {
             if ((zookeeper == null) == (servers == null)) {
                 throw new IllegalArgumentException("give either zookeeper(...) or servers(...)");
             }
-            ClientEngine.Discovery discovery = zookeeper != null
+            Discovery discovery = zookeeper != null
                     ? new ZooKeeperDiscovery(zookeeper, cluster, connectTimeout)
                     : new StaticDiscovery(servers);
             ClientEngine engine = new ClientEngine(discovery, maxFrameBytes, maxCommandBytes, maxInFlight, maxQueued,
                     backoffBase.toNanos(), backoffMax.toNanos(), readFrom, tls == null ? null : tls.clientContext());
             engine.start(connectTimeout.toMillis());
             return new SynodClient(engine, timeout.toNanos(), consistency);
-        }
-
-        static List<InetSocketAddress> parseHostPorts(String hostPorts) {
-            if (hostPorts == null || hostPorts.isBlank()) {
-                throw new IllegalArgumentException("no server addresses given");
-            }
-            List<InetSocketAddress> out = new ArrayList<>();
-            for (String part : hostPorts.split(",", -1)) {
-                String p = part.trim();
-                int colon = p.lastIndexOf(':');
-                String port = colon < 0 ? "" : p.substring(colon + 1);
-                if (colon <= 0 || port.isEmpty() || port.length() > 5 || !port.chars().allMatch(Character::isDigit)
-                        || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
-                    throw new IllegalArgumentException("'" + p + "' is not host:port (port 1..65535)");
-                }
-                out.add(new InetSocketAddress(p.substring(0, colon), Integer.parseInt(port)));
-            }
-            return out;
         }
     }
 }

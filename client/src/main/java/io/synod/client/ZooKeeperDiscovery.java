@@ -18,7 +18,7 @@ import java.util.Map;
  * watched, through the coordination module's Curator implementations (read only: the client never
  * registers, elects or writes).
  */
-final class ZooKeeperDiscovery implements ClientEngine.Discovery {
+final class ZooKeeperDiscovery implements Discovery {
     private final String connectString;
     private final String requestedCluster;
     private final Duration connectTimeout;

@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Timeout;
 class SynodClientBuilderTest {
     @Test
     void parsesServerListsAndRefusesBadOnes() {
-        assertEquals(2, SynodClient.Builder.parseHostPorts("127.0.0.1:7100, localhost:7101").size());
+        assertEquals(2, StaticDiscovery.parseHostPorts("127.0.0.1:7100, localhost:7101").size());
         for (String bad : new String[] {"", "host", "host:", ":7100", "host:0", "host:65536", "host:12ab"}) {
-            assertThrows(IllegalArgumentException.class, () -> SynodClient.Builder.parseHostPorts(bad), bad);
+            assertThrows(IllegalArgumentException.class, () -> StaticDiscovery.parseHostPorts(bad), bad);
         }
         assertThrows(IllegalArgumentException.class, () -> SynodClient.builder().build(), "neither zookeeper nor servers");
         assertThrows(IllegalArgumentException.class,

@@ -191,7 +191,7 @@ public final class ShardMap {
     }
 
     public byte[] encode() {
-        ByteWriter w = new ByteWriter().u8(FORMAT_VERSION).i64(generation).i32(groupCount).i32(starts.length);
+        ZnodeWriter w = new ZnodeWriter().u8(FORMAT_VERSION).i64(generation).i32(groupCount).i32(starts.length);
         for (int i = 0; i < starts.length; i++) {
             w.i32(groups[i]).bytes(starts[i], MAX_KEY_BYTES, "range start");
         }
@@ -204,7 +204,7 @@ public final class ShardMap {
      * @throws MetadataFormatException naming the fault (truncation, bad version, bad bound, order)
      */
     public static ShardMap decode(byte[] bytes) {
-        ByteReader r = new ByteReader(bytes, "shard map");
+        ZnodeReader r = new ZnodeReader(bytes, "shard map");
         r.formatVersion(FORMAT_VERSION);
         long generation = r.i64("generation");
         int groupCount = r.i32("group count");

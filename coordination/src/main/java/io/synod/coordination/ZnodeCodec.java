@@ -28,11 +28,11 @@ public final class ZnodeCodec {
 
     /** {@code u8 format=1, i64 epoch, i32 allocatedBy} (13 bytes). */
     public static byte[] encodeEpoch(EpochRecord record) {
-        return new ByteWriter().u8(EPOCH_FORMAT).i64(record.epoch()).i32(record.allocatedBy()).toByteArray();
+        return new ZnodeWriter().u8(EPOCH_FORMAT).i64(record.epoch()).i32(record.allocatedBy()).toByteArray();
     }
 
     public static EpochRecord decodeEpoch(byte[] bytes) {
-        ByteReader r = new ByteReader(bytes, "epoch");
+        ZnodeReader r = new ZnodeReader(bytes, "epoch");
         r.formatVersion(EPOCH_FORMAT);
         long epoch = r.i64("epoch", 0, Long.MAX_VALUE - 1);
         int by = r.i32("allocator", -1, ClusterPaths.MAX_NODE_ID);
@@ -42,13 +42,13 @@ public final class ZnodeCodec {
 
     /** {@code u8 format=1, i32 nodeId, i64 id most significant bits, i64 id least significant bits} (21 bytes). */
     public static byte[] encodeIncarnation(NodeIncarnation incarnation) {
-        return new ByteWriter().u8(INCARNATION_FORMAT).i32(incarnation.nodeId())
+        return new ZnodeWriter().u8(INCARNATION_FORMAT).i32(incarnation.nodeId())
                 .i64(incarnation.id().getMostSignificantBits()).i64(incarnation.id().getLeastSignificantBits())
                 .toByteArray();
     }
 
     public static NodeIncarnation decodeIncarnation(byte[] bytes) {
-        ByteReader r = new ByteReader(bytes, "incarnation");
+        ZnodeReader r = new ZnodeReader(bytes, "incarnation");
         r.formatVersion(INCARNATION_FORMAT);
         int nodeId = r.i32("node id", 0, ClusterPaths.MAX_NODE_ID);
         long high = r.i64("id high bits");
@@ -62,7 +62,7 @@ public final class ZnodeCodec {
      * i32 groupCount, groupCount x (i32 group, i64 epoch, i64 lastSlot)}, groups increasing.
      */
     public static byte[] encodeMember(MemberInfo m) {
-        ByteWriter w = new ByteWriter().u8(MEMBER_FORMAT).i32(m.nodeId())
+        ZnodeWriter w = new ZnodeWriter().u8(MEMBER_FORMAT).i32(m.nodeId())
                 .utf8(m.peerAddress(), MAX_STRING_BYTES, "peer address")
                 .utf8(m.clientAddress(), MAX_STRING_BYTES, "client address")
                 .utf8(m.zone(), MAX_STRING_BYTES, "zone")
@@ -74,7 +74,7 @@ public final class ZnodeCodec {
     }
 
     public static MemberInfo decodeMember(byte[] bytes) {
-        ByteReader r = new ByteReader(bytes, "member");
+        ZnodeReader r = new ZnodeReader(bytes, "member");
         r.formatVersion(MEMBER_FORMAT);
         int nodeId = r.i32("node id", 0, ClusterPaths.MAX_NODE_ID);
         String peer = r.utf8("peer address", MAX_STRING_BYTES);
@@ -137,7 +137,7 @@ public final class ZnodeCodec {
 
     private static byte[] encodeReplicated(int format, int head, List<Integer> members, int f, int codingDataShards,
                                            int codingThresholdBytes, LeaseMode mode, LeaseTiming timing) {
-        ByteWriter w = new ByteWriter().u8(format).i32(head);
+        ZnodeWriter w = new ZnodeWriter().u8(format).i32(head);
         writeMembers(w, members);
         return w.i32(f).i32(codingDataShards).i32(codingThresholdBytes).u8(mode.ordinal()).i32(timing.deltaMillis())
                 .i32(timing.clockBoundMicros()).i32(timing.driftPpm()).toByteArray();
@@ -145,7 +145,7 @@ public final class ZnodeCodec {
 
     private static <T> T decodeReplicated(byte[] bytes, String what, int format, String headName, int headMin,
                                           int headMax, Replicated<T> make) {
-        ByteReader r = new ByteReader(bytes, what);
+        ZnodeReader r = new ZnodeReader(bytes, what);
         int version = r.u8("format version");
         if (version != format && version != 1) {
             throw new MetadataFormatException(what + ": unsupported format version " + version + " (this build reads 1 and "
@@ -167,14 +167,14 @@ public final class ZnodeCodec {
         }
     }
 
-    private static void writeMembers(ByteWriter w, List<Integer> members) {
+    private static void writeMembers(ZnodeWriter w, List<Integer> members) {
         w.i32(members.size());
         for (int id : members) {
             w.i32(id);
         }
     }
 
-    private static List<Integer> readMembers(ByteReader r) {
+    private static List<Integer> readMembers(ZnodeReader r) {
         int count = r.i32("member count", 1, ClusterPaths.MAX_NODE_ID + 1);
         List<Integer> members = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
@@ -183,7 +183,7 @@ public final class ZnodeCodec {
         return members;
     }
 
-    private static LeaseMode readLeaseMode(ByteReader r) {
+    private static LeaseMode readLeaseMode(ZnodeReader r) {
         int ordinal = r.u8("lease mode");
         LeaseMode[] modes = LeaseMode.values();
         if (ordinal >= modes.length) {

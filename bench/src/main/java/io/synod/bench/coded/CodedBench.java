@@ -9,7 +9,7 @@ import io.synod.bench.report.Charts;
 import io.synod.bench.report.CsvTable;
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Role;
-import io.synod.server.client.SynodClient;
+import io.synod.server.client.NodeClient;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.node.SynodNode;
@@ -329,12 +329,12 @@ public final class CodedBench {
                     byte[] value = new byte[size];
                     new Random(clientId).nextBytes(value);
                     int n = 0;
-                    try (SynodClient client = new SynodClient(clientAddresses, clientId, 30_000, 16 << 20)) {
+                    try (NodeClient client = new NodeClient(clientAddresses, clientId, 30_000, 16 << 20)) {
                         for (long seq = 0; System.nanoTime() < end; seq++) {
                             value[0] = (byte) seq;
                             value[1] = (byte) (seq >> 8);
                             long t0 = System.nanoTime();
-                            SynodClient.Result r = client.put("v" + size + "-" + clientId + "-" + seq, value, 60_000);
+                            NodeClient.Result r = client.put("v" + size + "-" + clientId + "-" + seq, value, 60_000);
                             long t1 = System.nanoTime();
                             if (r.status() != ClientReply.Status.OK) {
                                 failed.incrementAndGet();
@@ -387,10 +387,10 @@ public final class CodedBench {
                 Thread t = new Thread(() -> {
                     byte[] value = new byte[size];
                     new Random(clientId).nextBytes(value);
-                    try (SynodClient client = new SynodClient(clientAddresses, clientId, 30_000, 16 << 20)) {
+                    try (NodeClient client = new NodeClient(clientAddresses, clientId, 30_000, 16 << 20)) {
                         for (long seq = 0; firstAck.get() == 0 && System.nanoTime() < killAt + 60_000_000_000L; seq++) {
                             long sent = System.nanoTime();
-                            SynodClient.Result r = client.put("f" + size + "-" + clientId + "-" + seq, value, 60_000);
+                            NodeClient.Result r = client.put("f" + size + "-" + clientId + "-" + seq, value, 60_000);
                             if (r.status() == ClientReply.Status.OK && sent > killAt && r.servedBy() != old) {
                                 firstAck.compareAndSet(0, System.nanoTime());
                             }

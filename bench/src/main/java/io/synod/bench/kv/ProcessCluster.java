@@ -4,7 +4,7 @@ import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Role;
 import io.synod.server.cli.ClusterCommand;
 import io.synod.server.cli.ClusterFile;
-import io.synod.server.client.SynodClient;
+import io.synod.server.client.NodeClient;
 import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -135,7 +135,7 @@ public final class ProcessCluster implements AutoCloseable {
                 continue;
             }
             try {
-                WireFrame.StatusReport r = SynodClient.status(e.getValue(), 1_000, 16 << 20, tls);
+                WireFrame.StatusReport r = NodeClient.status(e.getValue(), 1_000, 16 << 20, tls);
                 for (WireFrame.GroupStatus s : r.groups()) {
                     if (s.role() == Role.LEADER.ordinal()) {
                         out.put(s.group(), r.nodeId());

@@ -1,16 +1,16 @@
 package io.synod.recipes.lock;
 
+import static io.synod.recipes.lock.SynodReplies.await;
+import static io.synod.recipes.lock.SynodReplies.failure;
+import static io.synod.recipes.lock.SynodReplies.unwrap;
+
 import io.synod.client.BadRequestException;
-import io.synod.client.CreateResult;
 import io.synod.client.KeyEntry;
 import io.synod.client.KeyListing;
 import io.synod.client.SessionExpiredException;
 import io.synod.client.SynodClient;
-import io.synod.client.SynodException;
 import io.synod.client.SynodSession;
-import io.synod.client.SynodWatch;
 import io.synod.client.UnavailableException;
-import io.synod.client.WatchListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,7 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -60,7 +59,7 @@ public final class SynodLockBackend implements LockBackend, AutoCloseable {
     private final ExecutorService events;
     private final ScheduledExecutorService timer;
     private final List<Consumer<SessionEvent>> listeners = new CopyOnWriteArrayList<>();
-    private final Set<OneShot> watches = ConcurrentHashMap.newKeySet();
+    private final Set<OneShotWatch> watches = ConcurrentHashMap.newKeySet();
     private volatile SynodSession session;
     private volatile boolean sessionLive;
     private volatile boolean suspended;
@@ -132,8 +131,8 @@ public final class SynodLockBackend implements LockBackend, AutoCloseable {
         }
         sessionLive = false;
         fire(SessionEvent.LOST);
-        for (OneShot w : new ArrayList<>(watches)) {
-            w.fire(io.synod.client.WatchEvent.Type.DELETE, true);
+        for (OneShotWatch w : new ArrayList<>(watches)) {
+            w.sessionEnded();
         }
         regrant(0);
     }
@@ -299,28 +298,6 @@ public final class SynodLockBackend implements LockBackend, AutoCloseable {
         });
     }
 
-    /** A failed SDK call as a reply: a session that ended, an unknown outcome (connection loss), or a refusal. */
-    private static Reply failure(Throwable error, long sid) {
-        Throwable cause = unwrap(error);
-        if (cause instanceof SessionExpiredException) {
-            return Reply.of(Code.SESSIONEXPIRED, sid);
-        }
-        if (cause instanceof BadRequestException) {
-            return Reply.of(Code.BADARGUMENTS, sid);
-        }
-        if (cause instanceof UnavailableException u && u.getMessage() != null && u.getMessage().contains("closed")) {
-            throw new CompletionException(new IllegalStateException("the Synod client is closed", cause));
-        }
-        return Reply.of(Code.CONNECTIONLOSS, sid); // timeout, unknown outcome, no server reachable
-    }
-
-    private static Throwable unwrap(Throwable t) {
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
     // --- retrying requests
 
     /** Retries {@code attempt} on connection loss by {@link #connectionLossPauseNanos}; completes on the event thread. */
@@ -401,7 +378,7 @@ public final class SynodLockBackend implements LockBackend, AutoCloseable {
                 return failure(error, sid);
             }
             if (e.exists() || !onlyIfPresent) {
-                new OneShot(key, e.slot() + 1, watch);
+                new OneShotWatch(client, watches, events, key, e.slot() + 1, watch);
             }
             return entryReply(e, withData, sid);
         }));
@@ -415,69 +392,6 @@ public final class SynodLockBackend implements LockBackend, AutoCloseable {
     @Override
     public Reply listRetryingBlocking(String parent) throws Exception {
         return await(listRetrying(parent));
-    }
-
-    private static Reply await(CompletableFuture<Reply> f) throws Exception {
-        try {
-            return f.get();
-        } catch (ExecutionException e) {
-            Throwable cause = unwrap(e);
-            if (cause instanceof Exception ex) {
-                throw ex;
-            }
-            throw e;
-        }
-    }
-
-    /** A one-shot watch: the first event on the key (or the session's end) is reported, then the watch is closed. */
-    private final class OneShot implements WatchListener {
-        private final Consumer<LockBackend.WatchEvent> target;
-        private boolean fired;
-
-        private SynodWatch watch;
-
-        OneShot(String key, long fromSlot, Consumer<LockBackend.WatchEvent> target) {
-            this.target = target;
-            watches.add(this);
-            SynodWatch w = client.watch(key, fromSlot, this);
-            boolean firedAlready;
-            synchronized (this) {
-                watch = w;
-                firedAlready = fired;
-            }
-            if (firedAlready) {
-                w.close(); // the first event came before the watch object was known here
-            }
-        }
-
-        @Override
-        public void onEvent(io.synod.client.WatchEvent event) {
-            fire(event.type(), false);
-        }
-
-        @Override
-        public void onError(SynodException error) {
-            // Events no longer kept: report a change, so the lock reads the key again; a closed client ends the session.
-            fire(io.synod.client.WatchEvent.Type.PUT, error instanceof UnavailableException);
-        }
-
-        void fire(io.synod.client.WatchEvent.Type type, boolean sessionEnded) {
-            SynodWatch w;
-            synchronized (this) {
-                if (fired) {
-                    return;
-                }
-                fired = true;
-                w = watch;
-            }
-            watches.remove(this);
-            if (w != null) {
-                w.close();
-            }
-            LockBackend.WatchEvent event = sessionEnded ? LockBackend.WatchEvent.SESSION_ENDED
-                    : type == io.synod.client.WatchEvent.Type.DELETE ? LockBackend.WatchEvent.DELETED : LockBackend.WatchEvent.CHANGED;
-            events.execute(() -> target.accept(event));
-        }
     }
 
     // --- deletes pinned to the owning session
@@ -603,8 +517,8 @@ public final class SynodLockBackend implements LockBackend, AutoCloseable {
         }
         closed = true;
         monitor.cancel(false);
-        for (OneShot w : new ArrayList<>(watches)) {
-            w.fire(io.synod.client.WatchEvent.Type.DELETE, true);
+        for (OneShotWatch w : new ArrayList<>(watches)) {
+            w.sessionEnded();
         }
         SynodSession s = session;
         sessionLive = false;

@@ -2,7 +2,7 @@ package io.synod.server.cli;
 
 import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Role;
-import io.synod.server.client.SynodClient;
+import io.synod.server.client.NodeClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.node.LocalCluster;
@@ -230,7 +230,7 @@ public final class ClusterCommand implements Runnable {
                     state = "not running";
                 } else {
                     try {
-                        reports.add(SynodClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 2_000, MAX_FRAME,
+                        reports.add(NodeClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 2_000, MAX_FRAME,
                                 clientTls(file)));
                         state = "serving";
                     } catch (IOException e) {
@@ -404,7 +404,7 @@ public final class ClusterCommand implements Runnable {
             WireFrame.GroupStatus[] leaders = new WireFrame.GroupStatus[file.groups()];
             for (ClusterFile.NodeEntry n : file.nodes()) {
                 try {
-                    WireFrame.StatusReport r = SynodClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 1_000,
+                    WireFrame.StatusReport r = NodeClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 1_000,
                             MAX_FRAME, tls);
                     for (WireFrame.GroupStatus s : r.groups()) {
                         if (s.role() == Role.LEADER.ordinal() && s.group() < leaders.length) {

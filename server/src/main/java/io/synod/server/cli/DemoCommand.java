@@ -3,7 +3,7 @@ package io.synod.server.cli;
 import io.synod.coordination.ShardMap;
 import io.synod.core.kv.KvResult;
 import io.synod.core.paxos.ClientReply;
-import io.synod.server.client.SynodClient;
+import io.synod.server.client.NodeClient;
 import io.synod.server.node.EmbeddedZooKeeper;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.wire.WireFrame;
@@ -125,13 +125,13 @@ public final class DemoCommand implements Callable<Integer> {
         List<Integer> usable = new ArrayList<>(prefixes.keySet());
         Map<String, byte[]> acknowledged = new LinkedHashMap<>();
         List<Long> latencies = new ArrayList<>();
-        try (SynodClient client = cluster.client(1, 2_000)) {
+        try (NodeClient client = cluster.client(1, 2_000)) {
             for (int i = 0; i < keys; i++) {
                 int g = usable.get(i % usable.size());
                 String key = prefixes.get(g) + "key-" + i;
                 byte[] value = ("value-" + i).getBytes(StandardCharsets.UTF_8);
                 long s = System.nanoTime();
-                SynodClient.Result r = client.put(key, value, 20_000);
+                NodeClient.Result r = client.put(key, value, 20_000);
                 latencies.add(System.nanoTime() - s);
                 if (r.status() == ClientReply.Status.OK) {
                     acknowledged.put(key, value);
@@ -170,10 +170,10 @@ public final class DemoCommand implements Callable<Integer> {
                     continue;
                 }
                 Thread t = new Thread(() -> {
-                    try (SynodClient probe = cluster.client(100 + g, 1_000)) {
+                    try (NodeClient probe = cluster.client(100 + g, 1_000)) {
                         String key = prefixes.get(g) + "failover-probe";
                         byte[] value = "after-kill".getBytes(StandardCharsets.UTF_8);
-                        SynodClient.Result r = probe.put(key, value, sessionTimeoutMillis + 30_000L);
+                        NodeClient.Result r = probe.put(key, value, sessionTimeoutMillis + 30_000L);
                         if (r.status() == ClientReply.Status.OK) {
                             synchronized (firstCommit) {
                                 firstCommit.put(g, System.nanoTime() - killed);
@@ -218,7 +218,7 @@ public final class DemoCommand implements Callable<Integer> {
                 int g = usable.get(i % usable.size());
                 String key = prefixes.get(g) + "after-" + i;
                 byte[] value = ("after-" + i).getBytes(StandardCharsets.UTF_8);
-                SynodClient.Result r = client.put(key, value, 20_000);
+                NodeClient.Result r = client.put(key, value, 20_000);
                 if (r.status() == ClientReply.Status.OK) {
                     acknowledged.put(key, value);
                     ackAfter++;
@@ -252,10 +252,10 @@ public final class DemoCommand implements Callable<Integer> {
         out.println(b);
     }
 
-    private static int verify(SynodClient client, Map<String, byte[]> expected) throws IOException {
+    private static int verify(NodeClient client, Map<String, byte[]> expected) throws IOException {
         int matched = 0;
         for (Map.Entry<String, byte[]> e : expected.entrySet()) {
-            SynodClient.Result r = client.get(e.getKey(), 20_000);
+            NodeClient.Result r = client.get(e.getKey(), 20_000);
             if (r.status() == ClientReply.Status.OK && KvResult.decode(r.result()) instanceof KvResult.Value v
                     && Arrays.equals(v.value(), e.getValue())) {
                 matched++;

@@ -27,7 +27,7 @@ import picocli.CommandLine.Parameters;
                 "harmless); 2 bad usage or a change the server refuses (a broken rule, a group without coding)."},
         footer = {"", "Examples:", "  synod kv --dir /tmp/synod-cl coding --group 0 2,1",
                 "  synod kv --connect zk://127.0.0.1:2181/prod coding --group 0 1,3,4096"})
-final class KvCodingCommand extends KvCommand.Op {
+final class KvCodingCommand extends KvCli.Op {
     @Option(names = "--group", required = true, paramLabel = "G", description = "the group whose coding changes (0..)")
     int group;
 

@@ -11,7 +11,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = SynodCli.VersionProvider.class,
         description = "Synod: a ZooKeeper-integrated Multi-Paxos coordination and key-value service.",
-        subcommands = {SimulateCommand.class, DemoCommand.class, ServerCommand.class, ClusterCommand.class, KvCommand.class,
+        subcommands = {SimulateCommand.class, DemoCommand.class, ServerCommand.class, ClusterCommand.class, KvCli.class,
                 CertCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "`synod bench ...` runs the benchmark suite from the bench module."})

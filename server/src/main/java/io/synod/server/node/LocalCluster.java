@@ -2,7 +2,7 @@ package io.synod.server.node;
 
 import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Role;
-import io.synod.server.client.SynodClient;
+import io.synod.server.client.NodeClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.security.LocalCa;
@@ -180,8 +180,8 @@ public final class LocalCluster implements AutoCloseable {
         return b.toString();
     }
 
-    public SynodClient client(long clientId, int timeoutMillis) throws ConfigException {
-        return new SynodClient(clientAddresses(), clientId, timeoutMillis, 16 << 20, clientTls());
+    public NodeClient client(long clientId, int timeoutMillis) throws ConfigException {
+        return new NodeClient(clientAddresses(), clientId, timeoutMillis, 16 << 20, clientTls());
     }
 
     /** The client certificate files of this cluster (for the SDK's {@code tls(...)}), or null when it is insecure. */

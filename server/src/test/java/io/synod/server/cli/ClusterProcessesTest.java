@@ -9,7 +9,7 @@ import io.synod.coordination.ShardMap;
 import io.synod.core.kv.KvResult;
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Role;
-import io.synod.server.client.SynodClient;
+import io.synod.server.client.NodeClient;
 import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -49,7 +49,7 @@ class ClusterProcessesTest {
     Path dir;
 
     private final Map<String, byte[]> acknowledged = new LinkedHashMap<>();
-    private SynodClient client;
+    private NodeClient client;
     private int sequence;
 
     static String[] run(String... args) {
@@ -104,7 +104,7 @@ class ClusterProcessesTest {
         for (ClusterFile.NodeEntry n : file.nodes()) {
             endpoints.put(n.id(), new InetSocketAddress("127.0.0.1", n.clientPort()));
         }
-        client = new SynodClient(endpoints, 1, 2_000, ClusterCommand.MAX_FRAME, ClusterCommand.clientTls(dir, file));
+        client = new NodeClient(endpoints, 1, 2_000, ClusterCommand.MAX_FRAME, ClusterCommand.clientTls(dir, file));
         // Every key below starts with a lower-case letter: they all land in one group of the shard map.
         int g = ShardMap.uniform(2).groupFor("a".getBytes(StandardCharsets.UTF_8));
         for (String p : new String[] {"b", "c", "d", "e"}) {
@@ -194,7 +194,7 @@ class ClusterProcessesTest {
 
         // 7. Every acknowledged write is readable.
         for (Map.Entry<String, byte[]> e : acknowledged.entrySet()) {
-            SynodClient.Result r = client.get(e.getKey(), 30_000);
+            NodeClient.Result r = client.get(e.getKey(), 30_000);
             assertEquals(ClientReply.Status.OK, r.status(), e.getKey());
             assertArrayEquals(e.getValue(), ((KvResult.Value) KvResult.decode(r.result())).value(), e.getKey());
         }
@@ -211,7 +211,7 @@ class ClusterProcessesTest {
 
     private void put(String key) throws IOException {
         byte[] value = ("v-" + key + "-" + (sequence++)).getBytes(StandardCharsets.UTF_8);
-        SynodClient.Result r = client.put(key, value, 60_000);
+        NodeClient.Result r = client.put(key, value, 60_000);
         assertEquals(ClientReply.Status.OK, r.status(), key);
         acknowledged.put(key, value);
     }
@@ -243,7 +243,7 @@ class ClusterProcessesTest {
 
     private WireFrame.GroupStatus status(ClusterFile file, int node, int group) throws IOException {
         int port = file.nodes().get(node).clientPort();
-        return SynodClient.status(new InetSocketAddress("127.0.0.1", port), 2_000, ClusterCommand.MAX_FRAME,
+        return NodeClient.status(new InetSocketAddress("127.0.0.1", port), 2_000, ClusterCommand.MAX_FRAME,
                 ClusterCommand.clientTls(dir, file)).groups().get(group);
     }
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.core.kv.KvResult;
 import io.synod.core.paxos.ClientReply;
-import io.synod.server.client.SynodClient;
+import io.synod.server.client.NodeClient;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.node.NodeIdentity;
 import java.io.PrintWriter;
@@ -80,7 +80,7 @@ class NodeIdentityClusterTest {
             curator.start();
             cluster.startAll();
             assertTrue(cluster.awaitLeaders(60_000), "a leader");
-            try (SynodClient client = cluster.client(11, 2_000)) {
+            try (NodeClient client = cluster.client(11, 2_000)) {
                 for (int i = 0; i < 10; i++) {
                     assertEquals(ClientReply.Status.OK, client.put("k" + i, ("v" + i).getBytes(StandardCharsets.UTF_8),
                             30_000).status());
@@ -138,9 +138,9 @@ class NodeIdentityClusterTest {
             Files.write(own.resolve(NodeIdentity.FILE), marker);
             cluster.start(1);
             assertTrue(cluster.awaitLeaders(60_000), "a leader after the restore");
-            try (SynodClient client = cluster.client(12, 2_000)) {
+            try (NodeClient client = cluster.client(12, 2_000)) {
                 for (int i = 0; i < 10; i++) {
-                    SynodClient.Result r = client.get("k" + i, 60_000);
+                    NodeClient.Result r = client.get("k" + i, 60_000);
                     assertEquals(ClientReply.Status.OK, r.status());
                     assertArrayEquals(("v" + i).getBytes(StandardCharsets.UTF_8),
                             ((KvResult.Value) KvResult.decode(r.result())).value());

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.synod.core.kv.KvResult;
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Entry;
-import io.synod.server.client.SynodClient;
+import io.synod.server.client.NodeClient;
 import io.synod.server.log.SegmentedLog;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -50,7 +50,7 @@ class CodedClusterTest {
                                 "coding.threshold.bytes", Integer.toString(THRESHOLD)))) {
             cluster.startAll();
             assertTrue(cluster.awaitLeaders(60_000), "the group gets a leader");
-            try (SynodClient client = cluster.client(7, 5_000)) {
+            try (NodeClient client = cluster.client(7, 5_000)) {
                 write(client, random, "before", acknowledged);
                 crashed = cluster.leaderOf(0);
                 assertTrue(crashed >= 0);
@@ -64,12 +64,12 @@ class CodedClusterTest {
                     long clientId = 100 + w;
                     Thread t = new Thread(() -> {
                         Random r = new Random(clientId);
-                        try (SynodClient c = cluster.client(clientId, 5_000)) {
+                        try (NodeClient c = cluster.client(clientId, 5_000)) {
                             for (int i = 0; !stop.get() && i < 200; i++) {
                                 byte[] value = new byte[THRESHOLD + r.nextInt(60_000)];
                                 r.nextBytes(value);
                                 String key = "inflight-" + clientId + "-" + i;
-                                SynodClient.Result res = c.put(key, value, 60_000);
+                                NodeClient.Result res = c.put(key, value, 60_000);
                                 if (res.status() == ClientReply.Status.OK) {
                                     inFlight.put(key, value);
                                 }
@@ -99,7 +99,7 @@ class CodedClusterTest {
                 acknowledged.putAll(inFlight);
                 checkDeferredRebuild(cluster, crashed, acknowledged);
                 for (Map.Entry<String, byte[]> e : acknowledged.entrySet()) {
-                    SynodClient.Result r = client.get(e.getKey(), 60_000);
+                    NodeClient.Result r = client.get(e.getKey(), 60_000);
                     assertEquals(ClientReply.Status.OK, r.status(), e.getKey());
                     KvResult.Value v = (KvResult.Value) KvResult.decode(r.result());
                     assertArrayEquals(e.getValue(), v.value(), e.getKey());
@@ -215,14 +215,14 @@ class CodedClusterTest {
         }
     }
 
-    private static void write(SynodClient client, Random random, String prefix, Map<String, byte[]> acknowledged)
+    private static void write(NodeClient client, Random random, String prefix, Map<String, byte[]> acknowledged)
             throws Exception {
         for (int round = 0; round < 2; round++) {
             for (int size : SIZES) {
                 byte[] value = new byte[size];
                 random.nextBytes(value);
                 String key = prefix + "-" + round + "-" + size;
-                SynodClient.Result r = client.put(key, value, 60_000);
+                NodeClient.Result r = client.put(key, value, 60_000);
                 assertEquals(ClientReply.Status.OK, r.status(), key);
                 acknowledged.put(key, value);
             }

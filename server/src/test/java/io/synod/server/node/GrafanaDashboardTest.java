@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.synod.core.paxos.ClientReply;
-import io.synod.server.client.SynodClient;
+import io.synod.server.client.NodeClient;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -142,7 +142,7 @@ class GrafanaDashboardTest {
                         "dashboard", Map.of("zookeeper.session.timeout.ms", "4000", "metrics.port", "0"))) {
             cluster.startAll();
             assertTrue(cluster.awaitLeaders(60_000), "the group gets a leader");
-            try (SynodClient client = cluster.client(3, 2_000)) {
+            try (NodeClient client = cluster.client(3, 2_000)) {
                 for (int i = 0; i < 10; i++) {
                     assertEquals(ClientReply.Status.OK,
                             client.put("k" + i, "v".getBytes(StandardCharsets.UTF_8), 30_000).status());

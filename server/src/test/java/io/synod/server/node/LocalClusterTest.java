@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.core.kv.KvResult;
 import io.synod.core.paxos.ClientReply;
-import io.synod.server.client.SynodClient;
+import io.synod.server.client.NodeClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
@@ -35,9 +35,9 @@ class LocalClusterTest {
                         Map.of("zookeeper.session.timeout.ms", "3000", "metrics.port", "0"))) {
             cluster.startAll();
             assertTrue(cluster.awaitLeaders(60_000), "every group gets a leader");
-            try (SynodClient client = cluster.client(7, 2_000)) {
+            try (NodeClient client = cluster.client(7, 2_000)) {
                 for (int i = 0; i < 20; i++) {
-                    SynodClient.Result r = client.put("k" + i, ("v" + i).getBytes(StandardCharsets.UTF_8), 30_000);
+                    NodeClient.Result r = client.put("k" + i, ("v" + i).getBytes(StandardCharsets.UTF_8), 30_000);
                     assertEquals(ClientReply.Status.OK, r.status());
                 }
                 int leader = cluster.leaderOf(0);
@@ -49,7 +49,7 @@ class LocalClusterTest {
                 }
                 cluster.crash(leader);
                 for (int i = 0; i < 20; i++) {
-                    SynodClient.Result r = client.get("k" + i, 60_000);
+                    NodeClient.Result r = client.get("k" + i, 60_000);
                     assertEquals(ClientReply.Status.OK, r.status());
                     KvResult.Value v = (KvResult.Value) KvResult.decode(r.result());
                     assertArrayEquals(("v" + i).getBytes(StandardCharsets.UTF_8), v.value());

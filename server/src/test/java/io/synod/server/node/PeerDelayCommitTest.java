@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.synod.core.paxos.ClientReply;
-import io.synod.server.client.SynodClient;
+import io.synod.server.client.NodeClient;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -49,7 +49,7 @@ class PeerDelayCommitTest {
                                 "peer.delay.ms", Integer.toString(DELAY_MS)))) {
             cluster.startAll();
             assertTrue(cluster.awaitLeaders(60_000), "the group gets a leader");
-            try (SynodClient client = cluster.client(7, 30_000)) {
+            try (NodeClient client = cluster.client(7, 30_000)) {
                 for (int i = 0; i < 3; i++) { // Finds the leader; the leader measures its first round trips.
                     assertEquals(ClientReply.Status.OK, client.put("warm" + i, new byte[] {1}, 30_000).status());
                 }
@@ -57,7 +57,7 @@ class PeerDelayCommitTest {
                 long[] nanos = new long[PUTS];
                 for (int i = 0; i < PUTS; i++) {
                     long start = System.nanoTime();
-                    SynodClient.Result r = client.put("k" + i, ("v" + i).getBytes(StandardCharsets.UTF_8), 30_000);
+                    NodeClient.Result r = client.put("k" + i, ("v" + i).getBytes(StandardCharsets.UTF_8), 30_000);
                     nanos[i] = System.nanoTime() - start;
                     assertEquals(ClientReply.Status.OK, r.status());
                 }

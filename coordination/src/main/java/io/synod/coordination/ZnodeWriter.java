@@ -3,16 +3,16 @@ package io.synod.coordination;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
-/** The writing side of {@link ByteReader}: big-endian ints, u16-length-prefixed byte strings. */
-final class ByteWriter {
+/** The writing side of {@link ZnodeReader}: big-endian ints, u16-length-prefixed byte strings. */
+final class ZnodeWriter {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream(64);
 
-    ByteWriter u8(int v) {
+    ZnodeWriter u8(int v) {
         out.write(v);
         return this;
     }
 
-    ByteWriter i32(int v) {
+    ZnodeWriter i32(int v) {
         out.write(v >>> 24);
         out.write(v >>> 16);
         out.write(v >>> 8);
@@ -20,12 +20,12 @@ final class ByteWriter {
         return this;
     }
 
-    ByteWriter i64(long v) {
+    ZnodeWriter i64(long v) {
         i32((int) (v >>> 32));
         return i32((int) v);
     }
 
-    ByteWriter bytes(byte[] b, int maxLength, String field) {
+    ZnodeWriter bytes(byte[] b, int maxLength, String field) {
         if (b.length > maxLength) {
             throw new IllegalArgumentException(field + " length " + b.length + " exceeds " + maxLength);
         }
@@ -35,7 +35,7 @@ final class ByteWriter {
         return this;
     }
 
-    ByteWriter utf8(String s, int maxLength, String field) {
+    ZnodeWriter utf8(String s, int maxLength, String field) {
         return bytes(s.getBytes(StandardCharsets.UTF_8), maxLength, field);
     }
 

@@ -24,7 +24,7 @@ import javax.net.ssl.SSLSocket;
  * retries with the same (client id, sequence) so a retried write applies at most once, and gives
  * up after a deadline.
  */
-public final class SynodClient implements AutoCloseable {
+public final class NodeClient implements AutoCloseable {
     private final Map<Integer, InetSocketAddress> servers;
     private final int maxFrameBytes;
     private final SSLContext tls;
@@ -85,12 +85,12 @@ public final class SynodClient implements AutoCloseable {
     }
 
     /** Without TLS: for servers running with {@code insecure=true}. */
-    public SynodClient(Map<Integer, InetSocketAddress> servers, long clientId, int timeoutMillis, int maxFrameBytes) {
+    public NodeClient(Map<Integer, InetSocketAddress> servers, long clientId, int timeoutMillis, int maxFrameBytes) {
         this(servers, clientId, timeoutMillis, maxFrameBytes, null);
     }
 
     /** {@code tls}: this client's certificate and the cluster CA (null: no TLS). */
-    public SynodClient(Map<Integer, InetSocketAddress> servers, long clientId, int timeoutMillis, int maxFrameBytes,
+    public NodeClient(Map<Integer, InetSocketAddress> servers, long clientId, int timeoutMillis, int maxFrameBytes,
             TlsFiles tls) {
         this.tls = tls == null ? null : tls.jdkClientContext();
         if (clientId <= 0) {

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
 /** {@code synod kv} against a real in-process cluster: outputs, exit codes and one-line errors. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(180)
-class KvCommandTest {
+class KvCliTest {
     Path dir;
     TestingServer zk;
     LocalCluster cluster;

@@ -41,8 +41,8 @@ import picocli.CommandLine;
         description = {"Read and write keys of a running Synod cluster (through the Java client SDK).", "",
                 "Exit status: 0 ok; 1 key not found, compare-and-set failed, or the cluster failed to answer;"
                         + " 2 bad usage (also a bad key or a value too large)."},
-        subcommands = {KvCommand.Put.class, KvCommand.Get.class, KvCommand.Delete.class, KvCommand.Cas.class,
-                KvCommand.Scan.class, KvCodingCommand.class},
+        subcommands = {KvCli.Put.class, KvCli.Get.class, KvCli.Delete.class, KvCli.Cas.class,
+                KvCli.Scan.class, KvCodingCommand.class},
         footer = {"", "Examples:",
                 "  synod kv --dir /tmp/synod-cl put user/42 alice",
                 "  synod kv --connect zk://127.0.0.1:2181/prod get user/42",
@@ -51,7 +51,7 @@ import picocli.CommandLine;
                 "  synod kv --dir /tmp/synod-cl scan user/ user0 --limit 10",
                 "  synod kv --dir /tmp/synod-cl coding --group 0 2,1     (admin: change a coded group's F and X)",
                 "", "More: docs/client.md."})
-public final class KvCommand implements Runnable {
+public final class KvCli implements Runnable {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -101,7 +101,7 @@ public final class KvCommand implements Runnable {
     /** What every operation shares: parse the common options, connect, map SDK failures to exit codes. */
     abstract static class Op implements Callable<Integer> {
         @ParentCommand
-        KvCommand kv;
+        KvCli kv;
 
         @Spec
         CommandLine.Model.CommandSpec spec;

@@ -9,11 +9,11 @@ import java.nio.charset.StandardCharsets;
  * Length-checked reading of znode bytes: every read checks what remains before it allocates or
  * advances, and every failure is a {@link MetadataFormatException} that names the structure.
  */
-final class ByteReader {
+final class ZnodeReader {
     private final ByteBuffer buffer;
     private final String what;
 
-    ByteReader(byte[] bytes, String what) {
+    ZnodeReader(byte[] bytes, String what) {
         if (bytes == null) {
             throw new MetadataFormatException(what + ": no data");
         }
