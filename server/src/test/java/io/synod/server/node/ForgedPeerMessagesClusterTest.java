@@ -12,7 +12,7 @@ import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
-import io.synod.server.client.SynodClient;
+import io.synod.server.client.NodeClient;
 import io.synod.server.wire.WireCodec;
 import io.synod.server.wire.WireFrame;
 import java.io.DataOutputStream;
@@ -62,7 +62,7 @@ class ForgedPeerMessagesClusterTest {
         }
     }
 
-    private void attack(LocalCluster cluster, SynodClient client) throws Exception {
+    private void attack(LocalCluster cluster, NodeClient client) throws Exception {
         try (client) {
             put(client, "audit/k", "original");
             awaitEverywhere(cluster, "audit/k", "original");
@@ -144,7 +144,7 @@ class ForgedPeerMessagesClusterTest {
         out.flush();
     }
 
-    private static void put(SynodClient client, String key, String value) throws Exception {
+    private static void put(NodeClient client, String key, String value) throws Exception {
         assertEquals(ClientReply.Status.OK, client.put(key, utf8(value), 60_000).status(), "put " + key);
     }
 
