@@ -53,6 +53,15 @@ class LeaderLeaseSimulationTest {
     }
 
     @Test
+    void leaderLeaseSeed7971QuiescesAfterTheLastingIsolation() {
+        // Regression (docs/simulator.md, "CheckQuorum"): the liveness phase's cut-off leader was still cut
+        // 50 ms into the 100 ms quiesce window; that window now starts once the cut has ended.
+        SimResult result = Simulation.run(SimConfig.defaults(5, FaultProfile.ALL).withSeed(7971),
+                SimLeaseModes.world(SimLeaseModes.Mode.LEADER));
+        assertTrue(result.passed(), result.summaryLine());
+    }
+
+    @Test
     void leaderLeaseFiveHundredSeedsAtFiveNodesWithAllFaults() {
         assertClean(sweep(SimConfig.defaults(5, FaultProfile.ALL), SimLeaseModes.world(SimLeaseModes.Mode.LEADER), 1, 500));
     }

@@ -53,11 +53,17 @@ final class SimLeaderIsolation {
         sim.queue.after(POLL_NANOS, this::awaitReplacement);
     }
 
+    /** Whether a leader is cut off right now (the quiesce phase waits for the cut to end). */
+    boolean isolating() {
+        return isolated >= 0;
+    }
+
     private void awaitReplacement() {
         SimNode node = sim.nodes[isolated];
         if (!node.isUp() || node.replica.role() != Role.LEADER || sim.queue.now() >= giveUpAtNanos) {
             sim.network.endIsolation(isolated, token);
             sim.trace.add(0x150D, isolated, sim.queue.now());
+            isolated = -1;
             return;
         }
         sim.queue.after(POLL_NANOS, this::awaitReplacement);

@@ -333,7 +333,9 @@ public final class Simulation {
     private void advancePhase() {
         if (phase == Phase.FAULTS && clients.faultPhaseOpsInvoked()) {
             startLivenessPhase();
-        } else if (phase == Phase.LIVENESS && clients.finished()) {
+        } else if (phase == Phase.LIVENESS && clients.finished() && !leaderIsolation.isolating()) {
+            // The quiesce window is fault-free: a lasting isolation still in force when the last operation ends
+            // (its leader's CheckQuorum has not fired yet) would otherwise eat up to checkQuorumNanos of it.
             phase = Phase.QUIESCE;
             queue.after(quiesceNanos(), coding.defersRebuild() ? endOfSeed::startResolvePhase : () -> phase = Phase.DONE);
         }
