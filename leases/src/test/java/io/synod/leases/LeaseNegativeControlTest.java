@@ -58,6 +58,14 @@ class LeaseNegativeControlTest {
      * later (docs/security.md), the first violating seeds are 3706 and 4023.
      */
     private static final int MAX_SEEDS_CONFIG_DROPS_OLD_HOLDERS = 4500;
+    /**
+     * {@link SimLeaseModes.Control#QL_READ_BEHIND_PROMISES} (a holder reads before applying up to the slot its
+     * promises report) was caught within the first 300 seeds until the leader started telling a follower the
+     * commit point as soon as it acknowledged already-chosen slots (followers take no commit point from the
+     * Accept that wrote a slot, docs/security.md): holders now lag less often, and the first violating seeds
+     * are 328, 397 and 406 (3 nodes, all faults; 2026-11-26).
+     */
+    private static final int MAX_SEEDS_READ_BEHIND_PROMISES = 800;
 
     @ParameterizedTest
     @EnumSource(value = SimLeaseModes.Control.class, names = {"NO_DEFERRED_COMMIT", "INHERITED_IGNORES_LIMBO", "TIMER_WITHOUT_DRIFT_MARGIN",
@@ -73,7 +81,8 @@ class LeaseNegativeControlTest {
         SimResult caught = null;
         int maxSeeds = control == SimLeaseModes.Control.QL_COMMIT_WITHOUT_HOLDERS ? MAX_SEEDS_COMMIT_WITHOUT_HOLDERS
                 : control == SimLeaseModes.Control.QL_HOLDER_IGNORES_CONFIG ? MAX_SEEDS_HOLDER_IGNORES_CONFIG
-                : control == SimLeaseModes.Control.QL_CONFIG_DROPS_OLD_HOLDERS ? MAX_SEEDS_CONFIG_DROPS_OLD_HOLDERS : MAX_SEEDS;
+                : control == SimLeaseModes.Control.QL_CONFIG_DROPS_OLD_HOLDERS ? MAX_SEEDS_CONFIG_DROPS_OLD_HOLDERS
+                : control == SimLeaseModes.Control.QL_READ_BEHIND_PROMISES ? MAX_SEEDS_READ_BEHIND_PROMISES : MAX_SEEDS;
         for (long seed = 1; seed <= maxSeeds && caught == null; seed++) {
             SimResult result = Simulation.run(base.withSeed(seed), leases);
             if (!result.passed()) {

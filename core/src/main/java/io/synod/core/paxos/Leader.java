@@ -390,6 +390,16 @@ final class Leader {
         tryCommit();
         catchUp.onPeerAccepted(m.from(), m.slots(), m.appliedSlot());
         catchUp.onPeerApplied(m.from(), m.ballot(), m.appliedSlot());
+        long highest = -1;
+        for (long slot : m.slots()) {
+            highest = Math.max(highest, slot);
+        }
+        if (highest >= 0 && highest <= learner.commitSlot() && m.appliedSlot() < highest) {
+            // It accepted slots already chosen (a retransmission or catch-up) but cannot learn them from the Accept
+            // that wrote them (ReplicaGuard's commit-point rule): tell it the commit point now, not when the peer
+            // is next quiet, or an idle group leaves it behind.
+            ctx.out.send(new Message.Heartbeat(ctx.self, m.from(), ctx.ownBallot, learner.commitSlot()));
+        }
     }
 
     /** The entries of a Ready are durable here: this replica counts as one of their acceptors. */
