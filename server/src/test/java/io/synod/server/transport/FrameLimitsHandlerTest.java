@@ -92,7 +92,9 @@ class FrameLimitsHandlerTest {
     }
 
     @Test
-    void aSecondConnectionOfTheSamePeerReplacesTheFirst() {
+    void withoutTlsASecondHelloForAPeerDoesNotCloseItsLiveLink() {
+        // Without TLS a Hello proves nothing: a forged Hello claiming node 2 must not cut node 2's real link
+        // (ForgedPeerMessagesClusterTest); with TLS the newer connection of an authenticated peer replaces the older.
         Map<Integer, Channel> registry = new ConcurrentHashMap<>();
         List<WireFrame.PeerMessage> delivered = new ArrayList<>();
         EmbeddedChannel older = new EmbeddedChannel(new PeerNetwork.PeerInboundHandler(1, "c", Set.of(0, 1, 2),
@@ -101,10 +103,11 @@ class FrameLimitsHandlerTest {
                 delivered::add, registry, 0));
         older.writeInbound(new WireFrame.Hello(2, "c"));
         newer.writeInbound(new WireFrame.Hello(2, "c"));
-        assertFalse(older.isOpen(), "one inbound connection per peer id");
+        assertTrue(older.isOpen(), "an unauthenticated Hello closes no live link");
         assertTrue(newer.isOpen());
-        newer.writeInbound(new WireFrame.PeerMessage(0, new Message.Heartbeat(2, 1, new Ballot(1, 2), 0)));
+        older.writeInbound(new WireFrame.PeerMessage(0, new Message.Heartbeat(2, 1, new Ballot(1, 2), 0)));
         assertEquals(1, delivered.size());
+        older.close();
         newer.close();
         assertTrue(registry.isEmpty(), "a closed connection leaves the registry");
     }
