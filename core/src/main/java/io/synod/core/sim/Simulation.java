@@ -268,7 +268,7 @@ public final class Simulation {
         oracle.start();
         hostilePeer.start();
         clients.start();
-        extension.start(new ExtensionWorld(), SimRandom.stream(config.seed(), "extension"));
+        extension.start(new SimExtensionWorld(this), SimRandom.stream(config.seed(), "extension"));
         if (config.faults() != FaultProfile.NONE) {
             faults.scheduleNextFault();
         }
@@ -514,7 +514,7 @@ public final class Simulation {
         drive(node);
     }
 
-    private void sendClientRequest(int nodeId, ClientRequest request) {
+    void sendClientRequest(int nodeId, ClientRequest request) {
         if (network.clientMessageLost()) {
             return;
         }
@@ -555,39 +555,6 @@ public final class Simulation {
         observeClock(node);
         node.loop.persisted(ready);
         checkMonotonic(node);
-    }
-
-    /** What a {@link SimExtension} sees of this simulation. */
-    private final class ExtensionWorld implements SimExtension.World {
-        @Override
-        public long nowNanos() {
-            return queue.now();
-        }
-
-        @Override
-        public void after(long delayNanos, EventQueue.Action action) {
-            queue.after(delayNanos, action);
-        }
-
-        @Override
-        public void send(int nodeId, ClientRequest request) {
-            sendClientRequest(nodeId, request);
-        }
-
-        @Override
-        public int nodes() {
-            return nodes.length;
-        }
-
-        @Override
-        public boolean acceptingWork() {
-            return phase == Phase.FAULTS || phase == Phase.LIVENESS;
-        }
-
-        @Override
-        public Replica replica(int nodeId) {
-            return nodes[nodeId].isUp() ? nodes[nodeId].replica : null;
-        }
     }
 
     private void checkMonotonic(SimNode node) {
