@@ -61,11 +61,13 @@ public final class KvSessions {
         if (command instanceof SessionCommand.Grant g) {
             return grant(slot, g);
         } else if (command instanceof SessionCommand.KeepAlive k) {
-            return keepAlive(slot, k.sessionId());
+            String denied = SessionOwnership.refusal(k.sessionId(), values.get(SessionOwnership.ownerKey(k.sessionId())), k.principal());
+            return denied != null ? new SessionResult.Refused(denied) : keepAlive(slot, k.sessionId());
         } else if (command instanceof SessionCommand.Expire e) {
             return expire(slot, e);
         } else if (command instanceof SessionCommand.Revoke r) {
-            return new SessionResult.Applied(end(slot, r.sessionId()));
+            String denied = SessionOwnership.refusal(r.sessionId(), values.get(SessionOwnership.ownerKey(r.sessionId())), r.principal());
+            return denied != null ? new SessionResult.Refused(denied) : new SessionResult.Applied(end(slot, r.sessionId()));
         } else if (command instanceof SessionCommand.Create c) {
             return create(slot, c);
         } else if (command instanceof SessionCommand.DeleteIf d) {
@@ -80,6 +82,10 @@ public final class KvSessions {
         }
         Check.state(!sessions.containsKey(slot), "session id %d (a slot) granted twice", slot);
         sessions.put(slot, new SessionState(grant.ttlMillis(), slot));
+        if (!grant.owner().isEmpty()) {
+            values.put(SessionOwnership.ownerKey(slot), SessionOwnership.ownerValue(grant.owner()));
+            versions.put(SessionOwnership.ownerKey(slot), slot);
+        }
         return new SessionResult.Granted(slot, grant.ttlMillis());
     }
 
@@ -113,6 +119,8 @@ public final class KvSessions {
             versions.remove(key);
             watches.record(slot, key, KvWatchLog.Type.DELETE);
         }
+        values.remove(SessionOwnership.ownerKey(sessionId));
+        versions.remove(SessionOwnership.ownerKey(sessionId));
         return true;
     }
 

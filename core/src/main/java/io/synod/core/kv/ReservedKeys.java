@@ -13,6 +13,12 @@ public final class ReservedKeys {
     /** Every key starting with this (NUL, then "synod/") is reserved. */
     public static final String PREFIX = "\u0000synod/";
     /**
+     * The one reserved range clients may change: the authorization table (users, roles, grants). The client port
+     * lets only administrators read or write it (docs/security.md), so these keys change through the log like any
+     * other, and every node that applies the group holding them enforces the same table.
+     */
+    public static final String AUTH_PREFIX = PREFIX + "auth/";
+    /**
      * The client id of the replicas' own commands on reserved keys (their sequence number is their slot);
      * a client's command with it is refused, so the at-most-once table never mistakes one of the replicas'
      * commands for a retry of a client's.
@@ -46,14 +52,14 @@ public final class ReservedKeys {
     }
 
     private static void refuse(String key, String operation) {
-        if (isReserved(key)) {
+        if (isReserved(key) && !key.startsWith(AUTH_PREFIX)) {
             throw new IllegalArgumentException("key \"" + printable(key) + "\" is reserved (keys starting with \""
                     + printable(PREFIX) + "\" are written only by the replicas): " + operation + " refused");
         }
     }
 
     /** {@code key} with a NUL shown as {@code \0}, so the message names it readably. */
-    static String printable(String key) {
+    public static String printable(String key) {
         return key.replace("\u0000", "\\0");
     }
 }

@@ -10,6 +10,11 @@ import java.util.List;
 public sealed interface ClientFrame {
     /** Status of a {@link Response} when the server hosts no serving group for the key. */
     int STATUS_NO_GROUP = 100;
+    /**
+     * Status of a {@link Response} refused by the client port's authorization: the result is the missing permission,
+     * NUL, the key ("" if none), NUL, a one-line message (docs/security.md). Retrying will not help.
+     */
+    int STATUS_PERMISSION_DENIED = 101;
 
     long requestId();
 

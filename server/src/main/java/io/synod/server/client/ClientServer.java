@@ -13,6 +13,8 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.synod.server.auth.ClientAccess;
+import io.synod.server.security.CertIdentity;
 import io.synod.server.transport.ConnectionPolicy;
 import io.synod.server.transport.RateLimitedLog;
 import io.synod.server.transport.FrameEncoder;
@@ -57,6 +59,11 @@ public final class ClientServer implements AutoCloseable {
         default void onCodingChange(WireFrame.CodingChange change, java.util.function.Consumer<WireFrame.ClientResponse> respond) {
             respond.accept(new WireFrame.ClientResponse(change.requestId(), change.group(),
                     WireFrame.ClientResponse.STATUS_NO_GROUP, 0, -1, new byte[0]));
+        }
+
+        /** Who may make which request on this port (default: everyone everything, as in insecure mode). */
+        default ClientAccess access() {
+            return ClientAccess.ALLOW_ALL;
         }
 
         /** The shard map this node routes by, in {@code ShardMap} encoding (empty if it has none). */
@@ -136,6 +143,7 @@ public final class ClientServer implements AutoCloseable {
         private final AtomicInteger inFlight = new AtomicInteger();
         private final java.util.Queue<WireFrame.ClientResponse> responses = new java.util.concurrent.ConcurrentLinkedQueue<>();
         private final java.util.concurrent.atomic.AtomicBoolean drainScheduled = new java.util.concurrent.atomic.AtomicBoolean();
+        private CertIdentity identity;
 
         public ClientInboundHandler(Handler handler, int maxInFlight) {
             this.handler = handler;
@@ -143,8 +151,17 @@ public final class ClientServer implements AutoCloseable {
         }
 
         @Override
-        protected void channelRead0(ChannelHandlerContext ctx, WireFrame frame) {
+        protected void channelRead0(ChannelHandlerContext ctx, WireFrame received) {
             Channel ch = ctx.channel();
+            if (identity == null) {
+                identity = ClientAccess.identityOf(ConnectionPolicy.sslOf(ch)); // The handshake is over: frames follow it.
+            }
+            WireFrame.ClientResponse refused = handler.access().refusal(identity, received);
+            if (refused != null) {
+                ch.writeAndFlush(refused);
+                return;
+            }
+            WireFrame frame = handler.access().stamped(identity, received);
             if (frame instanceof WireFrame.ClientCommand || frame instanceof WireFrame.StaleRead
                     || frame instanceof WireFrame.WatchPoll || frame instanceof WireFrame.CodingChange) {
                 if (inFlight.incrementAndGet() >= maxInFlight) {
@@ -171,7 +188,7 @@ public final class ClientServer implements AutoCloseable {
                     handler.onStaleRead((WireFrame.StaleRead) frame, respond);
                 }
             } else if (frame instanceof WireFrame.StatusQuery q) {
-                ch.writeAndFlush(handler.status(q.requestId()));
+                ch.writeAndFlush(handler.access().visibleStatus(identity, handler.status(q.requestId())));
             } else if (frame instanceof WireFrame.ShardMapQuery q) {
                 ch.writeAndFlush(new WireFrame.ShardMapReport(q.requestId(), handler.shardMap()));
             } else {

@@ -1,8 +1,10 @@
 package io.synod.server.client;
 
+import io.synod.client.SynodPermissionException;
 import io.synod.client.TlsFiles;
 import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.ClientReply;
+import io.synod.core.wire.ClientFrame;
 import io.synod.server.wire.MalformedInputException;
 import io.synod.server.wire.WireCodec;
 import io.synod.server.wire.WireFrame;
@@ -113,7 +115,8 @@ public final class NodeClient implements AutoCloseable {
 
     /**
      * Runs one command to completion (OK or a final status) within {@code deadlineMillis}; throws
-     * {@link IOException} when no server answered with a final status in time.
+     * {@link IOException} when no server answered with a final status in time, and
+     * {@link SynodPermissionException} when the server refused this client's user the command.
      */
     public Result execute(byte[] payload, long deadlineMillis) throws IOException {
         long sequence = nextSequence++;
@@ -126,6 +129,9 @@ public final class NodeClient implements AutoCloseable {
                         payload), maxFrameBytes);
                 if (!(reply instanceof WireFrame.ClientResponse r)) {
                     throw new IOException("server answered with " + reply.getClass().getSimpleName());
+                }
+                if (r.status() == ClientFrame.STATUS_PERMISSION_DENIED) {
+                    throw SynodPermissionException.fromResponse(r.result()); // Final: retrying will not help.
                 }
                 ClientReply.Status status = r.status() >= 0 && r.status() < ClientReply.Status.values().length
                         ? ClientReply.Status.values()[r.status()] : null;

@@ -19,6 +19,8 @@ import io.synod.core.kv.SessionCommand;
 import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.ReplicaConfig;
+import io.synod.server.auth.AuthService;
+import io.synod.server.auth.ClientAccess;
 import io.synod.server.client.ClientServer;
 import io.synod.server.client.ConnectionLimiter;
 import io.synod.server.config.ServerConfig;
@@ -74,6 +76,7 @@ public final class SynodNode implements AutoCloseable {
     private ElectionService election;
     private PeerNetwork network;
     private ClientServer clients;
+    private AuthService auth;
     private MetricsEndpoint metrics;
     private GroupLoop[] loops = new GroupLoop[0];
     private volatile ShardMap shardMap;
@@ -202,7 +205,14 @@ public final class SynodNode implements AutoCloseable {
         for (GroupLoop loop : loops) {
             loop.start();
         }
+        AuthService authService = new AuthService(config.auth(), this::routeStaleRead);
+        auth = authService;
         clients = new ClientServer(config.maxFrameBytes(), MAX_IN_FLIGHT_PER_CONNECTION, 2, new ClientServer.Handler() {
+            @Override
+            public ClientAccess access() {
+                return authService.access();
+            }
+
             @Override
             public void onCommand(WireFrame.ClientCommand command, Consumer<WireFrame.ClientResponse> respond) {
                 route(command, respond);
@@ -349,6 +359,11 @@ public final class SynodNode implements AutoCloseable {
         current[group].onStaleRead(read, respond::accept);
     }
 
+    /** This node's client authorization (its applied copy of the table), for tests and metrics. */
+    public AuthService auth() {
+        return auth;
+    }
+
     public WireFrame.StatusReport statusReport(long requestId) {
         List<WireFrame.GroupStatus> groups = new ArrayList<>();
         for (GroupLoop loop : loops) {
@@ -436,6 +451,7 @@ public final class SynodNode implements AutoCloseable {
         metrics = null;
         closeQuietly(clients);
         clients = null;
+        closeQuietly(auth);
         for (GroupLoop loop : loops) {
             if (loop != null) {
                 loop.halt();
@@ -472,6 +488,7 @@ public final class SynodNode implements AutoCloseable {
             }
         }
         closeQuietly(clients);
+        closeQuietly(auth);
         for (GroupLoop loop : loops) {
             closeQuietly(loop);
         }

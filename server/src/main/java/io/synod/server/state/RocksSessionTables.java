@@ -6,6 +6,7 @@ import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvSessions;
 import io.synod.core.kv.KvWatchLog;
 import io.synod.core.kv.SessionCommand;
+import io.synod.core.kv.SessionOwnership;
 import io.synod.core.kv.SessionResult;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -34,8 +35,15 @@ final class RocksSessionTables {
                 throw new IllegalStateException("session id " + slot + " (a slot) granted twice");
             }
             machine.stage(leaseKey(slot), lease(g.ttlMillis(), slot, 0));
+            if (!g.owner().isEmpty()) {
+                machine.stage(key(VALUE, SessionOwnership.ownerKey(slot)), stored(slot, SessionOwnership.ownerValue(g.owner())));
+            }
             return new SessionResult.Granted(slot, g.ttlMillis());
         } else if (command instanceof SessionCommand.KeepAlive k) {
+            String denied = SessionOwnership.refusal(k.sessionId(), owner(k.sessionId()), k.principal());
+            if (denied != null) {
+                return new SessionResult.Refused(denied);
+            }
             long[] lease = lease(k.sessionId());
             if (lease == null) {
                 return new SessionResult.NoSession(k.sessionId());
@@ -49,7 +57,8 @@ final class RocksSessionTables {
             }
             return new SessionResult.Applied(end(slot, e.sessionId()));
         } else if (command instanceof SessionCommand.Revoke r) {
-            return new SessionResult.Applied(end(slot, r.sessionId()));
+            String denied = SessionOwnership.refusal(r.sessionId(), owner(r.sessionId()), r.principal());
+            return denied != null ? new SessionResult.Refused(denied) : new SessionResult.Applied(end(slot, r.sessionId()));
         } else if (command instanceof SessionCommand.Create c) {
             return create(slot, c);
         } else if (command instanceof SessionCommand.DeleteIf d) {
@@ -140,7 +149,14 @@ final class RocksSessionTables {
             watchLog.record(slot, key, KvWatchLog.Type.DELETE);
         }
         machine.stage(leaseKey(sessionId), null);
+        machine.stage(key(VALUE, SessionOwnership.ownerKey(sessionId)), null);
         return true;
+    }
+
+    /** The stored owner of a session (null: none recorded). */
+    private byte[] owner(long sessionId) {
+        byte[] stored = machine.get(key(VALUE, SessionOwnership.ownerKey(sessionId)));
+        return stored == null ? null : valueOf(stored);
     }
 
     /** The key's value was deleted (by any command): drop its token and owner. */
