@@ -20,13 +20,13 @@ public class SynodPermissionException extends SynodException {
         this.key = key;
     }
 
-    /** Reads the body of a permission-denied response: permission NUL key NUL message. */
+    /** Reads the body of a permission-denied response: permission NUL message NUL key (the key may hold NULs). */
     public static SynodPermissionException fromResponse(byte[] body) {
         String[] parts = new String(body, StandardCharsets.UTF_8).split("\u0000", 3);
         if (parts.length < 3) {
             return new SynodPermissionException("", "", "permission denied: " + String.join(" ", parts));
         }
-        return new SynodPermissionException(parts[0], parts[1], parts[2]);
+        return new SynodPermissionException(parts[0], parts[2], parts[1]);
     }
 
     public String permission() {

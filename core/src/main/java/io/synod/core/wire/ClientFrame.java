@@ -12,7 +12,8 @@ public sealed interface ClientFrame {
     int STATUS_NO_GROUP = 100;
     /**
      * Status of a {@link Response} refused by the client port's authorization: the result is the missing permission,
-     * NUL, the key ("" if none), NUL, a one-line message (docs/security.md). Retrying will not help.
+     * NUL, a one-line message, NUL, the key ("" if none; last, as a reserved key holds a NUL) (docs/security.md).
+     * Retrying will not help.
      */
     int STATUS_PERMISSION_DENIED = 101;
 

@@ -74,6 +74,11 @@ public final class AuthTable {
         return new AuthTable(Map.copyOf(userRoles), Map.copyOf(roleGrants));
     }
 
+    /** The users defined, in name order. */
+    public List<String> users() {
+        return userRoles.keySet().stream().sorted().toList();
+    }
+
     /** Whether {@code user} exists in the table. */
     public boolean hasUser(String user) {
         return userRoles.containsKey(user);

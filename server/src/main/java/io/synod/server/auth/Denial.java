@@ -8,8 +8,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * A refused request: the permission missing ({@code read}, {@code write}, {@code admin}, {@code owner},
  * {@code user}, {@code replica}) and the key it was missing on ("" when the request names none). Sent as a
- * {@link ClientFrame#STATUS_PERMISSION_DENIED} response whose result is {@code permission NUL key NUL message},
- * so the SDK can name both without parsing prose.
+ * {@link ClientFrame#STATUS_PERMISSION_DENIED} response whose result is {@code permission NUL message NUL key}
+ * (the key last: a reserved key holds a NUL), so the SDK can name both without parsing prose.
  */
 public record Denial(String user, String permission, String key, String what) {
     /** The one-line message: who, what was missing, on which key or for what. */
@@ -19,7 +19,7 @@ public record Denial(String user, String permission, String key, String what) {
     }
 
     public WireFrame.ClientResponse response(long requestId) {
-        byte[] body = (permission + "\u0000" + key + "\u0000" + message()).getBytes(StandardCharsets.UTF_8);
+        byte[] body = (permission + "\u0000" + message() + "\u0000" + key).getBytes(StandardCharsets.UTF_8);
         return new WireFrame.ClientResponse(requestId, -1, ClientFrame.STATUS_PERMISSION_DENIED, 0, -1, body);
     }
 }

@@ -134,16 +134,7 @@ public final class KvCli implements Runnable {
                 }
             }
             try {
-                if (kv.dir != null) {
-                    ClusterFile file = ClusterFile.read(kv.dir);
-                    builder.zookeeper("127.0.0.1:" + file.zookeeperPort()).cluster(file.cluster())
-                            .tls(ClusterCommand.clientTls(kv.dir, file));
-                } else {
-                    builder.connect(kv.connect);
-                    if (kv.certs != null) {
-                        builder.tls(TlsFiles.client(kv.certs, kv.user));
-                    }
-                }
+                connectTo(builder, kv.dir, kv.connect, kv.certs, kv.user);
             } catch (IOException e) {
                 cl.getErr().println("error: " + e.getMessage());
                 return 1;
@@ -177,6 +168,23 @@ public final class KvCli implements Runnable {
             } finally {
                 out.flush();
                 err.flush();
+            }
+        }
+    }
+
+    /**
+     * Points {@code builder} at a local cluster's {@code dir} (its ZooKeeper, cluster name and client certificate) or
+     * at {@code connect} (with {@code certs}: TLS as {@code user}); exactly one of them is set.
+     */
+    static void connectTo(SynodClient.Builder builder, Path dir, String connect, Path certs, String user) throws IOException {
+        if (dir != null) {
+            ClusterFile file = ClusterFile.read(dir);
+            builder.zookeeper("127.0.0.1:" + file.zookeeperPort()).cluster(file.cluster())
+                    .tls(ClusterCommand.clientTls(dir, file));
+        } else {
+            builder.connect(connect);
+            if (certs != null) {
+                builder.tls(TlsFiles.client(certs, user));
             }
         }
     }

@@ -1,0 +1,305 @@
+package io.synod.server.cli;
+
+import io.synod.client.BadRequestException;
+import io.synod.client.SynodClient;
+import io.synod.client.SynodException;
+import io.synod.server.auth.AuthAdmin;
+import io.synod.server.auth.AuthTable;
+import io.synod.server.auth.Permission;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code synod auth user|role ...}: users, roles and key-prefix permissions of a running cluster (docs/security.md,
+ * "Client authorization"). Each command is a write of the authorization table through the log, so only an
+ * administrator may run it; every node enforces it once it has applied it. Exit 0 done, 1 refused or failed,
+ * 2 bad usage.
+ */
+@Command(name = "auth", mixinStandardHelpOptions = true,
+        description = {"Admin: users, roles and key-prefix permissions (etcd's model), changed through the log.",
+                "A client's user is its certificate's CN. A role grants read, write or readwrite on keys starting",
+                "with a prefix; a user holds roles; the built-in role 'admin' may do everything (coding changes,",
+                "status with ballots, these commands). The users in the servers' auth.admin.users (default root)",
+                "are administrators from the start. Every node enforces a change once it has applied it.", "",
+                "Exit status: 0 done; 1 refused (permission denied, unknown user or role) or the cluster failed to"
+                        + " answer; 2 bad usage."},
+        subcommands = {AuthCommand.User.class, AuthCommand.Role.class, AuthCommand.ListTable.class},
+        footer = {"", "Examples:",
+                "  synod auth --dir /tmp/synod-cl user add alice",
+                "  synod auth --dir /tmp/synod-cl role add orders-rw",
+                "  synod auth --dir /tmp/synod-cl role grant orders-rw readwrite orders/",
+                "  synod auth --dir /tmp/synod-cl user grant-role alice orders-rw",
+                "  synod auth --connect 10.0.0.1:7100 --certs certs --user root list"})
+public final class AuthCommand implements Runnable {
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--connect", scope = ScopeType.INHERIT, paramLabel = "ZK_OR_SERVERS",
+            description = "zk://HOST:PORT[,...][/CLUSTER] or HOST:PORT[,...] of Synod servers (as for synod kv)")
+    String connect;
+
+    @Option(names = "--dir", scope = ScopeType.INHERIT, paramLabel = "DIR",
+            description = "a cluster started by 'synod cluster start --dir DIR' (acts as its user root)")
+    Path dir;
+
+    @Option(names = "--certs", scope = ScopeType.INHERIT, paramLabel = "CERTS",
+            description = "with --connect: a 'synod cert' directory with ca.crt and the client certificate of --user")
+    Path certs;
+
+    @Option(names = "--user", scope = ScopeType.INHERIT, paramLabel = "USER", defaultValue = "root",
+            description = "with --certs: whose client certificate (default ${DEFAULT-VALUE}); it must be an administrator")
+    String user;
+
+    @Option(names = "--timeout-ms", scope = ScopeType.INHERIT, defaultValue = "10000", paramLabel = "MS",
+            description = "per call, retries included (default ${DEFAULT-VALUE})")
+    long timeoutMillis;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing operation: user, role or list (try 'synod auth --help')");
+    }
+
+    /** One change or read of the table through an administrator's client. */
+    abstract static class Op implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        abstract AuthCommand root();
+
+        abstract void run(AuthAdmin admin, PrintWriter out);
+
+        @Override
+        public Integer call() {
+            CommandLine cl = spec.commandLine();
+            AuthCommand auth = root();
+            if ((auth.connect == null) == (auth.dir == null)) {
+                throw new CommandLine.ParameterException(cl, "give exactly one of --connect ZK_OR_SERVERS or --dir DIR");
+            }
+            if (auth.timeoutMillis <= 0) {
+                throw new CommandLine.ParameterException(cl, "--timeout-ms must be > 0");
+            }
+            SynodClient.Builder builder = SynodClient.builder().timeout(Duration.ofMillis(auth.timeoutMillis))
+                    .connectTimeout(Duration.ofMillis(auth.timeoutMillis));
+            PrintWriter out = cl.getOut();
+            PrintWriter err = cl.getErr();
+            try {
+                KvCli.connectTo(builder, auth.dir, auth.connect, auth.certs, auth.user);
+            } catch (IOException e) {
+                err.println("error: " + e.getMessage());
+                return 1;
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(cl, "--connect: " + e.getMessage());
+            }
+            try (SynodClient client = builder.build()) {
+                run(new AuthAdmin(client.blocking()), out);
+                return 0;
+            } catch (BadRequestException e) {
+                err.println("error: refused: " + e.getMessage());
+                return 1;
+            } catch (SynodException | IllegalArgumentException e) {
+                err.println("error: " + e.getMessage());
+                return 1;
+            } finally {
+                out.flush();
+                err.flush();
+            }
+        }
+    }
+
+    @Command(name = "user", mixinStandardHelpOptions = true, description = "Add or remove users; give or take roles.",
+            subcommands = {UserAdd.class, UserRemove.class, UserGrantRole.class, UserRevokeRole.class})
+    static final class User implements Runnable {
+        @ParentCommand
+        AuthCommand auth;
+
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "missing operation: add, remove, grant-role or revoke-role (try 'synod auth user --help')");
+        }
+    }
+
+    abstract static class UserOp extends Op {
+        @ParentCommand
+        User parent;
+
+        @Override
+        AuthCommand root() {
+            return parent.auth;
+        }
+    }
+
+    @Command(name = "add", mixinStandardHelpOptions = true,
+            description = "Define USER (a client certificate's CN); it may do nothing until given a role.")
+    static final class UserAdd extends UserOp {
+        @CommandLine.Parameters(index = "0", paramLabel = "USER", description = "1..64 of [A-Za-z0-9_.-]")
+        String name;
+
+        @Override
+        void run(AuthAdmin admin, PrintWriter out) {
+            admin.addUser(name);
+            out.println("OK user " + name + " added");
+        }
+    }
+
+    @Command(name = "remove", mixinStandardHelpOptions = true,
+            description = "Take USER's roles, then remove USER (its certificate then grants nothing).")
+    static final class UserRemove extends UserOp {
+        @CommandLine.Parameters(index = "0", paramLabel = "USER")
+        String name;
+
+        @Override
+        void run(AuthAdmin admin, PrintWriter out) {
+            admin.removeUser(name);
+            out.println("OK user " + name + " removed");
+        }
+    }
+
+    @Command(name = "grant-role", mixinStandardHelpOptions = true,
+            description = "Give USER the role ROLE (an existing role, or the built-in admin).")
+    static final class UserGrantRole extends UserOp {
+        @CommandLine.Parameters(index = "0", paramLabel = "USER")
+        String name;
+
+        @CommandLine.Parameters(index = "1", paramLabel = "ROLE")
+        String role;
+
+        @Override
+        void run(AuthAdmin admin, PrintWriter out) {
+            admin.grantRole(name, role);
+            out.println("OK user " + name + " holds role " + role);
+        }
+    }
+
+    @Command(name = "revoke-role", mixinStandardHelpOptions = true, description = "Take the role ROLE from USER.")
+    static final class UserRevokeRole extends UserOp {
+        @CommandLine.Parameters(index = "0", paramLabel = "USER")
+        String name;
+
+        @CommandLine.Parameters(index = "1", paramLabel = "ROLE")
+        String role;
+
+        @Override
+        void run(AuthAdmin admin, PrintWriter out) {
+            admin.revokeRole(name, role);
+            out.println("OK user " + name + " no longer holds role " + role);
+        }
+    }
+
+    @Command(name = "role", mixinStandardHelpOptions = true, description = "Add roles; grant or revoke their permissions.",
+            subcommands = {RoleAdd.class, RoleGrant.class, RoleRevoke.class})
+    static final class Role implements Runnable {
+        @ParentCommand
+        AuthCommand auth;
+
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "missing operation: add, grant or revoke (try 'synod auth role --help')");
+        }
+    }
+
+    abstract static class RoleOp extends Op {
+        @ParentCommand
+        Role parent;
+
+        @Override
+        AuthCommand root() {
+            return parent.auth;
+        }
+    }
+
+    @Command(name = "add", mixinStandardHelpOptions = true, description = "Define ROLE, granting nothing yet.")
+    static final class RoleAdd extends RoleOp {
+        @CommandLine.Parameters(index = "0", paramLabel = "ROLE", description = "1..64 of [A-Za-z0-9_.-] (not admin)")
+        String role;
+
+        @Override
+        void run(AuthAdmin admin, PrintWriter out) {
+            admin.addRole(role);
+            out.println("OK role " + role + " added");
+        }
+    }
+
+    @Command(name = "grant", mixinStandardHelpOptions = true,
+            description = {"Let ROLE read, write or readwrite every key starting with PREFIX ('' : every key).",
+                    "A scan needs one prefix holding its whole range; writes include deletes and compare-and-sets."})
+    static final class RoleGrant extends RoleOp {
+        @CommandLine.Parameters(index = "0", paramLabel = "ROLE")
+        String role;
+
+        @CommandLine.Parameters(index = "1", paramLabel = "PERMISSION", description = "read, write or readwrite")
+        String permission;
+
+        @CommandLine.Parameters(index = "2", paramLabel = "PREFIX")
+        String prefix;
+
+        @Override
+        public Integer call() {
+            try {
+                Permission.parse(permission);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
+            return super.call();
+        }
+
+        @Override
+        void run(AuthAdmin admin, PrintWriter out) {
+            admin.grant(role, Permission.parse(permission), prefix);
+            out.println("OK role " + role + " grants " + permission + " on '" + prefix + "'");
+        }
+    }
+
+    @Command(name = "revoke", mixinStandardHelpOptions = true, description = "Take ROLE's permission on PREFIX away.")
+    static final class RoleRevoke extends RoleOp {
+        @CommandLine.Parameters(index = "0", paramLabel = "ROLE")
+        String role;
+
+        @CommandLine.Parameters(index = "1", paramLabel = "PREFIX")
+        String prefix;
+
+        @Override
+        void run(AuthAdmin admin, PrintWriter out) {
+            admin.revoke(role, prefix);
+            out.println("OK role " + role + " no longer grants anything on '" + prefix + "'");
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true,
+            description = "Print every user with its roles and grants (the table as its group applied it).")
+    static final class ListTable extends Op {
+        @ParentCommand
+        AuthCommand parent;
+
+        @Override
+        AuthCommand root() {
+            return parent;
+        }
+
+        @Override
+        void run(AuthAdmin admin, PrintWriter out) {
+            AuthTable table = admin.table();
+            for (String user : table.users()) {
+                out.println("user " + user + (table.isAdmin(user) ? " (admin)" : "") + ": "
+                        + (table.grants(user).isEmpty() ? "no grants" : String.join(", ", table.grants(user).stream()
+                                .map(g -> g.permission().text() + " '" + g.prefix() + "'").sorted().toList())));
+            }
+        }
+    }
+}
