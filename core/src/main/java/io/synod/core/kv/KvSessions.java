@@ -1,6 +1,11 @@
 package io.synod.core.kv;
 
 import io.synod.core.util.Check;
+import io.synod.protocol.KeyChange;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.SessionCommand;
+import io.synod.protocol.SessionOwnership;
+import io.synod.protocol.SessionResult;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,12 +66,14 @@ public final class KvSessions {
         if (command instanceof SessionCommand.Grant g) {
             return grant(slot, g);
         } else if (command instanceof SessionCommand.KeepAlive k) {
-            String denied = SessionOwnership.refusal(k.sessionId(), values.get(SessionOwnership.ownerKey(k.sessionId())), k.principal());
+            String denied = SessionOwnership.refusal(k.sessionId(), values.get(SessionOwnership.ownerKey(k.sessionId())),
+                    k.principal());
             return denied != null ? new SessionResult.Refused(denied) : keepAlive(slot, k.sessionId());
         } else if (command instanceof SessionCommand.Expire e) {
             return expire(slot, e);
         } else if (command instanceof SessionCommand.Revoke r) {
-            String denied = SessionOwnership.refusal(r.sessionId(), values.get(SessionOwnership.ownerKey(r.sessionId())), r.principal());
+            String denied = SessionOwnership.refusal(r.sessionId(), values.get(SessionOwnership.ownerKey(r.sessionId())),
+                    r.principal());
             return denied != null ? new SessionResult.Refused(denied) : new SessionResult.Applied(end(slot, r.sessionId()));
         } else if (command instanceof SessionCommand.Create c) {
             return create(slot, c);
@@ -117,7 +124,7 @@ public final class KvSessions {
             Check.state(removed != null && removed.owner() == sessionId, "key %s in session %d's set is not its own", key, sessionId);
             values.remove(key);
             versions.remove(key);
-            watches.record(slot, key, KvWatchLog.Type.DELETE);
+            watches.record(slot, key, KeyChange.Type.DELETE);
         }
         values.remove(SessionOwnership.ownerKey(sessionId));
         versions.remove(SessionOwnership.ownerKey(sessionId));
@@ -154,7 +161,7 @@ public final class KvSessions {
         if (create.sessionId() != 0) {
             sessions.get(create.sessionId()).keys.add(key);
         }
-        watches.record(slot, key, KvWatchLog.Type.PUT);
+        watches.record(slot, key, KeyChange.Type.PUT);
         return new SessionResult.Created(key, slot);
     }
 
@@ -187,7 +194,7 @@ public final class KvSessions {
         values.remove(key);
         versions.remove(key);
         forget(key);
-        watches.record(slot, key, KvWatchLog.Type.DELETE);
+        watches.record(slot, key, KeyChange.Type.DELETE);
         return new SessionResult.Applied(true);
     }
 

@@ -3,7 +3,7 @@ package io.synod.server.auth;
 import io.synod.client.BlockingSynodClient;
 import io.synod.client.KeyValue;
 import io.synod.client.ScanResult;
-import io.synod.core.kv.KvCommand;
+import io.synod.protocol.KvCommand;
 import io.synod.core.kv.ReservedKeys;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package io.synod.server.auth;
 
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvResult;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
 import io.synod.core.kv.ReservedKeys;
-import io.synod.core.paxos.ClientReply;
+import io.synod.protocol.ClientReply;
 import io.synod.server.config.AuthSettings;
 import io.synod.server.wire.WireFrame;
 import java.util.Map;

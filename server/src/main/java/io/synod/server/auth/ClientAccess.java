@@ -1,11 +1,11 @@
 package io.synod.server.auth;
 
 import io.netty.handler.ssl.SslHandler;
-import io.synod.core.kv.KvCommand;
+import io.synod.protocol.KvCommand;
 import io.synod.core.kv.ReservedKeys;
-import io.synod.core.kv.SessionCommand;
-import io.synod.core.kv.SessionOwnership;
-import io.synod.core.wire.WatchCodec;
+import io.synod.protocol.SessionCommand;
+import io.synod.protocol.SessionOwnership;
+import io.synod.protocol.WatchCodec;
 import io.synod.server.security.CertIdentity;
 import io.synod.server.wire.WireFrame;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.synod.server.auth;
 
 import io.synod.core.kv.ReservedKeys;
-import io.synod.core.wire.ClientFrame;
+import io.synod.protocol.ClientFrame;
 import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;
 

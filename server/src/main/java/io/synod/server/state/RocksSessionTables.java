@@ -2,12 +2,13 @@ package io.synod.server.state;
 
 import static io.synod.server.state.RocksKeys.*;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvSessions;
 import io.synod.core.kv.KvWatchLog;
-import io.synod.core.kv.SessionCommand;
-import io.synod.core.kv.SessionOwnership;
-import io.synod.core.kv.SessionResult;
+import io.synod.protocol.KeyChange;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.SessionCommand;
+import io.synod.protocol.SessionOwnership;
+import io.synod.protocol.SessionResult;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -73,7 +74,7 @@ final class RocksSessionTables {
             }
             machine.stage(valueKey, null);
             forget(d.key());
-            watchLog.record(slot, d.key(), KvWatchLog.Type.DELETE);
+            watchLog.record(slot, d.key(), KeyChange.Type.DELETE);
             return new SessionResult.Applied(true);
         }
         return querySession(command);
@@ -114,7 +115,7 @@ final class RocksSessionTables {
             machine.stage(ownedKey(owner, key), new byte[0]);
             machine.stage(leaseKey(owner), lease(lease[0], lease[1], lease[2] + 1));
         }
-        watchLog.record(slot, key, KvWatchLog.Type.PUT);
+        watchLog.record(slot, key, KeyChange.Type.PUT);
         return new SessionResult.Created(key, slot);
     }
 
@@ -146,7 +147,7 @@ final class RocksSessionTables {
             machine.stage(metaKey(key), null);
             machine.stage(ownedKey(sessionId, key), null);
             machine.stage(key(VALUE, key), null);
-            watchLog.record(slot, key, KvWatchLog.Type.DELETE);
+            watchLog.record(slot, key, KeyChange.Type.DELETE);
         }
         machine.stage(leaseKey(sessionId), null);
         machine.stage(key(VALUE, SessionOwnership.ownerKey(sessionId)), null);

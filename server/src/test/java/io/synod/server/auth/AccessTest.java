@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
+import io.synod.protocol.KvCommand;
 import io.synod.core.kv.ReservedKeys;
-import io.synod.core.kv.SessionCommand;
-import io.synod.core.kv.SessionOwnership;
+import io.synod.protocol.SessionCommand;
+import io.synod.protocol.SessionOwnership;
 import io.synod.server.security.CertIdentity;
 import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;

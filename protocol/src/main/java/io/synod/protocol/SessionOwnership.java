@@ -1,4 +1,4 @@
-package io.synod.core.kv;
+package io.synod.protocol;
 
 import java.nio.charset.StandardCharsets;
 
@@ -15,8 +15,11 @@ import java.nio.charset.StandardCharsets;
 public final class SessionOwnership {
     /** The stamp of a principal that may keep alive or revoke any session. */
     public static final String ANY = "*";
-    /** Where a session's owner is kept: this prefix and the session id. */
-    public static final String OWNER_PREFIX = ReservedKeys.PREFIX + "sessions/";
+    /**
+     * Where a session's owner is kept: this prefix and the session id. It lies under the replicas' reserved prefix
+     * ({@code ReservedKeys.PREFIX} in core, checked by its test), so no client command can write it.
+     */
+    public static final String OWNER_PREFIX = "\u0000synod/sessions/";
 
     private SessionOwnership() {}
 
