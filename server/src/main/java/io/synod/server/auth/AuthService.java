@@ -30,11 +30,17 @@ public final class AuthService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AuthService.class);
     /** The first key after the table's range ('/' + 1). */
     static final String AUTH_END = ReservedKeys.PREFIX + "auth0";
+    private static final int STUCK_PERIODS = 50;
 
     private final BiConsumer<WireFrame.StaleRead, Consumer<WireFrame.ClientResponse>> localRead;
     private final ClientAccess access;
     private final ScheduledExecutorService timer;
     private final AtomicBoolean reading = new AtomicBoolean();
+    /** When the read in progress began; a read unanswered for {@link #STUCK_PERIODS} periods is given up. */
+    private volatile long readStartNanos;
+    private final long stuckNanos;
+    /** Which read is current: the pages of a read given up must not swap an older table in later. */
+    private final AtomicLong generation = new AtomicLong();
     private final AtomicLong nextRequest = new AtomicLong(1);
     private final AtomicLong refreshes = new AtomicLong();
     private volatile AuthTable table = AuthTable.EMPTY;
@@ -42,6 +48,7 @@ public final class AuthService implements AutoCloseable {
     /** {@code localRead}: a STALE read of this node's replica of the key's group. */
     public AuthService(AuthSettings settings, BiConsumer<WireFrame.StaleRead, Consumer<WireFrame.ClientResponse>> localRead) {
         this.localRead = localRead;
+        this.stuckNanos = TimeUnit.MILLISECONDS.toNanos((long) settings.refreshMillis() * STUCK_PERIODS);
         this.access = settings.enabled() ? new ClientAccess(true, settings.adminUsers(), () -> table) : ClientAccess.ALLOW_ALL;
         if (settings.enabled()) {
             timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -70,23 +77,31 @@ public final class AuthService implements AutoCloseable {
     }
 
     private void refresh() {
+        if (reading.get() && System.nanoTime() - readStartNanos > stuckNanos) {
+            reading.set(false); // A replica that stopped (a failed group loop) never answers: ask again.
+        }
         if (reading.compareAndSet(false, true)) {
-            readFrom(ReservedKeys.AUTH_PREFIX, new TreeMap<>());
+            readStartNanos = System.nanoTime();
+            readFrom(generation.incrementAndGet(), ReservedKeys.AUTH_PREFIX, new TreeMap<>());
         }
     }
 
     /** Reads one page of the range from {@code start}; the last page swaps the table in. */
-    private void readFrom(String start, TreeMap<String, byte[]> found) {
+    private void readFrom(long read, String start, TreeMap<String, byte[]> found) {
         byte[] scan = new KvCommand.Scan(start, AUTH_END, KvCommand.MAX_SCAN_LIMIT).encode();
         try {
-            localRead.accept(new WireFrame.StaleRead(nextRequest.getAndIncrement(), scan), response -> onPage(response, found));
+            localRead.accept(new WireFrame.StaleRead(nextRequest.getAndIncrement(), scan),
+                    response -> onPage(read, response, found));
         } catch (RuntimeException e) {
             reading.set(false);
             LOG.debug("authorization table read failed: {}", e.toString());
         }
     }
 
-    private void onPage(WireFrame.ClientResponse response, TreeMap<String, byte[]> found) {
+    private void onPage(long read, WireFrame.ClientResponse response, TreeMap<String, byte[]> found) {
+        if (read != generation.get()) {
+            return; // A read given up as stuck answered after all.
+        }
         try {
             if (response.status() != ClientReply.Status.OK.ordinal()
                     || !(KvResult.decode(response.result()) instanceof KvResult.Entries page)) {
@@ -97,7 +112,7 @@ public final class AuthService implements AutoCloseable {
                 found.put(e.key(), e.value());
             }
             if (page.more() && !page.entries().isEmpty()) {
-                readFrom(page.entries().get(page.entries().size() - 1).key() + "\u0000", found);
+                readFrom(read, page.entries().get(page.entries().size() - 1).key() + "\u0000", found);
                 return;
             }
             table = AuthTable.parse(Map.copyOf(found));
