@@ -8,11 +8,11 @@ import io.synod.server.auth.AuthTable;
 import io.synod.server.auth.Permission;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.ScopeType;
@@ -43,21 +43,8 @@ public final class AuthCommand implements Runnable {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--connect", scope = ScopeType.INHERIT, paramLabel = "ZK_OR_SERVERS",
-            description = "zk://HOST:PORT[,...][/CLUSTER] or HOST:PORT[,...] of Synod servers (as for synod kv)")
-    String connect;
-
-    @Option(names = "--dir", scope = ScopeType.INHERIT, paramLabel = "DIR",
-            description = "a cluster started by 'synod cluster start --dir DIR' (acts as its user root)")
-    Path dir;
-
-    @Option(names = "--certs", scope = ScopeType.INHERIT, paramLabel = "CERTS",
-            description = "with --connect: a 'synod cert' directory with ca.crt and the client certificate of --user")
-    Path certs;
-
-    @Option(names = "--user", scope = ScopeType.INHERIT, paramLabel = "USER", defaultValue = "root",
-            description = "with --certs: whose client certificate (default ${DEFAULT-VALUE}); it must be an administrator")
-    String user;
+    @Mixin
+    ClientTarget target;
 
     @Option(names = "--timeout-ms", scope = ScopeType.INHERIT, defaultValue = "10000", paramLabel = "MS",
             description = "per call, retries included (default ${DEFAULT-VALUE})")
@@ -81,9 +68,7 @@ public final class AuthCommand implements Runnable {
         public Integer call() {
             CommandLine cl = spec.commandLine();
             AuthCommand auth = root();
-            if ((auth.connect == null) == (auth.dir == null)) {
-                throw new CommandLine.ParameterException(cl, "give exactly one of --connect ZK_OR_SERVERS or --dir DIR");
-            }
+            auth.target.check(cl);
             if (auth.timeoutMillis <= 0) {
                 throw new CommandLine.ParameterException(cl, "--timeout-ms must be > 0");
             }
@@ -92,7 +77,7 @@ public final class AuthCommand implements Runnable {
             PrintWriter out = cl.getOut();
             PrintWriter err = cl.getErr();
             try {
-                KvCli.connectTo(builder, auth.dir, auth.connect, auth.certs, auth.user);
+                auth.target.applyTo(builder);
             } catch (IOException e) {
                 err.println("error: " + e.getMessage());
                 return 1;
@@ -135,18 +120,24 @@ public final class AuthCommand implements Runnable {
         @ParentCommand
         User parent;
 
+        @CommandLine.Parameters(index = "0", paramLabel = "USER", description = "1..64 of [A-Za-z0-9_.-]")
+        String name;
+
         @Override
         AuthCommand root() {
             return parent.auth;
         }
     }
 
+    /** A user and a role. */
+    abstract static class UserRoleOp extends UserOp {
+        @CommandLine.Parameters(index = "1", paramLabel = "ROLE")
+        String role;
+    }
+
     @Command(name = "add", mixinStandardHelpOptions = true,
             description = "Define USER (a client certificate's CN); it may do nothing until given a role.")
     static final class UserAdd extends UserOp {
-        @CommandLine.Parameters(index = "0", paramLabel = "USER", description = "1..64 of [A-Za-z0-9_.-]")
-        String name;
-
         @Override
         void run(AuthAdmin admin, PrintWriter out) {
             admin.addUser(name);
@@ -157,9 +148,6 @@ public final class AuthCommand implements Runnable {
     @Command(name = "remove", mixinStandardHelpOptions = true,
             description = "Take USER's roles, then remove USER (its certificate then grants nothing).")
     static final class UserRemove extends UserOp {
-        @CommandLine.Parameters(index = "0", paramLabel = "USER")
-        String name;
-
         @Override
         void run(AuthAdmin admin, PrintWriter out) {
             admin.removeUser(name);
@@ -169,13 +157,7 @@ public final class AuthCommand implements Runnable {
 
     @Command(name = "grant-role", mixinStandardHelpOptions = true,
             description = "Give USER the role ROLE (an existing role, or the built-in admin).")
-    static final class UserGrantRole extends UserOp {
-        @CommandLine.Parameters(index = "0", paramLabel = "USER")
-        String name;
-
-        @CommandLine.Parameters(index = "1", paramLabel = "ROLE")
-        String role;
-
+    static final class UserGrantRole extends UserRoleOp {
         @Override
         void run(AuthAdmin admin, PrintWriter out) {
             admin.grantRole(name, role);
@@ -184,13 +166,7 @@ public final class AuthCommand implements Runnable {
     }
 
     @Command(name = "revoke-role", mixinStandardHelpOptions = true, description = "Take the role ROLE from USER.")
-    static final class UserRevokeRole extends UserOp {
-        @CommandLine.Parameters(index = "0", paramLabel = "USER")
-        String name;
-
-        @CommandLine.Parameters(index = "1", paramLabel = "ROLE")
-        String role;
-
+    static final class UserRevokeRole extends UserRoleOp {
         @Override
         void run(AuthAdmin admin, PrintWriter out) {
             admin.revokeRole(name, role);
@@ -218,6 +194,9 @@ public final class AuthCommand implements Runnable {
         @ParentCommand
         Role parent;
 
+        @CommandLine.Parameters(index = "0", paramLabel = "ROLE", description = "1..64 of [A-Za-z0-9_.-] (not admin)")
+        String role;
+
         @Override
         AuthCommand root() {
             return parent.auth;
@@ -226,9 +205,6 @@ public final class AuthCommand implements Runnable {
 
     @Command(name = "add", mixinStandardHelpOptions = true, description = "Define ROLE, granting nothing yet.")
     static final class RoleAdd extends RoleOp {
-        @CommandLine.Parameters(index = "0", paramLabel = "ROLE", description = "1..64 of [A-Za-z0-9_.-] (not admin)")
-        String role;
-
         @Override
         void run(AuthAdmin admin, PrintWriter out) {
             admin.addRole(role);
@@ -240,9 +216,6 @@ public final class AuthCommand implements Runnable {
             description = {"Let ROLE read, write or readwrite every key starting with PREFIX ('' : every key).",
                     "A scan needs one prefix holding its whole range; writes include deletes and compare-and-sets."})
     static final class RoleGrant extends RoleOp {
-        @CommandLine.Parameters(index = "0", paramLabel = "ROLE")
-        String role;
-
         @CommandLine.Parameters(index = "1", paramLabel = "PERMISSION", description = "read, write or readwrite")
         String permission;
 
@@ -268,9 +241,6 @@ public final class AuthCommand implements Runnable {
 
     @Command(name = "revoke", mixinStandardHelpOptions = true, description = "Take ROLE's permission on PREFIX away.")
     static final class RoleRevoke extends RoleOp {
-        @CommandLine.Parameters(index = "0", paramLabel = "ROLE")
-        String role;
-
         @CommandLine.Parameters(index = "1", paramLabel = "PREFIX")
         String prefix;
 

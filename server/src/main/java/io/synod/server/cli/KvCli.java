@@ -1,6 +1,5 @@
 package io.synod.server.cli;
 
-import io.synod.client.TlsFiles;
 import io.synod.client.BadRequestException;
 import io.synod.client.BlockingSynodClient;
 import io.synod.client.CasResult;
@@ -19,12 +18,12 @@ import io.synod.client.WriteResult;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -55,24 +54,8 @@ public final class KvCli implements Runnable {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--connect", scope = ScopeType.INHERIT, paramLabel = "ZK_OR_SERVERS",
-            description = {"zk://HOST:PORT[,HOST:PORT...][/CLUSTER] (ZooKeeper: the named cluster, or the only one"
-                    + " there), or HOST:PORT[,HOST:PORT...] (Synod servers' client addresses)"})
-    String connect;
-
-    @Option(names = "--dir", scope = ScopeType.INHERIT, paramLabel = "DIR",
-            description = "a cluster started by 'synod cluster start --dir DIR' (reads DIR/cluster.json)")
-    Path dir;
-
-    @Option(names = "--certs", scope = ScopeType.INHERIT, paramLabel = "CERTS",
-            description = "with --connect: a 'synod cert' directory with ca.crt and the client certificate of --user "
-                    + "(TLS; without it the client speaks plain TCP, which only insecure servers accept). "
-                    + "--dir finds the local cluster's own")
-    Path certs;
-
-    @Option(names = "--user", scope = ScopeType.INHERIT, paramLabel = "USER", defaultValue = "root",
-            description = "with --certs: whose client certificate (client-USER.crt; default ${DEFAULT-VALUE})")
-    String user;
+    @Mixin
+    ClientTarget target;
 
     @Option(names = "--consistency", scope = ScopeType.INHERIT, paramLabel = "LEVEL", defaultValue = "linearizable",
             description = {"reads: linearizable (default; through the leader's log), log (through the log),"
@@ -111,9 +94,7 @@ public final class KvCli implements Runnable {
         @Override
         public Integer call() {
             CommandLine cl = spec.commandLine();
-            if ((kv.connect == null) == (kv.dir == null)) {
-                throw new CommandLine.ParameterException(cl, "give exactly one of --connect ZK_OR_SERVERS or --dir DIR");
-            }
+            kv.target.check(cl);
             if (kv.timeoutMillis <= 0 || kv.connectTimeoutMillis <= 0) {
                 throw new CommandLine.ParameterException(cl, "timeouts must be > 0 ms");
             }
@@ -134,7 +115,7 @@ public final class KvCli implements Runnable {
                 }
             }
             try {
-                connectTo(builder, kv.dir, kv.connect, kv.certs, kv.user);
+                kv.target.applyTo(builder);
             } catch (IOException e) {
                 cl.getErr().println("error: " + e.getMessage());
                 return 1;
@@ -168,23 +149,6 @@ public final class KvCli implements Runnable {
             } finally {
                 out.flush();
                 err.flush();
-            }
-        }
-    }
-
-    /**
-     * Points {@code builder} at a local cluster's {@code dir} (its ZooKeeper, cluster name and client certificate) or
-     * at {@code connect} (with {@code certs}: TLS as {@code user}); exactly one of them is set.
-     */
-    static void connectTo(SynodClient.Builder builder, Path dir, String connect, Path certs, String user) throws IOException {
-        if (dir != null) {
-            ClusterFile file = ClusterFile.read(dir);
-            builder.zookeeper("127.0.0.1:" + file.zookeeperPort()).cluster(file.cluster())
-                    .tls(ClusterCommand.clientTls(dir, file));
-        } else {
-            builder.connect(connect);
-            if (certs != null) {
-                builder.tls(TlsFiles.client(certs, user));
             }
         }
     }
