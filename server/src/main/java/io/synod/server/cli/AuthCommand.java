@@ -1,12 +1,9 @@
 package io.synod.server.cli;
 
-import io.synod.client.BadRequestException;
 import io.synod.client.SynodClient;
-import io.synod.client.SynodException;
 import io.synod.server.auth.AuthAdmin;
 import io.synod.server.auth.AuthTable;
 import io.synod.server.auth.Permission;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -74,35 +71,15 @@ public final class AuthCommand implements Runnable {
             }
             SynodClient.Builder builder = SynodClient.builder().timeout(Duration.ofMillis(auth.timeoutMillis))
                     .connectTimeout(Duration.ofMillis(auth.timeoutMillis));
-            PrintWriter out = cl.getOut();
-            PrintWriter err = cl.getErr();
-            try {
-                auth.target.applyTo(builder);
-            } catch (IOException e) {
-                err.println("error: " + e.getMessage());
-                return 1;
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(cl, "--connect: " + e.getMessage());
-            }
-            try (SynodClient client = builder.build()) {
-                run(new AuthAdmin(client.blocking()), out);
+            return auth.target.run(cl, builder, "synod auth", client -> {
+                run(new AuthAdmin(client.blocking()), cl.getOut());
                 return 0;
-            } catch (BadRequestException e) {
-                err.println("error: refused: " + e.getMessage());
-                return 1;
-            } catch (SynodException | IllegalArgumentException e) {
-                err.println("error: " + e.getMessage());
-                return 1;
-            } finally {
-                out.flush();
-                err.flush();
-            }
+            });
         }
     }
 
-    @Command(name = "user", mixinStandardHelpOptions = true, description = "Add or remove users; give or take roles.",
-            subcommands = {UserAdd.class, UserRemove.class, UserGrantRole.class, UserRevokeRole.class})
-    static final class User implements Runnable {
+    /** A group of operations (user, role): alone, it is bad usage naming its operations. */
+    abstract static class Group implements Runnable {
         @ParentCommand
         AuthCommand auth;
 
@@ -111,22 +88,30 @@ public final class AuthCommand implements Runnable {
 
         @Override
         public void run() {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "missing operation: add, remove, grant-role or revoke-role (try 'synod auth user --help')");
+            throw new CommandLine.ParameterException(spec.commandLine(), "missing operation: "
+                    + String.join(", ", spec.subcommands().keySet().stream().filter(n -> !n.equals("help")).toList())
+                    + " (try 'synod auth " + spec.name() + " --help')");
         }
     }
 
-    abstract static class UserOp extends Op {
+    /** An operation of a group. */
+    abstract static class GroupOp extends Op {
         @ParentCommand
-        User parent;
-
-        @CommandLine.Parameters(index = "0", paramLabel = "USER", description = "1..64 of [A-Za-z0-9_.-]")
-        String name;
+        Group group;
 
         @Override
         AuthCommand root() {
-            return parent.auth;
+            return group.auth;
         }
+    }
+
+    @Command(name = "user", mixinStandardHelpOptions = true, description = "Add or remove users; give or take roles.",
+            subcommands = {UserAdd.class, UserRemove.class, UserGrantRole.class, UserRevokeRole.class})
+    static final class User extends Group {}
+
+    abstract static class UserOp extends GroupOp {
+        @CommandLine.Parameters(index = "0", paramLabel = "USER", description = "1..64 of [A-Za-z0-9_.-]")
+        String name;
     }
 
     /** A user and a role. */
@@ -176,31 +161,11 @@ public final class AuthCommand implements Runnable {
 
     @Command(name = "role", mixinStandardHelpOptions = true, description = "Add roles; grant or revoke their permissions.",
             subcommands = {RoleAdd.class, RoleGrant.class, RoleRevoke.class})
-    static final class Role implements Runnable {
-        @ParentCommand
-        AuthCommand auth;
+    static final class Role extends Group {}
 
-        @Spec
-        CommandLine.Model.CommandSpec spec;
-
-        @Override
-        public void run() {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "missing operation: add, grant or revoke (try 'synod auth role --help')");
-        }
-    }
-
-    abstract static class RoleOp extends Op {
-        @ParentCommand
-        Role parent;
-
+    abstract static class RoleOp extends GroupOp {
         @CommandLine.Parameters(index = "0", paramLabel = "ROLE", description = "1..64 of [A-Za-z0-9_.-] (not admin)")
         String role;
-
-        @Override
-        AuthCommand root() {
-            return parent.auth;
-        }
     }
 
     @Command(name = "add", mixinStandardHelpOptions = true, description = "Define ROLE, granting nothing yet.")

@@ -1,9 +1,18 @@
 package io.synod.server.cli;
 
+import io.synod.client.BadRequestException;
+import io.synod.client.InvalidKeyException;
+import io.synod.client.OutcomeUnknownException;
 import io.synod.client.SynodClient;
+import io.synod.client.SynodException;
+import io.synod.client.SynodTimeoutException;
 import io.synod.client.TlsFiles;
+import io.synod.client.UnavailableException;
+import io.synod.client.ValueTooLargeException;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.function.ToIntFunction;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
@@ -41,10 +50,54 @@ final class ClientTarget {
     }
 
     /**
+     * Connects as {@link #applyTo} says and runs {@code body}; the SDK's failures become one {@code error:} line on
+     * {@code cl}'s error stream and an exit status: 2 for a bad key or a value too large (bad usage, with a pointer to
+     * {@code command --help}), 1 for everything else (refused, permission denied, unreachable, outcome unknown, timed
+     * out).
+     */
+    int run(CommandLine cl, SynodClient.Builder builder, String command, ToIntFunction<SynodClient> body) {
+        PrintWriter out = cl.getOut();
+        PrintWriter err = cl.getErr();
+        try {
+            applyTo(builder);
+        } catch (IOException e) {
+            err.println("error: " + e.getMessage());
+            return 1;
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cl, "--connect: " + e.getMessage());
+        }
+        try (SynodClient client = builder.build()) {
+            return body.applyAsInt(client);
+        } catch (InvalidKeyException | ValueTooLargeException e) {
+            err.println("error: " + (e instanceof InvalidKeyException ? "bad key: " : "value too large: ") + e.getMessage());
+            err.println("Try '" + command + " --help' for more information.");
+            return 2;
+        } catch (BadRequestException e) {
+            err.println("error: refused: " + e.getMessage());
+            return 1;
+        } catch (UnavailableException e) {
+            err.println("error: cluster unreachable: " + e.getMessage());
+            return 1;
+        } catch (OutcomeUnknownException e) {
+            err.println("error: outcome unknown (the write may or may not have been applied): " + e.getMessage());
+            return 1;
+        } catch (SynodTimeoutException e) {
+            err.println("error: timed out: " + e.getMessage());
+            return 1;
+        } catch (SynodException | IllegalArgumentException e) {
+            err.println("error: " + e.getMessage());
+            return 1;
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    /**
      * Points {@code builder} at the local cluster of {@code --dir} (its ZooKeeper, cluster name and client
      * certificate) or at {@code --connect} (with {@code --certs}: TLS as {@code --user}).
      */
-    void applyTo(SynodClient.Builder builder) throws IOException {
+    private void applyTo(SynodClient.Builder builder) throws IOException {
         if (dir != null) {
             ClusterFile file = ClusterFile.read(dir);
             builder.zookeeper("127.0.0.1:" + file.zookeeperPort()).cluster(file.cluster())

@@ -1,19 +1,12 @@
 package io.synod.server.cli;
 
-import io.synod.client.BadRequestException;
 import io.synod.client.BlockingSynodClient;
 import io.synod.client.CasResult;
 import io.synod.client.Consistency;
 import io.synod.client.GetResult;
-import io.synod.client.InvalidKeyException;
 import io.synod.client.KeyValue;
-import io.synod.client.OutcomeUnknownException;
 import io.synod.client.ScanResult;
 import io.synod.client.SynodClient;
-import io.synod.client.SynodException;
-import io.synod.client.SynodTimeoutException;
-import io.synod.client.UnavailableException;
-import io.synod.client.ValueTooLargeException;
 import io.synod.client.WriteResult;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -114,42 +107,9 @@ public final class KvCli implements Runnable {
                     throw new CommandLine.ParameterException(cl, "--read-from: " + e.getMessage());
                 }
             }
-            try {
-                kv.target.applyTo(builder);
-            } catch (IOException e) {
-                cl.getErr().println("error: " + e.getMessage());
-                return 1;
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(cl, "--connect: " + e.getMessage());
-            }
             PrintWriter out = cl.getOut();
             PrintWriter err = cl.getErr();
-            try (SynodClient client = builder.build()) {
-                return run(client.blocking(), consistency, out, err);
-            } catch (InvalidKeyException | ValueTooLargeException e) {
-                err.println("error: " + (e instanceof InvalidKeyException ? "bad key: " : "value too large: ")
-                        + e.getMessage());
-                err.println("Try 'synod kv --help' for more information.");
-                return 2;
-            } catch (BadRequestException e) {
-                err.println("error: refused: " + e.getMessage());
-                return 1;
-            } catch (UnavailableException e) {
-                err.println("error: cluster unreachable: " + e.getMessage());
-                return 1;
-            } catch (OutcomeUnknownException e) {
-                err.println("error: outcome unknown (the write may or may not have been applied): " + e.getMessage());
-                return 1;
-            } catch (SynodTimeoutException e) {
-                err.println("error: timed out: " + e.getMessage());
-                return 1;
-            } catch (SynodException | IllegalArgumentException e) {
-                err.println("error: " + e.getMessage());
-                return 1;
-            } finally {
-                out.flush();
-                err.flush();
-            }
+            return kv.target.run(cl, builder, "synod kv", client -> run(client.blocking(), consistency, out, err));
         }
     }
 
