@@ -1,11 +1,11 @@
 package io.synod.server.auth;
 
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.KvCommand;
 import io.synod.protocol.KvResult;
 import io.synod.core.kv.ReservedKeys;
 import io.synod.protocol.ClientReply;
 import io.synod.server.config.AuthSettings;
-import io.synod.server.wire.WireFrame;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
@@ -32,7 +32,7 @@ public final class AuthService implements AutoCloseable {
     static final String AUTH_END = ReservedKeys.PREFIX + "auth0";
     private static final int STUCK_PERIODS = 50;
 
-    private final BiConsumer<WireFrame.StaleRead, Consumer<WireFrame.ClientResponse>> localRead;
+    private final BiConsumer<ClientFrame.StaleRead, Consumer<ClientFrame.Response>> localRead;
     private final ClientAccess access;
     private final ScheduledExecutorService timer;
     private final AtomicBoolean reading = new AtomicBoolean();
@@ -46,7 +46,7 @@ public final class AuthService implements AutoCloseable {
     private volatile AuthTable table = AuthTable.EMPTY;
 
     /** {@code localRead}: a STALE read of this node's replica of the key's group. */
-    public AuthService(AuthSettings settings, BiConsumer<WireFrame.StaleRead, Consumer<WireFrame.ClientResponse>> localRead) {
+    public AuthService(AuthSettings settings, BiConsumer<ClientFrame.StaleRead, Consumer<ClientFrame.Response>> localRead) {
         this.localRead = localRead;
         this.stuckNanos = TimeUnit.MILLISECONDS.toNanos((long) settings.refreshMillis() * STUCK_PERIODS);
         this.access = settings.enabled() ? new ClientAccess(true, settings.adminUsers(), () -> table) : ClientAccess.ALLOW_ALL;
@@ -90,7 +90,7 @@ public final class AuthService implements AutoCloseable {
     private void readFrom(long read, String start, TreeMap<String, byte[]> found) {
         byte[] scan = new KvCommand.Scan(start, AUTH_END, KvCommand.MAX_SCAN_LIMIT).encode();
         try {
-            localRead.accept(new WireFrame.StaleRead(nextRequest.getAndIncrement(), scan),
+            localRead.accept(new ClientFrame.StaleRead(nextRequest.getAndIncrement(), scan),
                     response -> onPage(read, response, found));
         } catch (RuntimeException e) {
             reading.set(false);
@@ -98,7 +98,7 @@ public final class AuthService implements AutoCloseable {
         }
     }
 
-    private void onPage(long read, WireFrame.ClientResponse response, TreeMap<String, byte[]> found) {
+    private void onPage(long read, ClientFrame.Response response, TreeMap<String, byte[]> found) {
         if (read != generation.get()) {
             return; // A read given up as stuck answered after all.
         }

@@ -1,13 +1,13 @@
 package io.synod.server.auth;
 
 import io.netty.handler.ssl.SslHandler;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.KvCommand;
 import io.synod.core.kv.ReservedKeys;
 import io.synod.protocol.SessionCommand;
 import io.synod.protocol.SessionOwnership;
 import io.synod.protocol.WatchCodec;
 import io.synod.server.security.CertIdentity;
-import io.synod.server.wire.WireFrame;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -75,15 +75,16 @@ public final class ClientAccess {
      * {@code report} as {@code who} may see it: an administrator sees it whole; any other client sees which node
      * leads which group (what the SDK routes by) but no promised epoch, commit, applied or snapshot slot.
      */
-    public WireFrame.StatusReport visibleStatus(CertIdentity who, WireFrame.StatusReport report) {
+    public ClientFrame.StatusReport visibleStatus(CertIdentity who, ClientFrame.StatusReport report) {
         if (!enabled || accessOf(who).admin()) {
             return report;
         }
-        List<WireFrame.GroupStatus> groups = new ArrayList<>();
-        for (WireFrame.GroupStatus g : report.groups()) {
-            groups.add(new WireFrame.GroupStatus(g.group(), g.role(), 0, g.leaderHint(), 0, 0, 0, g.state()));
+        List<ClientFrame.GroupStatus> groups = new ArrayList<>();
+        for (ClientFrame.GroupStatus g : report.groups()) {
+            groups.add(new ClientFrame.GroupStatus(g.group(), g.role(), 0, g.leaderHint(), 0, 0, 0, g.state(), g.lease(),
+                    g.coding()));
         }
-        return new WireFrame.StatusReport(report.requestId(), report.nodeId(), groups);
+        return new ClientFrame.StatusReport(report.requestId(), report.nodeId(), groups);
     }
 
     /**
@@ -91,8 +92,8 @@ public final class ClientAccess {
      * keep-alive or revoke with the user, or {@link SessionOwnership#ANY} for an administrator (and for everyone when
      * authorization is off). Whatever a client put there itself is replaced. Other frames are returned as they are.
      */
-    public WireFrame stamped(CertIdentity who, WireFrame frame) {
-        if (!(frame instanceof WireFrame.ClientCommand c) || !SessionCommand.isSessionCommand(c.payload())) {
+    public ClientFrame stamped(CertIdentity who, ClientFrame frame) {
+        if (!(frame instanceof ClientFrame.Command c) || !SessionCommand.isSessionCommand(c.payload())) {
             return frame;
         }
         SessionCommand command;
@@ -113,39 +114,39 @@ public final class ClientAccess {
         } else {
             return frame;
         }
-        return new WireFrame.ClientCommand(c.requestId(), c.clientId(), c.sequence(), stamped.encode(), c.flags());
+        return new ClientFrame.Command(c.requestId(), c.clientId(), c.sequence(), stamped.encode(), c.flags());
     }
 
     /** The answer refusing {@code frame} from {@code who}, or null if it may be made. */
-    public WireFrame.ClientResponse refusal(CertIdentity who, WireFrame frame) {
+    public ClientFrame.Response refusal(CertIdentity who, ClientFrame frame) {
         Denial denial = check(who, frame);
         if (denial == null) {
             return null;
         }
         long requestId;
-        if (frame instanceof WireFrame.ClientCommand c) {
+        if (frame instanceof ClientFrame.Command c) {
             requestId = c.requestId();
-        } else if (frame instanceof WireFrame.StaleRead r) {
+        } else if (frame instanceof ClientFrame.StaleRead r) {
             requestId = r.requestId();
-        } else if (frame instanceof WireFrame.WatchPoll w) {
+        } else if (frame instanceof ClientFrame.WatchPoll w) {
             requestId = w.requestId();
         } else {
-            requestId = ((WireFrame.CodingChange) frame).requestId();
+            requestId = ((ClientFrame.CodingChange) frame).requestId();
         }
         return denial.response(requestId);
     }
 
     /** Why {@code who} may not make {@code frame}, or null if it may. */
-    public Denial check(CertIdentity who, WireFrame frame) {
+    public Denial check(CertIdentity who, ClientFrame frame) {
         if (!enabled) {
             return null;
         }
         Access access = accessOf(who);
-        if (frame instanceof WireFrame.ClientCommand c) {
+        if (frame instanceof ClientFrame.Command c) {
             return checkPayload(access, c.payload());
-        } else if (frame instanceof WireFrame.StaleRead r) {
+        } else if (frame instanceof ClientFrame.StaleRead r) {
             return checkPayload(access, r.payload());
-        } else if (frame instanceof WireFrame.WatchPoll w) {
+        } else if (frame instanceof ClientFrame.WatchPoll w) {
             WatchCodec.Query q;
             try {
                 q = WatchCodec.decodeQuery(w.query());
@@ -154,7 +155,7 @@ public final class ClientAccess {
             }
             boolean ok = q.prefix() ? access.allowsPrefix(q.key(), Permission.READ) : access.allowsKey(q.key(), Permission.READ);
             return ok ? null : new Denial(access.user(), "read", q.key(), q.prefix() ? "watch of the prefix" : "watch");
-        } else if (frame instanceof WireFrame.CodingChange) {
+        } else if (frame instanceof ClientFrame.CodingChange) {
             return access.admin() ? null : new Denial(access.user(), "admin", "", "a coding change");
         }
         return null; // The shard map, and status (redacted for non-administrators): any client routes by them.

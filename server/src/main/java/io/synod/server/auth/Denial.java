@@ -2,7 +2,6 @@ package io.synod.server.auth;
 
 import io.synod.core.kv.ReservedKeys;
 import io.synod.protocol.ClientFrame;
-import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -18,8 +17,8 @@ public record Denial(String user, String permission, String key, String what) {
         return "permission denied: user '" + user + "' needs " + permission + on;
     }
 
-    public WireFrame.ClientResponse response(long requestId) {
+    public ClientFrame.Response response(long requestId) {
         byte[] body = (permission + "\u0000" + message() + "\u0000" + key).getBytes(StandardCharsets.UTF_8);
-        return new WireFrame.ClientResponse(requestId, -1, ClientFrame.STATUS_PERMISSION_DENIED, 0, -1, body);
+        return new ClientFrame.Response(requestId, -1, ClientFrame.STATUS_PERMISSION_DENIED, 0, -1, body);
     }
 }

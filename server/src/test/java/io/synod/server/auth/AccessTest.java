@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.KvCommand;
 import io.synod.core.kv.ReservedKeys;
 import io.synod.protocol.SessionCommand;
 import io.synod.protocol.SessionOwnership;
 import io.synod.server.security.CertIdentity;
-import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -161,12 +161,12 @@ class AccessTest {
         assertEquals("write", access.check(alice, command(new KvCommand.Put("a/1", new byte[0]).encode())).permission());
         assertEquals("write", access.check(alice, command(new KvCommand.CasVersion("a/1", 0, new byte[0]).encode())).permission());
         assertEquals("read", access.check(alice, command(new KvCommand.Get("b/1").encode())).permission());
-        assertNull(access.check(alice, new WireFrame.StaleRead(1, new KvCommand.Scan("a/", "a0", 10).encode())));
-        assertEquals("read", access.check(alice, new WireFrame.StaleRead(1, new KvCommand.Scan("a/", "b", 10).encode()))
+        assertNull(access.check(alice, new ClientFrame.StaleRead(1, new KvCommand.Scan("a/", "a0", 10).encode())));
+        assertEquals("read", access.check(alice, new ClientFrame.StaleRead(1, new KvCommand.Scan("a/", "b", 10).encode()))
                 .permission(), "the range reaches past a/");
-        assertEquals("admin", access.check(alice, new WireFrame.CodingChange(1, 0, 1, 1, 0)).permission());
-        assertNull(access.check(root, new WireFrame.CodingChange(1, 0, 1, 1, 0)), "a bootstrap administrator");
-        assertNull(access.check(node, new WireFrame.CodingChange(1, 0, 1, 1, 0)), "a node's certificate");
+        assertEquals("admin", access.check(alice, new ClientFrame.CodingChange(1, 0, 1, 1, 0)).permission());
+        assertNull(access.check(root, new ClientFrame.CodingChange(1, 0, 1, 1, 0)), "a bootstrap administrator");
+        assertNull(access.check(node, new ClientFrame.CodingChange(1, 0, 1, 1, 0)), "a node's certificate");
         assertEquals("write", access.check(alice, command(new SessionCommand.Create("b/x", new byte[0], 0, false).encode()))
                 .permission());
         assertNull(access.check(alice, command(new SessionCommand.ListPrefix("a/q/", 10).encode())));
@@ -178,10 +178,10 @@ class AccessTest {
                 "a certificate whose user is not in the table may do nothing");
 
         // Status: whole for administrators, without ballots and slots for anyone else.
-        WireFrame.StatusReport report = new WireFrame.StatusReport(1, 0,
-                List.of(new WireFrame.GroupStatus(0, 2, 7, 0, 40, 39, 10, 0)));
+        ClientFrame.StatusReport report = new ClientFrame.StatusReport(1, 0,
+                List.of(new ClientFrame.GroupStatus(0, 2, 7, 0, 40, 39, 10, 0, "none", ClientFrame.CodingStatus.OFF)));
         assertEquals(report, access.visibleStatus(root, report));
-        WireFrame.GroupStatus seen = access.visibleStatus(alice, report).groups().get(0);
+        ClientFrame.GroupStatus seen = access.visibleStatus(alice, report).groups().get(0);
         assertEquals(List.of(2, 0L, 0, 0L, 0L, 0L), List.of(seen.role(), seen.promisedEpoch(), seen.leaderHint(),
                 seen.commitSlot(), seen.appliedSlot(), seen.snapshotSlot()));
 
@@ -203,11 +203,11 @@ class AccessTest {
         assertTrue(SessionOwnership.refusal(3, bob, "").startsWith(SessionOwnership.DENIED), "unstamped is not the owner");
     }
 
-    private static WireFrame.ClientCommand command(byte[] payload) {
-        return new WireFrame.ClientCommand(1, 1, 1, payload, 0);
+    private static ClientFrame.Command command(byte[] payload) {
+        return new ClientFrame.Command(1, 1, 1, payload, 0);
     }
 
     private static SessionCommand stamped(ClientAccess access, CertIdentity who, SessionCommand command) {
-        return SessionCommand.decode(((WireFrame.ClientCommand) access.stamped(who, command(command.encode()))).payload());
+        return SessionCommand.decode(((ClientFrame.Command) access.stamped(who, command(command.encode()))).payload());
     }
 }
