@@ -5,8 +5,9 @@ import io.synod.protocol.SessionCommand;
 
 /**
  * Keys of the key-value state machine that belong to the replicas themselves: every key starting with
- * {@link #PREFIX} (today the quorum-lease configuration agreed through the log, docs/leases.md rule C1).
- * Clients may read them but never change them: a client's put, delete, append or compare-and-set of one
+ * {@link #PREFIX} (the quorum-lease configuration agreed through the log, docs/leases.md rule C1, and each
+ * session's owner, {@code SessionOwnership}). Clients may read them but never change them, except the
+ * authorization table under {@link #AUTH_PREFIX}, which the client port lets only administrators touch: a client's put, delete, append or compare-and-set of one
  * would overwrite (or, by deleting it, take back to version 0) state the replicas' lease policy relies
  * on. {@link KvStateMachine#validate} refuses such commands before they are proposed, so the refusal is
  * a REJECTED answer naming the key; the replicas' own entries are appended by the leader's policy and
