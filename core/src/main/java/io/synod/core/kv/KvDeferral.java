@@ -14,8 +14,7 @@ import java.util.zip.CRC32C;
  * The byte-level part of deferred follower rebuild (RS-Paxos coded values, docs/erasure.md): reading
  * the uncoded header a leader puts in a coded {@code Put} or {@code AppendNote}, and the CRC32C that
  * ties a rebuilt command to the header and length applied at its slot; and which unresolved slots a
- * command reads. Shared by this package's {@link KvStateMachine} and the server's RocksDB machine, so
- * both apply the same rules.
+ * command reads. The unresolved keys themselves, kept in the store, are {@link KvDeferrals}'.
  */
 public final class KvDeferral {
     private static final byte[] EMPTY = new byte[0];
