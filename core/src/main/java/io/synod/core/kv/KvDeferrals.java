@@ -4,6 +4,7 @@ import static io.synod.core.kv.KvLayout.*;
 
 import io.synod.core.paxos.CodedValue;
 import io.synod.core.util.Check;
+import io.synod.protocol.KvCommand;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;

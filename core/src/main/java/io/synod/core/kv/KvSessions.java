@@ -3,6 +3,10 @@ package io.synod.core.kv;
 import static io.synod.core.kv.KvLayout.*;
 
 import io.synod.core.util.Check;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.SessionCommand;
+import io.synod.protocol.SessionResult;
+import io.synod.protocol.KeyChange;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -103,7 +107,7 @@ public final class KvSessions {
             view.stage(ownedKey(owner, key), new byte[0]);
             view.stage(leaseKey(owner), longs(lease[0], lease[1], lease[2] + 1));
         }
-        watches.record(slot, key, KvWatchLog.Type.PUT);
+        watches.record(slot, key, KeyChange.Type.PUT);
         return new SessionResult.Created(key, slot);
     }
 
@@ -135,7 +139,7 @@ public final class KvSessions {
         }
         view.stage(valueKey, null);
         forget(delete.key());
-        watches.record(slot, delete.key(), KvWatchLog.Type.DELETE);
+        watches.record(slot, delete.key(), KeyChange.Type.DELETE);
         return new SessionResult.Applied(true);
     }
 
@@ -159,7 +163,7 @@ public final class KvSessions {
             view.stage(prefixed(META_PREFIX, key), null);
             view.stage(ownedKey(sessionId, key), null);
             view.stage(key(VALUE, key), null);
-            watches.record(slot, key, KvWatchLog.Type.DELETE);
+            watches.record(slot, key, KeyChange.Type.DELETE);
         }
         view.stage(leaseKey(sessionId), null);
         return true;

@@ -3,6 +3,7 @@ package io.synod.core.kv;
 import static io.synod.core.kv.KvLayout.*;
 
 import io.synod.core.store.StoreBatch;
+import io.synod.protocol.KvCommand;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 

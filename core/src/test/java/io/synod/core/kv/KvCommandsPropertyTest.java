@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
+import io.synod.protocol.KeyChange;
+import io.synod.protocol.KeyChangeBatch;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -28,7 +32,7 @@ class KvCommandsPropertyTest {
     /** The reference: a value key has bytes and a version, a list key elements and (kept notes) its last note. */
     private static final class Model {
         record Value(byte[] bytes, long version) {}
-        record Event(long slot, String key, KvWatchLog.Type type) {}
+        record Event(long slot, String key, KeyChange.Type type) {}
 
         final TreeMap<String, Value> values = new TreeMap<>();
         final TreeMap<String, List<Long>> lists = new TreeMap<>();
@@ -60,7 +64,7 @@ class KvCommandsPropertyTest {
                 boolean existed = values.remove(key) != null | lists.remove(key) != null;
                 notes.remove(key);
                 if (existed) {
-                    events.add(new Event(slot, key, KvWatchLog.Type.DELETE));
+                    events.add(new Event(slot, key, KeyChange.Type.DELETE));
                 }
                 return new KvResult.Done().encode();
             }
@@ -87,13 +91,13 @@ class KvCommandsPropertyTest {
             } else {
                 notes.remove(key);
             }
-            events.add(new Event(slot, key, KvWatchLog.Type.PUT));
+            events.add(new Event(slot, key, KeyChange.Type.PUT));
             return new KvResult.Done().encode();
         }
 
         private void put(long slot, String key, byte[] bytes) {
             values.put(key, new Value(bytes.clone(), slot));
-            events.add(new Event(slot, key, KvWatchLog.Type.PUT));
+            events.add(new Event(slot, key, KeyChange.Type.PUT));
         }
 
         byte[] read(KvCommand c) {
@@ -172,7 +176,7 @@ class KvCommandsPropertyTest {
                 model.events.removeIf(e -> true); // A restored machine's watch log starts after the snapshot.
             }
         }
-        KvWatchLog.Batch events = machine.watchLog().read(1, 0, "", true, 1_000_000);
+        KeyChangeBatch events = machine.watchLog().read(1, 0, "", true, 1_000_000);
         List<Model.Event> got = events.events().stream().map(e -> new Model.Event(e.slot(), e.key(), e.type())).toList();
         assertEquals(model.events, got, "seed " + seed + ": watch events since the last restore");
         assertEquals(model.values.size() + model.lists.size(), machine.size(), "seed " + seed + ": data keys");
