@@ -467,11 +467,18 @@ public class KvStateMachine implements StateMachine, AutoCloseable {
      * checked first ({@link IllegalArgumentException} naming the break), so a bad snapshot replaces nothing.
      */
     private void replaceWith(long slot, TreeMap<byte[], byte[]> pairs, List<ClientSession> clientSessions) {
+        // Only the session tables and the values of created keys are copied for the check, not the whole state.
         MemoryKvStore check = new MemoryKvStore();
         StoreBatch sessionTables = new StoreBatch();
         pairs.forEach((k, v) -> {
-            if (!isNoteKey(k)) {
+            if (isSessionStateKey(k)) {
                 sessionTables.put(k, v);
+            }
+            if (startsWith(k, META_PREFIX)) {
+                byte[] valueKey = key(VALUE, userKey(k, META_PREFIX.length));
+                if (pairs.containsKey(valueKey)) {
+                    sessionTables.put(valueKey, pairs.get(valueKey));
+                }
             }
         });
         check.write(sessionTables);
