@@ -3,24 +3,32 @@ package io.synod.core.kv;
 import static io.synod.core.kv.KvLayout.*;
 
 import io.synod.core.paxos.CodedValue;
+import io.synod.core.paxos.StateMachine;
 import io.synod.core.util.Check;
 import io.synod.protocol.KvCommand;
+import io.synod.protocol.SessionCommand;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.LongFunction;
+import java.util.zip.CRC32C;
 
 /**
- * The unresolved keys of {@link KvStateMachine} (deferred follower rebuild, docs/erasure.md): keys whose
+ * Deferred follower rebuild (RS-Paxos coded values, docs/erasure.md) in {@link KvStateMachine}: the uncoded header a
+ * leader puts in a coded {@code Put} or {@code AppendNote} and the CRC32C that ties a rebuilt command to the header
+ * and length applied at its slot (static, public: the server's tests build headers with them), and the unresolved
+ * keys, which slots a command reads and their rebuild. An unresolved key is one whose
  * {@code Put} (or, with notes kept, {@code AppendNote}) was applied from its deferral header, without the bytes. Each
  * is kept in the store under {@code 0 'U' key} as {@code [slot u64][payload length i32][payload CRC32C i32][header
  * length i32][header]}, staged with the data change, so a durable store keeps it over a restart; this class mirrors
  * them in memory, so the question asked before every applied command costs no store read.
  */
-final class KvDeferrals {
+public final class KvDeferrals {
     private static final byte[] EMPTY = new byte[0];
 
     /** One unresolved key: the slot of its deferred write, the header, and the whole payload's length and CRC32C. */
@@ -77,12 +85,47 @@ final class KvDeferrals {
 
     /** Every slot holding an unresolved key, ascending, distinct. */
     long[] slots() {
-        return KvDeferral.allSlots(byKey, Deferred::slot);
+        TreeSet<Long> slots = new TreeSet<>();
+        for (Deferred d : byKey.values()) {
+            slots.add(d.slot());
+        }
+        return slots.stream().mapToLong(Long::longValue).toArray();
     }
 
-    /** The unresolved slots {@code payload} reads ({@link KvDeferral#slotsRead}); a scan reads value keys only. */
+    /**
+     * The slots of the unresolved keys {@code payload} reads: the key of a read or compare-and-set, the unresolved
+     * value keys in a scan's range (a scan reads no list's note), every one for a session command or an undecodable
+     * payload; none for a put, delete or append, which overwrite or drop the bytes and never read them. Ascending,
+     * distinct.
+     */
     long[] slotsFor(byte[] payload) {
-        return KvDeferral.slotsRead(payload, byKey, Deferred::slot, key -> byKey.get(key).isPut());
+        if (byKey.isEmpty()) {
+            return StateMachine.NO_SLOTS;
+        }
+        if (SessionCommand.isSessionCommand(payload)) {
+            return slots(); // Sessions touch keys of their own (ephemeral keys): resolve everything.
+        }
+        KvCommand command;
+        try {
+            command = KvCommand.decode(payload);
+        } catch (IllegalArgumentException e) {
+            return slots();
+        }
+        if (command instanceof KvCommand.Put || command instanceof KvCommand.Delete || command instanceof KvCommand.Append
+                || command instanceof KvCommand.AppendNote) {
+            return StateMachine.NO_SLOTS; // They overwrite or drop the bytes and never read them.
+        }
+        if (command instanceof KvCommand.Scan scan) {
+            TreeSet<Long> slots = new TreeSet<>();
+            for (Map.Entry<String, Deferred> e : byKey.entrySet()) {
+                if (e.getValue().isPut() && scan.contains(e.getKey().getBytes(StandardCharsets.UTF_8))) {
+                    slots.add(e.getValue().slot());
+                }
+            }
+            return slots.stream().mapToLong(Long::longValue).toArray();
+        }
+        Deferred d = byKey.get(command.key());
+        return d == null ? StateMachine.NO_SLOTS : new long[] {d.slot()};
     }
 
     /** Loads the records the store holds (after opening or swapping in a store). */
@@ -126,7 +169,7 @@ final class KvDeferrals {
         if (d == null || d.slot() != slot) {
             return; // Overwritten or resolved since.
         }
-        Check.state(payload.length == d.length() && KvDeferral.checksum(payload, EMPTY) == d.checksum()
+        Check.state(payload.length == d.length() && checksum(payload, EMPTY) == d.checksum()
                 && Arrays.equals(d.header(), 0, d.header().length, payload, 0, d.header().length),
                 "the value rebuilt for slot %d does not match the header and checksum applied there", slot);
         if (command instanceof KvCommand.Put p) {
@@ -160,7 +203,7 @@ final class KvDeferrals {
             byte[] bytes = found.get(i);
             boolean ok = d.isPut() ? bytes != null && bytes.length >= 8 && versionOf(bytes) == d.slot()
                     && d.header().length + (long) bytes.length - 8 == d.length()
-                    && KvDeferral.checksum(d.header(), valueOf(bytes)) == d.checksum() : bytes != null && bytes.length == 4;
+                    && checksum(d.header(), valueOf(bytes)) == d.checksum() : bytes != null && bytes.length == 4;
             Check.state(ok, "a peer's snapshot through slot %d does not hold the bytes of key %s written at slot %d",
                     snapshotSlot, due.get(i), d.slot());
         }
@@ -184,8 +227,61 @@ final class KvDeferrals {
         return true;
     }
 
+    /**
+     * The deferral header of {@code payload} (see {@code StateMachine#deferralHeader}): a {@code Put} or
+     * {@code AppendNote} without its value bytes, or null for any other payload (or one that does not decode).
+     */
+    public static byte[] header(byte[] payload) {
+        KvCommand command = KvCommands.decodeData(payload);
+        if (command == null) {
+            return null;
+        }
+        int valueBytes = command instanceof KvCommand.Put p ? p.value().length
+                : command instanceof KvCommand.AppendNote n ? n.note().length : 0;
+        // A Put overwrites the value and its result never depends on the bytes; an AppendNote appends an
+        // element (known from the header) and overwrites the note. Nothing else is applied without its bytes.
+        return valueBytes == 0 ? null : Arrays.copyOf(payload, payload.length - valueBytes);
+    }
+
+    /**
+     * The command a header stands for, with an empty value (only its key, tag and element are used);
+     * {@link IllegalArgumentException} naming the problem if it is not a {@code Put} or {@code AppendNote}
+     * header of a payload of {@code payloadLength} bytes.
+     */
+    public static KvCommand parseHeader(byte[] header, int payloadLength) {
+        if (header.length < 3 + 4) {
+            throw new IllegalArgumentException("deferral header of " + header.length + " bytes is too short");
+        }
+        ByteBuffer in = ByteBuffer.wrap(header);
+        byte tag = in.get();
+        int keyLength = Short.toUnsignedInt(in.getShort());
+        int expected = 3 + keyLength + (tag == KvCommand.TAG_APPEND_NOTE ? 8 : 0) + 4;
+        if ((tag != KvCommand.TAG_PUT && tag != KvCommand.TAG_APPEND_NOTE) || keyLength == 0 || header.length != expected) {
+            throw new IllegalArgumentException("deferral header (tag " + tag + ", key of " + keyLength + " bytes, "
+                    + header.length + " bytes) is neither a put nor an append-note header");
+        }
+        byte[] keyBytes = new byte[keyLength];
+        in.get(keyBytes);
+        String key = new String(keyBytes, StandardCharsets.UTF_8);
+        long element = tag == KvCommand.TAG_APPEND_NOTE ? in.getLong() : 0;
+        int valueLength = in.getInt();
+        if (valueLength != payloadLength - header.length) {
+            throw new IllegalArgumentException("deferral header says " + valueLength + " value bytes, the payload has "
+                    + (payloadLength - header.length));
+        }
+        return tag == KvCommand.TAG_PUT ? new KvCommand.Put(key, EMPTY) : new KvCommand.AppendNote(key, element, EMPTY);
+    }
+
+    /** CRC32C of {@code first} followed by {@code second}. */
+    public static int checksum(byte[] first, byte[] second) {
+        CRC32C crc = new CRC32C();
+        crc.update(first);
+        crc.update(second);
+        return (int) crc.getValue();
+    }
+
     /** What a kept note is: its CRC32C (4 bytes, big-endian); computing it needs the note's bytes. */
     static byte[] noteDigest(byte[] note) {
-        return ByteBuffer.allocate(4).putInt(KvDeferral.checksum(note, EMPTY)).array();
+        return ByteBuffer.allocate(4).putInt(checksum(note, EMPTY)).array();
     }
 }

@@ -318,10 +318,10 @@ public class KvStateMachine implements StateMachine, AutoCloseable {
 
     // ---- deferred rebuild --------------------------------------------------------------------
 
-    /** A {@code Put} or {@code AppendNote} without its value bytes (see {@link KvDeferral#header}). */
+    /** A {@code Put} or {@code AppendNote} without its value bytes (see {@link KvDeferrals#header}). */
     @Override
     public byte[] deferralHeader(byte[] payload) {
-        return KvDeferral.header(payload);
+        return KvDeferrals.header(payload);
     }
 
     /**
@@ -332,7 +332,7 @@ public class KvStateMachine implements StateMachine, AutoCloseable {
      */
     @Override
     public byte[] applyDeferred(long slot, byte[] header, int payloadLength, int payloadChecksum, SessionWrite session) {
-        KvCommand partial = KvDeferral.parseHeader(header, payloadLength);
+        KvCommand partial = KvDeferrals.parseHeader(header, payloadLength);
         KvResult result = KvCommands.apply(data, watchLog, slot, partial);
         if (result instanceof KvResult.Done && (partial instanceof KvCommand.Put || keepNotes)) {
             deferred.put(partial.key(), new KvDeferrals.Deferred(slot, header.clone(), payloadLength, payloadChecksum));
