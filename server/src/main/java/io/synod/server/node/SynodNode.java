@@ -14,6 +14,7 @@ import io.synod.coordination.GroupConfig;
 import io.synod.coordination.GroupProgress;
 import io.synod.coordination.MemberInfo;
 import io.synod.coordination.ShardMap;
+import io.synod.coordination.ZooKeeperAccess;
 import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.SessionCommand;
 import io.synod.core.paxos.ClientReply;
@@ -114,7 +115,12 @@ public final class SynodNode implements AutoCloseable {
         int n = config.nodes().size();
         CoordinationOptions options = CoordinationOptions.defaults()
                 .withSessionTimeout(Duration.ofMillis(config.zookeeperSessionTimeoutMillis()));
-        coordination = CuratorCoordination.connect(config.zookeeperConnect(), config.clusterName(), options);
+        ZooKeeperAccess zookeeper = config.zookeeper().access(); // A bad secret file stops the start here.
+        if (!zookeeper.authenticated()) {
+            LOG.warn("node {}: INSECURE: no zookeeper.auth.secret.file: the cluster's znodes are writable by any ZooKeeper "
+                    + "client (epochs, shard map, member addresses)", config.nodeId());
+        }
+        coordination = CuratorCoordination.connect(config.zookeeperConnect(), config.clusterName(), options, zookeeper);
         ClusterMetadata metadata = coordination.metadata();
         ClusterSpec defaults = ClusterSpec.defaults(n).withGroups(config.groups());
         ServerConfig.CodingSetting codingSetting = config.coding();
