@@ -54,7 +54,7 @@ final class ClusterAcls implements ACLProvider {
      * authenticated node (every znode below it first), an open root stays open for a node without an
      * identity, and a root protected by an identity this node lacks refuses the node.
      *
-     * @throws CoordinationException one line naming the identities and the configuration keys to set
+     * @throws ClusterAclException one line naming the identities and the configuration keys to set
      */
     static void checkExisting(CuratorFramework client, ClusterPaths paths, ZooKeeperAccess access) throws Exception {
         List<ACL> acl = client.getACL().forPath(paths.root());
@@ -62,7 +62,7 @@ final class ClusterAcls implements ACLProvider {
                 && (a.getPerms() & ~ZooDefs.Perms.READ) != 0);
         if (!access.authenticated()) {
             if (!openToAnyone) {
-                throw new CoordinationException("cluster '" + paths.cluster() + "' in ZooKeeper is writable only by "
+                throw new ClusterAclException("cluster '" + paths.cluster() + "' in ZooKeeper is writable only by "
                         + writers(acl) + " and this node has no ZooKeeper identity: set zookeeper.auth.secret.file "
                         + "(and zookeeper.auth.user) to the ones its servers use");
             }
@@ -75,7 +75,7 @@ final class ClusterAcls implements ACLProvider {
         boolean anyoneAdmin = acl.stream().anyMatch(a -> a.getId().equals(ZooDefs.Ids.ANYONE_ID_UNSAFE)
                 && (a.getPerms() & ZooDefs.Perms.ADMIN) != 0);
         if (!ours && !anyoneAdmin) {
-            throw new CoordinationException("cluster '" + paths.cluster() + "' in ZooKeeper is protected by "
+            throw new ClusterAclException("cluster '" + paths.cluster() + "' in ZooKeeper is protected by "
                     + writers(acl) + ", not by this node's identity digest:" + access.user()
                     + ": set zookeeper.auth.user and zookeeper.auth.secret.file to the ones its servers use");
         }

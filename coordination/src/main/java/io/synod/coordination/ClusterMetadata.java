@@ -29,8 +29,8 @@ public interface ClusterMetadata extends Closeable {
      * protected by another identity (or protected while this node has none) is refused.
      *
      * @return {@code true} if this call created the cluster
-     * @throws CoordinationException if the cluster exists with a different spec (message names both) or its
-     *     ACL is another identity's (message names the keys to set)
+     * @throws ClusterAclException   if the cluster's ACL is another identity's (message names the keys to set)
+     * @throws CoordinationException if the cluster exists with a different spec (message names both)
      */
     boolean createCluster(ClusterSpec spec);
 

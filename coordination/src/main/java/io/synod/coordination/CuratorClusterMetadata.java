@@ -72,7 +72,7 @@ public final class CuratorClusterMetadata implements ClusterMetadata {
             } catch (KeeperException.NodeExistsException | KeeperException.NoAuthException e) {
                 // NoAuth: /synod lets only others create; the root's own ACL below gives the clearer error.
                 ClusterSpec existing = clusterSpec().orElseThrow(() -> e instanceof KeeperException.NoAuthException
-                        ? new CoordinationException(what + ": ZooKeeper refused the creation (NoAuth for " + e.getPath()
+                        ? new ClusterAclException(what + ": ZooKeeper refused the creation (NoAuth for " + e.getPath()
                                 + "): the ACL of " + ClusterAcls.PARENT + " lets only others create clusters")
                         : new CoordinationException(what + ": znode " + e.getPath() + " exists but " + paths.root()
                                 + " does not"));

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.synod.coordination.ClusterAclException;
 import io.synod.coordination.ClusterMetadata;
 import io.synod.coordination.ClusterSpec;
 import io.synod.coordination.CoordinationException;
@@ -140,6 +141,8 @@ public final class SynodNode implements AutoCloseable {
         }
         try {
             metadata.createCluster(wanted);
+        } catch (ClusterAclException e) {
+            throw e; // Not a spec mismatch: its message names the zookeeper.auth.* keys to set.
         } catch (CoordinationException e) {
             throw new IllegalStateException("cluster '" + config.clusterName() + "' exists in ZooKeeper with a different "
                     + "spec than this node's (" + n + " nodes, " + config.groups() + " groups, coding "

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.client.SynodClient;
+import io.synod.coordination.ClusterAclException;
 import io.synod.coordination.ClusterPaths;
 import io.synod.coordination.EpochRecord;
 import io.synod.coordination.ShardMap;
@@ -90,6 +91,29 @@ class ZooKeeperAclClusterTest {
             }
             EpochRecord later = ZnodeCodec.decodeEpoch(anonymous.getData().forPath(paths.epoch(0)));
             assertTrue(later.epoch() > epoch.epoch(), "elections after the restarts allocated epochs: " + later);
+        }
+    }
+
+    /** A node whose identity is not the cluster's does not start, and says which keys to set. */
+    @Test
+    @Timeout(120)
+    void aNodeWithoutTheClustersSecretIsRefusedAtStartInOneLine() throws Exception {
+        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("zookeeper"), 200);
+                LocalCluster owner = new LocalCluster(zk.address(), dir.resolve("owner"), 1, 1, "owned",
+                        Map.of("insecure", "true"));
+                LocalCluster stranger = new LocalCluster(zk.address(), dir.resolve("stranger"), 1, 1, "owned",
+                        Map.of("insecure", "true"));
+                LocalCluster open = new LocalCluster(zk.address(), dir.resolve("open"), 1, 1, "owned",
+                        Map.of("insecure", "true", "zookeeper.auth.secret.file", "-"))) {
+            owner.startAll();
+            assertTrue(owner.awaitLeaders(60_000));
+            String other = assertThrows(ClusterAclException.class, () -> stranger.start(0)).getMessage();
+            assertEquals("cluster 'owned' in ZooKeeper is protected by digest:synod, not by this node's identity "
+                    + "digest:synod: set zookeeper.auth.user and zookeeper.auth.secret.file to the ones its servers use", other);
+            String none = assertThrows(ClusterAclException.class, () -> open.start(0)).getMessage();
+            assertEquals("cluster 'owned' in ZooKeeper is writable only by digest:synod and this node has no ZooKeeper "
+                    + "identity: set zookeeper.auth.secret.file (and zookeeper.auth.user) to the ones its servers use", none);
+            assertEquals(0, owner.leaderOf(0), "the cluster's own node keeps leading");
         }
     }
 }
