@@ -92,6 +92,10 @@ class ClusterAclsTest {
             anonymous.getData().forPath(path); // read: anyone
         }
         assertTrue(znodes.stream().anyMatch(p -> p.startsWith(paths.election(0) + "/")), "a latch znode: " + znodes);
+        String hash = SERVERS.id().getId().substring("synod:".length());
+        List<ACL> seen = anonymous.getACL().forPath(paths.root());
+        assertFalse(seen.toString().contains(hash), "ZooKeeper hides the digest from a client without admin: " + seen);
+        assertTrue(seen.toString().contains("synod:x"), seen.toString());
         List<ACL> parent = node.curator().getACL().forPath("/synod");
         assertTrue(parent.contains(new ACL(ZooDefs.Perms.READ | ZooDefs.Perms.CREATE, ZooDefs.Ids.ANYONE_ID_UNSAFE)),
                 parent.toString());
