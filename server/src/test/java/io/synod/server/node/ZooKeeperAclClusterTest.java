@@ -10,7 +10,7 @@ import io.synod.coordination.ClusterPaths;
 import io.synod.coordination.EpochRecord;
 import io.synod.coordination.ShardMap;
 import io.synod.coordination.ZnodeCodec;
-import io.synod.core.paxos.ClientReply;
+import io.synod.protocol.ClientReply;
 import io.synod.server.client.NodeClient;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

@@ -9,7 +9,7 @@ import io.synod.coordination.ClusterSpec;
 import io.synod.coordination.CoordinationException;
 import io.synod.coordination.CoordinationOptions;
 import io.synod.coordination.CuratorCoordination;
-import io.synod.core.paxos.ClientReply;
+import io.synod.protocol.ClientReply;
 import io.synod.server.client.NodeClient;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.security.CertificateAuthority;
