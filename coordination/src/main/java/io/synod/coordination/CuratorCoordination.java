@@ -56,8 +56,10 @@ public final class CuratorCoordination implements Closeable {
                 .connectionTimeoutMs(Math.toIntExact(options.connectionTimeout().toMillis()))
                 .retryPolicy(new ExponentialBackoffRetry(100, 3))
                 // Leaders step down on LOST or after a bounded SUSPENDED, enforced by the election service.
-                .connectionStateErrorPolicy(new SessionConnectionStateErrorPolicy())
-                .zkClientConfig(clientConfig(access));
+                .connectionStateErrorPolicy(new SessionConnectionStateErrorPolicy());
+        if (!access.clientProperties().isEmpty()) {
+            builder.zkClientConfig(clientConfig(access));
+        }
         if (access.authenticated()) {
             // Sent again by Curator on every new session, so a reconnected node keeps its identity.
             builder.authorization("digest", access.authData()).aclProvider(new ClusterAcls(access));

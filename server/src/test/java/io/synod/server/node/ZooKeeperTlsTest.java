@@ -9,6 +9,7 @@ import io.synod.coordination.ClusterSpec;
 import io.synod.coordination.CoordinationException;
 import io.synod.coordination.CoordinationOptions;
 import io.synod.coordination.CuratorCoordination;
+import io.synod.coordination.ZooKeeperAccess;
 import io.synod.protocol.ClientReply;
 import io.synod.server.client.NodeClient;
 import io.synod.server.config.ServerConfig;
@@ -21,7 +22,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +77,29 @@ class ZooKeeperTlsTest {
         throw new AssertionError("ZooKeeper did not open its secure port: " + read(log));
     }
 
+    /**
+     * Waits (bounded) until a TLS session with these keys connects: the port opens before the server serves, and
+     * a loaded machine may need more than one connection timeout for the first handshake.
+     */
+    private static void awaitTlsSession(int port, Map<String, String> ssl, Process zk, Path log) throws Exception {
+        Map<String, String> properties = new LinkedHashMap<>(ssl);
+        properties.put("zookeeper.client.secure", "true");
+        properties.put("zookeeper.clientCnxnSocket", "org.apache.zookeeper.ClientCnxnSocketNetty");
+        ZooKeeperAccess tls = ZooKeeperAccess.open().withClientProperties(properties);
+        long deadline = System.nanoTime() + 90_000_000_000L;
+        while (true) {
+            assertTrue(zk.isAlive(), () -> "ZooKeeper exited: " + read(log));
+            try (CuratorCoordination probe = CuratorCoordination.connect("127.0.0.1:" + port, "probe",
+                    CoordinationOptions.defaults(), tls)) {
+                return;
+            } catch (CoordinationException notYet) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("no TLS session to ZooKeeper: " + notYet.getMessage() + "; " + read(log));
+                }
+            }
+        }
+    }
+
     private static String read(Path log) {
         try {
             return Files.readString(log);
@@ -96,13 +119,15 @@ class ZooKeeperTlsTest {
         Process zk = startSecureZooKeeper(port, zkServer, log);
         try {
             awaitPort(port, zk, log);
-            Map<String, String> extra = new LinkedHashMap<>();
-            extra.put("zookeeper.session.timeout.ms", "4000");
+            Map<String, String> ssl = new LinkedHashMap<>();
+            ssl.put("zookeeper.ssl.keyStore.location", pemKeyStore(zkClient, dir.resolve("zk-client.pem")).toString());
+            ssl.put("zookeeper.ssl.keyStore.type", "PEM");
+            ssl.put("zookeeper.ssl.trustStore.location", zkClient.ca().toString());
+            ssl.put("zookeeper.ssl.trustStore.type", "PEM");
+            awaitTlsSession(port, ssl, zk, log);
+            Map<String, String> extra = new LinkedHashMap<>(ssl);
+            extra.put("zookeeper.session.timeout.ms", "10000");
             extra.put("zookeeper.client.secure", "true");
-            extra.put("zookeeper.ssl.keyStore.location", pemKeyStore(zkClient, dir.resolve("zk-client.pem")).toString());
-            extra.put("zookeeper.ssl.keyStore.type", "PEM");
-            extra.put("zookeeper.ssl.trustStore.location", zkClient.ca().toString());
-            extra.put("zookeeper.ssl.trustStore.type", "PEM");
             try (LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", port), dir.resolve("cluster"),
                     3, 1, "zt", extra)) {
                 cluster.startAll();
