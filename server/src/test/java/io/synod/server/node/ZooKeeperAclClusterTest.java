@@ -16,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -94,17 +95,21 @@ class ZooKeeperAclClusterTest {
         }
     }
 
+    /** One node of cluster 'owned' without TLS, in {@code dir/sub} (whose zookeeper.secret it uses unless told). */
+    private LocalCluster oneNodeOfOwned(EmbeddedZooKeeper zk, String sub, Map<String, String> more) throws Exception {
+        Map<String, String> extra = new HashMap<>(more);
+        extra.put("insecure", "true");
+        return new LocalCluster(zk.address(), dir.resolve(sub), 1, 1, "owned", extra);
+    }
+
     /** A node whose identity is not the cluster's does not start, and says which keys to set. */
     @Test
     @Timeout(120)
     void aNodeWithoutTheClustersSecretIsRefusedAtStartInOneLine() throws Exception {
         try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("zookeeper"), 200);
-                LocalCluster owner = new LocalCluster(zk.address(), dir.resolve("owner"), 1, 1, "owned",
-                        Map.of("insecure", "true"));
-                LocalCluster stranger = new LocalCluster(zk.address(), dir.resolve("stranger"), 1, 1, "owned",
-                        Map.of("insecure", "true"));
-                LocalCluster open = new LocalCluster(zk.address(), dir.resolve("open"), 1, 1, "owned",
-                        Map.of("insecure", "true", "zookeeper.auth.secret.file", "-"))) {
+                LocalCluster owner = oneNodeOfOwned(zk, "owner", Map.of());
+                LocalCluster stranger = oneNodeOfOwned(zk, "stranger", Map.of()); // its own directory: another secret
+                LocalCluster open = oneNodeOfOwned(zk, "open", Map.of("zookeeper.auth.secret.file", "-"))) {
             owner.startAll();
             assertTrue(owner.awaitLeaders(60_000));
             String other = assertThrows(ClusterAclException.class, () -> stranger.start(0)).getMessage();
