@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.synod.coordination.ClusterAclException;
 import io.synod.coordination.ClusterMetadata;
 import io.synod.coordination.ClusterSpec;
 import io.synod.coordination.CoordinationException;
@@ -14,6 +15,7 @@ import io.synod.coordination.GroupConfig;
 import io.synod.coordination.GroupProgress;
 import io.synod.coordination.MemberInfo;
 import io.synod.coordination.ShardMap;
+import io.synod.coordination.ZooKeeperAccess;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.protocol.ClientFrame;
@@ -120,7 +122,12 @@ public final class SynodNode implements AutoCloseable {
         int n = config.nodes().size();
         CoordinationOptions options = CoordinationOptions.defaults()
                 .withSessionTimeout(Duration.ofMillis(config.zookeeperSessionTimeoutMillis()));
-        coordination = CuratorCoordination.connect(config.zookeeperConnect(), config.clusterName(), options);
+        ZooKeeperAccess zookeeper = config.zookeeper().access(); // A bad secret file stops the start here.
+        if (!zookeeper.authenticated()) {
+            LOG.warn("node {}: INSECURE: no zookeeper.auth.secret.file: the cluster's znodes are writable by any ZooKeeper "
+                    + "client (epochs, shard map, member addresses)", config.nodeId());
+        }
+        coordination = CuratorCoordination.connect(config.zookeeperConnect(), config.clusterName(), options, zookeeper);
         ClusterMetadata metadata = coordination.metadata();
         ClusterSpec defaults = ClusterSpec.defaults(n).withGroups(config.groups());
         ServerConfig.CodingSetting codingSetting = config.coding();
@@ -140,6 +147,8 @@ public final class SynodNode implements AutoCloseable {
         }
         try {
             metadata.createCluster(wanted);
+        } catch (ClusterAclException e) {
+            throw e; // Not a spec mismatch: its message names the zookeeper.auth.* keys to set.
         } catch (CoordinationException e) {
             throw new IllegalStateException("cluster '" + config.clusterName() + "' exists in ZooKeeper with a different "
                     + "spec than this node's (" + n + " nodes, " + config.groups() + " groups, coding "
