@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.Ballot;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.ReplicaConfig;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
 import io.synod.server.group.driver.GroupDriverConfig;
 import io.synod.server.group.driver.GroupMetrics;
 import io.synod.server.log.GroupStorage;
