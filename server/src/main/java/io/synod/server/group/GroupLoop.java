@@ -41,9 +41,10 @@ import org.slf4j.LoggerFactory;
  * inputs wait in two separate bounded queues, and each batch drains the peer queue first: a client flood
  * fills only the client queue (its surplus is answered BUSY at once) and never costs a peer message, which
  * the group's progress depends on (a dropped Accept or Promise is only recovered by a retransmission
- * interval later). Inputs are drained in bounded batches; each batch ends in one pass ({@link GroupDriver#ready}), which gives group commit (one fsync for
- * every entry accepted in the batch). The interface to the driver is narrow: {@code step}, {@code tick},
- * {@code ready}, the persist request and its completion.
+ * interval later). Inputs are drained in bounded batches; each batch ends in one pass
+ * ({@link GroupDriver#ready}), which gives group commit (one fsync for every entry accepted in the batch).
+ * The interface to the driver is narrow: {@code step}, {@code tick}, {@code ready}, the persist request and
+ * its completion.
  */
 public final class GroupLoop implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupLoop.class);
