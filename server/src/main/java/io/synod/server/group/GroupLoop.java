@@ -75,7 +75,8 @@ public final class GroupLoop implements AutoCloseable {
     private volatile boolean running = true;
     private volatile boolean halted;
     private volatile boolean handOverRequested;
-    private boolean closed;
+    private volatile boolean moveRequested;
+    private volatile boolean closed;
     private volatile WireFrame.GroupStatus status;
     private final AtomicLong droppedInputs = new AtomicLong();
     private final AtomicLong peerMessagesQueued = new AtomicLong();
@@ -257,6 +258,10 @@ public final class GroupLoop implements AutoCloseable {
                     driver.tick(now);
                     nextTick = now + tickNanos;
                 }
+                if (moveRequested) {
+                    moveRequested = false;
+                    driver.requestMove();
+                }
                 if (handOverRequested) {
                     driver.requestHandOver();
                 }
@@ -394,6 +399,18 @@ public final class GroupLoop implements AutoCloseable {
         if (!halted && running && thread.getState() != Thread.State.NEW) {
             handOverRequested = true;
             ring();
+        }
+    }
+
+    /**
+     * Leaders spread, on any thread: if this node leads the group, it hands the leadership over (its
+     * end-lease entry under a leader lease, so no lease gap opens) and then resigns, so that the election
+     * picks another node ({@link GroupDriver#requestMove()}). Ignored when not leading or stopping.
+     */
+    public void moveLeadership() {
+        if (!halted && running && !closed && thread.getState() != Thread.State.NEW) {
+            moveRequested = true;
+            inbox.offer(new DriverInput.Wake());
         }
     }
 

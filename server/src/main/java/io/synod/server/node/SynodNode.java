@@ -41,6 +41,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -66,6 +67,10 @@ public final class SynodNode implements AutoCloseable {
     private final ServerConfig config;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final List<AutoCloseable> resources = new ArrayList<>();
+    /** How often the leader balancer looks; a move waits {@link #BALANCE_COOLDOWN_NANOS} after the last. */
+    static final long BALANCE_INTERVAL_MILLIS = 1000;
+    static final long BALANCE_COOLDOWN_NANOS = TimeUnit.SECONDS.toNanos(3);
+    private final LeaderBalancer balancer;
     private final ScheduledExecutorService progress =
             Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "synod-progress");
@@ -84,6 +89,7 @@ public final class SynodNode implements AutoCloseable {
 
     public SynodNode(ServerConfig config) {
         this.config = config;
+        this.balancer = new LeaderBalancer(config.nodeId(), BALANCE_COOLDOWN_NANOS);
     }
 
     private void registerConnectionMetrics(ConnectionPolicy policy) {
@@ -254,6 +260,8 @@ public final class SynodNode implements AutoCloseable {
         coordination.membership().register(MemberInfo.of(config.nodeId(), self.host() + ":" + peerAddress.getPort(),
                 self.host() + ":" + clientAddress.getPort(), "default", versionString()));
         progress.scheduleWithFixedDelay(this::publishProgress, 250, 250, TimeUnit.MILLISECONDS);
+        progress.scheduleWithFixedDelay(this::balanceLeaders, BALANCE_INTERVAL_MILLIS, BALANCE_INTERVAL_MILLIS,
+                TimeUnit.MILLISECONDS);
         if (config.metricsPort() >= 0) {
             metrics = new MetricsEndpoint(new InetSocketAddress(config.limits().metricsAddress(), config.metricsPort()),
                     registry);
@@ -363,6 +371,34 @@ public final class SynodNode implements AutoCloseable {
             groups.add(loop.status());
         }
         return new WireFrame.StatusReport(requestId, config.nodeId(), groups);
+    }
+
+    /**
+     * Leaders spread ({@link LeaderBalancer}): if this node leads at least two groups more than the least
+     * loaded live node, its groups beyond an even share hand their leadership over and resign. Runs on the
+     * progress thread.
+     */
+    void balanceLeaders() {
+        ElectionService e = election;
+        if (e == null) {
+            return;
+        }
+        try {
+            int[] leaders = new int[loops.length];
+            for (int g = 0; g < loops.length; g++) {
+                leaders[g] = loops[g] == null ? -1 : e.leaderOf(g);
+            }
+            int[] moves = balancer.decide(leaders, coordination.membership().members().keySet(), System.nanoTime());
+            if (moves.length > 0) {
+                LOG.info("node {} leads too many groups (leaders {}): moving the leadership of groups {}",
+                        config.nodeId(), Arrays.toString(leaders), Arrays.toString(moves));
+                for (int g : moves) {
+                    loops[g].moveLeadership();
+                }
+            }
+        } catch (RuntimeException ex) {
+            LOG.warn("node {}: leader balancing failed: {}", config.nodeId(), ex.toString());
+        }
     }
 
     /** Publishes per-group progress for the up-to-date election preference (PaxStore). */

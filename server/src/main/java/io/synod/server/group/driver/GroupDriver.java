@@ -62,6 +62,8 @@ public final class GroupDriver {
     private final WatchHub watches;
     private final CodingChanges codingChanges;
     private final HandOver handOver;
+    /** A hand-over asked for by {@link #requestMove()}: it ends in a resignation, then is forgotten. */
+    private boolean moving;
     private final Repair repair;
     /** The time passed in with the call being handled. */
     private long now;
@@ -167,8 +169,21 @@ public final class GroupDriver {
         }
     }
 
+    /**
+     * Leaders spread: hand this group's leadership over (the end-lease entry, as a graceful stop does, so
+     * that no lease gap opens), then resign so that the election picks another node. Ignored while a
+     * hand-over is already under way. Once moved, the hand-over is forgotten: the node may lead again.
+     */
+    public void requestMove() {
+        if (!handOver.requested() && replica.role() == Role.LEADER) {
+            handOver.request();
+            moving = true;
+        }
+    }
+
     /** A graceful stop asks the leader to hand over its lease first ({@link HandOver}); idempotent. */
     public void requestHandOver() {
+        moving = false; // a stop ends in leaving the election, not in resigning
         handOver.request();
     }
 
@@ -237,6 +252,13 @@ public final class GroupDriver {
     public void ready(long nowNanos) {
         now = nowNanos;
         handOver.step(replica, nowNanos);
+        if (moving && handOver.done()) {
+            moving = false;
+            handOver.reset();
+            if (joinedElection && replica.role() == Role.LEADER) {
+                out.resign();
+            }
+        }
         if (!holderWait.isEmpty()) {
             for (DriverInput.Client c : holderWait.takeAll()) {
                 observeClock();
