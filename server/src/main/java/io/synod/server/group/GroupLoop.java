@@ -410,7 +410,7 @@ public final class GroupLoop implements AutoCloseable {
     public void moveLeadership() {
         if (!halted && running && !closed && thread.getState() != Thread.State.NEW) {
             moveRequested = true;
-            inbox.offer(new DriverInput.Wake());
+            ring();
         }
     }
 
