@@ -6,8 +6,10 @@ import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.StateMachine;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.ElectionEvent;
+import io.synod.protocol.RoutedCommand;
 import io.synod.server.group.driver.DriverInput;
 import io.synod.server.group.driver.DriverOutput;
 import io.synod.server.group.driver.GroupDriver;
@@ -77,7 +79,7 @@ public final class GroupLoop implements AutoCloseable {
     private volatile boolean handOverRequested;
     private volatile boolean moveRequested;
     private volatile boolean closed;
-    private volatile WireFrame.GroupStatus status;
+    private volatile ClientFrame.GroupStatus status;
     private final AtomicLong droppedInputs = new AtomicLong();
     private final AtomicLong peerMessagesQueued = new AtomicLong();
     private final AtomicLong clientInputsBusy = new AtomicLong();
@@ -160,28 +162,29 @@ public final class GroupLoop implements AutoCloseable {
         }
     }
 
-    public void onClientCommand(WireFrame.ClientCommand command, Responder responder) {
-        offerOrRefuse(new DriverInput.Client(command, responder, System.nanoTime()), command.requestId(), responder, true);
+    public void onClientCommand(ClientFrame.Command command, RoutedCommand routed, Responder responder) {
+        offerOrRefuse(new DriverInput.Client(command, routed.readOnly(), responder, System.nanoTime()), command.requestId(),
+                responder, true);
     }
 
     /** A STALE read: answered on this loop's thread from the local state at the applied slot, leader or not. */
-    public void onStaleRead(WireFrame.StaleRead read, Responder responder) {
-        offerOrRefuse(new DriverInput.StaleRead(read, responder), read.requestId(), responder, true);
+    public void onStaleRead(ClientFrame.StaleRead read, RoutedCommand routed, Responder responder) {
+        offerOrRefuse(new DriverInput.StaleRead(read, routed.readOnly(), responder), read.requestId(), responder, true);
     }
 
     /** A watch poll: held on this loop's thread until events arrive or its wait ends. */
-    public void onWatchPoll(WireFrame.WatchPoll poll, Responder responder) {
+    public void onWatchPoll(ClientFrame.WatchPoll poll, Responder responder) {
         offerOrRefuse(new DriverInput.WatchPoll(poll, responder), poll.requestId(), responder, durableMachine != null);
     }
 
     /** An admin coding change: proposed on this loop's thread if this replica leads. */
-    public void onCodingChange(WireFrame.CodingChange change, Responder responder) {
+    public void onCodingChange(ClientFrame.CodingChange change, Responder responder) {
         offerOrRefuse(new DriverInput.CodingChange(change, responder), change.requestId(), responder, true);
     }
 
     /** Queues a client-side input, or answers at once: no group (failed, or none for this kind) or BUSY (client queue full). */
     private void offerOrRefuse(DriverInput input, long requestId, Responder responder, boolean served) {
-        boolean noGroup = status.state() == WireFrame.GroupStatus.FAILED || !served;
+        boolean noGroup = status.state() == ClientFrame.GroupStatus.FAILED || !served;
         boolean queued = !noGroup && clientInbox.offer(input);
         if (queued) {
             ring();
@@ -189,8 +192,8 @@ public final class GroupLoop implements AutoCloseable {
             if (!noGroup) {
                 clientInputsBusy.incrementAndGet();
             }
-            responder.respond(new WireFrame.ClientResponse(requestId, group, noGroup
-                    ? WireFrame.ClientResponse.STATUS_NO_GROUP : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
+            responder.respond(new ClientFrame.Response(requestId, group, noGroup
+                    ? ClientFrame.STATUS_NO_GROUP : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
         }
     }
 
@@ -225,7 +228,7 @@ public final class GroupLoop implements AutoCloseable {
         clientInbox.drainTo(batch, MAX_INPUTS_PER_BATCH - batch.size());
     }
 
-    public WireFrame.GroupStatus status() {
+    public ClientFrame.GroupStatus status() {
         return status;
     }
 
@@ -431,7 +434,7 @@ public final class GroupLoop implements AutoCloseable {
             thread.interrupt();
             stopped.await(5, TimeUnit.SECONDS);
         }
-        if (driver.joinedElection() && election != null && status.state() != WireFrame.GroupStatus.FAILED && !halted) {
+        if (driver.joinedElection() && election != null && status.state() != ClientFrame.GroupStatus.FAILED && !halted) {
             try {
                 election.leave(group);
             } catch (RuntimeException e) {

@@ -2,11 +2,11 @@ package io.synod.server.node;
 
 import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.server.client.NodeClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.security.LocalCa;
-import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -195,7 +195,7 @@ public final class LocalCluster implements AutoCloseable {
             if (n == null) {
                 continue;
             }
-            WireFrame.GroupStatus s = n.statusReport(0).groups().get(group);
+            ClientFrame.GroupStatus s = n.statusReport(0).groups().get(group);
             if (s.role() == Role.LEADER.ordinal()) {
                 return n.nodeId();
             }
@@ -203,7 +203,7 @@ public final class LocalCluster implements AutoCloseable {
         return -1;
     }
 
-    public WireFrame.GroupStatus status(int node, int group) {
+    public ClientFrame.GroupStatus status(int node, int group) {
         return nodes[node].statusReport(0).groups().get(group);
     }
 

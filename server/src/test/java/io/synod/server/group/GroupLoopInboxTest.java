@@ -7,8 +7,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.ReplicaConfig;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvCommand;
+import io.synod.protocol.RoutedCommand;
 import io.synod.server.group.driver.GroupDriverConfig;
 import io.synod.server.group.driver.GroupMetrics;
 import io.synod.server.log.GroupStorage;
@@ -39,19 +41,19 @@ class GroupLoopInboxTest {
         GroupStorage storage = GroupStorage.open(dir.resolve("g"), 1 << 16);
         RocksKvStateMachine sm = new RocksKvStateMachine(dir.resolve("rocks"));
         List<WireFrame.PeerMessage> sent = new CopyOnWriteArrayList<>();
-        List<WireFrame.ClientResponse> answers = new CopyOnWriteArrayList<>();
+        List<ClientFrame.Response> answers = new CopyOnWriteArrayList<>();
         // Node 0 of three; the loop is not started yet, so nothing drains and the queues fill as under a flood.
         GroupLoop loop = new GroupLoop(GroupDriverConfig.of(0, ReplicaConfig.defaults(0, 3), 1024,
                 new GroupMetrics(new SimpleMeterRegistry(), 0)), storage, sm, sm, sent::add, null, 5_000_000L, CAPACITY);
         try {
             int flood = 3 * CAPACITY;
             for (long seq = 1; seq <= flood; seq++) {
-                loop.onClientCommand(new WireFrame.ClientCommand(seq, 9, seq,
-                        new KvCommand.Put("k" + seq, new byte[] {1}).encode(), 0), answers::add);
+                byte[] payload = new KvCommand.Put("k" + seq, new byte[] {1}).encode();
+                loop.onClientCommand(new ClientFrame.Command(seq, 9, seq, payload), RoutedCommand.of(payload), answers::add);
             }
             assertEquals(flood - CAPACITY, loop.clientInputsBusy(), "the client queue holds its capacity, no more");
             assertEquals(flood - CAPACITY, answers.size(), "the surplus is answered at once");
-            for (WireFrame.ClientResponse r : answers) {
+            for (ClientFrame.Response r : answers) {
                 assertEquals(ClientReply.Status.BUSY.ordinal(), r.status());
             }
 
