@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.synod.coordination.ClusterAclException;
 import io.synod.coordination.ClusterMetadata;
 import io.synod.coordination.ClusterSpec;
@@ -99,6 +101,12 @@ public final class SynodNode implements AutoCloseable {
         Gauge.builder("synod.client.connections", clients.limiter(), ConnectionLimiter::open).register(registry);
         FunctionCounter.builder("synod.client.connections.refused", clients.limiter(), ConnectionLimiter::refused)
                 .register(registry);
+        // What partially received frames and TLS records actually occupy: every channel allocates from Netty's
+        // default allocator, whose arenas also keep freed chunks for reuse (so this includes the pool's cache).
+        if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider allocator) {
+            Gauge.builder("synod.netty.direct.memory", allocator, a -> a.metric().usedDirectMemory()).baseUnit("bytes")
+                    .description("direct memory held by Netty's default allocator").register(registry);
+        }
     }
 
     /** Starts everything; on failure closes what was started and rethrows. */
