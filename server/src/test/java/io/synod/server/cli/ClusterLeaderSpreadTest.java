@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.server.client.NodeClient;
-import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -112,14 +112,14 @@ class ClusterLeaderSpreadTest {
         int[] leaders = new int[GROUPS];
         Arrays.fill(leaders, -1);
         for (ClusterFile.NodeEntry n : file.nodes()) {
-            WireFrame.StatusReport report;
+            ClientFrame.StatusReport report;
             try {
                 report = NodeClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 2_000,
                         ClusterCommand.MAX_FRAME, ClusterCommand.clientTls(dir, file));
             } catch (IOException down) {
                 continue;
             }
-            for (WireFrame.GroupStatus s : report.groups()) {
+            for (ClientFrame.GroupStatus s : report.groups()) {
                 if (s.role() == Role.LEADER.ordinal()) {
                     leaders[s.group()] = n.id();
                 }
