@@ -17,8 +17,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -425,19 +428,26 @@ public final class ClusterCommand implements Runnable {
         throw new IOException(what + " did not open 127.0.0.1:" + port + " within " + timeoutMillis + " ms");
     }
 
-    /** Polls every node's status until each group has a leader that its members agree on; null on timeout. */
+    /**
+     * Polls every node's status until each group has a leader and the leaderships are spread over the
+     * nodes that answer (no node leads two more than another: the leader balancer is done, so what
+     * follows does not see leaders move); null on timeout.
+     */
     static List<ClientFrame.GroupStatus> awaitLeaders(ClusterFile file, long timeoutMillis, TlsFiles tls)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         while (System.nanoTime() < deadline) {
             ClientFrame.GroupStatus[] leaders = new ClientFrame.GroupStatus[file.groups()];
+            Map<Integer, Integer> led = new TreeMap<>();
             for (ClusterFile.NodeEntry n : file.nodes()) {
                 try {
                     ClientFrame.StatusReport r = NodeClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 1_000,
                             MAX_FRAME, tls);
+                    led.putIfAbsent(n.id(), 0);
                     for (ClientFrame.GroupStatus s : r.groups()) {
                         if (s.role() == Role.LEADER.ordinal() && s.group() < leaders.length) {
                             leaders[s.group()] = s;
+                            led.merge(n.id(), 1, Integer::sum);
                         }
                     }
                 } catch (IOException e) {
@@ -448,7 +458,7 @@ public final class ClusterCommand implements Runnable {
             for (ClientFrame.GroupStatus s : leaders) {
                 all &= s != null;
             }
-            if (all) {
+            if (all && Collections.max(led.values()) - Collections.min(led.values()) <= 1) {
                 return List.of(leaders);
             }
             Thread.sleep(200);
