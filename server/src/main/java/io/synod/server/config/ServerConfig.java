@@ -45,6 +45,7 @@ public record ServerConfig(
         Map<Integer, Integer> peerDelayMillis,
         TlsSettings tls,
         NetworkLimits limits,
+        ZooKeeperSettings zookeeper,
         AuthSettings auth) {
 
     /**
@@ -257,6 +258,7 @@ public record ServerConfig(
                 + " (" + PEER_DELAY_PREFIX + "<nodeId> overrides it for one peer)"});
         TlsSettings.addKeys(k);
         NetworkLimits.addKeys(k);
+        ZooKeeperSettings.addKeys(k);
         AuthSettings.addKeys(k);
         KEYS = Collections.unmodifiableMap(k);
     }
@@ -339,7 +341,8 @@ public record ServerConfig(
         TlsSettings tls = TlsSettings.parse(p);
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
                 snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, tls,
-                NetworkLimits.parse(p, maxFrame), AuthSettings.parse(p, tls.insecure()));
+                NetworkLimits.parse(p, maxFrame), ZooKeeperSettings.parse(p, tls.insecure()),
+                AuthSettings.parse(p, tls.insecure()));
     }
 
     static LeaseSetting parseLease(String text, int deltaMillis, int clockBoundMicros, int driftPpm)
@@ -550,7 +553,7 @@ public record ServerConfig(
                 + "\ncoding.defer=" + coding.deferRebuild()
                 + "\nlease=" + lease.text() + leaseProperties() + "\n"
                 + PeerDelays.toProperties(peerDelayMillis) + tls.toProperties() + limits.toProperties()
-                + auth.toProperties();
+                + zookeeper.toProperties() + auth.toProperties();
     }
 
     private String leaseProperties() {
