@@ -9,10 +9,11 @@ import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.StateMachine;
 import io.synod.server.group.driver.DriverInput;
+import io.synod.server.group.driver.DriverLog;
+import io.synod.server.group.driver.DriverMetrics;
 import io.synod.server.group.driver.DriverOutput;
 import io.synod.server.group.driver.GroupDriver;
 import io.synod.server.group.driver.GroupDriverConfig;
-import io.synod.server.group.driver.GroupMetrics;
 import io.synod.server.group.driver.KvState;
 import io.synod.server.group.driver.Responder;
 import io.synod.server.log.GroupStorage;
@@ -56,7 +57,7 @@ public final class GroupLoop implements AutoCloseable {
     private final RocksKvStateMachine durableMachine;
     private final Consumer<WireFrame.PeerMessage> network;
     private final ElectionService election;
-    private final GroupMetrics metrics;
+    private final DriverMetrics metrics;
     private final long tickNanos;
     private final BlockingQueue<DriverInput> inbox;
     private final BlockingQueue<ElectionEvent> control = new ArrayBlockingQueue<>(1024);
@@ -185,10 +186,6 @@ public final class GroupLoop implements AutoCloseable {
         return group;
     }
 
-    public GroupMetrics metrics() {
-        return metrics;
-    }
-
     // ---- the loop -----------------------------------------------------------------------------------
 
     private void run() {
@@ -260,6 +257,15 @@ public final class GroupLoop implements AutoCloseable {
         @Override
         public void send(WireFrame.PeerMessage message) {
             network.accept(message);
+        }
+
+        @Override
+        public void log(DriverLog.Level level, String line) {
+            switch (level) {
+                case INFO -> LOG.info(line);
+                case WARN -> LOG.warn(line);
+                case ERROR -> LOG.error(line);
+            }
         }
 
         @Override

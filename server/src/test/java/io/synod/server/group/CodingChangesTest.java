@@ -13,7 +13,6 @@ import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
 import io.synod.server.group.driver.GroupDriverConfig;
-import io.synod.server.group.driver.GroupMetrics;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
 import io.synod.server.wire.WireFrame;

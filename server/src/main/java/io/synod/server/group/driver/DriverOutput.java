@@ -7,9 +7,9 @@ import io.synod.server.wire.WireFrame;
  * what the runner does with the network, the disk and the election service. Each is a request; none
  * returns anything the driver waits for. The one storage request that completes later, a Ready's
  * persistence, is not here: the runner takes it with {@link GroupDriver#persistRequest()} and reports
- * its completion with {@link GroupDriver#persisted}.
+ * its completion with {@link GroupDriver#persisted}. Lines for the operator go to {@link #log}.
  */
-public interface DriverOutput {
+public interface DriverOutput extends DriverLog {
     /** A message to a peer (best effort; Paxos retransmits). */
     void send(WireFrame.PeerMessage message);
 

@@ -13,12 +13,10 @@ import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.Role;
 import io.synod.core.paxos.StateMachine;
-import io.synod.server.lease.ReadGate;
+import io.synod.leases.ReadGate;
 import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One group's replica on one server, sans I/O: the runner feeds it inputs ({@link #step}, {@link #tick},
@@ -36,8 +34,6 @@ import org.slf4j.LoggerFactory;
  * build check holds the package to that).
  */
 public final class GroupDriver {
-    private static final Logger LOG = LoggerFactory.getLogger(GroupDriver.class);
-
     /** How long a stopping leader's hand-over may take ({@link HandOver}); the runner waits at most this long. */
     public static final long HAND_OVER_BOUND_NANOS = HandOver.BOUND_NANOS;
 
@@ -50,7 +46,7 @@ public final class GroupDriver {
     private final ReadyLoop readyLoop;
     private final StateMachine localState;
     private final DriverOutput out;
-    private final GroupMetrics metrics;
+    private final DriverMetrics metrics;
     private final ReadGate leaseGate;
     private final Waiters waiters;
     /** Quorum-lease reads this replica holds but could not answer yet, waiting up to two heartbeats. */
@@ -70,6 +66,8 @@ public final class GroupDriver {
     private boolean joinedElection;
     private Role lastRole = Role.FOLLOWER;
     private long refusedMessages;
+    /** The replica's divergence count last reported (each divergent slot is logged once). */
+    private long divergences;
 
     /**
      * A driver for the replica incarnation that starts from {@code recovered}; {@code kv} is null for a state
@@ -83,7 +81,7 @@ public final class GroupDriver {
         this.metrics = config.metrics();
         this.localState = stateMachine;
         this.now = nowNanos;
-        this.leaseGate = config.lease().newHooks();
+        this.leaseGate = config.lease().newGate();
         this.holderWait = new HolderReadWait<>(2 * config.replica().heartbeatIntervalNanos());
         this.waiters = new Waiters(group, config.maxWaiters(), metrics);
         this.replica = new Replica(config.replica(), recovered.state(), stateMachine,
@@ -91,15 +89,15 @@ public final class GroupDriver {
                 nowNanos);
         this.readyLoop = new ReadyLoop(replica, new Sink());
         this.staleReads = new StaleReads(group, replica, stateMachine, metrics);
-        LOG.info("group {}: starting at applied slot {} (snapshot at {})", group, replica.appliedSlot(),
-                replica.snapshotSlot());
+        out.log(DriverLog.Level.INFO, "group " + group + ": starting at applied slot " + replica.appliedSlot()
+                + " (snapshot at " + replica.snapshotSlot() + ")");
         this.repair = new Repair(group, recovered.repairAbove(), recovered.repairThroughSlot(),
-                config.replica().maxInFlightSlots());
+                config.replica().maxInFlightSlots(), out);
         this.expiry = kv == null ? null : new SessionExpiryDriver(replica.nodeId(), kv::liveSessions);
         this.watches = kv == null ? null : new WatchHub(group, kv.watchLog());
         this.codingChanges = new CodingChanges(group);
         this.handOver = new HandOver(group, config.replica().nodeId(), config.replica().clusterSize(),
-                config.replica().heartbeatIntervalNanos());
+                config.replica().heartbeatIntervalNanos(), out);
         this.state = repair.repairing() ? WireFrame.GroupStatus.REPAIRING : WireFrame.GroupStatus.SERVING;
     }
 
@@ -181,7 +179,7 @@ public final class GroupDriver {
             // The replica refuses a message it cannot take (wrong receiver, unknown sender) before
             // changing any state: drop it. An invariant failure (IllegalStateException) still stops the group.
             refusedMessages++;
-            LOG.warn("group {}: dropping a message the replica refused: {}", group, e.getMessage());
+            out.log(DriverLog.Level.WARN, "group " + group + ": dropping a message the replica refused: " + e.getMessage());
         }
     }
 
@@ -277,8 +275,9 @@ public final class GroupDriver {
         }
         Role role = replica.role();
         if (role == Role.LEADER && lastRole != Role.LEADER) {
-            metrics.leaderChanges.increment();
-            LOG.info("group {}: leading with ballot {} from slot {}", group, replica.ownBallot(), replica.commitSlot());
+            metrics.leaderChange();
+            out.log(DriverLog.Level.INFO, "group " + group + ": leading with ballot " + replica.ownBallot() + " from slot "
+                    + replica.commitSlot());
         }
         lastRole = role;
         if (repair.finishedAfter(replica)) {
@@ -286,15 +285,12 @@ public final class GroupDriver {
             state = WireFrame.GroupStatus.SERVING;
             joinElection();
         }
-        metrics.applyLagSlots = Math.max(0, replica.lastSlot() - replica.appliedSlot());
-        metrics.commitSlot = replica.commitSlot();
-        metrics.role = replica.role().ordinal();
-        metrics.acceptRetransmits = replica.acceptRetransmits();
-        if (replica.defence().divergences() != metrics.divergences) { // defence in depth: log each divergent slot once
-            LOG.error("group {}: {}", group, replica.defence().lastDivergence());
-            metrics.divergences = replica.defence().divergences();
+        if (replica.defence().divergences() != divergences) { // defence in depth: log each divergent slot once
+            out.log(DriverLog.Level.ERROR, "group " + group + ": " + replica.defence().lastDivergence());
+            divergences = replica.defence().divergences();
         }
-        metrics.refusedBallots = replica.defence().refusedBallots();
+        metrics.afterPass(Math.max(0, replica.lastSlot() - replica.appliedSlot()), replica.commitSlot(), replica.role(),
+                replica.acceptRetransmits(), divergences, replica.defence().refusedBallots());
     }
 
     /** The runtime's side of core's {@link ReadyLoop}: persistence is a request the runner completes. */
@@ -302,7 +298,7 @@ public final class GroupDriver {
         @Override
         public void taken(Ready ready) {
             if (!ready.applied().isEmpty()) {
-                metrics.appliedEntries.increment(ready.applied().size());
+                metrics.applied(ready.applied().size());
             }
             codingChanges.applied(ready.applied(), replica.appliedSlot());
         }
@@ -324,7 +320,7 @@ public final class GroupDriver {
                 return; // A damaged log must not vote in phase 1.
             }
             if (message instanceof Message.ShardRequest) {
-                metrics.recoveryRequests.increment();
+                metrics.recoveryRequest();
             }
             out.send(new WireFrame.PeerMessage(group, message));
         }

@@ -2,7 +2,7 @@ package io.synod.server.group.driver;
 
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.ReplicaConfig;
-import io.synod.server.lease.GroupLease;
+import io.synod.leases.ReadLease;
 
 /**
  * Everything a {@link GroupDriver} is configured with, in one place.
@@ -13,10 +13,10 @@ import io.synod.server.lease.GroupLease;
  * @param lease the group's read lease (the policy the replica runs behind the driver's read gate)
  * @param leaseClock the clocks that lease is judged by, read once per input at the time passed in
  * @param maxWaiters client commands waiting for their answer, at most (more are answered BUSY)
- * @param metrics the group's meters
+ * @param metrics where the driver's counts and measurements go (the runner exports them)
  */
-public record GroupDriverConfig(int group, ReplicaConfig replica, Coding coding, GroupLease lease, LeaseClock leaseClock,
-        int maxWaiters, GroupMetrics metrics) {
+public record GroupDriverConfig(int group, ReplicaConfig replica, Coding coding, ReadLease lease, LeaseClock leaseClock,
+        int maxWaiters, DriverMetrics metrics) {
     public GroupDriverConfig {
         if (replica == null || coding == null || lease == null || leaseClock == null || metrics == null) {
             throw new IllegalArgumentException("group " + group + ": a driver needs a replica config, coding, lease,"
@@ -28,17 +28,17 @@ public record GroupDriverConfig(int group, ReplicaConfig replica, Coding coding,
     }
 
     /** A group without coding and without a read lease. */
-    public static GroupDriverConfig of(int group, ReplicaConfig replica, int maxWaiters, GroupMetrics metrics) {
-        return new GroupDriverConfig(group, replica, Coding.OFF, GroupLease.NONE, LeaseClock.NONE, maxWaiters, metrics);
+    public static GroupDriverConfig of(int group, ReplicaConfig replica, int maxWaiters, DriverMetrics metrics) {
+        return new GroupDriverConfig(group, replica, Coding.OFF, ReadLease.NONE, LeaseClock.NONE, maxWaiters, metrics);
     }
 
     public GroupDriverConfig withCoding(Coding value) {
         return new GroupDriverConfig(group, replica, value, lease, leaseClock, maxWaiters, metrics);
     }
 
-    /** The same group under {@code value}, judged by that lease's own clocks. */
-    public GroupDriverConfig withLease(GroupLease value) {
-        return new GroupDriverConfig(group, replica, coding, value, value::read, maxWaiters, metrics);
+    /** The same group under {@code value}, judged by {@code clock} (the server's real clocks, a test's fake). */
+    public GroupDriverConfig withLease(ReadLease value, LeaseClock clock) {
+        return new GroupDriverConfig(group, replica, coding, value, clock, maxWaiters, metrics);
     }
 
     /** The same group with its lease judged by {@code clock} (tests: a fake clock). */

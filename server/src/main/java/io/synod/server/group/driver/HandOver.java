@@ -5,8 +5,6 @@ import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.Role;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A graceful leader stop under a leader lease (docs/leases.md "On the server", LeaseGuard SIGMOD 2026 §3,
@@ -22,8 +20,6 @@ import org.slf4j.LoggerFactory;
  * <p>Sans-I/O: the time is passed in; the runner waits for {@link #done()} (its stopping thread, bounded).
  */
 final class HandOver {
-    private static final Logger LOG = LoggerFactory.getLogger(HandOver.class);
-
     /** How long a stopping leader waits for its end-lease entry to commit and reach every peer. */
     static final long BOUND_NANOS = TimeUnit.SECONDS.toNanos(2);
 
@@ -32,6 +28,7 @@ final class HandOver {
 
     private final int group;
     private final int self;
+    private final DriverLog log;
     /** Per node id: the highest applied slot that node reported to this leader since the hand-over began. */
     private final long[] peerApplied;
     private boolean done;
@@ -44,8 +41,9 @@ final class HandOver {
     private long committedAtNanos;
     private final long stragglerNanos;
 
-    HandOver(int group, int self, int clusterSize, long heartbeatNanos) {
+    HandOver(int group, int self, int clusterSize, long heartbeatNanos, DriverLog log) {
         this.group = group;
+        this.log = log;
         this.self = self;
         this.stragglerNanos = Math.min(BOUND_NANOS, Math.multiplyExact(heartbeatNanos, STRAGGLER_HEARTBEATS));
         this.peerApplied = new long[clusterSize];
@@ -90,13 +88,13 @@ final class HandOver {
             if (slot < 0) {
                 done = true; // Not leading, or a lease without an end-lease entry: nothing to hand over.
             } else {
-                LOG.info("group {}: handing over, end-lease entry at slot {}", group, slot);
+                log.log(DriverLog.Level.INFO, "group " + group + ": handing over, end-lease entry at slot " + slot);
             }
             return;
         }
         if (replica.role() != Role.LEADER) {
-            LOG.info("group {}: stopped leading during the hand-over (commit slot {}, end-lease slot {})", group,
-                    replica.commitSlot(), slot);
+            log.log(DriverLog.Level.INFO, "group " + group + ": stopped leading during the hand-over (commit slot "
+                    + replica.commitSlot() + ", end-lease slot " + slot + ")");
             done = true;
             return;
         }
@@ -105,16 +103,17 @@ final class HandOver {
             committedAtNanos = nowNanos;
         }
         if (committed && everyPeerApplied()) {
-            LOG.info("group {}: handed over, end-lease entry at slot {} committed and applied by every peer", group, slot);
+            log.log(DriverLog.Level.INFO, "group " + group + ": handed over, end-lease entry at slot " + slot
+                    + " committed and applied by every peer");
             done = true;
         } else if (committed && nowNanos - committedAtNanos >= stragglerNanos) {
-            LOG.info("group {}: handed over, end-lease entry at slot {} committed; peers applied {} (not waiting longer)",
-                    group, slot, Arrays.toString(peerApplied));
+            log.log(DriverLog.Level.INFO, "group " + group + ": handed over, end-lease entry at slot " + slot
+                    + " committed; peers applied " + Arrays.toString(peerApplied) + " (not waiting longer)");
             done = true;
         } else if (nowNanos - deadlineNanos >= 0) {
-            LOG.warn("group {}: hand-over bound of {} ms reached (commit slot {}, end-lease slot {}, peers applied {});"
-                    + " leaving anyway, a successor that did not learn it waits out the lease", group,
-                    TimeUnit.NANOSECONDS.toMillis(BOUND_NANOS), replica.commitSlot(), slot, Arrays.toString(peerApplied));
+            log.log(DriverLog.Level.WARN, "group " + group + ": hand-over bound of " + TimeUnit.NANOSECONDS.toMillis(BOUND_NANOS)
+                    + " ms reached (commit slot " + replica.commitSlot() + ", end-lease slot " + slot + ", peers applied "
+                    + Arrays.toString(peerApplied) + "); leaving anyway, a successor that did not learn it waits out the lease");
             done = true;
         }
     }

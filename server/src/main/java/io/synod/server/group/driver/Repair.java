@@ -4,8 +4,6 @@ import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.Role;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Repair after mid-log corruption (the log's storage found damage it could not read past). The entries
@@ -23,9 +21,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  */
 final class Repair {
-    private static final Logger LOG = LoggerFactory.getLogger(Repair.class);
-
     private final int group;
+    private final DriverLog log;
     private final long repairThroughSlot;
     private final int pipelineWindow;
     private Ballot repairAbove;
@@ -33,8 +30,9 @@ final class Repair {
     private long repairTarget = -1;
 
     /** {@code repairAbove}: null if the log is intact. */
-    Repair(int group, Ballot repairAbove, long repairThroughSlot, int pipelineWindow) {
+    Repair(int group, Ballot repairAbove, long repairThroughSlot, int pipelineWindow, DriverLog log) {
         this.group = group;
+        this.log = log;
         this.repairAbove = repairAbove;
         this.repairThroughSlot = repairThroughSlot;
         this.pipelineWindow = pipelineWindow;
@@ -72,8 +70,8 @@ final class Repair {
         } else {
             repairTarget = Math.max(repairThroughSlot, commit + pipelineWindow);
         }
-        LOG.warn("group {}: repairing; leader {} (ballot {}) found, voting again once slot {} is applied", group, m.from(),
-                m.ballot(), repairTarget);
+        log.log(DriverLog.Level.WARN, "group " + group + ": repairing; leader " + m.from() + " (ballot " + m.ballot()
+                + ") found, voting again once slot " + repairTarget + " is applied");
     }
 
     /** After a pass: true once (the repair just finished); the driver then lets the log vote and stand again. */
@@ -83,8 +81,8 @@ final class Repair {
             return false;
         }
         repairAbove = null;
-        LOG.warn("group {}: repaired from peers up to slot {}; voting and standing for election again", group,
-                replica.appliedSlot());
+        log.log(DriverLog.Level.WARN, "group " + group + ": repaired from peers up to slot " + replica.appliedSlot()
+                + "; voting and standing for election again");
         return true;
     }
 }

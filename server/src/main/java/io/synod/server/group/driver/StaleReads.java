@@ -26,11 +26,11 @@ final class StaleReads {
     private final int group;
     private final Replica replica;
     private final StateMachine localState;
-    private final GroupMetrics metrics;
+    private final DriverMetrics metrics;
     /** STALE reads waiting for the deferred values they read to be rebuilt, oldest first (bounded). */
     private final ArrayDeque<ParkedRead> parkedReads = new ArrayDeque<>();
 
-    StaleReads(int group, Replica replica, StateMachine localState, GroupMetrics metrics) {
+    StaleReads(int group, Replica replica, StateMachine localState, DriverMetrics metrics) {
         this.group = group;
         this.replica = replica;
         this.localState = localState;
@@ -73,7 +73,7 @@ final class StaleReads {
             if (localState.unresolvedSlotsFor(p.read().payload()).length == 0) {
                 read(p.read(), p.responder(), now);
             } else if (now - p.parkedNanos() > PARKED_READ_NANOS) {
-                metrics.parkedReadTimeouts.increment();
+                metrics.parkedReadTimeout();
                 p.responder().respond(new WireFrame.ClientResponse(p.read().requestId(), group,
                         ClientReply.Status.BUSY.ordinal(), 0, leader(), new byte[0]));
             } else {

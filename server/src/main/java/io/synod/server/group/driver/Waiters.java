@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Client commands waiting for their answer, keyed by (client id, sequence): the replica's
@@ -31,11 +30,11 @@ final class Waiters {
 
     private final int group;
     private final int max;
-    private final GroupMetrics metrics;
+    private final DriverMetrics metrics;
     private final Map<Long, Map<Long, List<Waiter>>> byClient = new HashMap<>();
     private int count;
 
-    Waiters(int group, int max, GroupMetrics metrics) {
+    Waiters(int group, int max, DriverMetrics metrics) {
         this.group = group;
         this.max = max;
         this.metrics = metrics;
@@ -72,14 +71,14 @@ final class Waiters {
             count--;
             if (reply.status() == ClientReply.Status.NOT_LEADER && w.input() != null
                     && holderWait.park(w.input(), w.holders(), self, role, w.receivedNanos(), nowNanos)) {
-                metrics.holderReadWaits.increment();
+                metrics.holderReadWait();
                 continue; // Asked again after this pass (its pending write may commit meanwhile).
             }
             if (reply.status() == ClientReply.Status.OK) {
-                metrics.commitLatency.record(nowNanos - w.receivedNanos(), TimeUnit.NANOSECONDS);
+                metrics.commitLatency(nowNanos - w.receivedNanos());
                 if (w.read()) {
-                    (w.served() != WireFrame.ClientResponse.SERVED_LEASE ? metrics.logReads
-                            : w.follower() ? metrics.followerLeaseReads : metrics.leaseReads).increment();
+                    metrics.read(w.served() != WireFrame.ClientResponse.SERVED_LEASE ? DriverMetrics.ReadPath.LOG
+                            : w.follower() ? DriverMetrics.ReadPath.LEASE_FOLLOWER : DriverMetrics.ReadPath.LEASE_LEADER);
                 }
             }
             byte[] result = reply.result();

@@ -1,6 +1,5 @@
 package io.synod.server.group.driver;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.synod.core.kv.KvStateMachine;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.DurableState;
@@ -37,7 +36,7 @@ final class DriverCluster {
         Node(int id, int n, UnaryOperator<GroupDriverConfig> tune, Ballot repairAbove) {
             this.id = id;
             GroupDriverConfig config = tune.apply(GroupDriverConfig.of(0, ReplicaConfig.defaults(id, n), 1024,
-                    new GroupMetrics(new SimpleMeterRegistry(), 0)));
+                    DriverMetrics.NONE));
             KvState kv = KvState.of(List::of, machine.watchLog());
             this.driver = new GroupDriver(config, new GroupDriver.Recovered(DurableState.EMPTY, repairAbove, 0), machine, kv,
                     this, now);
@@ -56,6 +55,9 @@ final class DriverCluster {
             trace.add(id + " send " + message.message().getClass().getSimpleName());
             network.add(message);
         }
+
+        @Override
+        public void log(DriverLog.Level level, String line) {}
 
         @Override
         public void compactThrough(long slot) {}

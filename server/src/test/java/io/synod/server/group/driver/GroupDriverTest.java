@@ -82,7 +82,7 @@ class GroupDriverTest {
     @Test
     void underALeaderLeaseANewLeaderCommitsOnlyAfterDelta() {
         GroupLease lease = GroupLease.of(LeaseMode.LEADER_TIMER, new LeaseTiming(100, 0, 0));
-        DriverCluster cluster = new DriverCluster(1, c -> c.withLease(lease).withLeaseClock(LeaseClock.NONE));
+        DriverCluster cluster = new DriverCluster(1, c -> c.withLease(lease.policy(), LeaseClock.NONE));
         DriverCluster.Node leader = cluster.electFirst();
         leader.command(1, PUT, 0);
         leader.pass(true);
@@ -114,7 +114,7 @@ class GroupDriverTest {
     @Test
     void aRequestedHandOverEndsWhenTheEndLeaseEntryIsCommittedEverywhere() {
         GroupLease lease = GroupLease.of(LeaseMode.LEADER_TIMER, new LeaseTiming(100, 0, 0));
-        DriverCluster cluster = new DriverCluster(3, c -> c.withLease(lease).withLeaseClock(LeaseClock.NONE));
+        DriverCluster cluster = new DriverCluster(3, c -> c.withLease(lease.policy(), LeaseClock.NONE));
         DriverCluster.Node leader = cluster.electFirst();
         cluster.advance(200 * MS);
         leader.driver.requestHandOver();
@@ -139,7 +139,7 @@ class GroupDriverTest {
     @Test
     void aFollowerHoldingTheKeysQuorumLeaseReadsLocallyAndAnotherNamesTheHolders() {
         GroupLease lease = GroupLease.of(LeaseMode.QUORUM, new LeaseTiming(2_000, 0, 0));
-        DriverCluster cluster = new DriverCluster(3, c -> c.withLease(lease).withLeaseClock(LeaseClock.NONE));
+        DriverCluster cluster = new DriverCluster(3, c -> c.withLease(lease.policy(), LeaseClock.NONE));
         DriverCluster.Node leader = cluster.electFirst();
         for (int i = 0; i < 300; i++) {
             cluster.advance(10 * MS); // Guard, grants, renewals: 3 s of fake time.

@@ -1,4 +1,4 @@
-package io.synod.server.lease;
+package io.synod.leases;
 
 import io.synod.core.paxos.ClockReading;
 import io.synod.core.paxos.Command;
@@ -10,10 +10,10 @@ import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Role;
 
 /**
- * A lease policy as the group loop runs it: every hook goes to the policy unchanged, except that the
- * loop can forbid a local read for one request (a client asked for consistency LOG) and learn whether
+ * A lease policy as the group driver runs it: every hook goes to the policy unchanged, except that the
+ * driver can forbid a local read for one request (a client asked for consistency LOG) and learn whether
  * the request it just proposed was answered under the lease (so the reply can say which path served
- * it). Used only on the group loop's thread.
+ * it). One per replica incarnation, touched by one caller at a time (the driver).
  */
 public final class ReadGate implements LeaseHooks {
     /** The lease holders of a command's key in a cluster of a given size (bit i = node i). */
@@ -29,13 +29,24 @@ public final class ReadGate implements LeaseHooks {
     private boolean throughLog;
     private boolean servedLocally;
 
-    ReadGate(LeaseHooks policy) {
-        this(policy, null);
-    }
-
-    ReadGate(LeaseHooks policy, KeyHolders holders) {
+    private ReadGate(LeaseHooks policy, KeyHolders holders) {
         this.policy = policy;
         this.holders = holders;
+    }
+
+    /**
+     * The gate around {@code policy}. Under a quorum lease a refused read's answer names the key's holders in the
+     * configuration in force at this replica (for QUORUM and MEGASTORE the static one, version 0 forever); while
+     * it is unknown (the state could not answer yet), none are named.
+     */
+    public static ReadGate of(LeaseHooks policy) {
+        if (policy instanceof QuorumLease lease) {
+            return new ReadGate(policy, (payload, n) -> {
+                LeaseConfiguration inForce = lease.configuration();
+                return inForce == null ? -1 : inForce.holders(KeyExtractor.KV.keyOf(payload), n);
+            });
+        }
+        return new ReadGate(policy, null);
     }
 
     /**

@@ -1,10 +1,8 @@
-package io.synod.server.lease;
+package io.synod.leases;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.coordination.LeaseMode;
-import io.synod.coordination.LeaseTiming;
 import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvStateMachine;
 import io.synod.core.paxos.Ballot;
@@ -14,9 +12,6 @@ import io.synod.core.paxos.LeaseHooks;
 import io.synod.core.paxos.LeaseView;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Role;
-import io.synod.leases.KeyAssignment;
-import io.synod.leases.LeaseConfiguration;
-import io.synod.server.config.ServerConfig.QuorumTimers;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -26,7 +21,7 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link ReadGate} hands the policy every hook (a hook it does not override would silently fall back to
  * {@link LeaseHooks}' default: before quorum-auto, {@code leaderProposal}, so no configuration would ever
- * be proposed), and under {@code lease=quorum-auto} the holders a refusal names are those of the
+ * be proposed), and under quorum-auto leases the holders a refusal names are those of the
  * configuration in force at the replica, read back from its state machine.
  */
 class ReadGateTest {
@@ -68,9 +63,9 @@ class ReadGateTest {
 
     @Test
     void underQuorumAutoARefusalNamesTheHoldersOfTheConfigurationInForce() {
-        GroupLease lease = GroupLease.of(LeaseMode.QUORUM_AUTO, new LeaseTiming(2000, 0, 10_000), QuorumTimers.DEFAULTS);
+        ReadLease lease = ReadLease.quorum("quorum-auto", QuorumLeaseConfig.quorum(2_000_000_000L, 500_000_000L,
+                250_000_000L, 500_000_000L, 10_000), new AutoAssignment(1_000_000_000L, 8, 32, 2, 1, 1.0, 1));
         assertTrue(lease.followerReads());
-        assertTrue(lease.toString().contains("AutoAssignment"), lease.toString());
         // The key "a": version 0 (static hashed) and the configuration below give it different holders.
         long listed = 0b011;
         long staticHolders = KeyAssignment.HASHED_MAJORITY.holders("a", 3);
@@ -80,7 +75,7 @@ class ReadGateTest {
         View view = new View();
         view.state.apply(1, new KvCommand.Put("x", new byte[] {1}).encode());
         view.applied = 1;
-        ReadGate gate = lease.newHooks();
+        ReadGate gate = lease.newGate();
         gate.attach(view);
         gate.onClock(ClockReading.unbounded(1_000_000_000L));
         byte[] readA = new KvCommand.Get("a").encode();

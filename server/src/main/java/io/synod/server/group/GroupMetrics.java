@@ -1,4 +1,4 @@
-package io.synod.server.group.driver;
+package io.synod.server.group;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -6,38 +6,41 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.synod.core.paxos.Role;
+import io.synod.server.group.driver.DriverMetrics;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The per-group meters. The group driver (and its runner) write the plain fields; gauges read them from the scrape
- * thread (volatile, single writer), so no lock is shared between the loop and the endpoint.
+ * The per-group meters: the Micrometer side of a group driver's {@link DriverMetrics} events (and of its
+ * runner's persists). The driver's thread writes the plain fields; gauges read them from the scrape thread
+ * (volatile, single writer), so no lock is shared between the loop and the endpoint.
  */
-public final class GroupMetrics {
-    final Timer commitLatency;
-    final Timer fsyncLatency;
-    final DistributionSummary batchEntries;
-    final Counter leaderChanges;
-    final Counter appliedEntries;
+public final class GroupMetrics implements DriverMetrics {
+    private final Timer commitLatency;
+    private final Timer fsyncLatency;
+    private final DistributionSummary batchEntries;
+    private final Counter leaderChanges;
+    private final Counter appliedEntries;
     /** LINEARIZABLE reads answered OK: under a lease by the leader, under a quorum lease by a follower, or through the log. */
-    final Counter leaseReads;
-    final Counter followerLeaseReads;
-    final Counter logReads;
+    private final Counter leaseReads;
+    private final Counter followerLeaseReads;
+    private final Counter logReads;
     /** Shard requests this replica sent (recovery reads of coded values: applying, or resolving a deferred key). */
-    final Counter recoveryRequests;
+    private final Counter recoveryRequests;
     /** STALE reads of a deferred key answered BUSY because its rebuild did not finish in time. */
-    final Counter parkedReadTimeouts;
+    private final Counter parkedReadTimeouts;
     /** Quorum-lease reads a holder kept waiting (for its pending write's commit or its promises) instead of refusing. */
-    final Counter holderReadWaits;
-    volatile long logBytes;
-    volatile long applyLagSlots;
-    volatile long commitSlot;
-    volatile int role;
+    private final Counter holderReadWaits;
+    private volatile long logBytes;
+    private volatile long applyLagSlots;
+    private volatile long commitSlot;
+    private volatile int role;
     /** Accepts the leader re-sent on its retransmission timer (the replica's count, copied after each pass). */
-    volatile long acceptRetransmits;
+    private volatile long acceptRetransmits;
     /** Slots where a peer offered a different value than the one held as chosen or in the same ballot (the replica's count). */
-    volatile long divergences;
+    private volatile long divergences;
     /** Peer messages dropped because their ballot ran too far beyond the epochs seen in ZooKeeper (the replica's count). */
-    volatile long refusedBallots;
+    private volatile long refusedBallots;
 
     public GroupMetrics(MeterRegistry registry, int group) {
         String g = Integer.toString(group);
@@ -103,13 +106,64 @@ public final class GroupMetrics {
         return (long) logReads.count();
     }
 
+    @Override
+    public void commitLatency(long nanos) {
+        commitLatency.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void read(ReadPath path) {
+        (switch (path) {
+            case LEASE_LEADER -> leaseReads;
+            case LEASE_FOLLOWER -> followerLeaseReads;
+            case LOG -> logReads;
+        }).increment();
+    }
+
+    @Override
+    public void holderReadWait() {
+        holderReadWaits.increment();
+    }
+
+    @Override
+    public void parkedReadTimeout() {
+        parkedReadTimeouts.increment();
+    }
+
+    @Override
+    public void leaderChange() {
+        leaderChanges.increment();
+    }
+
+    @Override
+    public void applied(int entries) {
+        appliedEntries.increment(entries);
+    }
+
+    @Override
+    public void recoveryRequest() {
+        recoveryRequests.increment();
+    }
+
+    @Override
+    public void afterPass(long applyLagSlots, long commitSlot, Role role, long acceptRetransmits, long divergences,
+            long refusedBallots) {
+        this.applyLagSlots = applyLagSlots;
+        this.commitSlot = commitSlot;
+        this.role = role.ordinal();
+        this.acceptRetransmits = acceptRetransmits;
+        this.divergences = divergences;
+        this.refusedBallots = refusedBallots;
+    }
+
     /** One group-commit persist: how long its write and fsync took, and how many entries it wrote. */
+    @Override
     public void recordPersist(long nanos, int entries) {
         fsyncLatency.record(nanos, TimeUnit.NANOSECONDS);
         batchEntries.record(entries);
     }
 
-    /** The log's size on disk, as the runner last measured it. */
+    @Override
     public void logBytes(long bytes) {
         logBytes = bytes;
     }
