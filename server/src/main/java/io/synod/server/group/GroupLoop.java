@@ -14,6 +14,7 @@ import io.synod.server.group.driver.DriverMetrics;
 import io.synod.server.group.driver.DriverOutput;
 import io.synod.server.group.driver.GroupDriver;
 import io.synod.server.group.driver.GroupDriverConfig;
+import io.synod.server.group.driver.GroupState;
 import io.synod.server.group.driver.KvState;
 import io.synod.server.group.driver.Responder;
 import io.synod.server.log.GroupStorage;
@@ -182,6 +183,17 @@ public final class GroupLoop implements AutoCloseable {
         return status;
     }
 
+    /** The driver's state as the group status frame. */
+    private static WireFrame.GroupStatus frame(GroupState s) {
+        int state = switch (s.serving()) {
+            case SERVING -> WireFrame.GroupStatus.SERVING;
+            case REPAIRING -> WireFrame.GroupStatus.REPAIRING;
+            case FAILED -> WireFrame.GroupStatus.FAILED;
+        };
+        return new WireFrame.GroupStatus(s.group(), s.role().ordinal(), s.promisedEpoch(), s.leaderHint(), s.commitSlot(),
+                s.appliedSlot(), s.snapshotSlot(), state);
+    }
+
     public int group() {
         return group;
     }
@@ -248,15 +260,15 @@ public final class GroupLoop implements AutoCloseable {
     }
 
     private void publish() {
-        status = driver.status();
+        status = frame(driver.status());
         refusedMessages = driver.refusedMessages();
     }
 
     /** The runner's side of the driver's outputs: the network, the disk and the election service. */
     private final class Output implements DriverOutput {
         @Override
-        public void send(WireFrame.PeerMessage message) {
-            network.accept(message);
+        public void send(Message message) {
+            network.accept(new WireFrame.PeerMessage(group, message));
         }
 
         @Override
@@ -314,7 +326,7 @@ public final class GroupLoop implements AutoCloseable {
 
     private void fail(String reason, Throwable cause) {
         driver.fail(failed -> {
-            status = failed;
+            status = frame(failed);
             LOG.error("group {}: {}", group, reason, cause);
         });
         publish();

@@ -1,6 +1,6 @@
 package io.synod.server.group.driver;
 
-import io.synod.server.wire.WireFrame;
+import io.synod.core.paxos.Message;
 
 /**
  * The driver's outputs that are not answers to a client (those go to the request's {@link Responder}):
@@ -10,8 +10,8 @@ import io.synod.server.wire.WireFrame;
  * its completion with {@link GroupDriver#persisted}. Lines for the operator go to {@link #log}.
  */
 public interface DriverOutput extends DriverLog {
-    /** A message to a peer (best effort; Paxos retransmits). */
-    void send(WireFrame.PeerMessage message);
+    /** A message to a peer of this group (best effort; Paxos retransmits). */
+    void send(Message message);
 
     /** Storage: log entries at or below {@code slot} may be deleted (their fsync is done). */
     void compactThrough(long slot);

@@ -62,7 +62,7 @@ public final class GroupDriver {
     /** The time passed in with the call being handled. */
     private long now;
     private Ready persistRequest;
-    private int state;
+    private GroupState.Serving serving;
     private boolean joinedElection;
     private Role lastRole = Role.FOLLOWER;
     private long refusedMessages;
@@ -98,12 +98,12 @@ public final class GroupDriver {
         this.codingChanges = new CodingChanges(group);
         this.handOver = new HandOver(group, config.replica().nodeId(), config.replica().clusterSize(),
                 config.replica().heartbeatIntervalNanos(), out);
-        this.state = repair.repairing() ? WireFrame.GroupStatus.REPAIRING : WireFrame.GroupStatus.SERVING;
+        this.serving = repair.repairing() ? GroupState.Serving.REPAIRING : GroupState.Serving.SERVING;
     }
 
     /** The runner started: a serving replica stands for election; a repairing one stays out until repaired. */
     public void start() {
-        if (state == WireFrame.GroupStatus.SERVING) {
+        if (serving == GroupState.Serving.SERVING) {
             joinElection();
         }
     }
@@ -282,7 +282,7 @@ public final class GroupDriver {
         lastRole = role;
         if (repair.finishedAfter(replica)) {
             out.finishRepair();
-            state = WireFrame.GroupStatus.SERVING;
+            serving = GroupState.Serving.SERVING;
             joinElection();
         }
         if (replica.defence().divergences() != divergences) { // defence in depth: log each divergent slot once
@@ -322,7 +322,7 @@ public final class GroupDriver {
             if (message instanceof Message.ShardRequest) {
                 metrics.recoveryRequest();
             }
-            out.send(new WireFrame.PeerMessage(group, message));
+            out.send(message);
         }
 
         @Override
@@ -345,8 +345,8 @@ public final class GroupDriver {
      * told there is no group here finds the group failed), then the election is left and every waiting request
      * is answered.
      */
-    public void fail(Consumer<WireFrame.GroupStatus> publish) {
-        state = WireFrame.GroupStatus.FAILED;
+    public void fail(Consumer<GroupState> publish) {
+        serving = GroupState.Serving.FAILED;
         publish.accept(status());
         if (joinedElection) {
             out.leaveElection();
@@ -363,15 +363,15 @@ public final class GroupDriver {
     }
 
     private boolean serving() {
-        return state == WireFrame.GroupStatus.SERVING;
+        return serving == GroupState.Serving.SERVING;
     }
 
     /** The group's state now (role, epoch, leader, slots, serving/repairing/failed). */
-    public WireFrame.GroupStatus status() {
+    public GroupState status() {
         Ballot b = replica.promised();
-        return new WireFrame.GroupStatus(group, replica.role().ordinal(), b.epoch(),
+        return new GroupState(group, replica.role(), b.epoch(),
                 replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint(), replica.commitSlot(),
-                replica.appliedSlot(), replica.snapshotSlot(), state);
+                replica.appliedSlot(), replica.snapshotSlot(), serving);
     }
 
     public int group() {

@@ -4,6 +4,7 @@ import io.synod.core.kv.KvStateMachine;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.DurableState;
 import io.synod.core.paxos.ElectionEvent;
+import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
@@ -51,8 +52,8 @@ final class DriverCluster {
         }
 
         @Override
-        public void send(WireFrame.PeerMessage message) {
-            trace.add(id + " send " + message.message().getClass().getSimpleName());
+        public void send(Message message) {
+            trace.add(id + " send " + message.getClass().getSimpleName());
             network.add(message);
         }
 
@@ -115,7 +116,7 @@ final class DriverCluster {
     }
 
     final List<String> trace = new ArrayList<>();
-    final ArrayDeque<WireFrame.PeerMessage> network = new ArrayDeque<>();
+    final ArrayDeque<Message> network = new ArrayDeque<>();
     final Node[] nodes;
     long now = 1_000_000_000L;
 
@@ -138,9 +139,9 @@ final class DriverCluster {
     /** Delivers every queued peer message, each followed by a pass with fsync at its receiver, until none is left. */
     void deliver() {
         for (int i = 0; i < 10_000 && !network.isEmpty(); i++) {
-            WireFrame.PeerMessage m = network.poll();
-            Node to = nodes[m.message().to()];
-            to.step(new DriverInput.Peer(m.message()));
+            Message m = network.poll();
+            Node to = nodes[m.to()];
+            to.step(new DriverInput.Peer(m));
             to.pass(true);
         }
         if (!network.isEmpty()) {

@@ -181,7 +181,7 @@ class GroupDriverTest {
     void aRepairingReplicaNeitherVotesNorStandsUntilItCaughtUpWithANewLeader() {
         DriverCluster cluster = new DriverCluster(3, c -> c, 2);
         DriverCluster.Node damaged = cluster.nodes[2];
-        assertEquals(WireFrame.GroupStatus.REPAIRING, damaged.driver.status().state());
+        assertEquals(GroupState.Serving.REPAIRING, damaged.driver.status().serving());
         assertEquals(0, damaged.joins, "out of the election while repairing");
         DriverCluster.Node leader = cluster.electFirst();
         assertEquals(Role.LEADER, leader.role());
@@ -193,7 +193,7 @@ class GroupDriverTest {
             cluster.advance(10 * MS);
         }
         assertEquals(1, damaged.repairsFinished, "repaired once it applied the new leader's commit point");
-        assertEquals(WireFrame.GroupStatus.SERVING, damaged.driver.status().state());
+        assertEquals(GroupState.Serving.SERVING, damaged.driver.status().serving());
         assertEquals(1, damaged.joins, "stands for election again");
     }
 
@@ -219,16 +219,16 @@ class GroupDriverTest {
         DriverCluster.Node leader = cluster.electFirst();
         leader.command(1, PUT, 0);
         leader.driver.ready(cluster.now); // The persist never completes: the disk failed.
-        List<WireFrame.GroupStatus> published = new ArrayList<>();
+        List<GroupState> published = new ArrayList<>();
         leader.driver.fail(s -> {
             published.add(s);
             assertTrue(leader.replies.isEmpty(), "the failed status is published before any waiter is answered");
         });
-        assertEquals(WireFrame.GroupStatus.FAILED, published.get(0).state());
+        assertEquals(GroupState.Serving.FAILED, published.get(0).serving());
         assertEquals(1, leader.leaves);
         assertEquals(1, leader.replies.size());
         assertEquals(WireFrame.ClientResponse.STATUS_NO_GROUP, leader.replies.get(0).status());
-        assertEquals(WireFrame.GroupStatus.FAILED, leader.driver.status().state());
+        assertEquals(GroupState.Serving.FAILED, leader.driver.status().serving());
     }
 
     /**
