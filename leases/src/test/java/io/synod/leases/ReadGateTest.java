@@ -3,7 +3,7 @@ package io.synod.leases;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
+import io.synod.protocol.KvCommand;
 import io.synod.core.kv.KvStateMachine;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.ClockReading;
