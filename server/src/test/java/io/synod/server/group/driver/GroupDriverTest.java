@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.coordination.LeaseMode;
-import io.synod.coordination.LeaseTiming;
 import io.synod.core.paxos.Role;
+import io.synod.leases.LeaderLeaseConfig;
+import io.synod.leases.QuorumLeaseConfig;
+import io.synod.leases.ReadLease;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvCommand;
 import io.synod.protocol.WatchCodec;
-import io.synod.server.lease.GroupLease;
 import io.synod.server.wire.WireFrame;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -81,8 +81,8 @@ class GroupDriverTest {
      */
     @Test
     void underALeaderLeaseANewLeaderCommitsOnlyAfterDelta() {
-        GroupLease lease = GroupLease.of(LeaseMode.LEADER_TIMER, new LeaseTiming(100, 0, 0));
-        DriverCluster cluster = new DriverCluster(1, c -> c.withLease(lease.policy(), LeaseClock.NONE));
+        ReadLease lease = ReadLease.leader("leader-timer", LeaderLeaseConfig.timer(100 * MS, 0));
+        DriverCluster cluster = new DriverCluster(1, c -> c.withLease(lease, LeaseClock.NONE));
         DriverCluster.Node leader = cluster.electFirst();
         leader.command(1, PUT, 0);
         leader.pass(true);
@@ -113,8 +113,8 @@ class GroupDriverTest {
      */
     @Test
     void aRequestedHandOverEndsWhenTheEndLeaseEntryIsCommittedEverywhere() {
-        GroupLease lease = GroupLease.of(LeaseMode.LEADER_TIMER, new LeaseTiming(100, 0, 0));
-        DriverCluster cluster = new DriverCluster(3, c -> c.withLease(lease.policy(), LeaseClock.NONE));
+        ReadLease lease = ReadLease.leader("leader-timer", LeaderLeaseConfig.timer(100 * MS, 0));
+        DriverCluster cluster = new DriverCluster(3, c -> c.withLease(lease, LeaseClock.NONE));
         DriverCluster.Node leader = cluster.electFirst();
         cluster.advance(200 * MS);
         leader.driver.requestHandOver();
@@ -138,8 +138,10 @@ class GroupDriverTest {
      */
     @Test
     void aFollowerHoldingTheKeysQuorumLeaseReadsLocallyAndAnotherNamesTheHolders() {
-        GroupLease lease = GroupLease.of(LeaseMode.QUORUM, new LeaseTiming(2_000, 0, 0));
-        DriverCluster cluster = new DriverCluster(3, c -> c.withLease(lease.policy(), LeaseClock.NONE));
+        // The server's defaults: t_lease 2 s, guard 500 ms, renewal every 250 ms, grace 500 ms, no drift.
+        ReadLease lease = ReadLease.quorum("quorum", QuorumLeaseConfig.quorum(2_000 * MS, 500 * MS, 250 * MS, 500 * MS, 0),
+                null);
+        DriverCluster cluster = new DriverCluster(3, c -> c.withLease(lease, LeaseClock.NONE));
         DriverCluster.Node leader = cluster.electFirst();
         for (int i = 0; i < 300; i++) {
             cluster.advance(10 * MS); // Guard, grants, renewals: 3 s of fake time.
