@@ -42,6 +42,11 @@ public final class ReadLease {
         return new ReadLease(name, policies, followerReads);
     }
 
+    /** The lease's name as the configuration spells it ({@code none}, {@code leader}, {@code quorum-auto}, ...). */
+    public String name() {
+        return name;
+    }
+
     public boolean enabled() {
         return this != NONE;
     }

@@ -2,10 +2,10 @@ package io.synod.bench.kv;
 
 import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.server.cli.ClusterCommand;
 import io.synod.server.cli.ClusterFile;
 import io.synod.server.client.NodeClient;
-import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -135,8 +135,8 @@ public final class ProcessCluster implements AutoCloseable {
                 continue;
             }
             try {
-                WireFrame.StatusReport r = NodeClient.status(e.getValue(), 1_000, 16 << 20, tls);
-                for (WireFrame.GroupStatus s : r.groups()) {
+                ClientFrame.StatusReport r = NodeClient.status(e.getValue(), 1_000, 16 << 20, tls);
+                for (ClientFrame.GroupStatus s : r.groups()) {
                     if (s.role() == Role.LEADER.ordinal()) {
                         out.put(s.group(), r.nodeId());
                     }

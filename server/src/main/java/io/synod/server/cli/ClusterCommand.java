@@ -2,12 +2,12 @@ package io.synod.server.cli;
 
 import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.server.client.NodeClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.security.LocalCa;
-import io.synod.server.wire.WireFrame;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -17,8 +17,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -195,13 +198,13 @@ public final class ClusterCommand implements Runnable {
             out.printf("wrote %s%n", ClusterFile.path(dir));
             out.flush();
             long t0 = System.nanoTime();
-            List<WireFrame.GroupStatus> leaders = awaitLeaders(file, timeoutSeconds * 1000L, clientTls(file));
+            List<ClientFrame.GroupStatus> leaders = awaitLeaders(file, timeoutSeconds * 1000L, clientTls(file));
             if (leaders == null) {
                 spec().getErr().printf("error: not every group has a leader after %d s; see the logs under %s "
                         + "(the processes keep running: 'synod cluster stop --dir %s')%n", timeoutSeconds, dir, dir);
                 return 1;
             }
-            for (WireFrame.GroupStatus s : leaders) {
+            for (ClientFrame.GroupStatus s : leaders) {
                 out.printf("group %d    leader node %d, epoch %d%n", s.group(), s.leaderHint(), s.promisedEpoch());
             }
             out.printf("cluster '%s' ready: %d nodes, %d groups, every group has a leader (%.1f s)%n", name, nodes, groups,
@@ -223,7 +226,7 @@ public final class ClusterCommand implements Runnable {
             out.printf("cluster '%s': %d groups%n", file.cluster(), file.groups());
             out.printf("zookeeper  pid %d  127.0.0.1:%d  %s%n", file.zookeeperPid(), file.zookeeperPort(),
                     alive(file.zookeeperPid()) ? "running" : "not running");
-            List<WireFrame.StatusReport> reports = new ArrayList<>();
+            List<ClientFrame.StatusReport> reports = new ArrayList<>();
             for (ClusterFile.NodeEntry n : file.nodes()) {
                 String state;
                 if (!alive(n.pid())) {
@@ -243,18 +246,18 @@ public final class ClusterCommand implements Runnable {
                 String leader = "none";
                 long commit = -1;
                 StringBuilder states = new StringBuilder();
-                for (WireFrame.StatusReport r : reports) {
+                for (ClientFrame.StatusReport r : reports) {
                     if (g >= r.groups().size()) {
                         continue;
                     }
-                    WireFrame.GroupStatus s = r.groups().get(g);
+                    ClientFrame.GroupStatus s = r.groups().get(g);
                     if (s.role() == Role.LEADER.ordinal()) {
                         leader = "node " + r.nodeId() + " (epoch " + s.promisedEpoch() + ")";
                     }
                     commit = Math.max(commit, s.commitSlot());
-                    if (s.state() != WireFrame.GroupStatus.SERVING) {
+                    if (s.state() != ClientFrame.GroupStatus.SERVING) {
                         states.append(" node ").append(r.nodeId())
-                                .append(s.state() == WireFrame.GroupStatus.REPAIRING ? " repairing" : " FAILED");
+                                .append(s.state() == ClientFrame.GroupStatus.REPAIRING ? " repairing" : " FAILED");
                     }
                 }
                 out.printf("group %d    leader %s, commit slot %d%s%n", g, leader, commit, states);
@@ -396,19 +399,26 @@ public final class ClusterCommand implements Runnable {
         throw new IOException(what + " did not open 127.0.0.1:" + port + " within " + timeoutMillis + " ms");
     }
 
-    /** Polls every node's status until each group has a leader that its members agree on; null on timeout. */
-    static List<WireFrame.GroupStatus> awaitLeaders(ClusterFile file, long timeoutMillis, TlsFiles tls)
+    /**
+     * Polls every node's status until each group has a leader and the leaderships are spread over the
+     * nodes that answer (no node leads two more than another: the leader balancer is done, so what
+     * follows does not see leaders move); null on timeout.
+     */
+    static List<ClientFrame.GroupStatus> awaitLeaders(ClusterFile file, long timeoutMillis, TlsFiles tls)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         while (System.nanoTime() < deadline) {
-            WireFrame.GroupStatus[] leaders = new WireFrame.GroupStatus[file.groups()];
+            ClientFrame.GroupStatus[] leaders = new ClientFrame.GroupStatus[file.groups()];
+            Map<Integer, Integer> led = new TreeMap<>();
             for (ClusterFile.NodeEntry n : file.nodes()) {
                 try {
-                    WireFrame.StatusReport r = NodeClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 1_000,
+                    ClientFrame.StatusReport r = NodeClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 1_000,
                             MAX_FRAME, tls);
-                    for (WireFrame.GroupStatus s : r.groups()) {
+                    led.putIfAbsent(n.id(), 0);
+                    for (ClientFrame.GroupStatus s : r.groups()) {
                         if (s.role() == Role.LEADER.ordinal() && s.group() < leaders.length) {
                             leaders[s.group()] = s;
+                            led.merge(n.id(), 1, Integer::sum);
                         }
                     }
                 } catch (IOException e) {
@@ -416,10 +426,10 @@ public final class ClusterCommand implements Runnable {
                 }
             }
             boolean all = true;
-            for (WireFrame.GroupStatus s : leaders) {
+            for (ClientFrame.GroupStatus s : leaders) {
                 all &= s != null;
             }
-            if (all) {
+            if (all && Collections.max(led.values()) - Collections.min(led.values()) <= 1) {
                 return List.of(leaders);
             }
             Thread.sleep(200);

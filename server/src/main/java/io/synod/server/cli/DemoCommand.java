@@ -1,12 +1,12 @@
 package io.synod.server.cli;
 
 import io.synod.coordination.ShardMap;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
 import io.synod.server.node.EmbeddedZooKeeper;
 import io.synod.server.node.LocalCluster;
-import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -246,7 +246,7 @@ public final class DemoCommand implements Callable<Integer> {
         StringBuilder b = new StringBuilder("leaders:");
         for (int g = 0; g < groups; g++) {
             int leader = cluster.leaderOf(g);
-            WireFrame.GroupStatus s = cluster.status(leader, g);
+            ClientFrame.GroupStatus s = cluster.status(leader, g);
             b.append(String.format(" group %d -> node %d (epoch %d);", g, leader, s.promisedEpoch()));
         }
         out.println(b);

@@ -6,15 +6,16 @@ import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.StateMachine;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.ElectionEvent;
+import io.synod.protocol.RoutedCommand;
 import io.synod.server.group.driver.DriverInput;
 import io.synod.server.group.driver.DriverLog;
 import io.synod.server.group.driver.DriverMetrics;
 import io.synod.server.group.driver.DriverOutput;
 import io.synod.server.group.driver.GroupDriver;
 import io.synod.server.group.driver.GroupDriverConfig;
-import io.synod.server.group.driver.GroupState;
 import io.synod.server.group.driver.KvState;
 import io.synod.server.group.driver.Responder;
 import io.synod.server.log.GroupStorage;
@@ -68,8 +69,9 @@ public final class GroupLoop implements AutoCloseable {
     private volatile boolean running = true;
     private volatile boolean halted;
     private volatile boolean handOverRequested;
-    private boolean closed;
-    private volatile WireFrame.GroupStatus status;
+    private volatile boolean moveRequested;
+    private volatile boolean closed;
+    private volatile ClientFrame.GroupStatus status;
     private final AtomicLong droppedInputs = new AtomicLong();
     private volatile long refusedMessages;
 
@@ -144,31 +146,32 @@ public final class GroupLoop implements AutoCloseable {
         }
     }
 
-    public void onClientCommand(WireFrame.ClientCommand command, Responder responder) {
-        offerOrRefuse(new DriverInput.Client(command, responder, System.nanoTime()), command.requestId(), responder, true);
+    public void onClientCommand(ClientFrame.Command command, RoutedCommand routed, Responder responder) {
+        offerOrRefuse(new DriverInput.Client(command, routed.readOnly(), responder, System.nanoTime()), command.requestId(),
+                responder, true);
     }
 
     /** A STALE read: answered on this loop's thread from the local state at the applied slot, leader or not. */
-    public void onStaleRead(WireFrame.StaleRead read, Responder responder) {
-        offerOrRefuse(new DriverInput.StaleRead(read, responder), read.requestId(), responder, true);
+    public void onStaleRead(ClientFrame.StaleRead read, RoutedCommand routed, Responder responder) {
+        offerOrRefuse(new DriverInput.StaleRead(read, routed.readOnly(), responder), read.requestId(), responder, true);
     }
 
     /** A watch poll: held on this loop's thread until events arrive or its wait ends. */
-    public void onWatchPoll(WireFrame.WatchPoll poll, Responder responder) {
+    public void onWatchPoll(ClientFrame.WatchPoll poll, Responder responder) {
         offerOrRefuse(new DriverInput.WatchPoll(poll, responder), poll.requestId(), responder, durableMachine != null);
     }
 
     /** An admin coding change: proposed on this loop's thread if this replica leads. */
-    public void onCodingChange(WireFrame.CodingChange change, Responder responder) {
+    public void onCodingChange(ClientFrame.CodingChange change, Responder responder) {
         offerOrRefuse(new DriverInput.CodingChange(change, responder), change.requestId(), responder, true);
     }
 
     /** Queues a client-side input, or answers at once: no group (failed, or none for this kind) or BUSY (inbox full). */
     private void offerOrRefuse(DriverInput input, long requestId, Responder responder, boolean served) {
-        boolean noGroup = status.state() == WireFrame.GroupStatus.FAILED || !served;
+        boolean noGroup = status.state() == ClientFrame.GroupStatus.FAILED || !served;
         if (noGroup || !inbox.offer(input)) {
-            responder.respond(new WireFrame.ClientResponse(requestId, group, noGroup
-                    ? WireFrame.ClientResponse.STATUS_NO_GROUP : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
+            responder.respond(new ClientFrame.Response(requestId, group, noGroup
+                    ? ClientFrame.STATUS_NO_GROUP : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
         }
     }
 
@@ -179,19 +182,8 @@ public final class GroupLoop implements AutoCloseable {
         inbox.offer(new DriverInput.Wake());
     }
 
-    public WireFrame.GroupStatus status() {
+    public ClientFrame.GroupStatus status() {
         return status;
-    }
-
-    /** The driver's state as the group status frame. */
-    private static WireFrame.GroupStatus frame(GroupState s) {
-        int state = switch (s.serving()) {
-            case SERVING -> WireFrame.GroupStatus.SERVING;
-            case REPAIRING -> WireFrame.GroupStatus.REPAIRING;
-            case FAILED -> WireFrame.GroupStatus.FAILED;
-        };
-        return new WireFrame.GroupStatus(s.group(), s.role().ordinal(), s.promisedEpoch(), s.leaderHint(), s.commitSlot(),
-                s.appliedSlot(), s.snapshotSlot(), state);
     }
 
     public int group() {
@@ -223,6 +215,10 @@ public final class GroupLoop implements AutoCloseable {
                 if (now - nextTick >= 0) {
                     driver.tick(now);
                     nextTick = now + tickNanos;
+                }
+                if (moveRequested) {
+                    moveRequested = false;
+                    driver.requestMove();
                 }
                 if (handOverRequested) {
                     driver.requestHandOver();
@@ -260,7 +256,7 @@ public final class GroupLoop implements AutoCloseable {
     }
 
     private void publish() {
-        status = frame(driver.status());
+        status = driver.status();
         refusedMessages = driver.refusedMessages();
     }
 
@@ -326,7 +322,7 @@ public final class GroupLoop implements AutoCloseable {
 
     private void fail(String reason, Throwable cause) {
         driver.fail(failed -> {
-            status = frame(failed);
+            status = failed;
             LOG.error("group {}: {}", group, reason, cause);
         });
         publish();
@@ -363,6 +359,18 @@ public final class GroupLoop implements AutoCloseable {
         }
     }
 
+    /**
+     * Leaders spread, on any thread: if this node leads the group, it hands the leadership over (its
+     * end-lease entry under a leader lease, so no lease gap opens) and then resigns, so that the election
+     * picks another node ({@link GroupDriver#requestMove()}). Ignored when not leading or stopping.
+     */
+    public void moveLeadership() {
+        if (!halted && running && !closed && thread.getState() != Thread.State.NEW) {
+            moveRequested = true;
+            inbox.offer(new DriverInput.Wake());
+        }
+    }
+
     /** Stops the loop and leaves the election; a leader under a leader lease hands over first (bounded). */
     @Override
     public void close() throws Exception {
@@ -380,7 +388,7 @@ public final class GroupLoop implements AutoCloseable {
             thread.interrupt();
             stopped.await(5, TimeUnit.SECONDS);
         }
-        if (driver.joinedElection() && election != null && status.state() != WireFrame.GroupStatus.FAILED && !halted) {
+        if (driver.joinedElection() && election != null && status.state() != ClientFrame.GroupStatus.FAILED && !halted) {
             try {
                 election.leave(group);
             } catch (RuntimeException e) {

@@ -68,7 +68,7 @@ public final class GroupLease {
         this.quorum = quorum;
         this.auto = auto;
         this.restartOffsetNanos = quorum == null ? 0 : wallNanos(Instant.now()) - System.nanoTime();
-        String name = toString();
+        String name = mode.name().toLowerCase(Locale.ROOT).replace('_', '-'); // as the configuration spells it
         this.policy = switch (mode) {
             case LEADER -> ReadLease.leader(name, LeaderLeaseConfig.bounded(timing.deltaMillis() * 1_000_000L));
             case LEADER_TIMER -> ReadLease.leader(name, LeaderLeaseConfig.timer(timing.deltaMillis() * 1_000_000L,

@@ -2,11 +2,11 @@ package io.synod.server.node;
 
 import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.server.client.NodeClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.security.LocalCa;
-import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -195,7 +195,7 @@ public final class LocalCluster implements AutoCloseable {
             if (n == null) {
                 continue;
             }
-            WireFrame.GroupStatus s = n.statusReport(0).groups().get(group);
+            ClientFrame.GroupStatus s = n.statusReport(0).groups().get(group);
             if (s.role() == Role.LEADER.ordinal()) {
                 return n.nodeId();
             }
@@ -203,24 +203,46 @@ public final class LocalCluster implements AutoCloseable {
         return -1;
     }
 
-    public WireFrame.GroupStatus status(int node, int group) {
+    public ClientFrame.GroupStatus status(int node, int group) {
         return nodes[node].statusReport(0).groups().get(group);
     }
 
-    /** Waits until every group has a leader; returns false at the deadline. */
+    /**
+     * Waits until every group has a leader and the leaderships are spread over the running nodes (no node
+     * leads two more than another: the leader balancer has nothing left to move, so a test that reads the
+     * leaders now does not see them move under it); returns false at the deadline.
+     */
     public boolean awaitLeaders(long timeoutMillis) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         while (System.nanoTime() < deadline) {
+            int[] counts = new int[nodes.length];
             boolean all = true;
-            for (int g = 0; g < groups; g++) {
-                all &= leaderOf(g) >= 0;
+            for (int g = 0; g < groups && all; g++) {
+                int leader = leaderOf(g);
+                all = leader >= 0;
+                if (all) {
+                    counts[leader]++;
+                }
             }
-            if (all) {
+            if (all && spread(counts)) {
                 return true;
             }
             Thread.sleep(20);
         }
         return false;
+    }
+
+    /** Whether the running nodes' leadership counts differ by at most one. */
+    private boolean spread(int[] counts) {
+        int most = 0;
+        int least = Integer.MAX_VALUE;
+        for (int i = 0; i < nodes.length; i++) {
+            if (nodes[i] != null) {
+                most = Math.max(most, counts[i]);
+                least = Math.min(least, counts[i]);
+            }
+        }
+        return most - least <= 1;
     }
 
     public int groups() {
