@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.synod.core.paxos.Role;
-import io.synod.server.group.driver.DriverMetrics;
+import io.synod.engine.DriverMetrics;
 import java.util.concurrent.TimeUnit;
 
 /**

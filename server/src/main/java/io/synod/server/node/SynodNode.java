@@ -24,7 +24,7 @@ import io.synod.server.client.ConnectionLimiter;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.group.GroupLoop;
 import io.synod.server.group.GroupMetrics;
-import io.synod.server.group.driver.GroupDriverConfig;
+import io.synod.engine.GroupDriverConfig;
 import io.synod.server.lease.GroupLease;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;

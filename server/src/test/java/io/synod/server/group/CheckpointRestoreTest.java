@@ -8,7 +8,7 @@ import io.synod.protocol.ElectionEvent;
 import io.synod.protocol.KvCommand;
 import io.synod.protocol.KvResult;
 import io.synod.protocol.RoutedCommand;
-import io.synod.server.group.driver.GroupDriverConfig;
+import io.synod.engine.GroupDriverConfig;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.synod.server.group.driver;
+package io.synod.engine;
 
 /**
  * Where a group's driver and its handlers report what an operator should see (a leader change, a repair, a

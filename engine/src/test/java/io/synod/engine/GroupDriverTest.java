@@ -1,4 +1,4 @@
-package io.synod.server.group.driver;
+package io.synod.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

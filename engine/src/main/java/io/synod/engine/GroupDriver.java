@@ -1,4 +1,4 @@
-package io.synod.server.group.driver;
+package io.synod.engine;
 
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.ClientRequest;
