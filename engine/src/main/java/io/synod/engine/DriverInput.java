@@ -28,6 +28,4 @@ public sealed interface DriverInput {
     /** An election event (elected, lost, ...). */
     record Election(ElectionEvent event) implements DriverInput {}
 
-    /** Nothing: wakes the runner for a pass (the driver ignores it). */
-    record Wake() implements DriverInput {}
 }

@@ -43,9 +43,18 @@ public final class ProcessCluster implements AutoCloseable {
      */
     public static ProcessCluster start(Path dir, int nodes, int groups, int sessionTimeoutMillis, List<String> sets,
             PrintWriter progress, boolean verbose) throws IOException {
+        return start(dir, nodes, groups, sessionTimeoutMillis, sets, progress, verbose, false);
+    }
+
+    /** {@link #start(Path, int, int, int, List, PrintWriter, boolean)}, with {@code --insecure} (no TLS) when {@code insecure}. */
+    public static ProcessCluster start(Path dir, int nodes, int groups, int sessionTimeoutMillis, List<String> sets,
+            PrintWriter progress, boolean verbose, boolean insecure) throws IOException {
         List<String> args = new ArrayList<>(List.of("start", "--dir", dir.toString(), "--nodes", Integer.toString(nodes),
                 "--groups", Integer.toString(groups), "--session-timeout-ms", Integer.toString(sessionTimeoutMillis),
                 "--timeout-s", "120"));
+        if (insecure) {
+            args.add("--insecure");
+        }
         for (String s : sets) {
             args.add("--set");
             args.add(s);

@@ -6,6 +6,7 @@ import io.synod.protocol.ClientFrame;
 import io.synod.server.client.NodeClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
+import io.synod.server.config.ZooKeeperSettings;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.security.LocalCa;
 import java.io.File;
@@ -146,6 +147,7 @@ public final class ClusterCommand implements Runnable {
             } else {
                 LocalCa.ensure(dir, name, nodes);
             }
+            ZooKeeperSettings.ensureLocalSecret(dir); // The servers' ZooKeeper identity, also with --insecure.
             int zkPort = LocalCluster.freePort();
             Path zkDir = dir.resolve("zookeeper");
             Files.createDirectories(zkDir.resolve("data"));
@@ -173,7 +175,8 @@ public final class ClusterCommand implements Runnable {
                 Files.writeString(cfg, "cluster.name=" + name + "\nnode.id=" + i + "\nnodes=" + spec + "\nzookeeper.connect=127.0.0.1:"
                         + zkPort + "\nzookeeper.session.timeout.ms=" + sessionTimeoutMillis + "\ndata.dir=" + nodeDir.resolve("data")
                         + "\ngroups=" + groups + "\nmetrics.port=" + ports[i][2] + "\n"
-                        + (insecure ? "insecure=true\n" : LocalCa.serverKeys(dir, i)) + String.join("\n", sets) + "\n",
+                        + (insecure ? "insecure=true\n" : LocalCa.serverKeys(dir, i)) + ZooKeeperSettings.localKeys(dir)
+                        + String.join("\n", sets) + "\n",
                         StandardCharsets.UTF_8);
                 try {
                     ServerConfig.load(cfg, List.of());

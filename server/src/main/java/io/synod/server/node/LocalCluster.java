@@ -6,6 +6,7 @@ import io.synod.protocol.ClientFrame;
 import io.synod.server.client.NodeClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
+import io.synod.server.config.ZooKeeperSettings;
 import io.synod.server.security.LocalCa;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -26,9 +27,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@link TcpRelay}, so {@link #crash(int)} can make a node vanish the way a killed process does
  * (its ZooKeeper session expires after the timeout instead of being closed).
  * Secure by default: the nodes and {@link #client}/{@link #clientTls} use certificates of a CA created
- * in {@code dir} ({@link LocalCa}); {@code insecure=true} among the extra keys runs them without TLS.
+ * in {@code dir} ({@link LocalCa}); {@code insecure=true} among the extra keys runs them without TLS. Their
+ * ZooKeeper identity is the secret {@code dir/zookeeper.secret} (created on first use, also when insecure), so
+ * the cluster's znodes are writable by these nodes only.
  */
 public final class LocalCluster implements AutoCloseable {
+    /** Set among the extra keys (to a file, or "-" with insecure=true for open znodes), it replaces the local secret. */
+    private static final String ZK_SECRET_KEY = "zookeeper.auth.secret.file";
     private final InetSocketAddress zookeeper;
     private final Path dir;
     private final int groups;
@@ -51,6 +56,9 @@ public final class LocalCluster implements AutoCloseable {
         this.insecure = "true".equals(extra.get("insecure"));
         if (!insecure) {
             LocalCa.ensure(dir, clusterName, nodeCount);
+        }
+        if (!extra.containsKey(ZK_SECRET_KEY)) {
+            ZooKeeperSettings.ensureLocalSecret(dir); // ACLs even when insecure: they cost nothing
         }
         this.nodes = new SynodNode[nodeCount];
         this.relays = new TcpRelay[nodeCount];
@@ -106,6 +114,7 @@ public final class LocalCluster implements AutoCloseable {
             p.setProperty("tls.cert", tls.cert().toString());
             p.setProperty("tls.key", tls.key().toString());
         }
+        p.setProperty(ZK_SECRET_KEY, dir.toAbsolutePath().resolve(ZooKeeperSettings.LOCAL_SECRET).toString());
         extra.forEach(p::setProperty);
         return ServerConfig.from(p);
     }

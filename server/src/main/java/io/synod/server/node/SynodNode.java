@@ -4,6 +4,9 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.synod.coordination.ClusterAclException;
 import io.synod.coordination.ClusterMetadata;
 import io.synod.coordination.ClusterSpec;
 import io.synod.coordination.CoordinationException;
@@ -14,6 +17,7 @@ import io.synod.coordination.GroupConfig;
 import io.synod.coordination.GroupProgress;
 import io.synod.coordination.MemberInfo;
 import io.synod.coordination.ShardMap;
+import io.synod.coordination.ZooKeeperAccess;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.protocol.ClientFrame;
@@ -99,6 +103,12 @@ public final class SynodNode implements AutoCloseable {
         Gauge.builder("synod.client.connections", clients.limiter(), ConnectionLimiter::open).register(registry);
         FunctionCounter.builder("synod.client.connections.refused", clients.limiter(), ConnectionLimiter::refused)
                 .register(registry);
+        // What partially received frames and TLS records actually occupy: every channel allocates from Netty's
+        // default allocator, whose arenas also keep freed chunks for reuse (so this includes the pool's cache).
+        if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider allocator) {
+            Gauge.builder("synod.netty.direct.memory", allocator, a -> a.metric().usedDirectMemory()).baseUnit("bytes")
+                    .description("direct memory held by Netty's default allocator").register(registry);
+        }
     }
 
     /** Starts everything; on failure closes what was started and rethrows. */
@@ -122,7 +132,12 @@ public final class SynodNode implements AutoCloseable {
         int n = config.nodes().size();
         CoordinationOptions options = CoordinationOptions.defaults()
                 .withSessionTimeout(Duration.ofMillis(config.zookeeperSessionTimeoutMillis()));
-        coordination = CuratorCoordination.connect(config.zookeeperConnect(), config.clusterName(), options);
+        ZooKeeperAccess zookeeper = config.zookeeper().access(); // A bad secret file stops the start here.
+        if (!zookeeper.authenticated()) {
+            LOG.warn("node {}: INSECURE: no zookeeper.auth.secret.file: the cluster's znodes are writable by any ZooKeeper "
+                    + "client (epochs, shard map, member addresses)", config.nodeId());
+        }
+        coordination = CuratorCoordination.connect(config.zookeeperConnect(), config.clusterName(), options, zookeeper);
         ClusterMetadata metadata = coordination.metadata();
         ClusterSpec defaults = ClusterSpec.defaults(n).withGroups(config.groups());
         ServerConfig.CodingSetting codingSetting = config.coding();
@@ -142,6 +157,8 @@ public final class SynodNode implements AutoCloseable {
         }
         try {
             metadata.createCluster(wanted);
+        } catch (ClusterAclException e) {
+            throw e; // Not a spec mismatch: its message names the zookeeper.auth.* keys to set.
         } catch (CoordinationException e) {
             throw new IllegalStateException("cluster '" + config.clusterName() + "' exists in ZooKeeper with a different "
                     + "spec than this node's (" + n + " nodes, " + config.groups() + " groups, coding "
