@@ -220,7 +220,8 @@ public final class ClusterCommand implements Runnable {
         }
     }
 
-    @Command(name = "status", mixinStandardHelpOptions = true, description = "Show processes and each group's leader.")
+    @Command(name = "status", mixinStandardHelpOptions = true,
+            description = "Show processes, the groups each node leads, and each group's leader, epoch, commit slot, lease mode and coding in force.")
     static final class Status extends DirCommand {
         @Override
         public Integer call() {
@@ -236,9 +237,10 @@ public final class ClusterCommand implements Runnable {
                     state = "not running";
                 } else {
                     try {
-                        reports.add(NodeClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 2_000, MAX_FRAME,
-                                clientTls(file)));
-                        state = "serving";
+                        ClientFrame.StatusReport report = NodeClient.status(new InetSocketAddress("127.0.0.1",
+                                n.clientPort()), 2_000, MAX_FRAME, clientTls(file));
+                        reports.add(report);
+                        state = "serving, " + leads(report);
                     } catch (IOException e) {
                         state = "running, client port not answering (" + e.getMessage() + ")";
                     }
@@ -246,26 +248,53 @@ public final class ClusterCommand implements Runnable {
                 out.printf("node %d     pid %d  client 127.0.0.1:%d  %s%n", n.id(), n.pid(), n.clientPort(), state);
             }
             for (int g = 0; g < file.groups(); g++) {
-                String leader = "none";
-                long commit = -1;
-                StringBuilder states = new StringBuilder();
-                for (ClientFrame.StatusReport r : reports) {
-                    if (g >= r.groups().size()) {
-                        continue;
-                    }
-                    ClientFrame.GroupStatus s = r.groups().get(g);
-                    if (s.role() == Role.LEADER.ordinal()) {
-                        leader = "node " + r.nodeId() + " (epoch " + s.promisedEpoch() + ")";
-                    }
-                    commit = Math.max(commit, s.commitSlot());
-                    if (s.state() != ClientFrame.GroupStatus.SERVING) {
-                        states.append(" node ").append(r.nodeId())
-                                .append(s.state() == ClientFrame.GroupStatus.REPAIRING ? " repairing" : " FAILED");
-                    }
-                }
-                out.printf("group %d    leader %s, commit slot %d%s%n", g, leader, commit, states);
+                out.printf("group %d    %s%n", g, describeGroup(g, reports));
             }
             return 0;
+        }
+
+        /** "leads groups 0, 2" or "leads no group", from one node's report. */
+        static String leads(ClientFrame.StatusReport report) {
+            List<String> led = new ArrayList<>();
+            for (ClientFrame.GroupStatus s : report.groups()) {
+                if (s.role() == Role.LEADER.ordinal()) {
+                    led.add(String.valueOf(s.group()));
+                }
+            }
+            return led.isEmpty() ? "leads no group" : "leads group" + (led.size() == 1 ? " " : "s ") + String.join(", ", led);
+        }
+
+        /**
+         * One group's line: its leader and epoch, the highest commit slot reported, and the lease mode and coding in
+         * force as the leader's replica has them (a coding change moves it; the spec in ZooKeeper keeps the first);
+         * without a leader, as the replica with the highest applied slot has them. Members not serving are named.
+         */
+        static String describeGroup(int group, List<ClientFrame.StatusReport> reports) {
+            String leader = "none";
+            long commit = -1;
+            ClientFrame.GroupStatus source = null;
+            StringBuilder states = new StringBuilder();
+            for (ClientFrame.StatusReport r : reports) {
+                if (group >= r.groups().size()) {
+                    continue;
+                }
+                ClientFrame.GroupStatus s = r.groups().get(group);
+                boolean leads = s.role() == Role.LEADER.ordinal();
+                if (leads) {
+                    leader = "node " + r.nodeId() + " (epoch " + s.promisedEpoch() + ")";
+                }
+                if (source == null || leads || (source.role() != Role.LEADER.ordinal()
+                        && s.appliedSlot() > source.appliedSlot())) {
+                    source = s;
+                }
+                commit = Math.max(commit, s.commitSlot());
+                if (s.state() != ClientFrame.GroupStatus.SERVING) {
+                    states.append(" node ").append(r.nodeId())
+                            .append(s.state() == ClientFrame.GroupStatus.REPAIRING ? " repairing" : " FAILED");
+                }
+            }
+            String mode = source == null ? "" : ", lease " + source.lease() + ", coding " + source.coding().describe();
+            return "leader " + leader + ", commit slot " + commit + mode + states;
         }
     }
 

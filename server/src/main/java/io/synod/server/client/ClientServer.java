@@ -18,6 +18,7 @@ import io.synod.client.codec.ClientFrameDecoder;
 import io.synod.client.codec.ClientFrameEncoder;
 import io.synod.protocol.ClientFrame;
 import io.synod.server.transport.ConnectionPolicy;
+import io.synod.server.transport.PartialFrameGate;
 import io.synod.server.transport.RateLimitedLog;
 import java.net.InetSocketAddress;
 import java.util.Queue;
@@ -38,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * from that connection (TCP backpressure) until it drains. The port is guarded by its
  * {@link ConnectionPolicy}: connection caps ({@link ConnectionLimiter}), TLS with a required client
  * certificate, an idle timeout, and the client frame limit with the node's partial-frame budget
- * ({@link ClientPortGate}).
+ * ({@link PartialFrameGate}).
  */
 public final class ClientServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClientServer.class);
@@ -112,7 +113,7 @@ public final class ClientServer implements AutoCloseable {
                             ch.pipeline().addLast(new ReadTimeoutHandler(idle, TimeUnit.MILLISECONDS));
                         }
                         ch.pipeline().addLast(new ClientFrameDecoder(policy.limits().clientMaxFrameBytes(),
-                                        new ClientPortGate(policy.budget(), policy.limits().frameTimeoutMillis())),
+                                        new PartialFrameGate(policy.budget(), policy.limits().frameTimeoutMillis())),
                                 new ClientFrameEncoder(maxFrameBytes), new ClientInboundHandler(handler, maxInFlightPerConnection));
                     }
                 });

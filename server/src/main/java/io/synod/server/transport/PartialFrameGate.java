@@ -1,21 +1,20 @@
-package io.synod.server.client;
+package io.synod.server.transport;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.synod.client.codec.FrameGate;
-import io.synod.server.transport.FrameBudget;
-import io.synod.server.transport.RateLimitedLog;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
 
 /**
- * The client port's guard around incomplete frames (docs/security.md, "Limits"), one per connection: a frame
- * waiting for its body holds its length in the node-wide {@link FrameBudget} (a frame that does not fit is
- * refused), and it must complete within the frame timeout from its first byte, or the connection is closed, so a
- * client that stalls mid-frame cannot hold the memory for long.
+ * A server port's guard around incomplete frames (docs/security.md, "Limits"), one per connection, used by the
+ * peer port's {@link FrameDecoder} and the client port's {@code ClientFrameDecoder}: a frame waiting for its body
+ * holds its length in the node-wide {@link FrameBudget} (a frame that does not fit is refused), and it must
+ * complete within the frame timeout from its first byte, or the connection is closed, so a sender that stalls
+ * mid-frame cannot hold the memory for long.
  */
-final class ClientPortGate implements FrameGate {
-    private static final RateLimitedLog REFUSALS = new RateLimitedLog(LoggerFactory.getLogger(ClientPortGate.class));
+public final class PartialFrameGate implements FrameGate {
+    private static final RateLimitedLog REFUSALS = new RateLimitedLog(LoggerFactory.getLogger(PartialFrameGate.class));
 
     private final FrameBudget budget;
     private final long frameTimeoutMillis;
@@ -27,7 +26,7 @@ final class ClientPortGate implements FrameGate {
     private String refusal = "frame refused";
 
     /** {@code frameTimeoutMillis} 0: no timeout. */
-    ClientPortGate(FrameBudget budget, long frameTimeoutMillis) {
+    public PartialFrameGate(FrameBudget budget, long frameTimeoutMillis) {
         this.budget = budget;
         this.frameTimeoutMillis = frameTimeoutMillis;
     }
