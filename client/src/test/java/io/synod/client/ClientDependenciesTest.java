@@ -35,12 +35,12 @@ class ClientDependenciesTest {
             found.addAll(synodPackagesIn(Path.of(entry)));
         }
         assertEquals(new TreeSet<>(ALLOWED), found,
-                "Synod modules on the client's classpath (synod-core, -leases, -server or -bench must not be there)");
+                "Synod modules on the client's classpath (synod-core, -leases, -simulator, -server or -bench must not be there)");
     }
 
     @Test
     void theSimulatorAndTheCheckerAreNotLoadable() {
-        assertThrows(ClassNotFoundException.class, () -> Class.forName("io.synod.core.sim.Simulation"));
+        assertThrows(ClassNotFoundException.class, () -> Class.forName("io.synod.sim.Simulation"));
         assertThrows(ClassNotFoundException.class, () -> Class.forName("io.synod.core.check.LinearizabilityChecker"));
         assertThrows(ClassNotFoundException.class, () -> Class.forName("io.synod.core.history.HistoryJson"));
         assertFalse(Collections.list(resources("io/synod/core")).iterator().hasNext(), "io.synod.core on the classpath");

@@ -1,7 +1,7 @@
 package io.synod.bench.coded;
 
 import io.synod.bench.report.CsvTable;
-import io.synod.core.sim.CodedThroughput;
+import io.synod.sim.CodedThroughput;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -1,13 +1,13 @@
 package io.synod.bench.leases;
 
-import io.synod.core.sim.FaultProfile;
-import io.synod.core.sim.LeaseHooksFactory;
-import io.synod.core.sim.ScenarioResult;
-import io.synod.core.sim.SimConfig;
-import io.synod.core.sim.SimLeases;
-import io.synod.core.sim.SimOp;
-import io.synod.core.sim.SimScenario;
-import io.synod.core.sim.Simulation;
+import io.synod.sim.FaultProfile;
+import io.synod.sim.LeaseHooksFactory;
+import io.synod.sim.ScenarioResult;
+import io.synod.sim.SimConfig;
+import io.synod.sim.SimLeases;
+import io.synod.sim.SimOp;
+import io.synod.sim.SimScenario;
+import io.synod.sim.Simulation;
 import io.synod.leases.KeyExtractor;
 import io.synod.leases.LeaderLease;
 import io.synod.leases.LeaderLeaseConfig;

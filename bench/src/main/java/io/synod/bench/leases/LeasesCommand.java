@@ -7,7 +7,7 @@ import io.synod.bench.leases.LeaseGuardExperiments.WaitReads;
 import io.synod.bench.leases.LeaseGuardExperiments.Workload;
 import io.synod.bench.report.Charts;
 import io.synod.bench.report.CsvTable;
-import io.synod.core.sim.ScenarioResult;
+import io.synod.sim.ScenarioResult;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.ZoneOffset;

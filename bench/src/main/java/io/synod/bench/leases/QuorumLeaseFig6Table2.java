@@ -4,7 +4,7 @@ import static io.synod.bench.leases.LeasesCommand.fmt;
 
 import io.synod.bench.report.Charts;
 import io.synod.bench.report.CsvTable;
-import io.synod.core.sim.ScenarioResult;
+import io.synod.sim.ScenarioResult;
 import io.synod.leases.QuorumLease;
 import java.io.IOException;
 import java.io.PrintWriter;

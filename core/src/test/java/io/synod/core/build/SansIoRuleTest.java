@@ -85,11 +85,11 @@ class SansIoRuleTest {
     }
 
     @Test
-    void mainSourcesOfCoreLeasesAndTheGroupDriverHaveNoSynchronized() throws IOException {
+    void mainSourcesOfTheSansIoModulesHaveNoSynchronized() throws IOException {
         Pattern keyword = Pattern.compile("\\bsynchronized\\b");
         List<String> hits = new ArrayList<>();
         for (String module : List.of("protocol/src/main/java", "core/src/main/java", "leases/src/main/java",
-                "server/src/main/java/io/synod/server/group/driver")) {
+                "engine/src/main/java", "simulator/src/main/java")) {
             Path sources = ROOT.resolve(module);
             if (!Files.isDirectory(sources)) {
                 continue;

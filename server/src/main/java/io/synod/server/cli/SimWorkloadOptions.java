@@ -1,8 +1,8 @@
 package io.synod.server.cli;
 
-import io.synod.core.sim.LatencyMatrix;
-import io.synod.core.sim.SimConfig;
-import io.synod.core.sim.SimScenario;
+import io.synod.sim.LatencyMatrix;
+import io.synod.sim.SimConfig;
+import io.synod.sim.SimScenario;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

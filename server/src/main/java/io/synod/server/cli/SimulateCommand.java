@@ -1,15 +1,15 @@
 package io.synod.server.cli;
 
 import io.synod.core.history.HistoryJson;
-import io.synod.core.sim.FaultProfile;
-import io.synod.core.sim.Mutation;
-import io.synod.core.sim.SimCoding;
-import io.synod.core.sim.SimConfig;
-import io.synod.core.sim.SimLeases;
-import io.synod.core.sim.SimResult;
-import io.synod.core.sim.SimScenario;
-import io.synod.core.sim.Simulation;
-import io.synod.leases.SimLeaseModes;
+import io.synod.sim.FaultProfile;
+import io.synod.sim.Mutation;
+import io.synod.sim.SimCoding;
+import io.synod.sim.SimConfig;
+import io.synod.sim.SimLeases;
+import io.synod.sim.SimResult;
+import io.synod.sim.SimScenario;
+import io.synod.sim.Simulation;
+import io.synod.sim.SimLeaseModes;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;

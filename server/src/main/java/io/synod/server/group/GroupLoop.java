@@ -10,13 +10,14 @@ import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.ElectionEvent;
 import io.synod.protocol.RoutedCommand;
-import io.synod.server.group.driver.DriverInput;
-import io.synod.server.group.driver.DriverOutput;
-import io.synod.server.group.driver.GroupDriver;
-import io.synod.server.group.driver.GroupDriverConfig;
-import io.synod.server.group.driver.GroupMetrics;
-import io.synod.server.group.driver.KvState;
-import io.synod.server.group.driver.Responder;
+import io.synod.engine.DriverInput;
+import io.synod.engine.DriverLog;
+import io.synod.engine.DriverMetrics;
+import io.synod.engine.DriverOutput;
+import io.synod.engine.GroupDriver;
+import io.synod.engine.GroupDriverConfig;
+import io.synod.engine.KvState;
+import io.synod.engine.Responder;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.log.StorageFailure;
 import io.synod.server.state.RocksKvStateMachine;
@@ -62,7 +63,7 @@ public final class GroupLoop implements AutoCloseable {
     private final RocksKvStateMachine durableMachine;
     private final Consumer<WireFrame.PeerMessage> network;
     private final ElectionService election;
-    private final GroupMetrics metrics;
+    private final DriverMetrics metrics;
     private final long tickNanos;
     /** Peer messages: drained first in every batch. */
     private final BlockingQueue<DriverInput> peerInbox;
@@ -236,10 +237,6 @@ public final class GroupLoop implements AutoCloseable {
         return group;
     }
 
-    public GroupMetrics metrics() {
-        return metrics;
-    }
-
     // ---- the loop -----------------------------------------------------------------------------------
 
     private void run() {
@@ -308,8 +305,17 @@ public final class GroupLoop implements AutoCloseable {
     /** The runner's side of the driver's outputs: the network, the disk and the election service. */
     private final class Output implements DriverOutput {
         @Override
-        public void send(WireFrame.PeerMessage message) {
-            network.accept(message);
+        public void send(Message message) {
+            network.accept(new WireFrame.PeerMessage(group, message));
+        }
+
+        @Override
+        public void log(DriverLog.Level level, String line) {
+            switch (level) {
+                case INFO -> LOG.info(line);
+                case WARN -> LOG.warn(line);
+                case ERROR -> LOG.error(line);
+            }
         }
 
         @Override

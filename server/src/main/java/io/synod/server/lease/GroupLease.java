@@ -6,12 +6,10 @@ import io.synod.core.paxos.ClockReading;
 import io.synod.core.paxos.LeaseHooks;
 import io.synod.leases.AutoAssignment;
 import io.synod.leases.KeyAssignment;
-import io.synod.leases.KeyExtractor;
-import io.synod.leases.LeaderLease;
 import io.synod.leases.LeaderLeaseConfig;
 import io.synod.leases.LeaseConfiguration;
-import io.synod.leases.QuorumLease;
 import io.synod.leases.QuorumLeaseConfig;
+import io.synod.leases.ReadLease;
 import io.synod.server.config.ServerConfig.AutoSettings;
 import io.synod.server.config.ServerConfig.QuorumTimers;
 import java.time.Instant;
@@ -19,8 +17,8 @@ import java.util.Locale;
 
 /**
  * The server's side of a group's read lease (docs/leases.md, "On the server"): which policy the
- * replica runs and the clocks it gets. The policy itself ({@link LeaderLease}) is pure; this class is
- * the I/O shell that reads the real clocks:
+ * replica runs ({@link #policy()}, a pure {@link ReadLease} the group driver takes) and the clocks it gets
+ * ({@link #read(long)}, the driver's lease clock). This class is the I/O shell that reads the real clocks:
  * <ul>
  *   <li>{@link LeaseMode#LEADER}: LeaseGuard with a bounded-uncertainty clock (SIGMOD 2026 §3): the
  *       interval is {@code [wall - bound, wall + bound]} around {@link Instant#now()}, where the bound
@@ -41,12 +39,13 @@ import java.util.Locale;
  *       ({@link KeyAssignment#ALL}; writes wait for every replica or for a silent one's lease to end).</li>
  *   <li>{@link LeaseMode#NONE}: {@link LeaseHooks#NONE}, no clock readings at all.</li>
  * </ul>
- * Quorum leases measure only local intervals (§3.5), so their clock is the monotonic one, shifted once
- * per process by the wall clock at start ({@link #read()}): a BOUND report's stamp must grow across a
- * process restart (docs/leases.md, QuorumLease rule 7), which {@link System#nanoTime()} alone does not.
+ * Quorum leases measure only local intervals (§3.5), so their clock is the monotonic one, shifted by the
+ * wall clock when the lease was built ({@link #read()}; one lease per node process): a BOUND report's stamp
+ * must grow across a process restart (docs/leases.md, QuorumLease rule 7), which {@link System#nanoTime()}
+ * alone does not.
  */
 public final class GroupLease {
-    public static final GroupLease NONE = new GroupLease(LeaseMode.NONE, LeaseTiming.NONE, null);
+    public static final GroupLease NONE = new GroupLease(LeaseMode.NONE, LeaseTiming.NONE, null, null);
 
     private final LeaseMode mode;
     private final LeaseTiming timing;
@@ -55,12 +54,12 @@ public final class GroupLease {
     private final QuorumLeaseConfig quorum;
     /** QUORUM_AUTO: the automatic assignment; null otherwise. */
     private final AutoAssignment auto;
-    /** Added to {@link System#nanoTime()} for quorum leases: the wall clock at class load minus nanoTime then. */
-    private static final long RESTART_OFFSET_NANOS = wallNanos(Instant.now()) - System.nanoTime();
-
-    private GroupLease(LeaseMode mode, LeaseTiming timing, QuorumLeaseConfig quorum) {
-        this(mode, timing, quorum, null);
-    }
+    private final ReadLease policy;
+    /**
+     * Added to {@link System#nanoTime()} for quorum leases: the wall clock when this lease was built minus nanoTime
+     * then (read here, not at class load, so loading the class reads no clock; zero for the other modes).
+     */
+    private final long restartOffsetNanos;
 
     private GroupLease(LeaseMode mode, LeaseTiming timing, QuorumLeaseConfig quorum, AutoAssignment auto) {
         this.mode = mode;
@@ -68,6 +67,15 @@ public final class GroupLease {
         this.boundNanos = timing.clockBoundMicros() * 1_000L;
         this.quorum = quorum;
         this.auto = auto;
+        this.restartOffsetNanos = quorum == null ? 0 : wallNanos(Instant.now()) - System.nanoTime();
+        String name = mode.name().toLowerCase(Locale.ROOT).replace('_', '-'); // as the configuration spells it
+        this.policy = switch (mode) {
+            case LEADER -> ReadLease.leader(name, LeaderLeaseConfig.bounded(timing.deltaMillis() * 1_000_000L));
+            case LEADER_TIMER -> ReadLease.leader(name, LeaderLeaseConfig.timer(timing.deltaMillis() * 1_000_000L,
+                    timing.driftPpm()));
+            case QUORUM, MEGASTORE, QUORUM_AUTO -> ReadLease.quorum(name, quorum, auto);
+            default -> ReadLease.NONE;
+        };
     }
 
     /** The lease a group configured with {@code mode} and {@code timing} runs (quorum timers at their defaults). */
@@ -82,7 +90,7 @@ public final class GroupLease {
         }
         return switch (mode) {
             case NONE -> NONE;
-            case LEADER, LEADER_TIMER -> new GroupLease(mode, timing.normalized(mode), null);
+            case LEADER, LEADER_TIMER -> new GroupLease(mode, timing.normalized(mode), null, null);
             case QUORUM, QUORUM_AUTO, MEGASTORE -> {
                 LeaseTiming t = timing.normalized(mode);
                 // QuorumLeaseConfig checks the renewal leaves time before t_lease(1 - ε) runs out.
@@ -113,26 +121,9 @@ public final class GroupLease {
         return mode;
     }
 
-    /** The policy of one replica incarnation, wrapped so the group loop can force a read through the log. */
-    public ReadGate newHooks() {
-        LeaseHooks policy = switch (mode) {
-            case LEADER -> new LeaderLease(LeaderLeaseConfig.bounded(timing.deltaMillis() * 1_000_000L), KeyExtractor.KV);
-            case LEADER_TIMER -> new LeaderLease(LeaderLeaseConfig.timer(timing.deltaMillis() * 1_000_000L,
-                    timing.driftPpm()), KeyExtractor.KV);
-            case QUORUM, MEGASTORE -> new QuorumLease(quorum, KeyExtractor.KV);
-            case QUORUM_AUTO -> new QuorumLease(quorum, KeyExtractor.KV, QuorumLease.ReadObserver.NONE, auto);
-            default -> LeaseHooks.NONE;
-        };
-        if (policy instanceof QuorumLease lease) {
-            // The holders named in a refusal are those of the configuration in force at this replica (for
-            // QUORUM and MEGASTORE the static one, version 0 forever); while it is unknown (the state could not
-            // answer yet), none are named.
-            return new ReadGate(policy, (payload, n) -> {
-                LeaseConfiguration inForce = lease.configuration();
-                return inForce == null ? -1 : inForce.holders(KeyExtractor.KV.keyOf(payload), n);
-            });
-        }
-        return new ReadGate(policy);
+    /** The policy the group driver runs (one {@link LeaseHooks} per replica incarnation, behind its read gate). */
+    public ReadLease policy() {
+        return policy;
     }
 
     /**
@@ -147,18 +138,13 @@ public final class GroupLease {
     /** {@link #read()} at the monotonic time {@code monotonic} ({@link System#nanoTime()} read by the caller). */
     public ClockReading read(long monotonic) {
         if (quorum != null) {
-            return ClockReading.unbounded(monotonic + RESTART_OFFSET_NANOS);
+            return ClockReading.unbounded(monotonic + restartOffsetNanos);
         }
         if (mode != LeaseMode.LEADER) {
             return ClockReading.unbounded(monotonic);
         }
         long wallNanos = wallNanos(Instant.now());
         return new ClockReading(monotonic, wallNanos - boundNanos, wallNanos + boundNanos, true);
-    }
-
-    /** Whether a follower may answer reads under this lease (quorum-lease holders). */
-    public boolean followerReads() {
-        return quorum != null;
     }
 
     private static long wallNanos(Instant wall) {

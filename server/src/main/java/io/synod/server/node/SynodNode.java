@@ -29,8 +29,8 @@ import io.synod.server.client.ClientServer;
 import io.synod.server.client.ConnectionLimiter;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.group.GroupLoop;
-import io.synod.server.group.driver.GroupDriverConfig;
-import io.synod.server.group.driver.GroupMetrics;
+import io.synod.server.group.GroupMetrics;
+import io.synod.engine.GroupDriverConfig;
 import io.synod.server.lease.GroupLease;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
@@ -88,6 +88,8 @@ public final class SynodNode implements AutoCloseable {
     private AuthService auth;
     private MetricsEndpoint metrics;
     private GroupLoop[] loops = new GroupLoop[0];
+    /** Each group's meters, by group (read by {@link #readsByPath()} and {@link #recoveryRequests()}). */
+    private GroupMetrics[] groupMetrics = new GroupMetrics[0];
     private volatile ShardMap shardMap;
     private InetSocketAddress clientAddress;
     private InetSocketAddress peerAddress;
@@ -190,6 +192,7 @@ public final class SynodNode implements AutoCloseable {
         Map<Integer, InetSocketAddress> peers = new TreeMap<>();
         config.nodes().forEach((id, a) -> peers.put(id, a.peer()));
         loops = new GroupLoop[groups];
+        groupMetrics = new GroupMetrics[groups];
         network = new PeerNetwork(config.nodeId(), config.clusterName(), peers, config.maxFrameBytes(),
                 config.outboundQueueBytes(), 2, this::onPeerMessage, policy);
         config.peerDelayMillis().forEach(network::setOutboundDelayMillis); // benchmark option, off by default
@@ -207,7 +210,9 @@ public final class SynodNode implements AutoCloseable {
             GroupMetrics gm = new GroupMetrics(registry, g);
             int group = g;
             Consumer<WireFrame.PeerMessage> send = network::send;
-            GroupDriverConfig driverConfig = GroupDriverConfig.of(group, rc, 16_384, gm).withCoding(coding).withLease(lease);
+            GroupDriverConfig driverConfig = GroupDriverConfig.of(group, rc, 16_384, gm).withCoding(coding)
+                    .withLease(lease.policy(), lease::read);
+            groupMetrics[g] = gm;
             loops[g] = new GroupLoop(driverConfig, storage, sm, sm, send, election, config.tickMillis() * 1_000_000L, 8192);
             GroupLoop loop = loops[g];
             int nodeId = config.nodeId();
@@ -461,11 +466,11 @@ public final class SynodNode implements AutoCloseable {
      */
     public long[] readsByPath() {
         long[] out = new long[3];
-        for (GroupLoop loop : loops) {
-            if (loop != null) {
-                out[0] += loop.metrics().leaseReads();
-                out[1] += loop.metrics().logReads();
-                out[2] += loop.metrics().followerLeaseReads();
+        for (GroupMetrics m : groupMetrics) {
+            if (m != null) {
+                out[0] += m.leaseReads();
+                out[1] += m.logReads();
+                out[2] += m.followerLeaseReads();
             }
         }
         return out;
@@ -474,9 +479,9 @@ public final class SynodNode implements AutoCloseable {
     /** Shard requests sent by this node's recovery reads of coded values, all groups (synod_recovery_requests_total). */
     public long recoveryRequests() {
         long out = 0;
-        for (GroupLoop loop : loops) {
-            if (loop != null) {
-                out += loop.metrics().recoveryRequests();
+        for (GroupMetrics m : groupMetrics) {
+            if (m != null) {
+                out += m.recoveryRequests();
             }
         }
         return out;

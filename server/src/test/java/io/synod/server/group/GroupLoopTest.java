@@ -18,8 +18,7 @@ import io.synod.protocol.ElectionEvent;
 import io.synod.protocol.KvCommand;
 import io.synod.protocol.KvResult;
 import io.synod.protocol.RoutedCommand;
-import io.synod.server.group.driver.GroupDriverConfig;
-import io.synod.server.group.driver.GroupMetrics;
+import io.synod.engine.GroupDriverConfig;
 import io.synod.server.lease.GroupLease;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
@@ -198,7 +197,7 @@ class GroupLoopTest {
             GroupStorage storage = GroupStorage.open(g.resolve("log"), 1 << 16);
             RocksKvStateMachine sm = new RocksKvStateMachine(g.resolve("rocksdb"));
             GroupLoop loop = new GroupLoop(GroupDriverConfig.of(0, config, 1024,
-                    new GroupMetrics(new SimpleMeterRegistry(), 0)).withLease(lease), storage, sm, sm, m -> { }, null,
+                    new GroupMetrics(new SimpleMeterRegistry(), 0)).withLease(lease.policy(), lease::read), storage, sm, sm, m -> { }, null,
                     5_000_000L, 1024);
             long written;
             try {

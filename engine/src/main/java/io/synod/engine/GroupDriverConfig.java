@@ -1,0 +1,48 @@
+package io.synod.engine;
+
+import io.synod.core.paxos.Coding;
+import io.synod.core.paxos.ReplicaConfig;
+import io.synod.leases.ReadLease;
+
+/**
+ * Everything a {@link GroupDriver} is configured with, in one place.
+ *
+ * @param group the group id
+ * @param replica the core replica's settings (node id, cluster size, heartbeat, pipeline window, ...)
+ * @param coding how values are coded (RS-Paxos), or {@link Coding#OFF} for majorities and full copies
+ * @param lease the group's read lease (the policy the replica runs behind the driver's read gate)
+ * @param leaseClock the clocks that lease is judged by, read once per input at the time passed in
+ * @param maxWaiters client commands waiting for their answer, at most (more are answered BUSY)
+ * @param metrics where the driver's counts and measurements go (the runner exports them)
+ */
+public record GroupDriverConfig(int group, ReplicaConfig replica, Coding coding, ReadLease lease, LeaseClock leaseClock,
+        int maxWaiters, DriverMetrics metrics) {
+    public GroupDriverConfig {
+        if (replica == null || coding == null || lease == null || leaseClock == null || metrics == null) {
+            throw new IllegalArgumentException("group " + group + ": a driver needs a replica config, coding, lease,"
+                    + " lease clock and metrics");
+        }
+        if (maxWaiters <= 0) {
+            throw new IllegalArgumentException("group " + group + ": maxWaiters must be > 0, got " + maxWaiters);
+        }
+    }
+
+    /** A group without coding and without a read lease. */
+    public static GroupDriverConfig of(int group, ReplicaConfig replica, int maxWaiters, DriverMetrics metrics) {
+        return new GroupDriverConfig(group, replica, Coding.OFF, ReadLease.NONE, LeaseClock.NONE, maxWaiters, metrics);
+    }
+
+    public GroupDriverConfig withCoding(Coding value) {
+        return new GroupDriverConfig(group, replica, value, lease, leaseClock, maxWaiters, metrics);
+    }
+
+    /** The same group under {@code value}, judged by {@code clock} (the server's real clocks, a test's fake). */
+    public GroupDriverConfig withLease(ReadLease value, LeaseClock clock) {
+        return new GroupDriverConfig(group, replica, coding, value, clock, maxWaiters, metrics);
+    }
+
+    /** The same group with its lease judged by {@code clock} (tests: a fake clock). */
+    public GroupDriverConfig withLeaseClock(LeaseClock clock) {
+        return new GroupDriverConfig(group, replica, coding, lease, clock, maxWaiters, metrics);
+    }
+}

@@ -1,0 +1,115 @@
+package io.synod.sim;
+
+import java.util.Locale;
+
+/**
+ * Deliberate protocol or runtime bugs: negative controls that show the simulator and its checks can
+ * catch what they claim to catch. A mutated run is expected to report violations.
+ */
+public enum Mutation {
+    /** The real protocol. */
+    NONE("none"),
+    /**
+     * A write quorum one acceptance short of a majority: a value can be chosen by a set that a later
+     * phase 1 quorum does not intersect (breaks "any two quorums intersect", Paxos Made Simple §2.2).
+     */
+    WRITE_QUORUM_TOO_SMALL("small-write-quorum"),
+    /**
+     * Reads served from the local state machine with no lease and no log round: a deposed leader that
+     * does not know it was deposed answers stale reads.
+     */
+    LOCAL_READS_WITHOUT_LEASE("local-reads"),
+    /**
+     * The disk never records the promised ballot: after a crash an acceptor forgets its promise and
+     * accepts from a ballot it promised to ignore (Paxos requires the promise to be stable storage).
+     */
+    PROMISE_NOT_PERSISTED("forget-promise"),
+    /**
+     * Messages and replies leave before their Ready is fsynced, so a crash can lose an acceptance that
+     * a leader already counted (the runtime contract of {@code Ready}).
+     */
+    SEND_BEFORE_FSYNC("send-before-fsync"),
+    /**
+     * Coded mode: a coded value commits with a plain majority instead of {@code Q_W(X) = N - Q_R + X},
+     * so a read quorum may meet it in fewer than X acceptors and phase 1 replaces a chosen value
+     * (RS-Paxos, Mu et al. 2014, §4, Fig. 2).
+     */
+    CODED_MAJORITY_WRITE("coded-majority-write", true),
+    /**
+     * Coded mode: phase 1 re-proposes a coded value it cannot rebuild (fewer than X shards among the
+     * promises), as a stub without shards; the group then decides a value nobody can rebuild and
+     * stalls (RS-Paxos §4: never decide an unrecoverable value).
+     */
+    PHASE1_FEW_SHARDS("phase1-few-shards", true),
+    /**
+     * Coded mode: a recovery read rebuilds a value from shards without checking their CRC32C or the
+     * value's, so a shard corrupted in flight yields a wrong value that gets applied.
+     */
+    RECOVERY_SKIPS_CRC("recovery-skips-crc", true),
+    /**
+     * Coded mode with deferred follower rebuild: a replica applies commands and serves reads of a key
+     * it applied without rebuilding its bytes, without rebuilding them first, so it answers with the
+     * bytes the key held before (docs/erasure.md, deferred rebuild rule 1).
+     */
+    DEFERRED_STALE_READ("deferred-stale-read", true),
+    /**
+     * Coded mode with coding changes ({@code SimCoding#alternate}): phase 1 waits only for the read quorum
+     * of the coding the candidate has applied, ignoring the change entries beyond it; after a chosen change
+     * to a smaller F (a larger read quorum, smaller write quorums) that the candidate has not applied, its
+     * read quorum can meet a chosen value in fewer than X acceptors and replace it (docs/erasure.md
+     * "Coding changes").
+     */
+    CODING_CHANGE_STALE_QUORUM("coding-change-stale-quorum", true),
+    /**
+     * No CheckQuorum: a leader cut off from its peers while the election oracle goes on naming it never
+     * steps down, so nobody replaces it and nothing commits ({@link SimLeaderIsolation}; etcd's CheckQuorum).
+     * A liveness bug, caught as {@code LIVENESS}.
+     */
+    NO_CHECK_QUORUM("no-check-quorum"),
+    /**
+     * Acceptors promise any ballot, however far beyond the epochs seen in ZooKeeper: the hostile peer's
+     * huge-epoch Prepare is promised durably and no later leader can win, so the run wedges (LIVENESS).
+     */
+    NO_EPOCH_BOUND("no-epoch-bound"),
+    /**
+     * Acceptors take a commit point from the very Accept that wrote the slot, and acknowledge another value
+     * for a chosen slot: the hostile peer's forged Accept is applied on one replica (a slot conflict).
+     */
+    NO_DIVERGENCE_CHECK("no-divergence-check");
+
+    private final String cliName;
+    private final boolean needsCoding;
+
+    Mutation(String cliName) {
+        this(cliName, false);
+    }
+
+    Mutation(String cliName, boolean needsCoding) {
+        this.cliName = cliName;
+        this.needsCoding = needsCoding;
+    }
+
+    /** Whether the mutation only exists with RS-Paxos coding on ({@code --coding}). */
+    public boolean needsCoding() {
+        return needsCoding;
+    }
+
+    public String cliName() {
+        return cliName;
+    }
+
+    /** Parses a command-line name; throws {@link IllegalArgumentException} listing the valid names. */
+    public static Mutation fromCliName(String name) {
+        String wanted = name.toLowerCase(Locale.ROOT);
+        for (Mutation mutation : values()) {
+            if (mutation.cliName.equals(wanted)) {
+                return mutation;
+            }
+        }
+        StringBuilder names = new StringBuilder();
+        for (Mutation mutation : values()) {
+            names.append(names.length() == 0 ? "" : ", ").append(mutation.cliName);
+        }
+        throw new IllegalArgumentException("unknown mutation '" + name + "' (expected one of " + names + ")");
+    }
+}

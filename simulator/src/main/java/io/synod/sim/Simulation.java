@@ -1,0 +1,590 @@
+package io.synod.sim;
+
+import io.synod.core.history.History;
+import io.synod.core.paxos.Ballot;
+import io.synod.core.paxos.ClientRequest;
+import io.synod.core.paxos.Coding;
+import io.synod.core.paxos.Command;
+import io.synod.core.paxos.LeaseHooks;
+import io.synod.core.paxos.Message;
+import io.synod.core.paxos.QuorumPolicy;
+import io.synod.core.paxos.Ready;
+import io.synod.core.paxos.ReadyLoop;
+import io.synod.core.paxos.Replica;
+import io.synod.core.paxos.ReplicaConfig;
+import io.synod.protocol.ElectionEvent;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The deterministic fault simulator: N production {@link Replica}s on one thread, in virtual time,
+ * driven by one seeded source of randomness. It owns the world around the replicas — network,
+ * disks, clocks, the election oracle, the clients — and follows the {@link Ready} contract the way
+ * the server runtime does: persist (taking simulated fsync time, during which the replica keeps
+ * taking inputs that the next Ready will batch), then send, then advance. A crash during an fsync
+ * loses that Ready's writes (or keeps a torn prefix), and none of its messages or replies leave.
+ *
+ * <p>A seed has three phases: the <em>fault phase</em> injects the profile's faults while clients
+ * invoke {@link SimConfig#faultPhaseOps()} operations; the <em>liveness phase</em> heals everything,
+ * restarts every node and stabilizes the oracle, and every operation invoked from then on must
+ * succeed within {@link SimConfig#livenessBoundNanos()}; the <em>quiesce phase</em> gives replicas
+ * time to converge. Then every replica must have applied the same prefix into the same state, and
+ * the client history must be linearizable. Agreement per slot is checked throughout.
+ */
+public final class Simulation {
+    enum Phase { FAULTS, LIVENESS, QUIESCE, RESOLVE, DONE }
+
+    private static final int MAX_PENDING_EVENTS = 1_000_000;
+    /** How long the end-of-seed rebuild of deferred values may take (deferred rebuild only). */
+    static final long RESOLVE_BOUND_NANOS = 2_000 * SimTiming.MILLIS;
+
+    final SimConfig config;
+    final EventQueue queue = new EventQueue(MAX_PENDING_EVENTS);
+    final TraceHash trace = new TraceHash();
+    final SimEnvironment environment;
+    final SimNetwork network;
+    final SimRandom faultRandom;
+    final SimRandom diskRandom;
+    final SimRandom nodeRandom;
+    final SimNode[] nodes;
+    final ElectionOracle oracle;
+    final SimClients clients;
+    final SafetyMonitor safety;
+    final QuorumPolicy quorum;
+    final Coding coding;
+    final SimTraffic.Counter traffic = new SimTraffic.Counter();
+    private final SimEndOfSeed endOfSeed = new SimEndOfSeed(this);
+    private final SimScriptedCrash scriptedCrash = new SimScriptedCrash(this);
+    private final SimLeaderIsolation leaderIsolation = new SimLeaderIsolation(this);
+    final SimCodingChanges codingChanges = new SimCodingChanges(this);
+    /** The traffic when the quiesce phase ended (deferred rebuild: the end-of-seed rebuild is a check, not a cost of the writes). */
+    SimTraffic trafficAtQuiesceEnd;
+    /** Shard corruption in recovery-read replies (coded mode with network faults), a stream of its own. */
+    final SimRandom corruptRandom;
+    final Set<Long> committedWriteSlots = new HashSet<>();
+    final LeaseHooksFactory leases;
+    final SimLeases leaseWorld;
+    final SimStateMachine stateMachines;
+    final NegativeControls controls;
+    final SimFaults faults;
+    final SimExtension extension;
+    final SimEpochWatch epochWatch = new SimEpochWatch(this);
+    final HostilePeer hostilePeer;
+    final SimScenario scenario;
+    final List<ScenarioResult.Election> elections = new ArrayList<>();
+    /** Every replica's snapshot interval and log retention, overriding the environment's (byte measurements), or null. */
+    int[] snapshotInterval;
+    int crashedNode = -1;
+    long crashNanos = -1;
+    long limboAtCrash;
+    Phase phase = Phase.FAULTS;
+    SimViolation violation;
+    long events;
+    long promisePages;
+    long snapshotChunks;
+    long localReadsOfCrashed;
+
+    private Simulation(SimConfig config, SimLeases leaseWorld, SimStateMachine stateMachines, SimExtension extension,
+            SimScenario scenario) {
+        scenario.validate(config);
+        this.config = config;
+        this.scenario = scenario;
+        this.extension = extension;
+        this.leaseWorld = leaseWorld;
+        LeaseHooksFactory leases = leaseWorld.factory();
+        // Coded mode's large values are append notes; the KV machine keeps the CRC32C of each list's last
+        // note, so the notes' bytes determine state (a follower that defers rebuilding them has something to
+        // rebuild) and a read returns that checksum, which the clients check against the note they appended.
+        this.stateMachines = stateMachines == SimStateMachine.KV && config.coding().largePercent() > 0
+                ? SimStateMachine.KV_WITH_NOTES : stateMachines;
+        // Drawn from its own stream: a fixed environment leaves every other draw of the seed as it was.
+        this.environment = scenario.fixedLan() ? SimEnvironment.LAN : SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
+        this.network = new SimNetwork(config.nodes(), SimRandom.stream(config.seed(), "network"),
+                environment.linkMedianMinNanos(), environment.linkMedianMaxNanos());
+        if (scenario.latency() != null) {
+            network.useLatencyMatrix(scenario.latency());
+        }
+        if (config.linkBitsPerSecond() > 0) {
+            network.limitBandwidth(config.linkBitsPerSecond());
+        }
+        this.faultRandom = SimRandom.stream(config.seed(), "faults");
+        this.corruptRandom = SimRandom.stream(config.seed(), "corruption");
+        this.diskRandom = SimRandom.stream(config.seed(), "disk");
+        this.nodeRandom = SimRandom.stream(config.seed(), "nodes");
+        this.controls = new NegativeControls(config.mutation());
+        this.hostilePeer = new HostilePeer(this, config);
+        this.nodes = new SimNode[config.nodes()];
+        for (int i = 0; i < nodes.length; i++) {
+            long drift = nodeRandom.uniform(-leaseWorld.initialDriftMaxPpm(), leaseWorld.initialDriftMaxPpm());
+            SimClock clock = new SimClock(nodeRandom.uniform(0, SimTiming.CLOCK_OFFSET_MAX_NANOS), drift);
+            nodes[i] = new SimNode(i, new SimDisk(controls.diskDropsPromises()), clock);
+        }
+        this.safety = new SafetyMonitor(config.nodes());
+        this.quorum = controls.quorum(config.coding());
+        this.coding = config.coding().enabled() ? controls.coding(config.coding().coding()) : Coding.OFF;
+        this.leases = controls.leases(leases);
+        this.oracle = new ElectionOracle(config.nodes(), SimRandom.stream(config.seed(), "oracle"), new ElectionOracle.Notifier() {
+            @Override
+            public void announce(int node, ElectionEvent event, long delayNanos, long generation) {
+                queue.after(delayNanos, () -> deliverElection(nodes[node], event, generation));
+                if (event instanceof ElectionEvent.Elected elected) {
+                    epochWatch.issued(elected.epoch(), delayNanos);
+                }
+            }
+
+            @Override
+            public boolean isUp(int node) {
+                return nodes[node].isUp();
+            }
+        }, queue, config.faults().network());
+        oracle.configure(scenario.electionDetectNanos(), scenario.preferredLeader());
+        this.clients = new SimClients(config, scenario, SimRandom.stream(config.seed(), "clients"), queue, this::sendClientRequest,
+                this.stateMachines == SimStateMachine.KV_WITH_NOTES);
+        this.faults = new SimFaults(config.faults(), queue, faultRandom, trace, oracle, network, nodes, leaseWorld, new SimFaults.World() {
+            @Override
+            public boolean inFaultPhase() {
+                return phase == Phase.FAULTS;
+            }
+
+            @Override
+            public void crash(SimNode node, int incarnation) {
+                Simulation.this.crash(node, incarnation);
+            }
+
+            @Override
+            public void probeStaleRead(int writeNode, int readNode) {
+                clients.probeStaleRead(writeNode, readNode);
+            }
+
+            @Override
+            public long handOver(SimNode node) {
+                if (!node.isUp() || node.pausedUntilNanos > queue.now()) {
+                    return -1;
+                }
+                observeClock(node);
+                long slot = node.replica.handOver();
+                drive(node);
+                return slot;
+            }
+        });
+    }
+
+    /** Runs one seed to completion, without leases. Deterministic: the same config gives the same result and trace hash. */
+    public static SimResult run(SimConfig config) {
+        return run(config, LeaseHooksFactory.NONE);
+    }
+
+    /**
+     * Runs one seed with a lease policy per replica (for example LeaseGuard leader leases, whose local
+     * reads the linearizability check then covers). The {@link Mutation#LOCAL_READS_WITHOUT_LEASE}
+     * negative control replaces it.
+     */
+    public static SimResult run(SimConfig config, LeaseHooksFactory leases) {
+        return run(config, leases, SimStateMachine.KV);
+    }
+
+    /** Runs one seed with a lease policy and a state machine of the caller's (see {@link SimStateMachine}). */
+    public static SimResult run(SimConfig config, LeaseHooksFactory leases, SimStateMachine stateMachines) {
+        return run(config, leases == LeaseHooksFactory.NONE ? SimLeases.NONE : SimLeases.of(String.valueOf(leases), leases),
+                stateMachines);
+    }
+
+    /**
+     * Runs one seed in a lease world: a policy per replica and the clocks it relies on (every node
+     * gets a {@link io.synod.core.paxos.ClockReading} before each input; see {@link SimLeases}).
+     */
+    public static SimResult run(SimConfig config, SimLeases leases) {
+        return run(config, leases, SimStateMachine.KV);
+    }
+
+    public static SimResult run(SimConfig config, SimLeases leases, SimStateMachine stateMachines) {
+        return new Simulation(config, leases, stateMachines, SimExtension.NONE, SimScenario.DEFAULT).execute();
+    }
+
+    /**
+     * Runs one seed in a lease world with a {@link SimScenario} (workload shape, sites and latency
+     * matrix, scripted leader crash) and returns, besides the checked result, every client operation
+     * and election, for experiments. With {@link SimScenario#DEFAULT} the result equals {@link #run(SimConfig, SimLeases)}'s.
+     */
+    public static ScenarioResult runScenario(SimConfig config, SimLeases leases, SimScenario scenario) {
+        Simulation simulation = new Simulation(config, leases, SimStateMachine.KV, SimExtension.NONE, scenario);
+        SimResult result = simulation.execute();
+        return new ScenarioResult(result, simulation.clients.ops(), simulation.elections, simulation.crashedNode,
+                simulation.crashNanos, simulation.limboAtCrash);
+    }
+
+    /**
+     * Runs one seed with every replica taking a snapshot every {@code everySlots} applied slots and keeping
+     * {@code retainSlots} below it, whatever the drawn environment says (the byte measurements use the
+     * production interval, {@link ReplicaConfig#defaults}: with deferred rebuild every snapshot costs a
+     * rebuild of every unresolved key, so the simulator's tiny intervals would measure that instead).
+     */
+    static SimResult runWithSnapshotInterval(SimConfig config, int everySlots, int retainSlots) {
+        Simulation simulation = new Simulation(config, SimLeases.NONE, SimStateMachine.KV, SimExtension.NONE, SimScenario.DEFAULT);
+        simulation.snapshotInterval = new int[] {everySlots, retainSlots};
+        return simulation.execute();
+    }
+
+    /** One seed of a world with coding changes, with how many changes were proposed and applied. */
+    record CodingChangeRun(SimResult result, long proposed, int applied) {}
+
+    /** Runs one seed in a lease world whose {@link SimCoding#alternate()} is set and counts its coding changes. */
+    static CodingChangeRun runWithCodingChanges(SimConfig config, SimLeases leases) {
+        Simulation simulation = new Simulation(config, leases, SimStateMachine.KV, SimExtension.NONE, SimScenario.DEFAULT);
+        SimResult result = simulation.execute();
+        return new CodingChangeRun(result, simulation.codingChanges.proposed(), simulation.codingChanges.applied());
+    }
+
+    /**
+     * Runs one seed with the session workload beside the list-append clients: sessions, ephemeral keys, the
+     * leader's expiry timer, and their invariant checks ({@link SessionWorkload}).
+     */
+    public static SimResult runWithSessions(SimConfig config, SessionWorkload sessions) {
+        return new Simulation(config, SimLeases.NONE, SimStateMachine.KV, sessions, SimScenario.DEFAULT).execute();
+    }
+
+    /**
+     * The replica configuration the simulator runs (before a {@link SimEnvironment} may tighten it):
+     * short timers, small batches and frequent snapshots, to reach more states within a seed.
+     */
+    public static ReplicaConfig replicaConfig(int nodeId, int clusterSize) {
+        return ReplicaConfig.defaults(nodeId, clusterSize)
+                .withTimers(SimTiming.HEARTBEAT_NANOS, SimTiming.RETRANSMIT_NANOS, SimTiming.PHASE1_TIMEOUT_NANOS)
+                .withCheckQuorum(SimTiming.CHECK_QUORUM_NANOS)
+                .withBatching(32, 8, 64 * 1024, 64)
+                .withSnapshotEverySlots(40, 10);
+    }
+
+    private SimResult execute() {
+        for (SimNode node : nodes) {
+            restart(node);
+        }
+        if (config.faults().network()) {
+            network.setQuality(0.02, 0.02, 0.05, 0.01);
+        }
+        oracle.start();
+        hostilePeer.start();
+        clients.start();
+        extension.start(new SimExtensionWorld(this), SimRandom.stream(config.seed(), "extension"));
+        if (config.faults() != FaultProfile.NONE) {
+            faults.scheduleNextFault();
+        }
+        if (scenario.crashLeaderAtNanos() >= 0) {
+            queue.at(scenario.crashLeaderAtNanos(), scriptedCrash::scriptedLeaderCrash);
+        }
+        codingChanges.start();
+        while (phase != Phase.DONE && violation == null) {
+            if (queue.isEmpty()) {
+                fail(SimViolation.Kind.BUDGET_EXHAUSTED, "the event queue ran dry in phase " + phase);
+                break;
+            }
+            if (events >= config.maxEvents() || queue.now() > config.maxSimulatedNanos()) {
+                fail(SimViolation.Kind.BUDGET_EXHAUSTED, "seed did not finish within " + config.maxEvents() + " events and "
+                        + config.maxSimulatedNanos() / 1_000_000 + " simulated ms (phase " + phase + ", outstanding: "
+                        + clients.outstanding() + ")");
+                break;
+            }
+            events++;
+            try {
+                queue.fireNext();
+            } catch (EventQueue.OverflowException e) {
+                fail(SimViolation.Kind.BUDGET_EXHAUSTED, e.getMessage() + " (phase " + phase + ")");
+                break;
+            } catch (RuntimeException e) {
+                fail(SimViolation.Kind.REPLICA_FAILURE, describe(e));
+                break;
+            }
+            collectViolations();
+            advancePhase();
+        }
+        if (violation == null) {
+            endOfSeed.finalChecks();
+        }
+        History history = clients.history();
+        trace.add(history.events().size());
+        List<SimViolation> violations = violation == null ? List.of() : List.of(violation);
+        return new SimResult(config, environment.name(), trace.value(), history, clients.invoked(), clients.okCount(),
+                clients.failCount(), clients.infoCount(), queue.now(), events, promisePages,
+                snapshotChunks, violations, trafficAtQuiesceEnd != null ? trafficAtQuiesceEnd : traffic.result(committedWriteSlots.size()),
+                localReads(), safety.acksBeforeApply());
+    }
+
+    /** Local (lease) reads of every incarnation. */
+    private long localReads() {
+        long total = localReadsOfCrashed;
+        for (SimNode node : nodes) {
+            total += node.isUp() ? node.replica.localReadsServed() : 0;
+        }
+        return total;
+    }
+
+    private void collectViolations() {
+        if (violation == null) {
+            violation = safety.violation();
+        }
+        if (violation == null) {
+            violation = clients.violation();
+        }
+    }
+
+    private void advancePhase() {
+        if (phase == Phase.FAULTS && clients.faultPhaseOpsInvoked()) {
+            startLivenessPhase();
+        } else if (phase == Phase.LIVENESS && clients.finished() && !leaderIsolation.isolating()) {
+            // The quiesce window is fault-free: a lasting isolation still in force when the last operation ends
+            // (its leader's CheckQuorum has not fired yet) would otherwise eat up to checkQuorumNanos of it.
+            phase = Phase.QUIESCE;
+            queue.after(quiesceNanos(), coding.defersRebuild() ? endOfSeed::startResolvePhase : () -> phase = Phase.DONE);
+        }
+    }
+
+    /**
+     * How long the replicas get to converge after the last operation before the final checks:
+     * {@link SimTiming#QUIESCE_NANOS} on a LAN; across a latency matrix, twice its largest RTT more. The
+     * leader tells a follower the commit point with its next heartbeat, which takes half an RTT to the
+     * farthest site, and a follower missing entries asks and gets them in one more round trip; 100 ms
+     * alone is less than the one-way delay between the farthest sites of {@code ec2-five-sites}
+     * (212 ms RTT), so a follower there could not even hear of the last commit in time. Twice the RTT
+     * is also what the replicas' retransmission timer is scaled to ({@link #replicaConfig(int)}).
+     */
+    long quiesceNanos() {
+        return scenario.latency() == null ? SimTiming.QUIESCE_NANOS
+                : SimTiming.QUIESCE_NANOS + 2 * scenario.latency().maxRttNanos();
+    }
+
+    private void startLivenessPhase() {
+        phase = Phase.LIVENESS;
+        trace.add(0x11FE, queue.now(), 0);
+        network.healEverything();
+        network.setQuality(0, 0, 0, 0);
+        for (SimNode node : nodes) {
+            node.crashDuringNextFsync = false;
+            node.crashAfterNextPromise = false;
+            node.clock.setDrift(queue.now(), nodeRandom.uniform(-SimTiming.DRIFT_NORMAL_MAX_PPM, SimTiming.DRIFT_NORMAL_MAX_PPM));
+            if (!node.isUp()) {
+                queue.after(nodeRandom.uniform(0, 2 * SimTiming.MILLIS), () -> restart(node));
+            }
+        }
+        oracle.stabilize();
+        leaderIsolation.start();
+        clients.startLivenessPhase();
+    }
+
+    void crash(SimNode node, int incarnation) {
+        crash(node, incarnation, faultRandom.uniform(SimTiming.CRASH_DOWNTIME_MIN_NANOS, SimTiming.CRASH_DOWNTIME_MAX_NANOS));
+    }
+
+    void crash(SimNode node, int incarnation, long downtimeNanos) {
+        if (phase != Phase.FAULTS || !node.isUp() || node.incarnation != incarnation) {
+            return;
+        }
+        Ready persisting = node.loop.persisting();
+        trace.add(0xC4A5, node.id, persisting == null ? 0 : 1);
+        if (persisting != null) {
+            node.disk.crashDuring(persisting, diskRandom);
+        }
+        localReadsOfCrashed += node.replica.localReadsServed();
+        node.replica = null;
+        node.loop = null;
+        node.crashDuringNextFsync = false;
+        node.crashAfterNextPromise = false;
+        node.pausedUntilNanos = 0;
+        node.incarnation++;
+        oracle.onCrash(node.id);
+        queue.after(downtimeNanos, () -> restart(node));
+    }
+
+    void restart(SimNode node) {
+        if (node.isUp()) {
+            return;
+        }
+        node.incarnation++;
+        node.replica = new Replica(replicaConfig(node.id), node.disk.state(), stateMachines.create(node.id), quorum,
+                leases.create(node.id, config.nodes()), coding, node.localNanos(queue.now()));
+        node.loop = new ReadyLoop(node.replica, controls.sink(new SimReadySink(this, node)));
+        controls.defence(node.replica.defence());
+        epochWatch.onRestart(node);
+        observeClock(node);
+        trace.add(0x5747, node.id, node.disk.entryCount());
+        node.lastPromised = node.replica.promised();
+        node.lastAppliedSlot = node.replica.appliedSlot();
+        safety.onRestart(node.id);
+        extension.onRestart(node.id);
+        scheduleTick(node, node.incarnation);
+        oracle.onRestart(node.id);
+        drive(node);
+    }
+
+    /**
+     * The environment's replica configuration; between sites of a latency matrix the retransmit and
+     * phase 1 timers grow to twice and four times the largest RTT, so that answers can arrive in time.
+     */
+    private ReplicaConfig replicaConfig(int nodeId) {
+        ReplicaConfig replicaConfig = environment.replicaConfig(nodeId, config.nodes());
+        if (scenario.latency() != null) {
+            long rtt = scenario.latency().maxRttNanos();
+            replicaConfig = replicaConfig.withTimers(SimTiming.HEARTBEAT_NANOS, Math.max(SimTiming.RETRANSMIT_NANOS, 2 * rtt),
+                    Math.max(SimTiming.PHASE1_TIMEOUT_NANOS, 4 * rtt)).withCheckQuorum(Math.max(SimTiming.CHECK_QUORUM_NANOS, 4 * rtt));
+        }
+        if (scenario.pipelineSlots() > 0) {
+            replicaConfig = replicaConfig.withBatching(scenario.pipelineSlots(), 8, 64 * 1024, scenario.pipelineSlots());
+        }
+        if (snapshotInterval != null) {
+            replicaConfig = replicaConfig.withSnapshotEverySlots(snapshotInterval[0], snapshotInterval[1]);
+        }
+        return controls.replicaConfig(replicaConfig);
+    }
+
+    // ---- node inputs --------------------------------------------------------------------------
+
+    /** Hands the node's clocks to its replica before an input (lease policies judge leases by them). */
+    private void observeClock(SimNode node) {
+        long now = queue.now();
+        node.replica.observeClock(leaseWorld.reading(config.seed(), node.id, now, node.localNanos(now)));
+    }
+
+    /** A paused process (GC, VM migration) handles its input when it wakes; returns true if deferred. */
+    private boolean deferIfPaused(SimNode node, EventQueue.Action action) {
+        if (node.pausedUntilNanos > queue.now()) {
+            queue.at(node.pausedUntilNanos, action);
+            return true;
+        }
+        return false;
+    }
+
+    private void scheduleTick(SimNode node, int incarnation) {
+        long jitter = nodeRandom.uniform(0, SimTiming.TICK_INTERVAL_NANOS / 4);
+        queue.after(SimTiming.TICK_INTERVAL_NANOS - SimTiming.TICK_INTERVAL_NANOS / 8 + jitter, () -> tick(node, incarnation));
+    }
+
+    private void tick(SimNode node, int incarnation) {
+        if (!node.isUp() || node.incarnation != incarnation || deferIfPaused(node, () -> tick(node, incarnation))) {
+            return;
+        }
+        long local = node.localNanos(queue.now());
+        trace.add(0x71C4, node.id, local);
+        observeClock(node);
+        node.replica.tick(local);
+        for (ClientRequest request : extension.afterTick(node.id, node.replica, local)) {
+            trace.addCommand(request.command());
+            node.replica.propose(request);
+        }
+        drive(node);
+        scheduleTick(node, incarnation);
+    }
+
+    void deliver(Message message) {
+        SimNode node = nodes[message.to()];
+        if (!node.isUp() || network.isCut(message.from(), message.to())) {
+            trace.add(0xD409, message.from(), message.to());
+            return;
+        }
+        if (deferIfPaused(node, () -> deliver(message))) {
+            return;
+        }
+        trace.addMessage(message);
+        if (message instanceof Message.Promise promise && !promise.isLastPage()) {
+            promisePages++;
+        } else if (message instanceof Message.InstallSnapshot) {
+            snapshotChunks++;
+        }
+        observeClock(node);
+        node.replica.step(message);
+        drive(node);
+    }
+
+    private void deliverElection(SimNode node, ElectionEvent event, long generation) {
+        if (!node.isUp() || generation != oracle.generation()) {
+            return;
+        }
+        if (deferIfPaused(node, () -> deliverElection(node, event, generation))) {
+            return;
+        }
+        if (event instanceof ElectionEvent.Elected elected) {
+            trace.add(0xE1EC, node.id, elected.epoch());
+            elections.add(new ScenarioResult.Election(queue.now(), node.id, elected.epoch()));
+        } else {
+            trace.add(0x1EAD, node.id, ((ElectionEvent.LeaderIs) event).leaderId());
+        }
+        observeClock(node);
+        node.replica.onElection(event);
+        drive(node);
+    }
+
+    void sendClientRequest(int nodeId, ClientRequest request) {
+        if (network.clientMessageLost()) {
+            return;
+        }
+        long latency = scenario.hasSites() ? network.clientLatencyNanos(clients.siteOfClient(request.command().clientId()), nodeId)
+                : network.clientLatencyNanos();
+        queue.after(latency, () -> deliverClientRequest(nodes[nodeId], request));
+    }
+
+    private void deliverClientRequest(SimNode node, ClientRequest request) {
+        if (!node.isUp() || deferIfPaused(node, () -> deliverClientRequest(node, request))) {
+            return;
+        }
+        trace.add(0xC11E, node.id, 0);
+        trace.addCommand(request.command());
+        observeClock(node);
+        node.replica.propose(request);
+        drive(node);
+    }
+
+    // ---- the Ready contract -------------------------------------------------------------------
+
+    void drive(SimNode node) {
+        if (node.isUp()) {
+            node.loop.drive();
+            leaderIsolation.afterInput(node);
+        }
+        checkMonotonic(node);
+    }
+
+    void fsyncDone(SimNode node, int incarnation) {
+        if (!node.isUp() || node.incarnation != incarnation || deferIfPaused(node, () -> fsyncDone(node, incarnation))) {
+            return;
+        }
+        Ready ready = node.loop.persisting();
+        node.disk.persist(ready);
+        traffic.log += SimTraffic.entries(ready.entries());
+        trace.add(0xF5C, node.id, queue.now());
+        observeClock(node);
+        node.loop.persisted(ready);
+        checkMonotonic(node);
+    }
+
+    private void checkMonotonic(SimNode node) {
+        if (!node.isUp()) {
+            return;
+        }
+        Ballot promised = node.replica.promised();
+        long applied = node.replica.appliedSlot();
+        if (promised.isBelow(node.lastPromised)) {
+            safety.onRegression("node " + node.id + " promised " + promised + " after promising " + node.lastPromised, queue.now());
+        }
+        if (applied < node.lastAppliedSlot) {
+            safety.onRegression("node " + node.id + " applied slot went from " + node.lastAppliedSlot + " back to " + applied,
+                    queue.now());
+        }
+        node.lastPromised = promised;
+        node.lastAppliedSlot = applied;
+    }
+
+    void fail(SimViolation.Kind kind, String description) {
+        if (violation == null) {
+            violation = new SimViolation(kind, queue.now(), description);
+        }
+    }
+
+    private static String describe(RuntimeException e) {
+        StringBuilder out = new StringBuilder(e.toString());
+        StackTraceElement[] stack = e.getStackTrace();
+        for (int i = 0; i < Math.min(6, stack.length); i++) {
+            out.append("\n    at ").append(stack[i]);
+        }
+        return out.toString();
+    }
+}
