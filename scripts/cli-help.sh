@@ -41,6 +41,9 @@ generate() {
     emit "$c"
     for s in $(subcommands_of "$c"); do
       emit "$c" "$s"
+      for t in $(subcommands_of "$c" "$s"); do # a third level: synod auth user add
+        emit "$c" "$s" "$t"
+      done
     done
   done
   emit bench

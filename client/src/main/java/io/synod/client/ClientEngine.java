@@ -368,6 +368,10 @@ final class ClientEngine implements AutoCloseable {
             finish(op, new Reply(r.group(), r.slot(), r.result(), op.target, ServedBy.of(r.served())), null);
             return;
         }
+        if (r.status() == ClientFrame.STATUS_PERMISSION_DENIED) {
+            finish(op, null, SynodPermissionException.fromResponse(r.result()));
+            return;
+        }
         if (status == ClientReply.Status.REJECTED) {
             String message = new String(r.result(), StandardCharsets.UTF_8);
             finish(op, null, message.contains("exceeds the limit") ? new ValueTooLargeException(message)

@@ -2,6 +2,7 @@ package io.synod.client;
 
 import io.synod.protocol.KvCommand;
 import io.synod.protocol.KvResult;
+import io.synod.protocol.SessionOwnership;
 import io.synod.protocol.SessionResult;
 import java.nio.charset.StandardCharsets;
 
@@ -29,7 +30,8 @@ final class ClientReplies {
         if (result instanceof SessionResult.NoSession n) {
             return new SessionExpiredException(n.sessionId(), "session " + n.sessionId() + " has ended");
         } else if (result instanceof SessionResult.Refused r) {
-            return new BadRequestException(r.message());
+            return r.message().startsWith(SessionOwnership.DENIED)
+                    ? new SynodPermissionException("owner", "", r.message()) : new BadRequestException(r.message());
         }
         return new SynodException("server " + reply.node() + " answered with " + result.getClass().getSimpleName());
     }

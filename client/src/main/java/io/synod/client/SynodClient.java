@@ -206,8 +206,9 @@ public final class SynodClient implements AutoCloseable {
     }
 
     /**
-     * Ends session {@code id} now, whoever holds it (an administrative revoke, like etcd's LeaseRevoke): deletes it
-     * and every key it owns. True if it was live. A session's owner closes it with {@link SynodSession#close()}.
+     * Ends session {@code id} now (like etcd's LeaseRevoke): deletes it and every key it owns. True if it was live.
+     * Only the session's creator or an administrator may (otherwise {@link SynodPermissionException}; with
+     * authorization off, anyone). A session's owner closes it with {@link SynodSession#close()}.
      */
     public CompletableFuture<Boolean> revokeSession(long id) {
         return revoke(id);

@@ -11,6 +11,12 @@ import java.util.List;
 public sealed interface ClientFrame {
     /** Status of a {@link Response} when the server hosts no serving group for the key. */
     int STATUS_NO_GROUP = 100;
+    /**
+     * Status of a {@link Response} refused by the client port's authorization: the result is the missing permission,
+     * NUL, a one-line message, NUL, the key ("" if none; last, as a reserved key holds a NUL) (docs/security.md).
+     * Retrying will not help.
+     */
+    int STATUS_PERMISSION_DENIED = 101;
 
     long requestId();
 

@@ -42,11 +42,25 @@ public sealed interface SessionCommand {
         return this instanceof GetEntry || this instanceof ListPrefix;
     }
 
-    /** Opens a session that lives while kept alive at least every {@code ttlMillis}; its id is the grant's slot. */
-    record Grant(long ttlMillis) implements SessionCommand {}
+    /**
+     * Opens a session that lives while kept alive at least every {@code ttlMillis}; its id is the grant's slot.
+     * {@code owner} ("" none) is the user the server's client port authenticated ({@link SessionOwnership}).
+     */
+    record Grant(long ttlMillis, String owner) implements SessionCommand {
+        public Grant(long ttlMillis) {
+            this(ttlMillis, "");
+        }
+    }
 
-    /** The client is alive: records the slot of this keep-alive as the session's renewal. */
-    record KeepAlive(long sessionId) implements SessionCommand {}
+    /**
+     * The client is alive: records the slot of this keep-alive as the session's renewal. {@code principal} ("" none)
+     * is who asks, stamped by the client port ({@link SessionOwnership}).
+     */
+    record KeepAlive(long sessionId, String principal) implements SessionCommand {
+        public KeepAlive(long sessionId) {
+            this(sessionId, "");
+        }
+    }
 
     /**
      * Proposed only by the leader, when {@code renewSlot} was the session's newest renewal it knew of and the TTL has
@@ -56,8 +70,12 @@ public sealed interface SessionCommand {
      */
     record Expire(long sessionId, long renewSlot) implements SessionCommand {}
 
-    /** The client closes its session: the session and its keys are deleted. */
-    record Revoke(long sessionId) implements SessionCommand {}
+    /** The client closes its session: the session and its keys are deleted; {@code principal} as for keep-alive. */
+    record Revoke(long sessionId, String principal) implements SessionCommand {
+        public Revoke(long sessionId) {
+            this(sessionId, "");
+        }
+    }
 
     /**
      * Creates {@code key} (with {@code sequential}: {@code key} followed by its parent's counter, 10 digits; the
@@ -82,13 +100,13 @@ public sealed interface SessionCommand {
     default byte[] encode() {
         Writer out = new Writer();
         if (this instanceof Grant g) {
-            out.tag(TAG_GRANT).i64(g.ttlMillis());
+            out.tag(TAG_GRANT).i64(g.ttlMillis()).optionalKey(g.owner());
         } else if (this instanceof KeepAlive k) {
-            out.tag(TAG_KEEP_ALIVE).i64(k.sessionId());
+            out.tag(TAG_KEEP_ALIVE).i64(k.sessionId()).optionalKey(k.principal());
         } else if (this instanceof Expire e) {
             out.tag(TAG_EXPIRE).i64(e.sessionId()).i64(e.renewSlot());
         } else if (this instanceof Revoke r) {
-            out.tag(TAG_REVOKE).i64(r.sessionId());
+            out.tag(TAG_REVOKE).i64(r.sessionId()).optionalKey(r.principal());
         } else if (this instanceof Create c) {
             out.tag(TAG_CREATE).key(c.key()).bytes(c.value()).i64(c.sessionId()).flag(c.sequential());
         } else if (this instanceof DeleteIf d) {
@@ -110,10 +128,10 @@ public sealed interface SessionCommand {
         ByteBuffer in = ByteBuffer.wrap(bytes);
         byte tag = in.get();
         SessionCommand command = switch (tag) {
-            case TAG_GRANT -> new Grant(ttl(Codec.i64(in, "grant ttl")));
-            case TAG_KEEP_ALIVE -> new KeepAlive(Codec.i64(in, "keep-alive session"));
+            case TAG_GRANT -> new Grant(ttl(Codec.i64(in, "grant ttl")), Codec.optionalKey(in, "grant owner"));
+            case TAG_KEEP_ALIVE -> new KeepAlive(Codec.i64(in, "keep-alive session"), Codec.optionalKey(in, "keep-alive principal"));
             case TAG_EXPIRE -> new Expire(Codec.i64(in, "expire session"), Codec.i64(in, "expire renew slot"));
-            case TAG_REVOKE -> new Revoke(Codec.i64(in, "revoke session"));
+            case TAG_REVOKE -> new Revoke(Codec.i64(in, "revoke session"), Codec.optionalKey(in, "revoke principal"));
             case TAG_CREATE -> new Create(Codec.key(in, "create key"), Codec.bytes(in, "create value"),
                     nonNegative(Codec.i64(in, "create session"), "create session"), Codec.flag(in, "create sequential flag"));
             case TAG_DELETE_IF -> new DeleteIf(Codec.key(in, "delete key"), Codec.i64(in, "delete expected token"));
@@ -161,6 +179,11 @@ public sealed interface SessionCommand {
         public static long i64(ByteBuffer in, String what) {
             need(in, 8, what);
             return in.getLong();
+        }
+
+        /** A trailing name ({@link Writer#optionalKey}): "" when the command ends here. */
+        static String optionalKey(ByteBuffer in, String what) {
+            return in.hasRemaining() ? key(in, what) : "";
         }
 
         public static int i32(ByteBuffer in, String what) {
@@ -243,6 +266,11 @@ public sealed interface SessionCommand {
             room(2 + bytes.length);
             out.putShort((short) bytes.length).put(bytes);
             return this;
+        }
+
+        /** A trailing name, written only when not "" (so commands without one keep their encoding). */
+        Writer optionalKey(String name) {
+            return name.isEmpty() ? this : key(name);
         }
 
         public Writer bytes(byte[] value) {

@@ -5,6 +5,7 @@ import static io.synod.core.kv.KvLayout.*;
 import io.synod.core.util.Check;
 import io.synod.protocol.KvCommand;
 import io.synod.protocol.SessionCommand;
+import io.synod.protocol.SessionOwnership;
 import io.synod.protocol.SessionResult;
 import io.synod.protocol.KeyChange;
 import java.nio.ByteBuffer;
@@ -49,8 +50,15 @@ public final class KvSessions {
             }
             Check.state(view.get(leaseKey(slot)) == null, "session id %d (a slot) granted twice", slot);
             view.stage(leaseKey(slot), longs(g.ttlMillis(), slot, 0));
+            if (!g.owner().isEmpty()) {
+                view.stage(key(VALUE, SessionOwnership.ownerKey(slot)), stored(slot, SessionOwnership.ownerValue(g.owner())));
+            }
             return new SessionResult.Granted(slot, g.ttlMillis());
         } else if (command instanceof SessionCommand.KeepAlive k) {
+            String denied = SessionOwnership.refusal(k.sessionId(), owner(k.sessionId()), k.principal());
+            if (denied != null) {
+                return new SessionResult.Refused(denied);
+            }
             long[] lease = lease(k.sessionId());
             if (lease == null) {
                 return new SessionResult.NoSession(k.sessionId());
@@ -64,7 +72,8 @@ public final class KvSessions {
             }
             return new SessionResult.Applied(end(slot, e.sessionId()));
         } else if (command instanceof SessionCommand.Revoke r) {
-            return new SessionResult.Applied(end(slot, r.sessionId()));
+            String denied = SessionOwnership.refusal(r.sessionId(), owner(r.sessionId()), r.principal());
+            return denied != null ? new SessionResult.Refused(denied) : new SessionResult.Applied(end(slot, r.sessionId()));
         } else if (command instanceof SessionCommand.Create c) {
             return create(slot, c);
         } else if (command instanceof SessionCommand.DeleteIf d) {
@@ -166,7 +175,14 @@ public final class KvSessions {
             watches.record(slot, key, KeyChange.Type.DELETE);
         }
         view.stage(leaseKey(sessionId), null);
+        view.stage(key(VALUE, SessionOwnership.ownerKey(sessionId)), null);
         return true;
+    }
+
+    /** The stored owner of a session (null: none recorded). */
+    private byte[] owner(long sessionId) {
+        byte[] stored = view.get(key(VALUE, SessionOwnership.ownerKey(sessionId)));
+        return stored == null ? null : valueOf(stored);
     }
 
     /** The key's value was deleted (by any command): drop its token and owner. */

@@ -5,8 +5,9 @@ import io.synod.protocol.SessionCommand;
 
 /**
  * Keys of the key-value state machine that belong to the replicas themselves: every key starting with
- * {@link #PREFIX} (today the quorum-lease configuration agreed through the log, docs/leases.md rule C1).
- * Clients may read them but never change them: a client's put, delete, append or compare-and-set of one
+ * {@link #PREFIX} (the quorum-lease configuration agreed through the log, docs/leases.md rule C1, and each
+ * session's owner, {@code SessionOwnership}). Clients may read them but never change them, except the
+ * authorization table under {@link #AUTH_PREFIX}, which the client port lets only administrators touch: a client's put, delete, append or compare-and-set of one
  * would overwrite (or, by deleting it, take back to version 0) state the replicas' lease policy relies
  * on. {@link KvStateMachine#validate} refuses such commands before they are proposed, so the refusal is
  * a REJECTED answer naming the key; the replicas' own entries are appended by the leader's policy and
@@ -15,6 +16,12 @@ import io.synod.protocol.SessionCommand;
 public final class ReservedKeys {
     /** Every key starting with this (NUL, then "synod/") is reserved. */
     public static final String PREFIX = "\u0000synod/";
+    /**
+     * The one reserved range clients may change: the authorization table (users, roles, grants). The client port
+     * lets only administrators read or write it (docs/security.md), so these keys change through the log like any
+     * other, and every node that applies the group holding them enforces the same table.
+     */
+    public static final String AUTH_PREFIX = PREFIX + "auth/";
     /**
      * The client id of the replicas' own commands on reserved keys (their sequence number is their slot);
      * a client's command with it is refused, so the at-most-once table never mistakes one of the replicas'
@@ -49,14 +56,14 @@ public final class ReservedKeys {
     }
 
     private static void refuse(String key, String operation) {
-        if (isReserved(key)) {
+        if (isReserved(key) && !key.startsWith(AUTH_PREFIX)) {
             throw new IllegalArgumentException("key \"" + printable(key) + "\" is reserved (keys starting with \""
                     + printable(PREFIX) + "\" are written only by the replicas): " + operation + " refused");
         }
     }
 
     /** {@code key} with a NUL shown as {@code \0}, so the message names it readably. */
-    static String printable(String key) {
+    public static String printable(String key) {
         return key.replace("\u0000", "\\0");
     }
 }

@@ -1,30 +1,22 @@
 package io.synod.server.cli;
 
-import io.synod.client.TlsFiles;
-import io.synod.client.BadRequestException;
 import io.synod.client.BlockingSynodClient;
 import io.synod.client.CasResult;
 import io.synod.client.Consistency;
 import io.synod.client.GetResult;
-import io.synod.client.InvalidKeyException;
 import io.synod.client.KeyValue;
-import io.synod.client.OutcomeUnknownException;
 import io.synod.client.ScanResult;
 import io.synod.client.SynodClient;
-import io.synod.client.SynodException;
-import io.synod.client.SynodTimeoutException;
-import io.synod.client.UnavailableException;
-import io.synod.client.ValueTooLargeException;
 import io.synod.client.WriteResult;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -55,24 +47,8 @@ public final class KvCli implements Runnable {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--connect", scope = ScopeType.INHERIT, paramLabel = "ZK_OR_SERVERS",
-            description = {"zk://HOST:PORT[,HOST:PORT...][/CLUSTER] (ZooKeeper: the named cluster, or the only one"
-                    + " there), or HOST:PORT[,HOST:PORT...] (Synod servers' client addresses)"})
-    String connect;
-
-    @Option(names = "--dir", scope = ScopeType.INHERIT, paramLabel = "DIR",
-            description = "a cluster started by 'synod cluster start --dir DIR' (reads DIR/cluster.json)")
-    Path dir;
-
-    @Option(names = "--certs", scope = ScopeType.INHERIT, paramLabel = "CERTS",
-            description = "with --connect: a 'synod cert' directory with ca.crt and the client certificate of --user "
-                    + "(TLS; without it the client speaks plain TCP, which only insecure servers accept). "
-                    + "--dir finds the local cluster's own")
-    Path certs;
-
-    @Option(names = "--user", scope = ScopeType.INHERIT, paramLabel = "USER", defaultValue = "root",
-            description = "with --certs: whose client certificate (client-USER.crt; default ${DEFAULT-VALUE})")
-    String user;
+    @Mixin
+    ClientTarget target;
 
     @Option(names = "--consistency", scope = ScopeType.INHERIT, paramLabel = "LEVEL", defaultValue = "linearizable",
             description = {"reads: linearizable (default; through the leader's log), log (through the log),"
@@ -111,9 +87,7 @@ public final class KvCli implements Runnable {
         @Override
         public Integer call() {
             CommandLine cl = spec.commandLine();
-            if ((kv.connect == null) == (kv.dir == null)) {
-                throw new CommandLine.ParameterException(cl, "give exactly one of --connect ZK_OR_SERVERS or --dir DIR");
-            }
+            kv.target.check(cl);
             if (kv.timeoutMillis <= 0 || kv.connectTimeoutMillis <= 0) {
                 throw new CommandLine.ParameterException(cl, "timeouts must be > 0 ms");
             }
@@ -133,51 +107,9 @@ public final class KvCli implements Runnable {
                     throw new CommandLine.ParameterException(cl, "--read-from: " + e.getMessage());
                 }
             }
-            try {
-                if (kv.dir != null) {
-                    ClusterFile file = ClusterFile.read(kv.dir);
-                    builder.zookeeper("127.0.0.1:" + file.zookeeperPort()).cluster(file.cluster())
-                            .tls(ClusterCommand.clientTls(kv.dir, file));
-                } else {
-                    builder.connect(kv.connect);
-                    if (kv.certs != null) {
-                        builder.tls(TlsFiles.client(kv.certs, kv.user));
-                    }
-                }
-            } catch (IOException e) {
-                cl.getErr().println("error: " + e.getMessage());
-                return 1;
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(cl, "--connect: " + e.getMessage());
-            }
             PrintWriter out = cl.getOut();
             PrintWriter err = cl.getErr();
-            try (SynodClient client = builder.build()) {
-                return run(client.blocking(), consistency, out, err);
-            } catch (InvalidKeyException | ValueTooLargeException e) {
-                err.println("error: " + (e instanceof InvalidKeyException ? "bad key: " : "value too large: ")
-                        + e.getMessage());
-                err.println("Try 'synod kv --help' for more information.");
-                return 2;
-            } catch (BadRequestException e) {
-                err.println("error: refused: " + e.getMessage());
-                return 1;
-            } catch (UnavailableException e) {
-                err.println("error: cluster unreachable: " + e.getMessage());
-                return 1;
-            } catch (OutcomeUnknownException e) {
-                err.println("error: outcome unknown (the write may or may not have been applied): " + e.getMessage());
-                return 1;
-            } catch (SynodTimeoutException e) {
-                err.println("error: timed out: " + e.getMessage());
-                return 1;
-            } catch (SynodException | IllegalArgumentException e) {
-                err.println("error: " + e.getMessage());
-                return 1;
-            } finally {
-                out.flush();
-                err.flush();
-            }
+            return kv.target.run(cl, builder, "synod kv", client -> run(client.blocking(), consistency, out, err));
         }
     }
 

@@ -14,9 +14,11 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.synod.server.auth.ClientAccess;
 import io.synod.client.codec.ClientFrameDecoder;
 import io.synod.client.codec.ClientFrameEncoder;
 import io.synod.protocol.ClientFrame;
+import io.synod.server.security.CertIdentity;
 import io.synod.server.transport.ConnectionPolicy;
 import io.synod.server.transport.PartialFrameGate;
 import io.synod.server.transport.RateLimitedLog;
@@ -67,6 +69,11 @@ public final class ClientServer implements AutoCloseable {
         default void onCodingChange(ClientFrame.CodingChange change, Consumer<ClientFrame.Response> respond) {
             respond.accept(new ClientFrame.Response(change.requestId(), change.group(),
                     ClientFrame.STATUS_NO_GROUP, 0, -1, new byte[0]));
+        }
+
+        /** Who may make which request on this port (default: everyone everything, as in insecure mode). */
+        default ClientAccess access() {
+            return ClientAccess.ALLOW_ALL;
         }
 
         /** The shard map this node routes by, in {@code ShardMap} encoding (empty if it has none). */
@@ -147,6 +154,7 @@ public final class ClientServer implements AutoCloseable {
         private final AtomicInteger inFlight = new AtomicInteger();
         private final Queue<ClientFrame.Response> responses = new ConcurrentLinkedQueue<>();
         private final AtomicBoolean drainScheduled = new AtomicBoolean();
+        private CertIdentity identity;
 
         public ClientInboundHandler(Handler handler, int maxInFlight) {
             this.handler = handler;
@@ -154,8 +162,17 @@ public final class ClientServer implements AutoCloseable {
         }
 
         @Override
-        protected void channelRead0(ChannelHandlerContext ctx, ClientFrame frame) {
+        protected void channelRead0(ChannelHandlerContext ctx, ClientFrame received) {
             Channel ch = ctx.channel();
+            if (identity == null) {
+                identity = ClientAccess.identityOf(ConnectionPolicy.sslOf(ch)); // The handshake is over: frames follow it.
+            }
+            ClientFrame.Response refused = handler.access().refusal(identity, received);
+            if (refused != null) {
+                ch.writeAndFlush(refused);
+                return;
+            }
+            ClientFrame frame = handler.access().stamped(identity, received);
             if (frame instanceof ClientFrame.Command || frame instanceof ClientFrame.StaleRead
                     || frame instanceof ClientFrame.WatchPoll || frame instanceof ClientFrame.CodingChange) {
                 if (inFlight.incrementAndGet() >= maxInFlight) {
@@ -182,7 +199,7 @@ public final class ClientServer implements AutoCloseable {
                     handler.onStaleRead((ClientFrame.StaleRead) frame, respond);
                 }
             } else if (frame instanceof ClientFrame.StatusQuery q) {
-                ch.writeAndFlush(handler.status(q.requestId()));
+                ch.writeAndFlush(handler.access().visibleStatus(identity, handler.status(q.requestId())));
             } else if (frame instanceof ClientFrame.ShardMapQuery q) {
                 ch.writeAndFlush(new ClientFrame.ShardMapReport(q.requestId(), handler.shardMap()));
             } else {

@@ -1,5 +1,6 @@
 package io.synod.server.client;
 
+import io.synod.client.SynodPermissionException;
 import io.synod.client.TlsFiles;
 import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientFrameCodec;
@@ -112,7 +113,8 @@ public final class NodeClient implements AutoCloseable {
 
     /**
      * Runs one command to completion (OK or a final status) within {@code deadlineMillis}; throws
-     * {@link IOException} when no server answered with a final status in time.
+     * {@link IOException} when no server answered with a final status in time, and
+     * {@link SynodPermissionException} when the server refused this client's user the command.
      */
     public Result execute(byte[] payload, long deadlineMillis) throws IOException {
         long sequence = nextSequence++;
@@ -125,6 +127,9 @@ public final class NodeClient implements AutoCloseable {
                         payload), maxFrameBytes);
                 if (!(reply instanceof ClientFrame.Response r)) {
                     throw new IOException("server answered with " + reply.getClass().getSimpleName());
+                }
+                if (r.status() == ClientFrame.STATUS_PERMISSION_DENIED) {
+                    throw SynodPermissionException.fromResponse(r.result()); // Final: retrying will not help.
                 }
                 ClientReply.Status status = r.status() >= 0 && r.status() < ClientReply.Status.values().length
                         ? ClientReply.Status.values()[r.status()] : null;

@@ -45,7 +45,8 @@ public record ServerConfig(
         Map<Integer, Integer> peerDelayMillis,
         TlsSettings tls,
         NetworkLimits limits,
-        ZooKeeperSettings zookeeper) {
+        ZooKeeperSettings zookeeper,
+        AuthSettings auth) {
 
     /**
      * The read lease this node creates the cluster with (docs/leases.md): {@code none}, {@code leader}
@@ -258,6 +259,7 @@ public record ServerConfig(
         TlsSettings.addKeys(k);
         NetworkLimits.addKeys(k);
         ZooKeeperSettings.addKeys(k);
+        AuthSettings.addKeys(k);
         KEYS = Collections.unmodifiableMap(k);
     }
 
@@ -339,7 +341,8 @@ public record ServerConfig(
         TlsSettings tls = TlsSettings.parse(p);
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
                 snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, tls,
-                NetworkLimits.parse(p, maxFrame), ZooKeeperSettings.parse(p, tls.insecure()));
+                NetworkLimits.parse(p, maxFrame), ZooKeeperSettings.parse(p, tls.insecure()),
+                AuthSettings.parse(p, tls.insecure()));
     }
 
     static LeaseSetting parseLease(String text, int deltaMillis, int clockBoundMicros, int driftPpm)
@@ -550,7 +553,7 @@ public record ServerConfig(
                 + "\ncoding.defer=" + coding.deferRebuild()
                 + "\nlease=" + lease.text() + leaseProperties() + "\n"
                 + PeerDelays.toProperties(peerDelayMillis) + tls.toProperties() + limits.toProperties()
-                + zookeeper.toProperties();
+                + zookeeper.toProperties() + auth.toProperties();
     }
 
     private String leaseProperties() {

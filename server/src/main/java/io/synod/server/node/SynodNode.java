@@ -23,6 +23,8 @@ import io.synod.core.paxos.ReplicaConfig;
 import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.RoutedCommand;
+import io.synod.server.auth.AuthService;
+import io.synod.server.auth.ClientAccess;
 import io.synod.server.client.ClientServer;
 import io.synod.server.client.ConnectionLimiter;
 import io.synod.server.config.ServerConfig;
@@ -83,6 +85,7 @@ public final class SynodNode implements AutoCloseable {
     private ElectionService election;
     private PeerNetwork network;
     private ClientServer clients;
+    private AuthService auth;
     private MetricsEndpoint metrics;
     private GroupLoop[] loops = new GroupLoop[0];
     /** Each group's meters, by group (read by {@link #readsByPath()} and {@link #recoveryRequests()}). */
@@ -230,7 +233,14 @@ public final class SynodNode implements AutoCloseable {
         for (GroupLoop loop : loops) {
             loop.start();
         }
+        AuthService authService = new AuthService(config.auth(), this::routeStaleRead);
+        auth = authService;
         clients = new ClientServer(config.maxFrameBytes(), MAX_IN_FLIGHT_PER_CONNECTION, 2, new ClientServer.Handler() {
+            @Override
+            public ClientAccess access() {
+                return authService.access();
+            }
+
             @Override
             public void onCommand(ClientFrame.Command command, Consumer<ClientFrame.Response> respond) {
                 route(command, respond);
@@ -372,6 +382,11 @@ public final class SynodNode implements AutoCloseable {
         current[group].onStaleRead(read, routed, respond::accept);
     }
 
+    /** This node's client authorization (its applied copy of the table), for tests and metrics. */
+    public AuthService auth() {
+        return auth;
+    }
+
     public ClientFrame.StatusReport statusReport(long requestId) {
         List<ClientFrame.GroupStatus> groups = new ArrayList<>();
         for (GroupLoop loop : loops) {
@@ -487,6 +502,7 @@ public final class SynodNode implements AutoCloseable {
         metrics = null;
         closeQuietly(clients);
         clients = null;
+        closeQuietly(auth);
         for (GroupLoop loop : loops) {
             if (loop != null) {
                 loop.halt();
@@ -523,6 +539,7 @@ public final class SynodNode implements AutoCloseable {
             }
         }
         closeQuietly(clients);
+        closeQuietly(auth);
         for (GroupLoop loop : loops) {
             closeQuietly(loop);
         }

@@ -36,6 +36,10 @@ class RocksKvStateMachineTest {
     }
 
     /** A random command, a third of them session commands on the sessions granted so far ({@code grants}: their slots). */
+    /** Session owners and who asks (by slot, so the random sequence of commands stays as it was): ownership applies alike. */
+    private static final String[] OWNERS = {"", "alice", "bob"};
+    private static final String[] PRINCIPALS = {"", "alice", "bob", io.synod.protocol.SessionOwnership.ANY};
+
     static byte[] randomMixedCommand(SplittableRandom r, long slot, java.util.List<Long> grants) {
         if (r.nextInt(3) != 0) {
             return randomCommand(r);
@@ -48,11 +52,11 @@ class RocksKvStateMachineTest {
         io.synod.protocol.SessionCommand c = switch (r.nextInt(10)) {
             case 0 -> {
                 grants.add(slot);
-                yield new io.synod.protocol.SessionCommand.Grant(1 + r.nextInt(10_000));
+                yield new io.synod.protocol.SessionCommand.Grant(1 + r.nextInt(10_000), OWNERS[(int) (slot % 3)]);
             }
-            case 1 -> new io.synod.protocol.SessionCommand.KeepAlive(session);
+            case 1 -> new io.synod.protocol.SessionCommand.KeepAlive(session, PRINCIPALS[(int) (slot % 4)]);
             case 2 -> new io.synod.protocol.SessionCommand.Expire(session, r.nextBoolean() ? session : slot - 1 - r.nextInt(5));
-            case 3 -> new io.synod.protocol.SessionCommand.Revoke(session);
+            case 3 -> new io.synod.protocol.SessionCommand.Revoke(session, PRINCIPALS[(int) (slot % 4)]);
             case 4, 5 -> new io.synod.protocol.SessionCommand.Create(key, value, session, key.startsWith("lock/") || r.nextInt(4) == 0);
             case 6 -> new io.synod.protocol.SessionCommand.DeleteIf(r.nextBoolean() ? "k" + r.nextInt(8) : "lock/a/n-000000000" + r.nextInt(3),
                     r.nextBoolean() ? io.synod.protocol.SessionCommand.ANY_TOKEN : slot - 1 - r.nextInt(30));
