@@ -44,7 +44,8 @@ public record ServerConfig(
         LeaseSetting lease,
         Map<Integer, Integer> peerDelayMillis,
         TlsSettings tls,
-        NetworkLimits limits) {
+        NetworkLimits limits,
+        TestClock testClock) {
 
     /**
      * The read lease this node creates the cluster with (docs/leases.md): {@code none}, {@code leader}
@@ -256,6 +257,7 @@ public record ServerConfig(
                 + " (" + PEER_DELAY_PREFIX + "<nodeId> overrides it for one peer)"});
         TlsSettings.addKeys(k);
         NetworkLimits.addKeys(k);
+        TestClock.addKeys(k);
         KEYS = Collections.unmodifiableMap(k);
     }
 
@@ -336,7 +338,7 @@ public record ServerConfig(
         Map<Integer, Integer> peerDelays = PeerDelays.parse(p, nodes.keySet(), nodeId);
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
                 snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, TlsSettings.parse(p),
-                NetworkLimits.parse(p, maxFrame));
+                NetworkLimits.parse(p, maxFrame), TestClock.parse(p));
     }
 
     static LeaseSetting parseLease(String text, int deltaMillis, int clockBoundMicros, int driftPpm)
@@ -546,7 +548,8 @@ public record ServerConfig(
                 + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes()
                 + "\ncoding.defer=" + coding.deferRebuild()
                 + "\nlease=" + lease.text() + leaseProperties() + "\n"
-                + PeerDelays.toProperties(peerDelayMillis) + tls.toProperties() + limits.toProperties();
+                + PeerDelays.toProperties(peerDelayMillis) + tls.toProperties() + limits.toProperties()
+                + testClock.toProperties();
     }
 
     private String leaseProperties() {

@@ -29,6 +29,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,6 +71,7 @@ public final class GroupLoop implements AutoCloseable {
     private volatile WireFrame.GroupStatus status;
     private final AtomicLong droppedInputs = new AtomicLong();
     private volatile long refusedMessages;
+    private final LongSupplier clock;
 
     /**
      * A group's runner: {@code stateMachine} is the replica's state machine ({@code resource} closes it);
@@ -77,6 +79,18 @@ public final class GroupLoop implements AutoCloseable {
      */
     public GroupLoop(GroupDriverConfig config, GroupStorage storage, StateMachine stateMachine, AutoCloseable resource,
             Consumer<WireFrame.PeerMessage> network, ElectionService election, long tickNanos, int inboxCapacity) {
+        this(config, storage, stateMachine, resource, network, election, tickNanos, inboxCapacity, System::nanoTime);
+    }
+
+    /**
+     * As above, reading time from {@code clock} (monotonic nanoseconds) instead of {@link System#nanoTime()}:
+     * the server passes a skewed or drifting clock only under a test configuration (the clock fault of
+     * {@code synod nemesis}).
+     */
+    public GroupLoop(GroupDriverConfig config, GroupStorage storage, StateMachine stateMachine, AutoCloseable resource,
+            Consumer<WireFrame.PeerMessage> network, ElectionService election, long tickNanos, int inboxCapacity,
+            LongSupplier clock) {
+        this.clock = clock;
         this.group = config.group();
         this.storage = storage;
         this.stateMachine = resource;
@@ -92,7 +106,7 @@ public final class GroupLoop implements AutoCloseable {
         this.driver = new GroupDriver(config, new GroupDriver.Recovered(storage.durableState(), storage.repairAbove(),
                 storage.repairThroughSlot()), stateMachine, durableMachine == null ? null
                 : KvState.of(durableMachine::liveSessions, durableMachine.watchLog()),
-                new Output(), System.nanoTime());
+                new Output(), clock.getAsLong());
         if (durableMachine != null) {
             durableMachine.commitApplied(); // Whatever starting the replica staged (nothing, normally).
         }
@@ -143,7 +157,7 @@ public final class GroupLoop implements AutoCloseable {
     }
 
     public void onClientCommand(WireFrame.ClientCommand command, Responder responder) {
-        offerOrRefuse(new DriverInput.Client(command, responder, System.nanoTime()), command.requestId(), responder, true);
+        offerOrRefuse(new DriverInput.Client(command, responder, clock.getAsLong()), command.requestId(), responder, true);
     }
 
     /** A STALE read: answered on this loop's thread from the local state at the applied slot, leader or not. */
@@ -192,11 +206,11 @@ public final class GroupLoop implements AutoCloseable {
     // ---- the loop -----------------------------------------------------------------------------------
 
     private void run() {
-        long nextTick = System.nanoTime() + tickNanos;
+        long nextTick = clock.getAsLong() + tickNanos;
         List<DriverInput> batch = new ArrayList<>(MAX_INPUTS_PER_BATCH);
         try {
             while (running) {
-                long wait = nextTick - System.nanoTime();
+                long wait = nextTick - clock.getAsLong();
                 DriverInput first = wait > 0 ? inbox.poll(wait, TimeUnit.NANOSECONDS) : inbox.poll();
                 if (first != null) {
                     batch.add(first);
@@ -204,13 +218,13 @@ public final class GroupLoop implements AutoCloseable {
                 }
                 ElectionEvent event;
                 while ((event = control.poll()) != null) {
-                    driver.onElection(event, System.nanoTime());
+                    driver.onElection(event, clock.getAsLong());
                 }
                 for (DriverInput input : batch) {
-                    driver.step(input, System.nanoTime());
+                    driver.step(input, clock.getAsLong());
                 }
                 batch.clear();
-                long now = System.nanoTime();
+                long now = clock.getAsLong();
                 if (now - nextTick >= 0) {
                     driver.tick(now);
                     nextTick = now + tickNanos;
@@ -237,9 +251,9 @@ public final class GroupLoop implements AutoCloseable {
         driver.ready(now);
         Ready ready;
         while ((ready = driver.persistRequest()) != null) {
-            long start = System.nanoTime();
+            long start = clock.getAsLong();
             storage.persist(ready);
-            long end = System.nanoTime();
+            long end = clock.getAsLong();
             metrics.recordPersist(end - start, ready.entries().size());
             driver.persisted(ready, end);
         }

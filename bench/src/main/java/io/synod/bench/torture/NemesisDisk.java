@@ -1,0 +1,157 @@
+package io.synod.bench.torture;
+
+import io.synod.bench.kv.ProcessCluster;
+import io.synod.server.cli.ClusterFile;
+import io.synod.server.client.NodeClient;
+import io.synod.server.config.ConfigException;
+import io.synod.server.config.ServerConfig;
+import io.synod.server.wire.WireFrame;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The {@code disk-full} fault (root only): a node's data directory moves onto a small ext4 filesystem
+ * in a loop-mounted image of the run directory, and a filler file takes all its free space. ext4 rather
+ * than a size-limited tmpfs: tmpfs ignores fsync, and the rule under test is what the replica does when
+ * a write or an fsync fails (docs/server.md, the fsyncgate rule: it stops and acknowledges nothing
+ * that is not durable). Healing deletes the filler and restarts the node on the same filesystem: it
+ * must recover from what it made durable. {@link #close()} moves every data directory back and
+ * unmounts, with the node stopped.
+ */
+final class NemesisDisk implements AutoCloseable {
+    /** Free space the image adds to the data it receives: a log segment (16 MB preallocated) and RocksDB's files. */
+    private static final long HEADROOM_BYTES = 96L << 20;
+
+    private final ProcessCluster cluster;
+    private final NemesisNet net;
+    private final Map<Integer, Path> mounted = new TreeMap<>();
+
+    NemesisDisk(ProcessCluster cluster, NemesisNet net) {
+        this.cluster = cluster;
+        this.net = net;
+    }
+
+    /** Null when this process may loop-mount filesystems (root with mkfs.ext4), else the one-line reason. */
+    static String whyNotAvailable() {
+        try {
+            String uid = NamespaceNet.run(List.of("id", "-u")).strip();
+            if (!uid.equals("0")) {
+                return "the disk-full fault needs root (it loop-mounts a small ext4 image); this run has uid " + uid;
+            }
+            NamespaceNet.run(List.of("mkfs.ext4", "-V"));
+            return null;
+        } catch (IOException e) {
+            return "the disk-full fault needs mkfs.ext4: " + e.getMessage();
+        }
+    }
+
+    /** Puts {@code node}'s data on a small filesystem (the first time: kill, move, restart). */
+    void mount(int node) throws IOException {
+        Path data = dataDir(node);
+        if (!mounted.containsKey(node)) {
+            cluster.kill(node);
+            long used = Long.parseLong(NamespaceNet.run(List.of("du", "-sb", data.toString())).split("\\s+")[0]);
+            Path image = cluster.dir().resolve("disk-node-" + node + ".img");
+            Path saved = data.resolveSibling("data.moving");
+            NamespaceNet.run(List.of("truncate", "-s", Long.toString(used + HEADROOM_BYTES), image.toString()));
+            NamespaceNet.run(List.of("mkfs.ext4", "-q", "-F", "-m", "0", image.toString()));
+            Files.move(data, saved);
+            Files.createDirectories(data);
+            NamespaceNet.run(List.of("mount", "-o", "loop", image.toString(), data.toString()));
+            mounted.put(node, image);
+            NamespaceNet.run(List.of("cp", "-a", saved + "/.", data + "/"));
+            NamespaceNet.run(List.of("rm", "-rf", saved.toString()));
+            net.restart(node);
+        }
+    }
+
+    /** Fills the free space of {@code node}'s filesystem ({@link #mount} first). */
+    String fill(int node) throws IOException {
+        Path data = dataDir(node);
+        long filled = 0;
+        byte[] chunk = new byte[1 << 20];
+        try (OutputStream out = Files.newOutputStream(data.resolve("nemesis-filler"))) {
+            for (int i = 0; i < 100_000; i++) {
+                out.write(chunk);
+                filled += chunk.length;
+            }
+        } catch (IOException full) {
+            // No space left: the point.
+        }
+        return String.format("node %d data on a %d MB ext4 image, filled with %d MB", node,
+                Files.size(mounted.get(node)) >> 20, filled >> 20);
+    }
+
+    /** Whether every group of {@code node} still reports SERVING (false: the replica stopped, or the node is gone). */
+    boolean serving(int node) throws IOException {
+        ClusterFile file = cluster.file();
+        for (ClusterFile.NodeEntry n : file.nodes()) {
+            if (n.id() == node) {
+                try {
+                    WireFrame.StatusReport r = NodeClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 1_000,
+                            16 << 20, cluster.clientTls());
+                    return r.groups().stream().allMatch(g -> g.state() == WireFrame.GroupStatus.SERVING);
+                } catch (IOException down) {
+                    return false;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Space returns (the filler goes) and the node restarts on the same filesystem. */
+    void heal(int node) throws IOException {
+        Files.deleteIfExists(dataDir(node).resolve("nemesis-filler"));
+        killIfRunning(node);
+        net.restart(node);
+    }
+
+    private void killIfRunning(int node) throws IOException {
+        for (ClusterFile.NodeEntry n : cluster.file().nodes()) {
+            if (n.id() == node && ProcessHandle.of(n.pid()).map(ProcessHandle::isAlive).orElse(false)) {
+                cluster.kill(node);
+            }
+        }
+    }
+
+    private Path dataDir(int node) throws IOException {
+        for (ClusterFile.NodeEntry n : cluster.file().nodes()) {
+            if (n.id() == node) {
+                try {
+                    return ServerConfig.load(Path.of(n.config()), List.of()).dataDir().toAbsolutePath();
+                } catch (ConfigException e) {
+                    throw new IOException("node " + node + ": " + e.getMessage(), e);
+                }
+            }
+        }
+        throw new IOException("no node " + node + " in " + cluster.dir());
+    }
+
+    /** Stops each node still on an image, copies its data back to its directory, unmounts and deletes the image. */
+    @Override
+    public void close() {
+        for (Map.Entry<Integer, Path> e : mounted.entrySet()) {
+            try {
+                killIfRunning(e.getKey());
+                Path data = dataDir(e.getKey());
+                Path saved = data.resolveSibling("data.moving");
+                Files.deleteIfExists(data.resolve("nemesis-filler"));
+                Files.createDirectories(saved);
+                NamespaceNet.run(List.of("cp", "-a", data + "/.", saved + "/"));
+                NamespaceNet.run(List.of("umount", data.toString()));
+                Files.delete(data);
+                Files.move(saved, data);
+                Files.delete(e.getValue());
+            } catch (IOException failed) {
+                System.err.println("nemesis: disk-full cleanup of node " + e.getKey() + ": " + failed.getMessage());
+            }
+        }
+        mounted.clear();
+    }
+}
