@@ -4,9 +4,9 @@ import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.synod.coordination.ShardMap;
-import io.synod.core.kv.KvCommand;
-import io.synod.core.paxos.ClientReply;
-import io.synod.core.wire.ClientFrame;
+import io.synod.protocol.ClientFrame;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -172,7 +172,7 @@ final class ClientEngine implements AutoCloseable {
     }
 
     /**
-     * A session command ({@code io.synod.core.kv.SessionCommand} bytes): sequenced through the session group's log
+     * A session command ({@code io.synod.protocol.SessionCommand} bytes): sequenced through the session group's log
      * (the group owning the empty key, where sessions and the keys they create live), read-only ones answered there.
      */
     CompletableFuture<Reply> submitSession(String description, byte[] payload, boolean readOnly, long timeoutNanos) {

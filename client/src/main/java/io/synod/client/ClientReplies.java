@@ -1,8 +1,8 @@
 package io.synod.client;
 
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvResult;
-import io.synod.core.kv.SessionResult;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
+import io.synod.protocol.SessionResult;
 import java.nio.charset.StandardCharsets;
 
 /** Decoding of servers' replies into results or the SDK's exceptions, and the client-side key check. */

@@ -3,8 +3,8 @@ package io.synod.client;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.synod.core.wire.ClientFrame;
-import io.synod.core.wire.ClientFrameCodec;
+import io.synod.protocol.ClientFrame;
+import io.synod.protocol.ClientFrameCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

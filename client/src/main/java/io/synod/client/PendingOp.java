@@ -1,7 +1,7 @@
 package io.synod.client;
 
 import io.netty.util.concurrent.ScheduledFuture;
-import io.synod.core.wire.ClientFrame;
+import io.synod.protocol.ClientFrame;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;

@@ -1,6 +1,6 @@
 package io.synod.client;
 
-import io.synod.core.wire.ClientFrame;
+import io.synod.protocol.ClientFrame;
 
 /** Which path answered a read (the server says so in its reply; docs/leases.md, "On the server"). */
 public enum ServedBy {

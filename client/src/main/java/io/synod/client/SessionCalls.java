@@ -5,8 +5,8 @@ import static io.synod.client.ClientReplies.decodeSession;
 import static io.synod.client.ClientReplies.expectSession;
 import static io.synod.client.ClientReplies.sessionFailure;
 
-import io.synod.core.kv.SessionCommand;
-import io.synod.core.kv.SessionResult;
+import io.synod.protocol.SessionCommand;
+import io.synod.protocol.SessionResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

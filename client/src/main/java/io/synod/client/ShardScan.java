@@ -3,8 +3,8 @@ package io.synod.client;
 import static io.synod.client.ClientReplies.expect;
 
 import io.synod.coordination.ShardMap;
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvResult;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,7 +1,7 @@
 package io.synod.client;
 
 import io.synod.coordination.ShardMap;
-import io.synod.core.wire.ClientFrame;
+import io.synod.protocol.ClientFrame;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,9 +4,9 @@ import static io.synod.client.ClientReplies.checkKey;
 import static io.synod.client.ClientReplies.expect;
 
 import io.synod.coordination.ShardMap;
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvResult;
-import io.synod.core.wire.WatchCodec;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
+import io.synod.protocol.WatchCodec;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

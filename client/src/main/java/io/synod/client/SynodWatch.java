@@ -1,7 +1,8 @@
 package io.synod.client;
 
-import io.synod.core.kv.KvWatchLog;
-import io.synod.core.wire.WatchCodec;
+import io.synod.protocol.KeyChange;
+import io.synod.protocol.KeyChangeBatch;
+import io.synod.protocol.WatchCodec;
 import java.util.concurrent.Future;
 
 /**
@@ -70,7 +71,7 @@ public final class SynodWatch implements AutoCloseable {
                         return;
                     }
                     failures = 0;
-                    KvWatchLog.Batch batch;
+                    KeyChangeBatch batch;
                     try {
                         batch = WatchCodec.decodeBatch(reply.result());
                     } catch (IllegalArgumentException e) {
@@ -86,14 +87,14 @@ public final class SynodWatch implements AutoCloseable {
                                 + " read the current state and watch again from the slot after that read"));
                         return;
                     }
-                    for (KvWatchLog.Event e : batch.events()) {
+                    for (KeyChange e : batch.events()) {
                         if (closed) {
                             return;
                         }
                         nextSlot = e.slot();
                         nextIndex = e.index() + 1;
                         listener.onEvent(new WatchEvent(e.slot(), e.index(), e.key(),
-                                e.type() == KvWatchLog.Type.PUT ? WatchEvent.Type.PUT : WatchEvent.Type.DELETE));
+                                e.type() == KeyChange.Type.PUT ? WatchEvent.Type.PUT : WatchEvent.Type.DELETE));
                     }
                     nextSlot = batch.nextSlot();
                     nextIndex = batch.nextIndex();

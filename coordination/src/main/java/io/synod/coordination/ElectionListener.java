@@ -1,6 +1,6 @@
 package io.synod.coordination;
 
-import io.synod.core.paxos.ElectionEvent;
+import io.synod.protocol.ElectionEvent;
 
 /**
  * Receives a group's election events. Called on the election service's single dispatcher thread

@@ -1,6 +1,6 @@
 package io.synod.coordination;
 
-import io.synod.core.paxos.ElectionEvent;
+import io.synod.protocol.ElectionEvent;
 import java.io.Closeable;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.synod.core.paxos.ElectionEvent;
+import io.synod.protocol.ElectionEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

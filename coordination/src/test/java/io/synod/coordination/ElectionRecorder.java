@@ -1,6 +1,6 @@
 package io.synod.coordination;
 
-import io.synod.core.paxos.ElectionEvent;
+import io.synod.protocol.ElectionEvent;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.core.check.CheckResult;
 import io.synod.core.check.LinearizabilityChecker;
-import io.synod.core.kv.KvCommand;
-import io.synod.core.paxos.ClientReply;
 import io.synod.leases.LeaseConfiguration;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.node.SynodNode;
 import io.synod.server.wire.WireFrame;

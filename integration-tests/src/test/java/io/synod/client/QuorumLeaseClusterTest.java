@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.core.check.CheckResult;
-import io.synod.core.kv.KvCommand;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.check.LinearizabilityChecker;
 import io.synod.leases.KeyAssignment;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
 import io.synod.server.node.SynodNode;
 import io.synod.server.wire.WireCodec;
 import io.synod.server.wire.WireFrame;

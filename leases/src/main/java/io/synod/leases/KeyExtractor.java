@@ -1,6 +1,6 @@
 package io.synod.leases;
 
-import io.synod.core.kv.KvCommand;
+import io.synod.protocol.KvCommand;
 
 /**
  * Which key a state-machine command touches, for lease rules that work per key (LeaseGuard's limbo

@@ -1,9 +1,9 @@
 package io.synod.leases;
 
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvResult;
 import io.synod.core.kv.ReservedKeys;
 import io.synod.core.paxos.Command;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.ClockReading;
 import io.synod.core.paxos.Command;
@@ -14,6 +13,7 @@ import io.synod.core.paxos.LeaseStamp;
 import io.synod.core.paxos.LeaseView;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.KvCommand;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 

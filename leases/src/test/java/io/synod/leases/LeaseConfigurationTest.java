@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvStateMachine;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.ClockReading;
@@ -16,6 +15,7 @@ import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.LeaseView;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.KvCommand;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;

@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.ClockReading;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.KvCommand;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -1,9 +1,9 @@
 package io.synod.bench.jmh;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
+import io.synod.protocol.KvCommand;
 import io.synod.server.cli.DemoCommand;
 import io.synod.server.log.SegmentedLog;
 import java.io.IOException;

@@ -1,12 +1,9 @@
 package io.synod.bench.jmh;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvStateMachine;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.ClientRequest;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.DurableState;
-import io.synod.core.paxos.ElectionEvent;
 import io.synod.core.paxos.LeaseHooks;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.QuorumPolicy;
@@ -14,6 +11,9 @@ import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.ReplicaConfig;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.ElectionEvent;
+import io.synod.protocol.KvCommand;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

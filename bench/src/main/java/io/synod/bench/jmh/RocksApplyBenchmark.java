@@ -1,6 +1,6 @@
 package io.synod.bench.jmh;
 
-import io.synod.core.kv.KvCommand;
+import io.synod.protocol.KvCommand;
 import io.synod.server.cli.DemoCommand;
 import io.synod.server.state.RocksKvStateMachine;
 import java.io.IOException;

@@ -1,10 +1,10 @@
 package io.synod.bench.jmh;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
+import io.synod.protocol.KvCommand;
 import io.synod.server.wire.MalformedInputException;
 import io.synod.server.wire.WireCodec;
 import io.synod.server.wire.WireFrame;

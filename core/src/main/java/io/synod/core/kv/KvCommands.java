@@ -1,5 +1,8 @@
 package io.synod.core.kv;
 
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
+import io.synod.protocol.SessionCommand;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.synod.core.kv;
 
+import io.synod.protocol.KvCommand;
+
 /**
  * The data a key-value command reads and writes, as {@link KvCommands} sees it: value keys (bytes and the version,
  * the slot of the key's last write) and list keys (longs). A machine implements it over its own storage and attaches

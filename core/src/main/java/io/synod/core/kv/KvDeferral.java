@@ -1,6 +1,8 @@
 package io.synod.core.kv;
 
 import io.synod.core.paxos.StateMachine;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.SessionCommand;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -1,6 +1,10 @@
 package io.synod.core.kv;
 
 import io.synod.core.util.Check;
+import io.synod.protocol.KeyChange;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.SessionCommand;
+import io.synod.protocol.SessionResult;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -111,7 +115,7 @@ public final class KvSessions {
             Check.state(removed != null && removed.owner() == sessionId, "key %s in session %d's set is not its own", key, sessionId);
             values.remove(key);
             versions.remove(key);
-            watches.record(slot, key, KvWatchLog.Type.DELETE);
+            watches.record(slot, key, KeyChange.Type.DELETE);
         }
         return true;
     }
@@ -146,7 +150,7 @@ public final class KvSessions {
         if (create.sessionId() != 0) {
             sessions.get(create.sessionId()).keys.add(key);
         }
-        watches.record(slot, key, KvWatchLog.Type.PUT);
+        watches.record(slot, key, KeyChange.Type.PUT);
         return new SessionResult.Created(key, slot);
     }
 
@@ -179,7 +183,7 @@ public final class KvSessions {
         values.remove(key);
         versions.remove(key);
         forget(key);
-        watches.record(slot, key, KvWatchLog.Type.DELETE);
+        watches.record(slot, key, KeyChange.Type.DELETE);
         return new SessionResult.Applied(true);
     }
 

@@ -1,6 +1,10 @@
 package io.synod.core.kv;
 
 import io.synod.core.util.Check;
+import io.synod.protocol.KeyChange;
+import io.synod.protocol.KeyChangeBatch;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -14,27 +18,15 @@ import java.util.List;
  *
  * <p>Bounded: the newest {@code capacity} events are kept. A read from a position older than what is kept (or older
  * than the snapshot this replica was restored from: the events before it were never applied here) is answered
- * {@link Batch#compacted()}; the watcher must then read the current state and watch on from there (etcd's
+ * {@link KeyChangeBatch#compacted()}; the watcher must then read the current state and watch on from there (etcd's
  * compaction rule). The log is not part of the snapshot: it is what this replica applied, not replicated state.
  */
 public final class KvWatchLog {
     /** Default number of events kept. */
     public static final int DEFAULT_CAPACITY = 65_536;
 
-    /** What happened to the key. */
-    public enum Type { PUT, DELETE }
-
-    /** One change: at {@code slot}, the {@code index}-th change that slot made (expiry deletes several keys). */
-    public record Event(long slot, int index, String key, Type type) {}
-
-    /**
-     * The answer to a read: the events found (at most the limit, in order), the position to read from next, and
-     * whether events the watcher asked for are no longer kept.
-     */
-    public record Batch(List<Event> events, long nextSlot, int nextIndex, boolean compacted) {}
-
     private final int capacity;
-    private final ArrayDeque<Event> events = new ArrayDeque<>();
+    private final ArrayDeque<KeyChange> events = new ArrayDeque<>();
     /** Events at positions before (firstSlot, firstIndex) are not here. */
     private long firstSlot = 1;
     private int firstIndex;
@@ -49,7 +41,7 @@ public final class KvWatchLog {
     }
 
     /** Records a change made at {@code slot}; slots must not decrease (public for the server's RocksDB machine). */
-    public void record(long slot, String key, Type type) {
+    public void record(long slot, String key, KeyChange.Type type) {
         Check.state(slot >= lastSlot || restoredUnknown, "watch events must be recorded in slot order");
         if (restoredUnknown) {
             restoredUnknown = false;
@@ -61,9 +53,9 @@ public final class KvWatchLog {
             lastSlot = slot;
             indexInLastSlot = 0;
         }
-        events.addLast(new Event(slot, indexInLastSlot++, key, type));
+        events.addLast(new KeyChange(slot, indexInLastSlot++, key, type));
         if (events.size() > capacity) {
-            Event dropped = events.removeFirst();
+            KeyChange dropped = events.removeFirst();
             firstSlot = dropped.slot();
             firstIndex = dropped.index() + 1;
         }
@@ -84,25 +76,25 @@ public final class KvWatchLog {
      * The events from position ({@code fromSlot}, {@code fromIndex}) on, of {@code key} exactly ({@code prefix}
      * false) or of every key starting with it, at most {@code limit}.
      */
-    public Batch read(long fromSlot, int fromIndex, String key, boolean prefix, int limit) {
+    public KeyChangeBatch read(long fromSlot, int fromIndex, String key, boolean prefix, int limit) {
         Check.argument(limit > 0, "watch read limit must be positive");
         boolean compacted = fromSlot < firstSlot || (fromSlot == firstSlot && fromIndex < firstIndex);
-        List<Event> found = new ArrayList<>();
+        List<KeyChange> found = new ArrayList<>();
         long nextSlot = Math.max(fromSlot, lastSlot + 1);
         int nextIndex = fromSlot > lastSlot ? fromIndex : 0;
         // Walk back from the newest event to the read position (a watcher that keeps up reads only the newest few),
         // then forward in order.
-        List<Event> newer = new ArrayList<>();
-        Iterator<Event> back = events.descendingIterator();
+        List<KeyChange> newer = new ArrayList<>();
+        Iterator<KeyChange> back = events.descendingIterator();
         while (back.hasNext()) {
-            Event event = back.next();
+            KeyChange event = back.next();
             if (event.slot() < fromSlot || (event.slot() == fromSlot && event.index() < fromIndex)) {
                 break;
             }
             newer.add(event);
         }
         for (int i = newer.size() - 1; i >= 0; i--) {
-            Event event = newer.get(i);
+            KeyChange event = newer.get(i);
             if (prefix ? event.key().startsWith(key) : event.key().equals(key)) {
                 if (found.size() == limit) {
                     nextSlot = event.slot();
@@ -112,7 +104,7 @@ public final class KvWatchLog {
                 found.add(event);
             }
         }
-        return new Batch(List.copyOf(found), nextSlot, nextIndex, compacted);
+        return new KeyChangeBatch(List.copyOf(found), nextSlot, nextIndex, compacted);
     }
 
     /** Number of events kept. */
@@ -128,10 +120,10 @@ public final class KvWatchLog {
         }
         if (command instanceof KvCommand.Delete) {
             if (existed) {
-                record(slot, command.key(), KvWatchLog.Type.DELETE);
+                record(slot, command.key(), KeyChange.Type.DELETE);
             }
         } else {
-            record(slot, command.key(), KvWatchLog.Type.PUT);
+            record(slot, command.key(), KeyChange.Type.PUT);
         }
     }
 }

@@ -1,5 +1,8 @@
 package io.synod.core.kv;
 
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.SessionCommand;
+
 /**
  * Keys of the key-value state machine that belong to the replicas themselves: every key starting with
  * {@link #PREFIX} (today the quorum-lease configuration agreed through the log, docs/leases.md rule C1).

@@ -3,6 +3,7 @@ package io.synod.core.kv;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Command;
 import io.synod.core.util.Check;
+import io.synod.protocol.SessionCommand;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;

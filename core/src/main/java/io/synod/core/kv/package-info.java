@@ -1,7 +1,7 @@
 /**
  * The key-value state machine the replicas apply: put, get, delete, compare-and-set, list-append
- * and list read, with a length-checked binary codec for commands ({@link io.synod.core.kv.KvCommand})
- * and results ({@link io.synod.core.kv.KvResult}). Deterministic: the same chosen commands give the
+ * and list read, with a length-checked binary codec for commands ({@link io.synod.protocol.KvCommand})
+ * and results ({@link io.synod.protocol.KvResult}). Deterministic: the same chosen commands give the
  * same results and snapshot bytes on every replica.
  */
 package io.synod.core.kv;

@@ -1,5 +1,6 @@
 package io.synod.core.paxos;
 
+import io.synod.protocol.ClientReply;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Iterator;

@@ -1,6 +1,7 @@
 package io.synod.core.paxos;
 
 import io.synod.core.util.Check;
+import io.synod.protocol.ClientReply;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

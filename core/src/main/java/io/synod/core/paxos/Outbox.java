@@ -1,5 +1,6 @@
 package io.synod.core.paxos;
 
+import io.synod.protocol.ClientReply;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

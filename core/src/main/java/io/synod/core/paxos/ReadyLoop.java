@@ -1,6 +1,7 @@
 package io.synod.core.paxos;
 
 import io.synod.core.util.Check;
+import io.synod.protocol.ClientReply;
 
 /**
  * The one loop that drives a {@link Replica} through the {@link Ready} contract, shared by the

@@ -2,6 +2,8 @@ package io.synod.core.paxos;
 
 import io.synod.core.kv.ReservedKeys;
 import io.synod.core.util.Check;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.ElectionEvent;
 import java.nio.charset.StandardCharsets;
 
 /**

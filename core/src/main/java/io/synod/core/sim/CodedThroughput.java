@@ -1,12 +1,9 @@
 package io.synod.core.sim;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvStateMachine;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.ClientRequest;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.Command;
-import io.synod.core.paxos.ElectionEvent;
 import io.synod.core.paxos.LeaseHooks;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.QuorumPolicy;
@@ -15,6 +12,9 @@ import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.util.Check;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.ElectionEvent;
+import io.synod.protocol.KvCommand;
 import java.util.Arrays;
 
 /**

@@ -1,6 +1,6 @@
 package io.synod.core.sim;
 
-import io.synod.core.paxos.ElectionEvent;
+import io.synod.protocol.ElectionEvent;
 
 /**
  * The simulator's stand-in for ZooKeeper leader election: a failure detector and epoch allocator

@@ -1,11 +1,11 @@
 package io.synod.core.sim;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Replica;
+import io.synod.protocol.KvCommand;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 

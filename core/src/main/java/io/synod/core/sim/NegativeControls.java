@@ -1,7 +1,6 @@
 package io.synod.core.sim;
 
 import io.synod.core.erasure.ReedSolomonCodec;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.CodedValue;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.Command;
@@ -15,6 +14,7 @@ import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.ReplicaDefence;
 import io.synod.core.paxos.Role;
 import io.synod.core.paxos.ShardDecoder;
+import io.synod.protocol.ClientReply;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;

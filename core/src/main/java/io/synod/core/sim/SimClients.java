@@ -2,11 +2,11 @@ package io.synod.core.sim;
 
 import io.synod.core.history.History;
 import io.synod.core.history.HistoryRecorder;
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvResult;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.ClientRequest;
 import io.synod.core.paxos.Command;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;

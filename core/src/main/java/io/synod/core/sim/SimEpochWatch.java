@@ -1,6 +1,6 @@
 package io.synod.core.sim;
 
-import io.synod.core.paxos.ElectionEvent;
+import io.synod.protocol.ElectionEvent;
 
 /**
  * The simulator's stand-in for the ZooKeeper epoch watch: every epoch the oracle issues reaches every

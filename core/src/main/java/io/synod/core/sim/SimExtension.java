@@ -1,9 +1,9 @@
 package io.synod.core.sim;
 
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.ClientRequest;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Replica;
+import io.synod.protocol.ClientReply;
 import java.util.List;
 
 /**

@@ -1,12 +1,11 @@
 package io.synod.core.sim;
 
 import io.synod.core.paxos.Coding;
-
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.ReadyLoop;
+import io.synod.protocol.ClientReply;
 
 /**
  * What the simulated machine does with a Ready (one per node incarnation, moved out of {@link Simulation}): its

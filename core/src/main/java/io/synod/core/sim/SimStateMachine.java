@@ -1,9 +1,9 @@
 package io.synod.core.sim;
 
-import io.synod.core.kv.KvResult;
 import io.synod.core.kv.KvStateMachine;
-import io.synod.core.kv.SessionResult;
 import io.synod.core.paxos.StateMachine;
+import io.synod.protocol.KvResult;
+import io.synod.protocol.SessionResult;
 
 /**
  * The state machine the simulated replicas run (a fresh one per replica incarnation: a restart

@@ -1,14 +1,10 @@
 package io.synod.core.sim;
 
-import io.synod.core.paxos.Coding;
-import java.util.HashSet;
-import java.util.Set;
-
 import io.synod.core.history.History;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.ClientRequest;
+import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.Command;
-import io.synod.core.paxos.ElectionEvent;
 import io.synod.core.paxos.LeaseHooks;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.QuorumPolicy;
@@ -16,8 +12,11 @@ import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.ReplicaConfig;
+import io.synod.protocol.ElectionEvent;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The deterministic fault simulator: N production {@link Replica}s on one thread, in virtual time,

@@ -1,11 +1,11 @@
 package io.synod.core.sim;
 
 import io.synod.core.paxos.Ballot;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Snapshot;
+import io.synod.protocol.ClientReply;
 import java.util.Arrays;
 import java.util.List;
 

@@ -88,7 +88,7 @@ class SansIoRuleTest {
     void mainSourcesOfCoreLeasesAndTheGroupDriverHaveNoSynchronized() throws IOException {
         Pattern keyword = Pattern.compile("\\bsynchronized\\b");
         List<String> hits = new ArrayList<>();
-        for (String module : List.of("core/src/main/java", "leases/src/main/java",
+        for (String module : List.of("protocol/src/main/java", "core/src/main/java", "leases/src/main/java",
                 "server/src/main/java/io/synod/server/group/driver")) {
             Path sources = ROOT.resolve(module);
             if (!Files.isDirectory(sources)) {

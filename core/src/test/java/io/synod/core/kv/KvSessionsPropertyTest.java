@@ -4,6 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.synod.protocol.KeyChange;
+import io.synod.protocol.KeyChangeBatch;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
+import io.synod.protocol.SessionCommand;
+import io.synod.protocol.SessionResult;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,7 +32,7 @@ class KvSessionsPropertyTest {
     private static final class Model {
         record Key(byte[] value, long token, long owner) {}
         record Session(long ttl, long renew) {}
-        record Event(long slot, String key, KvWatchLog.Type type) {}
+        record Event(long slot, String key, KeyChange.Type type) {}
 
         final TreeMap<String, Key> keys = new TreeMap<>();
         final TreeMap<Long, Session> sessions = new TreeMap<>();
@@ -72,7 +78,7 @@ class KvSessionsPropertyTest {
                     return new SessionResult.Exists(key, existing.token(), existing.owner());
                 }
                 keys.put(key, new Key(cr.value(), slot, cr.sessionId()));
-                events.add(new Event(slot, key, KvWatchLog.Type.PUT));
+                events.add(new Event(slot, key, KeyChange.Type.PUT));
                 return new SessionResult.Created(key, slot);
             }
             if (c instanceof SessionCommand.DeleteIf d) {
@@ -81,7 +87,7 @@ class KvSessionsPropertyTest {
                     return new SessionResult.Applied(false);
                 }
                 keys.remove(d.key());
-                events.add(new Event(slot, d.key(), KvWatchLog.Type.DELETE));
+                events.add(new Event(slot, d.key(), KeyChange.Type.DELETE));
                 return new SessionResult.Applied(true);
             }
             if (c instanceof SessionCommand.GetEntry g) {
@@ -115,7 +121,7 @@ class KvSessionsPropertyTest {
             });
             for (String k : owned) {
                 keys.remove(k);
-                events.add(new Event(slot, k, KvWatchLog.Type.DELETE));
+                events.add(new Event(slot, k, KeyChange.Type.DELETE));
             }
             return true;
         }
@@ -123,12 +129,12 @@ class KvSessionsPropertyTest {
         void put(long slot, String key, byte[] value) {
             Key existing = keys.get(key);
             keys.put(key, existing == null ? new Key(value, 0, 0) : new Key(value, existing.token(), existing.owner()));
-            events.add(new Event(slot, key, KvWatchLog.Type.PUT));
+            events.add(new Event(slot, key, KeyChange.Type.PUT));
         }
 
         void delete(long slot, String key) {
             if (keys.remove(key) != null) {
-                events.add(new Event(slot, key, KvWatchLog.Type.DELETE));
+                events.add(new Event(slot, key, KeyChange.Type.DELETE));
             }
         }
     }
@@ -176,7 +182,7 @@ class KvSessionsPropertyTest {
                 restored.sessions().checkInvariants();
             }
         }
-        KvWatchLog.Batch all = machine.watchLog().read(1, 0, "/", true, 1_000_000);
+        KeyChangeBatch all = machine.watchLog().read(1, 0, "/", true, 1_000_000);
         assertEquals(false, all.compacted());
         List<Model.Event> got = all.events().stream().map(e -> new Model.Event(e.slot(), e.key(), e.type())).toList();
         assertEquals(model.events, got, "seed " + seed + ": watch events");
@@ -249,9 +255,9 @@ class KvSessionsPropertyTest {
         assertEquals(null, gone.value());
         assertEquals(new SessionResult.NoSession(5),
                 SessionResult.decode(machine.apply(10, new SessionCommand.Create("/lock/holder", new byte[0], 5, false).encode())));
-        KvWatchLog.Batch events = machine.watchLog().read(1, 0, "/lock/", true, 10);
-        assertEquals(List.of(new KvWatchLog.Event(6, 0, "/lock/holder", KvWatchLog.Type.PUT),
-                new KvWatchLog.Event(9, 0, "/lock/holder", KvWatchLog.Type.DELETE)), events.events());
+        KeyChangeBatch events = machine.watchLog().read(1, 0, "/lock/", true, 10);
+        assertEquals(List.of(new KeyChange(6, 0, "/lock/holder", KeyChange.Type.PUT),
+                new KeyChange(9, 0, "/lock/holder", KeyChange.Type.DELETE)), events.events());
     }
 
     @Test
@@ -260,22 +266,22 @@ class KvSessionsPropertyTest {
         for (int slot = 1; slot <= 10; slot++) {
             machine.apply(slot, new KvCommand.Put(slot % 2 == 0 ? "/a/" + slot : "/b/" + slot, new byte[0]).encode());
         }
-        KvWatchLog.Batch first = machine.watchLog().read(1, 0, "/a/", true, 2);
-        assertEquals(List.of(2L, 4L), first.events().stream().map(KvWatchLog.Event::slot).toList());
-        KvWatchLog.Batch rest = machine.watchLog().read(first.nextSlot(), first.nextIndex(), "/a/", true, 100);
-        assertEquals(List.of(6L, 8L, 10L), rest.events().stream().map(KvWatchLog.Event::slot).toList());
+        KeyChangeBatch first = machine.watchLog().read(1, 0, "/a/", true, 2);
+        assertEquals(List.of(2L, 4L), first.events().stream().map(KeyChange::slot).toList());
+        KeyChangeBatch rest = machine.watchLog().read(first.nextSlot(), first.nextIndex(), "/a/", true, 100);
+        assertEquals(List.of(6L, 8L, 10L), rest.events().stream().map(KeyChange::slot).toList());
         assertEquals(11, rest.nextSlot());
         KvStateMachine restored = new KvStateMachine();
         restored.restore(machine.snapshot());
         assertTrue(restored.watchLog().read(1, 0, "/", true, 10).compacted(), "events before a restore were never applied here");
         restored.apply(11, new KvCommand.Put("/a/11", new byte[0]).encode());
-        KvWatchLog.Batch after = restored.watchLog().read(11, 0, "/a/", true, 10);
+        KeyChangeBatch after = restored.watchLog().read(11, 0, "/a/", true, 10);
         assertEquals(false, after.compacted());
         assertEquals(1, after.events().size());
         KvWatchLog small = new KvWatchLog(2);
-        small.record(1, "/k", KvWatchLog.Type.PUT);
-        small.record(2, "/k", KvWatchLog.Type.PUT);
-        small.record(3, "/k", KvWatchLog.Type.PUT);
+        small.record(1, "/k", KeyChange.Type.PUT);
+        small.record(2, "/k", KeyChange.Type.PUT);
+        small.record(3, "/k", KeyChange.Type.PUT);
         assertTrue(small.read(1, 0, "/k", false, 10).compacted());
         assertEquals(false, small.read(2, 0, "/k", false, 10).compacted());
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Command;
+import io.synod.protocol.SessionCommand;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -8,7 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -7,8 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvStateMachine;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
 import org.junit.jupiter.api.Test;
 
 /**

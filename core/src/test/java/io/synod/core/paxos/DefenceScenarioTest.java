@@ -3,7 +3,9 @@ package io.synod.core.paxos;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.synod.core.kv.KvCommand;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.ElectionEvent;
+import io.synod.protocol.KvCommand;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

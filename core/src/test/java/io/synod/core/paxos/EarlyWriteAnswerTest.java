@@ -6,9 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvResult;
 import io.synod.core.kv.KvStateMachine;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvResult;
 import io.synod.core.kv.KvStateMachine;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvResult;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.ElectionEvent;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
 import org.junit.jupiter.api.Test;
 
 /**

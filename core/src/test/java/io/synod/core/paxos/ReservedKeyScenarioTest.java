@@ -4,11 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvResult;
 import io.synod.core.kv.KvStateMachine;
 import io.synod.core.kv.ReservedKeys;
-import io.synod.core.kv.SessionCommand;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
+import io.synod.protocol.SessionCommand;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;

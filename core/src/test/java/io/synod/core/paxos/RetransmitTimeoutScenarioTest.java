@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

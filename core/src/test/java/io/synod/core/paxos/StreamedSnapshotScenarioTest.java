@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvStateMachine;
+import io.synod.protocol.KvCommand;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;

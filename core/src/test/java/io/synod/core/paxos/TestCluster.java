@@ -1,8 +1,10 @@
 package io.synod.core.paxos;
 
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvResult;
 import io.synod.core.kv.KvStateMachine;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.ElectionEvent;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

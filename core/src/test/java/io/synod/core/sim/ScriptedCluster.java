@@ -1,18 +1,18 @@
 package io.synod.core.sim;
 
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvResult;
 import io.synod.core.kv.KvStateMachine;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.ClientRequest;
 import io.synod.core.paxos.Command;
-import io.synod.core.paxos.ElectionEvent;
 import io.synod.core.paxos.LeaseHooks;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.QuorumPolicy;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.Replica;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.ElectionEvent;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.LeaseHooks;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.KvCommand;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

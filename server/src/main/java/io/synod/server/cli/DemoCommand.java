@@ -1,8 +1,8 @@
 package io.synod.server.cli;
 
 import io.synod.coordination.ShardMap;
-import io.synod.core.kv.KvResult;
-import io.synod.core.paxos.ClientReply;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
 import io.synod.server.node.EmbeddedZooKeeper;
 import io.synod.server.node.LocalCluster;

@@ -245,11 +245,16 @@ public final class KvCli implements Runnable {
         }
     }
 
-    @Command(name = "cas", mixinStandardHelpOptions = true,
+    // No mixinStandardHelpOptions here: its -V/--version would collide with cas's own --version, and
+    // picocli then dropped --help altogether
+    @Command(name = "cas",
             description = {"Compare-and-set: 'cas KEY EXPECTED NEW' sets NEW if the value is EXPECTED;",
                     "'cas --absent KEY NEW' if the key is absent; 'cas --version V KEY NEW' if the key's version",
                     "(the slot of its last write, as put and get --meta print it) is V. Exit 1 if it did not swap."})
     static final class Cas extends Op {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
+        boolean help;
+
         @Option(names = "--version", paramLabel = "V", description = "expect this version instead of a value (0: absent)")
         Long version;
 

@@ -1,8 +1,8 @@
 package io.synod.server.client;
 
 import io.synod.client.TlsFiles;
-import io.synod.core.kv.KvCommand;
-import io.synod.core.paxos.ClientReply;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
 import io.synod.server.wire.MalformedInputException;
 import io.synod.server.wire.WireCodec;
 import io.synod.server.wire.WireFrame;

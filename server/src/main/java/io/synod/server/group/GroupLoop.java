@@ -1,13 +1,13 @@
 package io.synod.server.group;
 
 import io.synod.coordination.ElectionService;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.CodedValue;
-import io.synod.core.paxos.ElectionEvent;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.StateMachine;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.ElectionEvent;
 import io.synod.server.group.driver.DriverInput;
 import io.synod.server.group.driver.DriverOutput;
 import io.synod.server.group.driver.GroupDriver;

@@ -1,9 +1,9 @@
 package io.synod.server.state;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvDeferral;
 import io.synod.core.paxos.CodedValue;
 import io.synod.core.paxos.SnapshotSource;
+import io.synod.protocol.KvCommand;
 import io.synod.server.wire.ByteReader;
 import io.synod.server.wire.ByteWriter;
 import io.synod.server.wire.MalformedInputException;

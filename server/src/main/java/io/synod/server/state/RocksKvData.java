@@ -2,9 +2,9 @@ package io.synod.server.state;
 
 import static io.synod.server.state.RocksKeys.*;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvData;
 import io.synod.core.store.StoreBatch;
+import io.synod.protocol.KvCommand;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

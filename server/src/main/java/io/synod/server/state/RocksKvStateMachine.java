@@ -2,20 +2,20 @@ package io.synod.server.state;
 
 import static io.synod.server.state.RocksKeys.*;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvCommands;
 import io.synod.core.kv.KvDeferral;
-import io.synod.core.kv.KvResult;
 import io.synod.core.kv.KvSessions;
 import io.synod.core.kv.KvWatchLog;
-import io.synod.core.kv.SessionCommand;
-import io.synod.core.kv.SessionResult;
 import io.synod.core.paxos.CodedValue;
 import io.synod.core.paxos.SnapshotSink;
 import io.synod.core.paxos.SnapshotSource;
 import io.synod.core.paxos.StateMachine;
 import io.synod.core.store.KvStore;
 import io.synod.core.store.StoreBatch;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
+import io.synod.protocol.SessionCommand;
+import io.synod.protocol.SessionResult;
 import io.synod.server.wire.ByteReader;
 import io.synod.server.wire.MalformedInputException;
 import java.io.IOException;

@@ -2,11 +2,12 @@ package io.synod.server.state;
 
 import static io.synod.server.state.RocksKeys.*;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvSessions;
 import io.synod.core.kv.KvWatchLog;
-import io.synod.core.kv.SessionCommand;
-import io.synod.core.kv.SessionResult;
+import io.synod.protocol.KeyChange;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.SessionCommand;
+import io.synod.protocol.SessionResult;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -64,7 +65,7 @@ final class RocksSessionTables {
             }
             machine.stage(valueKey, null);
             forget(d.key());
-            watchLog.record(slot, d.key(), KvWatchLog.Type.DELETE);
+            watchLog.record(slot, d.key(), KeyChange.Type.DELETE);
             return new SessionResult.Applied(true);
         }
         return querySession(command);
@@ -105,7 +106,7 @@ final class RocksSessionTables {
             machine.stage(ownedKey(owner, key), new byte[0]);
             machine.stage(leaseKey(owner), lease(lease[0], lease[1], lease[2] + 1));
         }
-        watchLog.record(slot, key, KvWatchLog.Type.PUT);
+        watchLog.record(slot, key, KeyChange.Type.PUT);
         return new SessionResult.Created(key, slot);
     }
 
@@ -137,7 +138,7 @@ final class RocksSessionTables {
             machine.stage(metaKey(key), null);
             machine.stage(ownedKey(sessionId, key), null);
             machine.stage(key(VALUE, key), null);
-            watchLog.record(slot, key, KvWatchLog.Type.DELETE);
+            watchLog.record(slot, key, KeyChange.Type.DELETE);
         }
         machine.stage(leaseKey(sessionId), null);
         return true;

@@ -1,6 +1,6 @@
 package io.synod.server.wire;
 
-import io.synod.core.wire.ClientFrame;
+import io.synod.protocol.ClientFrame;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,13 +1,13 @@
 package io.synod.server.wire;
 
 import io.synod.core.paxos.Message;
-import io.synod.core.wire.ClientFrame;
+import io.synod.protocol.ClientFrame;
 import java.util.List;
 
 /**
  * Everything that travels in one frame on a Synod connection, peer or client. The byte layout is
  * {@link WireCodec}'s; it starts with a version byte so a later format can be told apart. The client
- * frames mirror core's {@code io.synod.core.wire.ClientFrame}, whose codec defines their bytes (the
+ * frames mirror core's {@code io.synod.protocol.ClientFrame}, whose codec defines their bytes (the
  * SDK uses it without depending on the server); {@link ClientFrames} converts.
  */
 public sealed interface WireFrame {

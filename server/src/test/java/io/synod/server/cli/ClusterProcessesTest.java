@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.coordination.ShardMap;
-import io.synod.core.kv.KvResult;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
 import io.synod.server.wire.WireFrame;
 import java.io.IOException;

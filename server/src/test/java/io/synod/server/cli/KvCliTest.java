@@ -112,6 +112,15 @@ class KvCliTest {
         assertEquals(0, kv("--dir", d, "cas", "--version", Long.toString(version), "lock", "c").exitCode());
         assertEquals("c\n", kv("--dir", d, "get", "lock").out());
         assertEquals(2, kv("--dir", d, "cas", "lock", "c").exitCode(), "by value needs KEY EXPECTED NEW");
+        assertEquals(2, kv("--dir", d, "cas").exitCode(), "no arguments at all");
+        assertEquals(2, kv("--dir", d, "cas", "--absent", "a", "b", "c").exitCode(), "--absent takes KEY NEW");
+    }
+
+    @Test
+    void casHelpPrintsTheHelpNotAnArityError() {
+        SynodCliTest.Run help = kv("cas", "--help");
+        assertEquals(0, help.exitCode(), help.err());
+        assertTrue(help.out().contains("Compare-and-set"), help.out());
     }
 
     @Test

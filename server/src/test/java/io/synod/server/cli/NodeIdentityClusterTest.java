@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvResult;
-import io.synod.core.paxos.ClientReply;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.node.NodeIdentity;

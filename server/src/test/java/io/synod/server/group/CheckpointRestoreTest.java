@@ -1,11 +1,11 @@
 package io.synod.server.group;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvResult;
-import io.synod.core.paxos.ElectionEvent;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ElectionEvent;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
 import io.synod.server.group.driver.GroupDriverConfig;
 import io.synod.server.group.driver.GroupMetrics;
 import io.synod.server.log.GroupStorage;

@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.synod.core.kv.KvCommand;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Coding;
-import io.synod.core.paxos.ElectionEvent;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.ElectionEvent;
+import io.synod.protocol.KvCommand;
 import io.synod.server.group.driver.GroupDriverConfig;
 import io.synod.server.group.driver.GroupMetrics;
 import io.synod.server.log.GroupStorage;

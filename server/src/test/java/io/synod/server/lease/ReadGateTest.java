@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.coordination.LeaseMode;
 import io.synod.coordination.LeaseTiming;
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvStateMachine;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.ClockReading;
@@ -16,6 +15,7 @@ import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Role;
 import io.synod.leases.KeyAssignment;
 import io.synod.leases.LeaseConfiguration;
+import io.synod.protocol.KvCommand;
 import io.synod.server.config.ServerConfig.QuorumTimers;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvResult;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Entry;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
 import io.synod.server.log.SegmentedLog;
 import java.net.InetSocketAddress;

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.client.Consistency;
 import io.synod.client.GetResult;
-import io.synod.core.kv.KvCommand;
 import io.synod.core.paxos.Ballot;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
 import io.synod.server.client.NodeClient;
 import io.synod.server.wire.WireCodec;
 import io.synod.server.wire.WireFrame;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.synod.core.paxos.ClientReply;
+import io.synod.protocol.ClientReply;
 import io.synod.server.client.NodeClient;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

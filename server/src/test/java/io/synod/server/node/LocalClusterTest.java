@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvResult;
-import io.synod.core.paxos.ClientReply;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

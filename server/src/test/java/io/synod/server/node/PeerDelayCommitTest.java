@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.FunctionCounter;
-import io.synod.core.paxos.ClientReply;
+import io.synod.protocol.ClientReply;
 import io.synod.server.client.NodeClient;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

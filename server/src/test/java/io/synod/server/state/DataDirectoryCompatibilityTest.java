@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvStateMachine;
-import io.synod.core.kv.SessionCommand;
 import io.synod.core.paxos.StateMachine.ClientSession;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.SessionCommand;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.net.URL;

@@ -1,10 +1,10 @@
 package io.synod.server.state;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvDeferral;
-import io.synod.core.kv.SessionCommand;
-import io.synod.core.paxos.StateMachine;
 import io.synod.core.paxos.StateMachine.SessionWrite;
+import io.synod.core.paxos.StateMachine;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.SessionCommand;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;

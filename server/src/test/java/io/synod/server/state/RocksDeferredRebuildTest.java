@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvStateMachine;
 import io.synod.core.paxos.SnapshotSource;
 import io.synod.core.paxos.StateMachine;
+import io.synod.protocol.KvCommand;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -153,8 +153,8 @@ class RocksDeferredRebuildTest {
             assertEquals(0, machine.unresolvedSlotsFor(new KvCommand.Scan("l", "z", 10).encode()).length);
             assertEquals(0, machine.unresolvedSlotsFor(new KvCommand.Put("k", bytes("next")).encode()).length);
             assertEquals(0, machine.unresolvedSlotsFor(new KvCommand.Get("other").encode()).length);
-            assertArrayEquals(core.unresolvedSlotsFor(new io.synod.core.kv.SessionCommand.KeepAlive(3).encode()),
-                    machine.unresolvedSlotsFor(new io.synod.core.kv.SessionCommand.KeepAlive(3).encode()));
+            assertArrayEquals(core.unresolvedSlotsFor(new io.synod.protocol.SessionCommand.KeepAlive(3).encode()),
+                    machine.unresolvedSlotsFor(new io.synod.protocol.SessionCommand.KeepAlive(3).encode()));
 
             byte[] forged = put.clone();
             forged[forged.length - 1] ^= 1;
@@ -205,7 +205,7 @@ class RocksDeferredRebuildTest {
         }
         try (RocksKvStateMachine machine = new RocksKvStateMachine(path)) {
             assertEquals(0, machine.unresolvedKeys());
-            assertArrayEquals(new io.synod.core.kv.KvResult.Versioned(bytes("a value that is deferred"), 1).encode(),
+            assertArrayEquals(new io.synod.protocol.KvResult.Versioned(bytes("a value that is deferred"), 1).encode(),
                     machine.read(new KvCommand.GetVersioned("k").encode()));
         }
     }

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.synod.core.kv.KvCommand;
 import io.synod.core.kv.KvStateMachine;
+import io.synod.protocol.KvCommand;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -61,19 +61,19 @@ class RocksKvStateMachineTest {
         String key = r.nextBoolean() ? "k" + r.nextInt(8) : "lock/" + (r.nextBoolean() ? "a" : "b") + "/n-";
         byte[] value = new byte[r.nextInt(3)];
         r.nextBytes(value);
-        io.synod.core.kv.SessionCommand c = switch (r.nextInt(10)) {
+        io.synod.protocol.SessionCommand c = switch (r.nextInt(10)) {
             case 0 -> {
                 grants.add(slot);
-                yield new io.synod.core.kv.SessionCommand.Grant(1 + r.nextInt(10_000));
+                yield new io.synod.protocol.SessionCommand.Grant(1 + r.nextInt(10_000));
             }
-            case 1 -> new io.synod.core.kv.SessionCommand.KeepAlive(session);
-            case 2 -> new io.synod.core.kv.SessionCommand.Expire(session, r.nextBoolean() ? session : slot - 1 - r.nextInt(5));
-            case 3 -> new io.synod.core.kv.SessionCommand.Revoke(session);
-            case 4, 5 -> new io.synod.core.kv.SessionCommand.Create(key, value, session, key.startsWith("lock/") || r.nextInt(4) == 0);
-            case 6 -> new io.synod.core.kv.SessionCommand.DeleteIf(r.nextBoolean() ? "k" + r.nextInt(8) : "lock/a/n-000000000" + r.nextInt(3),
-                    r.nextBoolean() ? io.synod.core.kv.SessionCommand.ANY_TOKEN : slot - 1 - r.nextInt(30));
-            case 7 -> new io.synod.core.kv.SessionCommand.GetEntry(r.nextBoolean() ? "k" + r.nextInt(8) : "lock/a/n-000000000" + r.nextInt(3));
-            default -> new io.synod.core.kv.SessionCommand.ListPrefix(r.nextBoolean() ? "lock/" : "k", 1 + r.nextInt(6));
+            case 1 -> new io.synod.protocol.SessionCommand.KeepAlive(session);
+            case 2 -> new io.synod.protocol.SessionCommand.Expire(session, r.nextBoolean() ? session : slot - 1 - r.nextInt(5));
+            case 3 -> new io.synod.protocol.SessionCommand.Revoke(session);
+            case 4, 5 -> new io.synod.protocol.SessionCommand.Create(key, value, session, key.startsWith("lock/") || r.nextInt(4) == 0);
+            case 6 -> new io.synod.protocol.SessionCommand.DeleteIf(r.nextBoolean() ? "k" + r.nextInt(8) : "lock/a/n-000000000" + r.nextInt(3),
+                    r.nextBoolean() ? io.synod.protocol.SessionCommand.ANY_TOKEN : slot - 1 - r.nextInt(30));
+            case 7 -> new io.synod.protocol.SessionCommand.GetEntry(r.nextBoolean() ? "k" + r.nextInt(8) : "lock/a/n-000000000" + r.nextInt(3));
+            default -> new io.synod.protocol.SessionCommand.ListPrefix(r.nextBoolean() ? "lock/" : "k", 1 + r.nextInt(6));
         };
         return c.encode();
     }
@@ -94,13 +94,13 @@ class RocksKvStateMachineTest {
                 if (reference.isReadOnly(cmd)) {
                     assertArrayEquals(reference.read(cmd), rocks.read(cmd), "read at slot " + slot);
                 }
-                if (io.synod.core.kv.SessionResult.isSessionResult(expected)) {
-                    io.synod.core.kv.SessionResult result = io.synod.core.kv.SessionResult.decode(expected);
-                    created += result instanceof io.synod.core.kv.SessionResult.Created ? 1 : 0;
-                    io.synod.core.kv.SessionCommand command = io.synod.core.kv.SessionCommand.decode(cmd);
-                    ended += (command instanceof io.synod.core.kv.SessionCommand.Revoke
-                            || command instanceof io.synod.core.kv.SessionCommand.Expire)
-                            && result.equals(new io.synod.core.kv.SessionResult.Applied(true)) ? 1 : 0;
+                if (io.synod.protocol.SessionResult.isSessionResult(expected)) {
+                    io.synod.protocol.SessionResult result = io.synod.protocol.SessionResult.decode(expected);
+                    created += result instanceof io.synod.protocol.SessionResult.Created ? 1 : 0;
+                    io.synod.protocol.SessionCommand command = io.synod.protocol.SessionCommand.decode(cmd);
+                    ended += (command instanceof io.synod.protocol.SessionCommand.Revoke
+                            || command instanceof io.synod.protocol.SessionCommand.Expire)
+                            && result.equals(new io.synod.protocol.SessionResult.Applied(true)) ? 1 : 0;
                 }
                 if (r.nextInt(7) == 0) {
                     rocks.commitApplied();

@@ -5,14 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvResult;
 import io.synod.core.kv.KvStateMachine;
 import io.synod.core.kv.ReservedKeys;
-import io.synod.core.kv.SessionCommand;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.StateMachine.SessionWrite;
 import io.synod.leases.LeaseConfiguration;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.KvResult;
+import io.synod.protocol.SessionCommand;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

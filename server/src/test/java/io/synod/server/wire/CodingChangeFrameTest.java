@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.wire.ClientFrame;
-import io.synod.core.wire.ClientFrameCodec;
+import io.synod.protocol.ClientFrame;
+import io.synod.protocol.ClientFrameCodec;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;

@@ -1,10 +1,10 @@
 package io.synod.server.group.driver;
 
 import io.synod.core.paxos.Ballot;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Replica;
+import io.synod.protocol.ClientReply;
 import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.synod.server.group.driver;
 
-import io.synod.core.paxos.ElectionEvent;
 import io.synod.core.paxos.Message;
+import io.synod.protocol.ElectionEvent;
 import io.synod.server.wire.WireFrame;
 
 /** One input to a {@link GroupDriver} ({@link GroupDriver#step}); the time comes with the call. */

@@ -1,11 +1,9 @@
 package io.synod.server.group.driver;
 
 import io.synod.core.paxos.Ballot;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.ClientRequest;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.DurableState;
-import io.synod.core.paxos.ElectionEvent;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.QuorumPolicy;
 import io.synod.core.paxos.Ready;
@@ -13,6 +11,8 @@ import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.Role;
 import io.synod.core.paxos.StateMachine;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.ElectionEvent;
 import io.synod.server.lease.ReadGate;
 import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;

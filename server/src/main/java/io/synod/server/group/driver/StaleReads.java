@@ -1,9 +1,9 @@
 package io.synod.server.group.driver;
 
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.Role;
 import io.synod.core.paxos.StateMachine;
+import io.synod.protocol.ClientReply;
 import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;

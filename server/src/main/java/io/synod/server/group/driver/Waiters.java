@@ -1,7 +1,7 @@
 package io.synod.server.group.driver;
 
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientReply;
 import io.synod.server.wire.WireFrame;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

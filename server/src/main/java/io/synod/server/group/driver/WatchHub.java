@@ -1,10 +1,11 @@
 package io.synod.server.group.driver;
 
 import io.synod.core.kv.KvWatchLog;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.Role;
-import io.synod.core.wire.WatchCodec;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KeyChangeBatch;
+import io.synod.protocol.WatchCodec;
 import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -88,7 +89,7 @@ final class WatchHub {
     /** Answers {@code h} if it has events, is compacted, or its wait is over. */
     private boolean answerIfReady(Held h, Replica replica, long nowNanos) {
         WatchCodec.Query q = h.query();
-        KvWatchLog.Batch batch = log.read(q.fromSlot(), q.fromIndex(), q.key(), q.prefix(), q.limit());
+        KeyChangeBatch batch = log.read(q.fromSlot(), q.fromIndex(), q.key(), q.prefix(), q.limit());
         if (batch.events().isEmpty() && !batch.compacted() && nowNanos - h.deadlineNanos() < 0) {
             return false;
         }

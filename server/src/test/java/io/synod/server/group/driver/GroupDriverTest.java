@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.coordination.LeaseMode;
 import io.synod.coordination.LeaseTiming;
-import io.synod.core.kv.KvCommand;
-import io.synod.core.paxos.ClientReply;
 import io.synod.core.paxos.Role;
-import io.synod.core.wire.WatchCodec;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.WatchCodec;
 import io.synod.server.lease.GroupLease;
 import io.synod.server.wire.WireFrame;
 import java.nio.ByteBuffer;

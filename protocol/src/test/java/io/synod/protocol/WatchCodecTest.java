@@ -1,10 +1,9 @@
-package io.synod.core.wire;
+package io.synod.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.core.kv.KvWatchLog;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -15,10 +14,10 @@ class WatchCodecTest {
     void queriesAndBatchesRoundTrip() {
         WatchCodec.Query q = new WatchCodec.Query("a/é", false, 42, 3, 100, 0);
         assertEquals(q, WatchCodec.decodeQuery(WatchCodec.encode(q)));
-        KvWatchLog.Batch b = new KvWatchLog.Batch(List.of(new KvWatchLog.Event(7, 0, "k", KvWatchLog.Type.PUT),
-                new KvWatchLog.Event(7, 1, "k2", KvWatchLog.Type.DELETE)), 8, 0, false);
+        KeyChangeBatch b = new KeyChangeBatch(List.of(new KeyChange(7, 0, "k", KeyChange.Type.PUT),
+                new KeyChange(7, 1, "k2", KeyChange.Type.DELETE)), 8, 0, false);
         assertEquals(b, WatchCodec.decodeBatch(WatchCodec.encode(b)));
-        KvWatchLog.Batch compacted = new KvWatchLog.Batch(List.of(), 1, 0, true);
+        KeyChangeBatch compacted = new KeyChangeBatch(List.of(), 1, 0, true);
         assertEquals(compacted, WatchCodec.decodeBatch(WatchCodec.encode(compacted)));
     }
 

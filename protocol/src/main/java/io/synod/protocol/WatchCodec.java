@@ -1,7 +1,5 @@
-package io.synod.core.wire;
+package io.synod.protocol;
 
-import io.synod.core.kv.KvCommand;
-import io.synod.core.kv.KvWatchLog;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -10,7 +8,7 @@ import java.util.List;
 /**
  * The bytes of a watch poll ({@link ClientFrame.WatchPoll}) and of its answer (a {@link ClientFrame.Response} result):
  * a query names a key or a prefix, the position to read from (slot, index within the slot), how many events at most,
- * and how long the server may hold the poll waiting for one; the answer is a {@link KvWatchLog.Batch}. Shared by the
+ * and how long the server may hold the poll waiting for one; the answer is a {@link KeyChangeBatch}. Shared by the
  * server and the SDK. Decoding checks every field and fails with {@link IllegalArgumentException} naming it.
  */
 public final class WatchCodec {
@@ -62,10 +60,10 @@ public final class WatchCodec {
         return q;
     }
 
-    public static byte[] encode(KvWatchLog.Batch batch) {
+    public static byte[] encode(KeyChangeBatch batch) {
         int size = 1 + 8 + 4 + 4;
         List<byte[]> keys = new ArrayList<>(batch.events().size());
-        for (KvWatchLog.Event e : batch.events()) {
+        for (KeyChange e : batch.events()) {
             byte[] k = e.key().getBytes(StandardCharsets.UTF_8);
             keys.add(k);
             size += 8 + 4 + 1 + 2 + k.length;
@@ -73,14 +71,14 @@ public final class WatchCodec {
         ByteBuffer out = ByteBuffer.allocate(size).put((byte) (batch.compacted() ? 1 : 0)).putLong(batch.nextSlot())
                 .putInt(batch.nextIndex()).putInt(batch.events().size());
         for (int i = 0; i < keys.size(); i++) {
-            KvWatchLog.Event e = batch.events().get(i);
+            KeyChange e = batch.events().get(i);
             out.putLong(e.slot()).putInt(e.index()).put((byte) e.type().ordinal()).putShort((short) keys.get(i).length)
                     .put(keys.get(i));
         }
         return out.array();
     }
 
-    public static KvWatchLog.Batch decodeBatch(byte[] bytes) {
+    public static KeyChangeBatch decodeBatch(byte[] bytes) {
         ByteBuffer in = ByteBuffer.wrap(bytes);
         need(in, 1 + 8 + 4 + 4, "watch batch header");
         boolean compacted = in.get() == 1;
@@ -91,19 +89,19 @@ public final class WatchCodec {
             throw new IllegalArgumentException("watch batch event count " + count + " is invalid for " + in.remaining()
                     + " bytes");
         }
-        List<KvWatchLog.Event> events = new ArrayList<>(count);
+        List<KeyChange> events = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             need(in, 8 + 4 + 1, "watch event");
             long slot = in.getLong();
             int index = in.getInt();
             int type = in.get();
-            if (type < 0 || type >= KvWatchLog.Type.values().length) {
+            if (type < 0 || type >= KeyChange.Type.values().length) {
                 throw new IllegalArgumentException("watch event type " + type + " is unknown");
             }
-            events.add(new KvWatchLog.Event(slot, index, key(in), KvWatchLog.Type.values()[type]));
+            events.add(new KeyChange(slot, index, key(in), KeyChange.Type.values()[type]));
         }
         end(in);
-        return new KvWatchLog.Batch(List.copyOf(events), nextSlot, nextIndex, compacted);
+        return new KeyChangeBatch(List.copyOf(events), nextSlot, nextIndex, compacted);
     }
 
     private static String key(ByteBuffer in) {

@@ -1,4 +1,4 @@
-package io.synod.core.paxos;
+package io.synod.protocol;
 
 /**
  * What the election service (ZooKeeper through Curator in production, a possibly hostile fake in

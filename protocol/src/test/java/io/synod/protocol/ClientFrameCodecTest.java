@@ -1,4 +1,4 @@
-package io.synod.core.wire;
+package io.synod.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

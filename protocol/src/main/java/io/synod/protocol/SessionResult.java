@@ -1,4 +1,4 @@
-package io.synod.core.kv;
+package io.synod.protocol;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.synod.core.wire;
+package io.synod.protocol;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

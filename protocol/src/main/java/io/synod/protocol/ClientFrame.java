@@ -1,10 +1,10 @@
-package io.synod.core.wire;
+package io.synod.protocol;
 
 import java.util.List;
 
 /**
  * The frames of the client protocol (docs/server.md, "Wire protocol"): what a client and a server
- * say to each other. They live in core so the server and the client SDK share one definition and one
+ * say to each other. They live in the protocol module so the server and the client SDK share one definition and one
  * byte format ({@link ClientFrameCodec}) without the SDK depending on the server.
  */
 public sealed interface ClientFrame {

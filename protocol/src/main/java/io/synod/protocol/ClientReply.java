@@ -1,7 +1,7 @@
-package io.synod.core.paxos;
+package io.synod.protocol;
 
 /**
- * The answer to a {@link ClientRequest}.
+ * The answer to a client request (core's {@code ClientRequest}: a command with its client id and sequence).
  *
  * @param slot     the log slot the result reflects (for a write, the slot it was applied in; for a
  *                 local read, the applied slot it was read at); 0 when the status is not OK

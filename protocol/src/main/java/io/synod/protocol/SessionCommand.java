@@ -1,4 +1,4 @@
-package io.synod.core.kv;
+package io.synod.protocol;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -6,12 +6,12 @@ import java.nio.charset.StandardCharsets;
 /**
  * The lock primitives of the key-value state machine: sessions with a TTL, keys owned by a session (ephemeral),
  * keys named by a per-parent counter (sequential), deletes checked against a key's creation slot, and reads that
- * return a key's creation slot and owner. Applied by {@link KvSessions} inside {@link KvStateMachine}.
+ * return a key's creation slot and owner. Applied by the key-value state machine in core ({@code KvSessions}).
  *
  * <p>Every decision is made at apply time from the log alone, so all replicas agree: a session's id is the slot
  * of its grant; a sequential key's number is its parent prefix's counter at apply; a key's token (fencing token) is the
  * slot of the write that created it. Time never enters the state machine: a session ends only by an
- * {@link Expire} the <em>leader</em> proposes when its own timer ran out ({@link SessionExpiryTimer}), or by a
+ * {@link Expire} the <em>leader</em> proposes when its own timer ran out (core's {@code SessionExpiryTimer}), or by a
  * {@link Revoke} from its client.
  *
  * <p>Encoding: one tag byte ({@link #TAG_FIRST}..{@link #TAG_LAST}, distinct from {@link KvCommand}'s tags), then
@@ -152,23 +152,23 @@ public sealed interface SessionCommand {
     final class Codec {
         private Codec() {}
 
-        static void need(ByteBuffer in, int bytes, String what) {
+        public static void need(ByteBuffer in, int bytes, String what) {
             if (in.remaining() < bytes) {
                 throw new IllegalArgumentException("truncated in " + what + ": need " + bytes + " bytes, have " + in.remaining());
             }
         }
 
-        static long i64(ByteBuffer in, String what) {
+        public static long i64(ByteBuffer in, String what) {
             need(in, 8, what);
             return in.getLong();
         }
 
-        static int i32(ByteBuffer in, String what) {
+        public static int i32(ByteBuffer in, String what) {
             need(in, 4, what);
             return in.getInt();
         }
 
-        static boolean flag(ByteBuffer in, String what) {
+        public static boolean flag(ByteBuffer in, String what) {
             need(in, 1, what);
             byte b = in.get();
             if (b != 0 && b != 1) {
@@ -177,7 +177,7 @@ public sealed interface SessionCommand {
             return b == 1;
         }
 
-        static String key(ByteBuffer in, String what) {
+        public static String key(ByteBuffer in, String what) {
             need(in, 2, what + " length");
             int length = Short.toUnsignedInt(in.getShort());
             if (length == 0 || length > KvCommand.MAX_KEY_BYTES) {
@@ -189,7 +189,7 @@ public sealed interface SessionCommand {
             return new String(key, StandardCharsets.UTF_8);
         }
 
-        static byte[] bytes(ByteBuffer in, String what) {
+        public static byte[] bytes(ByteBuffer in, String what) {
             int length = i32(in, what + " length");
             if (length < 0 || length > in.remaining()) {
                 throw new IllegalArgumentException(what + " length " + length + " exceeds the " + in.remaining() + " remaining bytes");
@@ -213,29 +213,29 @@ public sealed interface SessionCommand {
             }
         }
 
-        Writer tag(byte tag) {
+        public Writer tag(byte tag) {
             room(1);
             out.put(tag);
             return this;
         }
 
-        Writer flag(boolean value) {
+        public Writer flag(boolean value) {
             return tag((byte) (value ? 1 : 0));
         }
 
-        Writer i64(long value) {
+        public Writer i64(long value) {
             room(8);
             out.putLong(value);
             return this;
         }
 
-        Writer i32(int value) {
+        public Writer i32(int value) {
             room(4);
             out.putInt(value);
             return this;
         }
 
-        Writer key(String key) {
+        public Writer key(String key) {
             byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
             if (bytes.length == 0 || bytes.length > KvCommand.MAX_KEY_BYTES) {
                 throw new IllegalArgumentException("key must be 1.." + KvCommand.MAX_KEY_BYTES + " UTF-8 bytes, got " + bytes.length);
@@ -245,13 +245,13 @@ public sealed interface SessionCommand {
             return this;
         }
 
-        Writer bytes(byte[] value) {
+        public Writer bytes(byte[] value) {
             room(4 + value.length);
             out.putInt(value.length).put(value);
             return this;
         }
 
-        byte[] toBytes() {
+        public byte[] toBytes() {
             byte[] result = new byte[out.position()];
             out.flip();
             out.get(result);
