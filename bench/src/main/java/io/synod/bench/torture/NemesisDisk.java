@@ -20,9 +20,9 @@ import java.util.TreeMap;
  * in a loop-mounted image of the run directory, and a filler file takes all its free space. ext4 rather
  * than a size-limited tmpfs: tmpfs ignores fsync, and the rule under test is what the replica does when
  * a write or an fsync fails (docs/server.md, the fsyncgate rule: it stops and acknowledges nothing
- * that is not durable). Healing deletes the filler and restarts the node on the same filesystem: it
- * must recover from what it made durable. {@link #close()} moves every data directory back and
- * unmounts, with the node stopped.
+ * that is not durable). Healing moves the data back to the node's own directory (space returns) and
+ * restarts the node: it must recover from what it made durable. {@link #close()} does the same for a
+ * node still on an image, without the restart.
  */
 final class NemesisDisk implements AutoCloseable {
     /** Free space the image adds to the data it receives: a log segment (16 MB preallocated) and RocksDB's files. */
@@ -51,7 +51,7 @@ final class NemesisDisk implements AutoCloseable {
         }
     }
 
-    /** Puts {@code node}'s data on a small filesystem (the first time: kill, move, restart). */
+    /** Puts {@code node}'s data on a small filesystem of its own: kill, move, restart. */
     void mount(int node) throws IOException {
         Path data = dataDir(node);
         if (!mounted.containsKey(node)) {
@@ -105,11 +105,30 @@ final class NemesisDisk implements AutoCloseable {
         return false;
     }
 
-    /** Space returns (the filler goes) and the node restarts on the same filesystem. */
+    /**
+     * Space returns: the filler goes, the node is stopped, its data moves back to its own directory
+     * (the image is unmounted and deleted) and it restarts there, from what it made durable.
+     */
     void heal(int node) throws IOException {
-        Files.deleteIfExists(dataDir(node).resolve("nemesis-filler"));
-        killIfRunning(node);
+        unmount(node);
         net.restart(node);
+    }
+
+    private void unmount(int node) throws IOException {
+        Path image = mounted.remove(node);
+        if (image == null) {
+            return;
+        }
+        killIfRunning(node);
+        Path data = dataDir(node);
+        Path saved = data.resolveSibling("data.moving");
+        Files.deleteIfExists(data.resolve("nemesis-filler"));
+        Files.createDirectories(saved);
+        NamespaceNet.run(List.of("cp", "-a", data + "/.", saved + "/"));
+        NamespaceNet.run(List.of("umount", data.toString()));
+        Files.delete(data);
+        Files.move(saved, data);
+        Files.delete(image);
     }
 
     private void killIfRunning(int node) throws IOException {
@@ -136,22 +155,12 @@ final class NemesisDisk implements AutoCloseable {
     /** Stops each node still on an image, copies its data back to its directory, unmounts and deletes the image. */
     @Override
     public void close() {
-        for (Map.Entry<Integer, Path> e : mounted.entrySet()) {
+        for (int node : List.copyOf(mounted.keySet())) {
             try {
-                killIfRunning(e.getKey());
-                Path data = dataDir(e.getKey());
-                Path saved = data.resolveSibling("data.moving");
-                Files.deleteIfExists(data.resolve("nemesis-filler"));
-                Files.createDirectories(saved);
-                NamespaceNet.run(List.of("cp", "-a", data + "/.", saved + "/"));
-                NamespaceNet.run(List.of("umount", data.toString()));
-                Files.delete(data);
-                Files.move(saved, data);
-                Files.delete(e.getValue());
+                unmount(node);
             } catch (IOException failed) {
-                System.err.println("nemesis: disk-full cleanup of node " + e.getKey() + ": " + failed.getMessage());
+                System.err.println("nemesis: disk-full cleanup of node " + node + ": " + failed.getMessage());
             }
         }
-        mounted.clear();
     }
 }
