@@ -93,7 +93,7 @@ final class NamespaceNet implements NemesisNet {
             for (ClusterFile.NodeEntry n : file.nodes()) {
                 NemesisNet.rewriteConfig(Path.of(n.config()), Map.of("nodes", spec.toString(), "zookeeper.connect",
                         net.subnet + ZOOKEEPER + ":" + net.zookeeperRelay.port()));
-                cluster.kill(n.id());
+                NemesisNet.killIfRunning(cluster, n.id());
                 net.restart(n.id());
                 net.clientRelays[n.id()] = new TcpRelay(new InetSocketAddress(net.address(n.id()), n.clientPort()),
                         n.clientPort());

@@ -55,7 +55,7 @@ final class NemesisDisk implements AutoCloseable {
     void mount(int node) throws IOException {
         Path data = dataDir(node);
         if (!mounted.containsKey(node)) {
-            cluster.kill(node);
+            NemesisNet.killIfRunning(cluster, node);
             long used = Long.parseLong(NamespaceNet.run(List.of("du", "-sb", data.toString())).split("\\s+")[0]);
             Path image = cluster.dir().resolve("disk-node-" + node + ".img");
             Path saved = data.resolveSibling("data.moving");
@@ -119,7 +119,7 @@ final class NemesisDisk implements AutoCloseable {
         if (image == null) {
             return;
         }
-        killIfRunning(node);
+        NemesisNet.killIfRunning(cluster, node);
         Path data = dataDir(node);
         Path saved = data.resolveSibling("data.moving");
         Files.deleteIfExists(data.resolve("nemesis-filler"));
@@ -129,14 +129,6 @@ final class NemesisDisk implements AutoCloseable {
         Files.delete(data);
         Files.move(saved, data);
         Files.delete(image);
-    }
-
-    private void killIfRunning(int node) throws IOException {
-        for (ClusterFile.NodeEntry n : cluster.file().nodes()) {
-            if (n.id() == node && ProcessHandle.of(n.pid()).map(ProcessHandle::isAlive).orElse(false)) {
-                cluster.kill(node);
-            }
-        }
     }
 
     private Path dataDir(int node) throws IOException {

@@ -53,7 +53,7 @@ final class NemesisFaults implements AutoCloseable {
             case "clock" -> {
                 clockNode = (victim + 1 + random.nextInt(mesh.nodes() - 1)) % mesh.nodes();
                 setClock(clockNode, true);
-                cluster.kill(clockNode);
+                NemesisNet.killIfRunning(cluster, clockNode);
                 mesh.restart(clockNode);
             }
             default -> {
@@ -126,7 +126,7 @@ final class NemesisFaults implements AutoCloseable {
                 return "node " + victim + " (g" + group + " leader) SIGSTOP";
             }
             case "kill" -> {
-                cluster.kill(victim);
+                NemesisNet.killIfRunning(cluster, victim);
                 killed.add(victim);
                 return "node " + victim + " (g" + group + " leader) SIGKILL";
             }
@@ -164,7 +164,7 @@ final class NemesisFaults implements AutoCloseable {
             case "clock" -> {
                 mesh.healAll();
                 setClock(clockNode, false);
-                cluster.kill(clockNode);
+                NemesisNet.killIfRunning(cluster, clockNode);
                 mesh.restart(clockNode);
             }
             default -> mesh.healAll();

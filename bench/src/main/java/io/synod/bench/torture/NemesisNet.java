@@ -1,5 +1,7 @@
 package io.synod.bench.torture;
 
+import io.synod.bench.kv.ProcessCluster;
+import io.synod.server.cli.ClusterFile;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -42,6 +44,18 @@ interface NemesisNet extends AutoCloseable {
 
     @Override
     void close();
+
+    /**
+     * SIGKILL of {@code node} unless it is not running (a node may have died on its own, e.g. a start
+     * that could not reach ZooKeeper in time on a loaded machine; the run restarts it next).
+     */
+    static void killIfRunning(ProcessCluster cluster, int node) throws IOException {
+        for (ClusterFile.NodeEntry n : cluster.file().nodes()) {
+            if (n.id() == node && ProcessHandle.of(n.pid()).map(ProcessHandle::isAlive).orElse(false)) {
+                cluster.kill(node);
+            }
+        }
+    }
 
     /**
      * Rewrites a server configuration file: each key of {@code set} replaces its line, or is appended;

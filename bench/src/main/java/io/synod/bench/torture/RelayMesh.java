@@ -75,7 +75,7 @@ final class RelayMesh implements NemesisNet {
             }
             for (ClusterFile.NodeEntry n : file.nodes()) {
                 mesh.rewriteConfig(Path.of(n.config()), n.id(), file);
-                cluster.kill(n.id());
+                NemesisNet.killIfRunning(cluster, n.id());
                 cluster.restart(n.id());
             }
         } catch (IOException | RuntimeException e) {
