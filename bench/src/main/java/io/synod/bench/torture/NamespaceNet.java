@@ -201,7 +201,7 @@ final class NamespaceNet implements NemesisNet {
         ClusterFile.NodeEntry entry = file.nodes().stream().filter(n -> n.id() == node).findFirst()
                 .orElseThrow(() -> new IOException("no node " + node + " in " + cluster.dir()));
         ClusterCommand.restartNode(cluster.dir(), file, entry, List.of("ip", "netns", "exec", namespace(node)));
-        awaitPort(new InetSocketAddress(address(node), entry.clientPort()), 60_000, "node " + node);
+        awaitPort(new InetSocketAddress(address(node), entry.clientPort()), 180_000, "node " + node);
     }
 
     private static void awaitPort(InetSocketAddress address, long timeoutMillis, String what) throws IOException {
