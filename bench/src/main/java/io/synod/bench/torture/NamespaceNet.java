@@ -7,7 +7,6 @@ import io.synod.server.node.TcpRelay;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -15,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code synod nemesis --net namespaces} (root only): every Synod server process runs in a network
@@ -61,11 +59,11 @@ final class NamespaceNet implements NemesisNet {
     /** Null when this process may create namespaces (it runs as root), else the one-line reason. */
     static String whyNotAvailable() {
         try {
-            String uid = run(List.of("id", "-u")).strip();
+            String uid = NemesisNet.run(List.of("id", "-u")).strip();
             if (!uid.equals("0")) {
                 return "--net namespaces needs root (network namespaces, veth pairs, a bridge); this run has uid " + uid;
             }
-            run(List.of("ip", "-V"));
+            NemesisNet.run(List.of("ip", "-V"));
             return null;
         } catch (IOException e) {
             return "--net namespaces: " + e.getMessage();
@@ -106,7 +104,8 @@ final class NamespaceNet implements NemesisNet {
     }
 
     private static String freeSubnet(long pid) throws IOException {
-        String used = run(List.of("ip", "-4", "-o", "addr", "show")) + run(List.of("ip", "-4", "route", "show", "table", "all"));
+        String used = NemesisNet.run(List.of("ip", "-4", "-o", "addr", "show"))
+                + NemesisNet.run(List.of("ip", "-4", "route", "show", "table", "all"));
         for (int i = 0; i < 256; i++) {
             String candidate = "10.213." + ((pid + i) % 256) + ".";
             if (!used.contains(candidate)) {
@@ -118,20 +117,20 @@ final class NamespaceNet implements NemesisNet {
 
     private void build() throws IOException {
         bridge = prefix + "b";
-        run(List.of("ip", "link", "add", bridge, "type", "bridge"));
-        run(List.of("ip", "addr", "add", subnet + HOST + "/24", "dev", bridge));
-        run(List.of("ip", "addr", "add", subnet + ZOOKEEPER + "/24", "dev", bridge));
-        run(List.of("ip", "link", "set", bridge, "up"));
+        NemesisNet.run(List.of("ip", "link", "add", bridge, "type", "bridge"));
+        NemesisNet.run(List.of("ip", "addr", "add", subnet + HOST + "/24", "dev", bridge));
+        NemesisNet.run(List.of("ip", "addr", "add", subnet + ZOOKEEPER + "/24", "dev", bridge));
+        NemesisNet.run(List.of("ip", "link", "set", bridge, "up"));
         for (int i = 0; i < nodes; i++) {
             String ns = namespace(i);
             String host = prefix + "h" + i;
             String inner = prefix + "n" + i;
             namespaces.add(ns);
-            run(List.of("ip", "netns", "add", ns));
-            run(List.of("ip", "link", "add", host, "type", "veth", "peer", "name", inner));
-            run(List.of("ip", "link", "set", inner, "netns", ns));
-            run(List.of("ip", "link", "set", host, "master", bridge));
-            run(List.of("ip", "link", "set", host, "up"));
+            NemesisNet.run(List.of("ip", "netns", "add", ns));
+            NemesisNet.run(List.of("ip", "link", "add", host, "type", "veth", "peer", "name", inner));
+            NemesisNet.run(List.of("ip", "link", "set", inner, "netns", ns));
+            NemesisNet.run(List.of("ip", "link", "set", host, "master", bridge));
+            NemesisNet.run(List.of("ip", "link", "set", host, "up"));
             inNamespace(i, "ip", "addr", "add", address(i) + "/24", "dev", inner);
             inNamespace(i, "ip", "link", "set", inner, "up");
             inNamespace(i, "ip", "link", "set", "lo", "up");
@@ -149,7 +148,7 @@ final class NamespaceNet implements NemesisNet {
     private void inNamespace(int node, String... command) throws IOException {
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", namespace(node)));
         cmd.addAll(List.of(command));
-        run(cmd);
+        NemesisNet.run(cmd);
     }
 
     @Override
@@ -268,29 +267,9 @@ final class NamespaceNet implements NemesisNet {
 
     private static void runQuietly(List<String> command) {
         try {
-            run(command);
+            NemesisNet.run(command);
         } catch (IOException e) {
             System.err.println("nemesis: cleanup: " + e.getMessage());
         }
-    }
-
-    /** Runs a command (bounded: 20 s); its output, or an IOException naming the command and its error. */
-    static String run(List<String> command) throws IOException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        try {
-            if (!p.waitFor(20, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IOException("'" + String.join(" ", command) + "' did not finish within 20 s");
-            }
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted: " + String.join(" ", command));
-        }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.exitValue() != 0) {
-            throw new IOException("'" + String.join(" ", command) + "' failed: " + out.strip().replace('\n', ' '));
-        }
-        return out;
     }
 }

@@ -40,11 +40,11 @@ final class NemesisDisk implements AutoCloseable {
     /** Null when this process may loop-mount filesystems (root with mkfs.ext4), else the one-line reason. */
     static String whyNotAvailable() {
         try {
-            String uid = NamespaceNet.run(List.of("id", "-u")).strip();
+            String uid = NemesisNet.run(List.of("id", "-u")).strip();
             if (!uid.equals("0")) {
                 return "the disk-full fault needs root (it loop-mounts a small ext4 image); this run has uid " + uid;
             }
-            NamespaceNet.run(List.of("mkfs.ext4", "-V"));
+            NemesisNet.run(List.of("mkfs.ext4", "-V"));
             return null;
         } catch (IOException e) {
             return "the disk-full fault needs mkfs.ext4: " + e.getMessage();
@@ -56,17 +56,17 @@ final class NemesisDisk implements AutoCloseable {
         Path data = dataDir(node);
         if (!mounted.containsKey(node)) {
             NemesisNet.killIfRunning(cluster, node);
-            long used = Long.parseLong(NamespaceNet.run(List.of("du", "-sb", data.toString())).split("\\s+")[0]);
+            long used = Long.parseLong(NemesisNet.run(List.of("du", "-sb", data.toString())).split("\\s+")[0]);
             Path image = cluster.dir().resolve("disk-node-" + node + ".img");
             Path saved = data.resolveSibling("data.moving");
-            NamespaceNet.run(List.of("truncate", "-s", Long.toString(used + HEADROOM_BYTES), image.toString()));
-            NamespaceNet.run(List.of("mkfs.ext4", "-q", "-F", "-m", "0", image.toString()));
+            NemesisNet.run(List.of("truncate", "-s", Long.toString(used + HEADROOM_BYTES), image.toString()));
+            NemesisNet.run(List.of("mkfs.ext4", "-q", "-F", "-m", "0", image.toString()));
             Files.move(data, saved);
             Files.createDirectories(data);
-            NamespaceNet.run(List.of("mount", "-o", "loop", image.toString(), data.toString()));
+            NemesisNet.run(List.of("mount", "-o", "loop", image.toString(), data.toString()));
             mounted.put(node, image);
-            NamespaceNet.run(List.of("cp", "-a", saved + "/.", data + "/"));
-            NamespaceNet.run(List.of("rm", "-rf", saved.toString()));
+            NemesisNet.run(List.of("cp", "-a", saved + "/.", data + "/"));
+            NemesisNet.run(List.of("rm", "-rf", saved.toString()));
             net.restart(node);
         }
     }
@@ -124,8 +124,8 @@ final class NemesisDisk implements AutoCloseable {
         Path saved = data.resolveSibling("data.moving");
         Files.deleteIfExists(data.resolve("nemesis-filler"));
         Files.createDirectories(saved);
-        NamespaceNet.run(List.of("cp", "-a", data + "/.", saved + "/"));
-        NamespaceNet.run(List.of("umount", data.toString()));
+        NemesisNet.run(List.of("cp", "-a", data + "/.", saved + "/"));
+        NemesisNet.run(List.of("umount", data.toString()));
         Files.delete(data);
         Files.move(saved, data);
         Files.delete(image);

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 /**
  * How each fault of {@code synod nemesis} is made and undone on the processes the run started:
@@ -215,15 +214,8 @@ final class NemesisFaults implements AutoCloseable {
         throw new IOException("no node " + node + " in " + cluster.dir());
     }
 
-    private static void signal(String signal, long pid) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("kill", signal, Long.toString(pid)).redirectErrorStream(true).start();
-        if (!p.waitFor(10, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IOException("kill " + signal + " " + pid + " did not finish");
-        }
-        if (p.exitValue() != 0) {
-            throw new IOException("kill " + signal + " " + pid + " failed: " + new String(p.getInputStream().readAllBytes()).strip());
-        }
+    private static void signal(String signal, long pid) throws IOException {
+        NemesisNet.run(List.of("kill", signal, Long.toString(pid)));
     }
 
     @Override
@@ -231,7 +223,7 @@ final class NemesisFaults implements AutoCloseable {
         for (long pid : stopped) {
             try {
                 signal("-CONT", pid);
-            } catch (IOException | InterruptedException e) {
+            } catch (IOException e) {
                 // The stop below ends it anyway (SIGKILL works on a stopped process).
             }
         }

@@ -5,6 +5,7 @@ import io.synod.server.cli.ClusterFile;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -82,5 +83,25 @@ interface NemesisNet extends AutoCloseable {
             }
         });
         Files.write(config, lines, StandardCharsets.UTF_8);
+    }
+
+    /** Runs a command (bounded: 20 s); its output, or an IOException naming the command and its error. */
+    static String run(List<String> command) throws IOException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try {
+            if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException("'" + String.join(" ", command) + "' did not finish within 20 s");
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted: " + String.join(" ", command));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.exitValue() != 0) {
+            throw new IOException("'" + String.join(" ", command) + "' failed: " + out.strip().replace('\n', ' '));
+        }
+        return out;
     }
 }

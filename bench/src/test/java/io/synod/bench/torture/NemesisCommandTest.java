@@ -90,9 +90,9 @@ class NemesisCommandTest {
         assertTrue(r.out().contains("; a replica stopped after "), r.out());
         assertLinearizable(dir);
         assertEveryProcessStopped(dir);
-        String links = NamespaceNet.run(List.of("ip", "-o", "link")) + NamespaceNet.run(List.of("ip", "netns", "list"));
+        String links = NemesisNet.run(List.of("ip", "-o", "link")) + NemesisNet.run(List.of("ip", "netns", "list"));
         assertFalse(links.contains("sn" + Long.toHexString(ProcessHandle.current().pid())), "left behind: " + links);
-        assertFalse(NamespaceNet.run(List.of("mount")).contains(dir.toString()), "an image is still mounted");
+        assertFalse(NemesisNet.run(List.of("mount")).contains(dir.toString()), "an image is still mounted");
     }
 
     @Test
@@ -148,7 +148,7 @@ class NemesisCommandTest {
 
     private static boolean isRoot() {
         try {
-            return NamespaceNet.run(List.of("id", "-u")).strip().equals("0");
+            return NemesisNet.run(List.of("id", "-u")).strip().equals("0");
         } catch (IOException e) {
             return false;
         }
