@@ -9,17 +9,18 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.synod.client.codec.ClientFrameDecoder;
+import io.synod.client.codec.ClientFrameEncoder;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 /**
  * The Netty side of {@link ClientEngine}: its single event loop thread and the pipeline of every
- * connection (TLS if configured, length-prefixed frames, decoded frames handed to the engine).
+ * connection (TLS if configured, the client protocol's frame decoder and encoder, decoded frames handed to the engine).
  */
 final class ClientChannels {
     private final EventLoopGroup group;
@@ -40,7 +41,7 @@ final class ClientChannels {
                             ch.pipeline().addLast(tls.newHandler(ch.alloc()));
                         }
                         ch.pipeline().addLast(new FlushConsolidationHandler(256, true),
-                                new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4),
+                                new ClientFrameDecoder(maxFrameBytes), new ClientFrameEncoder(maxFrameBytes),
                                 new InboundHandler(engine));
                     }
                 });

@@ -34,8 +34,7 @@ import org.slf4j.LoggerFactory;
  * small callback pool, never on the event loop, so a callback that blocks cannot stall the client.
  *
  * <p><b>At most once with many requests in flight.</b> A replica remembers, per client id, only the
- * last applied sequence and answers one outstanding command per client id (DESIGN.md, "Client
- * semantics"). So the client keeps a pool of <em>lanes</em>, each with its own random client id and
+ * last applied sequence and answers one outstanding command per client id (docs/client.md). So the client keeps a pool of <em>lanes</em>, each with its own random client id and
  * sequence counter, and runs at most one command per lane: pipelining is many lanes in flight on one
  * connection. A retry reuses its lane's (client id, sequence), so the replicas apply it at most once.
  * A lane whose command timed out with its fate unknown takes a fresh client id, so a late answer to

@@ -1,7 +1,7 @@
 package io.synod.client;
 
 /**
- * How fresh a read must be (DESIGN.md, "Reads and leases").
+ * How fresh a read must be (docs/client.md).
  */
 public enum Consistency {
     /**

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Discovery through ZooKeeper (DESIGN.md, "ZooKeeper's part"): the live members' client addresses
+ * Discovery through ZooKeeper (docs/client.md): the live members' client addresses
  * from {@code /synod/<cluster>/members} and the shard map from {@code /synod/<cluster>/shards}, both
  * watched, through the coordination module's Curator implementations (read only: the client never
  * registers, elects or writes).

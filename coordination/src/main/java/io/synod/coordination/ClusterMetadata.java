@@ -24,7 +24,12 @@ public interface ClusterMetadata extends Closeable {
      * ShardMap#uniform}(G) as the shard map. Idempotent: returns {@code false} without changing
      * anything if the cluster exists with an equal spec.
      *
+     * <p>With a ZooKeeper identity ({@link ZooKeeperAccess}) every znode is created writable by that identity
+     * only and readable by anyone; an existing cluster still open to anyone is secured the same way, one
+     * protected by another identity (or protected while this node has none) is refused.
+     *
      * @return {@code true} if this call created the cluster
+     * @throws ClusterAclException   if the cluster's ACL is another identity's (message names the keys to set)
      * @throws CoordinationException if the cluster exists with a different spec (message names both)
      */
     boolean createCluster(ClusterSpec spec);

@@ -1,7 +1,7 @@
 package io.synod.coordination;
 
 /**
- * The znode layout of one Synod cluster (DESIGN.md, "ZooKeeper's part"):
+ * The znode layout of one Synod cluster (docs/coordination.md):
  * <pre>
  * /synod/&lt;cluster&gt;                       cluster spec ({@link ClusterSpec} encoding)
  * /synod/&lt;cluster&gt;/members/&lt;node&gt;        ephemeral, {@link MemberInfo}

@@ -24,12 +24,15 @@ public final class CuratorClusterMetadata implements ClusterMetadata {
 
     private final CuratorFramework client;
     private final ClusterPaths paths;
+    private final ZooKeeperAccess access;
     private final ScheduledExecutorService dispatcher;
     private final List<CuratorCache> caches = new CopyOnWriteArrayList<>();
 
-    public CuratorClusterMetadata(CuratorFramework client, ClusterPaths paths) {
+    /** @param access the identity {@code client} authenticated with: decides what an existing cluster's ACL must be */
+    public CuratorClusterMetadata(CuratorFramework client, ClusterPaths paths, ZooKeeperAccess access) {
         this.client = client;
         this.paths = paths;
+        this.access = access;
         this.dispatcher = Zk.dispatcher("synod-metadata-" + paths.cluster());
     }
 
@@ -62,16 +65,23 @@ public final class CuratorClusterMetadata implements ClusterMetadata {
             ops.add(client.transactionOp().create().forPath(paths.shards(), ShardMap.uniform(spec.groups()).encode()));
             try {
                 client.transaction().forOperations(ops);
-                log.info("created cluster '{}' with {} groups on members {}", paths.cluster(), spec.groups(), spec.members());
+                log.info("created cluster '{}' with {} groups on members {} ({})", paths.cluster(), spec.groups(),
+                        spec.members(), access.authenticated() ? "writable by digest:" + access.user() + " only"
+                                : "open to any ZooKeeper client");
                 return true;
-            } catch (KeeperException.NodeExistsException e) {
-                ClusterSpec existing = clusterSpec().orElseThrow(() -> new CoordinationException(
-                        what + ": znode " + e.getPath() + " exists but " + paths.root() + " does not"));
-                if (existing.equals(spec)) {
-                    return false;
+            } catch (KeeperException.NodeExistsException | KeeperException.NoAuthException e) {
+                // NoAuth: /synod lets only others create; the root's own ACL below gives the clearer error.
+                ClusterSpec existing = clusterSpec().orElseThrow(() -> e instanceof KeeperException.NoAuthException
+                        ? new ClusterAclException(what + ": ZooKeeper refused the creation (NoAuth for " + e.getPath()
+                                + "): the ACL of " + ClusterAcls.PARENT + " lets only others create clusters")
+                        : new CoordinationException(what + ": znode " + e.getPath() + " exists but " + paths.root()
+                                + " does not"));
+                if (!existing.equals(spec)) {
+                    throw new CoordinationException("cluster '" + paths.cluster() + "' already exists with " + existing
+                            + ", not " + spec);
                 }
-                throw new CoordinationException("cluster '" + paths.cluster() + "' already exists with " + existing
-                        + ", not " + spec);
+                ClusterAcls.checkExisting(client, paths, access);
+                return false;
             }
         });
     }

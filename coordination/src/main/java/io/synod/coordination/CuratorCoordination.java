@@ -8,6 +8,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.SessionConnectionStateErrorPolicy;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.client.ZKClientConfig;
 
 /**
  * One Synod node's connection to ZooKeeper (one session) and the coordination services on it.
@@ -18,14 +19,22 @@ public final class CuratorCoordination implements Closeable {
     private final CuratorFramework client;
     private final ClusterPaths paths;
     private final CoordinationOptions options;
+    private final ZooKeeperAccess access;
     private final List<Closeable> created = new ArrayList<>();
     private CuratorClusterMetadata metadata;
     private CuratorMembership membership;
 
-    private CuratorCoordination(CuratorFramework client, ClusterPaths paths, CoordinationOptions options) {
+    private CuratorCoordination(CuratorFramework client, ClusterPaths paths, CoordinationOptions options,
+            ZooKeeperAccess access) {
         this.client = client;
         this.paths = paths;
         this.options = options;
+        this.access = access;
+    }
+
+    /** {@link #connect(String, String, CoordinationOptions, ZooKeeperAccess)} without an identity or TLS: for readers. */
+    public static CuratorCoordination connect(String connectString, String cluster, CoordinationOptions options) {
+        return connect(connectString, cluster, options, ZooKeeperAccess.open());
     }
 
     /**
@@ -33,20 +42,29 @@ public final class CuratorCoordination implements Closeable {
      *
      * @param connectString ZooKeeper ensemble, "host:port[,host:port...]"
      * @param cluster       the Synod cluster name (one znode segment, see {@link ClusterPaths#validClusterName})
+     * @param access        the session's identity (znodes it creates get {@link ClusterAcls}) and client properties
      * @throws IllegalArgumentException if the cluster name or connect string is malformed
      * @throws CoordinationException    if ZooKeeper is not reachable within the connection timeout
      */
-    public static CuratorCoordination connect(String connectString, String cluster, CoordinationOptions options) {
+    public static CuratorCoordination connect(String connectString, String cluster, CoordinationOptions options,
+            ZooKeeperAccess access) {
         ClusterPaths paths = new ClusterPaths(cluster);
         validConnectString(connectString);
-        CuratorFramework client = CuratorFrameworkFactory.builder()
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
                 .sessionTimeoutMs(Math.toIntExact(options.sessionTimeout().toMillis()))
                 .connectionTimeoutMs(Math.toIntExact(options.connectionTimeout().toMillis()))
                 .retryPolicy(new ExponentialBackoffRetry(100, 3))
                 // Leaders step down on LOST or after a bounded SUSPENDED, enforced by the election service.
-                .connectionStateErrorPolicy(new SessionConnectionStateErrorPolicy())
-                .build();
+                .connectionStateErrorPolicy(new SessionConnectionStateErrorPolicy());
+        if (!access.clientProperties().isEmpty()) {
+            builder.zkClientConfig(clientConfig(access));
+        }
+        if (access.authenticated()) {
+            // Sent again by Curator on every new session, so a reconnected node keeps its identity.
+            builder.authorization("digest", access.authData()).aclProvider(new ClusterAcls(access));
+        }
+        CuratorFramework client = builder.build();
         client.start();
         boolean up;
         try {
@@ -59,9 +77,20 @@ public final class CuratorCoordination implements Closeable {
         if (!up) {
             client.close();
             throw new CoordinationException("cannot reach ZooKeeper at " + connectString + " within "
-                    + options.connectionTimeout().toMillis() + " ms");
+                    + options.connectionTimeout().toMillis() + " ms" + (access.clientProperties().isEmpty() ? ""
+                    : " (with " + access + ")"));
         }
-        return new CuratorCoordination(client, paths, options);
+        return new CuratorCoordination(client, paths, options, access);
+    }
+
+    /**
+     * This session's own ZooKeeper client configuration: the defaults, then {@code access}'s properties, so
+     * that TLS to ZooKeeper is set per session and JVM system properties are not touched.
+     */
+    private static ZKClientConfig clientConfig(ZooKeeperAccess access) {
+        ZKClientConfig config = new ZKClientConfig();
+        access.clientProperties().forEach(config::setProperty);
+        return config;
     }
 
     /**
@@ -103,7 +132,7 @@ public final class CuratorCoordination implements Closeable {
     /** The cluster's metadata (one shared instance). */
     public synchronized ClusterMetadata metadata() {
         if (metadata == null) {
-            metadata = new CuratorClusterMetadata(client, paths);
+            metadata = new CuratorClusterMetadata(client, paths, access);
             created.add(metadata);
         }
         return metadata;

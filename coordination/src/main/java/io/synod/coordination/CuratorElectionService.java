@@ -46,6 +46,10 @@ import org.slf4j.LoggerFactory;
  *       it leaves the latch and re-joins after {@link CoordinationOptions#upToDateDeferral()}. After
  *       {@link CoordinationOptions#maxConsecutiveDeferrals()} deferrals in a row it takes the lead
  *       regardless. This is a speed preference only.</li>
+ *   <li><i>Preferring the less loaded member.</i> Likewise, the winner defers to a live participant
+ *       that has promised its epoch or a newer one for the group and leads fewer groups than it does
+ *       (counted from this node's view of the latches), so that leaderships spread over the nodes; the
+ *       same deferral bound applies. The server's leader balancer moves leaderships that still pile up.</li>
  *   <li><i>Stepping down.</i> On session LOST, on a SUSPENDED connection that lasts longer than
  *       {@link CoordinationOptions#suspendedStepDown()}, on the latch's notLeader, on {@link #resign}
  *       and on {@link #leave}, the leader gets {@code LeaderIs(-1)} at once and its latch is closed;
@@ -365,7 +369,31 @@ public final class CuratorElectionService implements ElectionService {
                 return true;
             }
         }
+        // Leaders spread: a live participant that has promised this node's epoch or a newer one (it is not
+        // behind by a whole leadership) and leads fewer groups than this node gets the group instead.
+        int ownLeads = leadCount(nodeId);
+        for (Participant p : participants) {
+            int id = parseId(p.getId());
+            MemberInfo other = members.get(id);
+            if (id != nodeId && other != null && other.progressOf(g.id).epoch() >= mine.epoch()
+                    && leadCount(id) < ownLeads) {
+                log.info("node {} defers group {} to less loaded node {} (it leads {}, this node {})", nodeId, g.id,
+                        id, leadCount(id), ownLeads);
+                return true;
+            }
+        }
         return false;
+    }
+
+    /** How many joined groups this node believes {@code node} leads (its own: the ones it holds an epoch for). */
+    private int leadCount(int node) {
+        int n = 0;
+        for (Group other : groups.values()) {
+            if (node == nodeId ? other.leading : other.announced == node) {
+                n++;
+            }
+        }
+        return n;
     }
 
     // ---- step-down and hints (dispatcher thread) ----

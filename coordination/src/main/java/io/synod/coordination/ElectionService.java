@@ -18,9 +18,9 @@ import java.io.Closeable;
  *       up-to-date member, or {@link #resign} was called.</li>
  *   <li>{@code EpochSeen(epoch)} whenever the group's epoch znode is read (at join, on every change,
  *       after a reconnection): the newest epoch handed out, which bounds the ballots the replica
- *       accepts (docs/security.md, "Defence in depth in the replica").</li>
+ *       accepts (docs/security.md).</li>
  * </ul>
- * Events are hints (DESIGN.md, "Ballots and epochs"): two nodes may briefly both believe they lead,
+ * Events are hints (docs/coordination.md): two nodes may briefly both believe they lead,
  * for example across a partition from ZooKeeper. Safety comes from the acceptors' ballots, never
  * from this service.
  *

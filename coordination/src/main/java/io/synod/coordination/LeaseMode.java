@@ -1,6 +1,6 @@
 package io.synod.coordination;
 
-/** Which read-lease mechanism a group runs (DESIGN.md, "Reads and leases"). */
+/** Which read-lease mechanism a group runs (docs/leases.md). */
 public enum LeaseMode {
     /** Reads go to the leader and through the log. */
     NONE,

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The range-to-group map (DESIGN.md, "Groups and shards"; PaxStore §3.1 range partitioning). The
+ * The range-to-group map (docs/architecture.md; PaxStore §3.1 range partitioning). The
  * key space, ordered as unsigned bytes lexicographically, is cut into contiguous ranges; range i
  * covers keys from {@code start(i)} (inclusive) to {@code start(i+1)} (exclusive), the first range
  * starts at the empty key and the last is unbounded. Each range belongs to one group in 0..G-1.

@@ -33,8 +33,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The issue's acceptance case: two nodes both told they lead — one partitioned from ZooKeeper that
  * never hears that it should step down, one elected after the first's session expired — cannot
- * both commit conflicting values, because ballots decide, not ZooKeeper (DESIGN.md, "Ballots and
- * epochs"; Lamport, "Paxos Made Simple", §2.2: an acceptor rejects any ballot below its promise).
+ * both commit conflicting values, because ballots decide, not ZooKeeper (docs/coordination.md; Lamport, "Paxos Made Simple", §2.2: an acceptor rejects any ballot below its promise).
  *
  * <p>The election events come from the real election service on a real ZooKeeper server; the
  * replicas are core's {@link Replica}, driven on the test thread through the Ready contract with

@@ -44,7 +44,16 @@ final class ZkFixture implements AutoCloseable {
     }
 
     CuratorCoordination connect(String cluster, String connectString, CoordinationOptions options) {
-        CuratorCoordination c = CuratorCoordination.connect(connectString, cluster, options);
+        return connect(cluster, connectString, options, ZooKeeperAccess.open());
+    }
+
+    /** A node with this identity (and client properties) on the fixture's server. */
+    CuratorCoordination connect(String cluster, ZooKeeperAccess access) {
+        return connect(cluster, server.getConnectString(), options(), access);
+    }
+
+    CuratorCoordination connect(String cluster, String connectString, CoordinationOptions options, ZooKeeperAccess access) {
+        CuratorCoordination c = CuratorCoordination.connect(connectString, cluster, options, access);
         synchronized (closeables) {
             closeables.add(c);
         }

@@ -8,11 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.synod.core.check.CheckResult;
 import io.synod.core.check.LinearizabilityChecker;
 import io.synod.leases.LeaseConfiguration;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvCommand;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.node.SynodNode;
-import io.synod.server.wire.WireFrame;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,7 +55,7 @@ class QuorumAutoLeaseClusterTest {
     }
 
     /** The holders a NOT_LEADER refusal names (bit i = node i), or -1 if it names none. */
-    private static long holders(WireFrame.ClientResponse r) {
+    private static long holders(ClientFrame.Response r) {
         return r.result().length == Long.BYTES ? ByteBuffer.wrap(r.result()).getLong() : -1;
     }
 
@@ -77,7 +77,7 @@ class QuorumAutoLeaseClusterTest {
         List<String> hot = QuorumLeaseClusterTest.keysHeldBy(leaderBit | otherBit, 3);
         // Cold key: the reader's under version 0, read only by this test's few probes (under min.reads).
         String cold = QuorumLeaseClusterTest.keysHeldBy(leaderBit | readerBit, 1).get(0);
-        WireFrame.ClientResponse v0 = harness.rawCommand(reader, new KvCommand.Get(hot.get(0)).encode());
+        ClientFrame.Response v0 = harness.rawCommand(reader, new KvCommand.Get(hot.get(0)).encode());
         assertEquals(ClientReply.Status.NOT_LEADER.ordinal(), v0.status(), "version 0: the reader does not hold a hot key");
         assertEquals(leaderBit | otherBit, holders(v0), "version 0: the static hashed holders");
 
@@ -159,7 +159,7 @@ class QuorumAutoLeaseClusterTest {
             // The other follower's refusals name the holders of the configuration in force there (not version 0's).
             long named = -1;
             for (int probe = 0; probe < 60 && (named < 0 || (named & readerBit) == 0); probe++) {
-                WireFrame.ClientResponse r = harness.rawCommand(other, new KvCommand.Get(hot.get(0)).encode());
+                ClientFrame.Response r = harness.rawCommand(other, new KvCommand.Get(hot.get(0)).encode());
                 named = r.status() == ClientReply.Status.NOT_LEADER.ordinal() ? holders(r) : -1;
                 Thread.sleep(1000);
             }
@@ -180,7 +180,7 @@ class QuorumAutoLeaseClusterTest {
             int probes = 0;
             for (; probes < 90 && coldHolders <= 0; probes++) {
                 try {
-                    WireFrame.ClientResponse r = harness.rawCommand(reader, new KvCommand.Get(cold).encode());
+                    ClientFrame.Response r = harness.rawCommand(reader, new KvCommand.Get(cold).encode());
                     assertFalse(r.status() == ClientReply.Status.OK.ordinal() && cluster.leaderOf(0) != reader,
                             "the restarted reader served a key only version 0 gives it");
                     coldHolders = r.status() == ClientReply.Status.NOT_LEADER.ordinal() ? holders(r) : -1;

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.synod.core.check.CheckResult;
 import io.synod.core.check.LinearizabilityChecker;
 import io.synod.leases.KeyAssignment;
+import io.synod.protocol.ClientFrame;
+import io.synod.protocol.ClientFrameCodec;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvCommand;
 import io.synod.server.node.SynodNode;
-import io.synod.server.wire.WireCodec;
-import io.synod.server.wire.WireFrame;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.net.Socket;
@@ -42,19 +42,19 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(300)
 class QuorumLeaseClusterTest extends OneGroupClusterTest {
     /** One client command sent to node {@code node} over a bare (TLS) socket, and its answer. */
-    WireFrame.ClientResponse rawCommand(int node, byte[] payload) throws Exception {
+    ClientFrame.Response rawCommand(int node, byte[] payload) throws Exception {
         try (Socket socket = cluster.clientTls().jdkClientContext().getSocketFactory().createSocket()) {
             socket.connect(cluster.clientAddresses().get(node), 30_000);
             socket.setSoTimeout(60_000);
             DataOutputStream out = new DataOutputStream(socket.getOutputStream());
             DataInputStream in = new DataInputStream(socket.getInputStream());
-            byte[] body = WireCodec.encode(new WireFrame.ClientCommand(1, 4242, 1, payload));
+            byte[] body = ClientFrameCodec.encode(new ClientFrame.Command(1, 4242, 1, payload));
             out.writeInt(body.length);
             out.write(body);
             out.flush();
             byte[] reply = new byte[in.readInt()];
             in.readFully(reply);
-            return (WireFrame.ClientResponse) WireCodec.decode(reply);
+            return (ClientFrame.Response) ClientFrameCodec.decode(reply);
         }
     }
 
@@ -91,7 +91,7 @@ class QuorumLeaseClusterTest extends OneGroupClusterTest {
         keys.addAll(withVictim);
         keys.addAll(notHeld);
         // A read of a key the follower does not hold is refused, and the refusal names the key's holders.
-        WireFrame.ClientResponse refusal = rawCommand(reader, new KvCommand.Get(notHeld.get(0)).encode());
+        ClientFrame.Response refusal = rawCommand(reader, new KvCommand.Get(notHeld.get(0)).encode());
         assertEquals(ClientReply.Status.NOT_LEADER.ordinal(), refusal.status(), "a read of a key the follower does not hold");
         assertEquals((1L << leader) | (1L << victim), ByteBuffer.wrap(refusal.result()).getLong(),
                 "the refusal names the key's lease holders");

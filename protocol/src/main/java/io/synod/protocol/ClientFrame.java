@@ -1,5 +1,6 @@
 package io.synod.protocol;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -59,11 +60,51 @@ public sealed interface ClientFrame {
     }
 
     /**
+     * One group as one node's replica sees it now (from the replica's state, not from the creation-time spec).
+     *
      * @param role  {@code Role} ordinal (0 follower, 1 candidate, 2 leader)
-     * @param state 0 serving, 1 repairing, 2 failed
+     * @param state {@link #SERVING}, {@link #REPAIRING} (refuses to vote in phase 1 after log corruption) or
+     *              {@link #FAILED}
+     * @param lease the read-lease mode the replica runs ("none", "leader", "quorum", ...: the coordination
+     *              layer's {@code LeaseMode} in lower case)
+     * @param coding the RS-Paxos coding in force at the replica's applied slot ({@link CodingStatus#OFF}: majorities,
+     *               full copies)
      */
     record GroupStatus(int group, int role, long promisedEpoch, int leaderHint, long commitSlot, long appliedSlot,
-            long snapshotSlot, int state) {}
+            long snapshotSlot, int state, String lease, CodingStatus coding) {
+        public static final int SERVING = 0;
+        public static final int REPAIRING = 1;
+        public static final int FAILED = 2;
+        /** Longest lease mode name on the wire, in UTF-8 bytes. */
+        public static final int MAX_LEASE_NAME = 32;
+
+        public GroupStatus {
+            if (lease == null || lease.isEmpty() || lease.getBytes(StandardCharsets.UTF_8).length > MAX_LEASE_NAME
+                    || coding == null) {
+                throw new IllegalArgumentException("group status needs a lease mode of 1.." + MAX_LEASE_NAME
+                        + " UTF-8 bytes and a coding, got " + lease + " and " + coding);
+            }
+        }
+    }
+
+    /**
+     * A group's RS-Paxos coding: N acceptors ({@code totalShards}), tolerating F {@code failures}, values of at
+     * least {@code thresholdBytes} coded into X {@code dataShards} (docs/erasure.md).
+     */
+    record CodingStatus(int totalShards, int failures, int dataShards, int thresholdBytes) {
+        /** No coding: majorities and full copies. */
+        public static final CodingStatus OFF = new CodingStatus(0, 0, 0, 0);
+
+        public boolean enabled() {
+            return totalShards > 0;
+        }
+
+        /** "off", or "N=5 F=1 X=3 threshold=4096B". */
+        public String describe() {
+            return enabled() ? "N=" + totalShards + " F=" + failures + " X=" + dataShards + " threshold="
+                    + thresholdBytes + "B" : "off";
+        }
+    }
 
     /**
      * A read-only command answered from the receiving replica's local state, leader or not, at its

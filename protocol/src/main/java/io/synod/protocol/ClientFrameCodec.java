@@ -1,6 +1,7 @@
 package io.synod.protocol;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,7 +30,8 @@ public final class ClientFrameCodec {
     /** An admin coding change; a server older than it refuses the frame type and closes the connection. */
     public static final int CODING_CHANGE = 13;
 
-    private static final int GROUP_STATUS_BYTES = 4 + 4 + 8 + 4 + 8 + 8 + 8 + 4;
+    /** Smallest encoding of one group's status: the fixed fields, the coding (4 i32) and a lease name of 1 byte. */
+    private static final int GROUP_STATUS_BYTES = 4 + 4 + 8 + 4 + 8 + 8 + 8 + 4 + 4 * 4 + 1 + 1;
     private static final int MAX_GROUPS = 1 << 16;
 
     private ClientFrameCodec() {}
@@ -54,11 +56,18 @@ public final class ClientFrameCodec {
         } else if (frame instanceof ClientFrame.StatusQuery q) {
             out = start(STATUS_QUERY, 8).putLong(q.requestId());
         } else if (frame instanceof ClientFrame.StatusReport s) {
-            out = start(STATUS_REPORT, 8 + 4 + 4 + GROUP_STATUS_BYTES * s.groups().size()).putLong(s.requestId())
-                    .putInt(s.nodeId()).putInt(s.groups().size());
+            int size = 8 + 4 + 4;
+            for (ClientFrame.GroupStatus g : s.groups()) {
+                size += GROUP_STATUS_BYTES - 1 + g.lease().getBytes(StandardCharsets.UTF_8).length;
+            }
+            out = start(STATUS_REPORT, size).putLong(s.requestId()).putInt(s.nodeId()).putInt(s.groups().size());
             for (ClientFrame.GroupStatus g : s.groups()) {
                 out.putInt(g.group()).putInt(g.role()).putLong(g.promisedEpoch()).putInt(g.leaderHint())
                         .putLong(g.commitSlot()).putLong(g.appliedSlot()).putLong(g.snapshotSlot()).putInt(g.state());
+                ClientFrame.CodingStatus c = g.coding();
+                out.putInt(c.totalShards()).putInt(c.failures()).putInt(c.dataShards()).putInt(c.thresholdBytes());
+                byte[] lease = g.lease().getBytes(StandardCharsets.UTF_8);
+                out.put((byte) lease.length).put(lease);
             }
         } else if (frame instanceof ClientFrame.StaleRead r) {
             out = start(STALE_READ, 8 + 4 + r.payload().length).putLong(r.requestId());
@@ -114,8 +123,7 @@ public final class ClientFrameCodec {
                 }
                 List<ClientFrame.GroupStatus> groups = new ArrayList<>(n);
                 for (int i = 0; i < n; i++) {
-                    groups.add(new ClientFrame.GroupStatus(in.getInt(), in.getInt(), in.getLong(), in.getInt(),
-                            in.getLong(), in.getLong(), in.getLong(), in.getInt()));
+                    groups.add(groupStatus(in));
                 }
                 yield new ClientFrame.StatusReport(id, node, groups);
             }
@@ -131,6 +139,26 @@ public final class ClientFrameCodec {
             throw new IllegalArgumentException("frame has " + in.remaining() + " trailing bytes");
         }
         return frame;
+    }
+
+    /** One group's status of a STATUS_REPORT (the count was checked against the bytes left). */
+    private static ClientFrame.GroupStatus groupStatus(ByteBuffer in) {
+        int group = in.getInt();
+        int role = in.getInt();
+        long epoch = in.getLong();
+        int leader = in.getInt();
+        long commit = in.getLong();
+        long applied = in.getLong();
+        long snapshot = in.getLong();
+        int state = in.getInt();
+        ClientFrame.CodingStatus coding = new ClientFrame.CodingStatus(i32(in, "coding N"), i32(in, "coding F"),
+                i32(in, "coding X"), i32(in, "coding threshold"));
+        int leaseLength = u8(in, "lease mode length", ClientFrame.GroupStatus.MAX_LEASE_NAME);
+        need(in, leaseLength, "lease mode");
+        byte[] lease = new byte[leaseLength];
+        in.get(lease);
+        return new ClientFrame.GroupStatus(group, role, epoch, leader, commit, applied, snapshot, state,
+                new String(lease, StandardCharsets.UTF_8), coding);
     }
 
     private static void need(ByteBuffer in, int bytes, String what) {

@@ -19,7 +19,9 @@ class ClientFrameCodecTest {
                 new ClientFrame.Response(6, 1, 0, 99, 2, new byte[] {7}, ClientFrame.SERVED_LEASE),
                 new ClientFrame.Response(6, 1, 0, 99, 2, new byte[] {7}, ClientFrame.SERVED_LOCAL),
                 new ClientFrame.StatusQuery(8),
-                new ClientFrame.StatusReport(9, 1, List.of(new ClientFrame.GroupStatus(0, 2, 3, 1, 10, 10, 0, 0))),
+                new ClientFrame.StatusReport(9, 1, List.of(new ClientFrame.GroupStatus(0, 2, 3, 1, 10, 10, 0, 0, "quorum",
+                        new ClientFrame.CodingStatus(5, 1, 3, 4096)), new ClientFrame.GroupStatus(1, 0, 2, -1, 4, 4, 0, 1,
+                        "none", ClientFrame.CodingStatus.OFF))),
                 new ClientFrame.StaleRead(10, new byte[] {1}), new ClientFrame.ShardMapQuery(11),
                 new ClientFrame.ShardMapReport(12, new byte[] {1, 2, 3}),
                 new ClientFrame.WatchPoll(13, WatchCodec.encode(new WatchCodec.Query("lock/", true, 5, 1, 10, 2000))));
@@ -29,6 +31,29 @@ class ClientFrameCodecTest {
             assertEquals(f.requestId(), ClientFrameCodec.decode(body).requestId());
             assertTrue(ClientFrameCodec.isClientFrame(body[1]));
         }
+    }
+
+    @Test
+    void aStatusReportCarriesEachGroupsLeaseModeAndCodingInForce() {
+        ClientFrame.StatusReport report = new ClientFrame.StatusReport(3, 2, List.of(
+                new ClientFrame.GroupStatus(0, 2, 7, 2, 40, 39, 0, ClientFrame.GroupStatus.SERVING, "quorum-auto",
+                        new ClientFrame.CodingStatus(5, 2, 1, 0)),
+                new ClientFrame.GroupStatus(1, 0, 6, 0, 12, 12, 8, ClientFrame.GroupStatus.REPAIRING, "none",
+                        ClientFrame.CodingStatus.OFF)));
+        byte[] body = ClientFrameCodec.encode(report);
+        assertEquals(report, ClientFrameCodec.decode(body), "records of ints and strings compare by value");
+        assertEquals("N=5 F=2 X=1 threshold=0B", report.groups().get(0).coding().describe());
+        assertEquals("off", report.groups().get(1).coding().describe());
+        for (int cut = 0; cut < body.length; cut++) {
+            byte[] part = Arrays.copyOf(body, cut);
+            assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(part), "cut at " + cut);
+        }
+        byte[] longLease = body.clone();
+        longLease[body.length - 5] = 33; // the second group's lease name length ("none"), above 32
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(longLease)).getMessage()
+                .contains("lease mode length 33"));
+        assertThrows(IllegalArgumentException.class, () -> new ClientFrame.GroupStatus(0, 0, 0, 0, 0, 0, 0, 0, "",
+                ClientFrame.CodingStatus.OFF));
     }
 
     @Test

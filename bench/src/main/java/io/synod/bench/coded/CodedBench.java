@@ -8,13 +8,13 @@ import io.synod.bench.netdelay.JitterDistribution;
 import io.synod.bench.report.Charts;
 import io.synod.bench.report.CsvTable;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.server.client.NodeClient;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.node.SynodNode;
 import io.synod.server.node.TcpRelay;
-import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -296,7 +296,7 @@ public final class CodedBench {
                     boolean all = true;
                     for (SynodNode n : nodes) {
                         if (n != null) {
-                            WireFrame.GroupStatus s = n.statusReport(0).groups().get(0);
+                            ClientFrame.GroupStatus s = n.statusReport(0).groups().get(0);
                             all &= s.appliedSlot() >= commit;
                         }
                     }

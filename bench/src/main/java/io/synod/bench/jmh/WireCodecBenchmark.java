@@ -4,6 +4,8 @@ import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
+import io.synod.protocol.ClientFrame;
+import io.synod.protocol.ClientFrameCodec;
 import io.synod.protocol.KvCommand;
 import io.synod.server.wire.MalformedInputException;
 import io.synod.server.wire.WireCodec;
@@ -38,7 +40,7 @@ public class WireCodecBenchmark {
 
     private WireFrame accept;
     private byte[] acceptBytes;
-    private WireFrame command;
+    private ClientFrame command;
     private byte[] commandBytes;
 
     @Setup
@@ -51,8 +53,8 @@ public class WireCodecBenchmark {
         }
         accept = new WireFrame.PeerMessage(3, new Message.Accept(0, 1, ballot, batch, 999));
         acceptBytes = WireCodec.encode(accept);
-        command = new WireFrame.ClientCommand(5, 42, 9, new KvCommand.Put("key", new byte[valueBytes]).encode());
-        commandBytes = WireCodec.encode(command);
+        command = new ClientFrame.Command(5, 42, 9, new KvCommand.Put("key", new byte[valueBytes]).encode());
+        commandBytes = ClientFrameCodec.encode(command);
     }
 
     @Benchmark
@@ -67,11 +69,11 @@ public class WireCodecBenchmark {
 
     @Benchmark
     public byte[] encodeClientCommand() {
-        return WireCodec.encode(command);
+        return ClientFrameCodec.encode(command);
     }
 
     @Benchmark
-    public WireFrame decodeClientCommand() throws MalformedInputException {
-        return WireCodec.decode(commandBytes);
+    public ClientFrame decodeClientCommand() {
+        return ClientFrameCodec.decode(commandBytes);
     }
 }

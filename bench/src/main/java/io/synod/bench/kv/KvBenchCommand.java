@@ -33,6 +33,8 @@ import picocli.CommandLine.Spec;
  * other in the same run with the same value sizes, client threads and in-flight window: pipelined
  * write throughput for 128 B, 1 KiB and 8 KiB values, sync write latency, linearizable read throughput
  * and latency. Prints a table with the ratio Synod (3 x 4) / ZooKeeper per row; writes kv.csv and kv.png.
+ * Synod clusters speak mutual TLS, as they do by default; the 3 x 4 cluster is measured once more with
+ * {@code --insecure} (row {@code synod-3x4-insecure}) and the ratio TLS / no TLS per row is the cost of TLS.
  */
 @Command(name = "kv", mixinStandardHelpOptions = true, usageHelpWidth = BenchCli.HELP_WIDTH,
         description = {"Key-value throughput and latency: ZooKeeper 3.9.5 (3 servers, fsync on) vs Synod clusters of real",
@@ -59,8 +61,13 @@ public final class KvBenchCommand implements Callable<Integer> {
     int keys;
 
     @Option(names = "--systems", split = ",", paramLabel = "NAME",
-            description = "which systems to run, of: zookeeper-3, synod-3x4, synod-3x1, synod-1x4 (default: all)")
+            description = "which systems to run, of: zookeeper-3, synod-3x4, synod-3x4-insecure, synod-3x1, synod-1x4 "
+                    + "(default: all)")
     List<String> systems;
+
+    @Option(names = "--insecure", description = "run every Synod cluster without TLS (synod cluster start --insecure); "
+            + "by default they speak mutual TLS and synod-3x4-insecure measures the same cluster without it")
+    boolean insecure;
 
     @Option(names = "--lease-reads", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "also measure the read row: lease reads vs log reads on a 3-node lease=leader cluster "
@@ -84,7 +91,9 @@ public final class KvBenchCommand implements Callable<Integer> {
 
     private static final String ZK = "zookeeper-3";
     private static final String SYNOD = "synod-3x4";
-    private static final List<String> ALL = List.of(ZK, SYNOD, "synod-3x1", "synod-1x4");
+    /** Synod 3 x 4 without TLS: the denominator of the cost of TLS. */
+    private static final String SYNOD_PLAIN = "synod-3x4-insecure";
+    private static final List<String> ALL = List.of(ZK, SYNOD, SYNOD_PLAIN, "synod-3x1", "synod-1x4");
 
     @Override
     public Integer call() throws Exception {
@@ -97,7 +106,9 @@ public final class KvBenchCommand implements Callable<Integer> {
         if (keys < 1 || keys > 100_000) {
             throw new ParameterException(spec.commandLine(), "--keys must be 1..100000, got " + keys);
         }
-        List<String> chosen = systems == null ? ALL : systems;
+        // With --insecure every cluster runs without TLS, so the row without TLS would only repeat synod-3x4.
+        List<String> chosen = systems != null ? systems
+                : ALL.stream().filter(s -> !(insecure && s.equals(SYNOD_PLAIN))).toList();
         for (String s : chosen) {
             if (!ALL.contains(s)) {
                 throw new ParameterException(spec.commandLine(), "unknown system '" + s + "' (choose of " + String.join(", ", ALL) + ")");
@@ -110,8 +121,9 @@ public final class KvBenchCommand implements Callable<Integer> {
         startNanos = System.nanoTime();
         long warmup = quick ? 1_000 : 3_000;
         long measure = quick ? 3_000 : 10_000;
-        progress("bench kv: %s, %d client threads, window %d, %d keys, %d ms warm-up + %d ms per measurement",
-                quick ? "quick" : "full", threads, window, keys, warmup, measure);
+        progress("bench kv: %s, %d client threads, window %d, %d keys, %d ms warm-up + %d ms per measurement, Synod %s",
+                quick ? "quick" : "full", threads, window, keys, warmup, measure,
+                insecure ? "INSECURE (no TLS)" : "over mutual TLS (" + SYNOD_PLAIN + " without)");
         Map<String, Map<String, Double>> results = new LinkedHashMap<>();
         for (String system : chosen) {
             results.put(system, measureSystem(system, dir, warmup, measure));
@@ -121,7 +133,7 @@ public final class KvBenchCommand implements Callable<Integer> {
             Path leaseDir = dir.resolve("work").resolve("synod-3x4-lease");
             deleteTree(leaseDir);
             LeaseReadRow.Result row = LeaseReadRow.measure(leaseDir, threads, window, keys, warmup, measure,
-                    this::scramble, out, line -> progress("%s", line));
+                    this::scramble, insecure, out, line -> progress("%s", line));
             deleteTree(leaseDir);
             LeaseReadRow.report(row, dir, out);
         }
@@ -129,7 +141,7 @@ public final class KvBenchCommand implements Callable<Integer> {
             Path quorumDir = dir.resolve("work").resolve("synod-3x4-quorum");
             deleteTree(quorumDir);
             QuorumReadRow.Result row = QuorumReadRow.measure(quorumDir, threads, window, keys, warmup, measure,
-                    this::scramble, out, line -> progress("%s", line));
+                    this::scramble, insecure, out, line -> progress("%s", line));
             deleteTree(quorumDir);
             QuorumReadRow.report(row, dir, out);
         }
@@ -150,16 +162,19 @@ public final class KvBenchCommand implements Callable<Integer> {
                 deleteTree(zkDir);
             }
         }
-        int nodes = Integer.parseInt(system.substring("synod-".length(), system.indexOf('x')));
-        int groups = Integer.parseInt(system.substring(system.indexOf('x') + 1));
+        String shape = system.substring("synod-".length()).replace("-insecure", "");
+        int nodes = Integer.parseInt(shape.substring(0, shape.indexOf('x')));
+        int groups = Integer.parseInt(shape.substring(shape.indexOf('x') + 1));
+        boolean plain = insecure || system.equals(SYNOD_PLAIN);
         Path clusterDir = dir.resolve("work").resolve(system);
         deleteTree(clusterDir);
         boolean ok = false;
-        try (ProcessCluster cluster = ProcessCluster.start(clusterDir, nodes, groups, 4_000, List.of(), out, false)) {
+        try (ProcessCluster cluster = ProcessCluster.start(clusterDir, nodes, groups, 4_000, List.of(), out, false, plain)) {
             int clientWindow = sweep ? Math.max(window, SWEEP_WINDOWS[SWEEP_WINDOWS.length - 1]) : window;
             try (SynodTarget target = new SynodTarget(system, new SdkKvClient(cluster.clientAddresses(), clientWindow,
                     Duration.ofSeconds(30), cluster.clientTls()), groups, keys)) {
-                progress("%s: %d server processes, %d groups, every group has a leader", system, nodes, groups);
+                progress("%s: %d server processes, %d groups, %s, every group has a leader", system, nodes, groups,
+                        plain ? "no TLS" : "mutual TLS");
                 List<ClusterFile.NodeEntry> entries = cluster.file().nodes();
                 ServerCost cost = new ServerCost(entries.stream().map(ClusterFile.NodeEntry::pid).toList(), clusterDir,
                         entries.stream().map(ClusterFile.NodeEntry::metricsPort).toList());
@@ -275,10 +290,14 @@ public final class KvBenchCommand implements Callable<Integer> {
             }
         }
         boolean ratio = chosen.contains(ZK) && chosen.contains(SYNOD);
+        boolean tlsCost = !insecure && chosen.contains(SYNOD) && chosen.contains(SYNOD_PLAIN);
         List<String> header = new ArrayList<>(List.of("metric"));
         header.addAll(chosen);
         if (ratio) {
             header.add(SYNOD + "/" + ZK);
+        }
+        if (tlsCost) {
+            header.add(TLS_COLUMN);
         }
         CsvTable csv = new CsvTable(header);
         out.println();
@@ -296,9 +315,10 @@ public final class KvBenchCommand implements Callable<Integer> {
                 line.append(String.format(" %14s", cell(m, v)));
             }
             if (ratio) {
-                double q = results.get(SYNOD).get(m) / results.get(ZK).get(m);
-                row.add(Double.isNaN(q) ? "" : String.format("%.2f", q));
-                line.append(Double.isNaN(q) ? String.format(" %14s", "n/a") : String.format(" %13.2fx", q));
+                ratioCell(results.get(SYNOD).get(m) / results.get(ZK).get(m), row, line);
+            }
+            if (tlsCost) {
+                ratioCell(results.get(SYNOD).get(m) / results.get(SYNOD_PLAIN).get(m), row, line);
             }
             csv.add(row.toArray());
             out.println(line);
@@ -332,6 +352,14 @@ public final class KvBenchCommand implements Callable<Integer> {
             out.printf("target: 3-replica 1 KiB throughput within 30%% of 1-replica: %.2f of it, %s%n", q,
                     q >= 0.7 ? "met" : "MISSED");
         }
+        if (tlsCost) {
+            Map<String, Double> on = results.get(SYNOD);
+            Map<String, Double> off = results.get(SYNOD_PLAIN);
+            out.printf("cost of TLS (%s with mutual TLS / %s): 1 KiB async writes %.2fx, lin. reads %.2fx, "
+                    + "sync write p50 %.2fx, CPU per 1 KiB write %.2fx%n", SYNOD, SYNOD_PLAIN, on.get(w1k) / off.get(w1k),
+                    on.get(READ_TPUT) / off.get(READ_TPUT), on.get(SYNC_P50) / off.get(SYNC_P50),
+                    on.get(cpuMetric(1024)) / off.get(cpuMetric(1024)));
+        }
         if (sweep) {
             printSweep(chosen, results);
         }
@@ -340,6 +368,14 @@ public final class KvBenchCommand implements Callable<Integer> {
                 (System.nanoTime() - startNanos) / 1e9);
         out.flush();
         return 0;
+    }
+
+    /** Column of the ratio Synod 3 x 4 with TLS / without: below 1 for throughput, above 1 for latency, is TLS's cost. */
+    static final String TLS_COLUMN = "TLS on/off";
+
+    private static void ratioCell(double q, List<Object> row, StringBuilder line) {
+        row.add(Double.isNaN(q) ? "" : String.format("%.2f", q));
+        line.append(Double.isNaN(q) ? String.format(" %14s", "n/a") : String.format(" %13.2fx", q));
     }
 
     /** A table cell: latencies to 0.01 ms, rates whole, costs to 0.001, "n/a" where a system has no such figure. */

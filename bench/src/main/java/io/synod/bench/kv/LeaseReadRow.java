@@ -42,14 +42,14 @@ final class LeaseReadRow {
     private LeaseReadRow() {}
 
     static Result measure(Path clusterDir, int threads, int window, int keyCount, long warmup, long measure,
-            IntUnaryOperator scramble, PrintWriter out, Consumer<String> progress) throws Exception {
+            IntUnaryOperator scramble, boolean insecure, PrintWriter out, Consumer<String> progress) throws Exception {
         String[] keys = new String[keyCount];
         List<String> prefixes = new ArrayList<>(DemoCommand.prefixesPerGroup(ShardMap.uniform(GROUPS)).values());
         for (int i = 0; i < keyCount; i++) {
             keys[i] = prefixes.get(i % prefixes.size()) + "kvbench-" + i;
         }
         try (ProcessCluster cluster = ProcessCluster.start(clusterDir, NODES, GROUPS, 4_000, List.of("lease=leader"),
-                out, false);
+                out, false, insecure);
              SynodClient client = SynodClient.builder().servers(new ArrayList<>(cluster.clientAddresses().values()))
                      .timeout(Duration.ofSeconds(30)).connectTimeout(Duration.ofSeconds(30)).maxInFlight(window)
                      .tls(cluster.clientTls()).build()) {

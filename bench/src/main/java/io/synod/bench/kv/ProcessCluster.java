@@ -2,10 +2,10 @@ package io.synod.bench.kv;
 
 import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.server.cli.ClusterCommand;
 import io.synod.server.cli.ClusterFile;
 import io.synod.server.client.NodeClient;
-import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -43,9 +43,18 @@ public final class ProcessCluster implements AutoCloseable {
      */
     public static ProcessCluster start(Path dir, int nodes, int groups, int sessionTimeoutMillis, List<String> sets,
             PrintWriter progress, boolean verbose) throws IOException {
+        return start(dir, nodes, groups, sessionTimeoutMillis, sets, progress, verbose, false);
+    }
+
+    /** {@link #start(Path, int, int, int, List, PrintWriter, boolean)}, with {@code --insecure} (no TLS) when {@code insecure}. */
+    public static ProcessCluster start(Path dir, int nodes, int groups, int sessionTimeoutMillis, List<String> sets,
+            PrintWriter progress, boolean verbose, boolean insecure) throws IOException {
         List<String> args = new ArrayList<>(List.of("start", "--dir", dir.toString(), "--nodes", Integer.toString(nodes),
                 "--groups", Integer.toString(groups), "--session-timeout-ms", Integer.toString(sessionTimeoutMillis),
                 "--timeout-s", "120"));
+        if (insecure) {
+            args.add("--insecure");
+        }
         for (String s : sets) {
             args.add("--set");
             args.add(s);
@@ -135,8 +144,8 @@ public final class ProcessCluster implements AutoCloseable {
                 continue;
             }
             try {
-                WireFrame.StatusReport r = NodeClient.status(e.getValue(), 1_000, 16 << 20, tls);
-                for (WireFrame.GroupStatus s : r.groups()) {
+                ClientFrame.StatusReport r = NodeClient.status(e.getValue(), 1_000, 16 << 20, tls);
+                for (ClientFrame.GroupStatus s : r.groups()) {
                     if (s.role() == Role.LEADER.ordinal()) {
                         out.put(s.group(), r.nodeId());
                     }

@@ -42,9 +42,9 @@ final class QuorumReadRow {
     private QuorumReadRow() {}
 
     static Result measure(Path clusterDir, int threads, int window, int keyCount, long warmup, long measure,
-            IntUnaryOperator scramble, PrintWriter out, Consumer<String> progress) throws Exception {
+            IntUnaryOperator scramble, boolean insecure, PrintWriter out, Consumer<String> progress) throws Exception {
         try (ProcessCluster cluster = ProcessCluster.start(clusterDir, NODES, GROUPS, 4_000, List.of("lease=quorum"),
-                out, false)) {
+                out, false, insecure)) {
             // The reader: the node that leads the fewest groups, so most of its reads are follower reads.
             Map<Integer, Integer> leaders = cluster.leaders();
             int reader = 0;

@@ -34,7 +34,7 @@ import java.util.function.Supplier;
 
 /**
  * A TCP proxy that forwards bytes to one target after an injected one-way delay per direction
- * (user-space stand-in for {@code tc netem}, which this kernel lacks; DESIGN.md "Latency injection").
+ * (user-space stand-in for {@code tc netem}, which this kernel lacks; docs/lock-experiments.md).
  *
  * <p>How it works: each accepted connection gets one outbound connection to the target on the
  * <em>same</em> event loop, so both halves of a connection are touched by one thread only. Every chunk

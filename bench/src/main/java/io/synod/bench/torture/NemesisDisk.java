@@ -1,11 +1,11 @@
 package io.synod.bench.torture;
 
 import io.synod.bench.kv.ProcessCluster;
+import io.synod.protocol.ClientFrame;
 import io.synod.server.cli.ClusterFile;
 import io.synod.server.client.NodeClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
-import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -94,9 +94,9 @@ final class NemesisDisk implements AutoCloseable {
         for (ClusterFile.NodeEntry n : file.nodes()) {
             if (n.id() == node) {
                 try {
-                    WireFrame.StatusReport r = NodeClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 1_000,
+                    ClientFrame.StatusReport r = NodeClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 1_000,
                             16 << 20, cluster.clientTls());
-                    return r.groups().stream().allMatch(g -> g.state() == WireFrame.GroupStatus.SERVING);
+                    return r.groups().stream().allMatch(g -> g.state() == ClientFrame.GroupStatus.SERVING);
                 } catch (IOException down) {
                     return false;
                 }

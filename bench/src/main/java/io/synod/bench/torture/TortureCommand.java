@@ -48,6 +48,10 @@ public final class TortureCommand implements Callable<Integer> {
             description = "mean time between one node's restart and the next kill (default ${DEFAULT-VALUE})")
     int intervalMillis;
 
+    @Option(names = "--insecure", description = "run the cluster without TLS (synod cluster start --insecure); by default "
+            + "its nodes and the clients speak mutual TLS with the cluster's own CA")
+    boolean insecure;
+
     private PrintWriter out;
     private long startNanos;
 
@@ -59,10 +63,10 @@ public final class TortureCommand implements Callable<Integer> {
         long actualSeed = o.seedOrRandom();
         Random random = new Random(actualSeed);
         startNanos = System.nanoTime();
-        progress("torture: %d kills, %d nodes, %d groups, %d clients, %d keys, seed %d", kills, o.nodes, o.groups, o.clients, o.keys,
-                actualSeed);
+        progress("torture: %d kills, %d nodes, %d groups, %d clients, %d keys, seed %d, %s", kills, o.nodes, o.groups, o.clients,
+                o.keys, actualSeed, insecure ? "INSECURE (no TLS)" : "mutual TLS");
         try (ProcessCluster cluster = ProcessCluster.start(clusterDir, o.nodes, o.groups, o.sessionTimeoutMillis, List.of(), out,
-                true)) {
+                true, insecure)) {
             return run(cluster, random);
         }
     }

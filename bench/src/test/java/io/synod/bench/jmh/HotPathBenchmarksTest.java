@@ -3,6 +3,7 @@ package io.synod.bench.jmh;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.synod.protocol.ClientFrame;
 import io.synod.server.wire.WireFrame;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +23,7 @@ class HotPathBenchmarksTest {
         WireFrame.PeerMessage accept = (WireFrame.PeerMessage) b.decodeAccept();
         assertEquals(3, accept.group());
         assertTrue(b.encodeAccept().length > 64 * 1024, "64 entries of 1 KiB");
-        assertTrue(b.decodeClientCommand() instanceof WireFrame.ClientCommand);
+        assertTrue(b.decodeClientCommand() instanceof ClientFrame.Command);
         assertTrue(b.encodeClientCommand().length > 1024);
     }
 

@@ -1,6 +1,5 @@
 /**
- * Reed-Solomon erasure coding for RS-Paxos coded accepts (DESIGN.md, "Reed-Solomon coded
- * accepts").
+ * Reed-Solomon erasure coding for RS-Paxos coded accepts (docs/erasure.md).
  *
  * <p>{@link io.synod.core.erasure.ReedSolomonCodec} is the stripe-level codec: systematic
  * Reed-Solomon over GF(2^8), byte-compatible with Backblaze JavaReedSolomon (checked against

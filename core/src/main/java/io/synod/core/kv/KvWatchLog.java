@@ -40,7 +40,7 @@ public final class KvWatchLog {
         this.capacity = capacity;
     }
 
-    /** Records a change made at {@code slot}; slots must not decrease (public for the server's RocksDB machine). */
+    /** Records a change made at {@code slot}; slots must not decrease. */
     public void record(long slot, String key, KeyChange.Type type) {
         Check.state(slot >= lastSlot || restoredUnknown, "watch events must be recorded in slot order");
         if (restoredUnknown) {

@@ -41,6 +41,18 @@ public interface KvStore extends AutoCloseable {
     /** Applies {@code batch} atomically, with its applied slot (if it carries one). */
     void write(StoreBatch batch);
 
+    /**
+     * Whether what is written survives the process: a durable store's machine keeps its applied slot, client
+     * sessions and coding there and starts from them after a restart; an in-memory one leaves all of that to the
+     * replica's snapshots.
+     */
+    default boolean durable() {
+        return false;
+    }
+
+    /** Whether the store can be read and written (false once closed, or after a failed swap-in). */
+    boolean isOpen();
+
     /** Releases the store (a durable store closes its files); later calls fail. */
     @Override
     void close();

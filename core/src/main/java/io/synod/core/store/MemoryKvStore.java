@@ -25,6 +25,9 @@ public final class MemoryKvStore implements KvStore {
     @Override
     public void scan(byte[] from, byte[] to, Visitor visitor) {
         checkOpen();
+        if (to != null && Arrays.compareUnsigned(from, to) >= 0) {
+            return; // An empty range (a scan may end before it starts).
+        }
         NavigableMap<byte[], byte[]> range = to == null ? pairs.tailMap(from, true) : pairs.subMap(from, true, to, false);
         for (Map.Entry<byte[], byte[]> e : range.entrySet()) {
             if (!visitor.visit(e.getKey().clone(), e.getValue().clone())) {
@@ -61,6 +64,11 @@ public final class MemoryKvStore implements KvStore {
     /** Number of pairs held. */
     public int size() {
         return pairs.size();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !closed;
     }
 
     @Override

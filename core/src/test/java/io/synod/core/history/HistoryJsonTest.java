@@ -148,7 +148,7 @@ class HistoryJsonTest {
 
     /**
      * Randomly damaged files either load or fail with a {@link HistoryFormatException} naming a line,
-     * never with an unchecked exception from inside the parser (DESIGN.md: every decode fails clearly).
+     * never with an unchecked exception from inside the parser (docs/history-format.md: every decode fails clearly).
      */
     @Test
     void damagedInputFailsOnlyWithFormatErrors() throws IOException {

@@ -2,12 +2,13 @@ package io.synod.server.cli;
 
 import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.server.client.NodeClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
+import io.synod.server.config.ZooKeeperSettings;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.security.LocalCa;
-import io.synod.server.wire.WireFrame;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -17,8 +18,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -143,6 +147,7 @@ public final class ClusterCommand implements Runnable {
             } else {
                 LocalCa.ensure(dir, name, nodes);
             }
+            ZooKeeperSettings.ensureLocalSecret(dir); // The servers' ZooKeeper identity, also with --insecure.
             int zkPort = LocalCluster.freePort();
             Path zkDir = dir.resolve("zookeeper");
             Files.createDirectories(zkDir.resolve("data"));
@@ -170,7 +175,8 @@ public final class ClusterCommand implements Runnable {
                 Files.writeString(cfg, "cluster.name=" + name + "\nnode.id=" + i + "\nnodes=" + spec + "\nzookeeper.connect=127.0.0.1:"
                         + zkPort + "\nzookeeper.session.timeout.ms=" + sessionTimeoutMillis + "\ndata.dir=" + nodeDir.resolve("data")
                         + "\ngroups=" + groups + "\nmetrics.port=" + ports[i][2] + "\n"
-                        + (insecure ? "insecure=true\n" : LocalCa.serverKeys(dir, i)) + String.join("\n", sets) + "\n",
+                        + (insecure ? "insecure=true\n" : LocalCa.serverKeys(dir, i)) + ZooKeeperSettings.localKeys(dir)
+                        + String.join("\n", sets) + "\n",
                         StandardCharsets.UTF_8);
                 try {
                     ServerConfig.load(cfg, List.of());
@@ -195,13 +201,13 @@ public final class ClusterCommand implements Runnable {
             out.printf("wrote %s%n", ClusterFile.path(dir));
             out.flush();
             long t0 = System.nanoTime();
-            List<WireFrame.GroupStatus> leaders = awaitLeaders(file, timeoutSeconds * 1000L, clientTls(file));
+            List<ClientFrame.GroupStatus> leaders = awaitLeaders(file, timeoutSeconds * 1000L, clientTls(file));
             if (leaders == null) {
                 spec().getErr().printf("error: not every group has a leader after %d s; see the logs under %s "
                         + "(the processes keep running: 'synod cluster stop --dir %s')%n", timeoutSeconds, dir, dir);
                 return 1;
             }
-            for (WireFrame.GroupStatus s : leaders) {
+            for (ClientFrame.GroupStatus s : leaders) {
                 out.printf("group %d    leader node %d, epoch %d%n", s.group(), s.leaderHint(), s.promisedEpoch());
             }
             out.printf("cluster '%s' ready: %d nodes, %d groups, every group has a leader (%.1f s)%n", name, nodes, groups,
@@ -214,7 +220,8 @@ public final class ClusterCommand implements Runnable {
         }
     }
 
-    @Command(name = "status", mixinStandardHelpOptions = true, description = "Show processes and each group's leader.")
+    @Command(name = "status", mixinStandardHelpOptions = true,
+            description = "Show processes, the groups each node leads, and each group's leader, epoch, commit slot, lease mode and coding in force.")
     static final class Status extends DirCommand {
         @Override
         public Integer call() {
@@ -223,16 +230,17 @@ public final class ClusterCommand implements Runnable {
             out.printf("cluster '%s': %d groups%n", file.cluster(), file.groups());
             out.printf("zookeeper  pid %d  127.0.0.1:%d  %s%n", file.zookeeperPid(), file.zookeeperPort(),
                     alive(file.zookeeperPid()) ? "running" : "not running");
-            List<WireFrame.StatusReport> reports = new ArrayList<>();
+            List<ClientFrame.StatusReport> reports = new ArrayList<>();
             for (ClusterFile.NodeEntry n : file.nodes()) {
                 String state;
                 if (!alive(n.pid())) {
                     state = "not running";
                 } else {
                     try {
-                        reports.add(NodeClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 2_000, MAX_FRAME,
-                                clientTls(file)));
-                        state = "serving";
+                        ClientFrame.StatusReport report = NodeClient.status(new InetSocketAddress("127.0.0.1",
+                                n.clientPort()), 2_000, MAX_FRAME, clientTls(file));
+                        reports.add(report);
+                        state = "serving, " + leads(report);
                     } catch (IOException e) {
                         state = "running, client port not answering (" + e.getMessage() + ")";
                     }
@@ -240,26 +248,53 @@ public final class ClusterCommand implements Runnable {
                 out.printf("node %d     pid %d  client 127.0.0.1:%d  %s%n", n.id(), n.pid(), n.clientPort(), state);
             }
             for (int g = 0; g < file.groups(); g++) {
-                String leader = "none";
-                long commit = -1;
-                StringBuilder states = new StringBuilder();
-                for (WireFrame.StatusReport r : reports) {
-                    if (g >= r.groups().size()) {
-                        continue;
-                    }
-                    WireFrame.GroupStatus s = r.groups().get(g);
-                    if (s.role() == Role.LEADER.ordinal()) {
-                        leader = "node " + r.nodeId() + " (epoch " + s.promisedEpoch() + ")";
-                    }
-                    commit = Math.max(commit, s.commitSlot());
-                    if (s.state() != WireFrame.GroupStatus.SERVING) {
-                        states.append(" node ").append(r.nodeId())
-                                .append(s.state() == WireFrame.GroupStatus.REPAIRING ? " repairing" : " FAILED");
-                    }
-                }
-                out.printf("group %d    leader %s, commit slot %d%s%n", g, leader, commit, states);
+                out.printf("group %d    %s%n", g, describeGroup(g, reports));
             }
             return 0;
+        }
+
+        /** "leads groups 0, 2" or "leads no group", from one node's report. */
+        static String leads(ClientFrame.StatusReport report) {
+            List<String> led = new ArrayList<>();
+            for (ClientFrame.GroupStatus s : report.groups()) {
+                if (s.role() == Role.LEADER.ordinal()) {
+                    led.add(String.valueOf(s.group()));
+                }
+            }
+            return led.isEmpty() ? "leads no group" : "leads group" + (led.size() == 1 ? " " : "s ") + String.join(", ", led);
+        }
+
+        /**
+         * One group's line: its leader and epoch, the highest commit slot reported, and the lease mode and coding in
+         * force as the leader's replica has them (a coding change moves it; the spec in ZooKeeper keeps the first);
+         * without a leader, as the replica with the highest applied slot has them. Members not serving are named.
+         */
+        static String describeGroup(int group, List<ClientFrame.StatusReport> reports) {
+            String leader = "none";
+            long commit = -1;
+            ClientFrame.GroupStatus source = null;
+            StringBuilder states = new StringBuilder();
+            for (ClientFrame.StatusReport r : reports) {
+                if (group >= r.groups().size()) {
+                    continue;
+                }
+                ClientFrame.GroupStatus s = r.groups().get(group);
+                boolean leads = s.role() == Role.LEADER.ordinal();
+                if (leads) {
+                    leader = "node " + r.nodeId() + " (epoch " + s.promisedEpoch() + ")";
+                }
+                if (source == null || leads || (source.role() != Role.LEADER.ordinal()
+                        && s.appliedSlot() > source.appliedSlot())) {
+                    source = s;
+                }
+                commit = Math.max(commit, s.commitSlot());
+                if (s.state() != ClientFrame.GroupStatus.SERVING) {
+                    states.append(" node ").append(r.nodeId())
+                            .append(s.state() == ClientFrame.GroupStatus.REPAIRING ? " repairing" : " FAILED");
+                }
+            }
+            String mode = source == null ? "" : ", lease " + source.lease() + ", coding " + source.coding().describe();
+            return "leader " + leader + ", commit slot " + commit + mode + states;
         }
     }
 
@@ -413,19 +448,26 @@ public final class ClusterCommand implements Runnable {
         throw new IOException(what + " did not open 127.0.0.1:" + port + " within " + timeoutMillis + " ms");
     }
 
-    /** Polls every node's status until each group has a leader that its members agree on; null on timeout. */
-    static List<WireFrame.GroupStatus> awaitLeaders(ClusterFile file, long timeoutMillis, TlsFiles tls)
+    /**
+     * Polls every node's status until each group has a leader and the leaderships are spread over the
+     * nodes that answer (no node leads two more than another: the leader balancer is done, so what
+     * follows does not see leaders move); null on timeout.
+     */
+    static List<ClientFrame.GroupStatus> awaitLeaders(ClusterFile file, long timeoutMillis, TlsFiles tls)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         while (System.nanoTime() < deadline) {
-            WireFrame.GroupStatus[] leaders = new WireFrame.GroupStatus[file.groups()];
+            ClientFrame.GroupStatus[] leaders = new ClientFrame.GroupStatus[file.groups()];
+            Map<Integer, Integer> led = new TreeMap<>();
             for (ClusterFile.NodeEntry n : file.nodes()) {
                 try {
-                    WireFrame.StatusReport r = NodeClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 1_000,
+                    ClientFrame.StatusReport r = NodeClient.status(new InetSocketAddress("127.0.0.1", n.clientPort()), 1_000,
                             MAX_FRAME, tls);
-                    for (WireFrame.GroupStatus s : r.groups()) {
+                    led.putIfAbsent(n.id(), 0);
+                    for (ClientFrame.GroupStatus s : r.groups()) {
                         if (s.role() == Role.LEADER.ordinal() && s.group() < leaders.length) {
                             leaders[s.group()] = s;
+                            led.merge(n.id(), 1, Integer::sum);
                         }
                     }
                 } catch (IOException e) {
@@ -433,10 +475,10 @@ public final class ClusterCommand implements Runnable {
                 }
             }
             boolean all = true;
-            for (WireFrame.GroupStatus s : leaders) {
+            for (ClientFrame.GroupStatus s : leaders) {
                 all &= s != null;
             }
-            if (all) {
+            if (all && Collections.max(led.values()) - Collections.min(led.values()) <= 1) {
                 return List.of(leaders);
             }
             Thread.sleep(200);

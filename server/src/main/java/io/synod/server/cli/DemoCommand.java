@@ -1,12 +1,13 @@
 package io.synod.server.cli;
 
 import io.synod.coordination.ShardMap;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
+import io.synod.server.config.ZooKeeperSettings;
 import io.synod.server.node.EmbeddedZooKeeper;
 import io.synod.server.node.LocalCluster;
-import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -93,6 +94,8 @@ public final class DemoCommand implements Callable<Integer> {
                     "demo", Map.of("zookeeper.session.timeout.ms", Integer.toString(sessionTimeoutMillis),
                             "log.segment.bytes", Integer.toString(4 << 20), "insecure", Boolean.toString(insecure)))) {
                 out.printf("TLS: %s%n", insecure ? "off (--insecure)" : "on, certificates of a new CA in " + dir.resolve("certs"));
+                out.printf("ZooKeeper ACLs: on, the cluster's znodes are writable only by the servers' identity (secret in %s)%n",
+                        dir.resolve(ZooKeeperSettings.LOCAL_SECRET));
                 return run(cluster, started);
             }
         } finally {
@@ -246,7 +249,7 @@ public final class DemoCommand implements Callable<Integer> {
         StringBuilder b = new StringBuilder("leaders:");
         for (int g = 0; g < groups; g++) {
             int leader = cluster.leaderOf(g);
-            WireFrame.GroupStatus s = cluster.status(leader, g);
+            ClientFrame.GroupStatus s = cluster.status(leader, g);
             b.append(String.format(" group %d -> node %d (epoch %d);", g, leader, s.promisedEpoch()));
         }
         out.println(b);

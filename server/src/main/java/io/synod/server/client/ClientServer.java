@@ -11,25 +11,35 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.synod.client.codec.ClientFrameDecoder;
+import io.synod.client.codec.ClientFrameEncoder;
+import io.synod.protocol.ClientFrame;
 import io.synod.server.transport.ConnectionPolicy;
+import io.synod.server.transport.PartialFrameGate;
 import io.synod.server.transport.RateLimitedLog;
-import io.synod.server.transport.FrameEncoder;
-import io.synod.server.wire.WireFrame;
 import java.net.InetSocketAddress;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The client port: {@link WireFrame.ClientCommand} in, {@link WireFrame.ClientResponse} out, and
- * {@link WireFrame.StatusQuery}. Each connection may have a bounded number of commands in flight;
+ * The client port: {@link ClientFrame.Command} in, {@link ClientFrame.Response} out, and
+ * {@link ClientFrame.StatusQuery}, framed by the same decoder/encoder pair as the SDK's
+ * ({@link ClientFrameDecoder}, {@link ClientFrameEncoder}). Each connection may have a bounded number of commands in flight;
  * past it, and whenever its outbound buffer is above the high-water mark, the server stops reading
  * from that connection (TCP backpressure) until it drains. The port is guarded by its
  * {@link ConnectionPolicy}: connection caps ({@link ConnectionLimiter}), TLS with a required client
- * certificate, an idle timeout, and the client frame limit with the node's partial-frame budget.
+ * certificate, an idle timeout, and the client frame limit with the node's partial-frame budget
+ * ({@link PartialFrameGate}).
  */
 public final class ClientServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClientServer.class);
@@ -37,26 +47,26 @@ public final class ClientServer implements AutoCloseable {
 
     /** Routes a command to its group and answers status queries. */
     public interface Handler {
-        void onCommand(WireFrame.ClientCommand command, java.util.function.Consumer<WireFrame.ClientResponse> respond);
+        void onCommand(ClientFrame.Command command, Consumer<ClientFrame.Response> respond);
 
-        WireFrame.StatusReport status(long requestId);
+        ClientFrame.StatusReport status(long requestId);
 
         /** Answers a read from this node's local replica of the key's group (consistency STALE). */
-        default void onStaleRead(WireFrame.StaleRead read, java.util.function.Consumer<WireFrame.ClientResponse> respond) {
-            respond.accept(new WireFrame.ClientResponse(read.requestId(), -1, WireFrame.ClientResponse.STATUS_NO_GROUP, 0,
+        default void onStaleRead(ClientFrame.StaleRead read, Consumer<ClientFrame.Response> respond) {
+            respond.accept(new ClientFrame.Response(read.requestId(), -1, ClientFrame.STATUS_NO_GROUP, 0,
                     -1, new byte[0]));
         }
 
         /** Holds a watch poll at the session group's leader until events arrive or its wait ends. */
-        default void onWatchPoll(WireFrame.WatchPoll poll, java.util.function.Consumer<WireFrame.ClientResponse> respond) {
-            respond.accept(new WireFrame.ClientResponse(poll.requestId(), -1, WireFrame.ClientResponse.STATUS_NO_GROUP, 0,
+        default void onWatchPoll(ClientFrame.WatchPoll poll, Consumer<ClientFrame.Response> respond) {
+            respond.accept(new ClientFrame.Response(poll.requestId(), -1, ClientFrame.STATUS_NO_GROUP, 0,
                     -1, new byte[0]));
         }
 
         /** An admin coding change for a group, proposed by this node's replica of it if it leads. */
-        default void onCodingChange(WireFrame.CodingChange change, java.util.function.Consumer<WireFrame.ClientResponse> respond) {
-            respond.accept(new WireFrame.ClientResponse(change.requestId(), change.group(),
-                    WireFrame.ClientResponse.STATUS_NO_GROUP, 0, -1, new byte[0]));
+        default void onCodingChange(ClientFrame.CodingChange change, Consumer<ClientFrame.Response> respond) {
+            respond.accept(new ClientFrame.Response(change.requestId(), change.group(),
+                    ClientFrame.STATUS_NO_GROUP, 0, -1, new byte[0]));
         }
 
         /** The shard map this node routes by, in {@code ShardMap} encoding (empty if it has none). */
@@ -102,8 +112,9 @@ public final class ClientServer implements AutoCloseable {
                         if (idle > 0) {
                             ch.pipeline().addLast(new ReadTimeoutHandler(idle, TimeUnit.MILLISECONDS));
                         }
-                        ch.pipeline().addLast(policy.decoder(policy.limits().clientMaxFrameBytes()),
-                                new FrameEncoder(maxFrameBytes), new ClientInboundHandler(handler, maxInFlightPerConnection));
+                        ch.pipeline().addLast(new ClientFrameDecoder(policy.limits().clientMaxFrameBytes(),
+                                        new PartialFrameGate(policy.budget(), policy.limits().frameTimeoutMillis())),
+                                new ClientFrameEncoder(maxFrameBytes), new ClientInboundHandler(handler, maxInFlightPerConnection));
                     }
                 });
         serverChannel = b.bind(bind).sync().channel();
@@ -130,12 +141,12 @@ public final class ClientServer implements AutoCloseable {
      * they are queued and written by one event-loop task with one flush, instead of one task, one
      * flush (a write syscall) and one read-resume task each.
      */
-    public static final class ClientInboundHandler extends SimpleChannelInboundHandler<WireFrame> {
+    public static final class ClientInboundHandler extends SimpleChannelInboundHandler<ClientFrame> {
         private final Handler handler;
         private final int maxInFlight;
         private final AtomicInteger inFlight = new AtomicInteger();
-        private final java.util.Queue<WireFrame.ClientResponse> responses = new java.util.concurrent.ConcurrentLinkedQueue<>();
-        private final java.util.concurrent.atomic.AtomicBoolean drainScheduled = new java.util.concurrent.atomic.AtomicBoolean();
+        private final Queue<ClientFrame.Response> responses = new ConcurrentLinkedQueue<>();
+        private final AtomicBoolean drainScheduled = new AtomicBoolean();
 
         public ClientInboundHandler(Handler handler, int maxInFlight) {
             this.handler = handler;
@@ -143,37 +154,37 @@ public final class ClientServer implements AutoCloseable {
         }
 
         @Override
-        protected void channelRead0(ChannelHandlerContext ctx, WireFrame frame) {
+        protected void channelRead0(ChannelHandlerContext ctx, ClientFrame frame) {
             Channel ch = ctx.channel();
-            if (frame instanceof WireFrame.ClientCommand || frame instanceof WireFrame.StaleRead
-                    || frame instanceof WireFrame.WatchPoll || frame instanceof WireFrame.CodingChange) {
+            if (frame instanceof ClientFrame.Command || frame instanceof ClientFrame.StaleRead
+                    || frame instanceof ClientFrame.WatchPoll || frame instanceof ClientFrame.CodingChange) {
                 if (inFlight.incrementAndGet() >= maxInFlight) {
                     ch.config().setAutoRead(false);
                 }
-                java.util.function.Consumer<WireFrame.ClientResponse> respond = response -> {
+                Consumer<ClientFrame.Response> respond = response -> {
                     responses.add(response);
                     if (drainScheduled.compareAndSet(false, true)) {
                         try {
                             ch.eventLoop().execute(() -> writeResponses(ch));
-                        } catch (java.util.concurrent.RejectedExecutionException e) {
+                        } catch (RejectedExecutionException e) {
                             // The server is closing (its event loops are gone): the answer is lost with the
                             // connection, as if it had closed; the group loop answering it must not fail.
                         }
                     }
                 };
-                if (frame instanceof WireFrame.ClientCommand c) {
+                if (frame instanceof ClientFrame.Command c) {
                     handler.onCommand(c, respond);
-                } else if (frame instanceof WireFrame.WatchPoll w) {
+                } else if (frame instanceof ClientFrame.WatchPoll w) {
                     handler.onWatchPoll(w, respond);
-                } else if (frame instanceof WireFrame.CodingChange c) {
+                } else if (frame instanceof ClientFrame.CodingChange c) {
                     handler.onCodingChange(c, respond);
                 } else {
-                    handler.onStaleRead((WireFrame.StaleRead) frame, respond);
+                    handler.onStaleRead((ClientFrame.StaleRead) frame, respond);
                 }
-            } else if (frame instanceof WireFrame.StatusQuery q) {
+            } else if (frame instanceof ClientFrame.StatusQuery q) {
                 ch.writeAndFlush(handler.status(q.requestId()));
-            } else if (frame instanceof WireFrame.ShardMapQuery q) {
-                ch.writeAndFlush(new WireFrame.ShardMapReport(q.requestId(), handler.shardMap()));
+            } else if (frame instanceof ClientFrame.ShardMapQuery q) {
+                ch.writeAndFlush(new ClientFrame.ShardMapReport(q.requestId(), handler.shardMap()));
             } else {
                 LOG.warn("closing client connection from {}: unexpected {}", ch.remoteAddress(),
                         frame.getClass().getSimpleName());
@@ -185,7 +196,7 @@ public final class ClientServer implements AutoCloseable {
         private void writeResponses(Channel ch) {
             drainScheduled.set(false); // Before polling: a response queued from now on schedules another drain.
             int written = 0;
-            WireFrame.ClientResponse response;
+            ClientFrame.Response response;
             while ((response = responses.poll()) != null) {
                 ch.write(response, ch.voidPromise());
                 written++;
@@ -209,7 +220,8 @@ public final class ClientServer implements AutoCloseable {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             REFUSALS.warn("closing client connection from {}: {}", ctx.channel().remoteAddress(),
-                    cause instanceof ReadTimeoutException ? "idle longer than client.idle.timeout.ms" : cause.toString());
+                    cause instanceof ReadTimeoutException ? "idle longer than client.idle.timeout.ms"
+                            : cause instanceof CorruptedFrameException ? cause.getMessage() : cause.toString());
             ctx.close();
         }
     }

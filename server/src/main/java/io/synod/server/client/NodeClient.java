@@ -1,11 +1,10 @@
 package io.synod.server.client;
 
 import io.synod.client.TlsFiles;
+import io.synod.protocol.ClientFrame;
+import io.synod.protocol.ClientFrameCodec;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvCommand;
-import io.synod.server.wire.MalformedInputException;
-import io.synod.server.wire.WireCodec;
-import io.synod.server.wire.WireFrame;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -60,8 +59,8 @@ public final class NodeClient implements AutoCloseable {
             out = new DataOutputStream(socket.getOutputStream());
         }
 
-        WireFrame call(WireFrame request, int maxFrameBytes) throws IOException {
-            byte[] body = WireCodec.encode(request);
+        ClientFrame call(ClientFrame request, int maxFrameBytes) throws IOException {
+            byte[] body = ClientFrameCodec.encode(request);
             out.writeInt(body.length);
             out.write(body);
             out.flush();
@@ -72,8 +71,8 @@ public final class NodeClient implements AutoCloseable {
             byte[] reply = new byte[length];
             in.readFully(reply);
             try {
-                return WireCodec.decode(reply);
-            } catch (MalformedInputException e) {
+                return ClientFrameCodec.decode(reply);
+            } catch (IllegalArgumentException e) {
                 throw new IOException("server sent a malformed frame: " + e.getMessage(), e);
             }
         }
@@ -122,9 +121,9 @@ public final class NodeClient implements AutoCloseable {
         int target = preferred;
         while (System.nanoTime() < deadline) {
             try {
-                WireFrame reply = connection(target).call(new WireFrame.ClientCommand(nextRequest++, clientId, sequence,
+                ClientFrame reply = connection(target).call(new ClientFrame.Command(nextRequest++, clientId, sequence,
                         payload), maxFrameBytes);
-                if (!(reply instanceof WireFrame.ClientResponse r)) {
+                if (!(reply instanceof ClientFrame.Response r)) {
                     throw new IOException("server answered with " + reply.getClass().getSimpleName());
                 }
                 ClientReply.Status status = r.status() >= 0 && r.status() < ClientReply.Status.values().length
@@ -153,11 +152,11 @@ public final class NodeClient implements AutoCloseable {
     }
 
     /** One server's status report; {@code tls} as in the constructor (null: no TLS). */
-    public static WireFrame.StatusReport status(InetSocketAddress server, int timeoutMillis, int maxFrameBytes, TlsFiles tls)
+    public static ClientFrame.StatusReport status(InetSocketAddress server, int timeoutMillis, int maxFrameBytes, TlsFiles tls)
             throws IOException {
         try (Connection c = new Connection(server, timeoutMillis, tls == null ? null : tls.jdkClientContext())) {
-            WireFrame reply = c.call(new WireFrame.StatusQuery(1), maxFrameBytes);
-            if (!(reply instanceof WireFrame.StatusReport s)) {
+            ClientFrame reply = c.call(new ClientFrame.StatusQuery(1), maxFrameBytes);
+            if (!(reply instanceof ClientFrame.StatusReport s)) {
                 throw new IOException("server answered a status query with " + reply.getClass().getSimpleName());
             }
             return s;

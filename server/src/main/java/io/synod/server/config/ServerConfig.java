@@ -45,6 +45,7 @@ public record ServerConfig(
         Map<Integer, Integer> peerDelayMillis,
         TlsSettings tls,
         NetworkLimits limits,
+        ZooKeeperSettings zookeeper,
         TestClock testClock) {
 
     /**
@@ -257,6 +258,7 @@ public record ServerConfig(
                 + " (" + PEER_DELAY_PREFIX + "<nodeId> overrides it for one peer)"});
         TlsSettings.addKeys(k);
         NetworkLimits.addKeys(k);
+        ZooKeeperSettings.addKeys(k);
         TestClock.addKeys(k);
         KEYS = Collections.unmodifiableMap(k);
     }
@@ -336,9 +338,11 @@ public record ServerConfig(
                 integer(p, "lease.grace.ms", 1, LeaseTiming.MAX_DELTA_MILLIS), parseAuto(p)), heartbeat);
         checkConfigurationsStayUncoded(lease, coding);
         Map<Integer, Integer> peerDelays = PeerDelays.parse(p, nodes.keySet(), nodeId);
+        TlsSettings tls = TlsSettings.parse(p);
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
-                snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, TlsSettings.parse(p),
-                NetworkLimits.parse(p, maxFrame), TestClock.parse(p));
+                snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, tls,
+                NetworkLimits.parse(p, maxFrame), ZooKeeperSettings.parse(p, tls.insecure()),
+                TestClock.parse(p));
     }
 
     static LeaseSetting parseLease(String text, int deltaMillis, int clockBoundMicros, int driftPpm)
@@ -549,7 +553,7 @@ public record ServerConfig(
                 + "\ncoding.defer=" + coding.deferRebuild()
                 + "\nlease=" + lease.text() + leaseProperties() + "\n"
                 + PeerDelays.toProperties(peerDelayMillis) + tls.toProperties() + limits.toProperties()
-                + testClock.toProperties();
+                + zookeeper.toProperties() + testClock.toProperties();
     }
 
     private String leaseProperties() {

@@ -6,8 +6,10 @@ import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.StateMachine;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.ElectionEvent;
+import io.synod.protocol.RoutedCommand;
 import io.synod.server.group.driver.DriverInput;
 import io.synod.server.group.driver.DriverOutput;
 import io.synod.server.group.driver.GroupDriver;
@@ -35,13 +37,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The runner of one group's {@link GroupDriver}: it owns what the driver may not touch, and nothing else:
- * the thread, the bounded inbox, the real clock, the storage ({@link GroupStorage}, fsync; the state
+ * the thread, the bounded inboxes, the real clock, the storage ({@link GroupStorage}, fsync; the state
  * machine's per-pass batch), the network send and the election service. Every input (peer message, client
  * command, election event, clock tick) is queued to the thread, so the driver, its replica and its storage
- * are never touched concurrently and no state is shared with other groups. Inputs are drained in bounded
- * batches; each batch ends in one pass ({@link GroupDriver#ready}), which gives group commit (one fsync for
- * every entry accepted in the batch). The interface to the driver is narrow: {@code step}, {@code tick},
- * {@code ready}, the persist request and its completion.
+ * are never touched concurrently and no state is shared with other groups. Peer messages and client-side
+ * inputs wait in two separate bounded queues, and each batch drains the peer queue first: a client flood
+ * fills only the client queue (its surplus is answered BUSY at once) and never costs a peer message, which
+ * the group's progress depends on (a dropped Accept or Promise is only recovered by a retransmission
+ * interval later). Inputs are drained in bounded batches; each batch ends in one pass
+ * ({@link GroupDriver#ready}), which gives group commit (one fsync for every entry accepted in the batch).
+ * The interface to the driver is narrow: {@code step}, {@code tick}, {@code ready}, the persist request and
+ * its completion.
  */
 public final class GroupLoop implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupLoop.class);
@@ -59,7 +65,12 @@ public final class GroupLoop implements AutoCloseable {
     private final ElectionService election;
     private final GroupMetrics metrics;
     private final long tickNanos;
-    private final BlockingQueue<DriverInput> inbox;
+    /** Peer messages: drained first in every batch. */
+    private final BlockingQueue<DriverInput> peerInbox;
+    /** Client commands, reads, watch polls, coding changes: what a client may flood. */
+    private final BlockingQueue<DriverInput> clientInbox;
+    /** Rung after every enqueue (capacity 1): the loop waits on it when both inboxes are empty. */
+    private final BlockingQueue<Boolean> doorbell = new ArrayBlockingQueue<>(1);
     private final BlockingQueue<ElectionEvent> control = new ArrayBlockingQueue<>(1024);
     private final Thread thread;
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -67,15 +78,19 @@ public final class GroupLoop implements AutoCloseable {
     private volatile boolean running = true;
     private volatile boolean halted;
     private volatile boolean handOverRequested;
-    private boolean closed;
-    private volatile WireFrame.GroupStatus status;
+    private volatile boolean moveRequested;
+    private volatile boolean closed;
+    private volatile ClientFrame.GroupStatus status;
     private final AtomicLong droppedInputs = new AtomicLong();
+    private final AtomicLong peerMessagesQueued = new AtomicLong();
+    private final AtomicLong clientInputsBusy = new AtomicLong();
     private volatile long refusedMessages;
     private final LongSupplier clock;
 
     /**
      * A group's runner: {@code stateMachine} is the replica's state machine ({@code resource} closes it);
-     * {@code network} sends peer messages; {@code election} may be null (tests: elections are fed by hand).
+     * {@code network} sends peer messages; {@code election} may be null (tests: elections are fed by hand);
+     * {@code inboxCapacity} bounds the peer queue and, separately, the client queue.
      */
     public GroupLoop(GroupDriverConfig config, GroupStorage storage, StateMachine stateMachine, AutoCloseable resource,
             Consumer<WireFrame.PeerMessage> network, ElectionService election, long tickNanos, int inboxCapacity) {
@@ -98,7 +113,8 @@ public final class GroupLoop implements AutoCloseable {
         this.election = election;
         this.metrics = config.metrics();
         this.tickNanos = tickNanos;
-        this.inbox = new ArrayBlockingQueue<>(inboxCapacity);
+        this.peerInbox = new ArrayBlockingQueue<>(inboxCapacity);
+        this.clientInbox = new ArrayBlockingQueue<>(inboxCapacity);
         this.durableMachine = stateMachine instanceof RocksKvStateMachine r ? r : null;
         if (durableMachine != null) {
             chooseStartingState(durableMachine, storage, group);
@@ -151,36 +167,47 @@ public final class GroupLoop implements AutoCloseable {
     // ---- inputs (any thread) ----------------------------------------------------------------------
 
     public void onPeerMessage(Message message) {
-        if (!inbox.offer(new DriverInput.Peer(message))) {
-            droppedInputs.incrementAndGet(); // Paxos retransmits; an overloaded loop sheds peer traffic.
+        if (peerInbox.offer(new DriverInput.Peer(message))) {
+            peerMessagesQueued.incrementAndGet();
+            ring();
+        } else {
+            // Only peer traffic fills this queue (client load has its own): Paxos retransmits what is shed.
+            droppedInputs.incrementAndGet();
         }
     }
 
-    public void onClientCommand(WireFrame.ClientCommand command, Responder responder) {
-        offerOrRefuse(new DriverInput.Client(command, responder, clock.getAsLong()), command.requestId(), responder, true);
+    public void onClientCommand(ClientFrame.Command command, RoutedCommand routed, Responder responder) {
+        offerOrRefuse(new DriverInput.Client(command, routed.readOnly(), responder, clock.getAsLong()), command.requestId(),
+                responder, true);
     }
 
     /** A STALE read: answered on this loop's thread from the local state at the applied slot, leader or not. */
-    public void onStaleRead(WireFrame.StaleRead read, Responder responder) {
-        offerOrRefuse(new DriverInput.StaleRead(read, responder), read.requestId(), responder, true);
+    public void onStaleRead(ClientFrame.StaleRead read, RoutedCommand routed, Responder responder) {
+        offerOrRefuse(new DriverInput.StaleRead(read, routed.readOnly(), responder), read.requestId(), responder, true);
     }
 
     /** A watch poll: held on this loop's thread until events arrive or its wait ends. */
-    public void onWatchPoll(WireFrame.WatchPoll poll, Responder responder) {
+    public void onWatchPoll(ClientFrame.WatchPoll poll, Responder responder) {
         offerOrRefuse(new DriverInput.WatchPoll(poll, responder), poll.requestId(), responder, durableMachine != null);
     }
 
     /** An admin coding change: proposed on this loop's thread if this replica leads. */
-    public void onCodingChange(WireFrame.CodingChange change, Responder responder) {
+    public void onCodingChange(ClientFrame.CodingChange change, Responder responder) {
         offerOrRefuse(new DriverInput.CodingChange(change, responder), change.requestId(), responder, true);
     }
 
-    /** Queues a client-side input, or answers at once: no group (failed, or none for this kind) or BUSY (inbox full). */
+    /** Queues a client-side input, or answers at once: no group (failed, or none for this kind) or BUSY (client queue full). */
     private void offerOrRefuse(DriverInput input, long requestId, Responder responder, boolean served) {
-        boolean noGroup = status.state() == WireFrame.GroupStatus.FAILED || !served;
-        if (noGroup || !inbox.offer(input)) {
-            responder.respond(new WireFrame.ClientResponse(requestId, group, noGroup
-                    ? WireFrame.ClientResponse.STATUS_NO_GROUP : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
+        boolean noGroup = status.state() == ClientFrame.GroupStatus.FAILED || !served;
+        boolean queued = !noGroup && clientInbox.offer(input);
+        if (queued) {
+            ring();
+        } else {
+            if (!noGroup) {
+                clientInputsBusy.incrementAndGet();
+            }
+            responder.respond(new ClientFrame.Response(requestId, group, noGroup
+                    ? ClientFrame.STATUS_NO_GROUP : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
         }
     }
 
@@ -188,10 +215,34 @@ public final class GroupLoop implements AutoCloseable {
         if (!control.offer(event)) {
             LOG.error("group {}: election event queue full, dropping {}", group, event);
         }
-        inbox.offer(new DriverInput.Wake());
+        ring();
     }
 
-    public WireFrame.GroupStatus status() {
+    /** Wakes the loop if it waits (a no-op when it is already rung). */
+    private void ring() {
+        doorbell.offer(Boolean.TRUE);
+    }
+
+    /**
+     * The next batch: peer messages first, then client inputs in the room left; waits for the doorbell
+     * (at most {@code waitNanos}) only when both queues are empty.
+     */
+    private void takeBatch(List<DriverInput> batch, long waitNanos) throws InterruptedException {
+        // Cleared before draining: an input queued before the clear is drained now, and one queued after
+        // it rings again, so the wait below never sleeps on a queued input (nor wakes for a drained one).
+        doorbell.clear();
+        drainBoth(batch);
+        if (batch.isEmpty() && waitNanos > 0 && doorbell.poll(waitNanos, TimeUnit.NANOSECONDS) != null) {
+            drainBoth(batch);
+        }
+    }
+
+    private void drainBoth(List<DriverInput> batch) {
+        peerInbox.drainTo(batch, MAX_INPUTS_PER_BATCH);
+        clientInbox.drainTo(batch, MAX_INPUTS_PER_BATCH - batch.size());
+    }
+
+    public ClientFrame.GroupStatus status() {
         return status;
     }
 
@@ -210,12 +261,7 @@ public final class GroupLoop implements AutoCloseable {
         List<DriverInput> batch = new ArrayList<>(MAX_INPUTS_PER_BATCH);
         try {
             while (running) {
-                long wait = nextTick - clock.getAsLong();
-                DriverInput first = wait > 0 ? inbox.poll(wait, TimeUnit.NANOSECONDS) : inbox.poll();
-                if (first != null) {
-                    batch.add(first);
-                    inbox.drainTo(batch, MAX_INPUTS_PER_BATCH - 1);
-                }
+                takeBatch(batch, nextTick - clock.getAsLong());
                 ElectionEvent event;
                 while ((event = control.poll()) != null) {
                     driver.onElection(event, clock.getAsLong());
@@ -228,6 +274,10 @@ public final class GroupLoop implements AutoCloseable {
                 if (now - nextTick >= 0) {
                     driver.tick(now);
                     nextTick = now + tickNanos;
+                }
+                if (moveRequested) {
+                    moveRequested = false;
+                    driver.requestMove();
                 }
                 if (handOverRequested) {
                     driver.requestHandOver();
@@ -332,11 +382,21 @@ public final class GroupLoop implements AutoCloseable {
         return droppedInputs.get() + refusedMessages;
     }
 
+    /** Peer messages accepted into the peer queue so far. */
+    public long peerMessagesQueued() {
+        return peerMessagesQueued.get();
+    }
+
+    /** Client-side inputs answered BUSY because the client queue was full. */
+    public long clientInputsBusy() {
+        return clientInputsBusy.get();
+    }
+
     /** Stops the loop without telling the election (a crash, as far as ZooKeeper can tell); idempotent. */
     public void halt() {
         halted = true;
         running = false;
-        inbox.offer(new DriverInput.Wake());
+        ring();
         try {
             if (thread.getState() != Thread.State.NEW && !stopped.await(5, TimeUnit.SECONDS)) {
                 thread.interrupt();
@@ -355,7 +415,19 @@ public final class GroupLoop implements AutoCloseable {
     public void beginHandOver() {
         if (!halted && running && thread.getState() != Thread.State.NEW) {
             handOverRequested = true;
-            inbox.offer(new DriverInput.Wake());
+            ring();
+        }
+    }
+
+    /**
+     * Leaders spread, on any thread: if this node leads the group, it hands the leadership over (its
+     * end-lease entry under a leader lease, so no lease gap opens) and then resigns, so that the election
+     * picks another node ({@link GroupDriver#requestMove()}). Ignored when not leading or stopping.
+     */
+    public void moveLeadership() {
+        if (!halted && running && !closed && thread.getState() != Thread.State.NEW) {
+            moveRequested = true;
+            ring();
         }
     }
 
@@ -371,12 +443,12 @@ public final class GroupLoop implements AutoCloseable {
             handedOver.await(GroupDriver.HAND_OVER_BOUND_NANOS + TimeUnit.SECONDS.toNanos(5), TimeUnit.NANOSECONDS);
         }
         running = false;
-        inbox.offer(new DriverInput.Wake());
+        ring();
         if (thread.getState() != Thread.State.NEW && !stopped.await(5, TimeUnit.SECONDS)) {
             thread.interrupt();
             stopped.await(5, TimeUnit.SECONDS);
         }
-        if (driver.joinedElection() && election != null && status.state() != WireFrame.GroupStatus.FAILED && !halted) {
+        if (driver.joinedElection() && election != null && status.state() != ClientFrame.GroupStatus.FAILED && !halted) {
             try {
                 election.leave(group);
             } catch (RuntimeException e) {

@@ -2,11 +2,12 @@ package io.synod.server.node;
 
 import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.server.client.NodeClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
+import io.synod.server.config.ZooKeeperSettings;
 import io.synod.server.security.LocalCa;
-import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -26,9 +27,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@link TcpRelay}, so {@link #crash(int)} can make a node vanish the way a killed process does
  * (its ZooKeeper session expires after the timeout instead of being closed).
  * Secure by default: the nodes and {@link #client}/{@link #clientTls} use certificates of a CA created
- * in {@code dir} ({@link LocalCa}); {@code insecure=true} among the extra keys runs them without TLS.
+ * in {@code dir} ({@link LocalCa}); {@code insecure=true} among the extra keys runs them without TLS. Their
+ * ZooKeeper identity is the secret {@code dir/zookeeper.secret} (created on first use, also when insecure), so
+ * the cluster's znodes are writable by these nodes only.
  */
 public final class LocalCluster implements AutoCloseable {
+    /** Set among the extra keys (to a file, or "-" with insecure=true for open znodes), it replaces the local secret. */
+    private static final String ZK_SECRET_KEY = "zookeeper.auth.secret.file";
     private final InetSocketAddress zookeeper;
     private final Path dir;
     private final int groups;
@@ -51,6 +56,9 @@ public final class LocalCluster implements AutoCloseable {
         this.insecure = "true".equals(extra.get("insecure"));
         if (!insecure) {
             LocalCa.ensure(dir, clusterName, nodeCount);
+        }
+        if (!extra.containsKey(ZK_SECRET_KEY)) {
+            ZooKeeperSettings.ensureLocalSecret(dir); // ACLs even when insecure: they cost nothing
         }
         this.nodes = new SynodNode[nodeCount];
         this.relays = new TcpRelay[nodeCount];
@@ -106,6 +114,7 @@ public final class LocalCluster implements AutoCloseable {
             p.setProperty("tls.cert", tls.cert().toString());
             p.setProperty("tls.key", tls.key().toString());
         }
+        p.setProperty(ZK_SECRET_KEY, dir.toAbsolutePath().resolve(ZooKeeperSettings.LOCAL_SECRET).toString());
         extra.forEach(p::setProperty);
         return ServerConfig.from(p);
     }
@@ -195,7 +204,7 @@ public final class LocalCluster implements AutoCloseable {
             if (n == null) {
                 continue;
             }
-            WireFrame.GroupStatus s = n.statusReport(0).groups().get(group);
+            ClientFrame.GroupStatus s = n.statusReport(0).groups().get(group);
             if (s.role() == Role.LEADER.ordinal()) {
                 return n.nodeId();
             }
@@ -203,24 +212,46 @@ public final class LocalCluster implements AutoCloseable {
         return -1;
     }
 
-    public WireFrame.GroupStatus status(int node, int group) {
+    public ClientFrame.GroupStatus status(int node, int group) {
         return nodes[node].statusReport(0).groups().get(group);
     }
 
-    /** Waits until every group has a leader; returns false at the deadline. */
+    /**
+     * Waits until every group has a leader and the leaderships are spread over the running nodes (no node
+     * leads two more than another: the leader balancer has nothing left to move, so a test that reads the
+     * leaders now does not see them move under it); returns false at the deadline.
+     */
     public boolean awaitLeaders(long timeoutMillis) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         while (System.nanoTime() < deadline) {
+            int[] counts = new int[nodes.length];
             boolean all = true;
-            for (int g = 0; g < groups; g++) {
-                all &= leaderOf(g) >= 0;
+            for (int g = 0; g < groups && all; g++) {
+                int leader = leaderOf(g);
+                all = leader >= 0;
+                if (all) {
+                    counts[leader]++;
+                }
             }
-            if (all) {
+            if (all && spread(counts)) {
                 return true;
             }
             Thread.sleep(20);
         }
         return false;
+    }
+
+    /** Whether the running nodes' leadership counts differ by at most one. */
+    private boolean spread(int[] counts) {
+        int most = 0;
+        int least = Integer.MAX_VALUE;
+        for (int i = 0; i < nodes.length; i++) {
+            if (nodes[i] != null) {
+                most = Math.max(most, counts[i]);
+                least = Math.min(least, counts[i]);
+            }
+        }
+        return most - least <= 1;
     }
 
     public int groups() {

@@ -4,6 +4,9 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.synod.coordination.ClusterAclException;
 import io.synod.coordination.ClusterMetadata;
 import io.synod.coordination.ClusterSpec;
 import io.synod.coordination.CoordinationException;
@@ -14,11 +17,12 @@ import io.synod.coordination.GroupConfig;
 import io.synod.coordination.GroupProgress;
 import io.synod.coordination.MemberInfo;
 import io.synod.coordination.ShardMap;
+import io.synod.coordination.ZooKeeperAccess;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.ReplicaConfig;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
-import io.synod.protocol.KvCommand;
-import io.synod.protocol.SessionCommand;
+import io.synod.protocol.RoutedCommand;
 import io.synod.server.client.ClientServer;
 import io.synod.server.client.ConnectionLimiter;
 import io.synod.server.config.ServerConfig;
@@ -39,6 +43,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -65,6 +70,10 @@ public final class SynodNode implements AutoCloseable {
     private final ServerConfig config;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final List<AutoCloseable> resources = new ArrayList<>();
+    /** How often the leader balancer looks; a move waits {@link #BALANCE_COOLDOWN_NANOS} after the last. */
+    static final long BALANCE_INTERVAL_MILLIS = 1000;
+    static final long BALANCE_COOLDOWN_NANOS = TimeUnit.SECONDS.toNanos(3);
+    private final LeaderBalancer balancer;
     private final ScheduledExecutorService progress =
             Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "synod-progress");
@@ -83,6 +92,7 @@ public final class SynodNode implements AutoCloseable {
 
     public SynodNode(ServerConfig config) {
         this.config = config;
+        this.balancer = new LeaderBalancer(config.nodeId(), BALANCE_COOLDOWN_NANOS);
     }
 
     private void registerConnectionMetrics(ConnectionPolicy policy) {
@@ -92,6 +102,12 @@ public final class SynodNode implements AutoCloseable {
         Gauge.builder("synod.client.connections", clients.limiter(), ConnectionLimiter::open).register(registry);
         FunctionCounter.builder("synod.client.connections.refused", clients.limiter(), ConnectionLimiter::refused)
                 .register(registry);
+        // What partially received frames and TLS records actually occupy: every channel allocates from Netty's
+        // default allocator, whose arenas also keep freed chunks for reuse (so this includes the pool's cache).
+        if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider allocator) {
+            Gauge.builder("synod.netty.direct.memory", allocator, a -> a.metric().usedDirectMemory()).baseUnit("bytes")
+                    .description("direct memory held by Netty's default allocator").register(registry);
+        }
     }
 
     /** Starts everything; on failure closes what was started and rethrows. */
@@ -115,7 +131,12 @@ public final class SynodNode implements AutoCloseable {
         int n = config.nodes().size();
         CoordinationOptions options = CoordinationOptions.defaults()
                 .withSessionTimeout(Duration.ofMillis(config.zookeeperSessionTimeoutMillis()));
-        coordination = CuratorCoordination.connect(config.zookeeperConnect(), config.clusterName(), options);
+        ZooKeeperAccess zookeeper = config.zookeeper().access(); // A bad secret file stops the start here.
+        if (!zookeeper.authenticated()) {
+            LOG.warn("node {}: INSECURE: no zookeeper.auth.secret.file: the cluster's znodes are writable by any ZooKeeper "
+                    + "client (epochs, shard map, member addresses)", config.nodeId());
+        }
+        coordination = CuratorCoordination.connect(config.zookeeperConnect(), config.clusterName(), options, zookeeper);
         ClusterMetadata metadata = coordination.metadata();
         ClusterSpec defaults = ClusterSpec.defaults(n).withGroups(config.groups());
         ServerConfig.CodingSetting codingSetting = config.coding();
@@ -135,6 +156,8 @@ public final class SynodNode implements AutoCloseable {
         }
         try {
             metadata.createCluster(wanted);
+        } catch (ClusterAclException e) {
+            throw e; // Not a spec mismatch: its message names the zookeeper.auth.* keys to set.
         } catch (CoordinationException e) {
             throw new IllegalStateException("cluster '" + config.clusterName() + "' exists in ZooKeeper with a different "
                     + "spec than this node's (" + n + " nodes, " + config.groups() + " groups, coding "
@@ -212,31 +235,31 @@ public final class SynodNode implements AutoCloseable {
         }
         clients = new ClientServer(config.maxFrameBytes(), MAX_IN_FLIGHT_PER_CONNECTION, 2, new ClientServer.Handler() {
             @Override
-            public void onCommand(WireFrame.ClientCommand command, Consumer<WireFrame.ClientResponse> respond) {
+            public void onCommand(ClientFrame.Command command, Consumer<ClientFrame.Response> respond) {
                 route(command, respond);
             }
 
             @Override
-            public WireFrame.StatusReport status(long requestId) {
+            public ClientFrame.StatusReport status(long requestId) {
                 return statusReport(requestId);
             }
 
             @Override
-            public void onStaleRead(WireFrame.StaleRead read, Consumer<WireFrame.ClientResponse> respond) {
+            public void onStaleRead(ClientFrame.StaleRead read, Consumer<ClientFrame.Response> respond) {
                 routeStaleRead(read, respond);
             }
 
             @Override
-            public void onWatchPoll(WireFrame.WatchPoll poll, Consumer<WireFrame.ClientResponse> respond) {
+            public void onWatchPoll(ClientFrame.WatchPoll poll, Consumer<ClientFrame.Response> respond) {
                 routeWatchPoll(poll, respond);
             }
 
             @Override
-            public void onCodingChange(WireFrame.CodingChange change, Consumer<WireFrame.ClientResponse> respond) {
+            public void onCodingChange(ClientFrame.CodingChange change, Consumer<ClientFrame.Response> respond) {
                 GroupLoop[] current = loops;
                 if (change.group() < 0 || change.group() >= current.length || current[change.group()] == null) {
                     String missing = "group " + change.group() + " does not exist (the cluster has " + current.length + ")";
-                    respond.accept(new WireFrame.ClientResponse(change.requestId(), change.group(),
+                    respond.accept(new ClientFrame.Response(change.requestId(), change.group(),
                             ClientReply.Status.REJECTED.ordinal(), 0, -1,
                             missing.getBytes(StandardCharsets.UTF_8)));
                     return;
@@ -254,6 +277,8 @@ public final class SynodNode implements AutoCloseable {
         coordination.membership().register(MemberInfo.of(config.nodeId(), self.host() + ":" + peerAddress.getPort(),
                 self.host() + ":" + clientAddress.getPort(), "default", versionString()));
         progress.scheduleWithFixedDelay(this::publishProgress, 250, 250, TimeUnit.MILLISECONDS);
+        progress.scheduleWithFixedDelay(this::balanceLeaders, BALANCE_INTERVAL_MILLIS, BALANCE_INTERVAL_MILLIS,
+                TimeUnit.MILLISECONDS);
         if (config.metricsPort() >= 0) {
             metrics = new MetricsEndpoint(new InetSocketAddress(config.limits().metricsAddress(), config.metricsPort()),
                     registry);
@@ -296,43 +321,34 @@ public final class SynodNode implements AutoCloseable {
         }
     }
 
-    private void route(WireFrame.ClientCommand command, Consumer<WireFrame.ClientResponse> respond) {
+    /** Decodes the command once ({@link RoutedCommand}) and hands it, with what was decoded, to its key's group. */
+    private void route(ClientFrame.Command command, Consumer<ClientFrame.Response> respond) {
+        RoutedCommand routed;
         int group;
         try {
-            group = shardMap.groupFor(routingKey(command.payload()));
+            routed = RoutedCommand.of(command.payload());
+            group = shardMap.groupFor(routed.routingKey());
         } catch (RuntimeException e) {
-            respond.accept(new WireFrame.ClientResponse(command.requestId(), -1,
+            respond.accept(new ClientFrame.Response(command.requestId(), -1,
                     ClientReply.Status.REJECTED.ordinal(), 0, -1,
                     String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
             return;
         }
         GroupLoop[] current = loops;
         if (group < 0 || group >= current.length) {
-            respond.accept(new WireFrame.ClientResponse(command.requestId(), group,
-                    WireFrame.ClientResponse.STATUS_NO_GROUP, 0, -1, new byte[0]));
+            respond.accept(new ClientFrame.Response(command.requestId(), group,
+                    ClientFrame.STATUS_NO_GROUP, 0, -1, new byte[0]));
             return;
         }
-        current[group].onClientCommand(command, respond::accept);
-    }
-
-    /**
-     * The key a command is routed by: its key, or for a session command the empty key (sessions, the keys they
-     * create and watches all live in the session group, the group owning the start of the key space).
-     */
-    private static byte[] routingKey(byte[] payload) {
-        if (SessionCommand.isSessionCommand(payload)) {
-            SessionCommand.decode(payload); // refuse a malformed one here, with its reason
-            return new byte[0];
-        }
-        return KvCommand.decode(payload).key().getBytes(StandardCharsets.UTF_8);
+        current[group].onClientCommand(command, routed, respond::accept);
     }
 
     /** A watch poll goes to this node's replica of the session group (answered there if it leads). */
-    private void routeWatchPoll(WireFrame.WatchPoll poll, Consumer<WireFrame.ClientResponse> respond) {
+    private void routeWatchPoll(ClientFrame.WatchPoll poll, Consumer<ClientFrame.Response> respond) {
         int group = shardMap.groupFor(new byte[0]);
         GroupLoop[] current = loops;
         if (group < 0 || group >= current.length || current[group] == null) {
-            respond.accept(new WireFrame.ClientResponse(poll.requestId(), group, WireFrame.ClientResponse.STATUS_NO_GROUP,
+            respond.accept(new ClientFrame.Response(poll.requestId(), group, ClientFrame.STATUS_NO_GROUP,
                     0, -1, new byte[0]));
             return;
         }
@@ -340,29 +356,59 @@ public final class SynodNode implements AutoCloseable {
     }
 
     /** A STALE read goes to this node's replica of the key's group, leader or not (it reads local state). */
-    private void routeStaleRead(WireFrame.StaleRead read, Consumer<WireFrame.ClientResponse> respond) {
+    private void routeStaleRead(ClientFrame.StaleRead read, Consumer<ClientFrame.Response> respond) {
+        RoutedCommand routed = null;
         int group;
         try {
-            group = shardMap.groupFor(routingKey(read.payload()));
+            routed = RoutedCommand.of(read.payload());
+            group = shardMap.groupFor(routed.routingKey());
         } catch (RuntimeException e) {
             group = -1;
         }
         GroupLoop[] current = loops;
         if (group < 0 || group >= current.length) {
-            respond.accept(new WireFrame.ClientResponse(read.requestId(), group, group < 0
-                    ? ClientReply.Status.REJECTED.ordinal() : WireFrame.ClientResponse.STATUS_NO_GROUP,
+            respond.accept(new ClientFrame.Response(read.requestId(), group, group < 0
+                    ? ClientReply.Status.REJECTED.ordinal() : ClientFrame.STATUS_NO_GROUP,
                     0, -1, (group < 0 ? "malformed read" : "").getBytes(StandardCharsets.UTF_8)));
             return;
         }
-        current[group].onStaleRead(read, respond::accept);
+        current[group].onStaleRead(read, routed, respond::accept);
     }
 
-    public WireFrame.StatusReport statusReport(long requestId) {
-        List<WireFrame.GroupStatus> groups = new ArrayList<>();
+    public ClientFrame.StatusReport statusReport(long requestId) {
+        List<ClientFrame.GroupStatus> groups = new ArrayList<>();
         for (GroupLoop loop : loops) {
             groups.add(loop.status());
         }
-        return new WireFrame.StatusReport(requestId, config.nodeId(), groups);
+        return new ClientFrame.StatusReport(requestId, config.nodeId(), groups);
+    }
+
+    /**
+     * Leaders spread ({@link LeaderBalancer}): if this node leads at least two groups more than the least
+     * loaded live node, its groups beyond an even share hand their leadership over and resign. Runs on the
+     * progress thread.
+     */
+    void balanceLeaders() {
+        ElectionService e = election;
+        if (e == null) {
+            return;
+        }
+        try {
+            int[] leaders = new int[loops.length];
+            for (int g = 0; g < loops.length; g++) {
+                leaders[g] = loops[g] == null ? -1 : e.leaderOf(g);
+            }
+            int[] moves = balancer.decide(leaders, coordination.membership().members().keySet(), System.nanoTime());
+            if (moves.length > 0) {
+                LOG.info("node {} leads too many groups (leaders {}): moving the leadership of groups {}",
+                        config.nodeId(), Arrays.toString(leaders), Arrays.toString(moves));
+                for (int g : moves) {
+                    loops[g].moveLeadership();
+                }
+            }
+        } catch (RuntimeException ex) {
+            LOG.warn("node {}: leader balancing failed: {}", config.nodeId(), ex.toString());
+        }
     }
 
     /** Publishes per-group progress for the up-to-date election preference (PaxStore). */
@@ -371,7 +417,7 @@ public final class SynodNode implements AutoCloseable {
             if (loop == null) {
                 continue;
             }
-            WireFrame.GroupStatus s = loop.status();
+            ClientFrame.GroupStatus s = loop.status();
             coordination.membership().updateProgress(s.group(), new GroupProgress(s.promisedEpoch(), s.appliedSlot()));
         }
     }

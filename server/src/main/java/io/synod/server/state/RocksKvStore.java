@@ -1,13 +1,16 @@
 package io.synod.server.state;
 
-import io.synod.core.store.KvStore;
+import io.synod.core.paxos.SnapshotSource;
+import io.synod.core.store.CheckpointStore;
 import io.synod.core.store.StoreBatch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.Options;
@@ -29,7 +32,7 @@ import org.rocksdb.WriteOptions;
  * to {@code <db>.old} and {@code <db>.next} to {@code <db>}, and it is reopened; opening finishes or discards a swap
  * a crash interrupted ({@link CheckpointSwap}).
  */
-public final class RocksKvStore implements KvStore {
+public final class RocksKvStore implements CheckpointStore {
     static {
         RocksDB.loadLibrary();
     }
@@ -64,6 +67,11 @@ public final class RocksKvStore implements KvStore {
             writeOptions.close();
             throw new IOException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    @Override
+    public boolean durable() {
+        return true;
     }
 
     @Override
@@ -129,6 +137,7 @@ public final class RocksKvStore implements KvStore {
     }
 
     /** A checkpoint of everything written (the caller writes its staged batch first), fsynced, as a snapshot source. */
+    @Override
     public CheckpointSource checkpoint(long slot) {
         Path target = checkpointDir.resolve(uniqueName("checkpoint", slot));
         try (Checkpoint checkpoint = Checkpoint.create(db)) {
@@ -144,6 +153,7 @@ public final class RocksKvStore implements KvStore {
     }
 
     /** Receives a peer's checkpoint into {@code incoming-...} under the snapshot directory. */
+    @Override
     public CheckpointSink snapshotSink(long slot) {
         return new CheckpointSink(checkpointDir.resolve(uniqueName("incoming", slot)),
                 checkpointDir.resolve(uniqueName("checkpoint", slot)), slot);
@@ -153,8 +163,35 @@ public final class RocksKvStore implements KvStore {
         return String.format("%s-%020d-%s-%d", kind, slot, nameEpoch, nameCounter++);
     }
 
+    /** A {@link CheckpointSource} is installed as this database (see the class comment); other sources are not. */
+    @Override
+    public boolean swapIn(SnapshotSource source) {
+        if (!(source instanceof CheckpointSource checkpoint)) {
+            return false;
+        }
+        swapIn(checkpoint.dir());
+        return true;
+    }
+
+    /** Reads {@code keys} from a {@link CheckpointSource}'s directory, opened read-only; null for other sources. */
+    @Override
+    public List<byte[]> readCheckpoint(SnapshotSource source, List<byte[]> keys) {
+        if (!(source instanceof CheckpointSource checkpoint)) {
+            return null;
+        }
+        try (Options readOptions = new Options(); RocksDB peer = RocksDB.openReadOnly(readOptions, checkpoint.dir().toString())) {
+            List<byte[]> out = new ArrayList<>(keys.size());
+            for (byte[] key : keys) {
+                out.add(peer.get(key));
+            }
+            return out;
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("cannot read peer checkpoint " + checkpoint.dir() + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Installs checkpoint {@code from} as this database (see the class comment). */
-    public void swapIn(Path from) {
+    void swapIn(Path from) {
         try {
             RocksFiles.copyCheckpoint(from, CheckpointSwap.next(dir));
             db.close();
@@ -169,7 +206,8 @@ public final class RocksKvStore implements KvStore {
     }
 
     /** Whether the database is open (a failed swap-in leaves it closed). */
-    boolean isOpen() {
+    @Override
+    public boolean isOpen() {
         return db != null;
     }
 

@@ -5,9 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.synod.server.wire.MalformedInputException;
 import io.synod.server.wire.WireCodec;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -15,22 +13,15 @@ import org.slf4j.LoggerFactory;
  * {@code WireFrame}. The length is checked against the maximum before a single body byte is read or
  * buffered, so a hostile length never makes us allocate: a length outside {@code 1..maxFrameBytes}
  * or a body that does not decode closes this connection, with the reason logged, and nothing else.
- * A frame waiting for its body holds its length in the node-wide {@link FrameBudget} (a connection
- * whose frame does not fit is closed), and a frame must be complete within the frame timeout from its
- * first byte, so a peer that stalls mid-frame cannot hold the memory for long.
+ * An incomplete frame is held by a {@link PartialFrameGate} (the node-wide {@link FrameBudget} and the
+ * frame timeout), the same guard the client port puts around its frames.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
     private static final RateLimitedLog REFUSALS = new RateLimitedLog(LoggerFactory.getLogger(FrameDecoder.class));
 
     private final int maxFrameBytes;
-    private final FrameBudget budget;
-    private final long frameTimeoutMillis;
+    private final PartialFrameGate gate;
     private boolean closed;
-    /** Bytes of the current frame reserved in the budget (0: none). */
-    private long reservedBytes;
-    /** Counts completed frames, so a timeout can tell whether the frame it watched is still the current one. */
-    private long framesDone;
-    private ScheduledFuture<?> timeout;
 
     /** Without a budget or timeout: for tests of the framing alone. */
     public FrameDecoder(int maxFrameBytes) {
@@ -43,8 +34,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             throw new IllegalArgumentException("max frame must be >= 16 bytes, got " + maxFrameBytes);
         }
         this.maxFrameBytes = maxFrameBytes;
-        this.budget = budget;
-        this.frameTimeoutMillis = frameTimeoutMillis;
+        this.gate = new PartialFrameGate(budget, frameTimeoutMillis);
     }
 
     @Override
@@ -61,19 +51,13 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             }
             if (in.readableBytes() < 4 + length) {
                 // Wait for the rest; at most maxFrameBytes + 4 are ever buffered, and only within the budget.
-                if (reservedBytes == 0) {
-                    if (!budget.tryReserve(length)) {
-                        reject(ctx, in, "the node's budget for partially received frames (" + budget.limit()
-                                + " bytes) cannot hold a " + length + "-byte frame");
-                        return;
-                    }
-                    reservedBytes = length;
+                if (!gate.waiting(ctx, length)) {
+                    reject(ctx, in, gate.refusal());
                 }
-                watch(ctx);
                 return;
             }
             in.skipBytes(4);
-            frameDone();
+            gate.done();
             byte[] body = new byte[length];
             in.readBytes(body);
             try {
@@ -83,53 +67,25 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 return;
             }
         }
-        if (in.isReadable()) {
-            watch(ctx); // A length prefix has begun.
-        }
-    }
-
-    /** Starts the frame timeout when a frame is incomplete and none is running for it. */
-    private void watch(ChannelHandlerContext ctx) {
-        if (frameTimeoutMillis <= 0 || timeout != null) {
-            return;
-        }
-        long frame = framesDone;
-        timeout = ctx.executor().schedule(() -> {
-            timeout = null;
-            if (!closed && framesDone == frame) {
-                ByteBuf held = internalBuffer();
-                reject(ctx, held, "frame incomplete " + frameTimeoutMillis + " ms after its first byte (" + held.readableBytes()
-                        + " bytes received)");
-            }
-        }, frameTimeoutMillis, TimeUnit.MILLISECONDS);
-    }
-
-    private void frameDone() {
-        framesDone++;
-        if (reservedBytes > 0) {
-            budget.release(reservedBytes);
-            reservedBytes = 0;
-        }
-        if (timeout != null) {
-            timeout.cancel(false);
-            timeout = null;
+        if (in.isReadable() && !gate.waiting(ctx, 0)) { // A length prefix has begun.
+            reject(ctx, in, gate.refusal());
         }
     }
 
     @Override
     protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
         super.decodeLast(ctx, in, out);
-        frameDone();
+        gate.done();
     }
 
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
-        frameDone(); // The connection is gone (or the decoder removed): its reservation goes back.
+        gate.done(); // The connection is gone (or the decoder removed): its reservation goes back.
     }
 
     private void reject(ChannelHandlerContext ctx, ByteBuf in, String reason) {
         closed = true;
-        frameDone();
+        gate.done();
         in.skipBytes(in.readableBytes());
         REFUSALS.warn("closing connection from {}: {}", ctx.channel().remoteAddress(), reason);
         ctx.close();

@@ -6,8 +6,6 @@ import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.LeaseStamp;
 import io.synod.core.paxos.Message;
-import io.synod.protocol.ClientFrame;
-import io.synod.protocol.ClientFrameCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +21,8 @@ public final class WireCodec {
 
     private static final int HELLO = 1;
     private static final int PEER = 2;
-    // Types 3.. are the client protocol's frames, encoded by core's ClientFrameCodec (shared with the SDK).
+    // Types 3..9, 12 and 13 are the client protocol's (io.synod.protocol.ClientFrameCodec), which client
+    // connections speak; a peer connection refuses them as unknown frame types.
 
     private static final int PREPARE = 1;
     private static final int PROMISE = 2;
@@ -68,11 +67,7 @@ public final class WireCodec {
             w.u8(PEER).i32(p.group());
             writeMessage(w, p.message());
         } else {
-            ClientFrame client = ClientFrames.toClient(frame);
-            if (client == null) {
-                throw new IllegalArgumentException("unknown frame " + frame);
-            }
-            return ClientFrameCodec.encode(client);
+            throw new IllegalArgumentException("unknown frame " + frame);
         }
         return w.toByteArray();
     }
@@ -84,13 +79,6 @@ public final class WireCodec {
             throw new MalformedInputException("frame version " + version + " is not supported (this build speaks " + VERSION + ")");
         }
         int type = r.u8("frame type") & 0xFF;
-        if (ClientFrameCodec.isClientFrame(type)) {
-            try {
-                return ClientFrames.fromClient(ClientFrameCodec.decode(body));
-            } catch (IllegalArgumentException e) {
-                throw new MalformedInputException(e.getMessage());
-            }
-        }
         WireFrame frame;
         switch (type) {
             case HELLO -> {

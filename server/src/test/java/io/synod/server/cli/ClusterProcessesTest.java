@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.coordination.ShardMap;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
-import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.RandomAccessFile;
@@ -114,7 +114,7 @@ class ClusterProcessesTest {
 
         // 1. SIGKILL the leader of the keys' group; a new leader commits within the session timeout + 1 s (asserted with slack).
         int leader = leaderOf(file, g);
-        WireFrame.GroupStatus before = status(file, leader, g);
+        ClientFrame.GroupStatus before = status(file, leader, g);
         assertEquals("0", run("cluster", "kill", Integer.toString(leader), "--dir", dir.toString())[0]);
         long killed = System.nanoTime();
         put("a-after-kill");
@@ -131,11 +131,11 @@ class ClusterProcessesTest {
 
         // 2. The killed node misses more than a snapshot interval: the leader compacts past it.
         writeKeys("b", 3 * SNAPSHOT_EVERY);
-        WireFrame.GroupStatus leaderNow = status(file, newLeader, g);
+        ClientFrame.GroupStatus leaderNow = status(file, newLeader, g);
         assertTrue(leaderNow.snapshotSlot() - RETAIN > before.appliedSlot(),
                 "the leader compacted past the killed node: " + leaderNow + " vs " + before);
         restart(leader);
-        WireFrame.GroupStatus caughtUp = awaitCaughtUp(file, leader, g);
+        ClientFrame.GroupStatus caughtUp = awaitCaughtUp(file, leader, g);
         assertTrue(caughtUp.snapshotSlot() > before.appliedSlot(), "caught up through a snapshot: " + caughtUp);
 
         // 3. A follower misses a few entries (fewer than the retained log): catch-up from the log.
@@ -183,8 +183,8 @@ class ClusterProcessesTest {
             assertTrue(written < 2_000, "the group should pass slot " + repairSlot + " within 2000 writes");
             put("d-" + written++);
         }
-        WireFrame.GroupStatus repaired = awaitState(file, follower, g, WireFrame.GroupStatus.SERVING);
-        assertEquals(WireFrame.GroupStatus.SERVING, repaired.state());
+        ClientFrame.GroupStatus repaired = awaitState(file, follower, g, ClientFrame.GroupStatus.SERVING);
+        assertEquals(ClientFrame.GroupStatus.SERVING, repaired.state());
         awaitCaughtUp(file, follower, g);
         assertTrue(serverLog(follower).contains("repair finished"));
 
@@ -241,7 +241,7 @@ class ClusterProcessesTest {
         throw new IllegalStateException();
     }
 
-    private WireFrame.GroupStatus status(ClusterFile file, int node, int group) throws IOException {
+    private ClientFrame.GroupStatus status(ClusterFile file, int node, int group) throws IOException {
         int port = file.nodes().get(node).clientPort();
         return NodeClient.status(new InetSocketAddress("127.0.0.1", port), 2_000, ClusterCommand.MAX_FRAME,
                 ClusterCommand.clientTls(dir, file)).groups().get(group);
@@ -264,9 +264,9 @@ class ClusterProcessesTest {
         throw new AssertionError("no leader for group " + group);
     }
 
-    private WireFrame.GroupStatus awaitCaughtUp(ClusterFile file, int node, int group) throws Exception {
+    private ClientFrame.GroupStatus awaitCaughtUp(ClusterFile file, int node, int group) throws Exception {
         long deadline = System.nanoTime() + 90_000_000_000L;
-        WireFrame.GroupStatus s = null;
+        ClientFrame.GroupStatus s = null;
         while (System.nanoTime() < deadline) {
             try {
                 int leader = leaderOf(file, group);
@@ -283,9 +283,9 @@ class ClusterProcessesTest {
         throw new AssertionError("node " + node + " did not catch up: " + s);
     }
 
-    private WireFrame.GroupStatus awaitState(ClusterFile file, int node, int group, int state) throws Exception {
+    private ClientFrame.GroupStatus awaitState(ClusterFile file, int node, int group, int state) throws Exception {
         long deadline = System.nanoTime() + 90_000_000_000L;
-        WireFrame.GroupStatus s = null;
+        ClientFrame.GroupStatus s = null;
         while (System.nanoTime() < deadline) {
             try {
                 s = status(file, node, group);

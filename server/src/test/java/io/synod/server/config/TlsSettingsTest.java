@@ -47,7 +47,8 @@ class TlsSettingsTest {
     @Test
     void tlsAndLimitsReadBackAsWritten() throws Exception {
         ServerConfig c = ServerConfigTest.with("insecure=false", "tls.ca=/x/ca.crt", "tls.cert=/x/n.crt", "tls.key=/x/n.key",
-                "tls.protocols=TLSv1.3,TLSv1.2", "client.max.connections=9", "metrics.address=0.0.0.0");
+                "tls.protocols=TLSv1.3,TLSv1.2", "client.max.connections=9", "metrics.address=0.0.0.0",
+                "zookeeper.auth.secret.file=/x/zk.secret");
         assertEquals(List.of("TLSv1.3", "TLSv1.2"), c.tls().files().protocols());
         assertEquals(9, c.limits().clientMaxConnections());
         Path f = dir.resolve("t.properties");

@@ -3,14 +3,15 @@ package io.synod.server.group;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ElectionEvent;
 import io.synod.protocol.KvCommand;
 import io.synod.protocol.KvResult;
+import io.synod.protocol.RoutedCommand;
 import io.synod.server.group.driver.GroupDriverConfig;
 import io.synod.server.group.driver.GroupMetrics;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
-import io.synod.server.wire.WireFrame;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -40,8 +41,9 @@ class CheckpointRestoreTest {
             Thread.sleep(5);
         }
         for (long seq = 1; seq <= 20; seq++) {
-            CompletableFuture<WireFrame.ClientResponse> f = new CompletableFuture<>();
-            loop.onClientCommand(new WireFrame.ClientCommand(seq, 9, seq, new KvCommand.Append("l", seq).encode()), f::complete);
+            CompletableFuture<ClientFrame.Response> f = new CompletableFuture<>();
+            byte[] append = new KvCommand.Append("l", seq).encode();
+            loop.onClientCommand(new ClientFrame.Command(seq, 9, seq, append), RoutedCommand.of(append), f::complete);
             f.get(10, TimeUnit.SECONDS);
         }
         loop.halt();

@@ -9,14 +9,15 @@ import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.ElectionEvent;
 import io.synod.protocol.KvCommand;
+import io.synod.protocol.RoutedCommand;
 import io.synod.server.group.driver.GroupDriverConfig;
 import io.synod.server.group.driver.GroupMetrics;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
-import io.synod.server.wire.WireFrame;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -31,13 +32,13 @@ class CodingChangesTest {
     @TempDir
     Path dir;
 
-    static WireFrame.ClientResponse change(GroupLoop loop, long id, int f, int x, int threshold) throws Exception {
-        CompletableFuture<WireFrame.ClientResponse> answer = new CompletableFuture<>();
-        loop.onCodingChange(new WireFrame.CodingChange(id, 0, f, x, threshold), answer::complete);
+    static ClientFrame.Response change(GroupLoop loop, long id, int f, int x, int threshold) throws Exception {
+        CompletableFuture<ClientFrame.Response> answer = new CompletableFuture<>();
+        loop.onCodingChange(new ClientFrame.CodingChange(id, 0, f, x, threshold), answer::complete);
         return answer.get(30, TimeUnit.SECONDS);
     }
 
-    static String text(WireFrame.ClientResponse r) {
+    static String text(ClientFrame.Response r) {
         return new String(r.result(), StandardCharsets.UTF_8);
     }
 
@@ -95,15 +96,16 @@ class CodingChangesTest {
             loops[2] = null;
             down.close(); // down before the change
 
-            WireFrame.ClientResponse ok = change(loops[0], 1, 1, 1, 100);
+            ClientFrame.Response ok = change(loops[0], 1, 1, 1, 100);
             assertEquals(ClientReply.Status.OK.ordinal(), ok.status(), text(ok));
             changeSlot = ok.slot();
             long last = 0;
             for (long seq = 1; seq <= 60; seq++) {
-                CompletableFuture<WireFrame.ClientResponse> put = new CompletableFuture<>();
-                loops[0].onClientCommand(new WireFrame.ClientCommand(seq, 9, seq,
-                        new KvCommand.Put("k" + seq, new byte[] {(byte) seq}).encode()), put::complete);
-                WireFrame.ClientResponse r = put.get(30, TimeUnit.SECONDS);
+                CompletableFuture<ClientFrame.Response> put = new CompletableFuture<>();
+                byte[] payload = new KvCommand.Put("k" + seq, new byte[] {(byte) seq}).encode();
+                loops[0].onClientCommand(new ClientFrame.Command(seq, 9, seq, payload), RoutedCommand.of(payload),
+                        put::complete);
+                ClientFrame.Response r = put.get(30, TimeUnit.SECONDS);
                 assertEquals(ClientReply.Status.OK.ordinal(), r.status());
                 last = r.slot();
             }
@@ -148,7 +150,7 @@ class CodingChangesTest {
             assertEquals(ClientReply.Status.REJECTED.ordinal(), change(loop, 1, 1, 1, 0).status(), "not elected yet");
             loop.onElection(new ElectionEvent.Elected(1));
             awaitLeader(loop);
-            WireFrame.ClientResponse r = change(loop, 2, 1, 1, 0);
+            ClientFrame.Response r = change(loop, 2, 1, 1, 0);
             assertEquals(ClientReply.Status.REJECTED.ordinal(), r.status());
             assertTrue(text(r).contains("runs without coding"), text(r));
         } finally {
@@ -188,15 +190,15 @@ class CodingChangesTest {
             loops[2].onElection(new ElectionEvent.LeaderIs(0));
             awaitLeader(loops[0]);
 
-            WireFrame.ClientResponse follower = change(loops[1], 1, 1, 1, 100);
+            ClientFrame.Response follower = change(loops[1], 1, 1, 1, 100);
             assertEquals(ClientReply.Status.NOT_LEADER.ordinal(), follower.status());
             assertEquals(0, follower.leaderHint(), "the hint names the leader");
 
-            WireFrame.ClientResponse broken = change(loops[0], 2, 1, 2, 0);
+            ClientFrame.Response broken = change(loops[0], 2, 1, 2, 0);
             assertEquals(ClientReply.Status.REJECTED.ordinal(), broken.status());
             assertTrue(text(broken).contains("X <= N - 2F = 1"), text(broken));
 
-            WireFrame.ClientResponse ok = change(loops[0], 3, 1, 1, 100);
+            ClientFrame.Response ok = change(loops[0], 3, 1, 1, 100);
             assertEquals(ClientReply.Status.OK.ordinal(), ok.status(), text(ok));
             assertTrue(ok.slot() > 0);
             assertTrue(text(ok).contains("threshold=100B"), text(ok));

@@ -12,16 +12,17 @@ import io.synod.core.paxos.Message;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
 import io.synod.leases.LeaderLease;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.ElectionEvent;
 import io.synod.protocol.KvCommand;
 import io.synod.protocol.KvResult;
+import io.synod.protocol.RoutedCommand;
 import io.synod.server.group.driver.GroupDriverConfig;
 import io.synod.server.group.driver.GroupMetrics;
 import io.synod.server.lease.GroupLease;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
-import io.synod.server.wire.WireFrame;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -36,10 +37,10 @@ class GroupLoopTest {
     @TempDir
     Path dir;
 
-    static WireFrame.ClientResponse call(GroupLoop loop, long seq) throws Exception {
-        CompletableFuture<WireFrame.ClientResponse> f = new CompletableFuture<>();
-        loop.onClientCommand(new WireFrame.ClientCommand(seq, 9, seq, new KvCommand.Put("k" + seq, new byte[] {1}).encode()),
-                f::complete);
+    static ClientFrame.Response call(GroupLoop loop, long seq) throws Exception {
+        CompletableFuture<ClientFrame.Response> f = new CompletableFuture<>();
+        byte[] payload = new KvCommand.Put("k" + seq, new byte[] {1}).encode();
+        loop.onClientCommand(new ClientFrame.Command(seq, 9, seq, payload), RoutedCommand.of(payload), f::complete);
         return f.get(20, TimeUnit.SECONDS);
     }
 
@@ -68,9 +69,9 @@ class GroupLoopTest {
             assertTrue(registry.get("synod.commit.latency").timer().count() >= 20);
 
             storage.log().close(); // The next append hits a closed file: a storage failure.
-            assertEquals(WireFrame.ClientResponse.STATUS_NO_GROUP, call(loop, 21).status());
-            assertEquals(WireFrame.GroupStatus.FAILED, loop.status().state());
-            assertEquals(WireFrame.ClientResponse.STATUS_NO_GROUP, call(loop, 22).status(), "no retry: it stays stopped");
+            assertEquals(ClientFrame.STATUS_NO_GROUP, call(loop, 21).status());
+            assertEquals(ClientFrame.GroupStatus.FAILED, loop.status().state());
+            assertEquals(ClientFrame.STATUS_NO_GROUP, call(loop, 22).status(), "no retry: it stays stopped");
         } finally {
             loop.close();
         }
@@ -92,9 +93,10 @@ class GroupLoopTest {
         assertEquals(Role.LEADER.ordinal(), loop.status().role());
     }
 
-    private static WireFrame.ClientResponse send(GroupLoop loop, long seq, KvCommand command) throws Exception {
-        CompletableFuture<WireFrame.ClientResponse> f = new CompletableFuture<>();
-        loop.onClientCommand(new WireFrame.ClientCommand(seq, 9, seq, command.encode()), f::complete);
+    private static ClientFrame.Response send(GroupLoop loop, long seq, KvCommand command) throws Exception {
+        CompletableFuture<ClientFrame.Response> f = new CompletableFuture<>();
+        byte[] payload = command.encode();
+        loop.onClientCommand(new ClientFrame.Command(seq, 9, seq, payload), RoutedCommand.of(payload), f::complete);
         return f.get(20, TimeUnit.SECONDS);
     }
 
@@ -110,7 +112,7 @@ class GroupLoopTest {
         try {
             lead(loop, 1);
             for (long seq = 1; seq <= 20; seq++) {
-                WireFrame.ClientResponse r = send(loop, seq, new KvCommand.Append("list", seq));
+                ClientFrame.Response r = send(loop, seq, new KvCommand.Append("list", seq));
                 assertEquals(ClientReply.Status.OK.ordinal(), r.status());
                 slots[(int) seq] = r.slot();
             }
@@ -138,10 +140,10 @@ class GroupLoopTest {
             lead(loop, 2);
             // A retry of sequence 20 (the client never saw its answer) is answered from the session
             // table RocksDB kept, with the slot it was applied in, and is not applied again.
-            WireFrame.ClientResponse retry = send(loop, 20, new KvCommand.Append("list", 20));
+            ClientFrame.Response retry = send(loop, 20, new KvCommand.Append("list", 20));
             assertEquals(ClientReply.Status.OK.ordinal(), retry.status());
             assertEquals(slots[20], retry.slot(), "answered from the session: the original slot");
-            WireFrame.ClientResponse list = send(loop, 21, new KvCommand.ReadList("list"));
+            ClientFrame.Response list = send(loop, 21, new KvCommand.ReadList("list"));
             assertEquals(ClientReply.Status.OK.ordinal(), list.status());
             KvResult.ListValue value = (KvResult.ListValue) KvResult.decode(list.result());
             assertEquals(20, value.elements().length, "20 appends, the retry applied at most once");
@@ -201,20 +203,20 @@ class GroupLoopTest {
             long written;
             try {
                 lead(loop, 1);
-                WireFrame.ClientResponse put = send(loop, 1, new KvCommand.Put("k", new byte[] {7}));
+                ClientFrame.Response put = send(loop, 1, new KvCommand.Put("k", new byte[] {7}));
                 assertEquals(ClientReply.Status.OK.ordinal(), put.status());
                 written = put.slot();
                 long seq = 2;
-                WireFrame.ClientResponse read = send(loop, seq, new KvCommand.Get("k"));
-                while (read.served() != WireFrame.ClientResponse.SERVED_LEASE && seq < 200) {
+                ClientFrame.Response read = send(loop, seq, new KvCommand.Get("k"));
+                while (read.served() != ClientFrame.SERVED_LEASE && seq < 200) {
                     assertEquals(ClientReply.Status.OK.ordinal(), read.status());
                     read = send(loop, ++seq, new KvCommand.Get("k"));
                 }
-                assertEquals(WireFrame.ClientResponse.SERVED_LEASE, read.served(), "the leader reads under its lease");
+                assertEquals(ClientFrame.SERVED_LEASE, read.served(), "the leader reads under its lease");
                 if (graceful) {
                     loop.beginHandOver();
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                    WireFrame.ClientResponse after = send(loop, ++seq, new KvCommand.Get("k"));
+                    ClientFrame.Response after = send(loop, ++seq, new KvCommand.Get("k"));
                     while (after.status() == ClientReply.Status.OK.ordinal() && System.nanoTime() < deadline) {
                         after = send(loop, ++seq, new KvCommand.Get("k")); // Answered before the loop took the request.
                     }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.client.TlsFiles;
+import io.synod.protocol.ClientFrame;
+import io.synod.protocol.ClientFrameCodec;
 import io.synod.server.client.ClientServer;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.transport.ConnectionPolicy;
@@ -41,14 +43,14 @@ class ConnectionLimitsTest {
 
     static final ClientServer.Handler STATUS_ONLY = new ClientServer.Handler() {
         @Override
-        public void onCommand(WireFrame.ClientCommand command, java.util.function.Consumer<WireFrame.ClientResponse> respond) {
-            respond.accept(new WireFrame.ClientResponse(command.requestId(), 0, WireFrame.ClientResponse.STATUS_NO_GROUP, 0,
+        public void onCommand(ClientFrame.Command command, java.util.function.Consumer<ClientFrame.Response> respond) {
+            respond.accept(new ClientFrame.Response(command.requestId(), 0, ClientFrame.STATUS_NO_GROUP, 0,
                     -1, new byte[0]));
         }
 
         @Override
-        public WireFrame.StatusReport status(long requestId) {
-            return new WireFrame.StatusReport(requestId, 7, List.of());
+        public ClientFrame.StatusReport status(long requestId) {
+            return new ClientFrame.StatusReport(requestId, 7, List.of());
         }
     };
 
@@ -64,9 +66,9 @@ class ConnectionLimitsTest {
         }
     }
 
-    static WireFrame call(Socket s, WireFrame request) throws IOException {
+    static ClientFrame call(Socket s, ClientFrame request) throws IOException {
         DataOutputStream out = new DataOutputStream(s.getOutputStream());
-        byte[] body = WireCodec.encode(request);
+        byte[] body = ClientFrameCodec.encode(request);
         out.writeInt(body.length);
         out.write(body);
         out.flush();
@@ -74,8 +76,8 @@ class ConnectionLimitsTest {
         byte[] reply = new byte[in.readInt()];
         in.readFully(reply);
         try {
-            return WireCodec.decode(reply);
-        } catch (io.synod.server.wire.MalformedInputException e) {
+            return ClientFrameCodec.decode(reply);
+        } catch (IllegalArgumentException e) {
             throw new IOException(e);
         }
     }
@@ -97,7 +99,7 @@ class ConnectionLimitsTest {
         try (ClientServer server = new ClientServer(16 << 20, 64, 1, STATUS_ONLY, policy)) {
             InetSocketAddress address = server.start(local());
             try (SSLSocket served = TlsTestSupport.connect(client, address)) {
-                assertEquals(7, ((WireFrame.StatusReport) call(served, new WireFrame.StatusQuery(1))).nodeId());
+                assertEquals(7, ((ClientFrame.StatusReport) call(served, new ClientFrame.StatusQuery(1))).nodeId());
                 List<Socket> flood = new ArrayList<>();
                 try {
                     for (int i = 0; i < 60; i++) {
@@ -112,7 +114,7 @@ class ConnectionLimitsTest {
                         closed += closedByServer(s) ? 1 : 0;
                     }
                     assertEquals(41, closed, "every connection over the cap is closed; those under it stay open");
-                    assertEquals(7, ((WireFrame.StatusReport) call(served, new WireFrame.StatusQuery(2))).nodeId(),
+                    assertEquals(7, ((ClientFrame.StatusReport) call(served, new ClientFrame.StatusQuery(2))).nodeId(),
                             "the client connected before the flood is still served");
                 } finally {
                     for (Socket s : flood) {
@@ -143,7 +145,7 @@ class ConnectionLimitsTest {
             await(() -> server.limiter().open() == 0, "closed connections are no longer counted");
             try (Socket again = new Socket(address.getAddress(), address.getPort())) {
                 again.setSoTimeout(10_000);
-                assertEquals(7, ((WireFrame.StatusReport) call(again, new WireFrame.StatusQuery(3))).nodeId(),
+                assertEquals(7, ((ClientFrame.StatusReport) call(again, new ClientFrame.StatusQuery(3))).nodeId(),
                         "the address may connect again once under its cap");
             }
         }
@@ -237,7 +239,7 @@ class ConnectionLimitsTest {
             X509Certificate after;
             try (SSLSocket s = TlsTestSupport.connect(client, address)) {
                 after = (X509Certificate) s.getSession().getPeerCertificates()[0];
-                assertEquals(7, ((WireFrame.StatusReport) call(s, new WireFrame.StatusQuery(1))).nodeId());
+                assertEquals(7, ((ClientFrame.StatusReport) call(s, new ClientFrame.StatusQuery(1))).nodeId());
             }
             assertNotEquals(before.getSerialNumber(), after.getSerialNumber(), "the new connection got the new certificate");
             assertEquals(((X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")

@@ -24,9 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A group's RocksDB directory written by an earlier layout of the server still opens with the same state: the
  * checked-in {@code rocksdb-fixture/v1} ({@link DataDirectoryScenario}'s history, written by the first RocksDB
- * machine) is opened by today's machine and compared, key by key, with core's in-memory machine fed the same history:
- * every value and version, list, token and owner, live session, client-session record, the sequential counter, the
- * unresolved deferred value (then rebuilt), the coding and the applied slot.
+ * machine) is opened by today's machine and compared, key by key, with the same machine over the in-memory store fed
+ * the same history: every value and version, list, token and owner, live session, client-session record, the
+ * sequential counter, the unresolved deferred value (then rebuilt), the coding and the applied slot.
  */
 class DataDirectoryCompatibilityTest {
     @TempDir

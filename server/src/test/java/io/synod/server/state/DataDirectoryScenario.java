@@ -1,6 +1,6 @@
 package io.synod.server.state;
 
-import io.synod.core.kv.KvDeferral;
+import io.synod.core.kv.KvDeferrals;
 import io.synod.core.paxos.StateMachine.SessionWrite;
 import io.synod.core.paxos.StateMachine;
 import io.synod.protocol.KvCommand;
@@ -76,7 +76,7 @@ final class DataDirectoryScenario {
         results.add(null);
         byte[] payload = deferredPayload();
         byte[] header = m.deferralHeader(payload);
-        results.add(m.applyDeferred(DEFERRED_SLOT, header, payload.length, KvDeferral.checksum(payload, new byte[0]), null));
+        results.add(m.applyDeferred(DEFERRED_SLOT, header, payload.length, KvDeferrals.checksum(payload, new byte[0]), null));
         results.add(m.apply(LAST_SLOT, new KvCommand.Get("a").encode()));
         return results;
     }

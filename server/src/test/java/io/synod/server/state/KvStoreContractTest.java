@@ -54,6 +54,8 @@ class KvStoreContractTest {
             assertEquals(List.of("a", "ab", "b", "\u00e9", "\u00ff?"), keys(store, new byte[0], null, 10));
             assertEquals(List.of("ab", "b"), keys(store, b("aa"), b("b\0"), 10));
             assertEquals(List.of("a", "ab"), keys(store, new byte[0], null, 2), "the visitor stops the scan");
+            assertEquals(List.of(), keys(store, b("b"), b("ab"), 10), "a range that ends before it starts is empty");
+            assertEquals(List.of(), keys(store, b("b"), b("b"), 10), "an empty range");
             List<String> prefixed = new ArrayList<>();
             store.scanPrefix(b("a"), (k, v) -> prefixed.add(new String(k, StandardCharsets.UTF_8)));
             assertEquals(List.of("a", "ab"), prefixed);

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.synod.protocol.ClientFrame;
+import io.synod.protocol.ClientFrameCodec;
 import io.synod.server.wire.WireCodec;
 import io.synod.server.wire.WireFrame;
 import org.junit.jupiter.api.Test;
@@ -22,13 +24,13 @@ class FrameDecoderTest {
     @Test
     void decodesWholeAndSplitFrames() {
         EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1024));
-        ByteBuf two = Unpooled.buffer().writeBytes(frame(new WireFrame.StatusQuery(1))).writeBytes(frame(new WireFrame.StatusQuery(2)));
+        ByteBuf two = Unpooled.buffer().writeBytes(frame(new WireFrame.Hello(1, "c"))).writeBytes(frame(new WireFrame.Hello(2, "c")));
         // Feed byte by byte: frames come out only when complete.
         while (two.isReadable()) {
             ch.writeInbound(two.readRetainedSlice(1));
         }
-        assertEquals(new WireFrame.StatusQuery(1), ch.readInbound());
-        assertEquals(new WireFrame.StatusQuery(2), ch.readInbound());
+        assertEquals(new WireFrame.Hello(1, "c"), ch.readInbound());
+        assertEquals(new WireFrame.Hello(2, "c"), ch.readInbound());
         assertNull(ch.readInbound());
         assertTrue(ch.isOpen());
     }
@@ -55,10 +57,19 @@ class FrameDecoderTest {
         EmbeddedChannel bad = new EmbeddedChannel(new FrameDecoder(1024));
         EmbeddedChannel good = new EmbeddedChannel(new FrameDecoder(1024));
         bad.writeInbound(Unpooled.buffer().writeInt(3).writeBytes(new byte[] {1, 99, 0}));
-        good.writeInbound(frame(new WireFrame.StatusQuery(5)));
+        good.writeInbound(frame(new WireFrame.Hello(5, "c")));
         assertFalse(bad.isOpen());
         assertTrue(good.isOpen());
-        assertInstanceOf(WireFrame.StatusQuery.class, good.readInbound());
+        assertInstanceOf(WireFrame.Hello.class, good.readInbound());
+    }
+
+    @Test
+    void clientFramesAreRefusedOnThePeerPort() {
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1024));
+        byte[] body = ClientFrameCodec.encode(new ClientFrame.StatusQuery(1));
+        ch.writeInbound(Unpooled.buffer().writeInt(body.length).writeBytes(body));
+        assertFalse(ch.isOpen());
+        assertNull(ch.readInbound());
     }
 
     @Test
@@ -75,7 +86,7 @@ class FrameDecoderTest {
     void encoderRefusesAFrameAboveTheLimit() {
         EmbeddedChannel out = new EmbeddedChannel(new FrameEncoder(64));
         org.junit.jupiter.api.Assertions.assertThrows(io.netty.handler.codec.EncoderException.class,
-                () -> out.writeOutbound(new WireFrame.ClientCommand(1, 1, 1, new byte[100])));
+                () -> out.writeOutbound(new WireFrame.Hello(1, "c".repeat(100))));
         assertNull(out.readOutbound());
     }
 }

@@ -4,8 +4,8 @@ import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Replica;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
-import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -15,7 +15,7 @@ import java.util.TreeMap;
 
 /**
  * The admin path for coding changes on one group (docs/erasure.md, "The admin path"): a
- * {@link WireFrame.CodingChange} is proposed by the group's leader ({@link Replica#proposeCodingChangeAt}) and
+ * {@link ClientFrame.CodingChange} is proposed by the group's leader ({@link Replica#proposeCodingChangeAt}) and
  * answered once the entry applied at its slot is that change in the ballot it was proposed in (OK, with the slot
  * and the coding now in force); if another value was applied there, or this replica jumped past the slot by a
  * snapshot, the answer is UNKNOWN (the request may be sent again: a change sets F, X and the threshold, so doing
@@ -38,7 +38,7 @@ final class CodingChanges {
     }
 
     /** Proposes {@code change} if this replica leads and the rules allow it; otherwise answers at once. */
-    void propose(WireFrame.CodingChange change, Responder responder, Replica replica, boolean serving) {
+    void propose(ClientFrame.CodingChange change, Responder responder, Replica replica, boolean serving) {
         if (!serving) {
             respond(responder, change.requestId(), ClientReply.Status.NOT_LEADER, 0, replica.leaderHint(), "");
             return;
@@ -110,8 +110,8 @@ final class CodingChanges {
     void failAll() {
         for (List<Pending> waiting : bySlot.values()) {
             for (Pending p : waiting) {
-                p.responder().respond(new WireFrame.ClientResponse(p.requestId(), group,
-                        WireFrame.ClientResponse.STATUS_NO_GROUP, 0, -1, new byte[0]));
+                p.responder().respond(new ClientFrame.Response(p.requestId(), group,
+                        ClientFrame.STATUS_NO_GROUP, 0, -1, new byte[0]));
             }
         }
         bySlot.clear();
@@ -120,7 +120,7 @@ final class CodingChanges {
 
     private void respond(Responder responder, long requestId, ClientReply.Status status, long slot, int hint,
             String text) {
-        responder.respond(new WireFrame.ClientResponse(requestId, group, status.ordinal(), slot, hint,
+        responder.respond(new ClientFrame.Response(requestId, group, status.ordinal(), slot, hint,
                 text.getBytes(StandardCharsets.UTF_8)));
     }
 }

@@ -2,6 +2,7 @@ package io.synod.server.group.driver;
 
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.ClientRequest;
+import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.DurableState;
 import io.synod.core.paxos.Message;
@@ -11,11 +12,13 @@ import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.Role;
 import io.synod.core.paxos.StateMachine;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.ElectionEvent;
 import io.synod.server.lease.ReadGate;
 import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,6 +65,8 @@ public final class GroupDriver {
     private final WatchHub watches;
     private final CodingChanges codingChanges;
     private final HandOver handOver;
+    /** A hand-over asked for by {@link #requestMove()}: it ends in a resignation, then is forgotten. */
+    private boolean moving;
     private final Repair repair;
     /** The time passed in with the call being handled. */
     private long now;
@@ -100,12 +105,12 @@ public final class GroupDriver {
         this.codingChanges = new CodingChanges(group);
         this.handOver = new HandOver(group, config.replica().nodeId(), config.replica().clusterSize(),
                 config.replica().heartbeatIntervalNanos());
-        this.state = repair.repairing() ? WireFrame.GroupStatus.REPAIRING : WireFrame.GroupStatus.SERVING;
+        this.state = repair.repairing() ? ClientFrame.GroupStatus.REPAIRING : ClientFrame.GroupStatus.SERVING;
     }
 
     /** The runner started: a serving replica stands for election; a repairing one stays out until repaired. */
     public void start() {
-        if (state == WireFrame.GroupStatus.SERVING) {
+        if (state == ClientFrame.GroupStatus.SERVING) {
             joinElection();
         }
     }
@@ -132,11 +137,11 @@ public final class GroupDriver {
         } else if (input instanceof DriverInput.Client c) {
             propose(c);
         } else if (input instanceof DriverInput.StaleRead r) {
-            staleReads.read(r.read(), r.responder(), now);
+            staleReads.read(r.read(), r.readOnly(), r.responder(), now);
         } else if (input instanceof DriverInput.WatchPoll w) {
             if (watches == null) {
-                w.responder().respond(new WireFrame.ClientResponse(w.poll().requestId(), group,
-                        WireFrame.ClientResponse.STATUS_NO_GROUP, 0, -1, new byte[0]));
+                w.responder().respond(new ClientFrame.Response(w.poll().requestId(), group,
+                        ClientFrame.STATUS_NO_GROUP, 0, -1, new byte[0]));
             } else {
                 watches.poll(w.poll(), w.responder(), replica, serving(), now);
             }
@@ -167,8 +172,21 @@ public final class GroupDriver {
         }
     }
 
+    /**
+     * Leaders spread: hand this group's leadership over (the end-lease entry, as a graceful stop does, so
+     * that no lease gap opens), then resign so that the election picks another node. Ignored while a
+     * hand-over is already under way. Once moved, the hand-over is forgotten: the node may lead again.
+     */
+    public void requestMove() {
+        if (!handOver.requested() && replica.role() == Role.LEADER) {
+            handOver.request();
+            moving = true;
+        }
+    }
+
     /** A graceful stop asks the leader to hand over its lease first ({@link HandOver}); idempotent. */
     public void requestHandOver() {
+        moving = false; // a stop ends in leaving the election, not in resigning
         handOver.request();
     }
 
@@ -196,7 +214,7 @@ public final class GroupDriver {
     }
 
     private void propose(DriverInput.Client c) {
-        WireFrame.ClientCommand cmd = c.command();
+        ClientFrame.Command cmd = c.command();
         Command command;
         try {
             command = new Command(cmd.clientId(), cmd.sequence(), cmd.payload());
@@ -204,25 +222,25 @@ public final class GroupDriver {
                 throw new IllegalArgumentException("client id 0 is reserved");
             }
         } catch (IllegalArgumentException e) {
-            c.responder().respond(new WireFrame.ClientResponse(cmd.requestId(), group, ClientReply.Status.REJECTED.ordinal(),
+            c.responder().respond(new ClientFrame.Response(cmd.requestId(), group, ClientReply.Status.REJECTED.ordinal(),
                     0, replica.leaderHint(), String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
             return;
         }
         if (waiters.full()) {
-            c.responder().respond(new WireFrame.ClientResponse(cmd.requestId(), group, ClientReply.Status.BUSY.ordinal(), 0,
+            c.responder().respond(new ClientFrame.Response(cmd.requestId(), group, ClientReply.Status.BUSY.ordinal(), 0,
                     replica.leaderHint(), new byte[0]));
             return;
         }
         // The answer comes in a later Ready, so the waiter is registered after proposing, knowing the path.
-        leaseGate.begin((cmd.flags() & WireFrame.ClientCommand.FLAG_THROUGH_LOG) != 0);
+        leaseGate.begin((cmd.flags() & ClientFrame.FLAG_THROUGH_LOG) != 0);
         replica.propose(new ClientRequest(command));
         boolean byLease = leaseGate.servedLocally();
-        boolean read = byLease || (config.lease().enabled() && localState.isReadOnly(cmd.payload()));
+        boolean read = byLease || (config.lease().enabled() && c.readOnly());
         boolean follower = replica.role() != Role.LEADER;
         long holders = read && !byLease && follower && config.lease().followerReads() ? leaseGate.holders(cmd.payload())
                 : -1;
         waiters.add(cmd.clientId(), cmd.sequence(), new Waiters.Waiter(cmd.requestId(), c.responder(), c.receivedNanos(),
-                byLease ? WireFrame.ClientResponse.SERVED_LEASE : WireFrame.ClientResponse.SERVED_LOG, read,
+                byLease ? ClientFrame.SERVED_LEASE : ClientFrame.SERVED_LOG, read,
                 byLease && follower, holders, holders >= 0 ? c : null));
     }
 
@@ -237,6 +255,13 @@ public final class GroupDriver {
     public void ready(long nowNanos) {
         now = nowNanos;
         handOver.step(replica, nowNanos);
+        if (moving && handOver.done()) {
+            moving = false;
+            handOver.reset();
+            if (joinedElection && replica.role() == Role.LEADER) {
+                out.resign();
+            }
+        }
         if (!holderWait.isEmpty()) {
             for (DriverInput.Client c : holderWait.takeAll()) {
                 observeClock();
@@ -283,7 +308,7 @@ public final class GroupDriver {
         lastRole = role;
         if (repair.finishedAfter(replica)) {
             out.finishRepair();
-            state = WireFrame.GroupStatus.SERVING;
+            state = ClientFrame.GroupStatus.SERVING;
             joinElection();
         }
         metrics.applyLagSlots = Math.max(0, replica.lastSlot() - replica.appliedSlot());
@@ -349,16 +374,16 @@ public final class GroupDriver {
      * told there is no group here finds the group failed), then the election is left and every waiting request
      * is answered.
      */
-    public void fail(Consumer<WireFrame.GroupStatus> publish) {
-        state = WireFrame.GroupStatus.FAILED;
+    public void fail(Consumer<ClientFrame.GroupStatus> publish) {
+        state = ClientFrame.GroupStatus.FAILED;
         publish.accept(status());
         if (joinedElection) {
             out.leaveElection();
         }
         waiters.failAll();
         for (DriverInput.Client c : holderWait.takeAll()) {
-            c.responder().respond(new WireFrame.ClientResponse(c.command().requestId(), group,
-                    WireFrame.ClientResponse.STATUS_NO_GROUP, 0, -1, new byte[0]));
+            c.responder().respond(new ClientFrame.Response(c.command().requestId(), group,
+                    ClientFrame.STATUS_NO_GROUP, 0, -1, new byte[0]));
         }
         if (watches != null) {
             watches.failAll();
@@ -367,15 +392,23 @@ public final class GroupDriver {
     }
 
     private boolean serving() {
-        return state == WireFrame.GroupStatus.SERVING;
+        return state == ClientFrame.GroupStatus.SERVING;
     }
 
-    /** The group's state now (role, epoch, leader, slots, serving/repairing/failed). */
-    public WireFrame.GroupStatus status() {
+    /**
+     * The group's state now (role, epoch, leader, slots, serving/repairing/failed), with the lease mode it runs and
+     * the coding in force at its applied slot (a coding change moves it; the spec in ZooKeeper keeps the first).
+     */
+    public ClientFrame.GroupStatus status() {
         Ballot b = replica.promised();
-        return new WireFrame.GroupStatus(group, replica.role().ordinal(), b.epoch(),
+        Coding coding = replica.coding();
+        String lease = config.lease().mode().name().toLowerCase(Locale.ROOT).replace('_', '-'); // as the config spells it
+        return new ClientFrame.GroupStatus(group, replica.role().ordinal(), b.epoch(),
                 replica.role() == Role.LEADER ? replica.nodeId() : replica.leaderHint(), replica.commitSlot(),
-                replica.appliedSlot(), replica.snapshotSlot(), state);
+                replica.appliedSlot(), replica.snapshotSlot(), state, lease, coding.enabled()
+                        ? new ClientFrame.CodingStatus(coding.nodes(), coding.failures(), coding.dataShards(),
+                                coding.thresholdBytes())
+                        : ClientFrame.CodingStatus.OFF);
     }
 
     public int group() {

@@ -57,6 +57,24 @@ final class HandOver {
         requested = true;
     }
 
+    /** Whether a hand-over was asked for (and not {@link #reset} since). */
+    boolean requested() {
+        return requested;
+    }
+
+    /**
+     * Forgets a finished hand-over so that a later one can run: a leadership move (the leader balancer)
+     * hands over and resigns, and the node may lead the group again later and hand it over again.
+     */
+    void reset() {
+        requested = false;
+        started = false;
+        done = false;
+        committed = false;
+        slot = -1;
+        Arrays.fill(peerApplied, -1);
+    }
+
     /** Whether the hand-over is over: done, not needed, or timed out. */
     boolean done() {
         return done;

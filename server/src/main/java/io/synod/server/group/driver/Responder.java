@@ -1,6 +1,7 @@
 package io.synod.server.group.driver;
 
-import io.synod.server.wire.WireFrame;
+import io.synod.protocol.ClientFrame;
+
 
 /**
  * Where the answer to one client request goes (a connection). The driver hands each answer to the
@@ -9,5 +10,5 @@ import io.synod.server.wire.WireFrame;
  */
 @FunctionalInterface
 public interface Responder {
-    void respond(WireFrame.ClientResponse response);
+    void respond(ClientFrame.Response response);
 }

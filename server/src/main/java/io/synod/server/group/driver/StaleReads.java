@@ -3,8 +3,8 @@ package io.synod.server.group.driver;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.Role;
 import io.synod.core.paxos.StateMachine;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
-import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +21,7 @@ final class StaleReads {
     /** A parked STALE read gives up (BUSY) after this long: the rebuild needs X shards from peers. */
     static final long PARKED_READ_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private record ParkedRead(WireFrame.StaleRead read, Responder responder, long parkedNanos) {}
+    private record ParkedRead(ClientFrame.StaleRead read, Responder responder, long parkedNanos) {}
 
     private final int group;
     private final Replica replica;
@@ -37,17 +37,17 @@ final class StaleReads {
         this.metrics = metrics;
     }
 
-    void read(WireFrame.StaleRead read, Responder responder, long nowNanos) {
+    void read(ClientFrame.StaleRead read, boolean readOnly, Responder responder, long nowNanos) {
         int leader = leader();
         try {
-            if (!localState.isReadOnly(read.payload())) {
+            if (!readOnly) {
                 throw new IllegalArgumentException("a STALE read must be a read-only command");
             }
             if (!replica.resolvedForRead(read.payload())) {
                 // Deferred rebuild: a key it reads holds no bytes here yet. Its rebuild started (recovery reads);
                 // answer once it is done, never from the placeholder (docs/erasure.md, rule 4).
                 if (parkedReads.size() >= MAX_PARKED_READS) {
-                    responder.respond(new WireFrame.ClientResponse(read.requestId(), group,
+                    responder.respond(new ClientFrame.Response(read.requestId(), group,
                             ClientReply.Status.BUSY.ordinal(), 0, leader, new byte[0]));
                 } else {
                     parkedReads.add(new ParkedRead(read, responder, nowNanos));
@@ -55,10 +55,10 @@ final class StaleReads {
                 return;
             }
             byte[] result = localState.read(read.payload());
-            responder.respond(new WireFrame.ClientResponse(read.requestId(), group, ClientReply.Status.OK.ordinal(),
-                    replica.appliedSlot(), leader, result, WireFrame.ClientResponse.SERVED_LOCAL));
+            responder.respond(new ClientFrame.Response(read.requestId(), group, ClientReply.Status.OK.ordinal(),
+                    replica.appliedSlot(), leader, result, ClientFrame.SERVED_LOCAL));
         } catch (IllegalArgumentException e) {
-            responder.respond(new WireFrame.ClientResponse(read.requestId(), group, ClientReply.Status.REJECTED.ordinal(),
+            responder.respond(new ClientFrame.Response(read.requestId(), group, ClientReply.Status.REJECTED.ordinal(),
                     0, leader, String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
         }
     }
@@ -71,10 +71,10 @@ final class StaleReads {
         for (int i = parkedReads.size(); i > 0; i--) {
             ParkedRead p = parkedReads.poll();
             if (localState.unresolvedSlotsFor(p.read().payload()).length == 0) {
-                read(p.read(), p.responder(), now);
+                read(p.read(), true, p.responder(), now); // parked only after the read-only check
             } else if (now - p.parkedNanos() > PARKED_READ_NANOS) {
                 metrics.parkedReadTimeouts.increment();
-                p.responder().respond(new WireFrame.ClientResponse(p.read().requestId(), group,
+                p.responder().respond(new ClientFrame.Response(p.read().requestId(), group,
                         ClientReply.Status.BUSY.ordinal(), 0, leader(), new byte[0]));
             } else {
                 parkedReads.add(p);

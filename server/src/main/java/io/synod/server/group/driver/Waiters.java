@@ -1,8 +1,8 @@
 package io.synod.server.group.driver;
 
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
-import io.synod.server.wire.WireFrame;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class Waiters {
     /**
-     * {@code served}: the response's path ({@code WireFrame.ClientResponse.SERVED_*}); {@code read}: a read-only
+     * {@code served}: the response's path ({@code ClientFrame.Response.SERVED_*}); {@code read}: a read-only
      * command; {@code follower}: answered under the lease by this replica as a follower (a quorum-lease holder);
      * {@code holders}: for a read a quorum-lease follower refused, its key's lease holders (the NOT_LEADER
      * answer's result, so the client learns where the key can be read), else -1; {@code input}: for such a
@@ -78,7 +78,7 @@ final class Waiters {
             if (reply.status() == ClientReply.Status.OK) {
                 metrics.commitLatency.record(nowNanos - w.receivedNanos(), TimeUnit.NANOSECONDS);
                 if (w.read()) {
-                    (w.served() != WireFrame.ClientResponse.SERVED_LEASE ? metrics.logReads
+                    (w.served() != ClientFrame.SERVED_LEASE ? metrics.logReads
                             : w.follower() ? metrics.followerLeaseReads : metrics.leaseReads).increment();
                 }
             }
@@ -86,7 +86,7 @@ final class Waiters {
             if (reply.status() == ClientReply.Status.NOT_LEADER && w.holders() >= 0 && result.length == 0) {
                 result = ByteBuffer.allocate(Long.BYTES).putLong(w.holders()).array();
             }
-            w.responder().respond(new WireFrame.ClientResponse(w.requestId(), group, reply.status().ordinal(),
+            w.responder().respond(new ClientFrame.Response(w.requestId(), group, reply.status().ordinal(),
                     reply.slot(), reply.leaderHint(), result, w.served()));
         }
     }
@@ -96,8 +96,8 @@ final class Waiters {
         for (Map<Long, List<Waiter>> bySequence : byClient.values()) {
             for (List<Waiter> list : bySequence.values()) {
                 for (Waiter w : list) {
-                    w.responder().respond(new WireFrame.ClientResponse(w.requestId(), group,
-                            WireFrame.ClientResponse.STATUS_NO_GROUP, 0, -1, new byte[0]));
+                    w.responder().respond(new ClientFrame.Response(w.requestId(), group,
+                            ClientFrame.STATUS_NO_GROUP, 0, -1, new byte[0]));
                 }
             }
         }

@@ -3,10 +3,10 @@ package io.synod.server.group.driver;
 import io.synod.core.kv.KvWatchLog;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KeyChangeBatch;
 import io.synod.protocol.WatchCodec;
-import io.synod.server.wire.WireFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -40,24 +40,24 @@ final class WatchHub {
     }
 
     /** A poll arrived. */
-    void poll(WireFrame.WatchPoll poll, Responder responder, Replica replica, boolean serving, long nowNanos) {
+    void poll(ClientFrame.WatchPoll poll, Responder responder, Replica replica, boolean serving, long nowNanos) {
         WatchCodec.Query query;
         try {
             query = WatchCodec.decodeQuery(poll.query());
         } catch (IllegalArgumentException e) {
-            responder.respond(new WireFrame.ClientResponse(poll.requestId(), group, ClientReply.Status.REJECTED.ordinal(), 0,
+            responder.respond(new ClientFrame.Response(poll.requestId(), group, ClientReply.Status.REJECTED.ordinal(), 0,
                     replica.leaderHint(), ("bad watch query: " + e.getMessage()).getBytes(StandardCharsets.UTF_8)));
             return;
         }
         if (!serving || replica.role() != Role.LEADER) {
-            responder.respond(new WireFrame.ClientResponse(poll.requestId(), group,
+            responder.respond(new ClientFrame.Response(poll.requestId(), group,
                     ClientReply.Status.NOT_LEADER.ordinal(), 0, replica.leaderHint(), new byte[0]));
             return;
         }
         Held h = new Held(poll.requestId(), query, responder, nowNanos + query.waitMillis() * 1_000_000L);
         if (!answerIfReady(h, replica, nowNanos)) {
             if (held.size() >= MAX_HELD) {
-                responder.respond(new WireFrame.ClientResponse(poll.requestId(), group, ClientReply.Status.BUSY.ordinal(), 0,
+                responder.respond(new ClientFrame.Response(poll.requestId(), group, ClientReply.Status.BUSY.ordinal(), 0,
                         replica.nodeId(), new byte[0]));
                 return;
             }
@@ -77,7 +77,7 @@ final class WatchHub {
         for (Iterator<Held> it = held.iterator(); it.hasNext(); ) {
             Held h = it.next();
             if (!leading) {
-                h.responder().respond(new WireFrame.ClientResponse(h.requestId(), group,
+                h.responder().respond(new ClientFrame.Response(h.requestId(), group,
                         ClientReply.Status.NOT_LEADER.ordinal(), 0, replica.leaderHint(), new byte[0]));
                 it.remove();
             } else if ((grew || nowNanos - h.deadlineNanos() >= 0) && answerIfReady(h, replica, nowNanos)) {
@@ -93,7 +93,7 @@ final class WatchHub {
         if (batch.events().isEmpty() && !batch.compacted() && nowNanos - h.deadlineNanos() < 0) {
             return false;
         }
-        h.responder().respond(new WireFrame.ClientResponse(h.requestId(), group, ClientReply.Status.OK.ordinal(),
+        h.responder().respond(new ClientFrame.Response(h.requestId(), group, ClientReply.Status.OK.ordinal(),
                 replica.appliedSlot(), replica.nodeId(), WatchCodec.encode(batch)));
         return true;
     }
@@ -101,7 +101,7 @@ final class WatchHub {
     /** The group stops: every held poll is told there is no group here now. */
     void failAll() {
         for (Held h : held) {
-            h.responder().respond(new WireFrame.ClientResponse(h.requestId(), group, WireFrame.ClientResponse.STATUS_NO_GROUP,
+            h.responder().respond(new ClientFrame.Response(h.requestId(), group, ClientFrame.STATUS_NO_GROUP,
                     0, -1, new byte[0]));
         }
         held.clear();

@@ -7,7 +7,9 @@ import io.synod.core.paxos.DurableState;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ElectionEvent;
+import io.synod.protocol.RoutedCommand;
 import io.synod.server.wire.WireFrame;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -26,7 +28,7 @@ final class DriverCluster {
         final int id;
         final GroupDriver driver;
         final KvStateMachine machine = new KvStateMachine();
-        final List<WireFrame.ClientResponse> replies = new ArrayList<>();
+        final List<ClientFrame.Response> replies = new ArrayList<>();
         /** While set, a pass leaves its persist request outstanding (the test completes it). */
         boolean diskStalled;
         int joins;
@@ -89,8 +91,8 @@ final class DriverCluster {
 
         /** A client command at the fake time now. */
         void command(long requestId, byte[] payload, int flags) {
-            step(new DriverInput.Client(new WireFrame.ClientCommand(requestId, 7, requestId, payload, flags), responder(),
-                    now));
+            step(new DriverInput.Client(new ClientFrame.Command(requestId, 7, requestId, payload, flags),
+                    RoutedCommand.of(payload).readOnly(), responder(), now));
         }
 
         /** A pass; with {@code fsync}, every Ready it must persist is made durable at once (the runner's loop). */

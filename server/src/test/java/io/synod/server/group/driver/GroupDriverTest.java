@@ -9,11 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.synod.coordination.LeaseMode;
 import io.synod.coordination.LeaseTiming;
 import io.synod.core.paxos.Role;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvCommand;
 import io.synod.protocol.WatchCodec;
 import io.synod.server.lease.GroupLease;
-import io.synod.server.wire.WireFrame;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -100,11 +100,11 @@ class GroupDriverTest {
         assertEquals(ClientReply.Status.OK.ordinal(), leader.replies.get(1).status());
         leader.command(3, GET, 0);
         leader.pass(true);
-        assertEquals(WireFrame.ClientResponse.SERVED_LEASE, leader.replies.get(2).served(), cluster.trace.toString());
+        assertEquals(ClientFrame.SERVED_LEASE, leader.replies.get(2).served(), cluster.trace.toString());
         // A read the client sends through the log is not.
-        leader.command(4, GET, WireFrame.ClientCommand.FLAG_THROUGH_LOG);
+        leader.command(4, GET, ClientFrame.FLAG_THROUGH_LOG);
         leader.pass(true);
-        assertEquals(WireFrame.ClientResponse.SERVED_LOG, leader.replies.get(3).served());
+        assertEquals(ClientFrame.SERVED_LOG, leader.replies.get(3).served());
     }
 
     /**
@@ -156,9 +156,9 @@ class GroupDriverTest {
             DriverCluster.Node follower = cluster.nodes[id];
             follower.command(10 + id, GET, 0);
             follower.pass(true);
-            WireFrame.ClientResponse r = follower.replies.get(follower.replies.size() - 1);
+            ClientFrame.Response r = follower.replies.get(follower.replies.size() - 1);
             if (r.status() == ClientReply.Status.OK.ordinal()) {
-                assertEquals(WireFrame.ClientResponse.SERVED_LEASE, r.served(), "answered under its lease");
+                assertEquals(ClientFrame.SERVED_LEASE, r.served(), "answered under its lease");
                 servedLocally |= 1 << id;
             } else {
                 assertEquals(ClientReply.Status.NOT_LEADER.ordinal(), r.status());
@@ -181,7 +181,7 @@ class GroupDriverTest {
     void aRepairingReplicaNeitherVotesNorStandsUntilItCaughtUpWithANewLeader() {
         DriverCluster cluster = new DriverCluster(3, c -> c, 2);
         DriverCluster.Node damaged = cluster.nodes[2];
-        assertEquals(WireFrame.GroupStatus.REPAIRING, damaged.driver.status().state());
+        assertEquals(ClientFrame.GroupStatus.REPAIRING, damaged.driver.status().state());
         assertEquals(0, damaged.joins, "out of the election while repairing");
         DriverCluster.Node leader = cluster.electFirst();
         assertEquals(Role.LEADER, leader.role());
@@ -193,7 +193,7 @@ class GroupDriverTest {
             cluster.advance(10 * MS);
         }
         assertEquals(1, damaged.repairsFinished, "repaired once it applied the new leader's commit point");
-        assertEquals(WireFrame.GroupStatus.SERVING, damaged.driver.status().state());
+        assertEquals(ClientFrame.GroupStatus.SERVING, damaged.driver.status().state());
         assertEquals(1, damaged.joins, "stands for election again");
     }
 
@@ -219,16 +219,16 @@ class GroupDriverTest {
         DriverCluster.Node leader = cluster.electFirst();
         leader.command(1, PUT, 0);
         leader.driver.ready(cluster.now); // The persist never completes: the disk failed.
-        List<WireFrame.GroupStatus> published = new ArrayList<>();
+        List<ClientFrame.GroupStatus> published = new ArrayList<>();
         leader.driver.fail(s -> {
             published.add(s);
             assertTrue(leader.replies.isEmpty(), "the failed status is published before any waiter is answered");
         });
-        assertEquals(WireFrame.GroupStatus.FAILED, published.get(0).state());
+        assertEquals(ClientFrame.GroupStatus.FAILED, published.get(0).state());
         assertEquals(1, leader.leaves);
         assertEquals(1, leader.replies.size());
-        assertEquals(WireFrame.ClientResponse.STATUS_NO_GROUP, leader.replies.get(0).status());
-        assertEquals(WireFrame.GroupStatus.FAILED, leader.driver.status().state());
+        assertEquals(ClientFrame.STATUS_NO_GROUP, leader.replies.get(0).status());
+        assertEquals(ClientFrame.GroupStatus.FAILED, leader.driver.status().state());
     }
 
     /**
@@ -243,7 +243,7 @@ class GroupDriverTest {
         leader.pass(true);
         long from = leader.replies.get(0).slot() + 1; // After the put's event: nothing to report yet.
         leader.replies.clear();
-        leader.step(new DriverInput.WatchPoll(new WireFrame.WatchPoll(1,
+        leader.step(new DriverInput.WatchPoll(new ClientFrame.WatchPoll(1,
                 WatchCodec.encode(new WatchCodec.Query("w", false, from, 0, 10, 50))), leader.responder()));
         leader.pass(true);
         cluster.advance(49 * MS);
@@ -252,12 +252,12 @@ class GroupDriverTest {
         assertEquals(1, leader.replies.size(), "answered when its wait ended");
         assertTrue(WatchCodec.decodeBatch(leader.replies.get(0).result()).events().isEmpty());
 
-        leader.step(new DriverInput.WatchPoll(new WireFrame.WatchPoll(2,
+        leader.step(new DriverInput.WatchPoll(new ClientFrame.WatchPoll(2,
                 WatchCodec.encode(new WatchCodec.Query("w", false, from, 0, 10, 50))), leader.responder()));
         leader.pass(true);
         leader.command(3, new KvCommand.Put("w", new byte[] {2}).encode(), 0);
         leader.pass(true);
-        assertEquals(List.of(2L, 3L), leader.replies.subList(1, 3).stream().map(WireFrame.ClientResponse::requestId)
+        assertEquals(List.of(2L, 3L), leader.replies.subList(1, 3).stream().map(ClientFrame.Response::requestId)
                 .sorted().toList(), "the event answered the poll without waiting");
         assertEquals(1, WatchCodec.decodeBatch(leader.replies.stream().filter(r -> r.requestId() == 2).findFirst()
                 .orElseThrow().result()).events().size());
@@ -273,11 +273,11 @@ class GroupDriverTest {
         cluster.deliver();
         cluster.advance(MS); // The followers learn the commit and apply.
         DriverCluster.Node follower = cluster.nodes[1];
-        follower.step(new DriverInput.StaleRead(new WireFrame.StaleRead(9, GET), follower.responder()));
+        follower.step(new DriverInput.StaleRead(new ClientFrame.StaleRead(9, GET), true, follower.responder()));
         assertEquals(1, follower.replies.size());
-        WireFrame.ClientResponse r = follower.replies.get(0);
+        ClientFrame.Response r = follower.replies.get(0);
         assertEquals(ClientReply.Status.OK.ordinal(), r.status());
-        assertEquals(WireFrame.ClientResponse.SERVED_LOCAL, r.served());
+        assertEquals(ClientFrame.SERVED_LOCAL, r.served());
         assertEquals(0, r.leaderHint());
     }
 }
