@@ -43,7 +43,10 @@ import picocli.CommandLine.Spec;
                 "checks no acknowledged append is lost, the history is linearizable and the service recovers after each fault."})
 public final class NemesisCommand implements Callable<Integer> {
     /** The fault kinds, in the order a schedule cycles through them. */
-    static final List<String> KINDS = List.of("split", "leader-isolation", "zk-isolation", "pause", "kill");
+    static final List<String> KINDS = List.of("split", "leader-isolation", "bridge", "zk-isolation", "client-cut", "pause",
+            "kill", "disk-full", "clock");
+    /** What {@code partition} stands for in {@code --faults}. */
+    static final List<String> PARTITIONS = List.of("split", "leader-isolation", "bridge", "zk-isolation", "client-cut");
 
     @Spec
     CommandSpec spec;
@@ -52,10 +55,23 @@ public final class NemesisCommand implements Callable<Integer> {
     RunOptions o = new RunOptions();
 
     @Option(names = "--faults", defaultValue = "partition,pause,kill", paramLabel = "LIST",
-            description = "comma-separated fault kinds: split, leader-isolation, zk-isolation (partition = all three),"
-                    + " pause, kill (default ${DEFAULT-VALUE})")
+            description = "comma-separated fault kinds: split, leader-isolation, bridge, zk-isolation, client-cut (partition ="
+                    + " these five), pause, kill, disk-full (root), clock; all = every kind (default ${DEFAULT-VALUE})")
     String faults;
 
+    @Option(names = "--net", defaultValue = "relays", paramLabel = "relays|namespaces",
+            description = "how links are cut: relays (user-space TCP relays on 127.0.0.1, resets) or namespaces (root: a"
+                    + " network namespace per server on a bridge, blackhole routes, silent loss) (default ${DEFAULT-VALUE})")
+    String net;
+
+    @Option(names = "--clock-skew-ms", defaultValue = "250",
+            description = "clock fault: the victim's clock offset, -3600000..3600000 (default ${DEFAULT-VALUE})")
+    long clockSkewMillis;
+
+    @Option(names = "--clock-drift-ppm", defaultValue = "5000",
+            description = "clock fault: the victim's clock rate error, -900000..1000000; beyond the lease's lease.drift.ppm"
+                    + " (10000 by default) timer leases are expected to be unsafe (default ${DEFAULT-VALUE})")
+    long clockDriftPpm;
     @Option(names = "--rounds", defaultValue = "5", paramLabel = "N",
             description = "faults to inject, cycling through --faults, 1..10000 (default ${DEFAULT-VALUE})")
     int rounds;
@@ -90,6 +106,7 @@ public final class NemesisCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         List<String> kinds = parseFaults();
         validate();
+        checkPrivileges(kinds);
         out = spec.commandLine().getOut();
         Path clusterDir = o.freshClusterDir(spec);
         long actualSeed = o.seedOrRandom();
@@ -99,10 +116,14 @@ public final class NemesisCommand implements Callable<Integer> {
                 o.nodes, o.groups, o.clients, o.keys, lease, actualSeed);
         try (ProcessCluster cluster = ProcessCluster.start(clusterDir, o.nodes, o.groups, o.sessionTimeoutMillis,
                 List.of("lease=" + lease), out, true)) {
-            progress("putting relays on every peer link and ZooKeeper link (each node restarts once)");
-            try (RelayMesh mesh = RelayMesh.install(cluster); NemesisFaults nemesis = new NemesisFaults(cluster, mesh)) {
+            progress(net.equals("namespaces") ? "moving every node into a network namespace of its own (each node restarts once)"
+                    : "putting relays on every peer, ZooKeeper and client link (each node restarts once)");
+            try (NemesisNet mesh = net.equals("namespaces") ? NamespaceNet.install(cluster) : RelayMesh.install(cluster);
+                    NemesisDisk disk = kinds.contains("disk-full") ? new NemesisDisk(cluster, mesh) : null;
+                    NemesisFaults nemesis = new NemesisFaults(cluster, mesh, disk, clockSkewMillis, clockDriftPpm)) {
+                progress("network: %s", mesh.description());
                 awaitLeaders(cluster, recoverySeconds);
-                return run(cluster, nemesis, kinds, random);
+                return run(cluster, mesh, nemesis, kinds, random);
             }
         }
     }
@@ -112,12 +133,14 @@ public final class NemesisCommand implements Callable<Integer> {
         for (String name : faults.split(",")) {
             String k = name.strip();
             if (k.equals("partition")) {
-                kinds.addAll(List.of("split", "leader-isolation", "zk-isolation"));
+                kinds.addAll(PARTITIONS);
+            } else if (k.equals("all")) {
+                kinds.addAll(KINDS);
             } else if (KINDS.contains(k)) {
                 kinds.add(k);
             } else {
                 throw new ParameterException(spec.commandLine(), "--faults: unknown fault '" + k + "' (expected "
-                        + String.join(", ", KINDS) + " or partition)");
+                        + String.join(", ", KINDS) + ", partition or all)");
             }
         }
         return new ArrayList<>(kinds);
@@ -130,18 +153,35 @@ public final class NemesisCommand implements Callable<Integer> {
         check(intervalMillis >= 100 && intervalMillis <= 600_000, "--interval-ms must be 100..600000, got " + intervalMillis);
         check(recoverySeconds >= 5 && recoverySeconds <= 3600, "--recovery-s must be 5..3600, got " + recoverySeconds);
         check(lease.matches("[a-z-]{1,32}"), "--lease must be a lease mode name, got '" + lease + "'");
+        check(net.equals("relays") || net.equals("namespaces"), "--net must be relays or namespaces, got '" + net + "'");
+        check(Math.abs(clockSkewMillis) <= 3_600_000, "--clock-skew-ms must be -3600000..3600000, got " + clockSkewMillis);
+        check(clockDriftPpm >= -900_000 && clockDriftPpm <= 1_000_000,
+                "--clock-drift-ppm must be -900000..1000000, got " + clockDriftPpm);
         o.validate(spec);
+    }
+
+    /** Root-only choices, checked before anything starts: one line naming what is missing. */
+    private void checkPrivileges(List<String> kinds) {
+        if (net.equals("namespaces")) {
+            String why = NamespaceNet.whyNotAvailable();
+            check(why == null, why);
+        }
+        if (kinds.contains("disk-full")) {
+            String why = NemesisDisk.whyNotAvailable();
+            check(why == null, why);
+        }
     }
 
     private void check(boolean ok, String message) {
         RunOptions.check(spec, ok, message);
     }
 
-    private int run(ProcessCluster cluster, NemesisFaults nemesis, List<String> kinds, Random random) throws Exception {
+    private int run(ProcessCluster cluster, NemesisNet mesh, NemesisFaults nemesis, List<String> kinds, Random random)
+            throws Exception {
         ListAppendWorkload workload = new ListAppendWorkload(o.groups, o.clients, o.keys, o.appendsPerKey, o.opTimeoutMillis);
         SharedHistory history = workload.history();
         List<FaultReport> reports = new ArrayList<>();
-        try (KvClient client = new SdkKvClient(cluster.clientAddresses(), 1024, Duration.ofMillis(o.opTimeoutMillis),
+        try (KvClient client = new SdkKvClient(mesh.clientAddresses(), 1024, Duration.ofMillis(o.opTimeoutMillis),
                 cluster.clientTls())) {
             progress("client: %s", client.description());
             workload.start(client, random);
@@ -180,6 +220,7 @@ public final class NemesisCommand implements Callable<Integer> {
         int victim = leaders.getOrDefault(group, random.nextInt(o.nodes));
         long held = kind.equals("pause") ? Math.max(faultMillis, o.sessionTimeoutMillis + 2_000L)
                 : kind.equals("kill") ? 1_000L : faultMillis;
+        nemesis.prepare(kind, victim, random);
         long t0 = history.nowNanos();
         String target = nemesis.inject(kind, victim, group, random);
         double newLeader = -1;
@@ -190,6 +231,7 @@ public final class NemesisCommand implements Callable<Integer> {
                 others.add(n);
             }
         }
+        double replicaStopped = -1;
         while (System.nanoTime() < heldUntil) {
             Thread.sleep(100);
             if (newLeader < 0) {
@@ -198,6 +240,13 @@ public final class NemesisCommand implements Callable<Integer> {
                     newLeader = (history.nowNanos() - t0) / 1e9;
                 }
             }
+            if (kind.equals("disk-full") && replicaStopped < 0 && !nemesis.serving(victim)) {
+                replicaStopped = (history.nowNanos() - t0) / 1e9;
+            }
+        }
+        if (kind.equals("disk-full")) {
+            target += replicaStopped < 0 ? "; its replicas kept serving" : String.format("; a replica stopped after %.1f s",
+                    replicaStopped);
         }
         nemesis.heal(kind, victim);
         long healed = history.nowNanos();
@@ -247,7 +296,7 @@ public final class NemesisCommand implements Callable<Integer> {
             }
             Thread.sleep(200);
         }
-        progress("every group has a leader through the relays");
+        progress("every group has a leader in the nemesis network");
     }
 
     private void printSummary(ProcessCluster cluster, ListAppendWorkload workload, ListAppendWorkload.Outcome outcome,

@@ -188,7 +188,7 @@ public final class ClusterCommand implements Runnable {
                     throw bad("--set: " + e.getMessage());
                 }
                 Path log = nodeDir.resolve("server.log");
-                Process p = startServer(cfg, log);
+                Process p = startServer(cfg, log, List.of());
                 entries.add(new ClusterFile.NodeEntry(i, p.pid(), ports[i][0], ports[i][1], ports[i][2], cfg.toString(),
                         log.toString()));
             }
@@ -324,15 +324,27 @@ public final class ClusterCommand implements Runnable {
         public Integer call() throws Exception {
             ClusterFile file = load();
             ClusterFile.NodeEntry n = node(file, id);
-            running(n.pid()).ifPresent(h -> terminate(h, false));
-            Process p = startServer(Path.of(n.config()), Path.of(n.log()));
-            ClusterFile.NodeEntry updated = new ClusterFile.NodeEntry(n.id(), p.pid(), n.peerPort(), n.clientPort(),
-                    n.metricsPort(), n.config(), n.log());
-            file.withNode(updated).write(dir);
+            long pid = restartNode(dir, file, n, List.of());
             awaitPort(n.clientPort(), 60_000, "node " + id);
-            out().printf("restarted node %d: pid %d, client 127.0.0.1:%d%n", id, p.pid(), n.clientPort());
+            out().printf("restarted node %d: pid %d, client 127.0.0.1:%d%n", id, pid, n.clientPort());
             return 0;
         }
+    }
+
+    /**
+     * Stops node {@code n} of the cluster in {@code dir} if it runs, starts it again on its data with
+     * {@code launchPrefix} before the java command ({@code synod nemesis --net namespaces} passes
+     * {@code ip netns exec NS}, which execs java in the node's namespace, so the pid is java's), and
+     * records the new pid in the cluster file. Returns the pid; does not wait for the node.
+     */
+    public static long restartNode(Path dir, ClusterFile file, ClusterFile.NodeEntry n, List<String> launchPrefix)
+            throws IOException {
+        running(n.pid()).ifPresent(h -> terminate(h, false));
+        Process p = startServer(Path.of(n.config()), Path.of(n.log()), launchPrefix);
+        ClusterFile.NodeEntry updated = new ClusterFile.NodeEntry(n.id(), p.pid(), n.peerPort(), n.clientPort(),
+                n.metricsPort(), n.config(), n.log());
+        ClusterFile.read(dir).withNode(updated).write(dir);
+        return p.pid();
     }
 
     @Command(name = "stop", mixinStandardHelpOptions = true, description = "Stop every process of the cluster (data stays).")
@@ -395,16 +407,21 @@ public final class ClusterCommand implements Runnable {
         }
     }
 
-    static Process startServer(Path config, Path log) throws IOException {
+    static Process startServer(Path config, Path log, List<String> launchPrefix) throws IOException {
         String opts = System.getenv().getOrDefault("SYNOD_SERVER_JAVA_OPTS", DEFAULT_JVM_OPTS);
         List<String> jvm = new ArrayList<>(List.of(opts.trim().split("\\s+")));
         jvm.removeIf(String::isEmpty);
-        return launch(jvm, SynodCli.class.getName(), List.of("server", "--config", config.toString()), log);
+        return launch(launchPrefix, jvm, SynodCli.class.getName(), List.of("server", "--config", config.toString()), log);
     }
 
     static Process launch(List<String> jvmOptions, String mainClass, List<String> args, Path log) throws IOException {
+        return launch(List.of(), jvmOptions, mainClass, args, log);
+    }
+
+    private static Process launch(List<String> launchPrefix, List<String> jvmOptions, String mainClass, List<String> args,
+            Path log) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(launchPrefix);
         cmd.add(java);
         cmd.addAll(jvmOptions);
         cmd.add("-cp");

@@ -46,7 +46,7 @@ public record ServerConfig(
         TlsSettings tls,
         NetworkLimits limits,
         ZooKeeperSettings zookeeper,
-        AuthSettings auth) {
+        AuthSettings auth, TestClock testClock) {
 
     /**
      * The read lease this node creates the cluster with (docs/leases.md): {@code none}, {@code leader}
@@ -260,6 +260,7 @@ public record ServerConfig(
         NetworkLimits.addKeys(k);
         ZooKeeperSettings.addKeys(k);
         AuthSettings.addKeys(k);
+        TestClock.addKeys(k);
         KEYS = Collections.unmodifiableMap(k);
     }
 
@@ -342,7 +343,7 @@ public record ServerConfig(
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
                 snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, tls,
                 NetworkLimits.parse(p, maxFrame), ZooKeeperSettings.parse(p, tls.insecure()),
-                AuthSettings.parse(p, tls.insecure()));
+                AuthSettings.parse(p, tls.insecure()), TestClock.parse(p));
     }
 
     static LeaseSetting parseLease(String text, int deltaMillis, int clockBoundMicros, int driftPpm)
@@ -553,7 +554,7 @@ public record ServerConfig(
                 + "\ncoding.defer=" + coding.deferRebuild()
                 + "\nlease=" + lease.text() + leaseProperties() + "\n"
                 + PeerDelays.toProperties(peerDelayMillis) + tls.toProperties() + limits.toProperties()
-                + zookeeper.toProperties() + auth.toProperties();
+                + zookeeper.toProperties() + auth.toProperties() + testClock.toProperties();
     }
 
     private String leaseProperties() {

@@ -55,6 +55,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -196,6 +197,12 @@ public final class SynodNode implements AutoCloseable {
         network = new PeerNetwork(config.nodeId(), config.clusterName(), peers, config.maxFrameBytes(),
                 config.outboundQueueBytes(), 2, this::onPeerMessage, policy);
         config.peerDelayMillis().forEach(network::setOutboundDelayMillis); // benchmark option, off by default
+        // One clock for every group of the node: the real one unless a test configuration skews it.
+        LongSupplier clock = config.testClock().source();
+        if (config.testClock().active()) {
+            LOG.warn("node {}: TEST CLOCK: group runners read a clock skewed {} ms and drifting {} ppm (test configuration)",
+                    config.nodeId(), config.testClock().skewMillis(), config.testClock().driftPpm());
+        }
         for (int g = 0; g < groups; g++) {
             Path groupDir = config.dataDir().resolve("group-" + g);
             GroupStorage storage = GroupStorage.open(groupDir, config.logSegmentBytes());
@@ -213,7 +220,8 @@ public final class SynodNode implements AutoCloseable {
             GroupDriverConfig driverConfig = GroupDriverConfig.of(group, rc, 16_384, gm).withCoding(coding)
                     .withLease(lease.policy(), lease::read);
             groupMetrics[g] = gm;
-            loops[g] = new GroupLoop(driverConfig, storage, sm, sm, send, election, config.tickMillis() * 1_000_000L, 8192);
+            loops[g] = new GroupLoop(driverConfig, storage, sm, sm, send, election, config.tickMillis() * 1_000_000L, 8192,
+                    clock);
             GroupLoop loop = loops[g];
             int nodeId = config.nodeId();
             loops[g] = loop;

@@ -32,10 +32,18 @@ public final class TcpRelay implements AutoCloseable {
      * address ({@code synod nemesis} partitions this way).
      */
     public TcpRelay(InetSocketAddress target, int listenPort) throws IOException {
+        this(target, new InetSocketAddress(InetAddress.getLoopbackAddress(), listenPort));
+    }
+
+    /**
+     * A relay listening on {@code listen}: {@code synod nemesis --net namespaces} listens on an address
+     * of the bridge the run created, so that processes inside its network namespaces reach ZooKeeper.
+     */
+    public TcpRelay(InetSocketAddress target, InetSocketAddress listen) throws IOException {
         this.target = target;
         this.server = new ServerSocket();
         server.setReuseAddress(true);
-        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), listenPort), 50);
+        server.bind(listen, 50);
         Thread acceptor = new Thread(this::acceptLoop, "synod-relay-" + server.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
