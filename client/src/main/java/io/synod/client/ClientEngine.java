@@ -65,13 +65,16 @@ final class ClientEngine implements AutoCloseable {
     private final LanePool lanes;
     private long nextRequestId = 1;
     private final TargetPicker targets;
+    private final long attemptTimeoutNanos;
     private volatile boolean closed;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
 
     /** {@code preferredReader}: the node LINEARIZABLE reads try first ({@link SynodClient.Builder#readFrom}), or -1. */
     /** {@code tls}: the client side of TLS for every connection, or null for servers running with insecure=true. */
+    /** {@code attemptTimeoutNanos}: how long one attempt waits for its server ({@link #attemptExpired}); 0: no limit. */
     ClientEngine(Discovery discovery, int maxFrameBytes, int maxCommandBytes, int maxInFlight, int maxQueued,
-            long backoffBaseNanos, long backoffMaxNanos, int preferredReader, SslContext tls) {
+            long backoffBaseNanos, long backoffMaxNanos, int preferredReader, SslContext tls, long attemptTimeoutNanos) {
+        this.attemptTimeoutNanos = attemptTimeoutNanos;
         this.targets = new TargetPicker(preferredReader);
         this.discovery = discovery;
         this.maxCommandBytes = maxCommandBytes;
@@ -283,6 +286,37 @@ final class ClientEngine implements AutoCloseable {
         op.via = connection(nodes.get(target));
         inFlight.put(op.requestId, op);
         op.via.send(op.requestId, op.toFrame());
+        if (attemptTimeoutNanos > 0 && !op.watch) { // a watch is a long poll: its server answers when keys change
+            long requestId = op.requestId;
+            loop.schedule(() -> attemptExpired(op, requestId), attemptTimeoutNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * A server that neither answers nor drops the connection (a paused process, a half-open link) would
+     * hold a request until its deadline, long after another server took over its groups. Past the attempt
+     * timeout the request is retried like one whose connection broke: a write keeps its lane's client id
+     * and sequence, so it is applied at most once, and the silent server is no longer taken for the
+     * group's leader. A late answer to the abandoned attempt is ignored.
+     */
+    private void attemptExpired(PendingOp op, long requestId) {
+        if (op.future.isDone() || inFlight.get(requestId) != op) {
+            return;
+        }
+        inFlight.remove(requestId);
+        op.via.requests.remove(requestId);
+        op.maybeApplied |= !op.readOnly(); // it may be in the silent server's log
+        op.lastProblem = "server " + op.target + " did not answer within "
+                + TimeUnit.NANOSECONDS.toMillis(attemptTimeoutNanos) + " ms";
+        Integer known = leaders.get(op.group);
+        if (known != null && known == op.target) {
+            leaders.remove(op.group);
+        }
+        if (op.target == targets.preferredReader()) {
+            targets.preferredLost();
+            op.preferredRefused = true;
+        }
+        retryLater(op);
     }
 
     private ServerConnection connection(InetSocketAddress address) {

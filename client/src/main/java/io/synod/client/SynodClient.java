@@ -330,6 +330,7 @@ public final class SynodClient implements AutoCloseable {
         private List<InetSocketAddress> servers;
         private Duration timeout = Duration.ofSeconds(10);
         private Duration connectTimeout = Duration.ofSeconds(10);
+        private Duration attemptTimeout = Duration.ofSeconds(5);
         private Consistency consistency = Consistency.LINEARIZABLE;
         private int maxInFlight = 1024;
         private int maxQueued = 100_000;
@@ -394,6 +395,21 @@ public final class SynodClient implements AutoCloseable {
         public Builder timeout(Duration timeout) {
             positive(timeout);
             this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * How long one attempt of a request waits for its server before the request is retried at another
+         * (default 5 s; {@link Duration#ZERO}: until the request's {@link #timeout}). A paused server or a
+         * half-open link answers nothing and closes nothing; without this a request waited for it until its
+         * deadline even after another server took over. A retried write is still applied at most once.
+         * Watches are long polls and are exempt.
+         */
+        public Builder attemptTimeout(Duration timeout) {
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("attempt timeout must be >= 0, got " + timeout);
+            }
+            this.attemptTimeout = timeout;
             return this;
         }
 
@@ -477,7 +493,8 @@ public final class SynodClient implements AutoCloseable {
                     ? new ZooKeeperDiscovery(zookeeper, cluster, connectTimeout)
                     : new StaticDiscovery(servers);
             ClientEngine engine = new ClientEngine(discovery, maxFrameBytes, maxCommandBytes, maxInFlight, maxQueued,
-                    backoffBase.toNanos(), backoffMax.toNanos(), readFrom, tls == null ? null : tls.clientContext());
+                    backoffBase.toNanos(), backoffMax.toNanos(), readFrom, tls == null ? null : tls.clientContext(),
+                    attemptTimeout.toNanos());
             engine.start(connectTimeout.toMillis());
             return new SynodClient(engine, timeout.toNanos(), consistency);
         }
