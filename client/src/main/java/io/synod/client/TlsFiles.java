@@ -3,6 +3,7 @@ package io.synod.client;
 import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslProvider;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,7 +58,16 @@ public record TlsFiles(Path ca, Path cert, Path key, List<String> protocols) {
     }
 
     /**
-     * A client-side context (JDK provider): presents {@link #cert}, trusts only {@link #ca}. The server's
+     * The TLS implementation: OpenSSL through netty-tcnative when it is on the classpath (Synod does not
+     * ship it; an operator may add it for speed), otherwise the JDK's. Both speak the same protocols
+     * with the same PEM files.
+     */
+    public static SslProvider provider() {
+        return OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+    }
+
+    /**
+     * A client-side context ({@link #provider()}): presents {@link #cert}, trusts only {@link #ca}. The server's
      * host name is not checked: a server is authentic when its certificate chains to the cluster CA, which
      * signs only the cluster's nodes and clients.
      *
@@ -65,7 +75,7 @@ public record TlsFiles(Path ca, Path cert, Path key, List<String> protocols) {
      */
     public SslContext clientContext() {
         try {
-            return SslContextBuilder.forClient().sslProvider(SslProvider.JDK).trustManager(ca.toFile())
+            return SslContextBuilder.forClient().sslProvider(provider()).trustManager(ca.toFile())
                     .keyManager(cert.toFile(), key.toFile()).protocols(protocols).build();
         } catch (SSLException | RuntimeException e) {
             throw new IllegalArgumentException("cannot load TLS files (ca " + ca + ", cert " + cert + ", key " + key + "): "

@@ -5,7 +5,6 @@ import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.ssl.SslProvider;
 import io.synod.client.TlsFiles;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -106,7 +105,7 @@ public final class ServerTls {
 
     private Loaded load(List<Object> stamp) throws SSLException {
         SslContext server = SslContextBuilder.forServer(files.cert().toFile(), files.key().toFile())
-                .sslProvider(SslProvider.JDK).trustManager(files.ca().toFile()).clientAuth(ClientAuth.REQUIRE)
+                .sslProvider(TlsFiles.provider()).trustManager(files.ca().toFile()).clientAuth(ClientAuth.REQUIRE)
                 .protocols(files.protocols()).build();
         return new Loaded(stamp, server, files.clientContext());
     }
