@@ -49,6 +49,8 @@ public final class GroupStorage implements AutoCloseable {
     private final List<String> corruptions;
     private Ballot repairAbove;
     private long repairThroughSlot;
+    /** Entries were appended since the last log fsync. */
+    private boolean unsynced;
 
     private GroupStorage(Path dir, PromiseStore promise, SegmentedLog log, SnapshotStore snapshots,
             DurableState durable, List<String> tornTails, List<String> corruptions) {
@@ -167,9 +169,20 @@ public final class GroupStorage implements AutoCloseable {
     /**
      * Step (1) of the Ready contract: the promise, snapshot and entries of {@code ready} are durable
      * when this returns (one log fsync for all its entries: group commit). Throws
-     * {@link StorageFailure}; the replica must then stop.
+     * {@link StorageFailure}; the replica must then stop. The same as {@link #append} then {@link #sync}.
      */
     public void persist(Ready ready) {
+        append(ready);
+        sync();
+    }
+
+    /**
+     * The first half of {@link #persist}: the promise and snapshot of {@code ready} are durable when this
+     * returns (each is its own small file), its entries are written to the log but not yet synced. A runner
+     * that persists several groups' Readys appends them all and then syncs, so that the fsyncs of one pass
+     * can be shared; nothing of {@code ready} may leave before {@link #sync()} returns.
+     */
+    public void append(Ready ready) {
         if (ready.promised() != null) {
             promise.write(ready.promised());
         }
@@ -178,7 +191,15 @@ public final class GroupStorage implements AutoCloseable {
         }
         log.appendAll(ready.entries());
         if (!ready.entries().isEmpty()) {
+            unsynced = true;
+        }
+    }
+
+    /** Makes every entry appended so far durable (no fsync when nothing was appended since the last one). */
+    public void sync() {
+        if (unsynced) {
             log.sync();
+            unsynced = false;
         }
     }
 
