@@ -7,7 +7,8 @@ import io.synod.core.paxos.Replica;
 /** One simulated machine: its disk and clock survive crashes, its replica (and Ready loop) does not. */
 final class SimNode {
     final int id;
-    final SimDisk disk;
+    /** Replaced only by the membership-reused-identity negative control (a wiped disk). */
+    SimDisk disk;
     final SimClock clock;
     /** The running incarnation's replica and its Ready loop; both null while the node is down. */
     Replica replica;

@@ -59,6 +59,7 @@ public final class Simulation {
     private final SimScriptedCrash scriptedCrash = new SimScriptedCrash(this);
     private final SimLeaderIsolation leaderIsolation = new SimLeaderIsolation(this);
     final SimCodingChanges codingChanges = new SimCodingChanges(this);
+    final SimMembershipChanges membershipChanges = new SimMembershipChanges(this);
     /** The traffic when the quiesce phase ended (deferred rebuild: the end-of-seed rebuild is a check, not a cost of the writes). */
     SimTraffic trafficAtQuiesceEnd;
     /** Shard corruption in recovery-read replies (coded mode with network faults), a stream of its own. */
@@ -237,6 +238,12 @@ public final class Simulation {
         return new CodingChangeRun(result, simulation.codingChanges.proposed(), simulation.codingChanges.applied());
     }
 
+    /** Runs one seed with {@link SimConfig#membershipChanges()} on and counts its changes. */
+    public static SimMembershipChanges.Run runWithMembershipChanges(SimConfig config, SimLeases leases) {
+        Simulation simulation = new Simulation(config, leases, SimStateMachine.KV, SimExtension.NONE, SimScenario.DEFAULT);
+        return simulation.membershipChanges.run(simulation.execute());
+    }
+
     /**
      * Runs one seed with the session workload beside the list-append clients: sessions, ephemeral keys, the
      * leader's expiry timer, and their invariant checks ({@link SessionWorkload}).
@@ -275,6 +282,7 @@ public final class Simulation {
             queue.at(scenario.crashLeaderAtNanos(), scriptedCrash::scriptedLeaderCrash);
         }
         codingChanges.start();
+        membershipChanges.start();
         while (phase != Phase.DONE && violation == null) {
             if (queue.isEmpty()) {
                 fail(SimViolation.Kind.BUDGET_EXHAUSTED, "the event queue ran dry in phase " + phase);
@@ -402,7 +410,8 @@ public final class Simulation {
         }
         node.incarnation++;
         node.replica = new Replica(replicaConfig(node.id), node.disk.state(), stateMachines.create(node.id), quorum,
-                leases.create(node.id, config.nodes()), coding, node.localNanos(queue.now()));
+                leases.create(node.id, config.nodes()), coding, membershipChanges.initial(), node.localNanos(queue.now()));
+        membershipChanges.onRestart(node);
         node.loop = new ReadyLoop(node.replica, controls.sink(new SimReadySink(this, node)));
         controls.defence(node.replica.defence());
         epochWatch.onRestart(node);
