@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -17,9 +16,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class MembershipNegativeControlTest {
     private static final int MAX_SEEDS = 300;
-    private static final Set<SimViolation.Kind> SAFETY = Set.of(SimViolation.Kind.SLOT_CONFLICT,
-            SimViolation.Kind.ACK_MISMATCH, SimViolation.Kind.STATE_DIVERGENCE, SimViolation.Kind.NOT_LINEARIZABLE,
-            SimViolation.Kind.APPLY_ORDER, SimViolation.Kind.REPLICA_FAILURE, SimViolation.Kind.WRONG_VALUE);
 
     @ParameterizedTest
     @EnumSource(value = Mutation.class, names = {"MEMBERSHIP_STALE_PHASE1", "MEMBERSHIP_LEARNER_VOTES", "MEMBERSHIP_RAFT_RULE",
@@ -36,7 +32,7 @@ class MembershipNegativeControlTest {
         assertNotNull(caught, mutation + " was not caught in " + MAX_SEEDS + " seeds");
         System.out.println(mutation.cliName() + " caught: " + caught.summaryLine().lines().findFirst().orElse(""));
         SimViolation violation = caught.violations().get(0);
-        assertTrue(SAFETY.contains(violation.kind()), mutation + " was caught, but not as a safety violation: " + caught.summaryLine());
+        assertTrue(NegativeControlTest.SAFETY.contains(violation.kind()), mutation + " was caught, but not as a safety violation: " + caught.summaryLine());
         SimResult replay = Simulation.runWithMembershipChanges(caught.config(), SimLeases.NONE).result();
         assertEquals(caught.traceHash(), replay.traceHash(), "replaying the violating seed");
         assertEquals(caught.violations(), replay.violations());

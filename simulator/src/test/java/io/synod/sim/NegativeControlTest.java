@@ -16,7 +16,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class NegativeControlTest {
     private static final int MAX_SEEDS = 300;
-    private static final Set<SimViolation.Kind> SAFETY = Set.of(SimViolation.Kind.SLOT_CONFLICT,
+    /** The kinds that count as a safety violation (the membership controls use them too). */
+    static final Set<SimViolation.Kind> SAFETY = Set.of(SimViolation.Kind.SLOT_CONFLICT,
             SimViolation.Kind.ACK_MISMATCH, SimViolation.Kind.STATE_DIVERGENCE, SimViolation.Kind.NOT_LINEARIZABLE,
             SimViolation.Kind.APPLY_ORDER, SimViolation.Kind.REPLICA_FAILURE, SimViolation.Kind.WRONG_VALUE);
 
