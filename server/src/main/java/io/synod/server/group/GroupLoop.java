@@ -60,6 +60,9 @@ public final class GroupLoop implements AutoCloseable {
     /** Inputs one turn takes (bounds the batch, and how long the group holds its worker). */
     static final int MAX_INPUTS_PER_BATCH = 512;
 
+    /** A stopped group waiting for its last log writer job wakes its worker no sooner than this (the writer rings). */
+    private static final long RETIRED_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     /** What a turn left behind, for the worker. */
     enum Turn { IDLE, MORE, GONE }
 
@@ -311,9 +314,11 @@ public final class GroupLoop implements AutoCloseable {
                 }
                 driver.persisted(done.ready(), clock.getAsLong());
             }
+            boolean elected = false;
             ElectionEvent event;
             while ((event = control.poll()) != null) {
                 driver.onElection(event, clock.getAsLong());
+                elected = true;
             }
             drainBoth(batch);
             for (DriverInput input : batch) {
@@ -334,7 +339,7 @@ public final class GroupLoop implements AutoCloseable {
             if (handOverRequested) {
                 driver.requestHandOver();
             }
-            if (done != null || event != null || stepped || tick || handOverRequested) {
+            if (done != null || elected || stepped || tick || handOverRequested) {
                 pass(now);
             }
         } catch (StorageFailure e) {
@@ -403,7 +408,8 @@ public final class GroupLoop implements AutoCloseable {
 
     private Turn finishRetired() {
         if (writerJobs.get() > 0) {
-            return Turn.IDLE; // the writer rings when its job is done
+            nextTick = clock.getAsLong() + RETIRED_WAIT_NANOS; // no tick any more: the writer rings when done
+            return Turn.IDLE;
         }
         completion.set(null); // a halted or failed group's completion is dropped: nothing of it leaves
         persisting = null;
