@@ -12,8 +12,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The per-group meters: the Micrometer side of a group driver's {@link DriverMetrics} events (and of its
- * runner's persists). The driver's thread writes the plain fields; gauges read them from the scrape thread
- * (volatile, single writer), so no lock is shared between the loop and the endpoint.
+ * runner's persists). The group's worker writes the driver's fields and the log writer the persist meters and
+ * {@code logBytes}; gauges read them from the scrape thread (volatile, one writer each), so no lock is shared
+ * between the runtime and the endpoint.
  */
 public final class GroupMetrics implements DriverMetrics {
     private final Timer commitLatency;
