@@ -118,6 +118,7 @@ class GroupWorkersTest {
         served.get(20, TimeUnit.SECONDS);
         assertEquals(ClientReply.Status.OK.ordinal(), reply[0].status());
         // The worker added the busy group first, so it may have had up to two turns before the other group's first.
+        // Checked by hand that this fails when a turn drains its group's whole inbox: "busy still had 0 of 8192".
         assertTrue(busyQueuedWhenServed.get() >= flood - 2L * GroupLoop.MAX_INPUTS_PER_BATCH,
                 "the other group was served after at most two bounded turns of the busy one; busy still had "
                         + busyQueuedWhenServed.get() + " of " + flood + " queued");
