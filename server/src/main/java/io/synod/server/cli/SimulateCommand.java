@@ -447,6 +447,9 @@ final class SimulateCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(commandLine, "--membership-changes runs plain groups with --lease none or leader only:"
                     + " RS-Paxos coding and quorum leases do not follow membership changes yet (docs/membership.md)");
         }
+        if (membershipChanges && nodes < 5) {
+            throw new CommandLine.ParameterException(commandLine, "--membership-changes needs --nodes 5 (3 voters and 2 spares), got " + nodes);
+        }
         if (mutationValue.needsMembershipChanges() && !membershipChanges) {
             throw new CommandLine.ParameterException(commandLine, "--mutation " + mutationValue.cliName() + " needs --membership-changes");
         }
