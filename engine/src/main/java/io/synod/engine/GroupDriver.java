@@ -182,6 +182,17 @@ public final class GroupDriver {
         }
     }
 
+    /**
+     * Appends the end-lease entry now, at {@code nowNanos}, without waiting for it or resigning (the simulator's
+     * planned hand-over fault, which then cuts the old leader off or elects a successor itself): its slot, or -1
+     * when this replica does not lead or its lease has no end-lease entry. Its outputs leave with the next pass.
+     */
+    public long handOverNow(long nowNanos) {
+        now = nowNanos;
+        observeClock();
+        return replica.handOver();
+    }
+
     /** A graceful stop asks the leader to hand over its lease first ({@link HandOver}); idempotent. */
     public void requestHandOver() {
         moving = false; // a stop ends in leaving the election, not in resigning

@@ -175,7 +175,7 @@ public final class Simulation {
                 if (!node.isUp() || node.pausedUntilNanos > queue.now()) {
                     return -1;
                 }
-                long slot = node.replica.handOver();
+                long slot = node.driver.handOverNow(node.localNanos(queue.now()));
                 inputs.drive(node);
                 return slot;
             }
