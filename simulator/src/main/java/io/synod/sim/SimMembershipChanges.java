@@ -135,7 +135,7 @@ public final class SimMembershipChanges {
         for (SimNode node : sim.nodes) {
             if (node.isUp() && node.pausedUntilNanos <= sim.queue.now() && node.replica.role() == Role.LEADER) {
                 step(node);
-                sim.drive(node);
+                sim.inputs.drive(node);
             }
         }
         sim.queue.after(random.uniform(MIN_GAP_NANOS, MAX_GAP_NANOS), this::fire);
