@@ -5,7 +5,9 @@ import io.synod.core.paxos.Membership;
 import io.synod.core.paxos.MembershipChanges;
 import io.synod.core.paxos.Role;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The membership-change event of a {@link Simulation} whose {@link SimConfig#membershipChanges()} is on
@@ -36,6 +38,8 @@ public final class SimMembershipChanges {
     private long proposed;
     private long refused;
     private final Set<Long> appliedChangeSlots = new HashSet<>();
+    /** Every applied change entry by slot: the membership it puts in force from the next slot on. */
+    private final TreeMap<Long, Membership> changes = new TreeMap<>();
 
     SimMembershipChanges(Simulation sim) {
         this.sim = sim;
@@ -89,7 +93,18 @@ public final class SimMembershipChanges {
     void onApplied(Entry entry) {
         if (Membership.isChange(entry.command())) {
             appliedChangeSlots.add(entry.slot());
+            changes.put(entry.slot(), Membership.of(entry.command()));
         }
+    }
+
+    /**
+     * config(slot): the membership the chosen change entries below {@code slot} put in force (rule M1), from the
+     * changes some replica applied (the chosen log is unique, and a replica that answers for {@code slot} applied
+     * every entry below it).
+     */
+    Membership inForceAt(long slot) {
+        Map.Entry<Long, Membership> last = changes.lowerEntry(slot);
+        return last == null ? initial() : last.getValue();
     }
 
     /**

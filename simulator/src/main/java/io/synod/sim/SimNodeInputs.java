@@ -214,8 +214,9 @@ final class SimNodeInputs {
         int needed = n - phase1 + 1;
         long counted = -1L;
         if (sim.config.membershipChanges()) {
-            // Only the voters of the membership in force count, and a majority of them is the quorum (docs/membership.md).
-            Membership membership = node.replica.membership().applied();
+            // Only the voters of the membership in force at the slot count, and a majority of them is the quorum
+            // (docs/membership.md rule M2); the replier may have applied later changes in the same batch.
+            Membership membership = sim.membershipChanges.inForceAt(reply.slot());
             counted = membership.voters();
             needed = membership.voterCount() - (membership.voterCount() / 2 + 1) + 1;
         }

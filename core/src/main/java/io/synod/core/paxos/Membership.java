@@ -174,7 +174,7 @@ public final class Membership {
     }
 
     /** The configuration the chosen change {@code command} sets. */
-    static Membership of(Command change) {
+    public static Membership of(Command change) {
         return decode(change.payload());
     }
 
