@@ -34,6 +34,7 @@ import io.synod.engine.GroupDriverConfig;
 import io.synod.server.lease.GroupLease;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.state.RocksKvStateMachine;
+import io.synod.server.security.CertIdentity;
 import io.synod.server.transport.ConnectionPolicy;
 import io.synod.server.transport.FrameBudget;
 import io.synod.server.transport.PeerNetwork;
@@ -86,7 +87,9 @@ public final class SynodNode implements AutoCloseable {
     private ElectionService election;
     private PeerNetwork network;
     private ClientServer clients;
-    private AuthService auth;
+    private volatile AuthService auth;
+    /** Forwards a client's command to the leader it could not reach ({@link ClientForwarder}). */
+    private ClientForwarder forwarder;
     private MetricsEndpoint metrics;
     private GroupLoop[] loops = new GroupLoop[0];
     /** Each group's meters, by group (read by {@link #readsByPath()} and {@link #recoveryRequests()}). */
@@ -197,6 +200,10 @@ public final class SynodNode implements AutoCloseable {
         network = new PeerNetwork(config.nodeId(), config.clusterName(), peers, config.maxFrameBytes(),
                 config.outboundQueueBytes(), 2, this::onPeerMessage, policy);
         config.peerDelayMillis().forEach(network::setOutboundDelayMillis); // benchmark option, off by default
+        forwarder = new ClientForwarder(config.nodeId(), network, () -> auth == null ? null : auth.access(), this::route,
+                System::nanoTime, ClientForwarder.TIMEOUT_NANOS);
+        network.onForwarded(forwarder::onFrame);
+        forwarder.register(registry);
         // One clock for every group of the node: the real one unless a test configuration skews it.
         LongSupplier clock = config.testClock().source();
         if (config.testClock().active()) {
@@ -255,6 +262,11 @@ public final class SynodNode implements AutoCloseable {
             }
 
             @Override
+            public void onCommand(CertIdentity who, ClientFrame.Command command, Consumer<ClientFrame.Response> respond) {
+                route(command, forwarder.relay(who, command, respond));
+            }
+
+            @Override
             public ClientFrame.StatusReport status(long requestId) {
                 return statusReport(requestId);
             }
@@ -292,6 +304,7 @@ public final class SynodNode implements AutoCloseable {
         coordination.membership().register(MemberInfo.of(config.nodeId(), self.host() + ":" + peerAddress.getPort(),
                 self.host() + ":" + clientAddress.getPort(), "default", versionString()));
         progress.scheduleWithFixedDelay(this::publishProgress, 250, 250, TimeUnit.MILLISECONDS);
+        progress.scheduleWithFixedDelay(forwarder::expire, 100, 100, TimeUnit.MILLISECONDS);
         progress.scheduleWithFixedDelay(this::balanceLeaders, BALANCE_INTERVAL_MILLIS, BALANCE_INTERVAL_MILLIS,
                 TimeUnit.MILLISECONDS);
         if (config.metricsPort() >= 0) {
@@ -388,6 +401,11 @@ public final class SynodNode implements AutoCloseable {
             return;
         }
         current[group].onStaleRead(read, routed, respond::accept);
+    }
+
+    /** Client commands this node forwarded to their group's leader for a client that could not reach it. */
+    public long forwardedCommands() {
+        return forwarder == null ? 0 : forwarder.forwarded();
     }
 
     /** This node's client authorization (its applied copy of the table), for tests and metrics. */
