@@ -64,7 +64,8 @@ final class ClientForwarder {
 
     /**
      * {@code access}: this node's client authorization now (null before the client port is up);
-     * {@code route}: hands a command to its group on this node, as for a client connected here.
+     * {@code route}: hands a command to its group on this node, as for a client connected here. Takes the
+     * forwarded frames of {@code network} (call before it starts).
      */
     ClientForwarder(int self, PeerNetwork network, Supplier<ClientAccess> access,
             BiConsumer<ClientFrame.Command, Consumer<ClientFrame.Response>> route, LongSupplier clock, long timeoutNanos) {
@@ -74,6 +75,16 @@ final class ClientForwarder {
         this.route = route;
         this.clock = clock;
         this.timeoutNanos = timeoutNanos;
+        network.onForwarded(this::onFrame);
+    }
+
+    /** As above, with counters {@code synod.client.forwarded} and {@code synod.client.forward.timeouts} in {@code registry}. */
+    ClientForwarder(int self, PeerNetwork network, Supplier<ClientAccess> access,
+            BiConsumer<ClientFrame.Command, Consumer<ClientFrame.Response>> route, LongSupplier clock, long timeoutNanos,
+            MeterRegistry registry) {
+        this(self, network, access, route, clock, timeoutNanos);
+        FunctionCounter.builder("synod.client.forwarded", this, ClientForwarder::forwarded).register(registry);
+        FunctionCounter.builder("synod.client.forward.timeouts", this, ClientForwarder::timedOut).register(registry);
     }
 
     /**
@@ -166,12 +177,6 @@ final class ClientForwarder {
                 p.respond().accept(status(p.requestId(), -1, ClientReply.Status.UNKNOWN, p.peer()));
             }
         }
-    }
-
-    /** Counters {@code synod.client.forwarded} and {@code synod.client.forward.timeouts} (those answered UNKNOWN). */
-    void register(MeterRegistry registry) {
-        FunctionCounter.builder("synod.client.forwarded", this, ClientForwarder::forwarded).register(registry);
-        FunctionCounter.builder("synod.client.forward.timeouts", this, ClientForwarder::timedOut).register(registry);
     }
 
     /** Commands forwarded by this node so far, and those of them answered UNKNOWN after the timeout. */

@@ -204,9 +204,7 @@ public final class SynodNode implements AutoCloseable {
                 config.outboundQueueBytes(), 2, this::onPeerMessage, policy);
         config.peerDelayMillis().forEach(network::setOutboundDelayMillis); // benchmark option, off by default
         forwarder = new ClientForwarder(config.nodeId(), network, () -> auth == null ? null : auth.access(), this::route,
-                System::nanoTime, ClientForwarder.TIMEOUT_NANOS);
-        network.onForwarded(forwarder::onFrame);
-        forwarder.register(registry);
+                System::nanoTime, ClientForwarder.TIMEOUT_NANOS, registry);
         // One clock for every group of the node: the real one unless a test configuration skews it.
         LongSupplier clock = config.testClock().source();
         if (config.testClock().active()) {
