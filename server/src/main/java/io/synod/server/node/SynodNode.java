@@ -33,6 +33,7 @@ import io.synod.server.group.GroupMetrics;
 import io.synod.engine.GroupDriverConfig;
 import io.synod.server.lease.GroupLease;
 import io.synod.server.log.GroupStorage;
+import io.synod.server.log.NodeStorage;
 import io.synod.server.state.RocksKvStateMachine;
 import io.synod.server.transport.ConnectionPolicy;
 import io.synod.server.transport.FrameBudget;
@@ -62,8 +63,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One Synod server: a replica of every group (G range shards, all on the same N nodes), the peer
  * network, the client port, the ZooKeeper session (election, membership, cluster metadata) and
- * the metrics endpoint. Data layout under {@code data.dir}: {@link NodeIdentity#FILE} and {@code group-<g>/} per
- * group (see {@link GroupStorage}) with {@code rocksdb/} beside it.
+ * the metrics endpoint. Data layout under {@code data.dir}: {@link NodeIdentity#FILE}, {@code log/} (every group's
+ * records, see {@link NodeStorage}) and {@code group-<g>/} per group (see {@link GroupStorage}) with {@code rocksdb/} in it.
  */
 public final class SynodNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SynodNode.class);
@@ -203,9 +204,12 @@ public final class SynodNode implements AutoCloseable {
             LOG.warn("node {}: TEST CLOCK: group runners read a clock skewed {} ms and drifting {} ppm (test configuration)",
                     config.nodeId(), config.testClock().skewMillis(), config.testClock().driftPpm());
         }
+        NodeStorage nodeStorage = NodeStorage.open(config.dataDir(), config.logSegmentBytes(), groups);
+        resources.add(nodeStorage); // Closed after the group loops (which close their views).
+        nodeStorage.bindMetrics(registry);
         for (int g = 0; g < groups; g++) {
-            Path groupDir = config.dataDir().resolve("group-" + g);
-            GroupStorage storage = GroupStorage.open(groupDir, config.logSegmentBytes());
+            Path groupDir = NodeStorage.groupDir(config.dataDir(), g);
+            GroupStorage storage = nodeStorage.group(g);
             for (String t : storage.tornTails()) {
                 LOG.warn("group {}: torn tail truncated: {}", g, t);
             }
