@@ -456,16 +456,21 @@ public final class NodeLog implements AutoCloseable {
         }
     }
 
-    /** Makes everything appended so far durable. */
-    public void sync() {
-        long position;
+    /** Makes everything appended so far durable; returns the position it is durable through. */
+    public long sync() {
+        long position = appendedPosition();
+        syncThrough(position);
+        return position;
+    }
+
+    /** The log position after the last append. */
+    long appendedPosition() {
         lock.lock();
         try {
-            position = appendedPosition;
+            return appendedPosition;
         } finally {
             lock.unlock();
         }
-        syncThrough(position);
     }
 
     /**
