@@ -7,11 +7,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.RetryNTimes;
@@ -25,14 +24,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * lose their replies at arbitrary points: a standalone server stopped and restarted, and the member of a
  * three-server ensemble that a client is connected to killed (clients fail over; if it led, a new leader is
  * elected). Acquisitions may fail (typed); what must hold is exclusion with increasing tokens, every client
- * finishing its rounds, and no node left behind.
+ * contending through the disruption and finishing its rounds after it within its deadline ({@link ContendingClient}:
+ * bounded by time, not by tries, which a fail-over can burn in milliseconds), and no node left behind.
  */
 class ContentionUnderFailuresTest {
 
     private static final int CLIENTS = 8;
     private static final int ROUNDS_PER_CLIENT = 5;
-    /** Bound on tries per client, so that a lock that kept failing ends the test instead of hanging it. */
-    private static final int MAX_TRIES_PER_CLIENT = 200;
 
     @ParameterizedTest
     @EnumSource(Variant.class)
@@ -94,52 +92,29 @@ class ContentionUnderFailuresTest {
         }
         FencedResource resource = new FencedResource();
         AtomicInteger grants = new AtomicInteger();
+        AtomicBoolean disruptionOver = new AtomicBoolean();
         ExecutorService threads = Executors.newFixedThreadPool(CLIENTS);
+        int rounds;
         try {
-            List<Future<?>> runs = new ArrayList<>();
+            List<Future<Integer>> runs = new ArrayList<>();
             for (CuratorFramework client : clients) {
+                String name = "client " + runs.size();
                 runs.add(threads.submit(() -> {
                     try (Locks.Any lock = Locks.create(kind, client, path)) {
-                        int done = 0;
-                        for (int tries = 0; done < ROUNDS_PER_CLIENT; tries++) {
-                            if (tries == MAX_TRIES_PER_CLIENT) {
-                                throw new AssertionError("no progress after " + tries + " tries");
-                            }
-                            Optional<LockHandle> hold;
-                            try {
-                                hold = lock.acquire(Duration.ofSeconds(5));
-                            } catch (LockException e) {
-                                continue; // typed failure while ZooKeeper is away: try again
-                            }
-                            if (hold.isEmpty()) {
-                                continue;
-                            }
-                            grants.incrementAndGet();
-                            resource.enter(hold.get().fencingToken());
-                            Thread.sleep(2);
-                            resource.exit();
-                            try {
-                                lock.release();
-                            } catch (LockException e) {
-                                // Not confirmed in time; the delete goes on in the background.
-                            }
-                            done++;
-                        }
+                        return new ContendingClient(name, lock, Duration.ofSeconds(5), resource, grants).run(ROUNDS_PER_CLIENT, disruptionOver::get);
                     }
-                    return null;
                 }));
             }
             // Let contention build up, then disrupt ZooKeeper under it.
             ZkTestSupport.eventually("contention under way", () -> grants.get() >= CLIENTS);
             disruption.run();
-            for (Future<?> run : runs) {
-                run.get(2 * ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
-            }
+            disruptionOver.set(true);
+            rounds = ContendingClient.awaitAll(runs);
         } finally {
             threads.shutdownNow();
         }
         assertEquals(List.of(), resource.violations());
-        assertEquals(CLIENTS * ROUNDS_PER_CLIENT, resource.entryTokens().size());
+        assertEquals(rounds, resource.entryTokens().size());
         CuratorFramework observer = clients.get(0);
         ZkTestSupport.eventually("no node left behind", () -> {
             try {

@@ -8,11 +8,11 @@ import io.synod.client.SynodClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,8 +31,6 @@ class SynodLocksIntegrationTest {
 
     private static final int CLIENTS = 8;
     private static final int ROUNDS_PER_CLIENT = 4;
-    /** Bound on tries per client, so that a lock that kept failing ends the test instead of hanging it. */
-    private static final int MAX_TRIES_PER_CLIENT = 200;
     private static final Duration TTL = Duration.ofSeconds(6);
 
     @FunctionalInterface
@@ -64,51 +62,28 @@ class SynodLocksIntegrationTest {
         }
         FencedResource resource = new FencedResource();
         AtomicInteger grants = new AtomicInteger();
+        AtomicBoolean disruptionOver = new AtomicBoolean();
         ExecutorService threads = Executors.newFixedThreadPool(CLIENTS);
+        int rounds;
         try {
-            List<Future<?>> runs = new ArrayList<>();
+            List<Future<Integer>> runs = new ArrayList<>();
             for (SynodLockBackend backend : backends) {
+                String name = "client " + runs.size();
                 runs.add(threads.submit(() -> {
                     try (Locks.Any lock = Locks.create(kind, backend, path)) {
-                        int done = 0;
-                        for (int tries = 0; done < ROUNDS_PER_CLIENT; tries++) {
-                            if (tries == MAX_TRIES_PER_CLIENT) {
-                                throw new AssertionError("no progress after " + tries + " tries");
-                            }
-                            Optional<LockHandle> hold;
-                            try {
-                                hold = lock.acquire(Duration.ofSeconds(10));
-                            } catch (LockException e) {
-                                continue; // typed failure while the cluster changes leader: try again
-                            }
-                            if (hold.isEmpty()) {
-                                continue;
-                            }
-                            grants.incrementAndGet();
-                            resource.enter(hold.get().fencingToken());
-                            Thread.sleep(2);
-                            resource.exit();
-                            try {
-                                lock.release();
-                            } catch (LockException e) {
-                                // Not confirmed in time; the delete goes on in the background.
-                            }
-                            done++;
-                        }
+                        return new ContendingClient(name, lock, Duration.ofSeconds(10), resource, grants).run(ROUNDS_PER_CLIENT, disruptionOver::get);
                     }
-                    return null;
                 }));
             }
             ZkTestSupport.eventually("contention under way", () -> grants.get() >= CLIENTS);
             disruption.run();
-            for (Future<?> run : runs) {
-                run.get(4 * ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
-            }
+            disruptionOver.set(true);
+            rounds = ContendingClient.awaitAll(runs);
         } finally {
             threads.shutdownNow();
         }
         assertEquals(List.of(), resource.violations());
-        assertEquals(CLIENTS * ROUNDS_PER_CLIENT, resource.entryTokens().size());
+        assertEquals(rounds, resource.entryTokens().size());
         SynodClient observer = backends.get(0).client();
         ZkTestSupport.eventually("no key left behind", () -> {
             try {
