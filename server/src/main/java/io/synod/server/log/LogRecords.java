@@ -8,7 +8,9 @@ import io.synod.server.wire.WireCodec;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.nio.file.StandardOpenOption;
 
 /**
@@ -44,8 +46,29 @@ final class LogRecords {
         return new ByteWriter(16).u8(COMPACT).i64(slot).toByteArray();
     }
 
+    /** A body read back: an {@link Entry} or a {@link Long} compaction slot, or else the problem that stopped it. */
+    record Decoded(Object record, String problem) {}
+
+    /** Decodes a body whose framing already checked out ({@code problem} non-null: it did not). */
+    static Decoded decode(byte[] bytes, int offset, int len, String problem) {
+        if (problem != null) {
+            return new Decoded(null, problem);
+        }
+        try {
+            return new Decoded(decodeBody(bytes, offset, len), null);
+        } catch (MalformedInputException e) {
+            return new Decoded(null, "undecodable record: " + e.getMessage());
+        }
+    }
+
+    static void checkSegmentBytes(long segmentBytes) {
+        if (segmentBytes < 4096) {
+            throw new IllegalArgumentException("segment size must be >= 4096 bytes, got " + segmentBytes);
+        }
+    }
+
     /** An {@link Entry}, or a {@link Long} compaction slot. */
-    static Object decodeBody(byte[] bytes, int offset, int len) throws MalformedInputException {
+    private static Object decodeBody(byte[] bytes, int offset, int len) throws MalformedInputException {
         ByteReader r = new ByteReader(bytes, offset, len);
         byte type = r.u8("record type");
         Object out;
@@ -76,6 +99,31 @@ final class LogRecords {
             }
         }
         return true;
+    }
+
+    /** Whether any of {@code files} from index {@code from} on holds a non-zero byte (so a bad record is not the tail). */
+    static boolean laterSegmentsHoldData(List<Path> files, int from) throws IOException {
+        for (int i = from; i < files.size(); i++) {
+            byte[] bytes = Files.readAllBytes(files.get(i));
+            if (!allZero(bytes, 0, bytes.length)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Creates a segment file of {@code size} zero bytes, durably (the file and its directory entry): an append
+     * then never changes the file's size, so its fsync need not flush metadata (PaxStore section 3: preallocated
+     * log files with fdatasync).
+     */
+    static FileChannel createPreallocated(Path path, long size) throws IOException {
+        FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
+        writeZeros(channel, 0, size);
+        channel.force(true);
+        DurableFiles.syncDirectory(path.getParent());
+        return channel;
     }
 
     static void zeroFrom(Path path, long from, long to) throws IOException {

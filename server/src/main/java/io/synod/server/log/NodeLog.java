@@ -1,15 +1,10 @@
 package io.synod.server.log;
 
-import static io.synod.server.log.LogRecords.ALIGN;
 import static io.synod.server.log.LogRecords.align;
-import static io.synod.server.log.LogRecords.allZero;
-import static io.synod.server.log.LogRecords.getInt;
 import static io.synod.server.log.LogRecords.writeFully;
-import static io.synod.server.log.LogRecords.writeZeros;
-import static io.synod.server.log.LogRecords.zeroFrom;
 
 import io.synod.core.paxos.Entry;
-import io.synod.server.wire.MalformedInputException;
+import io.synod.server.log.NodeLogScan.Scan;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -23,8 +18,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.Stream;
-import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +51,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class NodeLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NodeLog.class);
-    static final int HEADER = 16;
+    static final int HEADER = NodeLogScan.HEADER;
     private static final String NAME_PATTERN = "nodelog-\\d{20}\\.log";
 
     private final Path dir;
@@ -93,14 +86,6 @@ public final class NodeLog implements AutoCloseable {
         }
     }
 
-    private static final class Scan {
-        final TreeMap<Long, Entry> entries = new TreeMap<>();
-        long floor;
-        long maxSlotSeen;
-        final List<String> tornTails = new ArrayList<>();
-        final List<String> corruptions = new ArrayList<>();
-    }
-
     private NodeLog(Path dir, long segmentBytes) {
         this.dir = dir;
         this.segmentBytes = segmentBytes;
@@ -108,9 +93,7 @@ public final class NodeLog implements AutoCloseable {
 
     /** Opens (or creates) the node log in {@code dir} and reads every record; see {@link #recovery(int)}. */
     public static NodeLog open(Path dir, long segmentBytes) throws IOException {
-        if (segmentBytes < 4096) {
-            throw new IllegalArgumentException("segment size must be >= 4096 bytes, got " + segmentBytes);
-        }
+        LogRecords.checkSegmentBytes(segmentBytes);
         Files.createDirectories(dir);
         NodeLog log = new NodeLog(dir, segmentBytes);
         log.recover();
@@ -124,20 +107,17 @@ public final class NodeLog implements AutoCloseable {
     // ---- recovery -------------------------------------------------------------------------------
 
     private void recover() throws IOException {
-        List<Path> files;
-        try (Stream<Path> s = Files.list(dir)) {
-            files = s.filter(p -> p.getFileName().toString().matches(NAME_PATTERN)).sorted().toList();
-        }
-        for (int i = 0; i < files.size(); i++) {
-            Path path = files.get(i);
-            String name = path.getFileName().toString();
-            Segment seg = new Segment(Long.parseLong(name.substring(8, 28)), path);
-            byte[] bytes = Files.readAllBytes(path);
-            seg.size = bytes.length;
-            seg.end = scanSegment(seg, bytes, files, i);
-            seg.channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        NodeLogScan found = NodeLogScan.read(dir, NAME_PATTERN);
+        for (NodeLogScan.SegmentFile f : found.segments) {
+            Segment seg = new Segment(f.index(), f.path());
+            seg.size = f.size();
+            seg.end = f.end();
+            seg.maxSlots.putAll(f.maxSlots());
+            seg.channel = FileChannel.open(f.path(), StandardOpenOption.READ, StandardOpenOption.WRITE);
             segments.add(seg);
         }
+        scans = found.groups;
+        unattributed.addAll(found.unattributed);
         for (Map.Entry<Integer, Scan> e : scans.entrySet()) {
             Scan scan = e.getValue();
             scan.entries.headMap(scan.floor, true).clear();
@@ -148,107 +128,8 @@ public final class NodeLog implements AutoCloseable {
         }
     }
 
-    /** Reads one segment's records into {@link #scans}; returns the offset where appending may go on. */
-    private int scanSegment(Segment seg, byte[] bytes, List<Path> files, int fileIndex) throws IOException {
-        String name = seg.path.getFileName().toString();
-        int pos = 0;
-        while (pos + HEADER <= bytes.length) {
-            int len = getInt(bytes, pos);
-            if (len == 0 && allZero(bytes, pos, bytes.length)) {
-                break; // End of data in this preallocated segment.
-            }
-            boolean headerValid = headerProblem(bytes, pos) == null;
-            int group = getInt(bytes, pos + 4);
-            String problem = headerValid ? bodyProblem(bytes, pos) : headerProblem(bytes, pos);
-            Object record = null;
-            if (problem == null) {
-                try {
-                    record = LogRecords.decodeBody(bytes, pos + HEADER, len);
-                } catch (MalformedInputException e) {
-                    problem = "undecodable record: " + e.getMessage();
-                }
-            }
-            if (problem != null) {
-                int next = nextValid(bytes, pos + ALIGN);
-                boolean laterData = next >= 0 || laterSegmentsHoldData(files, fileIndex + 1);
-                String who = headerValid ? "group " + group + " record" : "record of unknown group";
-                if (!laterData) {
-                    String what = name + " at offset " + pos + " (" + who + ", " + problem + "), " + (bytes.length - pos)
-                            + " bytes zeroed";
-                    LOG.warn("node log {}: truncating torn tail record in {}", dir, what);
-                    if (headerValid) {
-                        scan(group).tornTails.add(what);
-                    }
-                    zeroFrom(seg.path, pos, bytes.length);
-                    return pos;
-                }
-                String what = name + " at offset " + pos + ": " + who + ", " + problem;
-                LOG.error("node log {}: corrupt record in the middle of the log, {}", dir, what);
-                if (headerValid) {
-                    scan(group).corruptions.add(what);
-                } else {
-                    unattributed.add(what);
-                }
-                if (next < 0) {
-                    return bytes.length; // The rest of this segment is unreadable; later segments still count.
-                }
-                pos = next;
-                continue;
-            }
-            Scan scan = scan(group);
-            if (record instanceof Entry e) {
-                scan.entries.put(e.slot(), e);
-                scan.maxSlotSeen = Math.max(scan.maxSlotSeen, e.slot());
-                seg.maxSlots.merge(group, e.slot(), Math::max);
-            } else {
-                scan.floor = Math.max(scan.floor, (Long) record);
-            }
-            pos += align(HEADER + len);
-        }
-        return Math.min(pos, bytes.length);
-    }
-
     private Scan scan(int group) {
         return scans.computeIfAbsent(group, g -> new Scan());
-    }
-
-    private static String headerProblem(byte[] bytes, int pos) {
-        if (getInt(bytes, pos + 8) != Crc.of(bytes, pos, 8)) {
-            return "header CRC32C mismatch";
-        }
-        int len = getInt(bytes, pos);
-        if (len <= 0 || (long) pos + HEADER + len > bytes.length) {
-            return "record length " + len + " does not fit the " + (bytes.length - pos - HEADER) + " bytes left";
-        }
-        return null;
-    }
-
-    private static String bodyProblem(byte[] bytes, int pos) {
-        int len = getInt(bytes, pos);
-        CRC32C crc = new CRC32C();
-        crc.update(bytes, pos + 4, 4);
-        crc.update(bytes, pos + HEADER, len);
-        return getInt(bytes, pos + 12) == (int) crc.getValue() ? null : "CRC32C mismatch";
-    }
-
-    /** The offset of the next record that checks out, scanning at record alignment; -1 if none. */
-    private static int nextValid(byte[] bytes, int from) {
-        for (int p = from; p + HEADER <= bytes.length; p += ALIGN) {
-            if (headerProblem(bytes, p) == null && bodyProblem(bytes, p) == null) {
-                return p;
-            }
-        }
-        return -1;
-    }
-
-    private static boolean laterSegmentsHoldData(List<Path> files, int from) throws IOException {
-        for (int i = from; i < files.size(); i++) {
-            byte[] bytes = Files.readAllBytes(files.get(i));
-            if (!allZero(bytes, 0, bytes.length)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**
@@ -359,10 +240,7 @@ public final class NodeLog implements AutoCloseable {
         byte[] record = new byte[align(HEADER + body.length)];
         ByteBuffer buf = ByteBuffer.wrap(record);
         buf.putInt(body.length).putInt(group).putInt(Crc.of(record, 0, 8));
-        CRC32C crc = new CRC32C();
-        crc.update(record, 4, 4);
-        crc.update(body, 0, body.length);
-        buf.putInt((int) crc.getValue()).put(body);
+        buf.putInt(NodeLogScan.recordCrc(record, 4, body, 0, body.length)).put(body);
         return record;
     }
 
@@ -517,11 +395,7 @@ public final class NodeLog implements AutoCloseable {
     private Segment roll(long index, int minBytes) throws IOException {
         Segment seg = new Segment(index, dir.resolve(String.format("nodelog-%020d.log", index)));
         seg.size = Math.max(segmentBytes, align(minBytes));
-        seg.channel = FileChannel.open(seg.path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
-        writeZeros(seg.channel, 0, seg.size);
-        seg.channel.force(true);
-        DurableFiles.syncDirectory(dir);
+        seg.channel = LogRecords.createPreallocated(seg.path, seg.size);
         segments.add(seg);
         return seg;
     }

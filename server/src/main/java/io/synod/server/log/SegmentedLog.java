@@ -4,11 +4,9 @@ import static io.synod.server.log.LogRecords.ALIGN;
 import static io.synod.server.log.LogRecords.align;
 import static io.synod.server.log.LogRecords.allZero;
 import static io.synod.server.log.LogRecords.getInt;
-import static io.synod.server.log.LogRecords.writeZeros;
 import static io.synod.server.log.LogRecords.zeroFrom;
 
 import io.synod.core.paxos.Entry;
-import io.synod.server.wire.MalformedInputException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -74,9 +72,7 @@ public final class SegmentedLog implements AutoCloseable {
      * but the corruption stays reported in {@link #recovery()}.
      */
     public static SegmentedLog open(Path dir, long segmentBytes) throws IOException {
-        if (segmentBytes < 4096) {
-            throw new IllegalArgumentException("segment size must be >= 4096 bytes, got " + segmentBytes);
-        }
+        LogRecords.checkSegmentBytes(segmentBytes);
         Files.createDirectories(dir);
         SegmentedLog log = new SegmentedLog(dir, segmentBytes);
         log.recover();
@@ -109,18 +105,12 @@ public final class SegmentedLog implements AutoCloseable {
                 if (len == 0 && allZero(bytes, pos, bytes.length)) {
                     break; // End of data in this preallocated segment.
                 }
-                String problem = check(bytes, pos, len);
-                Object record = null;
-                if (problem == null) {
-                    try {
-                        record = LogRecords.decodeBody(bytes, pos + HEADER, len);
-                    } catch (MalformedInputException e) {
-                        problem = "undecodable record: " + e.getMessage();
-                    }
-                }
+                LogRecords.Decoded decoded = LogRecords.decode(bytes, pos + HEADER, len, check(bytes, pos, len));
+                String problem = decoded.problem();
+                Object record = decoded.record();
                 if (problem != null) {
                     int next = nextValid(bytes, pos + ALIGN);
-                    boolean laterData = next >= 0 || laterSegmentsHoldData(files, i + 1);
+                    boolean laterData = next >= 0 || LogRecords.laterSegmentsHoldData(files, i + 1);
                     if (!laterData) {
                         String what = name + " at offset " + pos + " (" + problem + "), " + (bytes.length - pos)
                                 + " bytes zeroed";
@@ -206,16 +196,6 @@ public final class SegmentedLog implements AutoCloseable {
             }
         }
         return -1;
-    }
-
-    private static boolean laterSegmentsHoldData(List<Path> files, int from) throws IOException {
-        for (int i = from; i < files.size(); i++) {
-            byte[] bytes = Files.readAllBytes(files.get(i));
-            if (!allZero(bytes, 0, bytes.length)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     // ---- appending ------------------------------------------------------------------------------
@@ -334,11 +314,7 @@ public final class SegmentedLog implements AutoCloseable {
     private Segment roll(long index, int minBytes) throws IOException {
         Segment seg = new Segment(index, dir.resolve(String.format("segment-%020d.log", index)));
         seg.size = Math.max(segmentBytes, align(minBytes));
-        seg.channel = FileChannel.open(seg.path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
-        writeZeros(seg.channel, 0, seg.size);
-        seg.channel.force(true);
-        DurableFiles.syncDirectory(dir);
+        seg.channel = LogRecords.createPreallocated(seg.path, seg.size);
         segments.add(seg);
         return seg;
     }
