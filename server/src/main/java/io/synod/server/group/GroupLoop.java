@@ -1,8 +1,6 @@
 package io.synod.server.group;
 
 import io.synod.coordination.ElectionService;
-import io.synod.core.paxos.CodedValue;
-import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.StateMachine;
@@ -23,9 +21,7 @@ import io.synod.server.log.StorageFailure;
 import io.synod.server.state.RocksKvStateMachine;
 import io.synod.server.wire.WireFrame;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -161,7 +157,7 @@ public final class GroupLoop implements AutoCloseable {
         this.clientInbox = new ArrayBlockingQueue<>(inboxCapacity);
         this.durableMachine = stateMachine instanceof RocksKvStateMachine r ? r : null;
         if (durableMachine != null) {
-            chooseStartingState(durableMachine, storage, group);
+            StartingState.choose(durableMachine, storage, group);
         }
         this.driver = new GroupDriver(config, new GroupDriver.Recovered(storage.durableState(), storage.repairAbove(),
                 storage.repairThroughSlot()), stateMachine, durableMachine == null ? null
@@ -171,33 +167,6 @@ public final class GroupLoop implements AutoCloseable {
             durableMachine.commitApplied(); // Whatever starting the replica staged (nothing, normally).
         }
         publish();
-    }
-
-    /**
-     * Whether RocksDB's applied state may be started from, or the snapshot must be (the replica then restores it).
-     * Storage work before the driver starts.
-     */
-    private static void chooseStartingState(RocksKvStateMachine machine, GroupStorage storage, int group) {
-        if (storage.repairAbove() != null) {
-            // The damaged log may not hold the applied values between the snapshot and RocksDB's
-            // slot: start from the snapshot instead (the replica restores it into RocksDB).
-            machine.ignoreDurableState();
-        } else if (machine.unresolvedKeys() > 0) {
-            Map<Long, CodedValue> coded = new HashMap<>();
-            for (Entry e : storage.durableState().entries()) {
-                if (e.coded() != null) {
-                    coded.put(e.slot(), e.coded());
-                }
-            }
-            if (!machine.unresolvedHeldBy(coded::get)) {
-                // Deferred rebuild: RocksDB holds a key applied from a log entry this log no longer has (written
-                // before that pass's fsync, then a crash). Its bytes cannot be rebuilt from here: start from the
-                // snapshot (full values) and re-learn the rest, as a repair does.
-                LOG.warn("group {}: an unresolved key's coded entry is missing from the log; starting from the snapshot",
-                        group);
-                machine.ignoreDurableState();
-            }
-        }
     }
 
     public void start() {

@@ -39,6 +39,7 @@ class GroupWorkersTest {
     private final List<GroupLoop> loops = new ArrayList<>();
     private final List<GroupStorage> storages = new ArrayList<>();
     private GroupWorkers pool;
+    private SimpleMeterRegistry groupRegistry = new SimpleMeterRegistry();
 
     @AfterEach
     void closeAll() throws Exception {
@@ -53,9 +54,10 @@ class GroupWorkersTest {
     private GroupLoop group(int g, int inboxCapacity) throws Exception {
         GroupStorage storage = GroupStorage.open(dir.resolve("g" + g), 1 << 20);
         RocksKvStateMachine sm = new RocksKvStateMachine(dir.resolve("rocks" + g));
-        GroupLoop loop = new GroupLoop(GroupDriverConfig.of(g, ReplicaConfig.defaults(0, 1), 1024,
-                new GroupMetrics(new SimpleMeterRegistry(), g)), storage, sm, sm, m -> { }, null, 5_000_000L,
-                inboxCapacity, pool);
+        GroupMetrics metrics = new GroupMetrics(groupRegistry, g);
+        GroupLoop loop = new GroupLoop(GroupDriverConfig.of(g, ReplicaConfig.defaults(0, 1), 1024, metrics), storage, sm,
+                sm, m -> { }, null, 5_000_000L, inboxCapacity, pool);
+        metrics.exportInbox(loop);
         loops.add(loop);
         storages.add(storage);
         return loop;
@@ -113,6 +115,9 @@ class GroupWorkersTest {
             busyQueuedWhenServed.set(busy.queued());
             served.complete(null);
         });
+        for (int i = 0; i < 16; i++) { // the other group's client queue holds 16: one of these is answered BUSY
+            other.onStaleRead(new ClientFrame.StaleRead(100 + i, payload), RoutedCommand.of(payload), r -> { });
+        }
         busy.start();
         other.start();
         served.get(20, TimeUnit.SECONDS);
@@ -127,6 +132,9 @@ class GroupWorkersTest {
             Thread.sleep(5);
         }
         assertEquals(flood, answered.get(), "the busy group's flood is answered too");
+        assertEquals(0, groupRegistry.get("synod.group.client.busy").tag("group", "0").functionCounter().count());
+        assertEquals(1, groupRegistry.get("synod.group.client.busy").tag("group", "1").functionCounter().count());
+        assertEquals(0, groupRegistry.get("synod.group.inputs.dropped").tag("group", "1").functionCounter().count());
     }
 
     @Test
@@ -189,7 +197,8 @@ class GroupWorkersTest {
     @Timeout(60)
     void oneWorkerForManyGroupsAndMoreWorkersThanGroupsBothServeEveryGroup() throws Exception {
         for (int workers : new int[] {1, 5}) {
-            pool = GroupWorkers.start(workers, System::nanoTime, new SimpleMeterRegistry(), "test-w" + workers);
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            pool = GroupWorkers.start(workers, System::nanoTime, registry, "test-w" + workers);
             loops.clear();
             storages.clear();
             dir = dir.resolve("w" + workers);
@@ -201,6 +210,11 @@ class GroupWorkersTest {
                     assertEquals(ClientReply.Status.OK.ordinal(), putOk(loop, seq), "W=" + workers + " group " + loop.group());
                 }
             }
+            // 30 writes, each a Ready: the writer synced, and each worker passed (an idle one on its wait bound).
+            assertTrue(registry.get("synod.log.writer.syncs").counter().count() >= 30 / 3.0);
+            assertTrue(registry.get("synod.log.writer.batch").summary().count() > 0);
+            assertEquals(workers, registry.get("synod.worker.pass").timers().size());
+            assertEquals(workers, registry.get("synod.worker.queued").gauges().size());
             for (GroupLoop loop : loops) {
                 loop.close();
             }
