@@ -15,8 +15,6 @@ import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
 import io.synod.server.state.RocksKvStore;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -62,7 +60,7 @@ class RocksWalKillTest {
     private final AtomicBoolean pauseWriting = new AtomicBoolean();
 
     /** If this JVM is stopped mid-test, the cluster's processes go with it. */
-    private final Thread reaper = new Thread(this::killEverything);
+    private final Thread reaper = new Thread(() -> ClusterTestProcesses.destroyAll(dir));
 
     @BeforeEach
     void armReaper() {
@@ -78,17 +76,7 @@ class RocksWalKillTest {
         Runtime.getRuntime().removeShutdownHook(reaper);
         if (Files.exists(ClusterFile.path(dir))) {
             run("cluster", "stop", "--dir", dir.toString());
-            killEverything();
-        }
-    }
-
-    private void killEverything() {
-        try {
-            ClusterFile file = ClusterFile.read(dir);
-            ProcessHandle.of(file.zookeeperPid()).ifPresent(ProcessHandle::destroyForcibly);
-            file.nodes().forEach(n -> ProcessHandle.of(n.pid()).ifPresent(ProcessHandle::destroyForcibly));
-        } catch (IOException | RuntimeException e) {
-            // No cluster was started.
+            ClusterTestProcesses.destroyAll(dir);
         }
     }
 
@@ -241,9 +229,6 @@ class RocksWalKillTest {
     }
 
     private static String[] run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = SynodCli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new String[] {Integer.toString(code), out.toString(), err.toString()};
+        return ClusterProcessesTest.run(args);
     }
 }
