@@ -62,6 +62,15 @@ class SimulationSweepTest {
     }
 
     @Test
+    void seed66551AFollowerRestartedBehindItsReportCatchesUp() {
+        // Regression (docs/simulator.md, "Seed 66551"): a follower restarted from a snapshot below the slot it
+        // had reported applied, and its leader kept the highest report, re-sending slots above it forever;
+        // the follower ended 13 slots behind (LIVENESS). CatchUp now believes a peer that went back.
+        SimResult result = Simulation.run(SimConfig.defaults(5, FaultProfile.ALL).withSeed(66551));
+        assertTrue(result.passed(), result.summaryLine());
+    }
+
+    @Test
     void quiesceWindowStartsAfterTheLastingIsolationEnds() {
         // Regression (docs/simulator.md, "CheckQuorum"): the last operation ended 4 ms after the liveness
         // phase's leader was cut off (SimLeaderIsolation), so 51 ms of the 100 ms quiesce window still had

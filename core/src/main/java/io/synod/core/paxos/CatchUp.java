@@ -88,6 +88,7 @@ final class CatchUp {
      * {@value #ACK_WINDOW} slots ahead of the run are remembered in a bitmap until the gap closes.
      */
     void onPeerAccepted(int peer, long[] slots, long peerApplied) {
+        noticeWentBack(peer, peerApplied);
         long[] ahead = ackedAhead[peer];
         long through = acceptedThroughSlot[peer];
         long floor = Math.max(appliedSlot[peer], peerApplied);
@@ -110,6 +111,26 @@ final class CatchUp {
             through = next;
         }
         acceptedThroughSlot[peer] = through;
+    }
+
+    /**
+     * A peer reports having applied less than it reported before: it restarted, and its state machine
+     * was rebuilt from its snapshot, below what it had applied. Its log may still hold the slots above,
+     * but accepted in older ballots, which this leader's commit point alone cannot make it apply
+     * ({@link Learner#learnCommit}); taking the highest report ever seen would leave it there for as
+     * long as this leader leads. So once no catch-up batch is awaited (a reply reordered behind a newer
+     * one looks the same, and is believed only then: it costs one batch sent again), what the leader
+     * knew of the peer is forgotten and catch-up starts again from the reported slot.
+     */
+    private void noticeWentBack(int peer, long peerApplied) {
+        if (peerApplied >= appliedSlot[peer] || ctx.nowNanos < deadlineNanos[peer]) {
+            return;
+        }
+        appliedSlot[peer] = peerApplied;
+        sentThroughSlot[peer] = peerApplied;
+        acceptedThroughSlot[peer] = peerApplied;
+        Arrays.fill(ackedAhead[peer], 0);
+        commitOnlySentThrough[peer] = 0;
     }
 
     /** Clears the bits of slots (from, to] in a peer's acknowledgement bitmap. */
@@ -148,6 +169,7 @@ final class CatchUp {
         if (ctx.role != Role.LEADER || !ballot.equals(ctx.ownBallot)) {
             return;
         }
+        noticeWentBack(peer, peerApplied);
         appliedSlot[peer] = Math.max(appliedSlot[peer], peerApplied);
         long from = appliedSlot[peer] + 1;
         long commitSlot = learner.commitSlot();

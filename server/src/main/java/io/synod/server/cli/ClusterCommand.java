@@ -113,7 +113,8 @@ public final class ClusterCommand implements Runnable {
         @Option(names = "--set", paramLabel = "KEY=VALUE", description = "extra server config for every node (repeatable)")
         List<String> sets = new ArrayList<>();
 
-        @Option(names = "--insecure", description = "no TLS and no authentication (warned at every start); by default "
+        @Option(names = "--insecure", description = "no TLS and no authentication on the servers' peer and client ports (warned at "
+                + "every start; the cluster's ZooKeeper znodes stay protected by DIR/zookeeper.secret); by default "
                 + "a CA in DIR/certs signs a certificate for every node and the client user 'root'")
         boolean insecure;
 

@@ -56,7 +56,7 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--keep-data", description = "keep the temporary data directory and print its path")
     boolean keepData;
 
-    @Option(names = "--insecure", description = "no TLS and no authentication (warned); by default the demo creates a "
+    @Option(names = "--insecure", description = "no TLS and no authentication on the servers' ports (warned); by default the demo creates a "
             + "CA in its data directory and every node and client uses a certificate of it")
     boolean insecure;
 

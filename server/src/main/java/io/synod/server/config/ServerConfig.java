@@ -46,7 +46,7 @@ public record ServerConfig(
         TlsSettings tls,
         NetworkLimits limits,
         ZooKeeperSettings zookeeper,
-        AuthSettings auth, TestClock testClock) {
+        AuthSettings auth, TestClock testClock, int groupWorkers) {
 
     /**
      * The read lease this node creates the cluster with (docs/leases.md): {@code none}, {@code leader}
@@ -211,6 +211,7 @@ public record ServerConfig(
         k.put("log.retain.slots", new String[] {"1000", "applied slots kept below a snapshot for catch-up"});
         k.put("heartbeat.ms", new String[] {"50", "leader heartbeat interval"});
         k.put("tick.ms", new String[] {"10", "replica clock tick"});
+        k.put("group.workers", new String[] {"0", "threads that run this node's groups (each a fixed share of them; 0 = one per processor, at most one per group)"});
         k.put("phase1.timeout.ms", new String[] {"2000", "a candidate without a quorum of promises gives up this long after its own promise is durable (when its Prepares leave)"});
         k.put("outbound.queue.bytes", new String[] {"33554432", "per-peer outbound bytes before messages are dropped"});
         k.put("coding", new String[] {"off", "RS-Paxos coding of every group: off, or N,F,X (N = the number of nodes)"});
@@ -320,6 +321,7 @@ public record ServerConfig(
         int retain = integer(p, "log.retain.slots", 0, Integer.MAX_VALUE);
         int heartbeat = integer(p, "heartbeat.ms", 1, 60_000);
         int tick = integer(p, "tick.ms", 1, 1_000);
+        int workers = integer(p, "group.workers", 0, 256);
         int phase1 = integer(p, "phase1.timeout.ms", 10, 600_000);
         int outbound = integer(p, "outbound.queue.bytes", 65536, 1 << 30);
         if (maxFrame > outbound) {
@@ -343,7 +345,7 @@ public record ServerConfig(
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
                 snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, tls,
                 NetworkLimits.parse(p, maxFrame), ZooKeeperSettings.parse(p, tls.insecure()),
-                AuthSettings.parse(p, tls.insecure()), TestClock.parse(p));
+                AuthSettings.parse(p, tls.insecure()), TestClock.parse(p), workers);
     }
 
     static LeaseSetting parseLease(String text, int deltaMillis, int clockBoundMicros, int driftPpm)
@@ -549,7 +551,7 @@ public record ServerConfig(
                 + dataDir + "\ngroups=" + groups + "\nmetrics.port=" + metricsPort + "\nmax.frame.bytes=" + maxFrameBytes
                 + "\nlog.segment.bytes=" + logSegmentBytes + "\nsnapshot.every.slots=" + snapshotEverySlots
                 + "\nlog.retain.slots=" + logRetainSlots + "\nheartbeat.ms=" + heartbeatMillis + "\ntick.ms=" + tickMillis
-                + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes
+                + "\ngroup.workers=" + groupWorkers + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes
                 + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes()
                 + "\ncoding.defer=" + coding.deferRebuild()
                 + "\nlease=" + lease.text() + leaseProperties() + "\n"

@@ -1,8 +1,6 @@
 package io.synod.server.group;
 
 import io.synod.coordination.ElectionService;
-import io.synod.core.paxos.CodedValue;
-import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.StateMachine;
@@ -23,38 +21,46 @@ import io.synod.server.log.StorageFailure;
 import io.synod.server.state.RocksKvStateMachine;
 import io.synod.server.wire.WireFrame;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The runner of one group's {@link GroupDriver}: it owns what the driver may not touch, and nothing else:
- * the thread, the bounded inboxes, the real clock, the storage ({@link GroupStorage}, fsync; the state
- * machine's per-pass batch), the network send and the election service. Every input (peer message, client
- * command, election event, clock tick) is queued to the thread, so the driver, its replica and its storage
- * are never touched concurrently and no state is shared with other groups. Peer messages and client-side
- * inputs wait in two separate bounded queues, and each batch drains the peer queue first: a client flood
- * fills only the client queue (its surplus is answered BUSY at once) and never costs a peer message, which
- * the group's progress depends on (a dropped Accept or Promise is only recovered by a retransmission
- * interval later). Inputs are drained in bounded batches; each batch ends in one pass
- * ({@link GroupDriver#ready}), which gives group commit (one fsync for every entry accepted in the batch).
- * The interface to the driver is narrow: {@code step}, {@code tick}, {@code ready}, the persist request and
- * its completion.
+ * The runner state of one group's {@link GroupDriver}, run by a worker of a {@link GroupWorkers} pool: it owns
+ * what the driver may not touch, and nothing else: the bounded inboxes, the clock reading, the storage
+ * ({@link GroupStorage}, whose writes and fsyncs the pool's {@link LogWriter} does; the state machine's per-pass
+ * batch), the network send and the election service. Every input (peer message, client command, election event,
+ * clock tick, persist completion) is queued to the group and handled on its worker's thread in {@link #turn}, so
+ * the driver, its replica and its storage are never touched concurrently. Peer messages and client-side inputs
+ * wait in two separate bounded queues, and each turn drains the peer queue first: a client flood fills only the
+ * client queue (its surplus is answered BUSY at once) and never costs a peer message, which the group's progress
+ * depends on (a dropped Accept or Promise is only recovered by a retransmission interval later). A turn takes at
+ * most {@link #MAX_INPUTS_PER_BATCH} inputs, so one busy group cannot starve the others of its worker, and ends in
+ * one pass ({@link GroupDriver#ready}). A pass's Ready goes to the log writer, which appends the Readys of every
+ * group queued to it and syncs once per log (group commit across groups); its completion comes back as an input.
+ * While a Ready is being persisted the group keeps stepping inputs (core's {@code ReadyLoop} allows it: the next
+ * Ready batches them) and the worker keeps serving its other groups: no worker waits for an fsync.
  */
 public final class GroupLoop implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupLoop.class);
 
-    /** Inputs drained before the loop drives the replica (bounds the batch, and so the fsync). */
+    /** Inputs one turn takes (bounds the batch, and how long the group holds its worker). */
     static final int MAX_INPUTS_PER_BATCH = 512;
+
+    /** A stopped group waiting for its last log writer job wakes its worker no sooner than this (the writer rings). */
+    private static final long RETIRED_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** What a turn left behind, for the worker. */
+    enum Turn { IDLE, MORE, GONE }
 
     private final int group;
     private final GroupDriver driver;
@@ -66,16 +72,22 @@ public final class GroupLoop implements AutoCloseable {
     private final ElectionService election;
     private final DriverMetrics metrics;
     private final long tickNanos;
-    /** Peer messages: drained first in every batch. */
+    /** Peer messages: drained first in every turn. */
     private final BlockingQueue<DriverInput> peerInbox;
     /** Client commands, reads, watch polls, coding changes: what a client may flood. */
     private final BlockingQueue<DriverInput> clientInbox;
-    /** Rung after every enqueue (capacity 1): the loop waits on it when both inboxes are empty. */
-    private final BlockingQueue<Boolean> doorbell = new ArrayBlockingQueue<>(1);
     private final BlockingQueue<ElectionEvent> control = new ArrayBlockingQueue<>(1024);
-    private final Thread thread;
+    private final GroupWorkers workers;
+    /** The pool was made for this group alone (the constructors without one): closing the group closes it. */
+    private final boolean ownsWorkers;
+    private final GroupWorkers.Worker worker;
+    /** The persist completion the log writer handed back, taken by the next turn. */
+    private final AtomicReference<Completion> completion = new AtomicReference<>();
+    /** Log writer jobs (persists, compactions, repair end) not finished yet: the storage closes only after them. */
+    private final AtomicInteger writerJobs = new AtomicInteger();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final CountDownLatch handedOver = new CountDownLatch(1);
+    private volatile boolean started;
     private volatile boolean running = true;
     private volatile boolean halted;
     private volatile boolean handOverRequested;
@@ -87,11 +99,21 @@ public final class GroupLoop implements AutoCloseable {
     private final AtomicLong clientInputsBusy = new AtomicLong();
     private volatile long refusedMessages;
     private final LongSupplier clock;
+    // Worker thread only:
+    private final List<DriverInput> batch = new ArrayList<>(MAX_INPUTS_PER_BATCH);
+    /** The Ready handed to the log writer and not completed yet, or null. */
+    private Ready persisting;
+    private long nextTick;
+    private boolean retired;
+
+    /** A finished persist: {@code failure} is null when the Ready is durable. */
+    private record Completion(Ready ready, RuntimeException failure) {}
 
     /**
-     * A group's runner: {@code stateMachine} is the replica's state machine ({@code resource} closes it);
-     * {@code network} sends peer messages; {@code election} may be null (tests: elections are fed by hand);
-     * {@code inboxCapacity} bounds the peer queue and, separately, the client queue.
+     * A group's runner on a pool of its own (one worker, one log writer): {@code stateMachine} is the replica's
+     * state machine ({@code resource} closes it); {@code network} sends peer messages; {@code election} may be
+     * null (tests: elections are fed by hand); {@code inboxCapacity} bounds the peer queue and, separately, the
+     * client queue.
      */
     public GroupLoop(GroupDriverConfig config, GroupStorage storage, StateMachine stateMachine, AutoCloseable resource,
             Consumer<WireFrame.PeerMessage> network, ElectionService election, long tickNanos, int inboxCapacity) {
@@ -106,8 +128,25 @@ public final class GroupLoop implements AutoCloseable {
     public GroupLoop(GroupDriverConfig config, GroupStorage storage, StateMachine stateMachine, AutoCloseable resource,
             Consumer<WireFrame.PeerMessage> network, ElectionService election, long tickNanos, int inboxCapacity,
             LongSupplier clock) {
-        this.clock = clock;
+        this(config, storage, stateMachine, resource, network, election, tickNanos, inboxCapacity,
+                GroupWorkers.start(1, clock, null, "synod-group-" + config.group()), true);
+    }
+
+    /** A group run by {@code workers} (shared with the node's other groups), on the worker {@code group mod W}. */
+    public GroupLoop(GroupDriverConfig config, GroupStorage storage, StateMachine stateMachine, AutoCloseable resource,
+            Consumer<WireFrame.PeerMessage> network, ElectionService election, long tickNanos, int inboxCapacity,
+            GroupWorkers workers) {
+        this(config, storage, stateMachine, resource, network, election, tickNanos, inboxCapacity, workers, false);
+    }
+
+    private GroupLoop(GroupDriverConfig config, GroupStorage storage, StateMachine stateMachine, AutoCloseable resource,
+            Consumer<WireFrame.PeerMessage> network, ElectionService election, long tickNanos, int inboxCapacity,
+            GroupWorkers workers, boolean ownsWorkers) {
+        this.workers = workers;
+        this.ownsWorkers = ownsWorkers;
+        this.clock = workers.clock();
         this.group = config.group();
+        this.worker = workers.workerFor(group);
         this.storage = storage;
         this.stateMachine = resource;
         this.network = network;
@@ -118,7 +157,7 @@ public final class GroupLoop implements AutoCloseable {
         this.clientInbox = new ArrayBlockingQueue<>(inboxCapacity);
         this.durableMachine = stateMachine instanceof RocksKvStateMachine r ? r : null;
         if (durableMachine != null) {
-            chooseStartingState(durableMachine, storage, group);
+            StartingState.choose(durableMachine, storage, group);
         }
         this.driver = new GroupDriver(config, new GroupDriver.Recovered(storage.durableState(), storage.repairAbove(),
                 storage.repairThroughSlot()), stateMachine, durableMachine == null ? null
@@ -128,41 +167,15 @@ public final class GroupLoop implements AutoCloseable {
             durableMachine.commitApplied(); // Whatever starting the replica staged (nothing, normally).
         }
         publish();
-        this.thread = new Thread(this::run, "synod-group-" + group);
-    }
-
-    /**
-     * Whether RocksDB's applied state may be started from, or the snapshot must be (the replica then restores it).
-     * Storage work before the driver starts.
-     */
-    private static void chooseStartingState(RocksKvStateMachine machine, GroupStorage storage, int group) {
-        if (storage.repairAbove() != null) {
-            // The damaged log may not hold the applied values between the snapshot and RocksDB's
-            // slot: start from the snapshot instead (the replica restores it into RocksDB).
-            machine.ignoreDurableState();
-        } else if (machine.unresolvedKeys() > 0) {
-            Map<Long, CodedValue> coded = new HashMap<>();
-            for (Entry e : storage.durableState().entries()) {
-                if (e.coded() != null) {
-                    coded.put(e.slot(), e.coded());
-                }
-            }
-            if (!machine.unresolvedHeldBy(coded::get)) {
-                // Deferred rebuild: RocksDB holds a key applied from a log entry this log no longer has (written
-                // before that pass's fsync, then a crash). Its bytes cannot be rebuilt from here: start from the
-                // snapshot (full values) and re-learn the rest, as a repair does.
-                LOG.warn("group {}: an unresolved key's coded entry is missing from the log; starting from the snapshot",
-                        group);
-                machine.ignoreDurableState();
-            }
-        }
     }
 
     public void start() {
         // A repairing replica stays out of elections: it must not lead (nor vote) on a damaged log. Joined
-        // before the thread starts, so the driver is only ever touched by one thread at a time.
+        // before the worker takes the group, so the driver is only ever touched by one thread at a time.
         driver.start();
-        thread.start();
+        nextTick = clock.getAsLong() + tickNanos;
+        started = true;
+        worker.add(this);
     }
 
     // ---- inputs (any thread) ----------------------------------------------------------------------
@@ -182,17 +195,17 @@ public final class GroupLoop implements AutoCloseable {
                 responder, true);
     }
 
-    /** A STALE read: answered on this loop's thread from the local state at the applied slot, leader or not. */
+    /** A STALE read: answered on the group's worker from the local state at the applied slot, leader or not. */
     public void onStaleRead(ClientFrame.StaleRead read, RoutedCommand routed, Responder responder) {
         offerOrRefuse(new DriverInput.StaleRead(read, routed.readOnly(), responder), read.requestId(), responder, true);
     }
 
-    /** A watch poll: held on this loop's thread until events arrive or its wait ends. */
+    /** A watch poll: held on the group's worker until events arrive or its wait ends. */
     public void onWatchPoll(ClientFrame.WatchPoll poll, Responder responder) {
         offerOrRefuse(new DriverInput.WatchPoll(poll, responder), poll.requestId(), responder, durableMachine != null);
     }
 
-    /** An admin coding change: proposed on this loop's thread if this replica leads. */
+    /** An admin coding change: proposed on the group's worker if this replica leads. */
     public void onCodingChange(ClientFrame.CodingChange change, Responder responder) {
         offerOrRefuse(new DriverInput.CodingChange(change, responder), change.requestId(), responder, true);
     }
@@ -219,28 +232,19 @@ public final class GroupLoop implements AutoCloseable {
         ring();
     }
 
-    /** Wakes the loop if it waits (a no-op when it is already rung). */
+    /** Wakes the group's worker if it waits (a no-op when it is already rung). */
     private void ring() {
-        doorbell.offer(Boolean.TRUE);
-    }
-
-    /**
-     * The next batch: peer messages first, then client inputs in the room left; waits for the doorbell
-     * (at most {@code waitNanos}) only when both queues are empty.
-     */
-    private void takeBatch(List<DriverInput> batch, long waitNanos) throws InterruptedException {
-        // Cleared before draining: an input queued before the clear is drained now, and one queued after
-        // it rings again, so the wait below never sleeps on a queued input (nor wakes for a drained one).
-        doorbell.clear();
-        drainBoth(batch);
-        if (batch.isEmpty() && waitNanos > 0 && doorbell.poll(waitNanos, TimeUnit.NANOSECONDS) != null) {
-            drainBoth(batch);
-        }
+        worker.ring();
     }
 
     private void drainBoth(List<DriverInput> batch) {
         peerInbox.drainTo(batch, MAX_INPUTS_PER_BATCH);
         clientInbox.drainTo(batch, MAX_INPUTS_PER_BATCH - batch.size());
+    }
+
+    /** Inputs waiting in the two inboxes (the worker's queue gauge). */
+    int queued() {
+        return peerInbox.size() + clientInbox.size();
     }
 
     public ClientFrame.GroupStatus status() {
@@ -251,64 +255,135 @@ public final class GroupLoop implements AutoCloseable {
         return group;
     }
 
-    // ---- the loop -----------------------------------------------------------------------------------
+    // ---- the turn (worker thread) -------------------------------------------------------------------
 
-    private void run() {
-        long nextTick = clock.getAsLong() + tickNanos;
-        List<DriverInput> batch = new ArrayList<>(MAX_INPUTS_PER_BATCH);
-        try {
-            while (running) {
-                takeBatch(batch, nextTick - clock.getAsLong());
-                ElectionEvent event;
-                while ((event = control.poll()) != null) {
-                    driver.onElection(event, clock.getAsLong());
-                }
-                for (DriverInput input : batch) {
-                    driver.step(input, clock.getAsLong());
-                }
-                batch.clear();
-                long now = clock.getAsLong();
-                if (now - nextTick >= 0) {
-                    driver.tick(now);
-                    nextTick = now + tickNanos;
-                }
-                if (moveRequested) {
-                    moveRequested = false;
-                    driver.requestMove();
-                }
-                if (handOverRequested) {
-                    driver.requestHandOver();
-                }
-                pass(now);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (StorageFailure e) {
-            fail("storage failed, this replica stops (no retry after a failed fsync): " + e.getMessage(), e);
-        } catch (RuntimeException e) {
-            fail("replica failed: " + e, e);
-        } finally {
-            handedOver.countDown(); // Nobody may wait for a hand-over of a stopped loop.
-            stopped.countDown();
-        }
+    /** When this group's next tick is due (the worker sleeps at most until the earliest of its groups'). */
+    long nextTick() {
+        return nextTick;
     }
 
-    /** One pass: the driver's Readys, each persisted (write + fsync) here before the pass goes on. */
+    /**
+     * One turn on the worker's thread: the persist completion, election events, then at most
+     * {@link #MAX_INPUTS_PER_BATCH} inputs (peer queue first), the tick if due, and one pass. A stopped group
+     * leaves its worker once the log writer has finished every job of it ({@link Turn#GONE}).
+     */
+    Turn turn() {
+        if (!running && !retired) {
+            retire();
+        }
+        if (retired) {
+            return finishRetired();
+        }
+        try {
+            Completion done = completion.getAndSet(null);
+            if (done != null) {
+                persisting = null;
+                if (done.failure() != null) {
+                    throw done.failure();
+                }
+                driver.persisted(done.ready(), clock.getAsLong());
+            }
+            boolean elected = false;
+            ElectionEvent event;
+            while ((event = control.poll()) != null) {
+                driver.onElection(event, clock.getAsLong());
+                elected = true;
+            }
+            drainBoth(batch);
+            for (DriverInput input : batch) {
+                driver.step(input, clock.getAsLong());
+            }
+            boolean stepped = !batch.isEmpty();
+            batch.clear();
+            long now = clock.getAsLong();
+            boolean tick = now - nextTick >= 0;
+            if (tick) {
+                driver.tick(now);
+                nextTick = now + tickNanos;
+            }
+            if (moveRequested) {
+                moveRequested = false;
+                driver.requestMove();
+            }
+            if (handOverRequested) {
+                driver.requestHandOver();
+            }
+            if (done != null || elected || stepped || tick || handOverRequested) {
+                pass(now);
+            }
+        } catch (StorageFailure e) {
+            fail("storage failed, this replica stops (no retry after a failed fsync): " + e.getMessage(), e);
+            retire();
+            return finishRetired();
+        } catch (RuntimeException e) {
+            fail("replica failed: " + e, e);
+            retire();
+            return finishRetired();
+        }
+        return peerInbox.isEmpty() && clientInbox.isEmpty() && completion.get() == null ? Turn.IDLE : Turn.MORE;
+    }
+
+    /** One pass: the driver's Readys; one that must persist goes to the log writer (its completion comes back). */
     private void pass(long now) {
         driver.ready(now);
-        Ready ready;
-        while ((ready = driver.persistRequest()) != null) {
-            long start = clock.getAsLong();
-            storage.persist(ready);
-            long end = clock.getAsLong();
-            metrics.recordPersist(end - start, ready.entries().size());
-            driver.persisted(ready, end);
+        Ready ready = driver.persistRequest();
+        if (ready != null && persisting == null) {
+            persisting = ready;
+            writerJobs.incrementAndGet();
+            workers.writer().persist(storage, ready, this::persistDone);
         }
-        metrics.logBytes(storage.log().sizeBytes());
         publish();
         if (driver.handOverDone()) {
             handedOver.countDown();
         }
+    }
+
+    /** On the log writer's thread: {@code ready} is durable (or its storage failed); the worker takes it next turn. */
+    private void persistDone(Ready ready, RuntimeException failure, long nanos) {
+        if (failure == null) {
+            metrics.recordPersist(nanos, ready.entries().size());
+            metrics.logBytes(storage.log().sizeBytes());
+        }
+        complete(new Completion(ready, failure));
+        writerJobDone();
+    }
+
+    /** A storage request of the driver, run by the log writer in order with this group's persists. */
+    private void storageJob(Consumer<GroupStorage> job) {
+        writerJobs.incrementAndGet();
+        workers.writer().run(storage, job, failure -> {
+            if (failure != null) {
+                complete(new Completion(null, failure));
+            }
+            writerJobDone();
+        });
+    }
+
+    /** Hands a completion to the worker; a failure already handed stays (the group fails on it). */
+    private void complete(Completion c) {
+        completion.accumulateAndGet(c, (old, next) -> old != null && old.failure() != null ? old : next);
+    }
+
+    private void writerJobDone() {
+        writerJobs.decrementAndGet();
+        ring();
+    }
+
+    /** The group stops here (halted, closed or failed): no more driver calls; nobody waits for its hand-over. */
+    private void retire() {
+        retired = true;
+        handedOver.countDown();
+    }
+
+    private Turn finishRetired() {
+        if (writerJobs.get() > 0) {
+            nextTick = clock.getAsLong() + RETIRED_WAIT_NANOS; // no tick any more: the writer rings when done
+            return Turn.IDLE;
+        }
+        completion.set(null); // a halted or failed group's completion is dropped: nothing of it leaves
+        persisting = null;
+        stopped.countDown();
+        return Turn.GONE;
     }
 
     private void publish() {
@@ -334,7 +409,7 @@ public final class GroupLoop implements AutoCloseable {
 
         @Override
         public void compactThrough(long slot) {
-            storage.compactThrough(slot);
+            storageJob(s -> s.compactThrough(slot));
         }
 
         @Override
@@ -346,7 +421,9 @@ public final class GroupLoop implements AutoCloseable {
 
         @Override
         public void finishRepair() {
-            storage.finishRepair();
+            // Queued behind this group's persists: a crash before it runs leaves the marker, so the replica
+            // repairs again after a restart (conservative), never the other way round.
+            storageJob(GroupStorage::finishRepair);
         }
 
         @Override
@@ -398,14 +475,24 @@ public final class GroupLoop implements AutoCloseable {
         return clientInputsBusy.get();
     }
 
-    /** Stops the loop without telling the election (a crash, as far as ZooKeeper can tell); idempotent. */
+    /**
+     * Stops the group without telling the election (a crash, as far as ZooKeeper can tell): its worker makes no
+     * further driver call and drops a persist completion still to come; idempotent.
+     */
     public void halt() {
         halted = true;
         running = false;
         ring();
+        awaitStopped();
+        if (ownsWorkers) {
+            workers.close();
+        }
+    }
+
+    private void awaitStopped() {
         try {
-            if (thread.getState() != Thread.State.NEW && !stopped.await(5, TimeUnit.SECONDS)) {
-                thread.interrupt();
+            if (started && !stopped.await(5, TimeUnit.SECONDS)) {
+                LOG.warn("group {}: its worker did not stop it within 5 s (a log write still under way?)", group);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -419,7 +506,7 @@ public final class GroupLoop implements AutoCloseable {
      * {@link #halt()}.
      */
     public void beginHandOver() {
-        if (!halted && running && thread.getState() != Thread.State.NEW) {
+        if (!halted && running && started) {
             handOverRequested = true;
             ring();
         }
@@ -431,13 +518,13 @@ public final class GroupLoop implements AutoCloseable {
      * picks another node ({@link GroupDriver#requestMove()}). Ignored when not leading or stopping.
      */
     public void moveLeadership() {
-        if (!halted && running && !closed && thread.getState() != Thread.State.NEW) {
+        if (!halted && running && !closed && started) {
             moveRequested = true;
             ring();
         }
     }
 
-    /** Stops the loop and leaves the election; a leader under a leader lease hands over first (bounded). */
+    /** Stops the group and leaves the election; a leader under a leader lease hands over first (bounded). */
     @Override
     public void close() throws Exception {
         if (closed) {
@@ -445,21 +532,21 @@ public final class GroupLoop implements AutoCloseable {
         }
         closed = true;
         beginHandOver();
-        if (!halted && thread.getState() != Thread.State.NEW) {
+        if (!halted && started) {
             handedOver.await(GroupDriver.HAND_OVER_BOUND_NANOS + TimeUnit.SECONDS.toNanos(5), TimeUnit.NANOSECONDS);
         }
         running = false;
         ring();
-        if (thread.getState() != Thread.State.NEW && !stopped.await(5, TimeUnit.SECONDS)) {
-            thread.interrupt();
-            stopped.await(5, TimeUnit.SECONDS);
-        }
+        awaitStopped();
         if (driver.joinedElection() && election != null && status.state() != ClientFrame.GroupStatus.FAILED && !halted) {
             try {
                 election.leave(group);
             } catch (RuntimeException e) {
                 LOG.debug("group {}: leave on close: {}", group, e.toString());
             }
+        }
+        if (ownsWorkers) {
+            workers.close();
         }
         storage.close();
         if (stateMachine != null) {

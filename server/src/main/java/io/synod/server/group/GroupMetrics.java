@@ -12,8 +12,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The per-group meters: the Micrometer side of a group driver's {@link DriverMetrics} events (and of its
- * runner's persists). The driver's thread writes the plain fields; gauges read them from the scrape thread
- * (volatile, single writer), so no lock is shared between the loop and the endpoint.
+ * runner's persists). The group's worker writes the driver's fields and the log writer the persist meters and
+ * {@code logBytes}; gauges read them from the scrape thread (volatile, one writer each), so no lock is shared
+ * between the runtime and the endpoint.
  */
 public final class GroupMetrics implements DriverMetrics {
     private final Timer commitLatency;
@@ -41,9 +42,13 @@ public final class GroupMetrics implements DriverMetrics {
     private volatile long divergences;
     /** Peer messages dropped because their ballot ran too far beyond the epochs seen in ZooKeeper (the replica's count). */
     private volatile long refusedBallots;
+    private final MeterRegistry registry;
+    private final String group;
 
     public GroupMetrics(MeterRegistry registry, int group) {
         String g = Integer.toString(group);
+        this.registry = registry;
+        this.group = g;
         commitLatency = Timer.builder("synod.commit.latency").description("client command received to answered")
                 .tag("group", g).publishPercentileHistogram().register(registry);
         fsyncLatency = Timer.builder("synod.fsync.latency").description("one group-commit persist (write + fsync)")
@@ -84,6 +89,18 @@ public final class GroupMetrics implements DriverMetrics {
                 .tag("group", g).register(registry);
         Gauge.builder("synod.role", this, m -> m.role).description("0 follower, 1 candidate, 2 leader")
                 .tag("group", g).register(registry);
+    }
+
+    /** Exports the inbox counters of the group's runner: peer messages queued and dropped, client inputs refused BUSY. */
+    public void exportInbox(GroupLoop loop) {
+        FunctionCounter.builder("synod.group.peer.queued", loop, GroupLoop::peerMessagesQueued)
+                .description("peer messages accepted into the group's peer queue").tag("group", group).register(registry);
+        FunctionCounter.builder("synod.group.client.busy", loop, GroupLoop::clientInputsBusy)
+                .description("client inputs answered BUSY because the group's client queue was full").tag("group", group)
+                .register(registry);
+        FunctionCounter.builder("synod.group.inputs.dropped", loop, GroupLoop::droppedInputs)
+                .description("peer messages dropped: the peer queue was full, or the replica refused them")
+                .tag("group", group).register(registry);
     }
 
     /** Reads answered OK under a lease so far, by the leader or a follower (tests and benchmarks compare it with {@link #logReads()}). */

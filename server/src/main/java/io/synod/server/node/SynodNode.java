@@ -29,6 +29,7 @@ import io.synod.server.client.ClientServer;
 import io.synod.server.client.ConnectionLimiter;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.group.GroupLoop;
+import io.synod.server.group.GroupWorkers;
 import io.synod.server.group.GroupMetrics;
 import io.synod.engine.GroupDriverConfig;
 import io.synod.server.lease.GroupLease;
@@ -89,6 +90,8 @@ public final class SynodNode implements AutoCloseable {
     private AuthService auth;
     private MetricsEndpoint metrics;
     private GroupLoop[] loops = new GroupLoop[0];
+    /** The threads that run the groups: the workers and the log writer ({@link GroupWorkers}). */
+    private GroupWorkers workers;
     /** Each group's meters, by group (read by {@link #readsByPath()} and {@link #recoveryRequests()}). */
     private GroupMetrics[] groupMetrics = new GroupMetrics[0];
     private volatile ShardMap shardMap;
@@ -203,6 +206,8 @@ public final class SynodNode implements AutoCloseable {
             LOG.warn("node {}: TEST CLOCK: group runners read a clock skewed {} ms and drifting {} ppm (test configuration)",
                     config.nodeId(), config.testClock().skewMillis(), config.testClock().driftPpm());
         }
+        int workerCount = Math.min(groups, config.groupWorkers() == 0 ? GroupWorkers.defaultCount() : config.groupWorkers());
+        workers = GroupWorkers.start(workerCount, clock, registry, "synod-node-" + config.nodeId() + "-groups");
         for (int g = 0; g < groups; g++) {
             Path groupDir = config.dataDir().resolve("group-" + g);
             GroupStorage storage = GroupStorage.open(groupDir, config.logSegmentBytes());
@@ -221,10 +226,9 @@ public final class SynodNode implements AutoCloseable {
                     .withLease(lease.policy(), lease::read);
             groupMetrics[g] = gm;
             loops[g] = new GroupLoop(driverConfig, storage, sm, sm, send, election, config.tickMillis() * 1_000_000L, 8192,
-                    clock);
-            GroupLoop loop = loops[g];
+                    workers);
+            gm.exportInbox(loops[g]);
             int nodeId = config.nodeId();
-            loops[g] = loop;
             LOG.info("node {}: group {} opened (snapshot {}, {} entries{})", nodeId, g,
                     storage.durableState().snapshot().lastIncludedSlot(), storage.durableState().entries().size(),
                     storage.repairAbove() == null ? "" : ", REPAIRING after corruption: " + storage.corruptions());
@@ -516,6 +520,7 @@ public final class SynodNode implements AutoCloseable {
                 loop.halt();
             }
         }
+        closeQuietly(workers);
         closeQuietly(network);
         network = null;
         // With its link cut, the ZooKeeper client can only retry until it gives up (seconds); release it
@@ -551,6 +556,7 @@ public final class SynodNode implements AutoCloseable {
         for (GroupLoop loop : loops) {
             closeQuietly(loop);
         }
+        closeQuietly(workers);
         closeQuietly(network);
         closeQuietly(election);
         closeQuietly(coordination);

@@ -33,6 +33,8 @@ class ServerConfigTest {
         assertEquals(8, c.groups());
         assertEquals(10_000, c.zookeeperSessionTimeoutMillis());
         assertEquals(4, c.nodes().get(1).clientPort());
+        assertEquals(0, c.groupWorkers(), "0: one worker per processor");
+        assertEquals(3, with("group.workers=3").groupWorkers());
     }
 
     @Test
@@ -53,6 +55,7 @@ class ServerConfigTest {
             {"coding=3,1", "coding: must be off or N,F,X"}, {"coding=5,1,3", "coding: N=5 but nodes lists 3 nodes"},
             {"coding=3,1,2", "coding: 3,1,2: coding needs 1 <= X <= N - 2F = 1, got X=2"},
             {"coding=3,2,1", "2F < N"}, {"coding.threshold.bytes=0", "coding.threshold.bytes"},
+            {"group.workers=-1", "group.workers: -1 is outside 0..256"}, {"group.workers=two", "group.workers"},
         };
         for (String[] c : cases) {
             ConfigException e = assertThrows(ConfigException.class, () -> with(c[0]), c[0]);
