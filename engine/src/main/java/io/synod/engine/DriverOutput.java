@@ -1,6 +1,7 @@
 package io.synod.engine;
 
 import io.synod.core.paxos.Message;
+import io.synod.core.paxos.Ready;
 
 /**
  * The driver's outputs that are not answers to a client (those go to the request's {@link Responder}):
@@ -30,4 +31,10 @@ public interface DriverOutput extends DriverLog {
 
     /** Election: leave it (the group failed). */
     void leaveElection();
+
+    /**
+     * A Ready was taken from the replica, before anything of it leaves: an observation, not a request (the
+     * simulator traces it and checks what it applied against the chosen log; the server has nothing to do).
+     */
+    default void readyTaken(Ready ready) {}
 }

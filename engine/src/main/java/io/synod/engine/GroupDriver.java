@@ -87,8 +87,9 @@ public final class GroupDriver {
         this.leaseGate = config.lease().newGate();
         this.holderWait = new HolderReadWait<>(2 * config.replica().heartbeatIntervalNanos());
         this.waiters = new Waiters(group, config.maxWaiters(), metrics);
-        this.replica = new Replica(config.replica(), recovered.state(), stateMachine,
-                config.coding().enabled() ? config.coding().quorum() : QuorumPolicy.MAJORITY, leaseGate, config.coding(),
+        QuorumPolicy quorum = config.controls().quorum() != null ? config.controls().quorum()
+                : config.coding().enabled() ? config.coding().quorum() : QuorumPolicy.MAJORITY;
+        this.replica = new Replica(config.replica(), recovered.state(), stateMachine, quorum, leaseGate, config.coding(),
                 nowNanos);
         this.readyLoop = new ReadyLoop(replica, new Sink());
         this.staleReads = new StaleReads(group, replica, stateMachine, metrics);
@@ -97,7 +98,8 @@ public final class GroupDriver {
         this.repair = new Repair(group, recovered.repairAbove(), recovered.repairThroughSlot(),
                 config.replica().maxInFlightSlots(), out);
         this.expiry = kv == null ? null : new SessionExpiryDriver(replica.nodeId(), kv::liveSessions);
-        this.watches = kv == null ? null : new WatchHub(group, kv.watchLog());
+        this.watches = kv == null ? null : new WatchHub(group, kv.watchLog(),
+                config.controls().bug() == DriverControls.Bug.WATCH_OUT_OF_ORDER);
         this.codingChanges = new CodingChanges(group);
         this.handOver = new HandOver(group, config.replica().nodeId(), config.replica().clusterSize(),
                 config.replica().heartbeatIntervalNanos(), out);
@@ -178,6 +180,17 @@ public final class GroupDriver {
             handOver.request();
             moving = true;
         }
+    }
+
+    /**
+     * Appends the end-lease entry now, at {@code nowNanos}, without waiting for it or resigning (the simulator's
+     * planned hand-over fault, which then cuts the old leader off or elects a successor itself): its slot, or -1
+     * when this replica does not lead or its lease has no end-lease entry. Its outputs leave with the next pass.
+     */
+    public long handOverNow(long nowNanos) {
+        now = nowNanos;
+        observeClock();
+        return replica.handOver();
     }
 
     /** A graceful stop asks the leader to hand over its lease first ({@link HandOver}); idempotent. */
@@ -261,13 +274,27 @@ public final class GroupDriver {
         if (!holderWait.isEmpty()) {
             for (DriverInput.Client c : holderWait.takeAll()) {
                 observeClock();
-                propose(c);
+                if (config.controls().bug() == DriverControls.Bug.HOLDER_READ_EARLY) {
+                    answerFromLocalState(c);
+                } else {
+                    propose(c);
+                }
             }
         }
         readyLoop.drive();
         if (persistRequest == null) {
             afterPass();
         }
+    }
+
+    /**
+     * The negative control {@link DriverControls.Bug#HOLDER_READ_EARLY}: a waiting holder read is answered from the
+     * local state without asking the lease again, although the write it waited for may not have applied here.
+     */
+    private void answerFromLocalState(DriverInput.Client c) {
+        ClientFrame.Command cmd = c.command();
+        c.responder().respond(new ClientFrame.Response(cmd.requestId(), group, ClientReply.Status.OK.ordinal(),
+                replica.appliedSlot(), replica.leaderHint(), localState.read(cmd.payload()), ClientFrame.SERVED_LEASE));
     }
 
     /** The Ready the runner must make durable (write + fsync) before this pass goes on, or null. */
@@ -281,6 +308,7 @@ public final class GroupDriver {
             throw new IllegalArgumentException("group " + group + ": persisted() must be given the requested Ready");
         }
         now = nowNanos;
+        observeClock(); // what the completed Ready releases is judged by the time its fsync ended
         persistRequest = null;
         readyLoop.persisted(ready);
         if (persistRequest == null) {
@@ -318,8 +346,12 @@ public final class GroupDriver {
 
     /** The runtime's side of core's {@link ReadyLoop}: persistence is a request the runner completes. */
     private final class Sink implements ReadyLoop.Sink {
+        /** The negative control {@link DriverControls.Bug#SEND_BEFORE_FSYNC}: the Ready whose output already left. */
+        private Ready sentEarly;
+
         @Override
         public void taken(Ready ready) {
+            out.readyTaken(ready);
             if (!ready.applied().isEmpty()) {
                 metrics.applied(ready.applied().size());
             }
@@ -328,8 +360,24 @@ public final class GroupDriver {
 
         @Override
         public boolean persist(Ready ready) {
+            DriverControls.Bug bug = config.controls().bug();
+            if (bug == DriverControls.Bug.SEND_BEFORE_FSYNC) {
+                deliver(ready);
+                sentEarly = ready;
+            } else if (bug == DriverControls.Bug.REPLY_BEFORE_FSYNC && replica.role() == Role.LEADER) {
+                waiters.answerWritten(ready.entries(), replica.nodeId(), now);
+            }
             persistRequest = ready;
             return false;
+        }
+
+        @Override
+        public void deliver(Ready ready) {
+            if (ready == sentEarly) {
+                sentEarly = null;
+                return;
+            }
+            ReadyLoop.Sink.super.deliver(ready);
         }
 
         @Override
@@ -424,9 +472,17 @@ public final class GroupDriver {
         return refusedMessages;
     }
 
-    /** The replica (tests and the runner's read-only views). */
-    Replica replica() {
+    /**
+     * The replica, for reading its state (tests, the runner's views, the simulator's checks and faults); its inputs
+     * go through this driver.
+     */
+    public Replica replica() {
         return replica;
+    }
+
+    /** Session expiries this incarnation's leader timer proposed (0 for a state machine that is not a key-value one). */
+    public long expiriesProposed() {
+        return expiry == null ? 0 : expiry.proposed();
     }
 
     int waiting() {

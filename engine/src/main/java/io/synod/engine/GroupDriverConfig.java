@@ -14,17 +14,25 @@ import io.synod.leases.ReadLease;
  * @param leaseClock the clocks that lease is judged by, read once per input at the time passed in
  * @param maxWaiters client commands waiting for their answer, at most (more are answered BUSY)
  * @param metrics where the driver's counts and measurements go (the runner exports them)
+ * @param controls negative controls the simulator plants ({@link DriverControls#NONE} everywhere else)
  */
 public record GroupDriverConfig(int group, ReplicaConfig replica, Coding coding, ReadLease lease, LeaseClock leaseClock,
-        int maxWaiters, DriverMetrics metrics) {
+        int maxWaiters, DriverMetrics metrics, DriverControls controls) {
     public GroupDriverConfig {
-        if (replica == null || coding == null || lease == null || leaseClock == null || metrics == null) {
+        if (replica == null || coding == null || lease == null || leaseClock == null || metrics == null
+                || controls == null) {
             throw new IllegalArgumentException("group " + group + ": a driver needs a replica config, coding, lease,"
-                    + " lease clock and metrics");
+                    + " lease clock, metrics and controls");
         }
         if (maxWaiters <= 0) {
             throw new IllegalArgumentException("group " + group + ": maxWaiters must be > 0, got " + maxWaiters);
         }
+    }
+
+    /** A real driver (no negative control). */
+    public GroupDriverConfig(int group, ReplicaConfig replica, Coding coding, ReadLease lease, LeaseClock leaseClock,
+            int maxWaiters, DriverMetrics metrics) {
+        this(group, replica, coding, lease, leaseClock, maxWaiters, metrics, DriverControls.NONE);
     }
 
     /** A group without coding and without a read lease. */
@@ -33,16 +41,21 @@ public record GroupDriverConfig(int group, ReplicaConfig replica, Coding coding,
     }
 
     public GroupDriverConfig withCoding(Coding value) {
-        return new GroupDriverConfig(group, replica, value, lease, leaseClock, maxWaiters, metrics);
+        return new GroupDriverConfig(group, replica, value, lease, leaseClock, maxWaiters, metrics, controls);
     }
 
     /** The same group under {@code value}, judged by {@code clock} (the server's real clocks, a test's fake). */
     public GroupDriverConfig withLease(ReadLease value, LeaseClock clock) {
-        return new GroupDriverConfig(group, replica, coding, value, clock, maxWaiters, metrics);
+        return new GroupDriverConfig(group, replica, coding, value, clock, maxWaiters, metrics, controls);
     }
 
     /** The same group with its lease judged by {@code clock} (tests: a fake clock). */
     public GroupDriverConfig withLeaseClock(LeaseClock clock) {
-        return new GroupDriverConfig(group, replica, coding, lease, clock, maxWaiters, metrics);
+        return new GroupDriverConfig(group, replica, coding, lease, clock, maxWaiters, metrics, controls);
+    }
+
+    /** The same group with the negative controls {@code value} planted (the simulator only). */
+    public GroupDriverConfig withControls(DriverControls value) {
+        return new GroupDriverConfig(group, replica, coding, lease, leaseClock, maxWaiters, metrics, value);
     }
 }

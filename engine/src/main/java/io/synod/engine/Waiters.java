@@ -1,8 +1,11 @@
 package io.synod.engine;
 
+import io.synod.core.paxos.Command;
+import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Role;
 import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvResult;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -87,6 +90,23 @@ final class Waiters {
             }
             w.responder().respond(new ClientFrame.Response(w.requestId(), group, reply.status().ordinal(),
                     reply.slot(), reply.leaderHint(), result, w.served()));
+        }
+    }
+
+    /**
+     * The negative control {@link DriverControls.Bug#REPLY_BEFORE_FSYNC}: the writes among {@code written} (entries a
+     * leader hands to its disk) are answered OK now, before the fsync that covers them and before any quorum.
+     */
+    void answerWritten(List<Entry> written, int self, long nowNanos) {
+        for (Entry entry : written) {
+            Command command = entry.command();
+            Map<Long, List<Waiter>> bySequence = command.isNoop() ? null : byClient.get(command.clientId());
+            List<Waiter> list = bySequence == null ? null : bySequence.get(command.sequence());
+            if (list == null || list.stream().anyMatch(Waiter::read)) {
+                continue;
+            }
+            reply(new ClientReply(command.clientId(), command.sequence(), ClientReply.Status.OK, entry.slot(),
+                    new KvResult.Done().encode(), self), null, self, Role.LEADER, nowNanos);
         }
     }
 

@@ -5,10 +5,12 @@ import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.Role;
 import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
+import io.synod.protocol.KeyChange;
 import io.synod.protocol.KeyChangeBatch;
 import io.synod.protocol.WatchCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 
@@ -30,13 +32,16 @@ final class WatchHub {
 
     private final int group;
     private final KvWatchLog log;
+    /** The negative control {@link DriverControls.Bug#WATCH_OUT_OF_ORDER}: answers carry their events reversed. */
+    private final boolean reversed;
     private final List<Held> held = new ArrayList<>();
     private int lastSize = -1;
     private long lastSeenSlot = -1;
 
-    WatchHub(int group, KvWatchLog log) {
+    WatchHub(int group, KvWatchLog log, boolean reversed) {
         this.group = group;
         this.log = log;
+        this.reversed = reversed;
     }
 
     /** A poll arrived. */
@@ -92,6 +97,11 @@ final class WatchHub {
         KeyChangeBatch batch = log.read(q.fromSlot(), q.fromIndex(), q.key(), q.prefix(), q.limit());
         if (batch.events().isEmpty() && !batch.compacted() && nowNanos - h.deadlineNanos() < 0) {
             return false;
+        }
+        if (reversed && batch.events().size() > 1) {
+            List<KeyChange> events = new ArrayList<>(batch.events());
+            Collections.reverse(events);
+            batch = new KeyChangeBatch(events, batch.nextSlot(), batch.nextIndex(), batch.compacted());
         }
         h.responder().respond(new ClientFrame.Response(h.requestId(), group, ClientReply.Status.OK.ordinal(),
                 replica.appliedSlot(), replica.nodeId(), WatchCodec.encode(batch)));

@@ -73,7 +73,7 @@ final class HostilePeer {
         int kind = random.nextInt(writesNextSlot ? 3 : 2);
         if (kind == 0) {
             long epoch = random.chance(0.5) ? HUGE_EPOCH : sim.oracle.issuedEpoch() + 1000 + random.nextInt(1000);
-            sim.deliver(new Message.Prepare(claimed, target, new Ballot(epoch, claimed), 1));
+            sim.inputs.deliver(new Message.Prepare(claimed, target, new Ballot(epoch, claimed), 1));
             return;
         }
         Ballot ballot = replica.promised();
@@ -85,7 +85,7 @@ final class HostilePeer {
             return;
         }
         Entry forged = new Entry(slot, ballot, forgedCommand());
-        sim.deliver(new Message.Accept(ballot.nodeId(), target, ballot, List.of(forged), slot));
+        sim.inputs.deliver(new Message.Accept(ballot.nodeId(), target, ballot, List.of(forged), slot));
     }
 
     private Command forgedCommand() {

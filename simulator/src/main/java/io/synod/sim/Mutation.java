@@ -30,6 +30,22 @@ public enum Mutation {
      */
     SEND_BEFORE_FSYNC("send-before-fsync"),
     /**
+     * The group driver answers a write OK when its leader hands the entry to the disk, before the fsync that covers
+     * it and before any acceptor made it durable: a crash then loses an acknowledged write (the Ready contract: nothing
+     * that depends on an entry leaves before its fsync). Caught at the reply by the durability check.
+     */
+    REPLY_BEFORE_FSYNC("reply-before-fsync"),
+    /**
+     * A quorum-lease holder that refused a read because it holds an accepted, unapplied write to the key answers the
+     * read from its local state when the driver asks it again, instead of asking the lease (Moraru et al. 2014, §3,
+     * rule 4d: a holder may not serve a key with a pending write). Caught by the linearizability check.
+     */
+    HOLDER_READ_EARLY("holder-read-early"),
+    /**
+     * The group driver's watch answers carry their events in reverse slot order. Caught by the watchers' order check.
+     */
+    WATCH_OUT_OF_ORDER("watch-out-of-order"),
+    /**
      * Coded mode: a coded value commits with a plain majority instead of {@code Q_W(X) = N - Q_R + X},
      * so a read quorum may meet it in fewer than X acceptors and phase 1 replaces a chosen value
      * (RS-Paxos, Mu et al. 2014, §4, Fig. 2).

@@ -6,23 +6,20 @@ import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.LeaseHooks;
-import io.synod.core.paxos.Message;
 import io.synod.core.paxos.QuorumPolicy;
-import io.synod.core.paxos.Ready;
-import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.ReplicaDefence;
 import io.synod.core.paxos.Role;
 import io.synod.core.paxos.ShardDecoder;
-import io.synod.protocol.ClientReply;
+import io.synod.engine.DriverControls;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Where each {@link Mutation} is planted: the quorum policy, the lease hooks, the disk, the order
- * of the Ready contract, or the value coding (phase 1's rebuild rule, the recovery read's decoder). The simulator asks this class for each of those parts and otherwise knows
+ * Where each {@link Mutation} is planted: the quorum policy, the lease hooks, the disk, the group
+ * driver's handlers (the order of the Ready contract among them), or the value coding (phase 1's rebuild rule, the recovery read's decoder). The simulator asks this class for each of those parts and otherwise knows
  * nothing about mutations.
  */
 final class NegativeControls {
@@ -211,56 +208,19 @@ final class NegativeControls {
     }
 
     /**
-     * {@link Mutation#SEND_BEFORE_FSYNC}: a Ready's messages and replies leave when its fsync starts
-     * instead of when it completes (and not again then).
+     * The parts planted in the group driver: the quorum policy the replica runs ({@code quorum}, which the quorum
+     * mutations replace), and the driver's own bugs: {@link Mutation#SEND_BEFORE_FSYNC} (a Ready's messages and
+     * replies leave when its fsync starts instead of when it completes), {@link Mutation#REPLY_BEFORE_FSYNC},
+     * {@link Mutation#HOLDER_READ_EARLY} and {@link Mutation#WATCH_OUT_OF_ORDER}.
      */
-    ReadyLoop.Sink sink(ReadyLoop.Sink real) {
-        if (mutation != Mutation.SEND_BEFORE_FSYNC) {
-            return real;
-        }
-        return new ReadyLoop.Sink() {
-            private Ready sentEarly;
-
-            @Override
-            public void taken(Ready ready) {
-                real.taken(ready);
-            }
-
-            @Override
-            public boolean persist(Ready ready) {
-                real.deliver(ready);
-                sentEarly = ready;
-                return real.persist(ready);
-            }
-
-            @Override
-            public void compactThrough(long slot) {
-                real.compactThrough(slot);
-            }
-
-            @Override
-            public void send(Message message) {
-                real.send(message);
-            }
-
-            @Override
-            public void reply(ClientReply reply) {
-                real.reply(reply);
-            }
-
-            @Override
-            public void resign() {
-                real.resign();
-            }
-
-            @Override
-            public void deliver(Ready ready) {
-                if (ready == sentEarly) {
-                    sentEarly = null;
-                    return;
-                }
-                real.deliver(ready);
-            }
+    DriverControls driver(QuorumPolicy quorum) {
+        DriverControls.Bug bug = switch (mutation) {
+            case SEND_BEFORE_FSYNC -> DriverControls.Bug.SEND_BEFORE_FSYNC;
+            case REPLY_BEFORE_FSYNC -> DriverControls.Bug.REPLY_BEFORE_FSYNC;
+            case HOLDER_READ_EARLY -> DriverControls.Bug.HOLDER_READ_EARLY;
+            case WATCH_OUT_OF_ORDER -> DriverControls.Bug.WATCH_OUT_OF_ORDER;
+            default -> DriverControls.Bug.NONE;
         };
+        return new DriverControls(quorum, bug);
     }
 }

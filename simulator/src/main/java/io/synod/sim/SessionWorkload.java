@@ -12,15 +12,15 @@ import io.synod.core.paxos.Role;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.SessionCommand;
 import io.synod.protocol.SessionResult;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
  * Sessions under faults: a few clients grant sessions with a short TTL, keep them alive, create ephemeral (and
- * sequential) keys, delete them, revoke, and now and then fall silent for a few TTLs; the leader of the moment runs
- * its {@link SessionExpiryTimer} after every tick and proposes the expiries through the log. Checked on every node
+ * sequential) keys, delete them, revoke, and now and then fall silent for a few TTLs; the leader of the moment's group
+ * driver runs its {@link SessionExpiryTimer} after every tick and proposes the expiries through the log, as on a
+ * server. Checked on every node
  * after every applied batch:
  *
  * <ul>
@@ -71,7 +71,6 @@ public final class SessionWorkload implements SimExtension {
     private World world;
     private SimRandom random;
     private Client[] clients;
-    private SessionExpiryTimer[] timers;
     private SessionExpiryTimer[] rogueTimers;
     private long[] lastCheckedSlot;
     private final TreeMap<Long, Long> digestBySlot = new TreeMap<>();
@@ -79,7 +78,6 @@ public final class SessionWorkload implements SimExtension {
     private int grants;
     private int keepAlives;
     private int creates;
-    private int expiriesProposed;
     private int sessionsEnded;
     private int localExpiries;
     /** A problem a client saw (reported with the next check). */
@@ -90,14 +88,13 @@ public final class SessionWorkload implements SimExtension {
     }
 
     public Stats stats() {
-        return new Stats(grants, keepAlives, creates, expiriesProposed, sessionsEnded, localExpiries);
+        return new Stats(grants, keepAlives, creates, (int) world.expiriesProposed(), sessionsEnded, localExpiries);
     }
 
     @Override
     public void start(World world, SimRandom random) {
         this.world = world;
         this.random = random;
-        this.timers = new SessionExpiryTimer[world.nodes()];
         this.rogueTimers = new SessionExpiryTimer[world.nodes()];
         this.lastCheckedSlot = new long[world.nodes()];
         for (int node = 0; node < world.nodes(); node++) {
@@ -113,8 +110,7 @@ public final class SessionWorkload implements SimExtension {
 
     @Override
     public void onRestart(int nodeId) {
-        if (timers != null) {
-            timers[nodeId] = new SessionExpiryTimer(nodeId, 16);
+        if (rogueTimers != null) {
             rogueTimers[nodeId] = new SessionExpiryTimer(nodeId, 16);
             lastCheckedSlot[nodeId] = -1;
         }
@@ -126,29 +122,16 @@ public final class SessionWorkload implements SimExtension {
     }
 
     @Override
-    public List<ClientRequest> afterTick(int nodeId, Replica replica, long localNanos) {
+    public void afterTick(int nodeId, Replica replica, long localNanos) {
+        if (!options.followerLocalExpiry() || !world.acceptingWork() || replica.role() == Role.LEADER) {
+            return;
+        }
+        // The bug: a follower decides expiry on its own clock and applies it to its own state, off the log.
         KvStateMachine machine = (KvStateMachine) replica.stateMachine();
-        if (!world.acceptingWork()) {
-            timers[nodeId].poll(null, localNanos, machine.sessions());
-            return List.of();
+        for (Command expire : rogueTimers[nodeId].poll(new Ballot(1, nodeId), localNanos, machine.sessions())) {
+            machine.apply(replica.appliedSlot(), expire.payload());
+            localExpiries++;
         }
-        if (replica.role() != Role.LEADER) {
-            timers[nodeId].poll(null, localNanos, machine.sessions());
-            if (options.followerLocalExpiry()) {
-                // The bug: a follower decides expiry on its own clock and applies it to its own state, off the log.
-                for (Command expire : rogueTimers[nodeId].poll(new Ballot(1, nodeId), localNanos, machine.sessions())) {
-                    machine.apply(replica.appliedSlot(), expire.payload());
-                    localExpiries++;
-                }
-            }
-            return List.of();
-        }
-        List<ClientRequest> out = new ArrayList<>();
-        for (Command expire : timers[nodeId].poll(replica.ownBallot(), localNanos, machine.sessions())) {
-            out.add(new ClientRequest(expire));
-            expiriesProposed++;
-        }
-        return out;
     }
 
     @Override

@@ -64,6 +64,18 @@ final class SimDisk {
         return new DurableState(promised, snapshot, new ArrayList<>(entries.values()));
     }
 
+    /**
+     * Whether the command (clientId, sequence) is durable here at {@code slot}: its entry is on disk there, or a
+     * snapshot past the slot is (compaction drops only what a durable snapshot covers).
+     */
+    boolean holds(long slot, long clientId, long sequence) {
+        if (snapshot.lastIncludedSlot() >= slot) {
+            return true;
+        }
+        Entry entry = entries.get(slot);
+        return entry != null && entry.command().clientId() == clientId && entry.command().sequence() == sequence;
+    }
+
     int entryCount() {
         return entries.size();
     }

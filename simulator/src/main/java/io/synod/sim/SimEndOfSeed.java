@@ -28,7 +28,7 @@ final class SimEndOfSeed {
         for (SimNode node : sim.nodes) {
             if (node.isUp()) {
                 node.replica.resolveDeferred();
-                sim.drive(node);
+                sim.inputs.drive(node);
             }
         }
         // A replica whose peers all compacted a slot fetches a peer's snapshot, which may travel in

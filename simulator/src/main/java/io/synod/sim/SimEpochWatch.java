@@ -20,7 +20,7 @@ final class SimEpochWatch {
         sim.queue.after(delayNanos, () -> {
             for (SimNode node : sim.nodes) {
                 if (node.isUp()) {
-                    node.replica.onElection(new ElectionEvent.EpochSeen(epoch));
+                    node.driver.onElection(new ElectionEvent.EpochSeen(epoch), node.localNanos(sim.queue.now()));
                 }
             }
         });
@@ -28,6 +28,6 @@ final class SimEpochWatch {
 
     /** A node (re)started: it reads the newest epoch issued. */
     void onRestart(SimNode node) {
-        node.replica.onElection(new ElectionEvent.EpochSeen(sim.oracle.issuedEpoch()));
+        node.driver.onElection(new ElectionEvent.EpochSeen(sim.oracle.issuedEpoch()), node.localNanos(sim.queue.now()));
     }
 }

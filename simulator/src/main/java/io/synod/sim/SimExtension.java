@@ -8,8 +8,7 @@ import java.util.List;
 
 /**
  * A second workload and its checks, plugged into a {@link Simulation} beside the list-append clients: it may send
- * requests of client ids of its own, propose commands on a node after its tick (what a server runtime does beside
- * the replica, such as the leader's session timer), and check every node after each batch it applied. Everything it
+ * requests of client ids of its own, act on a node after its tick, and check every node after each batch it applied. Everything it
  * does is driven by the simulation's event queue and a random stream of its own, so a seed stays reproducible.
  */
 interface SimExtension {
@@ -30,6 +29,9 @@ interface SimExtension {
 
         /** The node's replica, or null while it is down. */
         Replica replica(int nodeId);
+
+        /** Session expiries the nodes' group drivers proposed so far, every incarnation's. */
+        long expiriesProposed();
     }
 
     /** Called once, before the first event. */
@@ -41,8 +43,8 @@ interface SimExtension {
     /** A reply to one of the extension's requests, arriving at the client. */
     void onReply(int fromNode, ClientReply reply);
 
-    /** After a node's tick: commands to propose on that node now (may be empty). */
-    List<ClientRequest> afterTick(int nodeId, Replica replica, long localNanos);
+    /** After a node's tick (and its driver's: the leader's session expiry runs there). */
+    void afterTick(int nodeId, Replica replica, long localNanos);
 
     /** After a node applied {@code applied} (its state machine is past them): a violation, or null. */
     String afterApplied(int nodeId, Replica replica, List<Entry> applied);
@@ -64,9 +66,7 @@ interface SimExtension {
         public void onReply(int fromNode, ClientReply reply) {}
 
         @Override
-        public List<ClientRequest> afterTick(int nodeId, Replica replica, long localNanos) {
-            return List.of();
-        }
+        public void afterTick(int nodeId, Replica replica, long localNanos) {}
 
         @Override
         public String afterApplied(int nodeId, Replica replica, List<Entry> applied) {

@@ -23,7 +23,7 @@ final class SimExtensionWorld implements SimExtension.World {
 
     @Override
     public void send(int nodeId, ClientRequest request) {
-        sim.sendClientRequest(nodeId, request);
+        sim.inputs.sendClientRequest(nodeId, request);
     }
 
     @Override
@@ -39,5 +39,10 @@ final class SimExtensionWorld implements SimExtension.World {
     @Override
     public Replica replica(int nodeId) {
         return sim.nodes[nodeId].isUp() ? sim.nodes[nodeId].replica : null;
+    }
+
+    @Override
+    public long expiriesProposed() {
+        return sim.inputs.expiriesProposed();
     }
 }

@@ -1,17 +1,24 @@
 package io.synod.sim;
 
 import io.synod.core.paxos.Ballot;
-import io.synod.core.paxos.ReadyLoop;
+import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.Replica;
+import io.synod.engine.GroupDriver;
 
-/** One simulated machine: its disk and clock survive crashes, its replica (and Ready loop) does not. */
+/**
+ * One simulated machine: its disk and clock survive crashes; its group driver (with the replica inside it and the
+ * outputs' sink) does not.
+ */
 final class SimNode {
     final int id;
     final SimDisk disk;
     final SimClock clock;
-    /** The running incarnation's replica and its Ready loop; both null while the node is down. */
+    /** The running incarnation's driver, its replica (read-only use: inputs go through the driver) and its outputs; null while down. */
+    GroupDriver driver;
     Replica replica;
-    ReadyLoop loop;
+    SimNodeOutput output;
+    /** The Ready whose simulated fsync is under way, or null. */
+    Ready fsyncing;
     int incarnation;
     boolean crashDuringNextFsync;
     /** Crash right after the next phase 1 promise leaves, and come back fast: the acceptor must still remember it. */
@@ -27,7 +34,7 @@ final class SimNode {
     }
 
     boolean isUp() {
-        return replica != null;
+        return driver != null;
     }
 
     long localNanos(long simNanos) {

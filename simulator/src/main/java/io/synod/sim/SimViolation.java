@@ -15,6 +15,13 @@ public record SimViolation(Kind kind, long timeNanos, String description) {
         APPLY_ORDER,
         /** A replica acknowledged a write at a slot whose chosen command is a different one. */
         ACK_MISMATCH,
+        /**
+         * A replica acknowledged a write before it was durable where every later phase 1 must find it: fewer than
+         * {@code N - Q1 + 1} disks held its entry (or a snapshot past its slot) when the reply left.
+         */
+        ACK_NOT_DURABLE,
+        /** A watcher got events out of slot order, twice, or other than those the chosen log's applies recorded. */
+        WATCH_ORDER,
         /** Two replicas that applied the same prefix hold different state. */
         STATE_DIVERGENCE,
         /** A replica's promised ballot or applied slot went backwards within one incarnation. */

@@ -1,17 +1,20 @@
 package io.synod.sim;
 
 import io.synod.core.history.History;
-import io.synod.core.paxos.Ballot;
-import io.synod.core.paxos.ClientRequest;
 import io.synod.core.paxos.Coding;
-import io.synod.core.paxos.Command;
-import io.synod.core.paxos.LeaseHooks;
-import io.synod.core.paxos.Message;
 import io.synod.core.paxos.QuorumPolicy;
+import io.synod.core.kv.KvStateMachine;
 import io.synod.core.paxos.Ready;
-import io.synod.core.paxos.ReadyLoop;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.ReplicaConfig;
+import io.synod.core.paxos.StateMachine;
+import io.synod.engine.DriverMetrics;
+import io.synod.engine.GroupDriver;
+import io.synod.engine.GroupDriverConfig;
+import io.synod.engine.KvState;
+import io.synod.engine.LeaseClock;
+import io.synod.leases.QuorumLease;
+import io.synod.leases.ReadLease;
 import io.synod.protocol.ElectionEvent;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -37,6 +40,8 @@ public final class Simulation {
     enum Phase { FAULTS, LIVENESS, QUIESCE, RESOLVE, DONE }
 
     private static final int MAX_PENDING_EVENTS = 1_000_000;
+    /** Client commands a node's driver holds waiting for their answer, at most (the server's bound). */
+    private static final int MAX_WAITERS = 16_384;
     /** How long the end-of-seed rebuild of deferred values may take (deferred rebuild only). */
     static final long RESOLVE_BOUND_NANOS = 2_000 * SimTiming.MILLIS;
 
@@ -57,8 +62,10 @@ public final class Simulation {
     final SimTraffic.Counter traffic = new SimTraffic.Counter();
     private final SimEndOfSeed endOfSeed = new SimEndOfSeed(this);
     private final SimScriptedCrash scriptedCrash = new SimScriptedCrash(this);
-    private final SimLeaderIsolation leaderIsolation = new SimLeaderIsolation(this);
-    final SimCodingChanges codingChanges = new SimCodingChanges(this);
+    final SimLeaderIsolation leaderIsolation = new SimLeaderIsolation(this);
+    final SimCodingAdmin codingChanges = new SimCodingAdmin(this);
+    final SimWatchers watchers;
+    final SimNodeInputs inputs = new SimNodeInputs(this);
     /** The traffic when the quiesce phase ended (deferred rebuild: the end-of-seed rebuild is a check, not a cost of the writes). */
     SimTraffic trafficAtQuiesceEnd;
     /** Shard corruption in recovery-read replies (coded mode with network faults), a stream of its own. */
@@ -85,6 +92,9 @@ public final class Simulation {
     long promisePages;
     long snapshotChunks;
     long localReadsOfCrashed;
+    long expiriesOfCrashed;
+    /** Whether the lease world lets followers answer reads (quorum leases: the key's holders). */
+    private final boolean followerReads;
 
     private Simulation(SimConfig config, SimLeases leaseWorld, SimStateMachine stateMachines, SimExtension extension,
             SimScenario scenario) {
@@ -113,6 +123,7 @@ public final class Simulation {
         this.corruptRandom = SimRandom.stream(config.seed(), "corruption");
         this.diskRandom = SimRandom.stream(config.seed(), "disk");
         this.nodeRandom = SimRandom.stream(config.seed(), "nodes");
+        this.watchers = new SimWatchers(this, SimRandom.stream(config.seed(), "watchers"));
         this.controls = new NegativeControls(config.mutation());
         this.hostilePeer = new HostilePeer(this, config);
         this.nodes = new SimNode[config.nodes()];
@@ -125,10 +136,11 @@ public final class Simulation {
         this.quorum = controls.quorum(config.coding());
         this.coding = config.coding().enabled() ? controls.coding(config.coding().coding()) : Coding.OFF;
         this.leases = controls.leases(leases);
+        this.followerReads = this.leases.create(0, config.nodes()) instanceof QuorumLease;
         this.oracle = new ElectionOracle(config.nodes(), SimRandom.stream(config.seed(), "oracle"), new ElectionOracle.Notifier() {
             @Override
             public void announce(int node, ElectionEvent event, long delayNanos, long generation) {
-                queue.after(delayNanos, () -> deliverElection(nodes[node], event, generation));
+                queue.after(delayNanos, () -> inputs.deliverElection(nodes[node], event, generation));
                 if (event instanceof ElectionEvent.Elected elected) {
                     epochWatch.issued(elected.epoch(), delayNanos);
                 }
@@ -140,7 +152,7 @@ public final class Simulation {
             }
         }, queue, config.faults().network());
         oracle.configure(scenario.electionDetectNanos(), scenario.preferredLeader());
-        this.clients = new SimClients(config, scenario, SimRandom.stream(config.seed(), "clients"), queue, this::sendClientRequest,
+        this.clients = new SimClients(config, scenario, SimRandom.stream(config.seed(), "clients"), queue, inputs::sendClientRequest,
                 this.stateMachines == SimStateMachine.KV_WITH_NOTES);
         this.faults = new SimFaults(config.faults(), queue, faultRandom, trace, oracle, network, nodes, leaseWorld, new SimFaults.World() {
             @Override
@@ -163,9 +175,8 @@ public final class Simulation {
                 if (!node.isUp() || node.pausedUntilNanos > queue.now()) {
                     return -1;
                 }
-                observeClock(node);
-                long slot = node.replica.handOver();
-                drive(node);
+                long slot = node.driver.handOverNow(node.localNanos(queue.now()));
+                inputs.drive(node);
                 return slot;
             }
         });
@@ -275,6 +286,7 @@ public final class Simulation {
             queue.at(scenario.crashLeaderAtNanos(), scriptedCrash::scriptedLeaderCrash);
         }
         codingChanges.start();
+        watchers.start();
         while (phase != Phase.DONE && violation == null) {
             if (queue.isEmpty()) {
                 fail(SimViolation.Kind.BUDGET_EXHAUSTED, "the event queue ran dry in phase " + phase);
@@ -380,14 +392,16 @@ public final class Simulation {
         if (phase != Phase.FAULTS || !node.isUp() || node.incarnation != incarnation) {
             return;
         }
-        Ready persisting = node.loop.persisting();
+        Ready persisting = node.fsyncing;
         trace.add(0xC4A5, node.id, persisting == null ? 0 : 1);
         if (persisting != null) {
             node.disk.crashDuring(persisting, diskRandom);
         }
         localReadsOfCrashed += node.replica.localReadsServed();
+        expiriesOfCrashed += node.driver.expiriesProposed();
+        node.driver = null;
         node.replica = null;
-        node.loop = null;
+        node.fsyncing = null;
         node.crashDuringNextFsync = false;
         node.crashAfterNextPromise = false;
         node.pausedUntilNanos = 0;
@@ -401,20 +415,37 @@ public final class Simulation {
             return;
         }
         node.incarnation++;
-        node.replica = new Replica(replicaConfig(node.id), node.disk.state(), stateMachines.create(node.id), quorum,
-                leases.create(node.id, config.nodes()), coding, node.localNanos(queue.now()));
-        node.loop = new ReadyLoop(node.replica, controls.sink(new SimReadySink(this, node)));
+        StateMachine machine = stateMachines.create(node.id);
+        node.output = new SimNodeOutput(this, node);
+        node.driver = new GroupDriver(driverConfig(node), new GroupDriver.Recovered(node.disk.state(), null, 0), machine,
+                machine instanceof KvStateMachine kv ? KvState.of(kv::liveSessions, kv.watchLog()) : null, node.output,
+                node.localNanos(queue.now()));
+        node.replica = node.driver.replica();
         controls.defence(node.replica.defence());
+        node.driver.start();
         epochWatch.onRestart(node);
-        observeClock(node);
         trace.add(0x5747, node.id, node.disk.entryCount());
         node.lastPromised = node.replica.promised();
         node.lastAppliedSlot = node.replica.appliedSlot();
         safety.onRestart(node.id);
         extension.onRestart(node.id);
-        scheduleTick(node, node.incarnation);
+        inputs.scheduleTick(node, node.incarnation);
         oracle.onRestart(node.id);
-        drive(node);
+        inputs.drive(node);
+    }
+
+    /**
+     * The group driver of one node's incarnation, as the server configures it but for the simulated parts: the
+     * replica under the simulator's timers, its quorum and coding (either may carry a negative control), the lease
+     * world's policy judged by the node's simulated clocks, and the driver's own negative control, if any.
+     */
+    private GroupDriverConfig driverConfig(SimNode node) {
+        int id = node.id;
+        ReadLease lease = leases == LeaseHooksFactory.NONE ? ReadLease.NONE
+                : ReadLease.of(leaseWorld.name(), () -> leases.create(id, config.nodes()), followerReads);
+        LeaseClock clock = local -> leaseWorld.reading(config.seed(), id, queue.now(), local);
+        return new GroupDriverConfig(0, replicaConfig(id), coding, lease, clock, MAX_WAITERS, DriverMetrics.NONE,
+                controls.driver(quorum));
     }
 
     /**
@@ -435,142 +466,6 @@ public final class Simulation {
             replicaConfig = replicaConfig.withSnapshotEverySlots(snapshotInterval[0], snapshotInterval[1]);
         }
         return controls.replicaConfig(replicaConfig);
-    }
-
-    // ---- node inputs --------------------------------------------------------------------------
-
-    /** Hands the node's clocks to its replica before an input (lease policies judge leases by them). */
-    private void observeClock(SimNode node) {
-        long now = queue.now();
-        node.replica.observeClock(leaseWorld.reading(config.seed(), node.id, now, node.localNanos(now)));
-    }
-
-    /** A paused process (GC, VM migration) handles its input when it wakes; returns true if deferred. */
-    private boolean deferIfPaused(SimNode node, EventQueue.Action action) {
-        if (node.pausedUntilNanos > queue.now()) {
-            queue.at(node.pausedUntilNanos, action);
-            return true;
-        }
-        return false;
-    }
-
-    private void scheduleTick(SimNode node, int incarnation) {
-        long jitter = nodeRandom.uniform(0, SimTiming.TICK_INTERVAL_NANOS / 4);
-        queue.after(SimTiming.TICK_INTERVAL_NANOS - SimTiming.TICK_INTERVAL_NANOS / 8 + jitter, () -> tick(node, incarnation));
-    }
-
-    private void tick(SimNode node, int incarnation) {
-        if (!node.isUp() || node.incarnation != incarnation || deferIfPaused(node, () -> tick(node, incarnation))) {
-            return;
-        }
-        long local = node.localNanos(queue.now());
-        trace.add(0x71C4, node.id, local);
-        observeClock(node);
-        node.replica.tick(local);
-        for (ClientRequest request : extension.afterTick(node.id, node.replica, local)) {
-            trace.addCommand(request.command());
-            node.replica.propose(request);
-        }
-        drive(node);
-        scheduleTick(node, incarnation);
-    }
-
-    void deliver(Message message) {
-        SimNode node = nodes[message.to()];
-        if (!node.isUp() || network.isCut(message.from(), message.to())) {
-            trace.add(0xD409, message.from(), message.to());
-            return;
-        }
-        if (deferIfPaused(node, () -> deliver(message))) {
-            return;
-        }
-        trace.addMessage(message);
-        if (message instanceof Message.Promise promise && !promise.isLastPage()) {
-            promisePages++;
-        } else if (message instanceof Message.InstallSnapshot) {
-            snapshotChunks++;
-        }
-        observeClock(node);
-        node.replica.step(message);
-        drive(node);
-    }
-
-    private void deliverElection(SimNode node, ElectionEvent event, long generation) {
-        if (!node.isUp() || generation != oracle.generation()) {
-            return;
-        }
-        if (deferIfPaused(node, () -> deliverElection(node, event, generation))) {
-            return;
-        }
-        if (event instanceof ElectionEvent.Elected elected) {
-            trace.add(0xE1EC, node.id, elected.epoch());
-            elections.add(new ScenarioResult.Election(queue.now(), node.id, elected.epoch()));
-        } else {
-            trace.add(0x1EAD, node.id, ((ElectionEvent.LeaderIs) event).leaderId());
-        }
-        observeClock(node);
-        node.replica.onElection(event);
-        drive(node);
-    }
-
-    void sendClientRequest(int nodeId, ClientRequest request) {
-        if (network.clientMessageLost()) {
-            return;
-        }
-        long latency = scenario.hasSites() ? network.clientLatencyNanos(clients.siteOfClient(request.command().clientId()), nodeId)
-                : network.clientLatencyNanos();
-        queue.after(latency, () -> deliverClientRequest(nodes[nodeId], request));
-    }
-
-    private void deliverClientRequest(SimNode node, ClientRequest request) {
-        if (!node.isUp() || deferIfPaused(node, () -> deliverClientRequest(node, request))) {
-            return;
-        }
-        trace.add(0xC11E, node.id, 0);
-        trace.addCommand(request.command());
-        observeClock(node);
-        node.replica.propose(request);
-        drive(node);
-    }
-
-    // ---- the Ready contract -------------------------------------------------------------------
-
-    void drive(SimNode node) {
-        if (node.isUp()) {
-            node.loop.drive();
-            leaderIsolation.afterInput(node);
-        }
-        checkMonotonic(node);
-    }
-
-    void fsyncDone(SimNode node, int incarnation) {
-        if (!node.isUp() || node.incarnation != incarnation || deferIfPaused(node, () -> fsyncDone(node, incarnation))) {
-            return;
-        }
-        Ready ready = node.loop.persisting();
-        node.disk.persist(ready);
-        traffic.log += SimTraffic.entries(ready.entries());
-        trace.add(0xF5C, node.id, queue.now());
-        observeClock(node);
-        node.loop.persisted(ready);
-        checkMonotonic(node);
-    }
-
-    private void checkMonotonic(SimNode node) {
-        if (!node.isUp()) {
-            return;
-        }
-        Ballot promised = node.replica.promised();
-        long applied = node.replica.appliedSlot();
-        if (promised.isBelow(node.lastPromised)) {
-            safety.onRegression("node " + node.id + " promised " + promised + " after promising " + node.lastPromised, queue.now());
-        }
-        if (applied < node.lastAppliedSlot) {
-            safety.onRegression("node " + node.id + " applied slot went from " + node.lastAppliedSlot + " back to " + applied,
-                    queue.now());
-        }
-        node.lastPromised = promised;
-        node.lastAppliedSlot = applied;
     }
 
     void fail(SimViolation.Kind kind, String description) {

@@ -1,5 +1,6 @@
 /**
- * The deterministic fault simulator: N production replicas on one thread, in virtual time, with
+ * The deterministic fault simulator: N production group drivers (module {@code engine}, with the replica inside) on
+ * one thread, in virtual time, with
  * every source of nondeterminism drawn from one seed ({@link io.synod.sim.Simulation#run}).
  *
  * <h2>A seed's life</h2>
@@ -7,14 +8,15 @@
  *   FAULTS ── fault-phase operations invoked ──▶ LIVENESS ── every probe answered ──▶ QUIESCE ──▶ DONE
  *   (faults injected by SimFaults)               (healed, restarted, stable oracle)   (converge)   (final checks)
  * </pre>
- * Each node ({@code SimNode}) runs its replica through the shared
- * {@link io.synod.core.paxos.ReadyLoop}, with a sink whose persistence is a simulated fsync on
- * {@code SimDisk} (a crash during it loses or tears the writes, and nothing of that Ready leaves),
- * whose messages go through {@code SimNetwork}, and whose replies go to {@code SimClients}.
+ * Each node ({@code SimNode}) runs the server's {@code io.synod.engine.GroupDriver}, fed by {@code SimNodeInputs}
+ * as the server's runner feeds it: the driver's persist requests become a simulated fsync on {@code SimDisk}
+ * (a crash during it loses or tears the writes, and nothing of that Ready leaves), its messages go through
+ * {@code SimNetwork} ({@code SimNodeOutput}), and its answers to {@code SimClients} and {@code SimWatchers}.
  *
  * <h2>What is checked, and against which rule</h2>
  * Agreement per slot across replicas and incarnations (Paxos' safety property, "Paxos Made Simple"
- * §2.2), applied slots in order, acknowledged writes at the slot their reply names, no regression
+ * §2.2), applied slots in order, acknowledged writes at the slot their reply names and durable on enough disks
+ * when the reply leaves, watch events in slot order, no regression
  * of a promise (P1a needs the promise on stable storage) or of the applied slot, convergence after
  * the faults stop, and linearizability of the client history (Herlihy &amp; Wing 1990, checked by
  * {@code io.synod.core.check}). {@link io.synod.sim.Mutation} plants known bugs (wired in one

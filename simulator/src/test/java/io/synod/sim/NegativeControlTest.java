@@ -15,12 +15,20 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class NegativeControlTest {
     private static final int MAX_SEEDS = 300;
+    /**
+     * {@link Mutation#PROMISE_NOT_PERSISTED} needs an acceptor that crashes right after promising, comes back, and
+     * is reached by the deposed leader: about one seed in a hundred (3 nodes, all faults). Before the simulator ran
+     * the group driver the violating seeds were 87, 213, 225 of the first 300; with it (and the watchers) the first
+     * is 311, then 332, 411 (12 in 1400; 2026-11-27).
+     */
+    private static final int MAX_SEEDS_FORGET_PROMISE = 800;
     private static final Set<SimViolation.Kind> SAFETY = Set.of(SimViolation.Kind.SLOT_CONFLICT,
-            SimViolation.Kind.ACK_MISMATCH, SimViolation.Kind.STATE_DIVERGENCE, SimViolation.Kind.NOT_LINEARIZABLE,
+            SimViolation.Kind.ACK_MISMATCH, SimViolation.Kind.ACK_NOT_DURABLE, SimViolation.Kind.STATE_DIVERGENCE, SimViolation.Kind.NOT_LINEARIZABLE,
             SimViolation.Kind.APPLY_ORDER, SimViolation.Kind.REPLICA_FAILURE, SimViolation.Kind.WRONG_VALUE);
 
     @ParameterizedTest
-    @EnumSource(value = Mutation.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
+    @EnumSource(value = Mutation.class, names = {"NONE", "HOLDER_READ_EARLY", "WATCH_OUT_OF_ORDER"},
+            mode = EnumSource.Mode.EXCLUDE) // those two need a world of their own: DriverNegativeControlTest
     void everyMutationIsCaughtWithinAFewHundredSeeds(Mutation mutation) {
         // The coded mutations run RS-Paxos with N = 5, F = 1, X = 3 (the paper's Fig. 2 setting).
         // The coding-change mutation runs with leaders changing the coding between 5,1,3 and 5,2,1.
@@ -30,13 +38,14 @@ class NegativeControlTest {
                 ? SimConfig.defaults(5, FaultProfile.ALL).withCoding(coding).withMutation(mutation)
                 : SimConfig.defaults(3, FaultProfile.ALL).withMutation(mutation);
         SimResult caught = null;
-        for (long seed = 1; seed <= MAX_SEEDS && caught == null; seed++) {
+        int maxSeeds = mutation == Mutation.PROMISE_NOT_PERSISTED ? MAX_SEEDS_FORGET_PROMISE : MAX_SEEDS;
+        for (long seed = 1; seed <= maxSeeds && caught == null; seed++) {
             SimResult result = Simulation.run(base.withSeed(seed));
             if (!result.passed()) {
                 caught = result;
             }
         }
-        assertNotNull(caught, mutation + " was not caught in " + MAX_SEEDS + " seeds");
+        assertNotNull(caught, mutation + " was not caught in " + maxSeeds + " seeds");
         System.out.println(mutation.cliName() + " caught: " + caught.summaryLine().lines().findFirst().orElse(""));
         SimViolation violation = caught.violations().get(0);
         if (mutation == Mutation.DEFERRED_STALE_READ) {

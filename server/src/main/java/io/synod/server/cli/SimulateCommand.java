@@ -44,7 +44,7 @@ import picocli.CommandLine;
         headerHeading = "%n",
         header = "Runs the seeded deterministic fault simulator over a range of seeds.",
         descriptionHeading = "%n",
-        description = "Each seed runs the real replica code on N simulated nodes in virtual time, with crashes (unsynced "
+        description = "Each seed runs the server's group driver (the real replica inside it) on N simulated nodes in virtual time, with crashes (unsynced "
                 + "writes lost, last record torn), partitions, loss, duplication, reordering, clock drift and pauses, "
                 + "and a hostile election oracle, then a liveness phase. Each seed's client history goes through the "
                 + "linearizability checker. Exit code 0: no violation; 1: violations; 2: bad usage.%n",
@@ -95,7 +95,8 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--mutation", defaultValue = "none", paramLabel = "NAME",
             description = {"Self-test: run a deliberate protocol bug (negative control) that must be caught:",
-                "small-write-quorum, local-reads, forget-promise, send-before-fsync; with --coding also",
+                "small-write-quorum, local-reads, forget-promise, send-before-fsync, reply-before-fsync,",
+                "watch-out-of-order; with --lease quorum also holder-read-early; with --coding also",
                 "coded-majority-write, phase1-few-shards, recovery-skips-crc, deferred-stale-read; with --coding-change also",
                 "coding-change-stale-quorum (default: ${DEFAULT-VALUE})."})
     String mutation;
@@ -421,6 +422,10 @@ final class SimulateCommand implements Callable<Integer> {
             }
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(commandLine, e.getMessage());
+        }
+        if (mutationValue == Mutation.HOLDER_READ_EARLY && SimLeaseModes.Mode.fromCliName(lease) != SimLeaseModes.Mode.QUORUM) {
+            throw new CommandLine.ParameterException(commandLine, "--mutation holder-read-early needs --lease quorum "
+                    + "(only quorum-lease holders wait before a local read)");
         }
         if (mutationValue.needsCoding() && !codingValue.enabled()) {
             throw new CommandLine.ParameterException(commandLine, "--mutation " + mutationValue.cliName()

@@ -78,6 +78,7 @@ class SynodCliTest {
         "--seeds 2 --coding 11,2,3|--coding N must be 3..9 in the simulator, got 11",
         "--nodes 3 --seeds 2 --coding 5,1,3|--nodes 3 disagrees with --coding 5,1,3 (N = 5)",
         "--nodes 3 --seeds 2 --mutation recovery-skips-crc|--mutation recovery-skips-crc needs --coding N,F,X",
+        "--nodes 3 --seeds 2 --mutation holder-read-early|--mutation holder-read-early needs --lease quorum",
         "--nodes 5 --seeds 2 --coding-change 2,1|--coding-change needs --coding N,F,X",
         "--seeds 2 --coding 5,1,3 --coding-change 2,1,9|--coding-change must be F,X (two whole numbers, e.g. 2,1), got '2,1,9'",
         "--seeds 2 --coding 5,1,3 --coding-change 2,3|--coding-change 2,3: coding needs 1 <= X <= N - 2F = 1, got X=3",

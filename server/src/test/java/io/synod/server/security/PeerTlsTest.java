@@ -1,8 +1,8 @@
 package io.synod.server.security;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -20,6 +20,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -93,13 +94,15 @@ class PeerTlsTest {
     void assertRefusedInTheHandshake(SSLContext context) throws Exception {
         try (SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket(address.getAddress(), address.getPort())) {
             s.setSoTimeout(10_000);
-            // TLS 1.3: the client may finish its side first; then the refusal arrives on the first read.
+            // TLS 1.3: the client may finish its side first; then the refusal arrives on the first read, or, when
+            // the server has already closed, on the write before it (a broken pipe or reset, not a TLS alert).
             try {
                 s.startHandshake();
                 send(s.getOutputStream(), new WireFrame.Hello(0, TlsTestSupport.CLUSTER), heartbeat(0, 2));
-                assertThrows(SSLException.class, () -> s.getInputStream().read());
-            } catch (SSLException refused) {
-                // Refused during the handshake itself.
+                int got = s.getInputStream().read();
+                fail("the server did not refuse the connection: the first read gave " + got);
+            } catch (SSLException | SocketException refused) {
+                // Refused during the handshake itself, or the connection closed by the server.
             }
         }
         assertTrue(delivered.isEmpty(), "nothing reached the groups");

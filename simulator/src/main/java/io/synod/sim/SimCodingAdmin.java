@@ -7,13 +7,14 @@ import java.util.HashSet;
 import java.util.Set;
 
 /**
- * The coding-change event of a coded {@link Simulation} whose {@link SimCoding#alternate()} is set: every
- * 1 to 15 ms of the fault phase (its own random stream, so other draws of the seed stay as they were), each
- * replica that is up, not paused and leading proposes changing the group's coding to the other of the two
- * codings than the one it has applied ({@link io.synod.core.paxos.Replica#proposeCodingChange}). Several
- * changes may be in flight at once, from one leader or from competing ones, under every fault.
+ * The simulated operator of a coded {@link Simulation} whose {@link SimCoding#alternate()} is set: every 1 to 15 ms
+ * of the fault phase (its own random stream, so other draws of the seed stay as they were), it sends each replica
+ * that is up, not paused and leading an admin coding change to the other of the two codings than the one that
+ * replica has applied. The request goes through the group driver's admin path, as on a server
+ * ({@code io.synod.engine.CodingChanges}: proposed by the leader, answered when its slot applies). Several changes
+ * may be in flight at once, from one leader or from competing ones, under every fault.
  */
-final class SimCodingChanges {
+final class SimCodingAdmin {
     private static final long MIN_GAP_NANOS = SimTiming.MILLIS;
     private static final long MAX_GAP_NANOS = 15 * SimTiming.MILLIS;
 
@@ -22,7 +23,7 @@ final class SimCodingChanges {
     private long proposed;
     private final Set<Long> appliedChangeSlots = new HashSet<>();
 
-    SimCodingChanges(Simulation sim) {
+    SimCodingAdmin(Simulation sim) {
         this.sim = sim;
     }
 
@@ -33,7 +34,7 @@ final class SimCodingChanges {
         }
     }
 
-    /** Change entries proposed in this seed (by any leader; not all are chosen). */
+    /** Change requests a leader proposed in this seed (not answered at once; not all are chosen). */
     long proposed() {
         return proposed;
     }
@@ -79,10 +80,12 @@ final class SimCodingChanges {
             }
             Coding target = sameChangeable(node.replica.coding(), first) ? second : first;
             sim.trace.add(0xC0DE, node.id, target.failures() * 100L + target.dataShards());
-            if (node.replica.proposeCodingChange(target.failures(), target.dataShards(), target.thresholdBytes())) {
-                proposed++;
+            boolean[] answered = new boolean[1];
+            sim.inputs.deliverCodingChange(node, target.failures(), target.dataShards(), target.thresholdBytes(),
+                    response -> answered[0] = true);
+            if (!answered[0]) {
+                proposed++; // the driver answers a refusal at once; a proposed change once its slot applies
             }
-            sim.drive(node);
         }
         scheduleNext();
     }

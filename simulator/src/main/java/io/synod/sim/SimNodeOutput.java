@@ -4,27 +4,30 @@ import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
-import io.synod.core.paxos.ReadyLoop;
+import io.synod.engine.DriverOutput;
+import io.synod.engine.Responder;
 import io.synod.protocol.ClientReply;
 
 /**
- * What the simulated machine does with a Ready (one per node incarnation, moved out of {@link Simulation}): its
- * disk is busy for a simulated fsync (persistence is always asynchronous here), messages go through the simulated
- * network (coded mode may corrupt a recovery-read shard on the way), replies to the clients, a resignation to the
- * oracle.
+ * What a simulated machine does with its group driver's outputs (one per node incarnation), as the server's runner
+ * does with the real ones: messages go through the simulated network (coded mode may corrupt a recovery-read shard
+ * on the way), compaction to the simulated disk, a resignation to the election oracle. A Ready's persistence is not
+ * here: the simulation takes the driver's persist request and completes it after a simulated fsync. Answers reach
+ * the simulated clients through {@link #responder}. Every Ready the driver takes is traced and its applied entries
+ * checked against the chosen log.
  */
-final class SimReadySink implements ReadyLoop.Sink {
+final class SimNodeOutput implements DriverOutput {
     private final Simulation sim;
     private final SimNode node;
 
-    SimReadySink(Simulation sim, SimNode node) {
+    SimNodeOutput(Simulation sim, SimNode node) {
         this.sim = sim;
         this.node = node;
     }
 
     @Override
-    public void taken(Ready ready) {
-        traceReady(node, ready);
+    public void readyTaken(Ready ready) {
+        traceReady(ready);
         sim.safety.onApplied(node.id, ready.applied(), sim.queue.now());
         String problem = sim.extension.afterApplied(node.id, node.replica, ready.applied());
         if (problem != null) {
@@ -36,18 +39,6 @@ final class SimReadySink implements ReadyLoop.Sink {
                 sim.committedWriteSlots.add(applied.slot());
             }
         }
-    }
-
-    @Override
-    public boolean persist(Ready ready) {
-        long fsyncNanos = sim.diskRandom.lognormal(sim.environment.fsyncMedianNanos(), SimTiming.FSYNC_SIGMA);
-        int incarnation = node.incarnation;
-        sim.queue.after(fsyncNanos, () -> sim.fsyncDone(node, incarnation));
-        if (node.crashDuringNextFsync) {
-            node.crashDuringNextFsync = false;
-            sim.queue.after(sim.diskRandom.uniform(0, fsyncNanos - 1), () -> sim.crash(node, incarnation));
-        }
-        return false;
     }
 
     @Override
@@ -74,15 +65,31 @@ final class SimReadySink implements ReadyLoop.Sink {
         long transmit = sim.network.transmitNanos(message.from(), message.to(), sim.queue.now(), SimTraffic.bytes(message));
         int copies = sim.network.copies(message.from(), message.to());
         for (int i = 0; i < copies; i++) {
-            sim.queue.after(transmit + sim.network.latencyNanos(message.from(), message.to()), () -> sim.deliver(sent));
+            sim.queue.after(transmit + sim.network.latencyNanos(message.from(), message.to()), () -> sim.inputs.deliver(sent));
         }
     }
 
-    @Override
-    public void reply(ClientReply reply) {
+    /**
+     * Where the driver's answer to the simulated client request (clientId, sequence) goes: back to the client as the
+     * replica's reply, checked first if it acknowledges a write (its slot must hold it, and enough disks must hold it
+     * already: no reply before the fsyncs that make it durable).
+     */
+    Responder responder(long clientId, long sequence) {
+        return response -> reply(new ClientReply(clientId, sequence, status(response.status()), response.slot(),
+                response.result(), response.leaderHint()));
+    }
+
+    private static ClientReply.Status status(int status) {
+        // No group is not a status of one replica's reply: the simulated groups never fail (a failure ends the seed).
+        return status >= 0 && status < ClientReply.Status.values().length ? ClientReply.Status.values()[status]
+                : ClientReply.Status.NOT_LEADER;
+    }
+
+    private void reply(ClientReply reply) {
         sim.trace.addReply(reply);
         if (reply.status() == ClientReply.Status.OK && sim.stateMachines.isWriteResult(reply.result())) {
             sim.safety.onWriteAcknowledged(node.id, reply.clientId(), reply.sequence(), reply.slot(), sim.queue.now());
+            sim.inputs.checkDurable(node, reply);
         }
         if (!sim.network.clientMessageLost()) {
             int from = node.id;
@@ -100,6 +107,31 @@ final class SimReadySink implements ReadyLoop.Sink {
     public void resign() {
         sim.trace.add(0x4E51, node.id, 0);
         sim.oracle.onResign(node.id);
+    }
+
+    @Override
+    public void commitApplied() {
+        // The in-memory store writes each apply at once (KvStateMachine on a store that is not durable).
+    }
+
+    @Override
+    public void finishRepair() {
+        // Simulated disks are never damaged: no replica starts repairing.
+    }
+
+    @Override
+    public void joinElection() {
+        // The election oracle counts every live node as a candidate.
+    }
+
+    @Override
+    public void leaveElection() {
+        // Only a failed group leaves; a failure ends the seed.
+    }
+
+    @Override
+    public void log(Level level, String line) {
+        // The driver's operator lines are not part of a seed's outcome.
     }
 
     /**
@@ -125,7 +157,7 @@ final class SimReadySink implements ReadyLoop.Sink {
                 new Entry(entry.slot(), entry.ballot(), entry.command(), entry.coded().withShard(shard)), 0);
     }
 
-    private void traceReady(SimNode node, Ready ready) {
+    private void traceReady(Ready ready) {
         sim.trace.add(0x4EAD, node.id, ready.messages().size() * 31L + ready.replies().size());
         sim.trace.addBallot(ready.promised());
         sim.trace.addEntries(ready.entries());
