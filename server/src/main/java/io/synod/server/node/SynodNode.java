@@ -6,14 +6,11 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
-import io.synod.coordination.ClusterAclException;
 import io.synod.coordination.ClusterMetadata;
 import io.synod.coordination.ClusterSpec;
-import io.synod.coordination.CoordinationException;
 import io.synod.coordination.CoordinationOptions;
 import io.synod.coordination.CuratorCoordination;
 import io.synod.coordination.ElectionService;
-import io.synod.coordination.GroupConfig;
 import io.synod.coordination.GroupProgress;
 import io.synod.coordination.MemberInfo;
 import io.synod.coordination.ShardMap;
@@ -51,8 +48,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -150,41 +145,11 @@ public final class SynodNode implements AutoCloseable {
         }
         coordination = CuratorCoordination.connect(config.zookeeperConnect(), config.clusterName(), options, zookeeper);
         ClusterMetadata metadata = coordination.metadata();
-        ClusterSpec defaults = ClusterSpec.defaults(n).withGroups(config.groups());
-        ServerConfig.CodingSetting codingSetting = config.coding();
-        ServerConfig.LeaseSetting leaseSetting = config.lease();
-        ClusterSpec wanted = new ClusterSpec(defaults.groups(), defaults.members(), codingSetting.failures(),
-                codingSetting.dataShards(), codingSetting.dataShards() > 1 ? codingSetting.thresholdBytes()
-                        : defaults.codingThresholdBytes(), leaseSetting.mode(), leaseSetting.timing());
-        Optional<ClusterSpec> existing = metadata.clusterSpec();
-        if (existing.isPresent() && differsOnlyInCoding(existing.get(), wanted)) {
-            // Coding changes go through each group's log (docs/erasure.md, "The admin path"): the spec keeps the
-            // creation-time coding, every replica starts from it and from what its disk records, so a node whose
-            // coding= names the coding changed to (same N) joins with the spec's.
-            LOG.warn("node {}: coding={} differs from the cluster spec's F={} X={} threshold={}; using the spec's (each "
-                    + "group's log decides the coding in force)", config.nodeId(), codingSetting.text(n), existing.get().f(),
-                    existing.get().codingDataShards(), existing.get().codingThresholdBytes());
-            wanted = existing.get();
-        }
-        try {
-            metadata.createCluster(wanted);
-        } catch (ClusterAclException e) {
-            throw e; // Not a spec mismatch: its message names the zookeeper.auth.* keys to set.
-        } catch (CoordinationException e) {
-            throw new IllegalStateException("cluster '" + config.clusterName() + "' exists in ZooKeeper with a different "
-                    + "spec than this node's (" + n + " nodes, " + config.groups() + " groups, coding "
-                    + codingSetting.text(n) + ", lease " + leaseSetting + "): " + e.getMessage(), e);
-        }
-        Optional<ClusterSpec> spec = metadata.clusterSpec();
-        ClusterSpec cluster = spec.orElseThrow(() -> new IllegalStateException("cluster spec missing after create"));
-        if (cluster.members().size() != n) {
-            throw new IllegalStateException("cluster '" + config.clusterName() + "' has " + cluster.members().size()
-                    + " members in ZooKeeper, this node's config lists " + n);
-        }
+        ClusterSpec cluster = ClusterSpecs.agree(config, metadata);
         // Before any group opens its storage: a data.dir that lost the acceptor state ZooKeeper knows of is refused.
         NodeIdentity.establish(config.dataDir(), config.clusterName(), config.nodeId(), metadata);
         int groups = cluster.groups();
-        Coding coding = codingOf(cluster.groupConfig(0));
+        Coding coding = ClusterSpecs.codingOf(cluster.groupConfig(0));
         if (coding.enabled() && config.coding().deferRebuild()) {
             // A node-local choice (docs/erasure.md, deferred follower rebuild): a leader adds deferral headers to
             // the entries it codes, a follower applies from them; a node with it off rebuilds every value.
@@ -192,7 +157,7 @@ public final class SynodNode implements AutoCloseable {
         }
         // The lease is the group's configuration as ZooKeeper records it; createCluster above refused a
         // node whose lease setting differs from it.
-        GroupLease lease = GroupLease.of(cluster.leaseMode(), cluster.leaseTiming(), leaseSetting.quorum());
+        GroupLease lease = GroupLease.of(cluster.leaseMode(), cluster.leaseTiming(), config.lease().quorum());
         shardMap = metadata.shardMap().value();
         metadata.watchShardMap(v -> shardMap = v.value());
         election = coordination.election(config.nodeId());
@@ -321,32 +286,6 @@ public final class SynodNode implements AutoCloseable {
                 clientAddress, metrics == null ? "off" : metrics.address(), groups, coding, lease);
     }
 
-    /**
-     * Whether a node's {@code wanted} spec differs from the coded cluster's {@code existing} one only in F, X and the
-     * threshold (N and everything else equal; {@code wanted} may be majorities, e.g. 5,2,1, which is F = 2, X = 1).
-     */
-    static boolean differsOnlyInCoding(ClusterSpec existing, ClusterSpec wanted) {
-        return !existing.equals(wanted) && existing.groups() == wanted.groups() && existing.members().equals(wanted.members())
-                && existing.leaseMode() == wanted.leaseMode()
-                && Objects.equals(existing.leaseTiming(), wanted.leaseTiming()) && coded(existing);
-    }
-
-    private static boolean coded(ClusterSpec spec) {
-        return spec.codingDataShards() != 1 || spec.f() != (spec.members().size() - 1) / 2;
-    }
-
-    /**
-     * The replica coding of a group as ZooKeeper's cluster spec records it (the spec, not this node's
-     * config, is what every member agrees on): RS-Paxos (Mu et al. 2014, section 4) unless X = 1 with
-     * F = (N - 1) / 2, which is classic majorities.
-     */
-    static Coding codingOf(GroupConfig group) {
-        int n = group.members().size();
-        if (group.codingDataShards() == 1 && group.f() == (n - 1) / 2) {
-            return Coding.OFF;
-        }
-        return Coding.rsPaxos(n, group.f(), group.codingDataShards(), Math.max(1, group.codingThresholdBytes()));
-    }
 
         private void onPeerMessage(WireFrame.PeerMessage frame) {
         GroupLoop[] current = loops;
