@@ -14,7 +14,7 @@ help_of() { # $@: the command line after ./synod, ending in --help
   # A subcommand without a --help option (kv's operations) answers with its usage after an error
   # line: keep the usage, drop the error and "Try ..." lines.
   { COLUMNS=100 "$root/synod" "$@" 2>&1 || true; } | sed -e 's/[[:space:]]*$//' \
-    | grep -vE "^(error: |Try '|Unknown option: '--help')" || true
+    | grep -vE "^(error: |Try '|Unknown option: '--help'|synod: building )" || true
 }
 # The subcommands a command's help lists under "Commands:" (picocli's layout: two spaces, the name).
 subcommands_of() {
