@@ -347,8 +347,7 @@ public final class Simulation {
         } else if (phase == Phase.LIVENESS && clients.finished() && !leaderIsolation.isolating()) {
             // The quiesce window is fault-free: a lasting isolation still in force when the last operation ends
             // (its leader's CheckQuorum has not fired yet) would otherwise eat up to checkQuorumNanos of it.
-            phase = Phase.QUIESCE;
-            queue.after(quiesceNanos(), coding.defersRebuild() ? endOfSeed::startResolvePhase : () -> phase = Phase.DONE);
+            endOfSeed.startQuiesce();
         }
     }
 
