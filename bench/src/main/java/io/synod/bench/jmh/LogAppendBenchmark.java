@@ -5,10 +5,12 @@ import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.protocol.KvCommand;
 import io.synod.server.cli.DemoCommand;
-import io.synod.server.log.SegmentedLog;
+import io.synod.server.log.NodeLog;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -22,8 +24,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * The durable log's group commit: append {@code batch} entries to a {@link SegmentedLog} in a temporary
- * directory, then one fsync ({@code sync}), as a group's loop does per Ready. One operation = one batch;
+ * The durable log's group commit: append {@code batch} entries of one group to a {@link NodeLog} in a temporary
+ * directory, then one fsync ({@code sync}), as a group's runner does per Ready. One operation = one batch;
  * entries per second = ops/s x batch. Segments are preallocated (64 MiB) and rolled as they fill; old
  * ones are deleted so the directory stays small.
  */
@@ -38,14 +40,14 @@ public class LogAppendBenchmark {
     public int valueBytes;
 
     private Path dir;
-    private SegmentedLog log;
+    private NodeLog log;
     private Entry[] template;
     private long slot;
 
     @Setup(Level.Trial)
     public void open() throws IOException {
         dir = Files.createTempDirectory("synod-jmh-log");
-        log = SegmentedLog.open(dir, 64L << 20);
+        log = NodeLog.open(dir, 64L << 20);
         Ballot ballot = new Ballot(1, 0);
         template = new Entry[batch];
         for (int i = 0; i < batch; i++) {
@@ -55,13 +57,14 @@ public class LogAppendBenchmark {
 
     @Benchmark
     public long appendBatchAndSync() {
+        List<Entry> entries = new ArrayList<>(template.length);
         for (Entry t : template) {
             slot++;
-            log.append(new Entry(slot, t.ballot(), t.command()));
+            entries.add(new Entry(slot, t.ballot(), t.command()));
         }
-        log.sync();
+        log.syncThrough(log.append(0, entries));
         if (slot % 65_536 < batch) {
-            log.deleteThrough(slot - batch);
+            log.compacted(0, slot - batch);
         }
         return slot;
     }

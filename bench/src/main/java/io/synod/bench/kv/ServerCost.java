@@ -15,8 +15,8 @@ import java.util.List;
 /**
  * What one system spent: the CPU time of its server processes (Linux {@code /proc/<pid>/stat}, summed),
  * the bytes that reached the block device holding its data ({@code /sys/dev/block/<dev>/stat}), and for
- * Synod the fsyncs its nodes report ({@code synod_fsync_latency_seconds_count} on each node's
- * {@code /metrics}). Cost per acknowledged write is far less sensitive to a busy machine than operations
+ * Synod the fsyncs its nodes report ({@code synod_log_fsyncs_total}, the node log's fsyncs, on each node's
+ * {@code /metrics}; a node without it counts one per group persist, {@code synod_fsync_latency_seconds_count}). Cost per acknowledged write is far less sensitive to a busy machine than operations
  * per second: a neighbour's load stretches the time a write takes, not the CPU or the bytes it needs.
  *
  * <p>Disk bytes come from the device, not from {@code /proc/<pid>/io}: on this project's ext4 VMs the
@@ -86,7 +86,7 @@ final class ServerCost {
                 if (r.statusCode() != 200) {
                     throw new IOException(uri + " answered HTTP " + r.statusCode());
                 }
-                fsyncs += sumSeries(r.body(), "synod_fsync_latency_seconds_count");
+                fsyncs += fsyncs(r.body());
             }
         }
         return new Sample(ticks, written, fsyncs);
@@ -139,6 +139,15 @@ final class ServerCost {
     }
 
     /** Sum of every sample of {@code name} (all label sets) in a Prometheus text exposition. */
+    /**
+     * A node's fsyncs: its node log's counter (one fsync may serve every group), or where a node has none
+     * (the previous layout, a log per group) one per group persist.
+     */
+    static long fsyncs(String exposition) {
+        return exposition.contains("\nsynod_log_fsyncs_total") ? sumSeries(exposition, "synod_log_fsyncs_total")
+                : sumSeries(exposition, "synod_fsync_latency_seconds_count");
+    }
+
     static long sumSeries(String exposition, String name) {
         double sum = 0;
         for (String line : exposition.split("\n")) {

@@ -40,6 +40,9 @@ class ServerCostTest {
                 "synod_fsync_latency_seconds_count{group=\"1\"} 30.0",
                 "synod_fsync_latency_seconds_count_other{group=\"1\"} 7");
         assertEquals(150, ServerCost.sumSeries(exposition, "synod_fsync_latency_seconds_count"));
+        assertEquals(150, ServerCost.fsyncs(exposition), "no node log counter: one fsync per group persist");
+        String shared = exposition + "\n# TYPE synod_log_fsyncs_total counter\nsynod_log_fsyncs_total 90.0\n";
+        assertEquals(90, ServerCost.fsyncs(shared), "the node log's own count, fewer than the group persists it served");
     }
 
     @Test

@@ -1,14 +1,22 @@
 package io.synod.server.client;
 
 import io.synod.client.SynodPermissionException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.EncoderException;
 import io.synod.client.TlsFiles;
+import io.synod.client.codec.ClientFrameDecoder;
+import io.synod.client.codec.ClientFrameEncoder;
 import io.synod.protocol.ClientFrame;
-import io.synod.protocol.ClientFrameCodec;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvCommand;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
+import java.io.BufferedOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.HashMap;
@@ -38,12 +46,19 @@ public final class NodeClient implements AutoCloseable {
     /** The outcome of one command. */
     public record Result(int group, ClientReply.Status status, long slot, byte[] result, int servedBy) {}
 
+    /**
+     * One blocking connection. The bytes on the wire are made and read by the client protocol's one codec, the
+     * {@link ClientFrameEncoder}/{@link ClientFrameDecoder} pair the SDK and the server's client port use, run here on
+     * an {@link EmbeddedChannel} over the socket's streams: no second framing to keep in step with theirs.
+     */
     private static final class Connection implements AutoCloseable {
         final Socket socket;
-        final DataInputStream in;
-        final DataOutputStream out;
+        final InputStream in;
+        final OutputStream out;
+        final EmbeddedChannel codec;
+        final byte[] readBuffer = new byte[8192];
 
-        Connection(InetSocketAddress address, int timeoutMillis, SSLContext tls) throws IOException {
+        Connection(InetSocketAddress address, int timeoutMillis, SSLContext tls, int maxFrameBytes) throws IOException {
             Socket plain = new Socket();
             plain.connect(address, timeoutMillis);
             plain.setSoTimeout(timeoutMillis);
@@ -56,31 +71,59 @@ public final class NodeClient implements AutoCloseable {
             } else {
                 socket = plain;
             }
-            in = new DataInputStream(socket.getInputStream());
-            out = new DataOutputStream(socket.getOutputStream());
+            in = socket.getInputStream();
+            out = new BufferedOutputStream(socket.getOutputStream());
+            codec = new EmbeddedChannel(new ClientFrameEncoder(maxFrameBytes), new ClientFrameDecoder(maxFrameBytes));
         }
 
-        ClientFrame call(ClientFrame request, int maxFrameBytes) throws IOException {
-            byte[] body = ClientFrameCodec.encode(request);
-            out.writeInt(body.length);
-            out.write(body);
-            out.flush();
-            int length = in.readInt();
-            if (length < 1 || length > maxFrameBytes) {
-                throw new IOException("server sent a frame length of " + length);
-            }
-            byte[] reply = new byte[length];
-            in.readFully(reply);
+        /** Sends {@code request} and reads the next frame; a frame the decoder refuses is an {@link IOException} naming why. */
+        ClientFrame call(ClientFrame request) throws IOException {
             try {
-                return ClientFrameCodec.decode(reply);
-            } catch (IllegalArgumentException e) {
-                throw new IOException("server sent a malformed frame: " + e.getMessage(), e);
+                codec.writeOutbound(request);
+            } catch (EncoderException e) {
+                throw new IOException("request not sent: " + rootMessage(e), e);
             }
+            for (ByteBuf encoded = codec.readOutbound(); encoded != null; encoded = codec.readOutbound()) {
+                try {
+                    encoded.readBytes(out, encoded.readableBytes());
+                } finally {
+                    encoded.release();
+                }
+            }
+            out.flush();
+            while (true) {
+                ClientFrame reply = codec.readInbound();
+                if (reply != null) {
+                    return reply;
+                }
+                int read = in.read(readBuffer);
+                if (read < 0) {
+                    throw new EOFException("server closed the connection before its reply was complete");
+                }
+                try {
+                    // Copied: the decoder keeps an incomplete frame's bytes across reads, and readBuffer is reused.
+                    codec.writeInbound(Unpooled.copiedBuffer(readBuffer, 0, read));
+                } catch (DecoderException e) {
+                    throw new IOException("server sent a bad frame: " + rootMessage(e), e);
+                }
+            }
+        }
+
+        private static String rootMessage(Throwable e) {
+            Throwable cause = e;
+            while (cause.getCause() != null && cause.getMessage() != null && cause.getMessage().equals(String.valueOf(cause.getCause()))) {
+                cause = cause.getCause();
+            }
+            return cause.getMessage();
         }
 
         @Override
         public void close() throws IOException {
-            socket.close();
+            try {
+                codec.finishAndReleaseAll();
+            } finally {
+                socket.close();
+            }
         }
     }
 
@@ -124,7 +167,7 @@ public final class NodeClient implements AutoCloseable {
         while (System.nanoTime() < deadline) {
             try {
                 ClientFrame reply = connection(target).call(new ClientFrame.Command(nextRequest++, clientId, sequence,
-                        payload), maxFrameBytes);
+                        payload));
                 if (!(reply instanceof ClientFrame.Response r)) {
                     throw new IOException("server answered with " + reply.getClass().getSimpleName());
                 }
@@ -159,8 +202,8 @@ public final class NodeClient implements AutoCloseable {
     /** One server's status report; {@code tls} as in the constructor (null: no TLS). */
     public static ClientFrame.StatusReport status(InetSocketAddress server, int timeoutMillis, int maxFrameBytes, TlsFiles tls)
             throws IOException {
-        try (Connection c = new Connection(server, timeoutMillis, tls == null ? null : tls.jdkClientContext())) {
-            ClientFrame reply = c.call(new ClientFrame.StatusQuery(1), maxFrameBytes);
+        try (Connection c = new Connection(server, timeoutMillis, tls == null ? null : tls.jdkClientContext(), maxFrameBytes)) {
+            ClientFrame reply = c.call(new ClientFrame.StatusQuery(1));
             if (!(reply instanceof ClientFrame.StatusReport s)) {
                 throw new IOException("server answered a status query with " + reply.getClass().getSimpleName());
             }
@@ -177,7 +220,7 @@ public final class NodeClient implements AutoCloseable {
     private Connection connection(int node) throws IOException {
         Connection c = connections.get(node);
         if (c == null) {
-            c = new Connection(servers.get(node), timeoutMillis, tls);
+            c = new Connection(servers.get(node), timeoutMillis, tls, maxFrameBytes);
             connections.put(node, c);
         }
         return c;

@@ -18,12 +18,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything one replica keeps on disk, in its group directory:
+ * Everything one replica keeps on disk: its records in the node's {@link NodeLog} (accepted entries and
+ * compaction marks, shared with the node's other groups; see {@link NodeStorage}) and, in its group
+ * directory:
  * <pre>
  *   promise              the highest promised ballot, two CRC-checked copies ({@link PromiseStore})
- *   log/segment-N.log    accepted entries and compaction marks ({@link SegmentedLog})
  *   snapshot/snapshot-S.snap  the newest two snapshots ({@link SnapshotStore})
  *   REPAIRING            present while the replica repairs lost log records from its peers
+ *   log/segment-N.log    only in a directory of the previous layout, converted on open ({@link LegacyLogConversion})
  * </pre>
  * {@link #persist(Ready)} is step (1) of the Ready contract: it returns only when the promise,
  * entries and snapshot of that Ready are durable.
@@ -42,46 +44,79 @@ public final class GroupStorage implements AutoCloseable {
 
     private final Path dir;
     private final PromiseStore promise;
-    private final SegmentedLog log;
+    private final NodeLog log;
+    private final int group;
+    /** This view opened its own node log (a group alone, as in tests) and closes it. */
+    private final boolean ownsLog;
     private final SnapshotStore snapshots;
     private final DurableState durable;
     private final List<String> tornTails;
     private final List<String> corruptions;
     private Ballot repairAbove;
     private long repairThroughSlot;
-    /** Entries were appended since the last log fsync. */
-    private boolean unsynced;
+    /** The node log position after this group's last append; 0 when nothing awaits a sync. */
+    private long unsyncedThrough;
 
-    private GroupStorage(Path dir, PromiseStore promise, SegmentedLog log, SnapshotStore snapshots,
+    private GroupStorage(Path dir, PromiseStore promise, NodeLog log, int group, boolean ownsLog, SnapshotStore snapshots,
             DurableState durable, List<String> tornTails, List<String> corruptions) {
         this.dir = dir;
         this.promise = promise;
         this.log = log;
+        this.group = group;
+        this.ownsLog = ownsLog;
         this.snapshots = snapshots;
         this.durable = durable;
         this.tornTails = tornTails;
         this.corruptions = corruptions;
     }
 
+    /**
+     * A group alone: its own node log in {@code dir/log} (group 0), closed with this storage. A node opens
+     * its groups through {@link NodeStorage} instead.
+     */
     public static GroupStorage open(Path dir, long segmentBytes) throws IOException {
+        NodeLog log = NodeLog.open(dir.resolve("log"), segmentBytes);
+        try {
+            GroupStorage storage = open(dir, log, 0, segmentBytes, true);
+            log.finishRecovery();
+            return storage;
+        } catch (IOException | RuntimeException e) {
+            log.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Group {@code group}'s view of {@code log}, with its promise, snapshots and repair marker in
+     * {@code dir}; an old per-group log in {@code dir/log} is converted first. The caller ends the log's
+     * recovery ({@link NodeLog#finishRecovery()}) once every group of the log is open.
+     */
+    static GroupStorage open(Path dir, NodeLog log, int group, long segmentBytes, boolean ownsLog) throws IOException {
         Files.createDirectories(dir);
         PromiseStore promise = PromiseStore.open(dir.resolve("promise"));
-        SnapshotStore snapshots = new SnapshotStore(dir.resolve("snapshot"));
-        SnapshotStore.Loaded snap = snapshots.load();
-        SegmentedLog log = SegmentedLog.open(dir.resolve("log"), segmentBytes);
-        SegmentedLog.Recovery rec = log.recovery();
-        List<String> corruptions = new ArrayList<>(rec.corruptions());
-        corruptions.addAll(snap.problems());
-        Snapshot snapshot = snap.snapshot();
-        if (rec.compactedThrough() > snapshot.lastIncludedSlot()) {
-            corruptions.add("log compacted through slot " + rec.compactedThrough() + " but the newest valid snapshot is at "
-                    + snapshot.lastIncludedSlot());
+        try {
+            SnapshotStore snapshots = new SnapshotStore(dir.resolve("snapshot"));
+            SnapshotStore.Loaded snap = snapshots.load();
+            LegacyLogConversion conversion = LegacyLogConversion.start(dir.resolve("log"), log, group, segmentBytes);
+            LogRecovery rec = log.recovery(group);
+            List<String> corruptions = new ArrayList<>(rec.corruptions());
+            corruptions.addAll(snap.problems());
+            Snapshot snapshot = snap.snapshot();
+            if (rec.compactedThrough() > snapshot.lastIncludedSlot()) {
+                corruptions.add("log compacted through slot " + rec.compactedThrough() + " but the newest valid snapshot is at "
+                        + snapshot.lastIncludedSlot());
+            }
+            List<Entry> entries = new ArrayList<>(rec.entries().tailMap(snapshot.lastIncludedSlot(), false).values());
+            DurableState durable = new DurableState(promise.promised(), snapshot, entries);
+            GroupStorage storage = new GroupStorage(dir, promise, log, group, ownsLog, snapshots, durable, rec.tornTails(),
+                    corruptions);
+            storage.loadOrStartRepair(rec.maxSlotSeen());
+            conversion.finish(); // Only now: the records are synced in the node log and a repair is durably recorded.
+            return storage;
+        } catch (IOException | RuntimeException e) {
+            promise.close();
+            throw e;
         }
-        List<Entry> entries = new ArrayList<>(rec.entries().tailMap(snapshot.lastIncludedSlot(), false).values());
-        DurableState durable = new DurableState(promise.promised(), snapshot, entries);
-        GroupStorage storage = new GroupStorage(dir, promise, log, snapshots, durable, rec.tornTails(), corruptions);
-        storage.loadOrStartRepair(rec.maxSlotSeen());
-        return storage;
     }
 
     private void loadOrStartRepair(long maxSlotSeen) throws IOException {
@@ -189,34 +224,38 @@ public final class GroupStorage implements AutoCloseable {
         if (ready.snapshot() != null) {
             snapshots.write(ready.snapshot());
         }
-        log.appendAll(ready.entries());
         if (!ready.entries().isEmpty()) {
-            unsynced = true;
+            unsyncedThrough = log.append(group, ready.entries());
         }
     }
 
-    /** Makes every entry appended so far durable (no fsync when nothing was appended since the last one). */
+    /**
+     * Makes every entry appended so far durable. No fsync when nothing was appended since the last one,
+     * nor when another group's fsync already covered this group's appends (one fsync serves the node).
+     */
     public void sync() {
-        if (unsynced) {
-            log.sync();
-            unsynced = false;
+        if (unsyncedThrough > 0) {
+            log.syncThrough(unsyncedThrough);
+            unsyncedThrough = 0;
         }
     }
 
     /** After a durable snapshot: entries at or below {@code slot} are no longer needed. */
     public void compactThrough(long slot) {
-        log.appendCompaction(slot);
-        log.sync();
-        log.deleteThrough(slot);
+        log.syncThrough(log.appendCompaction(group, slot));
+        log.compacted(group, slot);
     }
 
-    public SegmentedLog log() {
+    /** The node log this group's records are in (shared with the node's other groups). */
+    public NodeLog log() {
         return log;
     }
 
     @Override
     public void close() throws IOException {
-        log.close();
+        if (ownsLog) {
+            log.close();
+        }
         promise.close();
     }
 }

@@ -1,10 +1,12 @@
 package io.synod.server.log;
 
+import static io.synod.server.log.LogRecords.ALIGN;
+import static io.synod.server.log.LogRecords.align;
+import static io.synod.server.log.LogRecords.allZero;
+import static io.synod.server.log.LogRecords.getInt;
+import static io.synod.server.log.LogRecords.zeroFrom;
+
 import io.synod.core.paxos.Entry;
-import io.synod.server.wire.ByteReader;
-import io.synod.server.wire.ByteWriter;
-import io.synod.server.wire.MalformedInputException;
-import io.synod.server.wire.WireCodec;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -19,7 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One group's accepted entries on disk: a sequence of preallocated segment files
+ * The previous layout of a group's accepted entries, one log per group (the node now keeps one
+ * {@link NodeLog} for all its groups; {@link GroupStorage} converts a directory in this layout on open): a sequence of preallocated segment files
  * ({@code segment-<n>.log}), each a run of records {@code [length u32][crc32c u32][body][pad to 8]}
  * followed by zeros. Preallocation (PaxStore §3: preallocated log files with fdatasync) means an
  * append never changes the file size, so {@code force(false)} need not flush metadata.
@@ -35,12 +38,6 @@ public final class SegmentedLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentedLog.class);
 
     static final int HEADER = 8;
-    static final int ALIGN = 8;
-    private static final byte ENTRY = 1;
-    /** An RS-Paxos coded entry (stub plus shard, or a full copy) with its coding metadata. */
-    private static final byte CODED_ENTRY = 3;
-    private static final byte COMPACT = 2;
-    private static final int ZERO_CHUNK = 1 << 20;
 
     private final Path dir;
     private final long segmentBytes;
@@ -62,15 +59,7 @@ public final class SegmentedLog implements AutoCloseable {
         }
     }
 
-    /** What the disk held: the newest entry per slot, the compaction floor and what was wrong. */
-    public record Recovery(TreeMap<Long, Entry> entries, long compactedThrough, long maxSlotSeen,
-            List<String> tornTails, List<String> corruptions) {
-        public boolean corrupted() {
-            return !corruptions.isEmpty();
-        }
-    }
-
-    private Recovery recovery;
+    private LogRecovery recovery;
 
     private SegmentedLog(Path dir, long segmentBytes) {
         this.dir = dir;
@@ -83,16 +72,14 @@ public final class SegmentedLog implements AutoCloseable {
      * but the corruption stays reported in {@link #recovery()}.
      */
     public static SegmentedLog open(Path dir, long segmentBytes) throws IOException {
-        if (segmentBytes < 4096) {
-            throw new IllegalArgumentException("segment size must be >= 4096 bytes, got " + segmentBytes);
-        }
+        LogRecords.checkSegmentBytes(segmentBytes);
         Files.createDirectories(dir);
         SegmentedLog log = new SegmentedLog(dir, segmentBytes);
         log.recover();
         return log;
     }
 
-    public Recovery recovery() {
+    public LogRecovery recovery() {
         return recovery;
     }
 
@@ -118,18 +105,12 @@ public final class SegmentedLog implements AutoCloseable {
                 if (len == 0 && allZero(bytes, pos, bytes.length)) {
                     break; // End of data in this preallocated segment.
                 }
-                String problem = check(bytes, pos, len);
-                Object record = null;
-                if (problem == null) {
-                    try {
-                        record = decodeBody(bytes, pos + HEADER, len);
-                    } catch (MalformedInputException e) {
-                        problem = "undecodable record: " + e.getMessage();
-                    }
-                }
+                LogRecords.Decoded decoded = LogRecords.decode(bytes, pos + HEADER, len, check(bytes, pos, len));
+                String problem = decoded.problem();
+                Object record = decoded.record();
                 if (problem != null) {
                     int next = nextValid(bytes, pos + ALIGN);
-                    boolean laterData = next >= 0 || laterSegmentsHoldData(files, i + 1);
+                    boolean laterData = next >= 0 || LogRecords.laterSegmentsHoldData(files, i + 1);
                     if (!laterData) {
                         String what = name + " at offset " + pos + " (" + problem + "), " + (bytes.length - pos)
                                 + " bytes zeroed";
@@ -162,7 +143,7 @@ public final class SegmentedLog implements AutoCloseable {
         if (compacted > 0) {
             entries.headMap(compacted, true).clear();
         }
-        recovery = new Recovery(entries, compacted, maxSlot, List.copyOf(torn), List.copyOf(corrupt));
+        recovery = new LogRecovery(entries, compacted, maxSlot, List.copyOf(torn), List.copyOf(corrupt));
         if (!corrupt.isEmpty()) {
             rewrite(entries, compacted);
         } else {
@@ -215,66 +196,6 @@ public final class SegmentedLog implements AutoCloseable {
             }
         }
         return -1;
-    }
-
-    private static boolean laterSegmentsHoldData(List<Path> files, int from) throws IOException {
-        for (int i = from; i < files.size(); i++) {
-            byte[] bytes = Files.readAllBytes(files.get(i));
-            if (!allZero(bytes, 0, bytes.length)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean allZero(byte[] bytes, int from, int to) {
-        for (int i = from; i < to; i++) {
-            if (bytes[i] != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static void zeroFrom(Path path, long from, long to) throws IOException {
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
-            writeZeros(ch, from, to);
-            ch.force(false);
-        }
-    }
-
-    private static void writeZeros(FileChannel ch, long from, long to) throws IOException {
-        ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(ZERO_CHUNK, Math.max(0, to - from)));
-        long pos = from;
-        while (pos < to) {
-            zeros.clear();
-            zeros.limit((int) Math.min(zeros.capacity(), to - pos));
-            pos += ch.write(zeros, pos);
-        }
-    }
-
-    private static Object decodeBody(byte[] bytes, int offset, int len) throws MalformedInputException {
-        ByteReader r = new ByteReader(bytes, offset, len);
-        byte type = r.u8("record type");
-        Object out;
-        if (type == ENTRY) {
-            out = WireCodec.readPlainEntry(r);
-        } else if (type == CODED_ENTRY) {
-            out = WireCodec.readEntry(r);
-            if (((Entry) out).coded() == null) {
-                throw new MalformedInputException("coded entry record holds a plain entry");
-            }
-        } else if (type == COMPACT) {
-            long slot = r.i64("compaction slot");
-            if (slot < 0) {
-                throw new MalformedInputException("negative compaction slot " + slot);
-            }
-            out = slot;
-        } else {
-            throw new MalformedInputException("unknown record type " + type);
-        }
-        r.expectEnd("record");
-        return out;
     }
 
     // ---- appending ------------------------------------------------------------------------------
@@ -341,22 +262,12 @@ public final class SegmentedLog implements AutoCloseable {
     }
 
     private static byte[] body(Entry entry) {
-        ByteWriter w = new ByteWriter(96 + entry.command().payload().length
-                + (entry.coded() == null || entry.coded().shard() == null ? 0 : entry.coded().shard().length)
-                + (entry.coded() == null || entry.coded().header() == null ? 0 : entry.coded().header().length));
-        if (entry.coded() == null) {
-            w.u8(ENTRY);
-            WireCodec.writePlainEntry(w, entry);
-        } else {
-            w.u8(CODED_ENTRY);
-            WireCodec.writeEntry(w, entry);
-        }
-        return w.toByteArray();
+        return LogRecords.entryBody(entry);
     }
 
     /** Records that entries at or below {@code slot} are covered by a durable snapshot. */
     public void appendCompaction(long slot) {
-        write(new ByteWriter(16).u8(COMPACT).i64(slot).toByteArray(), 0);
+        write(LogRecords.compactionBody(slot), 0);
     }
 
     private void write(byte[] body, long slot) {
@@ -403,11 +314,7 @@ public final class SegmentedLog implements AutoCloseable {
     private Segment roll(long index, int minBytes) throws IOException {
         Segment seg = new Segment(index, dir.resolve(String.format("segment-%020d.log", index)));
         seg.size = Math.max(segmentBytes, align(minBytes));
-        seg.channel = FileChannel.open(seg.path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
-        writeZeros(seg.channel, 0, seg.size);
-        seg.channel.force(true);
-        DurableFiles.syncDirectory(dir);
+        seg.channel = LogRecords.createPreallocated(seg.path, seg.size);
         segments.add(seg);
         return seg;
     }
@@ -450,13 +357,5 @@ public final class SegmentedLog implements AutoCloseable {
                 s.channel.close();
             }
         }
-    }
-
-    private static int align(int n) {
-        return (n + ALIGN - 1) & -ALIGN;
-    }
-
-    private static int getInt(byte[] b, int pos) {
-        return ((b[pos] & 0xFF) << 24) | ((b[pos + 1] & 0xFF) << 16) | ((b[pos + 2] & 0xFF) << 8) | (b[pos + 3] & 0xFF);
     }
 }

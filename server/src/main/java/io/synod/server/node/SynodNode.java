@@ -34,6 +34,7 @@ import io.synod.server.group.GroupMetrics;
 import io.synod.engine.GroupDriverConfig;
 import io.synod.server.lease.GroupLease;
 import io.synod.server.log.GroupStorage;
+import io.synod.server.log.NodeStorage;
 import io.synod.server.state.RocksKvStateMachine;
 import io.synod.server.transport.ConnectionPolicy;
 import io.synod.server.transport.FrameBudget;
@@ -63,8 +64,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One Synod server: a replica of every group (G range shards, all on the same N nodes), the peer
  * network, the client port, the ZooKeeper session (election, membership, cluster metadata) and
- * the metrics endpoint. Data layout under {@code data.dir}: {@link NodeIdentity#FILE} and {@code group-<g>/} per
- * group (see {@link GroupStorage}) with {@code rocksdb/} beside it.
+ * the metrics endpoint. Data layout under {@code data.dir}: {@link NodeIdentity#FILE}, {@code log/} (every group's
+ * records, see {@link NodeStorage}) and {@code group-<g>/} per group (see {@link GroupStorage}) with {@code rocksdb/} in it.
  */
 public final class SynodNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SynodNode.class);
@@ -208,9 +209,12 @@ public final class SynodNode implements AutoCloseable {
         }
         int workerCount = Math.min(groups, config.groupWorkers() == 0 ? GroupWorkers.defaultCount() : config.groupWorkers());
         workers = GroupWorkers.start(workerCount, clock, registry, "synod-node-" + config.nodeId() + "-groups");
+        NodeStorage nodeStorage = NodeStorage.open(config.dataDir(), config.logSegmentBytes(), groups);
+        resources.add(nodeStorage); // Closed after the group loops and workers (the loops close their views).
+        nodeStorage.bindMetrics(registry);
         for (int g = 0; g < groups; g++) {
-            Path groupDir = config.dataDir().resolve("group-" + g);
-            GroupStorage storage = GroupStorage.open(groupDir, config.logSegmentBytes());
+            Path groupDir = NodeStorage.groupDir(config.dataDir(), g);
+            GroupStorage storage = nodeStorage.group(g);
             for (String t : storage.tornTails()) {
                 LOG.warn("group {}: torn tail truncated: {}", g, t);
             }

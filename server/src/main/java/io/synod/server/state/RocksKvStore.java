@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.rocksdb.Checkpoint;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -31,6 +32,18 @@ import org.rocksdb.WriteOptions;
  * installs one as the database: a durable copy ({@code <db>.next}) is built, the database closed, {@code <db>} renamed
  * to {@code <db>.old} and {@code <db>.next} to {@code <db>}, and it is reopened; opening finishes or discards a swap
  * a crash interrupted ({@link CheckpointSwap}).
+ *
+ * <p><b>No RocksDB write-ahead log.</b> Batches are written with the WAL off: the group's Paxos log already holds
+ * every applied entry until a snapshot covers it, so RocksDB's own log was a second copy of the same stream. Restart
+ * stays correct because: (1) the applied slot is written in the same batch as the changes, in the one (default)
+ * column family, so whatever prefix of batches a flush persisted carries its own slot (a crash loses whole batches
+ * from the end, never half of one; one column family needs no atomic flush); (2) after a kill -9 the database opens
+ * at its last flush, and the replica starts from that slot ({@code Learner}: a durable applied slot at or above the
+ * snapshot's), re-applying the log above it, or learning from peers what its log lacks, as any lagging replica does;
+ * (3) the log is compacted only through a snapshot's slot, and a snapshot is a {@link #checkpoint}, which flushes
+ * first, so the flushed slot is never below what compaction dropped (and if it were, the replica would restore the
+ * snapshot instead); (4) a clean {@link #close} and a {@link #swapIn} flush or replace the memtable. What a crash
+ * costs is re-applying up to a memtable's worth of entries, instead of a WAL write per batch in steady state.
  */
 public final class RocksKvStore implements CheckpointStore {
     static {
@@ -43,7 +56,8 @@ public final class RocksKvStore implements CheckpointStore {
     private final Path dir;
     private final Path checkpointDir;
     private final Options options;
-    private final WriteOptions writeOptions = new WriteOptions();
+    /** The WAL off (see the class comment: the Paxos log is the write-ahead log). */
+    private final WriteOptions writeOptions = new WriteOptions().setDisableWAL(true);
     private RocksDB db;
     /** Makes checkpoint and transfer directory names unique within this process. */
     private long nameCounter;
@@ -141,6 +155,9 @@ public final class RocksKvStore implements CheckpointStore {
     public CheckpointSource checkpoint(long slot) {
         Path target = checkpointDir.resolve(uniqueName("checkpoint", slot));
         try (Checkpoint checkpoint = Checkpoint.create(db)) {
+            // Flushed first and explicitly (RocksDB's checkpoint flushes by default too): the log is compacted through
+            // this slot next, so the database's own durable state must reach it before then.
+            flush();
             checkpoint.createCheckpoint(target.toString());
             RocksFiles.syncTree(target);
             RocksFiles.syncDirectory(checkpointDir);
@@ -211,10 +228,22 @@ public final class RocksKvStore implements CheckpointStore {
         return db != null;
     }
 
+    /** Persists the memtable (waiting for it): with the WAL off, what was written is durable only once flushed. */
+    private void flush() throws RocksDBException {
+        try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(flush);
+        }
+    }
+
     @Override
     public void close() {
         writeOptions.close();
         if (db != null) {
+            try {
+                flush(); // RocksDB flushes an unlogged memtable on close as well; explicit, so a restart re-applies nothing
+            } catch (RocksDBException e) {
+                // Nothing is lost: the log still holds every entry above the last flush, which the replica re-applies.
+            }
             db.close();
             db = null;
         }

@@ -13,7 +13,7 @@ import io.synod.client.SynodSession;
 import io.synod.client.TlsFiles;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.Entry;
-import io.synod.server.log.SegmentedLog;
+import io.synod.server.log.NodeLog;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.security.CertificateAuthority;
 import io.synod.server.security.LocalCa;
@@ -123,10 +123,10 @@ class ClientAuthorizationClusterTest {
         }
         // Every node's log holds exactly one coding change: root's. Alice's never reached a log.
         for (int node = 0; node < 4; node++) {
-            Path logDir = dir.resolve("node-" + node).resolve("group-0").resolve("log");
+            Path logDir = dir.resolve("node-" + node).resolve("log");
             int changes = 0;
-            try (SegmentedLog log = SegmentedLog.open(logDir, 16 << 20)) {
-                for (Entry e : log.recovery().entries().values()) {
+            try (NodeLog log = NodeLog.open(logDir, 16 << 20)) {
+                for (Entry e : log.recovery(0).entries().values()) {
                     if (Coding.isChange(e.command())) {
                         changes++;
                         assertEquals(adminChangeSlot, e.slot(), "node " + node + ": the change in the log is root's");

@@ -7,8 +7,6 @@ import io.synod.core.paxos.Role;
 import io.synod.protocol.ClientFrame;
 import io.synod.server.client.NodeClient;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +29,7 @@ class ClusterLeaderSpreadTest {
     @TempDir
     Path dir;
 
-    private final Thread reaper = new Thread(this::destroyAll);
+    private final Thread reaper = new Thread(() -> ClusterTestProcesses.destroyAll(dir));
 
     @BeforeEach
     void armReaper() {
@@ -43,17 +41,7 @@ class ClusterLeaderSpreadTest {
         Runtime.getRuntime().removeShutdownHook(reaper);
         if (Files.exists(ClusterFile.path(dir))) {
             run("cluster", "stop", "--dir", dir.toString());
-            destroyAll();
-        }
-    }
-
-    private void destroyAll() {
-        try {
-            ClusterFile file = ClusterFile.read(dir);
-            ProcessHandle.of(file.zookeeperPid()).ifPresent(ProcessHandle::destroyForcibly);
-            file.nodes().forEach(n -> ProcessHandle.of(n.pid()).ifPresent(ProcessHandle::destroyForcibly));
-        } catch (IOException | RuntimeException e) {
-            // No cluster was started.
+            ClusterTestProcesses.destroyAll(dir);
         }
     }
 
@@ -129,9 +117,6 @@ class ClusterLeaderSpreadTest {
     }
 
     private static String[] run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = SynodCli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new String[] {Integer.toString(code), out.toString(), err.toString()};
+        return ClusterProcessesTest.run(args);
     }
 }

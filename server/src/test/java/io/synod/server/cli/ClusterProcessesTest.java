@@ -2,6 +2,7 @@ package io.synod.server.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -147,7 +148,7 @@ class ClusterProcessesTest {
 
         // 4. Torn tail: a record cut short at the end of a follower's log is truncated on restart.
         killNode(follower);
-        Path segment = newestSegment(follower, g);
+        Path segment = newestSegment(follower);
         long end = endOfData(segment);
         try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
             f.seek(end);
@@ -159,10 +160,11 @@ class ClusterProcessesTest {
         awaitCaughtUp(file, follower, g);
         assertTrue(serverLog(follower).contains("torn tail"), "the truncation is logged");
 
-        // 5. Mid-log corruption: the follower refuses to vote on its damaged log and repairs from peers.
+        // 5. Mid-log corruption: the follower refuses to vote on its damaged log and repairs from peers; the
+        // record names its group inside its CRCs, so the node's other group is not touched.
         killNode(follower);
-        segment = newestSegment(follower, g);
-        long middle = middleRecordBody(segment);
+        segment = newestSegment(follower);
+        long middle = middleRecordBody(segment, g);
         try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
             f.seek(middle);
             int b = f.read();
@@ -172,6 +174,9 @@ class ClusterProcessesTest {
         restart(follower);
         String log = awaitLog(follower, "corrupt record in the middle of the log");
         assertTrue(log.contains("will not vote in phase 1"), log);
+        assertTrue(log.contains("group-" + g + ": 1 corrupt record(s)"), log);
+        assertFalse(java.util.regex.Pattern.compile("group-" + (1 - g) + ": \\d+ corrupt record").matcher(log).find(),
+                "only the damaged record's group repairs: " + log);
         // The repairing replica names the slot after which it votes again (a leader of a higher ballot's
         // commit point, or this leader's commit point plus its pipeline window): write until the group passes it.
         java.util.regex.Matcher target = java.util.regex.Pattern.compile("voting again once slot (\\d+) is applied")
@@ -316,40 +321,47 @@ class ClusterProcessesTest {
         throw new AssertionError("node " + node + " never logged '" + text + "'");
     }
 
-    private Path newestSegment(int node, int group) throws IOException {
-        Path logDir = dir.resolve("node-" + node).resolve("data").resolve("group-" + group).resolve("log");
+    /** The newest segment of the node's log (every group's records are in it). */
+    private Path newestSegment(int node) throws IOException {
+        Path logDir = dir.resolve("node-" + node).resolve("data").resolve("log");
         try (Stream<Path> s = Files.list(logDir)) {
-            List<Path> segs = s.filter(p -> p.getFileName().toString().endsWith(".log")).sorted().toList();
+            List<Path> segs = s.filter(p -> p.getFileName().toString().matches("nodelog-\\d+\\.log")).sorted().toList();
             return segs.get(segs.size() - 1);
         }
     }
 
-    /** Offsets of the records in a segment (length-prefixed, 8-aligned, zeros after the last). */
-    private static List<Long> records(Path segment) throws IOException {
+    /**
+     * Offsets of the records of {@code group} in a node log segment ({@code [length][group][header crc][crc]}
+     * then the body, 8-aligned, zeros after the last), then the end of data; {@code group} -1 takes every record.
+     */
+    private static List<Long> records(Path segment, int group) throws IOException {
         byte[] b = Files.readAllBytes(segment);
         List<Long> out = new ArrayList<>();
         long pos = 0;
-        while (pos + 8 <= b.length) {
+        while (pos + 16 <= b.length) {
             int len = ByteBuffer.wrap(b).getInt((int) pos);
             if (len <= 0) {
                 break;
             }
-            out.add(pos);
-            pos += (8 + len + 7) & -8;
+            if (group < 0 || ByteBuffer.wrap(b).getInt((int) pos + 4) == group) {
+                out.add(pos);
+            }
+            pos += (16 + len + 7) & -8;
         }
         out.add(pos);
         return out;
     }
 
     private static long endOfData(Path segment) throws IOException {
-        List<Long> r = records(segment);
+        List<Long> r = records(segment, -1);
         return r.get(r.size() - 1);
     }
 
-    private static long middleRecordBody(Path segment) throws IOException {
-        List<Long> r = records(segment);
+    /** A byte inside the body of a record of {@code group} in the middle of the segment. */
+    private static long middleRecordBody(Path segment, int group) throws IOException {
+        List<Long> r = records(segment, group);
         assertTrue(r.size() >= 4, "enough records to damage one in the middle: " + r.size());
-        return r.get((r.size() - 1) / 2) + 12;
+        return r.get((r.size() - 1) / 2) + 20;
     }
 
     private void fuzz(ClusterFile file, int node) throws Exception {

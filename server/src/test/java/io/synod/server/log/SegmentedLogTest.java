@@ -47,7 +47,7 @@ class SegmentedLogTest {
             assertTrue(log.segmentCount() > 1, "rolled into several preallocated segments");
         }
         try (SegmentedLog log = SegmentedLog.open(dir.resolve("log"), 4096)) {
-            SegmentedLog.Recovery r = log.recovery();
+            LogRecovery r = log.recovery();
             assertEquals(100, r.entries().size());
             assertEquals(new Ballot(4, 2), r.entries().get(7L).ballot());
             assertEquals(entry(100), r.entries().get(100L));
@@ -121,7 +121,7 @@ class SegmentedLogTest {
             log.sync();
         }
         try (SegmentedLog log = SegmentedLog.open(dir.resolve("log"), 8192)) {
-            SegmentedLog.Recovery r = log.recovery();
+            LogRecovery r = log.recovery();
             assertEquals(5, r.entries().size());
             assertEquals(headed.coded(), r.entries().get(5L).coded());
             assertArrayEquals(headed.coded().header(), r.entries().get(5L).coded().header());
@@ -149,7 +149,7 @@ class SegmentedLogTest {
             assertTrue(log.segmentCount() < before);
         }
         try (SegmentedLog log = SegmentedLog.open(dir.resolve("log"), 4096)) {
-            SegmentedLog.Recovery r = log.recovery();
+            LogRecovery r = log.recovery();
             assertEquals(150, r.compactedThrough());
             assertEquals(151L, r.entries().firstKey());
             assertEquals(200L, r.entries().lastKey());
@@ -180,7 +180,7 @@ class SegmentedLogTest {
             f.write(new byte[] {1, 2, 3, 4, 5});
         }
         try (SegmentedLog log = SegmentedLog.open(dir.resolve("log"), 1 << 16)) {
-            SegmentedLog.Recovery r = log.recovery();
+            LogRecovery r = log.recovery();
             assertEquals(10, r.entries().size());
             assertEquals(1, r.tornTails().size(), r.tornTails().toString());
             assertFalse(r.corrupted());
@@ -209,7 +209,7 @@ class SegmentedLogTest {
             f.write(b ^ 0x40);
         }
         try (SegmentedLog log = SegmentedLog.open(dir.resolve("log"), 1 << 16)) {
-            SegmentedLog.Recovery r = log.recovery();
+            LogRecovery r = log.recovery();
             assertTrue(r.corrupted(), "mid-log corruption is detected");
             assertEquals(1, r.corruptions().size(), r.corruptions().toString());
             assertEquals(19, r.entries().size(), "the damaged record is missing, the records after it are kept");

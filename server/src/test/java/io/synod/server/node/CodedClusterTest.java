@@ -10,7 +10,7 @@ import io.synod.core.paxos.Entry;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
-import io.synod.server.log.SegmentedLog;
+import io.synod.server.log.NodeLog;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -109,10 +109,10 @@ class CodedClusterTest {
         // Every node's log (the crashed leader's too) holds large values as shards, small ones whole.
         int codedEntries = 0;
         for (int node = 0; node < 5; node++) {
-            Path logDir = dir.resolve("node-" + node).resolve("group-0").resolve("log");
+            Path logDir = dir.resolve("node-" + node).resolve("log");
             assertTrue(Files.isDirectory(logDir), logDir.toString());
-            try (SegmentedLog log = SegmentedLog.open(logDir, 16 << 20)) {
-                for (Entry e : log.recovery().entries().values()) {
+            try (NodeLog log = NodeLog.open(logDir, 16 << 20)) {
+                for (Entry e : log.recovery(0).entries().values()) {
                     if (e.command().isNoop()) {
                         continue;
                     }

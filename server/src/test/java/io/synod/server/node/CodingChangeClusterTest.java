@@ -12,7 +12,7 @@ import io.synod.client.CodingChangeResult;
 import io.synod.client.SynodClient;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.Entry;
-import io.synod.server.log.SegmentedLog;
+import io.synod.server.log.NodeLog;
 import io.synod.server.state.RocksKvStateMachine;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -140,9 +140,9 @@ class CodingChangeClusterTest {
         int codedBefore = 0;
         int largeAfter = 0;
         for (int node = 0; node < 5; node++) {
-            Path logDir = dir.resolve("node-" + node).resolve("group-0").resolve("log");
-            try (SegmentedLog log = SegmentedLog.open(logDir, 16 << 20)) {
-                for (Entry e : log.recovery().entries().values()) {
+            Path logDir = dir.resolve("node-" + node).resolve("log");
+            try (NodeLog log = NodeLog.open(logDir, 16 << 20)) {
+                for (Entry e : log.recovery(0).entries().values()) {
                     if (e.command().isNoop() || Coding.isChange(e.command())) {
                         continue;
                     }
