@@ -42,6 +42,9 @@ final class SimEndOfSeed {
                         + " ms after the last operation (" + (now.isEmpty() ? "no candidate or leader" : now.trim()) + ")");
                 sim.phase = Simulation.Phase.DONE;
             } else {
+                // The traffic of the writes is what a 100 ms window costs, as it was before windows re-opened:
+                // heartbeats of the extra windows are a cost of the check, not of the writes.
+                markQuiesceEnd();
                 openQuiesceWindow(giveUpNanos);
             }
         });
@@ -52,6 +55,12 @@ final class SimEndOfSeed {
             startResolvePhase();
         } else {
             sim.phase = Simulation.Phase.DONE;
+        }
+    }
+
+    private void markQuiesceEnd() {
+        if (sim.trafficAtQuiesceEnd == null) {
+            sim.trafficAtQuiesceEnd = sim.traffic.result(sim.committedWriteSlots.size());
         }
     }
 
@@ -73,7 +82,7 @@ final class SimEndOfSeed {
      */
     void startResolvePhase() {
         sim.phase = Simulation.Phase.RESOLVE;
-        sim.trafficAtQuiesceEnd = sim.traffic.result(sim.committedWriteSlots.size());
+        markQuiesceEnd();
         for (SimNode node : sim.nodes) {
             if (node.isUp()) {
                 node.replica.resolveDeferred();

@@ -66,7 +66,7 @@ public final class Simulation {
     final SimCodingAdmin codingChanges = new SimCodingAdmin(this);
     final SimWatchers watchers;
     final SimNodeInputs inputs = new SimNodeInputs(this);
-    /** The traffic when the quiesce phase ended (deferred rebuild: the end-of-seed rebuild is a check, not a cost of the writes). */
+    /** The traffic when the first quiesce window ended (the end-of-seed rebuild and re-opened windows are checks, not costs of the writes). */
     SimTraffic trafficAtQuiesceEnd;
     /** Shard corruption in recovery-read replies (coded mode with network faults), a stream of its own. */
     final SimRandom corruptRandom;
