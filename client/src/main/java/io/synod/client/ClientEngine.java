@@ -58,6 +58,7 @@ final class ClientEngine implements AutoCloseable {
     private ShardMap shardMap;
     private final Map<Integer, InetSocketAddress> nodes = new HashMap<>();
     private final Map<Integer, Integer> leaders = new HashMap<>();
+    private final ForwardRoutes forwardRoutes = new ForwardRoutes();
     private final Map<InetSocketAddress, ServerConnection> connections = new HashMap<>();
     private final Map<Long, PendingOp> inFlight = new HashMap<>();
     private final Map<Long, Consumer<ClientFrame>> control = new HashMap<>();
@@ -282,6 +283,7 @@ final class ClientEngine implements AutoCloseable {
             return;
         }
         op.target = target;
+        op.forward = forwardRoutes.forward(op, target, System.nanoTime());
         op.requestId = nextRequestId++;
         op.via = connection(nodes.get(target));
         inFlight.put(op.requestId, op);
@@ -399,6 +401,7 @@ final class ClientEngine implements AutoCloseable {
             } else if (op.consistency != Consistency.STALE || !op.readOnly()) {
                 leaders.put(op.group, op.target);
             }
+            forwardRoutes.answered(op, r, System.nanoTime());
             finish(op, new Reply(r.group(), r.slot(), r.result(), op.target, ServedBy.of(r.served())), null);
             return;
         }
@@ -421,6 +424,7 @@ final class ClientEngine implements AutoCloseable {
         }
         op.lastProblem = status == null ? "server " + op.target + " hosts no serving replica of group " + op.group
                 : "server " + op.target + " answered " + status;
+        forwardRoutes.lost(op.target);
         if (status == ClientReply.Status.UNKNOWN) {
             op.maybeApplied |= !op.readOnly(); // It reached a leader's log, which lost leadership before the commit.
         }

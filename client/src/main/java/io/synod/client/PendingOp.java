@@ -28,6 +28,8 @@ final class PendingOp {
     int group = -1;
     int attempts;
     int redirects;
+    /** This attempt asks its server to forward it to the leader ({@link ForwardRoutes}). */
+    boolean forward;
     /** The preferred reader ({@link SynodClient.Builder#readFrom}) refused this read or could not be reached. */
     boolean preferredRefused;
     /**
@@ -66,7 +68,8 @@ final class PendingOp {
                 : consistency == Consistency.STALE && readOnly()
                 ? new ClientFrame.StaleRead(requestId, payload)
                 : new ClientFrame.Command(requestId, lane.clientId, sequence, payload,
-                        consistency == Consistency.LOG ? ClientFrame.FLAG_THROUGH_LOG : 0);
+                        (consistency == Consistency.LOG ? ClientFrame.FLAG_THROUGH_LOG : 0)
+                                | (forward ? ClientFrame.FLAG_FORWARD : 0));
     }
 
     /**

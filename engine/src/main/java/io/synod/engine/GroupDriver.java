@@ -90,7 +90,7 @@ public final class GroupDriver {
         QuorumPolicy quorum = config.controls().quorum() != null ? config.controls().quorum()
                 : config.coding().enabled() ? config.coding().quorum() : QuorumPolicy.MAJORITY;
         this.replica = new Replica(config.replica(), recovered.state(), stateMachine, quorum, leaseGate, config.coding(),
-                nowNanos);
+                config.membership(), nowNanos);
         this.readyLoop = new ReadyLoop(replica, new Sink());
         this.staleReads = new StaleReads(group, replica, stateMachine, metrics);
         out.log(DriverLog.Level.INFO, "group " + group + ": starting at applied slot " + replica.appliedSlot()

@@ -1,6 +1,7 @@
 package io.synod.engine;
 
 import io.synod.core.paxos.Coding;
+import io.synod.core.paxos.Membership;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.leases.ReadLease;
 
@@ -15,18 +16,25 @@ import io.synod.leases.ReadLease;
  * @param maxWaiters client commands waiting for their answer, at most (more are answered BUSY)
  * @param metrics where the driver's counts and measurements go (the runner exports them)
  * @param controls negative controls the simulator plants ({@link DriverControls#NONE} everywhere else)
+ * @param membership the group's initial membership (docs/membership.md); every node votes unless the simulator says otherwise
  */
 public record GroupDriverConfig(int group, ReplicaConfig replica, Coding coding, ReadLease lease, LeaseClock leaseClock,
-        int maxWaiters, DriverMetrics metrics, DriverControls controls) {
+        int maxWaiters, DriverMetrics metrics, DriverControls controls, Membership membership) {
     public GroupDriverConfig {
         if (replica == null || coding == null || lease == null || leaseClock == null || metrics == null
-                || controls == null) {
+                || controls == null || membership == null) {
             throw new IllegalArgumentException("group " + group + ": a driver needs a replica config, coding, lease,"
                     + " lease clock, metrics and controls");
         }
         if (maxWaiters <= 0) {
             throw new IllegalArgumentException("group " + group + ": maxWaiters must be > 0, got " + maxWaiters);
         }
+    }
+
+    /** A group whose every node votes. */
+    public GroupDriverConfig(int group, ReplicaConfig replica, Coding coding, ReadLease lease, LeaseClock leaseClock,
+            int maxWaiters, DriverMetrics metrics, DriverControls controls) {
+        this(group, replica, coding, lease, leaseClock, maxWaiters, metrics, controls, Membership.allVoters(replica.clusterSize()));
     }
 
     /** A real driver (no negative control). */
@@ -41,21 +49,26 @@ public record GroupDriverConfig(int group, ReplicaConfig replica, Coding coding,
     }
 
     public GroupDriverConfig withCoding(Coding value) {
-        return new GroupDriverConfig(group, replica, value, lease, leaseClock, maxWaiters, metrics, controls);
+        return new GroupDriverConfig(group, replica, value, lease, leaseClock, maxWaiters, metrics, controls, membership);
     }
 
     /** The same group under {@code value}, judged by {@code clock} (the server's real clocks, a test's fake). */
     public GroupDriverConfig withLease(ReadLease value, LeaseClock clock) {
-        return new GroupDriverConfig(group, replica, coding, value, clock, maxWaiters, metrics, controls);
+        return new GroupDriverConfig(group, replica, coding, value, clock, maxWaiters, metrics, controls, membership);
     }
 
     /** The same group with its lease judged by {@code clock} (tests: a fake clock). */
     public GroupDriverConfig withLeaseClock(LeaseClock clock) {
-        return new GroupDriverConfig(group, replica, coding, lease, clock, maxWaiters, metrics, controls);
+        return new GroupDriverConfig(group, replica, coding, lease, clock, maxWaiters, metrics, controls, membership);
+    }
+
+    /** The same group starting with {@code value} as its membership (the simulator's membership world). */
+    public GroupDriverConfig withMembership(Membership value) {
+        return new GroupDriverConfig(group, replica, coding, lease, leaseClock, maxWaiters, metrics, controls, value);
     }
 
     /** The same group with the negative controls {@code value} planted (the simulator only). */
     public GroupDriverConfig withControls(DriverControls value) {
-        return new GroupDriverConfig(group, replica, coding, lease, leaseClock, maxWaiters, metrics, value);
+        return new GroupDriverConfig(group, replica, coding, lease, leaseClock, maxWaiters, metrics, value, membership);
     }
 }

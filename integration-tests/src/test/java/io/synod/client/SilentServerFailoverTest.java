@@ -27,6 +27,13 @@ import org.junit.jupiter.api.Timeout;
  * With the per-attempt timeout the next write goes to another server once the first attempt expires and
  * commits under the new leader; with it turned off the same write waits on the silent connection until
  * its own timeout (the control that shows the test can fail).
+ *
+ * <p>A client cut from the leader of its group while the servers are not (the nemesis' {@code client-cut}):
+ * the leader's relay goes silent and the leader keeps leading. The followers would send the client back to
+ * that leader; with server-side forwarding a follower the client reaches sends its writes to the leader over
+ * the peer connection and relays the answers (a follower proxies to its leader, as in etcd). Without
+ * forwarding every write times out: the leader is the only node that can commit, and the client cannot reach it
+ * (measured with the server's forwarding turned off: the first write ends unknown at its 30 s deadline).
  */
 @Timeout(240)
 class SilentServerFailoverTest {
@@ -82,6 +89,29 @@ class SilentServerFailoverTest {
             System.out.printf("write committed %.1f s after the leader went silent (session timeout 3 s)%n",
                     (System.nanoTime() - start) / 1e9);
             assertEquals("after", client.get("k").join().valueUtf8());
+        }
+    }
+
+    @Test
+    void writesOfAClientThatReachesOnlyFollowersCommitThroughThem() throws Exception {
+        try (SynodClient client = client(Duration.ofSeconds(1), Duration.ofSeconds(30))) {
+            client.put("k", "before".getBytes(StandardCharsets.UTF_8)).join();
+            int leader = cluster.leaderOf(0);
+            relays.get(leader).freeze(); // the client's link to the leader goes silent; peers and ZooKeeper are fine
+            long start = System.nanoTime();
+            int writes = 20;
+            for (int i = 0; i < writes; i++) {
+                client.put("k", ("v" + i).getBytes(StandardCharsets.UTF_8)).join();
+            }
+            System.out.printf("%d writes committed in %.1f s with the client cut from the leader (node %d)%n", writes,
+                    (System.nanoTime() - start) / 1e9, leader);
+            assertEquals(leader, cluster.leaderOf(0), "the leader kept its group: nobody else could have committed");
+            long forwarded = 0;
+            for (int node = 0; node < cluster.size(); node++) {
+                forwarded += node == leader ? 0 : cluster.node(node).forwardedCommands();
+            }
+            assertTrue(forwarded >= writes, "the followers forwarded the writes (" + forwarded + ")");
+            assertEquals("v" + (writes - 1), client.get("k").join().valueUtf8(), "read through a follower too");
         }
     }
 

@@ -22,6 +22,15 @@ public sealed interface ClientFrame {
 
     /** {@link Command#flags} bit: a read that must go through the log even where a lease could serve it. */
     int FLAG_THROUGH_LOG = 1;
+    /**
+     * {@link Command#flags} bit: a server that does not lead the command's group may forward it to the leader it
+     * is connected to and relay the answer, instead of answering NOT_LEADER. A client sets it when the leader a
+     * server named did not answer it (it may be cut from that leader while the servers are not); a forwarded
+     * command is never forwarded again.
+     */
+    int FLAG_FORWARD = 2;
+    /** Every {@link Command#flags} bit this protocol defines. */
+    int COMMAND_FLAGS = FLAG_THROUGH_LOG | FLAG_FORWARD;
 
     /** {@link Response#served}: the answer went through the log (every write; a read without a lease). */
     int SERVED_LOG = 0;

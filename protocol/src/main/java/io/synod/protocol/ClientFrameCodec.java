@@ -13,7 +13,8 @@ import java.util.List;
  * fails with {@link IllegalArgumentException} naming the field.
  *
  * <p>A {@code COMMAND} ends with {@code u8 flags} and a {@code RESPONSE} with {@code u8 served}
- * (leases: {@link ClientFrame#FLAG_THROUGH_LOG}, {@link ClientFrame#SERVED_LEASE}).
+ * (leases: {@link ClientFrame#FLAG_THROUGH_LOG}, {@link ClientFrame#SERVED_LEASE}; forwarding:
+ * {@link ClientFrame#FLAG_FORWARD}).
  */
 public final class ClientFrameCodec {
     public static final int VERSION = 1;
@@ -108,7 +109,7 @@ public final class ClientFrameCodec {
         int type = in.get() & 0xFF;
         ClientFrame frame = switch (type) {
             case COMMAND -> new ClientFrame.Command(i64(in, "request id"), i64(in, "client id"), i64(in, "sequence"),
-                    bytes(in, "command payload"), u8(in, "command flags", ClientFrame.FLAG_THROUGH_LOG));
+                    bytes(in, "command payload"), flags(in));
             case RESPONSE -> new ClientFrame.Response(i64(in, "request id"), i32(in, "group"), i32(in, "status"),
                     i64(in, "slot"), i32(in, "leader hint"), bytes(in, "result"),
                     u8(in, "served", ClientFrame.SERVED_LOCAL));
@@ -168,6 +169,15 @@ public final class ClientFrameCodec {
     }
 
     /** One byte, at most {@code max}. */
+    private static int flags(ByteBuffer in) {
+        need(in, 1, "command flags");
+        int v = in.get() & 0xFF;
+        if ((v & ~ClientFrame.COMMAND_FLAGS) != 0) {
+            throw new IllegalArgumentException("command flags " + v + " have bits other than " + ClientFrame.COMMAND_FLAGS);
+        }
+        return v;
+    }
+
     private static int u8(ByteBuffer in, String what, int max) {
         need(in, 1, what);
         int v = in.get() & 0xFF;

@@ -64,6 +64,9 @@ class ClientFrameCodecTest {
         badFlags[body.length - 1] = 9;
         assertTrue(assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(badFlags)).getMessage()
                 .contains("command flags 9"));
+        int both = ClientFrame.FLAG_THROUGH_LOG | ClientFrame.FLAG_FORWARD;
+        assertTrue(((ClientFrame.Command) ClientFrameCodec.decode(ClientFrameCodec.encode(
+                new ClientFrame.Command(1, 2, 3, new byte[1], both)))).flags() == both, "the forward flag travels");
         for (int cut = 0; cut < body.length; cut++) {
             byte[] part = Arrays.copyOf(body, cut);
             assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(part));

@@ -91,18 +91,52 @@ public enum Mutation {
      * Acceptors take a commit point from the very Accept that wrote the slot, and acknowledge another value
      * for a chosen slot: the hostile peer's forged Accept is applied on one replica (a slot conflict).
      */
-    NO_DIVERGENCE_CHECK("no-divergence-check");
+    NO_DIVERGENCE_CHECK("no-divergence-check"),
+    /**
+     * Membership changes (docs/membership.md): phase 1 waits for a majority of the membership the candidate
+     * applied only, not of every membership a change entry past its commit point may have put in force (rule
+     * M3 off); a candidate that missed changes can miss a value chosen by the newer voters.
+     */
+    MEMBERSHIP_STALE_PHASE1("membership-stale-phase1", false, true),
+    /** Membership changes: a learner's acceptances and promises are counted as a voter's (rule M2 off). */
+    MEMBERSHIP_LEARNER_VOTES("membership-learner-votes", false, true),
+    /**
+     * Membership changes under Raft's rule (the raft-dev 2015 single-server change bug): a configuration counts
+     * as soon as it is in the leader's log, several changes may be in flight, and a new leader changes the
+     * membership before an entry of its own ballot is chosen (rule M5 off).
+     */
+    MEMBERSHIP_RAFT_RULE("membership-raft-rule", false, true),
+    /** Membership changes: a voter is swapped for another in one step, without the joint membership between (rule M4 off). */
+    MEMBERSHIP_SWAP("membership-swap", false, true),
+    /** Membership changes: learners are promoted however far behind they are (rule M6 off). */
+    MEMBERSHIP_EARLY_PROMOTE("membership-early-promote", false, true),
+    /**
+     * Membership changes: a removed replica's disk is wiped and it is added back under its old id, not as a new
+     * incarnation (rule M7 off; CockroachDB #40367's class of bug).
+     */
+    MEMBERSHIP_REUSED_IDENTITY("membership-reused-identity", false, true);
 
     private final String cliName;
     private final boolean needsCoding;
+    private final boolean needsMembershipChanges;
 
     Mutation(String cliName) {
         this(cliName, false);
     }
 
     Mutation(String cliName, boolean needsCoding) {
+        this(cliName, needsCoding, false);
+    }
+
+    Mutation(String cliName, boolean needsCoding, boolean needsMembershipChanges) {
         this.cliName = cliName;
         this.needsCoding = needsCoding;
+        this.needsMembershipChanges = needsMembershipChanges;
+    }
+
+    /** Whether the mutation only exists with membership changes on ({@code --membership-changes}). */
+    public boolean needsMembershipChanges() {
+        return needsMembershipChanges;
     }
 
     /** Whether the mutation only exists with RS-Paxos coding on ({@code --coding}). */

@@ -22,6 +22,8 @@ import io.synod.core.util.Check;
  * @param coding                RS-Paxos value coding and the value sizes clients write ({@link SimCoding#OFF}: plain)
  * @param linkBitsPerSecond     bandwidth of every directed replica link ({@link LinkBandwidth}), or 0: unlimited
  *                              (the default, under which seeds replay exactly as before the bandwidth model existed)
+ * @param membershipChanges     the group starts with {@code nodes - 2} voters and the fault phase changes its membership
+ *                              ({@link SimMembershipChanges}, docs/membership.md); false: every node votes throughout
  */
 public record SimConfig(
         int nodes,
@@ -38,7 +40,8 @@ public record SimConfig(
         long maxSimulatedNanos,
         long maxEvents,
         SimCoding coding,
-        long linkBitsPerSecond) {
+        long linkBitsPerSecond,
+        boolean membershipChanges) {
 
     public static final int MIN_NODES = 3;
     public static final int MAX_NODES = 9;
@@ -50,6 +53,14 @@ public record SimConfig(
             long maxEvents, SimCoding coding) {
         this(nodes, seed, faults, mutation, opsPerSeed, workers, keys, zipfKeys, readPercent, meanOpIntervalNanos,
                 livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, 0);
+    }
+
+    /** A configuration without membership changes. */
+    public SimConfig(int nodes, long seed, FaultProfile faults, Mutation mutation, int opsPerSeed, int workers, int keys,
+            boolean zipfKeys, int readPercent, long meanOpIntervalNanos, long livenessBoundNanos, long maxSimulatedNanos,
+            long maxEvents, SimCoding coding, long linkBitsPerSecond) {
+        this(nodes, seed, faults, mutation, opsPerSeed, workers, keys, zipfKeys, readPercent, meanOpIntervalNanos,
+                livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, linkBitsPerSecond, false);
     }
 
     public SimConfig {
@@ -69,6 +80,11 @@ public record SimConfig(
                 coding, coding.coding().nodes(), nodes);
         Check.argument(linkBitsPerSecond >= 0 && linkBitsPerSecond <= LinkBandwidth.MAX_BITS_PER_SECOND,
                 "linkBitsPerSecond must be 0 (unlimited) or 1..%d, got %d", LinkBandwidth.MAX_BITS_PER_SECOND, linkBitsPerSecond);
+        Check.argument(!membershipChanges || !coding.enabled(),
+                "membership changes run on plain groups only: with RS-Paxos coding N is part of the coding (docs/membership.md)");
+        Check.argument(!membershipChanges || nodes >= 5, "membership changes need at least 5 nodes (3 voters, 2 spares), got %d", nodes);
+        Check.argument(!mutation.needsMembershipChanges() || membershipChanges, "mutation %s needs membership changes on",
+                mutation.cliName());
     }
 
     /** The defaults used by the tests and by {@code synod simulate}. */
@@ -88,33 +104,39 @@ public record SimConfig(
 
     public SimConfig withSeed(long newSeed) {
         return new SimConfig(nodes, newSeed, faults, mutation, opsPerSeed, workers, keys, zipfKeys, readPercent,
-                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, linkBitsPerSecond);
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, linkBitsPerSecond, membershipChanges);
     }
 
     public SimConfig withMutation(Mutation newMutation) {
         return new SimConfig(nodes, seed, faults, newMutation, opsPerSeed, workers, keys, zipfKeys, readPercent,
-                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, linkBitsPerSecond);
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, linkBitsPerSecond, membershipChanges);
     }
 
     public SimConfig withOpsPerSeed(int ops) {
         return new SimConfig(nodes, seed, faults, mutation, ops, workers, keys, zipfKeys, readPercent,
-                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, linkBitsPerSecond);
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, linkBitsPerSecond, membershipChanges);
     }
 
     public SimConfig withWorkload(int newWorkers, int newKeys, boolean zipf, int newReadPercent, long opIntervalNanos) {
         return new SimConfig(nodes, seed, faults, mutation, opsPerSeed, newWorkers, newKeys, zipf, newReadPercent,
-                opIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, linkBitsPerSecond);
+                opIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, linkBitsPerSecond, membershipChanges);
     }
 
     public SimConfig withCoding(SimCoding newCoding) {
         return new SimConfig(nodes, seed, faults, mutation, opsPerSeed, workers, keys, zipfKeys, readPercent,
-                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, newCoding, linkBitsPerSecond);
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, newCoding, linkBitsPerSecond, membershipChanges);
     }
 
     /** Every directed replica link limited to {@code bitsPerSecond} (0: unlimited). */
     public SimConfig withLinkBandwidth(long bitsPerSecond) {
         return new SimConfig(nodes, seed, faults, mutation, opsPerSeed, workers, keys, zipfKeys, readPercent,
-                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, bitsPerSecond);
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, bitsPerSecond, membershipChanges);
+    }
+
+    /** The same seed with membership changes on or off ({@link SimMembershipChanges}). */
+    public SimConfig withMembershipChanges(boolean on) {
+        return new SimConfig(nodes, seed, faults, mutation, opsPerSeed, workers, keys, zipfKeys, readPercent,
+                meanOpIntervalNanos, livenessBoundNanos, maxSimulatedNanos, maxEvents, coding, linkBitsPerSecond, on);
     }
 
     /** Operations invoked after faults stop; each of them must succeed within the liveness bound. */

@@ -128,6 +128,9 @@ final class SimEndOfSeed {
         SimNode reference = null;
         byte[] referenceState = null;
         for (SimNode node : sim.nodes) {
+            if (!sim.membershipChanges.isFinalMember(node, maxApplied)) {
+                continue; // A spare or a removed replica: the leader no longer sends it the log (docs/membership.md).
+            }
             if (node.replica.appliedSlot() != maxApplied) {
                 sim.fail(SimViolation.Kind.LIVENESS, "node " + node.id + " applied through slot " + node.replica.appliedSlot()
                         + " but another node through " + maxApplied + " after " + sim.quiesceNanos() / 1_000_000
@@ -143,6 +146,11 @@ final class SimEndOfSeed {
                         + maxApplied + " but hold different state");
                 return;
             }
+        }
+        String memberships = sim.membershipChanges.disagreement();
+        if (memberships != null) {
+            sim.fail(SimViolation.Kind.STATE_DIVERGENCE, "replicas applied through slot " + maxApplied + " but " + memberships);
+            return;
         }
         String codings = sim.codingChanges.disagreement();
         if (codings != null) {

@@ -11,7 +11,8 @@ import io.synod.engine.GroupDriver;
  */
 final class SimNode {
     final int id;
-    final SimDisk disk;
+    /** Replaced only by the membership-reused-identity negative control (a wiped disk). */
+    SimDisk disk;
     final SimClock clock;
     /** The running incarnation's driver, its replica (read-only use: inputs go through the driver) and its outputs; null while down. */
     GroupDriver driver;

@@ -3,6 +3,7 @@ package io.synod.sim;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.ClientRequest;
 import io.synod.core.paxos.Command;
+import io.synod.core.paxos.Membership;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
 import io.synod.engine.DriverInput;
@@ -211,9 +212,17 @@ final class SimNodeInputs {
             phase1 = Math.max(phase1, sim.config.coding().alternate().quorum().phase1Quorum(n));
         }
         int needed = n - phase1 + 1;
+        long counted = -1L;
+        if (sim.config.membershipChanges()) {
+            // Only the voters of the membership in force at the slot count, and a majority of them is the quorum
+            // (docs/membership.md rule M2); the replier may have applied later changes in the same batch.
+            Membership membership = sim.membershipChanges.inForceAt(reply.slot());
+            counted = membership.voters();
+            needed = membership.voterCount() - (membership.voterCount() / 2 + 1) + 1;
+        }
         int holding = 0;
         for (SimNode each : sim.nodes) {
-            if (each.disk.holds(reply.slot(), reply.clientId(), reply.sequence())) {
+            if ((counted & (1L << each.id)) != 0 && each.disk.holds(reply.slot(), reply.clientId(), reply.sequence())) {
                 holding++;
             }
         }

@@ -64,6 +64,7 @@ public final class Simulation {
     private final SimScriptedCrash scriptedCrash = new SimScriptedCrash(this);
     final SimLeaderIsolation leaderIsolation = new SimLeaderIsolation(this);
     final SimCodingAdmin codingChanges = new SimCodingAdmin(this);
+    final SimMembershipChanges membershipChanges = new SimMembershipChanges(this);
     final SimWatchers watchers;
     final SimNodeInputs inputs = new SimNodeInputs(this);
     /** The traffic when the first quiesce window ended (the end-of-seed rebuild and re-opened windows are checks, not costs of the writes). */
@@ -248,6 +249,12 @@ public final class Simulation {
         return new CodingChangeRun(result, simulation.codingChanges.proposed(), simulation.codingChanges.applied());
     }
 
+    /** Runs one seed with {@link SimConfig#membershipChanges()} on and counts its changes. */
+    public static SimMembershipChanges.Run runWithMembershipChanges(SimConfig config, SimLeases leases) {
+        Simulation simulation = new Simulation(config, leases, SimStateMachine.KV, SimExtension.NONE, SimScenario.DEFAULT);
+        return simulation.membershipChanges.run(simulation.execute());
+    }
+
     /**
      * Runs one seed with the session workload beside the list-append clients: sessions, ephemeral keys, the
      * leader's expiry timer, and their invariant checks ({@link SessionWorkload}).
@@ -286,6 +293,7 @@ public final class Simulation {
             queue.at(scenario.crashLeaderAtNanos(), scriptedCrash::scriptedLeaderCrash);
         }
         codingChanges.start();
+        membershipChanges.start();
         watchers.start();
         while (phase != Phase.DONE && violation == null) {
             if (queue.isEmpty()) {
@@ -416,10 +424,12 @@ public final class Simulation {
         node.incarnation++;
         StateMachine machine = stateMachines.create(node.id);
         node.output = new SimNodeOutput(this, node);
-        node.driver = new GroupDriver(driverConfig(node), new GroupDriver.Recovered(node.disk.state(), null, 0), machine,
+        node.driver = new GroupDriver(driverConfig(node).withMembership(membershipChanges.initial()),
+                new GroupDriver.Recovered(node.disk.state(), null, 0), machine,
                 machine instanceof KvStateMachine kv ? KvState.of(kv::liveSessions, kv.watchLog()) : null, node.output,
                 node.localNanos(queue.now()));
         node.replica = node.driver.replica();
+        membershipChanges.onRestart(node);
         controls.defence(node.replica.defence());
         node.driver.start();
         epochWatch.onRestart(node);

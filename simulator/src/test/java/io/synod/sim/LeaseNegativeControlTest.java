@@ -46,9 +46,11 @@ class LeaseNegativeControlTest {
      * {@link SimLeaseModes.Control#QL_HOLDER_IGNORES_CONFIG} (quorum-auto: a holder keeps reading under
      * configuration version 0 with promises of any version while the leader follows the log) needs a
      * write the leader committed without that holder, missing from its log, and a read of the key there:
-     * first caught at seed 376 (3 nodes, all faults), then 463.
+     * first caught at seed 376 (3 nodes, all faults), then 463; since a leader believes a follower whose applied
+     * slot went back (a restart) and sends it the missed slots again, such holders miss writes less often: first
+     * caught at 1161, then 1733 and 1861 (2026-11-27).
      */
-    private static final int MAX_SEEDS_HOLDER_IGNORES_CONFIG = 800;
+    private static final int MAX_SEEDS_HOLDER_IGNORES_CONFIG = 2000;
     /**
      * {@link SimLeaseModes.Control#QL_CONFIG_DROPS_OLD_HOLDERS} (quorum-auto: after a change, writes wait
      * only for the new configuration's holders) needs a holder just dropped for a key, missing a write of

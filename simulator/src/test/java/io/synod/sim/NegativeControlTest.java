@@ -11,7 +11,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Negative controls: each {@link Mutation} is a real bug, and the simulator must catch it as a
  * safety violation within a few hundred seeds. If one of these stops failing, the simulator (or its
- * checks) went blind, and the clean sweeps prove nothing.
+ * checks) went blind, and the clean sweeps prove nothing. The membership mutations run in their own world
+ * ({@link MembershipNegativeControlTest}).
  */
 class NegativeControlTest {
     private static final int MAX_SEEDS = 300;
@@ -22,13 +23,14 @@ class NegativeControlTest {
      * is 311, then 332, 411 (12 in 1400; 2026-11-27).
      */
     private static final int MAX_SEEDS_FORGET_PROMISE = 800;
-    private static final Set<SimViolation.Kind> SAFETY = Set.of(SimViolation.Kind.SLOT_CONFLICT,
+    /** The kinds that count as a safety violation (the membership controls use them too). */
+    static final Set<SimViolation.Kind> SAFETY = Set.of(SimViolation.Kind.SLOT_CONFLICT,
             SimViolation.Kind.ACK_MISMATCH, SimViolation.Kind.ACK_NOT_DURABLE, SimViolation.Kind.STATE_DIVERGENCE, SimViolation.Kind.NOT_LINEARIZABLE,
             SimViolation.Kind.APPLY_ORDER, SimViolation.Kind.REPLICA_FAILURE, SimViolation.Kind.WRONG_VALUE);
 
     @ParameterizedTest
-    @EnumSource(value = Mutation.class, names = {"NONE", "HOLDER_READ_EARLY", "WATCH_OUT_OF_ORDER"},
-            mode = EnumSource.Mode.EXCLUDE) // those two need a world of their own: DriverNegativeControlTest
+    @EnumSource(value = Mutation.class, names = {"NONE", "HOLDER_READ_EARLY", "WATCH_OUT_OF_ORDER", "MEMBERSHIP_.*"},
+            mode = EnumSource.Mode.MATCH_NONE) // worlds of their own: DriverNegativeControlTest, MembershipNegativeControlTest
     void everyMutationIsCaughtWithinAFewHundredSeeds(Mutation mutation) {
         // The coded mutations run RS-Paxos with N = 5, F = 1, X = 3 (the paper's Fig. 2 setting).
         // The coding-change mutation runs with leaders changing the coding between 5,1,3 and 5,2,1.

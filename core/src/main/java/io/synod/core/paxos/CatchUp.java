@@ -144,6 +144,11 @@ final class CatchUp {
         }
     }
 
+    /** How far {@code peer} reported it applied, in this leadership (0 until it answered). */
+    long peerAppliedSlot(int peer) {
+        return appliedSlot[peer];
+    }
+
     /** The leader sent {@code slot} to an acceptor as a proposal (new, or retransmitted) now. */
     void proposalSent(long slot) {
         int index = (int) (slot & (ACK_WINDOW - 1));

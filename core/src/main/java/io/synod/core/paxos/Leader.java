@@ -55,6 +55,16 @@ final class Leader {
     private Coding committedCoding;
     /** The highest slot where this leader appended a coding change (0 if none). */
     private long lastChangeSlot;
+    /**
+     * The membership in force at slot commitSlot + 1 (docs/membership.md rule M1): the applied one changed by
+     * every change entry committed since; slots commit in order, so each is counted with its own configuration.
+     */
+    private Membership committedMembership;
+    /** The newest membership in this leader's log, chosen or not (counted only under the Raft-rule negative control). */
+    private Membership appendedMembership;
+    /** The highest slot where this leader appended a membership change (0 if none), and its first slot. */
+    private long lastMembershipChangeSlot;
+    private long firstSlot;
 
     /** A slot this leader proposed in its ballot and that is not chosen yet. */
     private static final class InFlight {
@@ -104,7 +114,9 @@ final class Leader {
     /** Leadership begins after phase 1: the next free slot follows the commit point. */
     void start() {
         nextSlot = learner.commitSlot() + 1;
+        firstSlot = nextSlot;
         lastChangeSlot = 0;
+        lastMembershipChangeSlot = 0;
         recomputeCommittedCoding();
         catchUp.reset();
     }
@@ -112,15 +124,57 @@ final class Leader {
     /** The coding after the applied slot (the applied coding) changed by the change entries committed since. */
     private void recomputeCommittedCoding() {
         committedCoding = ctx.coding;
+        committedMembership = ctx.membership;
+        appendedMembership = ctx.membership;
         for (Entry entry : acceptor.entriesFrom(learner.appliedSlot() + 1)) {
+            if (Membership.isChange(entry.command())) {
+                appendedMembership = Membership.of(entry.command());
+            }
             if (entry.slot() > learner.commitSlot()) {
-                break;
+                continue;
             }
             if (Coding.isChange(entry.command())) {
                 committedCoding = committedCoding.after(entry.command());
             }
+            if (Membership.isChange(entry.command())) {
+                committedMembership = Membership.of(entry.command());
+            }
         }
     }
+
+    /** The membership in effect at the next slot to commit (the base of the next change, rule M5). */
+    Membership committedMembership() {
+        return committedMembership;
+    }
+
+    /** Whether a membership change this leader appended is not committed yet (rule M5). */
+    boolean membershipChangeInFlight() {
+        return lastMembershipChangeSlot > learner.commitSlot();
+    }
+
+    /** Whether an entry of this leader's own ballot is chosen (rule M5, the raft-dev 2015 fix). */
+    boolean ownBallotEntryChosen() {
+        return learner.commitSlot() >= firstSlot && nextSlot > firstSlot;
+    }
+
+    /** Whether this leader has appended nothing in its ballot yet. */
+    boolean appendedNothing() {
+        return nextSlot == firstSlot;
+    }
+
+    /** Appends the entry that changes the group's membership to {@code next}; returns its slot. */
+    long appendMembershipChange(Membership next) {
+        return append(next.changeCommand());
+    }
+
+    /**
+     * The replicas this leader sends the log to: the members (voters and learners) of the membership at its commit
+     * point and of the newest one in its log. A removed replica or a spare hears nothing more from it.
+     */
+    private long reach() {
+        return committedMembership.members() | appendedMembership.members();
+    }
+
 
     /** The coding in effect at the next slot to commit (for the simulator's checks and tests). */
     Coding committedCoding() {
@@ -219,6 +273,11 @@ final class Leader {
             proposal.fullCopies = leases.requiredAcceptors(proposal.entry) & ((1L << ctx.clusterSize) - 1);
         }
         nextSlot++;
+        if (Membership.isChange(proposal.entry.command())) {
+            // New or re-proposed by phase 1: either way a change is in flight until it commits (rule M5).
+            lastMembershipChangeSlot = proposal.entry.slot();
+            appendedMembership = Membership.of(proposal.entry.command());
+        }
         acceptor.accept(proposal.forPeer(ctx.self));
         inFlight.put(proposal.entry.slot(), proposal);
         newProposals.add(proposal);
@@ -245,8 +304,9 @@ final class Leader {
             return;
         }
         if (ctx.role == Role.LEADER) {
+            long reach = reach();
             for (int peer = 0; peer < ctx.clusterSize; peer++) {
-                if (peer != ctx.self) {
+                if (peer != ctx.self && (reach & (1L << peer)) != 0) {
                     sendEntries(peer, newProposals);
                 }
             }
@@ -312,7 +372,7 @@ final class Leader {
             }
             long due = 0;
             for (int peer = 0; peer < ctx.clusterSize; peer++) {
-                if (peer != ctx.self && (slot.acceptors & (1L << peer)) == 0 && waited >= timeouts.timeoutNanos(peer)) {
+                if (peer != ctx.self && ((slot.acceptors | ~reach()) & (1L << peer)) == 0 && waited >= timeouts.timeoutNanos(peer)) {
                     due |= 1L << peer;
                 }
             }
@@ -360,7 +420,7 @@ final class Leader {
 
     private void sendHeartbeats() {
         for (int peer = 0; peer < ctx.clusterSize; peer++) {
-            if (peer != ctx.self && catchUp.isQuiet(peer)) {
+            if (peer != ctx.self && (reach() & (1L << peer)) != 0 && catchUp.isQuiet(peer)) {
                 ctx.out.send(new Message.Heartbeat(ctx.self, peer, ctx.ownBallot, learner.commitSlot()));
                 catchUp.sentTo(peer);
             }
@@ -440,6 +500,9 @@ final class Leader {
             if (Coding.isChange(slot.entry.command())) {
                 committedCoding = committedCoding.after(slot.entry.command()); // In effect from the next slot on.
             }
+            if (Membership.isChange(slot.entry.command())) {
+                committedMembership = Membership.of(slot.entry.command()); // In effect from the next slot on (M1).
+            }
             progressed = true;
         }
         if (progressed) {
@@ -461,7 +524,9 @@ final class Leader {
      */
     private boolean hasWriteQuorum(InFlight slot) {
         int failures = committedCoding.failures();
-        return quorum.isWriteQuorum(slot.entry, failures, Long.bitCount(slot.acceptors), ctx.clusterSize)
+        Membership m = ctx.membershipGuards.oneChosenChangeAtATime ? committedMembership : appendedMembership;
+        long counted = ctx.membershipGuards.learnersNeverCounted ? m.voters() : m.members();
+        return quorum.isWriteQuorum(slot.entry, failures, Long.bitCount(slot.acceptors & counted), m.voterCount())
                 || (committedCoding.enabled() && Long.bitCount(slot.acceptors & slot.fullCopies) >= failures + 1);
     }
 
@@ -487,8 +552,8 @@ final class Leader {
             }
             expected++;
             Command command = slot.entry.command();
-            if (Coding.isChange(command)) {
-                return; // Slots after it commit with the new coding's quorums: wait for it to commit.
+            if (Coding.isChange(command) || Membership.isChange(command)) {
+                return; // Slots after it commit with the new configuration's quorums: wait for it to commit.
             }
             if (command.isNoop()) {
                 continue;

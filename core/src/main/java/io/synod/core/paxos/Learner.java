@@ -68,6 +68,7 @@ final class Learner {
             // snapshot's (a machine restored from a source that did not carry it); docs/erasure.md rule C4.
             byte[] coding = stateMachine.durableCoding();
             ctx.coding = coding != null ? Coding.decodeParameters(ctx.initialCoding, coding) : codingOf(snapshot);
+            ctx.membership = membershipOf(snapshot); // A durable machine refuses membership changes (docs/membership.md).
             sessions.restore(stateMachine.durableSessions());
             this.commitSlot = durableSlot;
             this.appliedSlot = durableSlot;
@@ -328,6 +329,10 @@ final class Learner {
         if (command.isNoop()) {
             return;
         }
+        if (Membership.isChange(command)) {
+            ctx.membership = Membership.of(command); // In force from the next slot on, on every replica (rule M1).
+            return;
+        }
         if (Coding.isChange(command)) {
             ctx.coding = ctx.coding.after(command); // Applied by every replica at the same slot.
             stateMachine.applyCodingChange(entry.slot(), ctx.coding.encodeParameters());
@@ -346,22 +351,28 @@ final class Learner {
     }
 
     /**
-     * The snapshot's session part; once the coding changed it also records the coding in effect after the
-     * snapshot's slot (the session table's format 2), so the change survives compaction and restarts.
+     * The snapshot's session part; once the coding or the membership changed it also records the configuration
+     * in effect after the snapshot's slot (the session table's format 2), so the change survives compaction and restarts.
      */
     private byte[] encodeSessions() {
-        return ctx.coding.sameParameters(ctx.initialCoding) ? sessions.encode() : sessions.encode(ctx.coding.encodeParameters());
+        byte[] trailer = ConfigurationTrailer.encode(ctx);
+        return trailer == null ? sessions.encode() : sessions.encode(trailer);
     }
 
     private void restoreSessions(byte[] bytes) {
-        byte[] coding = sessions.restoreWithTrailer(bytes);
-        ctx.coding = coding == null ? ctx.initialCoding : Coding.decodeParameters(ctx.initialCoding, coding);
+        byte[] trailer = sessions.restoreWithTrailer(bytes);
+        ctx.coding = ConfigurationTrailer.coding(ctx.initialCoding, trailer);
+        ctx.membership = ConfigurationTrailer.membership(ctx.initialMembership, trailer);
     }
 
     /** The coding a snapshot records (the constructor's if it records none); for phase 1's read quorum. */
     Coding codingOf(Snapshot snapshot) {
-        byte[] coding = ClientSessions.trailerOf(snapshot.sessions());
-        return coding == null ? ctx.initialCoding : Coding.decodeParameters(ctx.initialCoding, coding);
+        return ConfigurationTrailer.coding(ctx.initialCoding, ClientSessions.trailerOf(snapshot.sessions()));
+    }
+
+    /** The membership a snapshot records (the constructor's if it records none); for phase 1's quorums. */
+    Membership membershipOf(Snapshot snapshot) {
+        return ConfigurationTrailer.membership(ctx.initialMembership, ClientSessions.trailerOf(snapshot.sessions()));
     }
 
     private void takeSnapshot() {

@@ -66,6 +66,12 @@ final class Phase1 {
     private Snapshot snapshot;
     /** The smallest F of the codings that may have chosen a slot this phase 1 reads (sets its read quorum). */
     private int fewestFailures;
+    /**
+     * Every membership that may govern a slot this phase 1 reads (docs/membership.md rule M3): the applied one,
+     * those of change entries in this replica's log past it, in any promise (any ballot), or in a fetched
+     * snapshot. Phase 1 needs a majority of the voters of each.
+     */
+    private final List<Membership> configurations = new ArrayList<>();
 
     Phase1(ReplicaContext ctx, Acceptor acceptor, Learner learner, Leader leader, Clients clients, QuorumPolicy quorum) {
         this.ctx = ctx;
@@ -86,6 +92,8 @@ final class Phase1 {
         selfPromised = false;
         clear();
         fewestFailures = ctx.coding.failures();
+        configurations.clear();
+        configurations.add(ctx.membership);
         for (Entry entry : acceptor.entriesFrom(learner.appliedSlot() + 1)) {
             noteCoding(entry);
         }
@@ -187,6 +195,7 @@ final class Phase1 {
         } else if (complete.lastIncludedSlot() >= snapshotTarget) {
             snapshot = complete;
             fewestFailures = Math.min(fewestFailures, learner.codingOf(complete).failures());
+            noteMembership(learner.membershipOf(complete));
             maybeFinish();
         } else {
             requestSnapshot(); // Older than the promise said: ask for the current one.
@@ -210,6 +219,51 @@ final class Phase1 {
         if (Coding.isChange(entry.command())) {
             fewestFailures = Math.min(fewestFailures, Coding.failuresAfter(entry.command()));
         }
+        if (Membership.isChange(entry.command())) {
+            noteMembership(Membership.of(entry.command()));
+        }
+    }
+
+    private void noteMembership(Membership membership) {
+        if (!configurations.contains(membership)) {
+            configurations.add(membership);
+        }
+    }
+
+    /**
+     * Whether the promisers (this candidate included) hold a read quorum of every configuration that may govern
+     * a slot past the commit point (rule M3), or, under a negative control, of the applied one only (or the newest
+     * in its log, Raft's rule).
+     */
+    private boolean hasReadQuorums(int fewest) {
+        long promised = promisers | (1L << ctx.self);
+        MembershipGuards guards = ctx.membershipGuards;
+        if (!guards.phase1ReadsEveryConfiguration || !guards.oneChosenChangeAtATime) {
+            Membership only = guards.oneChosenChangeAtATime ? ctx.membership : newestInOwnLog();
+            return hasReadQuorum(only, promised, fewest);
+        }
+        for (Membership membership : configurations) {
+            if (!hasReadQuorum(membership, promised, fewest)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean hasReadQuorum(Membership membership, long promised, int fewest) {
+        long counted = ctx.membershipGuards.learnersNeverCounted ? membership.voters() : membership.members();
+        return Long.bitCount(promised & counted) >= quorum.phase1Quorum(membership.voterCount(), fewest);
+    }
+
+    /** The newest membership in this replica's own log (the Raft-rule negative control's view). */
+    private Membership newestInOwnLog() {
+        Membership newest = ctx.membership;
+        for (Entry entry : acceptor.entriesFrom(learner.appliedSlot() + 1)) {
+            if (Membership.isChange(entry.command())) {
+                newest = Membership.of(entry.command());
+            }
+        }
+        return newest;
     }
 
     /** Keeps, per slot, the entry accepted in the highest ballot (Paxos Made Simple, §2.2). */
@@ -259,9 +313,8 @@ final class Phase1 {
         if (ctx.role != Role.CANDIDATE || !selfPromised) {
             return;
         }
-        int promised = Long.bitCount(promisers) + 1;
-        int needed = quorum.phase1Quorum(ctx.clusterSize, ctx.coding.stalePhase1Quorum() ? ctx.coding.failures() : fewestFailures);
-        if (promised < needed || (snapshotSource >= 0 && snapshot == null)) {
+        int fewest = ctx.coding.stalePhase1Quorum() ? ctx.coding.failures() : fewestFailures;
+        if (!hasReadQuorums(fewest) || (snapshotSource >= 0 && snapshot == null)) {
             return;
         }
         if (snapshot != null && snapshot.lastIncludedSlot() > learner.appliedSlot()) {
@@ -297,7 +350,7 @@ final class Phase1 {
                         chosenCandidate.coded() == null ? 1 : chosenCandidate.coded().dataShards());
             }
             Check.state(appended == slot, "leader re-proposes slot %d but appended %d", slot, appended);
-            if (!command.isNoop() && !Coding.isChange(command)) {
+            if (!command.isNoop() && !Coding.isChange(command) && !Membership.isChange(command)) {
                 clients.awaitIfPending(command);
             }
         }

@@ -47,7 +47,7 @@ final class QuorumContact {
      * intervals) without hearing from
      * enough peers to make, with itself, {@code quorum} (always false when the check is off).
      */
-    boolean lostQuorum(int quorum) {
+    boolean lostQuorum(int quorum, long voters) {
         if (ctx.config.checkQuorumNanos() == 0 || ctx.role != Role.LEADER) {
             return false;
         }
@@ -59,9 +59,9 @@ final class QuorumContact {
             Arrays.fill(lastHeardNanos, ctx.nowNanos);
         }
         lastTickNanos = ctx.nowNanos;
-        int reachable = 1;
+        int reachable = (voters & (1L << ctx.self)) != 0 ? 1 : 0; // Only voters count (docs/membership.md).
         for (int peer = 0; peer < lastHeardNanos.length; peer++) {
-            if (peer != ctx.self && ctx.nowNanos - lastHeardNanos[peer] < window) {
+            if (peer != ctx.self && (voters & (1L << peer)) != 0 && ctx.nowNanos - lastHeardNanos[peer] < window) {
                 reachable++;
             }
         }

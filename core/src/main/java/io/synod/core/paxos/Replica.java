@@ -76,11 +76,19 @@ public final class Replica {
      */
     public Replica(ReplicaConfig config, DurableState durable, StateMachine stateMachine, QuorumPolicy quorum,
             LeaseHooks leases, Coding coding, long nowNanos) {
+        this(config, durable, stateMachine, quorum, leases, coding, Membership.allVoters(config.clusterSize()), nowNanos);
+    }
+
+    /** Builds a replica whose group starts with {@code membership} (docs/membership.md) instead of every id voting. */
+    public Replica(ReplicaConfig config, DurableState durable, StateMachine stateMachine, QuorumPolicy quorum,
+            LeaseHooks leases, Coding coding, Membership membership, long nowNanos) {
+        Check.argument(membership != null && membership.universe() == config.clusterSize(),
+                "the initial membership must name ids 0..%d", config.clusterSize() - 1);
         Check.argument(config != null && durable != null && stateMachine != null && quorum != null && leases != null
                 && coding != null, "replica needs a config, durable state, state machine, quorum policy, lease hooks and coding");
         Check.argument(!coding.enabled() || coding.nodes() == config.clusterSize(), "coding %s is for %d nodes, the group has %d",
                 coding, coding.nodes(), config.clusterSize());
-        this.ctx = new ReplicaContext(config, coding, nowNanos);
+        this.ctx = new ReplicaContext(config, coding, membership, nowNanos);
         this.leases = leases;
         this.quorum = quorum;
         this.contact = new QuorumContact(ctx);
@@ -116,7 +124,8 @@ public final class Replica {
             }
             phase1.retransmitIfDue();
         } else if (ctx.role == Role.LEADER) {
-            if (contact.lostQuorum(quorum.phase1Quorum(ctx.clusterSize))) {
+            Membership voting = leader.committedMembership();
+            if (contact.lostQuorum(quorum.phase1Quorum(voting.voterCount()), voting.voters())) {
                 // CheckQuorum: cut off from a quorum, this leader cannot commit, and the election
                 // service may go on naming it; stepping down and resigning lets someone else lead.
                 stepDown(-1);
@@ -225,9 +234,9 @@ public final class Replica {
         Check.argument(request != null, "request must not be null");
         Command command = request.command();
         int maxBytes = ctx.config.maxCommandBytes();
-        if (Coding.isChange(command)) {
-            clients.reply(command, ClientReply.Status.REJECTED, 0, utf8("client id " + Coding.CHANGE_CLIENT
-                    + " is reserved for coding changes"));
+        if (Coding.isChange(command) || Membership.isChange(command)) {
+            clients.reply(command, ClientReply.Status.REJECTED, 0, utf8("client id " + command.clientId()
+                    + " is reserved for " + (Coding.isChange(command) ? "coding" : "membership") + " changes"));
             return;
         }
         if (command.clientId() == ReservedKeys.CLIENT_ID) {
@@ -313,6 +322,11 @@ public final class Replica {
             return -1;
         }
         return leader.appendCodingChange(next);
+    }
+
+    /** Membership changes through this replica (it proposes them while it leads) and its applied membership. */
+    public MembershipChanges membership() {
+        return new MembershipChanges(ctx, leader, learner, catchUp);
     }
 
     /** The coding this replica has applied (the constructor's, changed by every coding change applied since). */

@@ -20,6 +20,15 @@ final class ReplicaContext {
     Coding coding;
     /** The coding this replica was built with (the group's configuration before any change). */
     final Coding initialCoding;
+    /**
+     * The group's configuration of replicas (docs/membership.md) after the applied slot: the one this replica
+     * was built with, changed by every membership-change entry it applied (or the one a snapshot it installed
+     * recorded). The leader counts a slot with the configuration in force at that slot instead.
+     */
+    Membership membership;
+    final Membership initialMembership;
+    /** The membership rules' switches, on except in the simulator's negative controls. */
+    final MembershipGuards membershipGuards = new MembershipGuards();
     /** Whole values of coded entries this replica encoded or rebuilt (bounded). */
     final ValueCache cache;
     /** Epoch bound and divergence detection (defence in depth, docs/security.md). */
@@ -35,8 +44,10 @@ final class ReplicaContext {
     LeaseHooks leases = LeaseHooks.NONE;
     ClockReading clock;
 
-    ReplicaContext(ReplicaConfig config, Coding coding, long nowNanos) {
+    ReplicaContext(ReplicaConfig config, Coding coding, Membership membership, long nowNanos) {
         this.config = config;
+        this.membership = membership;
+        this.initialMembership = membership;
         this.coding = coding;
         this.initialCoding = coding;
         this.cache = new ValueCache(coding.cacheEntries(), coding.cacheBytes());

@@ -100,9 +100,26 @@ final class TestCluster {
         }
     }
 
+    /** The membership every (re)started replica begins with (docs/membership.md); null: every node votes. */
+    Membership membership;
+
+    /** Restarts every (still empty) replica with {@code initial} as the group's membership. */
+    void startWith(Membership initial) {
+        membership = initial;
+        for (int i = 0; i < size; i++) {
+            start(i);
+        }
+    }
+
+    /** The node loses its disk (a new, empty one). */
+    void wipe(int node) {
+        disks[node] = new Disk();
+    }
+
     private void start(int node) {
+        Membership initial = membership != null ? membership : Membership.allVoters(size);
         replicas[node] = new Replica(baseConfig.withNodeId(node), disks[node].state(), machines.apply(node),
-                coding.enabled() ? coding.quorum() : QuorumPolicy.MAJORITY, leases.apply(node), coding, now);
+                coding.enabled() ? coding.quorum() : QuorumPolicy.MAJORITY, leases.apply(node), coding, initial, now);
         loops[node] = new ReadyLoop(replicas[node], new NodeSink(node));
     }
 

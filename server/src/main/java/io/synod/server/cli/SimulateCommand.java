@@ -6,6 +6,7 @@ import io.synod.sim.Mutation;
 import io.synod.sim.SimCoding;
 import io.synod.sim.SimConfig;
 import io.synod.sim.SimLeases;
+import io.synod.sim.SimMembershipChanges;
 import io.synod.sim.SimResult;
 import io.synod.sim.SimScenario;
 import io.synod.sim.Simulation;
@@ -72,6 +73,11 @@ final class SimulateCommand implements Callable<Integer> {
                 "every 1-15 ms of the fault phase, through the log (e.g. --coding 5,1,3 --coding-change 2,1)."})
     String codingChange;
 
+    @Option(names = "--membership-changes",
+            description = {"The group starts with N-2 voters and 2 spares, and leaders replace voters (add a learner, promote it,",
+                "remove a voter, a crashed one first) through the fault phase (docs/membership.md); plain groups, --lease none|leader."})
+    boolean membershipChanges;
+
     @Option(names = "--seeds", required = true, paramLabel = "N", converter = WholeNumber.Long.class, description = "Number of seeds to run (at least 1).")
     long seeds;
 
@@ -98,7 +104,8 @@ final class SimulateCommand implements Callable<Integer> {
                 "small-write-quorum, local-reads, forget-promise, send-before-fsync, reply-before-fsync,",
                 "watch-out-of-order; with --lease quorum also holder-read-early; with --coding also",
                 "coded-majority-write, phase1-few-shards, recovery-skips-crc, deferred-stale-read; with --coding-change also",
-                "coding-change-stale-quorum (default: ${DEFAULT-VALUE})."})
+                "coding-change-stale-quorum; with --membership-changes also membership-stale-phase1, membership-learner-votes,",
+                "membership-raft-rule, membership-reused-identity (default: ${DEFAULT-VALUE})."})
     String mutation;
 
     @Option(names = "--lease", defaultValue = "none", paramLabel = "none|leader|leader-timer|quorum|quorum-auto|megastore",
@@ -159,6 +166,8 @@ final class SimulateCommand implements Callable<Integer> {
         long corruptedShards;
         final List<String> violations = new ArrayList<>();
         final List<Long> violatingSeeds = new ArrayList<>();
+        long membershipProposed;
+        long membershipApplied;
     }
 
     @Override
@@ -170,7 +179,7 @@ final class SimulateCommand implements Callable<Integer> {
         out.printf("simulate: nodes %d, faults %s%s%s%s, seeds %d..%d, %d ops per seed, %d thread(s)%s%n", nodes,
                 base.faults().cliName(), base.coding().enabled() ? ", coding " + base.coding().coding()
                         + (base.coding().alternate() == null ? "" : " <-> " + base.coding().alternate()) : "",
-                bandwidthMbit == null ? "" : ", links " + bandwidthMbit + " Mbit/s",
+                (membershipChanges ? ", membership changes" : "") + (bandwidthMbit == null ? "" : ", links " + bandwidthMbit + " Mbit/s"),
                 leases == SimLeases.NONE ? "" : ", lease " + leases.name(), startSeed, startSeed + seeds - 1, opsPerSeed, threadCount,
                 mutationValue == Mutation.NONE ? "" : ", mutation " + mutationValue.cliName() + " (self-test: violations expected)");
         out.flush();
@@ -215,7 +224,16 @@ final class SimulateCommand implements Callable<Integer> {
     private void runSeed(SimConfig config, Totals totals, PrintWriter out) {
         SimResult result;
         try {
-            result = scenario.isDefault() ? Simulation.run(config, leases) : Simulation.runScenario(config, leases, scenario).result();
+            if (config.membershipChanges()) {
+                SimMembershipChanges.Run run = Simulation.runWithMembershipChanges(config, leases);
+                result = run.result();
+                synchronized (totals) {
+                    totals.membershipProposed += run.proposed();
+                    totals.membershipApplied += run.applied();
+                }
+            } else {
+                result = scenario.isDefault() ? Simulation.run(config, leases) : Simulation.runScenario(config, leases, scenario).result();
+            }
         } catch (RuntimeException e) {
             synchronized (totals) {
                 totals.seedsRun++;
@@ -284,6 +302,9 @@ final class SimulateCommand implements Callable<Integer> {
                     (double) totals.catchUpBytes / writes, (double) totals.recoveryBytes / writes,
                     (double) totals.otherBytes / writes, (double) totals.logBytes / writes, totals.committedWrites,
                     totals.corruptedShards == 0 ? "" : ", " + totals.corruptedShards + " shards corrupted in flight");
+            if (membershipChanges) {
+                out.printf("membership changes:      %d proposed, %d applied%n", totals.membershipProposed, totals.membershipApplied);
+            }
             if (leases != SimLeases.NONE) {
                 out.printf("local lease reads:       %d (each one checked in its seed's history)%n", totals.localReads);
                 out.printf("writes answered before apply: %d (quorum leases; each checked against its slot when applied)%n",
@@ -423,6 +444,16 @@ final class SimulateCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(commandLine, e.getMessage());
         }
+        if (membershipChanges && (codingValue.enabled() || !(lease.equals("none") || lease.equals("leader")))) {
+            throw new CommandLine.ParameterException(commandLine, "--membership-changes runs plain groups with --lease none or leader only:"
+                    + " RS-Paxos coding and quorum leases do not follow membership changes yet (docs/membership.md)");
+        }
+        if (membershipChanges && nodes < 5) {
+            throw new CommandLine.ParameterException(commandLine, "--membership-changes needs --nodes 5 (3 voters and 2 spares), got " + nodes);
+        }
+        if (mutationValue.needsMembershipChanges() && !membershipChanges) {
+            throw new CommandLine.ParameterException(commandLine, "--mutation " + mutationValue.cliName() + " needs --membership-changes");
+        }
         if (mutationValue == Mutation.HOLDER_READ_EARLY && SimLeaseModes.Mode.fromCliName(lease) != SimLeaseModes.Mode.QUORUM) {
             throw new CommandLine.ParameterException(commandLine, "--mutation holder-read-early needs --lease quorum "
                     + "(only quorum-lease holders wait before a local read)");
@@ -446,7 +477,8 @@ final class SimulateCommand implements Callable<Integer> {
             }
         }
         SimConfig config = SimConfig.defaults(nodes, profile).withMutation(mutationValue).withOpsPerSeed(opsPerSeed).withSeed(startSeed)
-                .withCoding(codingValue).withLinkBandwidth(bandwidthMbit == null ? 0 : bandwidthMbit * 1_000_000L);
+                .withCoding(codingValue).withLinkBandwidth(bandwidthMbit == null ? 0 : bandwidthMbit * 1_000_000L)
+                .withMembershipChanges(membershipChanges);
         if (workload.any()) {
             config = workload.apply(commandLine, config);
             scenario = workload.scenario(commandLine, nodes);

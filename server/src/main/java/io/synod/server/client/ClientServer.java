@@ -53,6 +53,14 @@ public final class ClientServer implements AutoCloseable {
 
         ClientFrame.StatusReport status(long requestId);
 
+        /**
+         * A command from a client whose certificate named {@code who} (authorized and stamped already): the identity a
+         * forwarded copy carries, so the node that serves it checks the same rights (default: as without it).
+         */
+        default void onCommand(CertIdentity who, ClientFrame.Command command, Consumer<ClientFrame.Response> respond) {
+            onCommand(command, respond);
+        }
+
         /** Answers a read from this node's local replica of the key's group (consistency STALE). */
         default void onStaleRead(ClientFrame.StaleRead read, Consumer<ClientFrame.Response> respond) {
             respond.accept(new ClientFrame.Response(read.requestId(), -1, ClientFrame.STATUS_NO_GROUP, 0,
@@ -190,7 +198,7 @@ public final class ClientServer implements AutoCloseable {
                     }
                 };
                 if (frame instanceof ClientFrame.Command c) {
-                    handler.onCommand(c, respond);
+                    handler.onCommand(identity, c, respond);
                 } else if (frame instanceof ClientFrame.WatchPoll w) {
                     handler.onWatchPoll(w, respond);
                 } else if (frame instanceof ClientFrame.CodingChange c) {

@@ -6,14 +6,11 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
-import io.synod.coordination.ClusterAclException;
 import io.synod.coordination.ClusterMetadata;
 import io.synod.coordination.ClusterSpec;
-import io.synod.coordination.CoordinationException;
 import io.synod.coordination.CoordinationOptions;
 import io.synod.coordination.CuratorCoordination;
 import io.synod.coordination.ElectionService;
-import io.synod.coordination.GroupConfig;
 import io.synod.coordination.GroupProgress;
 import io.synod.coordination.MemberInfo;
 import io.synod.coordination.ShardMap;
@@ -36,6 +33,7 @@ import io.synod.server.lease.GroupLease;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.log.NodeStorage;
 import io.synod.server.state.RocksKvStateMachine;
+import io.synod.server.security.CertIdentity;
 import io.synod.server.transport.ConnectionPolicy;
 import io.synod.server.transport.FrameBudget;
 import io.synod.server.transport.PeerNetwork;
@@ -50,8 +48,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -88,7 +84,9 @@ public final class SynodNode implements AutoCloseable {
     private ElectionService election;
     private PeerNetwork network;
     private ClientServer clients;
-    private AuthService auth;
+    private volatile AuthService auth;
+    /** Forwards a client's command to the leader it could not reach ({@link ClientForwarder}). */
+    private ClientForwarder forwarder;
     private MetricsEndpoint metrics;
     private GroupLoop[] loops = new GroupLoop[0];
     /** The threads that run the groups: the workers and the log writer ({@link GroupWorkers}). */
@@ -147,41 +145,11 @@ public final class SynodNode implements AutoCloseable {
         }
         coordination = CuratorCoordination.connect(config.zookeeperConnect(), config.clusterName(), options, zookeeper);
         ClusterMetadata metadata = coordination.metadata();
-        ClusterSpec defaults = ClusterSpec.defaults(n).withGroups(config.groups());
-        ServerConfig.CodingSetting codingSetting = config.coding();
-        ServerConfig.LeaseSetting leaseSetting = config.lease();
-        ClusterSpec wanted = new ClusterSpec(defaults.groups(), defaults.members(), codingSetting.failures(),
-                codingSetting.dataShards(), codingSetting.dataShards() > 1 ? codingSetting.thresholdBytes()
-                        : defaults.codingThresholdBytes(), leaseSetting.mode(), leaseSetting.timing());
-        Optional<ClusterSpec> existing = metadata.clusterSpec();
-        if (existing.isPresent() && differsOnlyInCoding(existing.get(), wanted)) {
-            // Coding changes go through each group's log (docs/erasure.md, "The admin path"): the spec keeps the
-            // creation-time coding, every replica starts from it and from what its disk records, so a node whose
-            // coding= names the coding changed to (same N) joins with the spec's.
-            LOG.warn("node {}: coding={} differs from the cluster spec's F={} X={} threshold={}; using the spec's (each "
-                    + "group's log decides the coding in force)", config.nodeId(), codingSetting.text(n), existing.get().f(),
-                    existing.get().codingDataShards(), existing.get().codingThresholdBytes());
-            wanted = existing.get();
-        }
-        try {
-            metadata.createCluster(wanted);
-        } catch (ClusterAclException e) {
-            throw e; // Not a spec mismatch: its message names the zookeeper.auth.* keys to set.
-        } catch (CoordinationException e) {
-            throw new IllegalStateException("cluster '" + config.clusterName() + "' exists in ZooKeeper with a different "
-                    + "spec than this node's (" + n + " nodes, " + config.groups() + " groups, coding "
-                    + codingSetting.text(n) + ", lease " + leaseSetting + "): " + e.getMessage(), e);
-        }
-        Optional<ClusterSpec> spec = metadata.clusterSpec();
-        ClusterSpec cluster = spec.orElseThrow(() -> new IllegalStateException("cluster spec missing after create"));
-        if (cluster.members().size() != n) {
-            throw new IllegalStateException("cluster '" + config.clusterName() + "' has " + cluster.members().size()
-                    + " members in ZooKeeper, this node's config lists " + n);
-        }
+        ClusterSpec cluster = ClusterSpecs.agree(config, metadata);
         // Before any group opens its storage: a data.dir that lost the acceptor state ZooKeeper knows of is refused.
         NodeIdentity.establish(config.dataDir(), config.clusterName(), config.nodeId(), metadata);
         int groups = cluster.groups();
-        Coding coding = codingOf(cluster.groupConfig(0));
+        Coding coding = ClusterSpecs.codingOf(cluster.groupConfig(0));
         if (coding.enabled() && config.coding().deferRebuild()) {
             // A node-local choice (docs/erasure.md, deferred follower rebuild): a leader adds deferral headers to
             // the entries it codes, a follower applies from them; a node with it off rebuilds every value.
@@ -189,7 +157,7 @@ public final class SynodNode implements AutoCloseable {
         }
         // The lease is the group's configuration as ZooKeeper records it; createCluster above refused a
         // node whose lease setting differs from it.
-        GroupLease lease = GroupLease.of(cluster.leaseMode(), cluster.leaseTiming(), leaseSetting.quorum());
+        GroupLease lease = GroupLease.of(cluster.leaseMode(), cluster.leaseTiming(), config.lease().quorum());
         shardMap = metadata.shardMap().value();
         metadata.watchShardMap(v -> shardMap = v.value());
         election = coordination.election(config.nodeId());
@@ -201,6 +169,8 @@ public final class SynodNode implements AutoCloseable {
         network = new PeerNetwork(config.nodeId(), config.clusterName(), peers, config.maxFrameBytes(),
                 config.outboundQueueBytes(), 2, this::onPeerMessage, policy);
         config.peerDelayMillis().forEach(network::setOutboundDelayMillis); // benchmark option, off by default
+        forwarder = new ClientForwarder(config.nodeId(), network, () -> auth == null ? null : auth.access(), this::route,
+                System::nanoTime, ClientForwarder.TIMEOUT_NANOS, registry);
         // One clock for every group of the node: the real one unless a test configuration skews it.
         LongSupplier clock = config.testClock().source();
         if (config.testClock().active()) {
@@ -263,6 +233,11 @@ public final class SynodNode implements AutoCloseable {
             }
 
             @Override
+            public void onCommand(CertIdentity who, ClientFrame.Command command, Consumer<ClientFrame.Response> respond) {
+                route(command, forwarder.relay(who, command, respond));
+            }
+
+            @Override
             public ClientFrame.StatusReport status(long requestId) {
                 return statusReport(requestId);
             }
@@ -300,6 +275,7 @@ public final class SynodNode implements AutoCloseable {
         coordination.membership().register(MemberInfo.of(config.nodeId(), self.host() + ":" + peerAddress.getPort(),
                 self.host() + ":" + clientAddress.getPort(), "default", versionString()));
         progress.scheduleWithFixedDelay(this::publishProgress, 250, 250, TimeUnit.MILLISECONDS);
+        progress.scheduleWithFixedDelay(forwarder::expire, 100, 100, TimeUnit.MILLISECONDS);
         progress.scheduleWithFixedDelay(this::balanceLeaders, BALANCE_INTERVAL_MILLIS, BALANCE_INTERVAL_MILLIS,
                 TimeUnit.MILLISECONDS);
         if (config.metricsPort() >= 0) {
@@ -310,32 +286,6 @@ public final class SynodNode implements AutoCloseable {
                 clientAddress, metrics == null ? "off" : metrics.address(), groups, coding, lease);
     }
 
-    /**
-     * Whether a node's {@code wanted} spec differs from the coded cluster's {@code existing} one only in F, X and the
-     * threshold (N and everything else equal; {@code wanted} may be majorities, e.g. 5,2,1, which is F = 2, X = 1).
-     */
-    static boolean differsOnlyInCoding(ClusterSpec existing, ClusterSpec wanted) {
-        return !existing.equals(wanted) && existing.groups() == wanted.groups() && existing.members().equals(wanted.members())
-                && existing.leaseMode() == wanted.leaseMode()
-                && Objects.equals(existing.leaseTiming(), wanted.leaseTiming()) && coded(existing);
-    }
-
-    private static boolean coded(ClusterSpec spec) {
-        return spec.codingDataShards() != 1 || spec.f() != (spec.members().size() - 1) / 2;
-    }
-
-    /**
-     * The replica coding of a group as ZooKeeper's cluster spec records it (the spec, not this node's
-     * config, is what every member agrees on): RS-Paxos (Mu et al. 2014, section 4) unless X = 1 with
-     * F = (N - 1) / 2, which is classic majorities.
-     */
-    static Coding codingOf(GroupConfig group) {
-        int n = group.members().size();
-        if (group.codingDataShards() == 1 && group.f() == (n - 1) / 2) {
-            return Coding.OFF;
-        }
-        return Coding.rsPaxos(n, group.f(), group.codingDataShards(), Math.max(1, group.codingThresholdBytes()));
-    }
 
         private void onPeerMessage(WireFrame.PeerMessage frame) {
         GroupLoop[] current = loops;
@@ -396,6 +346,11 @@ public final class SynodNode implements AutoCloseable {
             return;
         }
         current[group].onStaleRead(read, routed, respond::accept);
+    }
+
+    /** Client commands this node forwarded to their group's leader for a client that could not reach it. */
+    public long forwardedCommands() {
+        return forwarder == null ? 0 : forwarder.forwarded();
     }
 
     /** This node's client authorization (its applied copy of the table), for tests and metrics. */

@@ -25,6 +25,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
@@ -57,6 +58,8 @@ public final class PeerNetwork implements AutoCloseable {
     private final int maxFrameBytes;
     private final int outboundHighWaterBytes;
     private final Consumer<WireFrame.PeerMessage> inbound;
+    /** Forwarded client requests and their replies, with the (authenticated) node they came from; null: refused. */
+    private volatile BiConsumer<Integer, WireFrame> forwarded;
     private final ConnectionPolicy policy;
     private final Map<Integer, Channel> inboundByPeer = new ConcurrentHashMap<>();
     private final EventLoopGroup boss = new NioEventLoopGroup(1);
@@ -162,7 +165,7 @@ public final class PeerNetwork implements AutoCloseable {
             io.schedule(this::connect, delay, TimeUnit.MILLISECONDS);
         }
 
-        void send(WireFrame.PeerMessage frame) {
+        void send(WireFrame frame) {
             Channel ch = channel;
             if (ch == null || !ch.isActive() || !ch.isWritable()) {
                 stats.framesDropped.incrementAndGet();
@@ -217,6 +220,15 @@ public final class PeerNetwork implements AutoCloseable {
         link.delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMillis);
     }
 
+    /**
+     * Where forwarded client requests and their replies ({@link WireFrame.ForwardRequest},
+     * {@link WireFrame.ForwardReply}) go, with the node that sent them. Call before {@link #start}; without it a
+     * peer connection that carries one is closed like any other unexpected frame.
+     */
+    public void onForwarded(BiConsumer<Integer, WireFrame> handler) {
+        this.forwarded = handler;
+    }
+
     /** Binds the peer port (the address of {@code self} in the peer map) and starts connecting. */
     public InetSocketAddress start(InetSocketAddress bindAddress) throws InterruptedException {
         ServerBootstrap b = new ServerBootstrap().group(boss, io).channel(NioServerSocketChannel.class)
@@ -226,7 +238,7 @@ public final class PeerNetwork implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         policy.acceptTls(ch);
                         ch.pipeline().addLast(policy.decoder(maxFrameBytes), new PeerInboundHandler(self, cluster,
-                                peers.keySet(), inbound, inboundByPeer, policy.limits().helloTimeoutMillis()));
+                                peers.keySet(), inbound, forwarded, inboundByPeer, policy.limits().helloTimeoutMillis()));
                     }
                 });
         serverChannel = b.bind(bindAddress).sync().channel();
@@ -243,6 +255,22 @@ public final class PeerNetwork implements AutoCloseable {
             throw new IllegalArgumentException("no peer " + frame.message().to());
         }
         link.send(frame);
+    }
+
+    /** Sends a forwarded request or reply to {@code peer}; dropped (counted) like a peer message when it cannot go. */
+    public void sendForwarded(int peer, WireFrame frame) {
+        Link link = links.get(peer);
+        if (link == null) {
+            throw new IllegalArgumentException("no peer " + peer);
+        }
+        link.send(frame);
+    }
+
+    /** Whether the outbound connection to {@code peer} is up (and, with TLS, proved to be that node) and not full. */
+    public boolean connected(int peer) {
+        Link link = links.get(peer);
+        Channel ch = link == null ? null : link.channel;
+        return ch != null && ch.isActive() && ch.isWritable();
     }
 
     public LinkStats stats(int peer) {
@@ -283,13 +311,20 @@ public final class PeerNetwork implements AutoCloseable {
         private final String cluster;
         private final Set<Integer> known;
         private final Consumer<WireFrame.PeerMessage> inbound;
+        private final BiConsumer<Integer, WireFrame> forwarded;
         private final Map<Integer, Channel> inboundByPeer;
         private final long helloTimeoutMillis;
         private int remote = -1;
 
         /** Without a hello timeout, alone in its registry of inbound connections: for tests of the protocol. */
         public PeerInboundHandler(int self, String cluster, Set<Integer> known, Consumer<WireFrame.PeerMessage> inbound) {
-            this(self, cluster, known, inbound, new ConcurrentHashMap<>(), 0);
+            this(self, cluster, known, inbound, null, new ConcurrentHashMap<>(), 0);
+        }
+
+        /** As above, also taking forwarded client requests and replies (with the node that sent them). */
+        public PeerInboundHandler(int self, String cluster, Set<Integer> known, Consumer<WireFrame.PeerMessage> inbound,
+                BiConsumer<Integer, WireFrame> forwarded) {
+            this(self, cluster, known, inbound, forwarded, new ConcurrentHashMap<>(), 0);
         }
 
         /**
@@ -298,7 +333,14 @@ public final class PeerNetwork implements AutoCloseable {
          */
         public PeerInboundHandler(int self, String cluster, Set<Integer> known, Consumer<WireFrame.PeerMessage> inbound,
                 Map<Integer, Channel> inboundByPeer, long helloTimeoutMillis) {
+            this(self, cluster, known, inbound, null, inboundByPeer, helloTimeoutMillis);
+        }
+
+        /** {@code forwarded}: where forwarded client requests and replies go (null: they close the connection). */
+        public PeerInboundHandler(int self, String cluster, Set<Integer> known, Consumer<WireFrame.PeerMessage> inbound,
+                BiConsumer<Integer, WireFrame> forwarded, Map<Integer, Channel> inboundByPeer, long helloTimeoutMillis) {
             this.self = self;
+            this.forwarded = forwarded;
             this.cluster = cluster;
             this.known = known;
             this.inbound = inbound;
@@ -368,6 +410,10 @@ public final class PeerNetwork implements AutoCloseable {
                         older.close();
                     }
                 }
+                return;
+            }
+            if ((frame instanceof WireFrame.ForwardRequest || frame instanceof WireFrame.ForwardReply) && forwarded != null) {
+                forwarded.accept(remote, frame); // From the node this connection proved (with TLS, by its node certificate).
                 return;
             }
             if (!(frame instanceof WireFrame.PeerMessage p)) {

@@ -21,8 +21,14 @@ public final class WireCodec {
 
     private static final int HELLO = 1;
     private static final int PEER = 2;
+    /** Client forwarding between servers ({@link WireFrame.ForwardRequest}, {@link WireFrame.ForwardReply}). */
+    private static final int FORWARD_REQUEST = 14;
+    private static final int FORWARD_REPLY = 15;
+    /** Longest identity field (role, user, cluster) of a forwarded request, in UTF-8 bytes. */
+    private static final int MAX_IDENTITY_BYTES = 1024;
     // Types 3..9, 12 and 13 are the client protocol's (io.synod.protocol.ClientFrameCodec), which client
-    // connections speak; a peer connection refuses them as unknown frame types.
+    // connections speak; a peer connection refuses them as unknown frame types. 10 and 11 stay unused (an
+    // earlier format's snapshot shards).
 
     private static final int PREPARE = 1;
     private static final int PROMISE = 2;
@@ -66,6 +72,12 @@ public final class WireCodec {
         } else if (frame instanceof WireFrame.PeerMessage p) {
             w.u8(PEER).i32(p.group());
             writeMessage(w, p.message());
+        } else if (frame instanceof WireFrame.ForwardRequest f) {
+            w.u8(FORWARD_REQUEST).i64(f.forwardId()).bytes(utf8(f.role())).bytes(utf8(f.user())).bytes(utf8(f.cluster()))
+                    .i64(f.clientId()).i64(f.sequence()).bytes(f.payload()).u8(f.flags());
+        } else if (frame instanceof WireFrame.ForwardReply f) {
+            w.u8(FORWARD_REPLY).i64(f.forwardId()).i32(f.group()).i32(f.status()).i64(f.slot()).i32(f.leaderHint())
+                    .bytes(f.result()).u8(f.served());
         } else {
             throw new IllegalArgumentException("unknown frame " + frame);
         }
@@ -90,10 +102,28 @@ public final class WireCodec {
                 frame = new WireFrame.Hello(node, new String(name, StandardCharsets.UTF_8));
             }
             case PEER -> frame = new WireFrame.PeerMessage(r.i32("group"), readMessage(r));
+            case FORWARD_REQUEST -> frame = new WireFrame.ForwardRequest(r.i64("forward id"), identity(r, "forwarded role"),
+                    identity(r, "forwarded user"), identity(r, "forwarded cluster"), r.i64("forwarded client id"),
+                    r.i64("forwarded sequence"), r.bytes("forwarded payload"), r.u8("forwarded flags") & 0xFF);
+            case FORWARD_REPLY -> frame = new WireFrame.ForwardReply(r.i64("forward id"), r.i32("forward reply group"),
+                    r.i32("forward reply status"), r.i64("forward reply slot"), r.i32("forward reply leader hint"),
+                    r.bytes("forward reply result"), r.u8("forward reply served") & 0xFF);
             default -> throw new MalformedInputException("unknown frame type " + type);
         }
         r.expectEnd("frame");
         return frame;
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String identity(ByteReader r, String what) throws MalformedInputException {
+        byte[] b = r.bytes(what);
+        if (b.length > MAX_IDENTITY_BYTES) {
+            throw new MalformedInputException(what + " of " + b.length + " bytes is too long (at most " + MAX_IDENTITY_BYTES + ")");
+        }
+        return new String(b, StandardCharsets.UTF_8);
     }
 
     // ---- core messages ----------------------------------------------------------------------

@@ -18,6 +18,20 @@ public sealed interface WireFrame {
     record PeerMessage(int group, Message message) implements WireFrame {}
 
     /**
+     * A client command a server forwards to the node it believes leads the command's group, on the peer
+     * connection, for a client that could not reach that leader ({@code ClientForwarder}). The receiver
+     * checks the client's rights itself: {@code role}, {@code user} and {@code cluster} are the identity
+     * the client's certificate named at the forwarding server (empty without TLS). The receiver answers
+     * with a {@link ForwardReply} carrying the same {@code forwardId}, and never forwards it again.
+     */
+    record ForwardRequest(long forwardId, String role, String user, String cluster, long clientId, long sequence,
+            byte[] payload, int flags) implements WireFrame {}
+
+    /** The answer to a {@link ForwardRequest}: the receiving node's client response, field for field. */
+    record ForwardReply(long forwardId, int group, int status, long slot, int leaderHint, byte[] result, int served)
+            implements WireFrame {}
+
+    /**
      * A client command. The server routes it to the group owning the command's key (range shards);
      * {@code requestId} is echoed in the response; (clientId, sequence) make retries at-most-once.
      */

@@ -82,6 +82,10 @@ class SynodCliTest {
         "--nodes 5 --seeds 2 --coding-change 2,1|--coding-change needs --coding N,F,X",
         "--seeds 2 --coding 5,1,3 --coding-change 2,1,9|--coding-change must be F,X (two whole numbers, e.g. 2,1), got '2,1,9'",
         "--seeds 2 --coding 5,1,3 --coding-change 2,3|--coding-change 2,3: coding needs 1 <= X <= N - 2F = 1, got X=3",
+        "--nodes 3 --seeds 2 --membership-changes|--membership-changes needs --nodes 5 (3 voters and 2 spares), got 3",
+        "--seeds 2 --coding 5,1,3 --membership-changes|--membership-changes runs plain groups with --lease none or leader only",
+        "--nodes 5 --seeds 2 --membership-changes --lease quorum|--membership-changes runs plain groups with --lease none or leader only",
+        "--nodes 5 --seeds 2 --mutation membership-stale-phase1|--mutation membership-stale-phase1 needs --membership-changes",
         "--nodes 3 --seeds 2 --bandwidth-mbit 0|--bandwidth-mbit must be 1..1000000, got 0",
         "--nodes 3 --seeds 2 --bandwidth-mbit fast|Invalid value for option '--bandwidth-mbit': 'fast' is not a whole number",
     })
@@ -146,6 +150,15 @@ class SynodCliTest {
         assertTrue(run.out().contains("coding rs-paxos(N=5,F=1,X=3,threshold=512B)"), run.out());
         assertTrue(run.out().contains("violations:              0"), run.out());
         assertTrue(run.out().contains("bytes per committed write:"), run.out());
+    }
+
+    @Test
+    void membershipSeedsRunCleanAndCountTheirChanges() {
+        Run run = run("simulate", "--nodes", "5", "--seeds", "4", "--faults", "all", "--membership-changes");
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("membership changes, seeds 1..4"), run.out());
+        assertTrue(run.out().contains("violations:              0"), run.out());
+        assertTrue(Pattern.compile("membership changes: +\\d+ proposed, [1-9]\\d* applied").matcher(run.out()).find(), run.out());
     }
 
     @Test

@@ -24,18 +24,18 @@ class CodingSpecTest {
     @Test
     void onlyFXAndThresholdOfACodedClusterMayDiffer() {
         ClusterSpec created = spec(1, FIVE, 1, 3, 4096, LeaseMode.LEADER);
-        assertTrue(SynodNode.differsOnlyInCoding(created, spec(1, FIVE, 2, 1, 4096, LeaseMode.LEADER)));
-        assertTrue(SynodNode.differsOnlyInCoding(created, spec(1, FIVE, 1, 3, 100, LeaseMode.LEADER)));
-        assertFalse(SynodNode.differsOnlyInCoding(created, created), "equal specs need no exception");
-        assertFalse(SynodNode.differsOnlyInCoding(created, spec(2, FIVE, 1, 3, 4096, LeaseMode.LEADER)), "another group count");
-        assertFalse(SynodNode.differsOnlyInCoding(created, spec(1, List.of(0, 1, 2), 1, 1, 4096, LeaseMode.LEADER)),
+        assertTrue(ClusterSpecs.differsOnlyInCoding(created, spec(1, FIVE, 2, 1, 4096, LeaseMode.LEADER)));
+        assertTrue(ClusterSpecs.differsOnlyInCoding(created, spec(1, FIVE, 1, 3, 100, LeaseMode.LEADER)));
+        assertFalse(ClusterSpecs.differsOnlyInCoding(created, created), "equal specs need no exception");
+        assertFalse(ClusterSpecs.differsOnlyInCoding(created, spec(2, FIVE, 1, 3, 4096, LeaseMode.LEADER)), "another group count");
+        assertFalse(ClusterSpecs.differsOnlyInCoding(created, spec(1, List.of(0, 1, 2), 1, 1, 4096, LeaseMode.LEADER)),
                 "another N");
-        assertFalse(SynodNode.differsOnlyInCoding(created, spec(1, FIVE, 2, 1, 4096, LeaseMode.NONE)), "another lease");
+        assertFalse(ClusterSpecs.differsOnlyInCoding(created, spec(1, FIVE, 2, 1, 4096, LeaseMode.NONE)), "another lease");
         ClusterSpec off = ClusterSpec.defaults(FIVE).withGroups(1); // F = 2, X = 1: classic majorities (also 5,2,1)
-        assertTrue(SynodNode.differsOnlyInCoding(created, off), "a coded cluster takes a node set to majorities");
-        assertFalse(SynodNode.differsOnlyInCoding(off, created), "a cluster without coding never gets one");
+        assertTrue(ClusterSpecs.differsOnlyInCoding(created, off), "a coded cluster takes a node set to majorities");
+        assertFalse(ClusterSpecs.differsOnlyInCoding(off, created), "a cluster without coding never gets one");
         // The replica's initial coding comes from the spec, not from the node's setting.
-        Coding initial = SynodNode.codingOf(created.groupConfig(0));
+        Coding initial = ClusterSpecs.codingOf(created.groupConfig(0));
         assertEquals(1, initial.failures());
         assertEquals(3, initial.dataShards());
     }

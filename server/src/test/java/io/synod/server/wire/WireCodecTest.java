@@ -46,7 +46,9 @@ class WireCodecTest {
                 new WireFrame.PeerMessage(1, new Message.ShardRequest(3, 4, B, 9, false)),
                 new WireFrame.PeerMessage(1, new Message.ShardReply(4, 3, B, CODED_SHARD, 0)),
                 new WireFrame.PeerMessage(1, new Message.ShardReply(4, 3, B, CODED_FULL, 0)),
-                new WireFrame.PeerMessage(1, new Message.ShardReply(4, 3, B, null, 17)));
+                new WireFrame.PeerMessage(1, new Message.ShardReply(4, 3, B, null, 17)),
+                new WireFrame.ForwardRequest(12, "client", "alice", "c", 9, 4, new byte[] {1, 2}, 1),
+                new WireFrame.ForwardReply(12, 1, 0, 44, 2, new byte[] {5}, 1));
     }
 
     @Test

@@ -1,0 +1,135 @@
+package io.synod.core.paxos;
+
+import io.synod.core.util.Check;
+
+/**
+ * Membership changes through one replica (docs/membership.md): its applied {@link Membership}, and, while
+ * it leads, the single-step changes it may propose as log entries: add a learner, promote a caught-up
+ * learner, remove a member. Replacing a voter is those three steps (add, promote, remove), the joint
+ * configuration being the one in between. Every refusal is a {@link Refused} naming the rule.
+ *
+ * <p>Plain groups only: with RS-Paxos coding the number of acceptors N is part of the coding (§4.6 would
+ * re-derive (N, F, X)), and a durable (RocksDB) state machine does not record the membership yet; both are
+ * refused, never ignored.
+ */
+public final class MembershipChanges {
+    /** A change this replica will not propose now; the message names the rule (docs/membership.md). */
+    public static final class Refused extends IllegalStateException {
+        Refused(String message) {
+            super(message);
+        }
+    }
+
+    private final ReplicaContext ctx;
+    private final Leader leader;
+    private final Learner learner;
+    private final CatchUp catchUp;
+
+    MembershipChanges(ReplicaContext ctx, Leader leader, Learner learner, CatchUp catchUp) {
+        this.ctx = ctx;
+        this.leader = leader;
+        this.learner = learner;
+        this.catchUp = catchUp;
+    }
+
+    /** The membership this replica has applied (in force after its applied slot). */
+    public Membership applied() {
+        return ctx.membership;
+    }
+
+    /** While leading, the membership in force at the next slot to commit (the base of the next change). */
+    public Membership committed() {
+        Check.state(ctx.role == Role.LEADER, "only a leader knows the membership at its commit point");
+        return leader.committedMembership();
+    }
+
+    /** Proposes adding {@code id} as a learner; returns the change entry's slot. */
+    public long addLearner(int id) {
+        return propose(base().withLearner(id));
+    }
+
+    /** Proposes promoting the learner {@code id} to voter once it has caught up (rule M6); returns the slot. */
+    public long promote(int id) {
+        Membership base = base();
+        Membership next = base.promoted(id);
+        long applied = catchUp.peerAppliedSlot(id);
+        if (ctx.membershipGuards.promoteOnlyCaughtUp && id != ctx.self && applied < learner.commitSlot()) {
+            throw new Refused("learner " + id + " applied through slot " + applied + ", the commit point is "
+                    + learner.commitSlot() + ": it is promoted once caught up (rule M6)");
+        }
+        return propose(next);
+    }
+
+    /** Proposes removing the voter or learner {@code id} (its id is retired); returns the slot. */
+    public long remove(int id) {
+        return propose(base().without(id));
+    }
+
+    /**
+     * Proposes {@code next} as the group's membership; it must be one step from the membership at the commit
+     * point (rule M4) unless a negative control switched that rule off. Returns the change entry's slot.
+     *
+     * @throws Refused if this replica does not lead, a change is in flight, no entry of its ballot is chosen
+     *                 yet (rule M5), or the group runs coded or on a durable state machine
+     * @throws IllegalArgumentException if {@code next} is not a single step
+     */
+    public long propose(Membership next) {
+        Membership base = base();
+        if (ctx.membershipGuards.singleStep) {
+            Check.argument(base.singleStepTo(next) >= 0, "from %s to %s is not one step (add a learner, promote one, "
+                    + "remove one member): replace a voter by add, promote, remove (rule M4)", base, next);
+        }
+        if (ctx.membershipGuards.oneChosenChangeAtATime) {
+            if (leader.membershipChangeInFlight()) {
+                throw new Refused("a membership change is in flight: one at a time (rule M5)");
+            }
+            if (!leader.ownBallotEntryChosen()) {
+                if (leader.appendedNothing()) {
+                    leader.append(Command.NOOP); // The entry of its own ballot the next attempt waits for.
+                }
+                throw new Refused("no entry of this leader's ballot is chosen yet (rule M5, raft-dev 2015)");
+            }
+        }
+        return leader.appendMembershipChange(next);
+    }
+
+    private Membership base() {
+        if (ctx.role != Role.LEADER) {
+            throw new Refused("not the leader: membership changes go through the group's leader");
+        }
+        if (ctx.coding.enabled()) {
+            throw new Refused("membership changes are not supported with RS-Paxos coding (N is part of the coding)");
+        }
+        if (learner.stateMachine().durableAppliedSlot() >= 0) {
+            throw new Refused("membership changes are not supported on a durable state machine: it does not record the membership");
+        }
+        return leader.committedMembership();
+    }
+
+    // ---- negative controls (the simulator's membership-* mutations), never used in production -------
+
+    /** NEGATIVE CONTROL ONLY: phase 1 waits for a majority of the applied membership alone (rule M3 off). */
+    public void disableEveryConfigurationRead() {
+        ctx.membershipGuards.phase1ReadsEveryConfiguration = false;
+    }
+
+    /** NEGATIVE CONTROL ONLY: learners' acceptances and promises count (rule M2 off). */
+    public void countLearners() {
+        ctx.membershipGuards.learnersNeverCounted = false;
+    }
+
+    /** NEGATIVE CONTROL ONLY: Raft's rule, changes counted once appended, several in flight (rule M5 off). */
+    public void useAppendedConfiguration() {
+        ctx.membershipGuards.oneChosenChangeAtATime = false;
+    }
+
+    /** NEGATIVE CONTROL ONLY: any membership may follow any (rule M4 off). */
+    public void allowAnyStep() {
+        ctx.membershipGuards.singleStep = false;
+    }
+
+    /** NEGATIVE CONTROL ONLY: a learner is promoted however far behind (rule M6 off). */
+    public void promoteLaggingLearners() {
+        ctx.membershipGuards.promoteOnlyCaughtUp = false;
+    }
+}

@@ -1,0 +1,23 @@
+package io.synod.core.paxos;
+
+/**
+ * The rules of docs/membership.md that a negative control may switch off, one flag each. Every flag is
+ * true in production; only the simulator's {@code membership-*} mutations clear one, to show the
+ * simulator catches the unsafe variant.
+ */
+final class MembershipGuards {
+    /** M3: phase 1 waits for a majority of every configuration that may govern a slot it reads. */
+    boolean phase1ReadsEveryConfiguration = true;
+    /** M2: a learner's acceptances and promises are never counted (the control counts them toward the voters' majority). */
+    boolean learnersNeverCounted = true;
+    /**
+     * M5 (with M2's "in force only once chosen"): one change in flight, none before an entry of the leader's
+     * own ballot is chosen, and a slot counted by the configuration chosen before it, never by one merely
+     * appended (Raft's rule, the raft-dev 2015 single-server change bug).
+     */
+    boolean oneChosenChangeAtATime = true;
+    /** M4: a change adds a learner, promotes one, or removes one member; never swaps voters in one step. */
+    boolean singleStep = true;
+    /** M6: a learner is promoted only once it has applied through the leader's commit point. */
+    boolean promoteOnlyCaughtUp = true;
+}
