@@ -18,13 +18,71 @@ final class SimEndOfSeed {
     }
 
     /**
+     * The quiesce phase: replicas get {@link Simulation#quiesceNanos()} to converge, measured from the last
+     * change of leadership. Catch-up is the leader's work (Multi-Paxos: a follower learns missing slots
+     * from the leader in office), so a window that opens while a leader is being replaced loses the part
+     * spent electing; when the window ends with different candidates or leaders than it began with, it
+     * opens again. A cluster that never settles still fails: the whole phase is bounded by
+     * {@link SimConfig#livenessBoundNanos()}, the bound every operation after healing must meet.
+     */
+    void startQuiesce() {
+        sim.phase = Simulation.Phase.QUIESCE;
+        long giveUpNanos = sim.queue.now() + sim.config.livenessBoundNanos();
+        openQuiesceWindow(giveUpNanos);
+    }
+
+    private void openQuiesceWindow(long giveUpNanos) {
+        String leadership = leadership();
+        sim.queue.after(sim.quiesceNanos(), () -> {
+            String now = leadership();
+            if (now.equals(leadership)) {
+                endQuiesce();
+            } else if (sim.queue.now() >= giveUpNanos) {
+                sim.fail(SimViolation.Kind.LIVENESS, "leadership still changing " + sim.config.livenessBoundNanos() / 1_000_000
+                        + " ms after the last operation (" + (now.isEmpty() ? "no candidate or leader" : now.trim()) + ")");
+                sim.phase = Simulation.Phase.DONE;
+            } else {
+                // The traffic of the writes is what a 100 ms window costs, as it was before windows re-opened:
+                // heartbeats of the extra windows are a cost of the check, not of the writes.
+                markQuiesceEnd();
+                openQuiesceWindow(giveUpNanos);
+            }
+        });
+    }
+
+    private void endQuiesce() {
+        if (sim.coding.defersRebuild()) {
+            startResolvePhase();
+        } else {
+            sim.phase = Simulation.Phase.DONE;
+        }
+    }
+
+    private void markQuiesceEnd() {
+        if (sim.trafficAtQuiesceEnd == null) {
+            sim.trafficAtQuiesceEnd = sim.traffic.result(sim.committedWriteSlots.size());
+        }
+    }
+
+    /** The nodes running for or holding leadership, with their ballots (ballots only grow: a change shows). */
+    private String leadership() {
+        StringBuilder out = new StringBuilder();
+        for (SimNode node : sim.nodes) {
+            if (node.isUp() && node.replica.ownBallot() != null) {
+                out.append(" node ").append(node.id).append(' ').append(node.replica.role()).append(' ').append(node.replica.ownBallot());
+            }
+        }
+        return out.toString();
+    }
+
+    /**
      * Deferred rebuild: the replicas' states are compared resolved, so every replica now rebuilds every
      * key it applied without its bytes, through its own recovery reads; the seed ends once none is left
      * (within the quiesce bound, else a liveness violation). Its traffic is not counted as the writes'.
      */
     void startResolvePhase() {
         sim.phase = Simulation.Phase.RESOLVE;
-        sim.trafficAtQuiesceEnd = sim.traffic.result(sim.committedWriteSlots.size());
+        markQuiesceEnd();
         for (SimNode node : sim.nodes) {
             if (node.isUp()) {
                 node.replica.resolveDeferred();

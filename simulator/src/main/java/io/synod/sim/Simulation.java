@@ -67,7 +67,7 @@ public final class Simulation {
     final SimMembershipChanges membershipChanges = new SimMembershipChanges(this);
     final SimWatchers watchers;
     final SimNodeInputs inputs = new SimNodeInputs(this);
-    /** The traffic when the quiesce phase ended (deferred rebuild: the end-of-seed rebuild is a check, not a cost of the writes). */
+    /** The traffic when the first quiesce window ended (the end-of-seed rebuild and re-opened windows are checks, not costs of the writes). */
     SimTraffic trafficAtQuiesceEnd;
     /** Shard corruption in recovery-read replies (coded mode with network faults), a stream of its own. */
     final SimRandom corruptRandom;
@@ -355,8 +355,7 @@ public final class Simulation {
         } else if (phase == Phase.LIVENESS && clients.finished() && !leaderIsolation.isolating()) {
             // The quiesce window is fault-free: a lasting isolation still in force when the last operation ends
             // (its leader's CheckQuorum has not fired yet) would otherwise eat up to checkQuorumNanos of it.
-            phase = Phase.QUIESCE;
-            queue.after(quiesceNanos(), coding.defersRebuild() ? endOfSeed::startResolvePhase : () -> phase = Phase.DONE);
+            endOfSeed.startQuiesce();
         }
     }
 

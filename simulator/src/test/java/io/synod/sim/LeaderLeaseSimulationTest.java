@@ -66,6 +66,18 @@ class LeaderLeaseSimulationTest {
     }
 
     @Test
+    void leaderLeaseSeed6804QuiescesAfterLeadershipSettles() {
+        // Regression (docs/simulator.md, "Seed 6804"): the liveness phase's cut-off leader stepped down by
+        // CheckQuorum and the cut ended, so the 100 ms quiesce window opened with no leader in office; the
+        // re-election took 46 ms of it, and a follower 28 slots behind, catching up 8 slots per round trip
+        // from the leader in office (Multi-Paxos: the leader brings followers up to date), ran out of window
+        // (LIVENESS). The window now opens again when leadership changed during it.
+        SimResult result = Simulation.run(SimConfig.defaults(5, FaultProfile.ALL).withSeed(6804),
+                SimLeaseModes.world(SimLeaseModes.Mode.LEADER));
+        assertTrue(result.passed(), result.summaryLine());
+    }
+
+    @Test
     void leaderLeaseFiveHundredSeedsAtFiveNodesWithAllFaults() {
         assertClean(sweep(SimConfig.defaults(5, FaultProfile.ALL), SimLeaseModes.world(SimLeaseModes.Mode.LEADER), 1, 500));
     }
