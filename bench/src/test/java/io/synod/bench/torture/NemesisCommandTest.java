@@ -86,8 +86,11 @@ class NemesisCommandTest {
         assertTrue(r.out().contains("faults:              4 (4 recovered within 30 s)"), r.out());
         assertTrue(r.out().contains(", lost 0"), r.out());
         assertTrue(r.out().contains("a cut is a blackhole route"), r.out());
-        // The fsyncgate rule: the replica on the full disk stops rather than acknowledging what is not durable.
-        assertTrue(r.out().contains("; a replica stopped after "), r.out());
+        // The fsyncgate rule: a replica whose write or fsync fails stops rather than acknowledging what is not
+        // durable. The node log writes into preallocated segments, so a full disk is met only when a new segment
+        // (16 MiB) or a RocksDB flush needs space, which a short hold may not reach: then the replicas keep serving
+        // with every write durable (lost 0 and the checker above). Either outcome must be reported.
+        assertTrue(r.out().contains("; a replica stopped after ") || r.out().contains("; its replicas kept serving"), r.out());
         assertLinearizable(dir);
         assertEveryProcessStopped(dir);
         String links = NemesisNet.run(List.of("ip", "-o", "link")) + NemesisNet.run(List.of("ip", "netns", "list"));
