@@ -1,7 +1,7 @@
 package io.synod.engine;
 
 import io.synod.core.paxos.Coding;
-import io.synod.core.paxos.Membership;
+import io.synod.core.paxos.GroupMembership;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.leases.ReadLease;
 
@@ -19,7 +19,7 @@ import io.synod.leases.ReadLease;
  * @param membership the group's initial membership (docs/membership.md); every node votes unless the simulator says otherwise
  */
 public record GroupDriverConfig(int group, ReplicaConfig replica, Coding coding, ReadLease lease, LeaseClock leaseClock,
-        int maxWaiters, DriverMetrics metrics, DriverControls controls, Membership membership) {
+        int maxWaiters, DriverMetrics metrics, DriverControls controls, GroupMembership membership) {
     public GroupDriverConfig {
         if (replica == null || coding == null || lease == null || leaseClock == null || metrics == null
                 || controls == null || membership == null) {
@@ -34,7 +34,7 @@ public record GroupDriverConfig(int group, ReplicaConfig replica, Coding coding,
     /** A group whose every node votes. */
     public GroupDriverConfig(int group, ReplicaConfig replica, Coding coding, ReadLease lease, LeaseClock leaseClock,
             int maxWaiters, DriverMetrics metrics, DriverControls controls) {
-        this(group, replica, coding, lease, leaseClock, maxWaiters, metrics, controls, Membership.allVoters(replica.clusterSize()));
+        this(group, replica, coding, lease, leaseClock, maxWaiters, metrics, controls, GroupMembership.allVoters(replica.clusterSize()));
     }
 
     /** A real driver (no negative control). */
@@ -63,7 +63,7 @@ public record GroupDriverConfig(int group, ReplicaConfig replica, Coding coding,
     }
 
     /** The same group starting with {@code value} as its membership (the simulator's membership world). */
-    public GroupDriverConfig withMembership(Membership value) {
+    public GroupDriverConfig withMembership(GroupMembership value) {
         return new GroupDriverConfig(group, replica, coding, lease, leaseClock, maxWaiters, metrics, controls, value);
     }
 

@@ -1,7 +1,7 @@
 package io.synod.sim;
 
 import io.synod.core.paxos.Entry;
-import io.synod.core.paxos.Membership;
+import io.synod.core.paxos.GroupMembership;
 import io.synod.core.paxos.MembershipChanges;
 import io.synod.core.paxos.Role;
 import java.util.HashSet;
@@ -39,16 +39,16 @@ public final class SimMembershipChanges {
     private long refused;
     private final Set<Long> appliedChangeSlots = new HashSet<>();
     /** Every applied change entry by slot: the membership it puts in force from the next slot on. */
-    private final TreeMap<Long, Membership> changes = new TreeMap<>();
+    private final TreeMap<Long, GroupMembership> changes = new TreeMap<>();
 
     SimMembershipChanges(Simulation sim) {
         this.sim = sim;
     }
 
     /** The membership every replica starts with. */
-    Membership initial() {
+    GroupMembership initial() {
         int n = sim.config.nodes();
-        return sim.config.membershipChanges() ? Membership.firstVoters(n, n - 2) : Membership.allVoters(n);
+        return sim.config.membershipChanges() ? GroupMembership.firstVoters(n, n - 2) : GroupMembership.allVoters(n);
     }
 
     void start() {
@@ -91,9 +91,9 @@ public final class SimMembershipChanges {
     }
 
     void onApplied(Entry entry) {
-        if (Membership.isChange(entry.command())) {
+        if (GroupMembership.isChange(entry.command())) {
             appliedChangeSlots.add(entry.slot());
-            changes.put(entry.slot(), Membership.of(entry.command()));
+            changes.put(entry.slot(), GroupMembership.of(entry.command()));
         }
     }
 
@@ -102,8 +102,8 @@ public final class SimMembershipChanges {
      * changes some replica applied (the chosen log is unique, and a replica that answers for {@code slot} applied
      * every entry below it).
      */
-    Membership inForceAt(long slot) {
-        Map.Entry<Long, Membership> last = changes.lowerEntry(slot);
+    GroupMembership inForceAt(long slot) {
+        Map.Entry<Long, GroupMembership> last = changes.lowerEntry(slot);
         return last == null ? initial() : last.getValue();
     }
 
@@ -125,7 +125,7 @@ public final class SimMembershipChanges {
 
     /** Every member applied the same log, so every member must hold the same membership; else a description. */
     String disagreement() {
-        Membership reference = null;
+        GroupMembership reference = null;
         long maxApplied = 0;
         for (SimNode node : sim.nodes) {
             maxApplied = Math.max(maxApplied, node.replica.appliedSlot());
@@ -134,7 +134,7 @@ public final class SimMembershipChanges {
             if (!isFinalMember(node, maxApplied)) {
                 continue;
             }
-            Membership membership = node.replica.membership().applied();
+            GroupMembership membership = node.replica.membership().applied();
             if (reference != null && !membership.equals(reference)) {
                 return "node " + node.id + " holds membership " + membership + " but node 0 holds " + reference;
             }
@@ -174,7 +174,7 @@ public final class SimMembershipChanges {
 
     private void step(SimNode leader) {
         MembershipChanges changes = leader.replica.membership();
-        Membership m = changes.committed();
+        GroupMembership m = changes.committed();
         if (staleVoter >= 0 && m.learners() == 0 && m.voterCount() == 3 && Long.bitCount(m.retired()) == 2) {
             releaseStaleVoter(); // Both replacements are done.
         }
@@ -189,7 +189,7 @@ public final class SimMembershipChanges {
         }
     }
 
-    private long nextStep(MembershipChanges changes, Membership m) {
+    private long nextStep(MembershipChanges changes, GroupMembership m) {
         int n = sim.config.nodes();
         if (m.learners() != 0) {
             int learner = Long.numberOfTrailingZeros(m.learners());
@@ -223,7 +223,7 @@ public final class SimMembershipChanges {
      * The voter to remove: a crashed one if any (replacing a crashed node), else the oldest (lowest id) voter
      * other than the stale one (a rolling replacement; the stale voter stays, so its return tests rule M3).
      */
-    private int victim(Membership m) {
+    private int victim(GroupMembership m) {
         long voters = m.voters();
         for (long rest = voters; rest != 0; rest &= rest - 1) {
             int id = Long.numberOfTrailingZeros(rest);

@@ -3,7 +3,7 @@ package io.synod.sim;
 import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.ClientRequest;
 import io.synod.core.paxos.Command;
-import io.synod.core.paxos.Membership;
+import io.synod.core.paxos.GroupMembership;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
 import io.synod.engine.DriverInput;
@@ -216,7 +216,7 @@ final class SimNodeInputs {
         if (sim.config.membershipChanges()) {
             // Only the voters of the membership in force at the slot count, and a majority of them is the quorum
             // (docs/membership.md rule M2); the replier may have applied later changes in the same batch.
-            Membership membership = sim.membershipChanges.inForceAt(reply.slot());
+            GroupMembership membership = sim.membershipChanges.inForceAt(reply.slot());
             counted = membership.voters();
             needed = membership.voterCount() - (membership.voterCount() / 2 + 1) + 1;
         }

@@ -1,7 +1,7 @@
 package io.synod.sim;
 
 import io.synod.core.paxos.Coding;
-import io.synod.core.paxos.Membership;
+import io.synod.core.paxos.GroupMembership;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
@@ -37,7 +37,7 @@ final class SimNodeOutput implements DriverOutput {
         for (Entry applied : ready.applied()) {
             sim.codingChanges.onApplied(applied);
             sim.membershipChanges.onApplied(applied);
-            if (!applied.command().isNoop() && !Coding.isChange(applied.command()) && !Membership.isChange(applied.command())) {
+            if (!applied.command().isNoop() && !Coding.isChange(applied.command()) && !GroupMembership.isChange(applied.command())) {
                 sim.committedWriteSlots.add(applied.slot());
             }
         }

@@ -6,7 +6,7 @@ import java.util.Arrays;
  * The group configuration a snapshot records after its slot, in the session table's trailer
  * ({@link ClientSessions#encode(byte[])}), so that changes survive compaction, snapshot transfer and
  * restarts (docs/erasure.md rule C4, docs/membership.md rule M7): the coding's parameters
- * ({@link Coding#encodeParameters()}) once the coding changed, then the {@link Membership} once the
+ * ({@link Coding#encodeParameters()}) once the coding changed, then the {@link GroupMembership} once the
  * membership changed. A group whose configuration never changed writes no trailer, so its snapshots
  * stay byte for byte what they were; one whose coding alone changed writes what it wrote before.
  */
@@ -36,9 +36,9 @@ final class ConfigurationTrailer {
     }
 
     /** The membership {@code trailer} records, or {@code initial} if it records none. */
-    static Membership membership(Membership initial, byte[] trailer) {
+    static GroupMembership membership(GroupMembership initial, byte[] trailer) {
         int at = membershipOffset(trailer);
-        return at < 0 ? initial : Membership.decode(Arrays.copyOfRange(trailer, at, trailer.length));
+        return at < 0 ? initial : GroupMembership.decode(Arrays.copyOfRange(trailer, at, trailer.length));
     }
 
     /** Where the membership part starts (0 without a coding part), or -1 if there is none. */
@@ -46,8 +46,8 @@ final class ConfigurationTrailer {
         if (trailer == null) {
             return -1;
         }
-        int size = Membership.encodedBytes();
-        if (trailer.length >= size && Membership.isEncoded(trailer, trailer.length - size)) {
+        int size = GroupMembership.encodedBytes();
+        if (trailer.length >= size && GroupMembership.isEncoded(trailer, trailer.length - size)) {
             return trailer.length - size;
         }
         return -1;

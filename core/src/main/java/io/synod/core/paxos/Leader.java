@@ -59,9 +59,9 @@ final class Leader {
      * The membership in force at slot commitSlot + 1 (docs/membership.md rule M1): the applied one changed by
      * every change entry committed since; slots commit in order, so each is counted with its own configuration.
      */
-    private Membership committedMembership;
+    private GroupMembership committedMembership;
     /** The newest membership in this leader's log, chosen or not (counted only under the Raft-rule negative control). */
-    private Membership appendedMembership;
+    private GroupMembership appendedMembership;
     /** The highest slot where this leader appended a membership change (0 if none), and its first slot. */
     private long lastMembershipChangeSlot;
     private long firstSlot;
@@ -127,8 +127,8 @@ final class Leader {
         committedMembership = ctx.membership;
         appendedMembership = ctx.membership;
         for (Entry entry : acceptor.entriesFrom(learner.appliedSlot() + 1)) {
-            if (Membership.isChange(entry.command())) {
-                appendedMembership = Membership.of(entry.command());
+            if (GroupMembership.isChange(entry.command())) {
+                appendedMembership = GroupMembership.of(entry.command());
             }
             if (entry.slot() > learner.commitSlot()) {
                 continue;
@@ -136,14 +136,14 @@ final class Leader {
             if (Coding.isChange(entry.command())) {
                 committedCoding = committedCoding.after(entry.command());
             }
-            if (Membership.isChange(entry.command())) {
-                committedMembership = Membership.of(entry.command());
+            if (GroupMembership.isChange(entry.command())) {
+                committedMembership = GroupMembership.of(entry.command());
             }
         }
     }
 
     /** The membership in effect at the next slot to commit (the base of the next change, rule M5). */
-    Membership committedMembership() {
+    GroupMembership committedMembership() {
         return committedMembership;
     }
 
@@ -163,7 +163,7 @@ final class Leader {
     }
 
     /** Appends the entry that changes the group's membership to {@code next}; returns its slot. */
-    long appendMembershipChange(Membership next) {
+    long appendMembershipChange(GroupMembership next) {
         return append(next.changeCommand());
     }
 
@@ -273,10 +273,10 @@ final class Leader {
             proposal.fullCopies = leases.requiredAcceptors(proposal.entry) & ((1L << ctx.clusterSize) - 1);
         }
         nextSlot++;
-        if (Membership.isChange(proposal.entry.command())) {
+        if (GroupMembership.isChange(proposal.entry.command())) {
             // New or re-proposed by phase 1: either way a change is in flight until it commits (rule M5).
             lastMembershipChangeSlot = proposal.entry.slot();
-            appendedMembership = Membership.of(proposal.entry.command());
+            appendedMembership = GroupMembership.of(proposal.entry.command());
         }
         acceptor.accept(proposal.forPeer(ctx.self));
         inFlight.put(proposal.entry.slot(), proposal);
@@ -500,8 +500,8 @@ final class Leader {
             if (Coding.isChange(slot.entry.command())) {
                 committedCoding = committedCoding.after(slot.entry.command()); // In effect from the next slot on.
             }
-            if (Membership.isChange(slot.entry.command())) {
-                committedMembership = Membership.of(slot.entry.command()); // In effect from the next slot on (M1).
+            if (GroupMembership.isChange(slot.entry.command())) {
+                committedMembership = GroupMembership.of(slot.entry.command()); // In effect from the next slot on (M1).
             }
             progressed = true;
         }
@@ -524,7 +524,7 @@ final class Leader {
      */
     private boolean hasWriteQuorum(InFlight slot) {
         int failures = committedCoding.failures();
-        Membership m = ctx.membershipGuards.oneChosenChangeAtATime ? committedMembership : appendedMembership;
+        GroupMembership m = ctx.membershipGuards.oneChosenChangeAtATime ? committedMembership : appendedMembership;
         long counted = ctx.membershipGuards.learnersNeverCounted ? m.voters() : m.members();
         return quorum.isWriteQuorum(slot.entry, failures, Long.bitCount(slot.acceptors & counted), m.voterCount())
                 || (committedCoding.enabled() && Long.bitCount(slot.acceptors & slot.fullCopies) >= failures + 1);
@@ -552,7 +552,7 @@ final class Leader {
             }
             expected++;
             Command command = slot.entry.command();
-            if (Coding.isChange(command) || Membership.isChange(command)) {
+            if (Coding.isChange(command) || GroupMembership.isChange(command)) {
                 return; // Slots after it commit with the new configuration's quorums: wait for it to commit.
             }
             if (command.isNoop()) {

@@ -329,8 +329,8 @@ final class Learner {
         if (command.isNoop()) {
             return;
         }
-        if (Membership.isChange(command)) {
-            ctx.membership = Membership.of(command); // In force from the next slot on, on every replica (rule M1).
+        if (GroupMembership.isChange(command)) {
+            ctx.membership = GroupMembership.of(command); // In force from the next slot on, on every replica (rule M1).
             return;
         }
         if (Coding.isChange(command)) {
@@ -371,7 +371,7 @@ final class Learner {
     }
 
     /** The membership a snapshot records (the constructor's if it records none); for phase 1's quorums. */
-    Membership membershipOf(Snapshot snapshot) {
+    GroupMembership membershipOf(Snapshot snapshot) {
         return ConfigurationTrailer.membership(ctx.initialMembership, ClientSessions.trailerOf(snapshot.sessions()));
     }
 

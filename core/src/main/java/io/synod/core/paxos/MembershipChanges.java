@@ -3,7 +3,7 @@ package io.synod.core.paxos;
 import io.synod.core.util.Check;
 
 /**
- * Membership changes through one replica (docs/membership.md): its applied {@link Membership}, and, while
+ * Membership changes through one replica (docs/membership.md): its applied {@link GroupMembership}, and, while
  * it leads, the single-step changes it may propose as log entries: add a learner, promote a caught-up
  * learner, remove a member. Replacing a voter is those three steps (add, promote, remove), the joint
  * configuration being the one in between. Every refusal is a {@link Refused} naming the rule.
@@ -33,12 +33,12 @@ public final class MembershipChanges {
     }
 
     /** The membership this replica has applied (in force after its applied slot). */
-    public Membership applied() {
+    public GroupMembership applied() {
         return ctx.membership;
     }
 
     /** While leading, the membership in force at the next slot to commit (the base of the next change). */
-    public Membership committed() {
+    public GroupMembership committed() {
         Check.state(ctx.role == Role.LEADER, "only a leader knows the membership at its commit point");
         return leader.committedMembership();
     }
@@ -50,8 +50,8 @@ public final class MembershipChanges {
 
     /** Proposes promoting the learner {@code id} to voter once it has caught up (rule M6); returns the slot. */
     public long promote(int id) {
-        Membership base = base();
-        Membership next = base.promoted(id);
+        GroupMembership base = base();
+        GroupMembership next = base.promoted(id);
         long applied = catchUp.peerAppliedSlot(id);
         if (ctx.membershipGuards.promoteOnlyCaughtUp && id != ctx.self && applied < learner.commitSlot()) {
             throw new Refused("learner " + id + " applied through slot " + applied + ", the commit point is "
@@ -73,8 +73,8 @@ public final class MembershipChanges {
      *                 yet (rule M5), or the group runs coded or on a durable state machine
      * @throws IllegalArgumentException if {@code next} is not a single step
      */
-    public long propose(Membership next) {
-        Membership base = base();
+    public long propose(GroupMembership next) {
+        GroupMembership base = base();
         if (ctx.membershipGuards.singleStep) {
             Check.argument(base.singleStepTo(next) >= 0, "from %s to %s is not one step (add a learner, promote one, "
                     + "remove one member): replace a voter by add, promote, remove (rule M4)", base, next);
@@ -93,7 +93,7 @@ public final class MembershipChanges {
         return leader.appendMembershipChange(next);
     }
 
-    private Membership base() {
+    private GroupMembership base() {
         if (ctx.role != Role.LEADER) {
             throw new Refused("not the leader: membership changes go through the group's leader");
         }

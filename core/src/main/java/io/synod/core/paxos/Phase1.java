@@ -71,7 +71,7 @@ final class Phase1 {
      * those of change entries in this replica's log past it, in any promise (any ballot), or in a fetched
      * snapshot. Phase 1 needs a majority of the voters of each.
      */
-    private final List<Membership> configurations = new ArrayList<>();
+    private final List<GroupMembership> configurations = new ArrayList<>();
 
     Phase1(ReplicaContext ctx, Acceptor acceptor, Learner learner, Leader leader, Clients clients, QuorumPolicy quorum) {
         this.ctx = ctx;
@@ -219,12 +219,12 @@ final class Phase1 {
         if (Coding.isChange(entry.command())) {
             fewestFailures = Math.min(fewestFailures, Coding.failuresAfter(entry.command()));
         }
-        if (Membership.isChange(entry.command())) {
-            noteMembership(Membership.of(entry.command()));
+        if (GroupMembership.isChange(entry.command())) {
+            noteMembership(GroupMembership.of(entry.command()));
         }
     }
 
-    private void noteMembership(Membership membership) {
+    private void noteMembership(GroupMembership membership) {
         if (!configurations.contains(membership)) {
             configurations.add(membership);
         }
@@ -239,10 +239,10 @@ final class Phase1 {
         long promised = promisers | (1L << ctx.self);
         MembershipGuards guards = ctx.membershipGuards;
         if (!guards.phase1ReadsEveryConfiguration || !guards.oneChosenChangeAtATime) {
-            Membership only = guards.oneChosenChangeAtATime ? ctx.membership : newestInOwnLog();
+            GroupMembership only = guards.oneChosenChangeAtATime ? ctx.membership : newestInOwnLog();
             return hasReadQuorum(only, promised, fewest);
         }
-        for (Membership membership : configurations) {
+        for (GroupMembership membership : configurations) {
             if (!hasReadQuorum(membership, promised, fewest)) {
                 return false;
             }
@@ -250,17 +250,17 @@ final class Phase1 {
         return true;
     }
 
-    private boolean hasReadQuorum(Membership membership, long promised, int fewest) {
+    private boolean hasReadQuorum(GroupMembership membership, long promised, int fewest) {
         long counted = ctx.membershipGuards.learnersNeverCounted ? membership.voters() : membership.members();
         return Long.bitCount(promised & counted) >= quorum.phase1Quorum(membership.voterCount(), fewest);
     }
 
     /** The newest membership in this replica's own log (the Raft-rule negative control's view). */
-    private Membership newestInOwnLog() {
-        Membership newest = ctx.membership;
+    private GroupMembership newestInOwnLog() {
+        GroupMembership newest = ctx.membership;
         for (Entry entry : acceptor.entriesFrom(learner.appliedSlot() + 1)) {
-            if (Membership.isChange(entry.command())) {
-                newest = Membership.of(entry.command());
+            if (GroupMembership.isChange(entry.command())) {
+                newest = GroupMembership.of(entry.command());
             }
         }
         return newest;
@@ -350,7 +350,7 @@ final class Phase1 {
                         chosenCandidate.coded() == null ? 1 : chosenCandidate.coded().dataShards());
             }
             Check.state(appended == slot, "leader re-proposes slot %d but appended %d", slot, appended);
-            if (!command.isNoop() && !Coding.isChange(command) && !Membership.isChange(command)) {
+            if (!command.isNoop() && !Coding.isChange(command) && !GroupMembership.isChange(command)) {
                 clients.awaitIfPending(command);
             }
         }

@@ -76,12 +76,12 @@ public final class Replica {
      */
     public Replica(ReplicaConfig config, DurableState durable, StateMachine stateMachine, QuorumPolicy quorum,
             LeaseHooks leases, Coding coding, long nowNanos) {
-        this(config, durable, stateMachine, quorum, leases, coding, Membership.allVoters(config.clusterSize()), nowNanos);
+        this(config, durable, stateMachine, quorum, leases, coding, GroupMembership.allVoters(config.clusterSize()), nowNanos);
     }
 
     /** Builds a replica whose group starts with {@code membership} (docs/membership.md) instead of every id voting. */
     public Replica(ReplicaConfig config, DurableState durable, StateMachine stateMachine, QuorumPolicy quorum,
-            LeaseHooks leases, Coding coding, Membership membership, long nowNanos) {
+            LeaseHooks leases, Coding coding, GroupMembership membership, long nowNanos) {
         Check.argument(membership != null && membership.universe() == config.clusterSize(),
                 "the initial membership must name ids 0..%d", config.clusterSize() - 1);
         Check.argument(config != null && durable != null && stateMachine != null && quorum != null && leases != null
@@ -124,7 +124,7 @@ public final class Replica {
             }
             phase1.retransmitIfDue();
         } else if (ctx.role == Role.LEADER) {
-            Membership voting = leader.committedMembership();
+            GroupMembership voting = leader.committedMembership();
             if (contact.lostQuorum(quorum.phase1Quorum(voting.voterCount()), voting.voters())) {
                 // CheckQuorum: cut off from a quorum, this leader cannot commit, and the election
                 // service may go on naming it; stepping down and resigning lets someone else lead.
@@ -234,7 +234,7 @@ public final class Replica {
         Check.argument(request != null, "request must not be null");
         Command command = request.command();
         int maxBytes = ctx.config.maxCommandBytes();
-        if (Coding.isChange(command) || Membership.isChange(command)) {
+        if (Coding.isChange(command) || GroupMembership.isChange(command)) {
             clients.reply(command, ClientReply.Status.REJECTED, 0, utf8("client id " + command.clientId()
                     + " is reserved for " + (Coding.isChange(command) ? "coding" : "membership") + " changes"));
             return;
@@ -324,7 +324,7 @@ public final class Replica {
         return leader.appendCodingChange(next);
     }
 
-    /** Membership changes through this replica (it proposes them while it leads) and its applied membership. */
+    /** GroupMembership changes through this replica (it proposes them while it leads) and its applied membership. */
     public MembershipChanges membership() {
         return new MembershipChanges(ctx, leader, learner, catchUp);
     }

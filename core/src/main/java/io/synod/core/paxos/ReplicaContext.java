@@ -25,8 +25,8 @@ final class ReplicaContext {
      * was built with, changed by every membership-change entry it applied (or the one a snapshot it installed
      * recorded). The leader counts a slot with the configuration in force at that slot instead.
      */
-    Membership membership;
-    final Membership initialMembership;
+    GroupMembership membership;
+    final GroupMembership initialMembership;
     /** The membership rules' switches, on except in the simulator's negative controls. */
     final MembershipGuards membershipGuards = new MembershipGuards();
     /** Whole values of coded entries this replica encoded or rebuilt (bounded). */
@@ -44,7 +44,7 @@ final class ReplicaContext {
     LeaseHooks leases = LeaseHooks.NONE;
     ClockReading clock;
 
-    ReplicaContext(ReplicaConfig config, Coding coding, Membership membership, long nowNanos) {
+    ReplicaContext(ReplicaConfig config, Coding coding, GroupMembership membership, long nowNanos) {
         this.config = config;
         this.membership = membership;
         this.initialMembership = membership;

@@ -20,7 +20,7 @@ class MembershipScenarioTest {
     /** Five replica ids: 0, 1, 2 vote, 3 and 4 are spares; node 0 leads with an entry of its ballot chosen. */
     private static TestCluster cluster(ReplicaConfig config) {
         TestCluster cluster = new TestCluster(5, config);
-        cluster.startWith(Membership.firstVoters(5, 3));
+        cluster.startWith(GroupMembership.firstVoters(5, 3));
         cluster.elect(0, 1);
         cluster.propose(0, 7, 1, new KvCommand.Put("a", new byte[] {1}));
         assertEquals(ClientReply.Status.OK, cluster.lastReply(7).status());
@@ -124,7 +124,7 @@ class MembershipScenarioTest {
     @Test
     void aVoterIsReplacedInSingleStepsNeverSwapped() {
         TestCluster cluster = cluster();
-        Membership m = changes(cluster, 0).committed();
+        GroupMembership m = changes(cluster, 0).committed();
         IllegalArgumentException swap = assertThrows(IllegalArgumentException.class,
                 () -> changes(cluster, 0).propose(m.swapped(2, 3)));
         assertTrue(swap.getMessage().contains("rule M4"), swap.getMessage());
@@ -134,7 +134,7 @@ class MembershipScenarioTest {
         cluster.settle();
         cluster.tick(TICK);
         for (int node = 0; node < 5; node++) {
-            Membership now = changes(cluster, node).applied();
+            GroupMembership now = changes(cluster, node).applied();
             if (node != 2 && node != 4) {
                 assertEquals("voters {0,1,3} learners {} retired {2}", now.toString(), "node " + node);
             }
@@ -207,7 +207,7 @@ class MembershipScenarioTest {
         }
         cluster.tick(TICK);
         for (int node = 0; node < 4; node++) {
-            assertTrue(cluster.disks[node].entries.values().stream().noneMatch(e -> Membership.isChange(e.command())),
+            assertTrue(cluster.disks[node].entries.values().stream().noneMatch(e -> GroupMembership.isChange(e.command())),
                     "node " + node + " compacted the change entries away");
         }
         for (int node = 0; node < 5; node++) {
@@ -225,10 +225,10 @@ class MembershipScenarioTest {
     @Test
     void forgedAndUnsupportedChangesAreRefused() {
         TestCluster cluster = cluster();
-        cluster.replicas[0].propose(new ClientRequest(new Command(Membership.CHANGE_CLIENT, 1,
-                Membership.allVoters(5).changeCommand().payload())));
+        cluster.replicas[0].propose(new ClientRequest(new Command(GroupMembership.CHANGE_CLIENT, 1,
+                GroupMembership.allVoters(5).changeCommand().payload())));
         cluster.settle();
-        assertEquals(ClientReply.Status.REJECTED, cluster.lastReply(Membership.CHANGE_CLIENT).status());
+        assertEquals(ClientReply.Status.REJECTED, cluster.lastReply(GroupMembership.CHANGE_CLIENT).status());
         assertThrows(MembershipChanges.Refused.class, () -> changes(cluster, 1).addLearner(3), "only a leader proposes");
 
         TestCluster coded = new TestCluster(5, ReplicaConfig.defaults(0, 5), node -> new KvStateMachine(),

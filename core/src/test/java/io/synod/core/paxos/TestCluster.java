@@ -101,10 +101,10 @@ final class TestCluster {
     }
 
     /** The membership every (re)started replica begins with (docs/membership.md); null: every node votes. */
-    Membership membership;
+    GroupMembership membership;
 
     /** Restarts every (still empty) replica with {@code initial} as the group's membership. */
-    void startWith(Membership initial) {
+    void startWith(GroupMembership initial) {
         membership = initial;
         for (int i = 0; i < size; i++) {
             start(i);
@@ -117,7 +117,7 @@ final class TestCluster {
     }
 
     private void start(int node) {
-        Membership initial = membership != null ? membership : Membership.allVoters(size);
+        GroupMembership initial = membership != null ? membership : GroupMembership.allVoters(size);
         replicas[node] = new Replica(baseConfig.withNodeId(node), disks[node].state(), machines.apply(node),
                 coding.enabled() ? coding.quorum() : QuorumPolicy.MAJORITY, leases.apply(node), coding, initial, now);
         loops[node] = new ReadyLoop(replicas[node], new NodeSink(node));

@@ -17,7 +17,7 @@ import java.nio.ByteBuffer;
  * (rule M1 of docs/membership.md, the α = 1 case of Lamport's "Reconfiguring a state machine").
  * Values are immutable; every operation checks the single-step rules and names the one broken.
  */
-public final class Membership {
+public final class GroupMembership {
     /** Client id reserved for membership-change commands (next to {@link Coding#CHANGE_CLIENT}). */
     public static final long CHANGE_CLIENT = Long.MAX_VALUE - 1;
     private static final int MAGIC = 0x534D454D; // "SMEM"
@@ -28,7 +28,7 @@ public final class Membership {
     private final long learners;
     private final long retired;
 
-    private Membership(int universe, long voters, long learners, long retired) {
+    private GroupMembership(int universe, long voters, long learners, long retired) {
         Check.argument(universe >= 1 && universe <= ReplicaConfig.MAX_CLUSTER_SIZE, "membership of %d ids, expected 1..%d",
                 universe, ReplicaConfig.MAX_CLUSTER_SIZE);
         long all = universe == 64 ? -1L : (1L << universe) - 1;
@@ -43,65 +43,65 @@ public final class Membership {
     }
 
     /** Every id of {@code 0..clusterSize-1} votes: the static configuration. */
-    public static Membership allVoters(int clusterSize) {
-        return new Membership(clusterSize, (1L << clusterSize) - 1, 0, 0);
+    public static GroupMembership allVoters(int clusterSize) {
+        return new GroupMembership(clusterSize, (1L << clusterSize) - 1, 0, 0);
     }
 
     /** Ids {@code 0..voterCount-1} vote and the other ids of the universe are not members yet (spares). */
-    public static Membership firstVoters(int universe, int voterCount) {
+    public static GroupMembership firstVoters(int universe, int voterCount) {
         Check.argument(voterCount >= 1 && voterCount <= universe, "%d voters out of %d ids", voterCount, universe);
-        return new Membership(universe, (1L << voterCount) - 1, 0, 0);
+        return new GroupMembership(universe, (1L << voterCount) - 1, 0, 0);
     }
 
     /** Adds {@code id}, not a member and never retired, as a learner. */
-    public Membership withLearner(int id) {
+    public GroupMembership withLearner(int id) {
         checkId(id);
         Check.argument(!isMember(id), "replica %d is already a member of %s", id, this);
         Check.argument(!isRetired(id), "replica id %d was removed before: a replica comes back only as a new id (new incarnation)", id);
-        return new Membership(universe, voters, learners | bit(id), retired);
+        return new GroupMembership(universe, voters, learners | bit(id), retired);
     }
 
     /** Promotes the learner {@code id} to voter. */
-    public Membership promoted(int id) {
+    public GroupMembership promoted(int id) {
         checkId(id);
         Check.argument(isLearner(id), "replica %d is not a learner of %s: only a learner is promoted", id, this);
-        return new Membership(universe, voters | bit(id), learners & ~bit(id), retired);
+        return new GroupMembership(universe, voters | bit(id), learners & ~bit(id), retired);
     }
 
     /** Removes the voter or learner {@code id}; its id is retired. */
-    public Membership without(int id) {
+    public GroupMembership without(int id) {
         checkId(id);
         Check.argument(isMember(id), "replica %d is not a member of %s", id, this);
         Check.argument(voters != bit(id), "replica %d is the last voter of %s", id, this);
-        return new Membership(universe, voters & ~bit(id), learners & ~bit(id), retired | bit(id));
+        return new GroupMembership(universe, voters & ~bit(id), learners & ~bit(id), retired | bit(id));
     }
 
     /**
      * NEGATIVE CONTROL ONLY (the simulator's {@code membership-reused-identity} mutation): adds a retired id
      * back as a learner, as if a replica that lost its disk came back under its old identity.
      */
-    public Membership withReusedLearner(int id) {
+    public GroupMembership withReusedLearner(int id) {
         checkId(id);
         Check.argument(!isMember(id), "replica %d is already a member of %s", id, this);
-        return new Membership(universe, voters, learners | bit(id), retired & ~bit(id));
+        return new GroupMembership(universe, voters, learners | bit(id), retired & ~bit(id));
     }
 
     /**
      * NEGATIVE CONTROL ONLY (the {@code membership-swap} mutation): replaces voter {@code out} by
      * {@code in} in one step, without the joint configuration that holds both.
      */
-    public Membership swapped(int out, int in) {
+    public GroupMembership swapped(int out, int in) {
         checkId(out);
         checkId(in);
         Check.argument(isVoter(out) && !isVoter(in), "swap needs voter %d out and non-voter %d in", out, in);
-        return new Membership(universe, (voters & ~bit(out)) | bit(in), learners & ~bit(in), (retired | bit(out)) & ~bit(in));
+        return new GroupMembership(universe, (voters & ~bit(out)) | bit(in), learners & ~bit(in), (retired | bit(out)) & ~bit(in));
     }
 
     /**
      * How {@code next} differs from this configuration, if it is one single step (rule M4): a learner added,
      * one learner promoted, or one member removed. Returns the id that changes, or -1 if it is not one step.
      */
-    int singleStepTo(Membership next) {
+    int singleStepTo(GroupMembership next) {
         if (next.universe != universe) {
             return -1;
         }
@@ -174,7 +174,7 @@ public final class Membership {
     }
 
     /** The configuration the chosen change {@code command} sets. */
-    public static Membership of(Command change) {
+    public static GroupMembership of(Command change) {
         return decode(change.payload());
     }
 
@@ -192,11 +192,11 @@ public final class Membership {
         return BYTES;
     }
 
-    static Membership decode(byte[] bytes) {
+    static GroupMembership decode(byte[] bytes) {
         Check.argument(bytes.length == BYTES, "membership of %d bytes, expected %d", bytes.length, BYTES);
         ByteBuffer in = ByteBuffer.wrap(bytes);
         Check.argument(in.getInt() == MAGIC, "membership without its magic number");
-        return new Membership(in.getInt(), in.getLong(), in.getLong(), in.getLong());
+        return new GroupMembership(in.getInt(), in.getLong(), in.getLong(), in.getLong());
     }
 
     private void checkId(int id) {
@@ -217,7 +217,7 @@ public final class Membership {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Membership m && m.universe == universe && m.voters == voters && m.learners == learners
+        return o instanceof GroupMembership m && m.universe == universe && m.voters == voters && m.learners == learners
                 && m.retired == retired;
     }
 
