@@ -9,6 +9,7 @@ import io.synod.protocol.ClientReply;
 import io.synod.protocol.ElectionEvent;
 import io.synod.protocol.RoutedCommand;
 import io.synod.engine.DriverInput;
+import io.synod.engine.MembershipAdmin;
 import io.synod.engine.DriverLog;
 import io.synod.engine.DriverMetrics;
 import io.synod.engine.DriverOutput;
@@ -208,6 +209,18 @@ public final class GroupLoop implements AutoCloseable {
     /** An admin coding change: proposed on the group's worker if this replica leads. */
     public void onCodingChange(ClientFrame.CodingChange change, Responder responder) {
         offerOrRefuse(new DriverInput.CodingChange(change, responder), change.requestId(), responder, true);
+    }
+
+    /** An admin membership request (add learner, promote, remove, re-join step, status): answered on the group's worker. */
+    public void onMembership(MembershipAdmin.Request request, Consumer<MembershipAdmin.Answer> answer) {
+        if (status.state() == ClientFrame.GroupStatus.FAILED) {
+            answer.accept(MembershipAdmin.Answer.refused("group " + group + " failed"));
+        } else if (clientInbox.offer(new DriverInput.Membership(request, answer))) {
+            ring();
+        } else {
+            clientInputsBusy.incrementAndGet();
+            answer.accept(MembershipAdmin.Answer.refused("group " + group + " is busy (its input queue is full)"));
+        }
     }
 
     /** Queues a client-side input, or answers at once: no group (failed, or none for this kind) or BUSY (client queue full). */
