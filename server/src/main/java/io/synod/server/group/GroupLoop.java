@@ -1,6 +1,7 @@
 package io.synod.server.group;
 
 import io.synod.coordination.ElectionService;
+import io.synod.core.paxos.GroupMembership;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.StateMachine;
@@ -95,6 +96,7 @@ public final class GroupLoop implements AutoCloseable {
     private volatile boolean moveRequested;
     private volatile boolean closed;
     private volatile ClientFrame.GroupStatus status;
+    private volatile GroupMembership membership;
     private final AtomicLong droppedInputs = new AtomicLong();
     private final AtomicLong peerMessagesQueued = new AtomicLong();
     private final AtomicLong clientInputsBusy = new AtomicLong();
@@ -264,6 +266,11 @@ public final class GroupLoop implements AutoCloseable {
         return status;
     }
 
+    /** The membership this replica applied, as of the last pass (null before the first). */
+    public GroupMembership membership() {
+        return membership;
+    }
+
     public int group() {
         return group;
     }
@@ -402,6 +409,7 @@ public final class GroupLoop implements AutoCloseable {
     private void publish() {
         status = driver.status();
         refusedMessages = driver.refusedMessages();
+        membership = driver.replica().membership().applied();
     }
 
     /** The runner's side of the driver's outputs: the network, the disk and the election service. */
