@@ -5,7 +5,6 @@ import io.synod.client.MembershipResult;
 import io.synod.client.SynodClient;
 import io.synod.protocol.ClientFrame;
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -22,9 +21,10 @@ import picocli.CommandLine.Spec;
  * removed before, M7; the last voter). Exit 0 done, 1 refused or the cluster failed to answer, 2 bad usage.
  */
 @Command(name = "admin", mixinStandardHelpOptions = true,
-        description = {"Admin: the replicas of a group (voters, learners, retired ids, their nodes and incarnations,",
-                "the leader, each member's progress), and single-step membership changes through the group's leader.",
-                "A wiped node re-joins by itself (rejoin.wiped); these commands are for what an operator decides.", "",
+        description = {"Admin: a group's replicas and single-step membership changes through its leader.",
+                "'status' lists the voters, learners and retired replica ids with their nodes and",
+                "incarnations, the leader and each member's progress. A wiped node re-joins by",
+                "itself (rejoin.wiped); these commands are for what an operator decides.", "",
                 "Exit status: 0 done; 1 refused (the rule is printed) or the cluster failed to answer; 2 bad usage."},
         subcommands = {AdminCommand.Status.class, AdminCommand.AddLearner.class, AdminCommand.Promote.class,
                 AdminCommand.RemoveReplica.class},
@@ -60,14 +60,8 @@ public final class AdminCommand implements Runnable {
         @Override
         public Integer call() {
             CommandLine cl = spec.commandLine();
-            admin.target.check(cl);
-            if (admin.timeoutMillis <= 0) {
-                throw new CommandLine.ParameterException(cl, "--timeout-ms must be > 0");
-            }
             check(cl);
-            SynodClient.Builder builder = SynodClient.builder().timeout(Duration.ofMillis(admin.timeoutMillis))
-                    .connectTimeout(Duration.ofMillis(admin.timeoutMillis));
-            return admin.target.run(cl, builder, "synod admin", client -> run(client, cl.getOut()));
+            return admin.target.runWithTimeout(cl, admin.timeoutMillis, "synod admin", client -> run(client, cl.getOut()));
         }
 
         void check(CommandLine cl) {}
@@ -92,8 +86,10 @@ public final class AdminCommand implements Runnable {
         }
     }
 
-    /** A single-step change of one replica id of one group. */
+    /** A single-step change ({@code op}, one of ClientFrame's MEMBERSHIP_*) of one replica id of one group. */
     abstract static class Change extends Op {
+        private final int op;
+
         @Option(names = "--group", required = true, paramLabel = "G", description = "the group (0..)")
         int group;
 
@@ -101,7 +97,9 @@ public final class AdminCommand implements Runnable {
                 description = "the replica id (node n's ids are n, n + N, n + 2N, ...: 'synod admin status' lists them)")
         int replica;
 
-        abstract int op();
+        Change(int op) {
+            this.op = op;
+        }
 
         @Override
         void check(CommandLine cl) {
@@ -113,7 +111,7 @@ public final class AdminCommand implements Runnable {
 
         @Override
         int run(SynodClient client, PrintWriter out) {
-            MembershipResult r = client.blocking().membership(group, op(), replica);
+            MembershipResult r = client.blocking().membership(group, op, replica);
             out.println("OK slot " + r.slot() + ": " + r.membership());
             return 0;
         }
@@ -122,27 +120,24 @@ public final class AdminCommand implements Runnable {
     @Command(name = "add-learner", mixinStandardHelpOptions = true,
             description = "Add replica ID to the group as a learner (it gets the log; never counted in a quorum).")
     static final class AddLearner extends Change {
-        @Override
-        int op() {
-            return ClientFrame.MEMBERSHIP_ADD_LEARNER;
+        AddLearner() {
+            super(ClientFrame.MEMBERSHIP_ADD_LEARNER);
         }
     }
 
     @Command(name = "promote", mixinStandardHelpOptions = true,
             description = "Promote the learner ID to voter; refused until it applied through the commit point (M6).")
     static final class Promote extends Change {
-        @Override
-        int op() {
-            return ClientFrame.MEMBERSHIP_PROMOTE;
+        Promote() {
+            super(ClientFrame.MEMBERSHIP_PROMOTE);
         }
     }
 
     @Command(name = "remove-replica", mixinStandardHelpOptions = true,
             description = "Remove the voter or learner ID; its id is retired and never admitted again (M7).")
     static final class RemoveReplica extends Change {
-        @Override
-        int op() {
-            return ClientFrame.MEMBERSHIP_REMOVE;
+        RemoveReplica() {
+            super(ClientFrame.MEMBERSHIP_REMOVE);
         }
     }
 }
