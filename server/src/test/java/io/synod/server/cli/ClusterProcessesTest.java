@@ -82,6 +82,11 @@ class ClusterProcessesTest {
         if (client != null) {
             client.close();
         }
+        stopCluster(dir);
+    }
+
+    /** Stops the local cluster in {@code dir}, if one was started, and kills whatever of it is left. */
+    static void stopCluster(Path dir) throws IOException {
         if (Files.exists(ClusterFile.path(dir))) {
             run("cluster", "stop", "--dir", dir.toString());
             ClusterFile file = ClusterFile.read(dir);

@@ -48,7 +48,8 @@ class NodeIdentityClusterTest {
         return m;
     }
 
-    private static void copyTree(Path from, Path to) throws Exception {
+    /** Copies the tree under {@code from} to {@code to} (directories created, files copied). */
+    static void copyTree(Path from, Path to) throws Exception {
         try (Stream<Path> files = Files.walk(from)) {
             for (Path p : (Iterable<Path>) files::iterator) {
                 Path target = to.resolve(from.relativize(p).toString());
@@ -61,7 +62,8 @@ class NodeIdentityClusterTest {
         }
     }
 
-    private static void deleteTree(Path root) throws Exception {
+    /** {@code rm -rf root}. */
+    static void deleteTree(Path root) throws Exception {
         try (Stream<Path> files = Files.walk(root)) {
             for (Path p : (Iterable<Path>) files.sorted(java.util.Comparator.reverseOrder())::iterator) {
                 Files.delete(p);

@@ -15,11 +15,9 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.Stream;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
@@ -53,14 +51,6 @@ class RejoinClusterTest {
         return new String[] {Integer.toString(code), out.toString(), err.toString()};
     }
 
-    static void deleteTree(Path root) throws Exception {
-        try (Stream<Path> files = Files.walk(root)) {
-            for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-                Files.delete(p);
-            }
-        }
-    }
-
     @Test
     @Timeout(240)
     void aWipedNodeStartsAsANewIncarnationAndIsAVoterOfEveryGroupAgain() throws Exception {
@@ -82,7 +72,7 @@ class RejoinClusterTest {
                 Path own = dir.resolve("node-2");
                 UUID before = NodeIdentity.read(own).orElseThrow().incarnation();
                 cluster.stop(2);
-                deleteTree(own);
+                NodeIdentityClusterTest.deleteTree(own);
                 for (int i = 60; i < 120; i++) { // written while node 2 is down: it must learn them
                     byte[] v = ("v" + i).getBytes(StandardCharsets.UTF_8);
                     assertEquals(ClientReply.Status.OK, client.put("k" + i, v, 30_000).status());

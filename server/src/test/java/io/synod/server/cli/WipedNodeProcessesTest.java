@@ -13,15 +13,12 @@ import io.synod.protocol.ClientReply;
 import io.synod.server.client.NodeClient;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -29,7 +26,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,29 +46,16 @@ class WipedNodeProcessesTest {
 
     private final Map<String, byte[]> acknowledged = new ConcurrentHashMap<>();
 
-    static String[] run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = SynodCli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new String[] {Integer.toString(code), out.toString(), err.toString()};
-    }
-
     @AfterEach
     void stopEverything() throws Exception {
-        if (Files.exists(ClusterFile.path(dir))) {
-            run("cluster", "stop", "--dir", dir.toString());
-            ClusterFile file = ClusterFile.read(dir);
-            ProcessHandle.of(file.zookeeperPid()).ifPresent(ProcessHandle::destroyForcibly);
-            for (ClusterFile.NodeEntry n : file.nodes()) {
-                ProcessHandle.of(n.pid()).ifPresent(ProcessHandle::destroyForcibly);
-            }
-        }
+        ClusterProcessesTest.stopCluster(dir);
     }
 
     @Test
     @Timeout(420)
     void aWipedNodeRestartedWithNoOtherCommandVotesAgainWithEveryAcknowledgedWrite() throws Exception {
-        String[] start = run("cluster", "start", "--nodes", "3", "--groups", Integer.toString(GROUPS), "--dir", dir.toString(),
+        String[] start = ClusterProcessesTest.run("cluster", "start", "--nodes", "3", "--groups", Integer.toString(GROUPS),
+                "--dir", dir.toString(),
                 "--session-timeout-ms", "3000", "--set", "snapshot.every.slots=40", "--set", "log.retain.slots=10",
                 "--timeout-s", "120");
         assertEquals("0", start[0], start[1] + start[2]);
@@ -86,13 +69,14 @@ class WipedNodeProcessesTest {
         workload.start();
         try {
             awaitAcknowledged(60);
-            assertEquals("0", run("cluster", "kill", Integer.toString(WIPED), "--dir", dir.toString())[0]);
+            assertEquals("0", ClusterProcessesTest.run("cluster", "kill", Integer.toString(WIPED), "--dir", dir.toString())[0]);
             Path data = dir.resolve("node-" + WIPED).resolve("data");
             Path before = dir.resolve("node-" + WIPED + "-before-wipe");
-            copyTree(data, before); // what a stale backup of the directory would hold
-            deleteTree(data); // rm -rf
+            NodeIdentityClusterTest.copyTree(data, before); // what a stale backup of the directory would hold
+            NodeIdentityClusterTest.deleteTree(data); // rm -rf
             awaitAcknowledged(acknowledged.size() + 100); // the cluster goes on without node 2
-            String[] restart = run("cluster", "restart", Integer.toString(WIPED), "--dir", dir.toString());
+            String[] restart = ClusterProcessesTest.run("cluster", "restart", Integer.toString(WIPED), "--dir",
+                    dir.toString());
             assertEquals("0", restart[0], restart[1] + restart[2]);
             int metricsPort = file.nodes().get(WIPED).metricsPort();
             long deadline = System.nanoTime() + 180_000_000_000L;
@@ -119,10 +103,10 @@ class WipedNodeProcessesTest {
             }
         }
         // The directory from before the wipe, copied back: its incarnation is not the one ZooKeeper records now.
-        assertEquals("0", run("cluster", "kill", Integer.toString(WIPED), "--dir", dir.toString())[0]);
+        assertEquals("0", ClusterProcessesTest.run("cluster", "kill", Integer.toString(WIPED), "--dir", dir.toString())[0]);
         Path data = dir.resolve("node-" + WIPED).resolve("data");
-        deleteTree(data);
-        copyTree(dir.resolve("node-" + WIPED + "-before-wipe"), data);
+        NodeIdentityClusterTest.deleteTree(data);
+        NodeIdentityClusterTest.copyTree(dir.resolve("node-" + WIPED + "-before-wipe"), data);
         long logBefore = Files.size(dir.resolve("node-" + WIPED).resolve("server.log"));
         ClusterFile now = ClusterFile.read(dir);
         long pid = ClusterCommand.restartNode(dir, now, now.nodes().get(WIPED), List.of());
@@ -207,26 +191,5 @@ class WipedNodeProcessesTest {
 
     private String serverLog(int node) throws IOException {
         return Files.readString(dir.resolve("node-" + node).resolve("server.log"), StandardCharsets.UTF_8);
-    }
-
-    private static void copyTree(Path from, Path to) throws IOException {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path p : (Iterable<Path>) files::iterator) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        try (Stream<Path> files = Files.walk(root)) {
-            for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-                Files.delete(p);
-            }
-        }
     }
 }
