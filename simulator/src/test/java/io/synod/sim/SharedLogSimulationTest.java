@@ -30,6 +30,8 @@ class SharedLogSimulationTest {
             requests += counts[1];
             shared += counts[2];
         }
+        System.out.println(GROUPS + " groups, seeds 1..8: " + syncs + " node-log fsyncs made " + requests
+                + " persist requests durable; " + shared + " of them covered several groups");
         // Group commit across groups: some fsyncs made several groups' requests durable at once.
         assertTrue(shared > 0, "no fsync covered requests of two groups (" + syncs + " fsyncs)");
         assertTrue(requests > syncs, requests + " requests in " + syncs + " fsyncs");
