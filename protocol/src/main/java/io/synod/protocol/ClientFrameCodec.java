@@ -99,7 +99,14 @@ public final class ClientFrameCodec {
 
     /** Decodes a whole frame body; throws {@link IllegalArgumentException} naming what is wrong. */
     public static ClientFrame decode(byte[] body) {
-        ByteBuffer in = ByteBuffer.wrap(body);
+        return decode(ByteBuffer.wrap(body));
+    }
+
+    /**
+     * Decodes the whole of {@code in} (position to limit, big-endian) as one frame body. The transport passes a view
+     * of its receive buffer, so a value is copied once, into the frame's field, not first into a body array.
+     */
+    public static ClientFrame decode(ByteBuffer in) {
         need(in, 2, "frame header");
         int version = in.get() & 0xFF;
         if (version != VERSION) {

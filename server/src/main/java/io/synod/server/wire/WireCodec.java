@@ -6,6 +6,7 @@ import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.LeaseStamp;
 import io.synod.core.paxos.Message;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,7 +106,15 @@ public final class WireCodec {
     }
 
     public static WireFrame decode(byte[] body) throws MalformedInputException {
-        ByteReader r = new ByteReader(body);
+        return decode(new ByteReader(body));
+    }
+
+    /** Decodes the frame body from {@code body}'s position to its limit (a view of the transport's buffer). */
+    public static WireFrame decode(ByteBuffer body) throws MalformedInputException {
+        return decode(new ByteReader(body));
+    }
+
+    private static WireFrame decode(ByteReader r) throws MalformedInputException {
         int version = r.u8("version") & 0xFF;
         if (version != VERSION) {
             throw new MalformedInputException("frame version " + version + " is not supported (this build speaks " + VERSION + ")");
