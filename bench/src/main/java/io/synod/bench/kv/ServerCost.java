@@ -37,13 +37,14 @@ final class ServerCost {
      * Counters at one moment; {@code fsyncs} is -1 where the system does not report them (ZooKeeper),
      * {@code diskWriteBytes} -1 where the data directory is on no block device (tmpfs, overlay).
      */
-    record Sample(long cpuTicks, long diskWriteBytes, long fsyncs, long peerFrames) {
+    record Sample(long cpuTicks, long diskWriteBytes, long fsyncs, long peerFrames, long peerMessages) {
         /** What was spent from {@code earlier} to this sample. */
         Sample minus(Sample earlier) {
             return new Sample(cpuTicks - earlier.cpuTicks,
                     diskWriteBytes < 0 || earlier.diskWriteBytes < 0 ? -1 : diskWriteBytes - earlier.diskWriteBytes,
                     fsyncs < 0 || earlier.fsyncs < 0 ? -1 : fsyncs - earlier.fsyncs,
-                    peerFrames < 0 || earlier.peerFrames < 0 ? -1 : peerFrames - earlier.peerFrames);
+                    peerFrames < 0 || earlier.peerFrames < 0 ? -1 : peerFrames - earlier.peerFrames,
+                    peerMessages < 0 || earlier.peerMessages < 0 ? -1 : peerMessages - earlier.peerMessages);
         }
 
         double cpuSeconds() {
@@ -80,10 +81,12 @@ final class ServerCost {
         long written = deviceStat == null ? -1 : sectorsWritten(Files.readString(deviceStat)) * SECTOR_BYTES;
         long fsyncs = -1;
         long peerFrames = -1;
+        long peerMessages = -1;
         if (http != null) {
             fsyncs = 0;
             boolean framesKnown = true;
             long frameSum = 0;
+            long messageSum = 0;
             for (URI uri : metrics) {
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
                         HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
@@ -94,10 +97,12 @@ final class ServerCost {
                 long frames = peerFrames(r.body());
                 framesKnown &= frames >= 0;
                 frameSum += frames;
+                messageSum += sumSeries(r.body(), "synod_peer_messages_total");
             }
             peerFrames = framesKnown ? frameSum : -1;
+            peerMessages = framesKnown ? messageSum : -1;
         }
-        return new Sample(ticks, written, fsyncs, peerFrames);
+        return new Sample(ticks, written, fsyncs, peerFrames, peerMessages);
     }
 
     /** utime + stime (fields 14 and 15, counted after the parenthesised command name, which may hold spaces). */

@@ -43,7 +43,10 @@ import org.slf4j.LoggerFactory;
  * connection claims: an outbound link checks the server it reached, an inbound one the {@code Hello}
  * ({@link io.synod.server.security.CertIdentity}). One inbound connection per peer id: a newer one
  * from the same (authenticated) peer replaces the older, which is closed, so a peer that reconnects
- * after a network fault is not locked out by its own half-dead connection.
+ * after a network fault is not locked out by its own half-dead connection. Peer messages are posted to a
+ * link's {@link PeerOutbox} and leave at a {@link #flush} (the group workers flush after every pass), every
+ * group's messages to one peer in one {@link WireFrame.PeerBatch} frame; a received batch must hold only
+ * messages from the connection's node to this one, or the whole of it is refused.
  */
 public final class PeerNetwork implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PeerNetwork.class);
