@@ -11,10 +11,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.synod.server.security.CertIdentity;
 import io.synod.server.wire.WireFrame;
@@ -65,7 +62,7 @@ public final class PeerNetwork implements AutoCloseable {
     private volatile BiConsumer<Integer, WireFrame> forwarded;
     private final ConnectionPolicy policy;
     private final Map<Integer, Channel> inboundByPeer = new ConcurrentHashMap<>();
-    private final EventLoopGroup boss = new NioEventLoopGroup(1);
+    private final EventLoopGroup boss = NettyTransport.eventLoops(1);
     private final EventLoopGroup io;
     private final Map<Integer, Link> links = new TreeMap<>();
     private final AtomicLong droppedFrames = new AtomicLong();
@@ -105,7 +102,7 @@ public final class PeerNetwork implements AutoCloseable {
             if (closed) {
                 return;
             }
-            Bootstrap b = new Bootstrap().group(io).channel(NioSocketChannel.class)
+            Bootstrap b = new Bootstrap().group(io).channel(NettyTransport.socketChannel())
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2_000)
                     .option(ChannelOption.WRITE_BUFFER_WATER_MARK,
@@ -209,7 +206,7 @@ public final class PeerNetwork implements AutoCloseable {
         this.maxFrameBytes = maxFrameBytes;
         this.outboundHighWaterBytes = outboundHighWaterBytes;
         this.inbound = inbound;
-        this.io = new NioEventLoopGroup(ioThreads);
+        this.io = NettyTransport.eventLoops(ioThreads);
         this.batches = new PeerBatchEncoder(maxFrameBytes);
         for (Map.Entry<Integer, InetSocketAddress> e : this.peers.entrySet()) {
             if (e.getKey() != self) {
@@ -245,7 +242,7 @@ public final class PeerNetwork implements AutoCloseable {
 
     /** Binds the peer port (the address of {@code self} in the peer map) and starts connecting. */
     public InetSocketAddress start(InetSocketAddress bindAddress) throws InterruptedException {
-        ServerBootstrap b = new ServerBootstrap().group(boss, io).channel(NioServerSocketChannel.class)
+        ServerBootstrap b = new ServerBootstrap().group(boss, io).channel(NettyTransport.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -256,6 +253,7 @@ public final class PeerNetwork implements AutoCloseable {
                     }
                 });
         serverChannel = b.bind(bindAddress).sync().channel();
+        LOG.info("node {}: peer port {} on {}", self, serverChannel.localAddress(), NettyTransport.epoll() ? "epoll" : "NIO");
         for (Link link : links.values()) {
             link.connect();
         }
