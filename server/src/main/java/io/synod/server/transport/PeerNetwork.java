@@ -260,7 +260,11 @@ public final class PeerNetwork implements AutoCloseable {
         return (InetSocketAddress) serverChannel.localAddress();
     }
 
-    /** Sends a message to its receiver now: {@link #post} and {@link #flush} in one. Thread-safe. */
+    /**
+     * Sends a message to the node of its receiver now: {@link #post} and {@link #flush} in one. Thread-safe.
+     * Replica id r of a group lives on node r mod N (ids beyond the node ids belong to later incarnations of the
+     * same node; docs/membership.md, "Replica ids beyond node ids").
+     */
     public void send(WireFrame.PeerMessage frame) {
         PeerOutbox outbox = linkTo(frame).outbox;
         outbox.post(frame);
@@ -268,9 +272,9 @@ public final class PeerNetwork implements AutoCloseable {
     }
 
     /**
-     * Queues a message for its receiver until the next {@link #flush} (any thread's); drops it (counted) when the
-     * link is down or full. The group workers post what their groups send during a pass and flush once at its
-     * end, so the messages of every group bound for one peer leave in one frame, one write and one flush
+     * Queues a message for the node of its receiver until the next {@link #flush} (any thread's); drops it (counted)
+     * when the link is down or full. The group workers post what their groups send during a pass and flush once at
+     * its end, so the messages of every group bound for one peer leave in one frame, one write and one flush
      * instead of one each. Thread-safe.
      */
     public void post(WireFrame.PeerMessage frame) {
@@ -285,11 +289,16 @@ public final class PeerNetwork implements AutoCloseable {
     }
 
     private Link linkTo(WireFrame.PeerMessage frame) {
-        Link link = links.get(frame.message().to());
+        Link link = links.get(nodeOf(frame.message().to(), peers.size()));
         if (link == null) {
             throw new IllegalArgumentException("no peer " + frame.message().to());
         }
         return link;
+    }
+
+    /** The node that holds replica id {@code replica} in a cluster of {@code nodes} nodes (ids 0..nodes-1). */
+    public static int nodeOf(int replica, int nodes) {
+        return Math.floorMod(replica, nodes);
     }
 
     /** Sends a forwarded request or reply to {@code peer}; dropped (counted) like a peer message when it cannot go. */
@@ -349,6 +358,8 @@ public final class PeerNetwork implements AutoCloseable {
         private final BiConsumer<Integer, WireFrame> forwarded;
         private final Map<Integer, Channel> inboundByPeer;
         private final long helloTimeoutMillis;
+        /** Node ids are 0..nodes-1; replica id r of any group is on node r mod nodes. */
+        private final int nodes;
         private int remote = -1;
 
         /** Without a hello timeout, alone in its registry of inbound connections: for tests of the protocol. */
@@ -381,6 +392,7 @@ public final class PeerNetwork implements AutoCloseable {
             this.inbound = inbound;
             this.inboundByPeer = inboundByPeer;
             this.helloTimeoutMillis = helloTimeoutMillis;
+            this.nodes = Math.max(self, known.stream().mapToInt(Integer::intValue).max().orElse(self)) + 1;
         }
 
         @Override
@@ -471,7 +483,7 @@ public final class PeerNetwork implements AutoCloseable {
 
         /** Whether {@code p} is not from the node this connection proved to be, to this one (then closes it). */
         private boolean misaddressed(ChannelHandlerContext ctx, WireFrame.PeerMessage p) {
-            if (p.message().from() != remote || p.message().to() != self) {
+            if (nodeOf(p.message().from(), nodes) != remote || nodeOf(p.message().to(), nodes) != self) {
                 close(ctx, "message from " + p.message().from() + " to " + p.message().to() + " on the connection of node "
                         + remote);
                 return true;
