@@ -193,28 +193,24 @@ final class ClientEngine implements AutoCloseable {
      */
     CompletableFuture<CodingChangeResult> changeCoding(int group, int failures, int dataShards, int thresholdBytes,
             long timeoutNanos) {
-        if (group < 0) {
-            return CompletableFuture.failedFuture(new BadRequestException("group must be >= 0, got " + group));
-        }
-        ClientFrame.CodingChange change = new ClientFrame.CodingChange(0, group, failures, dataShards, thresholdBytes);
-        return submit("coding change of group " + group + " to F=" + failures + ", X=" + dataShards, new byte[0],
-                new byte[0], false, false, Consistency.LOG, timeoutNanos, change)
+        return submitAdmin("coding change of group " + group + " to F=" + failures + ", X=" + dataShards, group,
+                new ClientFrame.CodingChange(0, group, failures, dataShards, thresholdBytes), false, timeoutNanos)
                 .thenApply(r -> new CodingChangeResult(r.group(), r.slot(), new String(r.result(), StandardCharsets.UTF_8)));
     }
 
-    /**
-     * An admin membership request ({@link ClientFrame.MembershipRequest}) sent to {@code group}'s leader, followed
-     * through NOT_LEADER hints and retried like a write; REJECTED fails with {@link BadRequestException}.
-     */
+    /** An admin membership request ({@link ClientFrame.MembershipRequest}) to {@code group}'s leader, as a coding change. */
     CompletableFuture<MembershipResult> membership(int group, int op, int replica, long timeoutNanos) {
+        return submitAdmin("membership request " + op + " of group " + group, group,
+                new ClientFrame.MembershipRequest(0, group, op, replica), op == ClientFrame.MEMBERSHIP_STATUS, timeoutNanos)
+                .thenApply(r -> new MembershipResult(r.group(), r.slot(), new String(r.result(), StandardCharsets.UTF_8)));
+    }
+
+    private CompletableFuture<Reply> submitAdmin(String description, int group, ClientFrame admin, boolean readOnly,
+            long timeoutNanos) {
         if (group < 0) {
             return CompletableFuture.failedFuture(new BadRequestException("group must be >= 0, got " + group));
         }
-        PendingOp pending = new PendingOp("membership request " + op + " of group " + group, new byte[0], new byte[0],
-                op == ClientFrame.MEMBERSHIP_STATUS, false, Consistency.LOG, System.nanoTime() + timeoutNanos);
-        pending.membership = new ClientFrame.MembershipRequest(0, group, op, replica);
-        return submit(pending, timeoutNanos).thenApply(r -> new MembershipResult(r.group(), r.slot(),
-                new String(r.result(), StandardCharsets.UTF_8)));
+        return submit(description, new byte[0], new byte[0], readOnly, false, Consistency.LOG, timeoutNanos, admin);
     }
 
     private CompletableFuture<Reply> submit(String description, byte[] payload, byte[] routingKey, boolean readOnly,
@@ -223,7 +219,7 @@ final class ClientEngine implements AutoCloseable {
     }
 
     private CompletableFuture<Reply> submit(String description, byte[] payload, byte[] routingKey, boolean readOnly,
-            boolean watch, Consistency consistency, long timeoutNanos, ClientFrame.CodingChange codingChange) {
+            boolean watch, Consistency consistency, long timeoutNanos, ClientFrame admin) {
         if (payload.length > maxCommandBytes) {
             return CompletableFuture.failedFuture(new ValueTooLargeException("command of " + payload.length
                     + " bytes exceeds the limit of " + maxCommandBytes + " bytes"));
@@ -233,14 +229,7 @@ final class ClientEngine implements AutoCloseable {
         }
         PendingOp op = new PendingOp(description, payload, routingKey, readOnly, watch, consistency,
                 System.nanoTime() + timeoutNanos);
-        op.codingChange = codingChange;
-        return submit(op, timeoutNanos);
-    }
-
-    private CompletableFuture<Reply> submit(PendingOp op, long timeoutNanos) {
-        if (closed) {
-            return CompletableFuture.failedFuture(new UnavailableException("the client is closed"));
-        }
+        op.admin = admin;
         CompletableFuture<Reply> userFuture = op.userFuture(callbacks);
         loop.execute(() -> admit(op, timeoutNanos));
         return userFuture;
@@ -297,8 +286,7 @@ final class ClientEngine implements AutoCloseable {
             finish(op, null, new UnavailableException("the client is closed"));
             return;
         }
-        op.group = op.codingChange != null ? op.codingChange.group()
-                : op.membership != null ? op.membership.group() : shardMap.groupFor(op.routingKey);
+        op.group = op.admin != null ? op.adminGroup() : shardMap.groupFor(op.routingKey);
         int target = targets.pick(op, nodes, leaders);
         if (target < 0) {
             op.lastProblem = "no live server is known";
@@ -376,7 +364,7 @@ final class ClientEngine implements AutoCloseable {
             if (op != null) {
                 op.preferredRefused |= preferredConn && op.target == preferred;
                 op.maybeApplied |= !op.readOnly(); // It may have reached the server before the connection broke.
-                op.lastProblem = op.codingChange == null && op.membership == null ? why
+                op.lastProblem = op.admin == null ? why
                         : why + " (a server older than this admin frame, coding or membership change, closes the connection on it)";
                 retryLater(op);
             }

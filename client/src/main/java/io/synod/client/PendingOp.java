@@ -40,10 +40,8 @@ final class PendingOp {
     boolean maybeApplied;
     ScheduledFuture<?> timeout;
     String lastProblem = "no server answered";
-    /** An admin coding change for its group ({@code requestId} replaced per attempt), or null for a command. */
-    ClientFrame.CodingChange codingChange;
-    /** An admin membership request for its group ({@code requestId} replaced per attempt), or null. */
-    ClientFrame.MembershipRequest membership;
+    /** An admin request for its group, a coding or membership change ({@code requestId} replaced per attempt), or null. */
+    ClientFrame admin;
 
     PendingOp(String description, byte[] payload, byte[] routingKey, boolean readOnly, boolean watch,
             Consistency consistency, long deadlineNanos) {
@@ -56,18 +54,21 @@ final class PendingOp {
         this.deadlineNanos = deadlineNanos;
     }
 
+    /** The group an {@link #admin} request is for. */
+    int adminGroup() {
+        return admin instanceof ClientFrame.CodingChange c ? c.group() : ((ClientFrame.MembershipRequest) admin).group();
+    }
+
     boolean readOnly() {
         return readOnly;
     }
 
     /** The frame for the current attempt: a watch poll, a stale read, or a sequenced command. */
     ClientFrame toFrame() {
-        ClientFrame.MembershipRequest m = membership;
-        if (m != null) {
+        if (admin instanceof ClientFrame.MembershipRequest m) {
             return new ClientFrame.MembershipRequest(requestId, m.group(), m.op(), m.replica());
         }
-        ClientFrame.CodingChange c = codingChange;
-        if (c != null) {
+        if (admin instanceof ClientFrame.CodingChange c) {
             return new ClientFrame.CodingChange(requestId, c.group(), c.failures(), c.dataShards(), c.thresholdBytes());
         }
         return watch ? new ClientFrame.WatchPoll(requestId, payload)
