@@ -66,11 +66,18 @@ final class LogWriter implements AutoCloseable {
     private final Counter syncs;
     /** Per worker: its passes started plus ended, so odd while a pass is under way. */
     private final AtomicLongArray passes;
+    private final long passWaitNanos;
     /** Set while the writer parks for passes to end: a worker ending one then unparks it. */
     private volatile boolean awaitingPasses;
     private volatile boolean closed;
 
     LogWriter(LongSupplier clock, MeterRegistry registry, String name, int workers) {
+        this(clock, registry, name, workers, PASS_WAIT_NANOS);
+    }
+
+    /** As above, waiting at most {@code passWaitNanos} for the passes under way (tests make it long). */
+    LogWriter(LongSupplier clock, MeterRegistry registry, String name, int workers, long passWaitNanos) {
+        this.passWaitNanos = passWaitNanos;
         this.clock = clock;
         this.thread = new Thread(this::run, name);
         this.passes = new AtomicLongArray(workers);
@@ -95,6 +102,11 @@ final class LogWriter implements AutoCloseable {
         if (awaitingPasses) {
             LockSupport.unpark(thread);
         }
+    }
+
+    /** Whether the writer is waiting for passes to end (tests). */
+    boolean awaitingPasses() {
+        return awaitingPasses;
     }
 
     /** Persists {@code ready} (append, then sync with the batch); {@code done} runs on the writer's thread. */
@@ -136,7 +148,7 @@ final class LogWriter implements AutoCloseable {
         if (!any) {
             return;
         }
-        long deadline = System.nanoTime() + PASS_WAIT_NANOS;
+        long deadline = System.nanoTime() + passWaitNanos;
         awaitingPasses = true;
         try {
             for (int k = 0; k < n; k++) {
