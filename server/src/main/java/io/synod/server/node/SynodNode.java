@@ -179,7 +179,8 @@ public final class SynodNode implements AutoCloseable {
         }
         int workerCount = Math.min(groups, config.groupWorkers() == 0 ? GroupWorkers.defaultCount() : config.groupWorkers());
         workers = GroupWorkers.start(workerCount, clock, registry, "synod-node-" + config.nodeId() + "-groups");
-        NodeStorage nodeStorage = NodeStorage.open(config.dataDir(), config.logSegmentBytes(), groups);
+        NodeStorage nodeStorage = NodeStorage.open(config.dataDir(), config.logSegmentBytes(), groups,
+                config.logShards());
         resources.add(nodeStorage); // Closed after the group loops and workers (the loops close their views).
         nodeStorage.bindMetrics(registry);
         for (int g = 0; g < groups; g++) {
