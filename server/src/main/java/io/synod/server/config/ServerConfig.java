@@ -46,7 +46,7 @@ public record ServerConfig(
         TlsSettings tls,
         NetworkLimits limits,
         ZooKeeperSettings zookeeper,
-        AuthSettings auth, TestClock testClock, int groupWorkers, int logShards) {
+        AuthSettings auth, TestClock testClock, int groupWorkers, boolean rejoinWiped, int logShards) {
 
     /**
      * The read lease this node creates the cluster with (docs/leases.md): {@code none}, {@code leader}
@@ -207,8 +207,7 @@ public record ServerConfig(
         k.put("metrics.port", new String[] {"0", "Prometheus /metrics HTTP port (0 ephemeral, -1 off)"});
         k.put("max.frame.bytes", new String[] {"16777216", "largest frame accepted or sent on any connection"});
         k.put("log.segment.bytes", new String[] {"16777216", "preallocated size of one log segment"});
-        k.put("log.shards", new String[] {"1", "logs the node's groups share (group g in shard g mod S, each its own "
-                + "directory and fsync stream); fixed when the data directory is created; 1..groups"});
+        k.put("log.shards", new String[] {"1", "node logs (group g in shard g mod S); fixed per data directory; 1..groups"});
         k.put("snapshot.every.slots", new String[] {"10000", "take a snapshot after this many applied slots"});
         k.put("log.retain.slots", new String[] {"1000", "applied slots kept below a snapshot for catch-up"});
         k.put("heartbeat.ms", new String[] {"50", "leader heartbeat interval"});
@@ -257,6 +256,8 @@ public record ServerConfig(
                 "lease=quorum-auto: read counts are halved every this many periods (1..1000)"});
         k.put("lease.auto.unlisted", new String[] {"leader",
                 "lease=quorum-auto: who holds the keys a configuration does not list: leader (Moraru's lease quorum) or all"});
+        k.put("rejoin.wiped", new String[] {"true", "a node whose data.dir lost its state while ZooKeeper knows it starts as a "
+                + "new incarnation and re-joins every group (true), or refuses to start (false); docs/membership.md"});
         k.put("peer.delay.ms", new String[] {"0", "benchmark/test option: one-way delay added to every frame sent to a peer"
                 + " (" + PEER_DELAY_PREFIX + "<nodeId> overrides it for one peer)"});
         TlsSettings.addKeys(k);
@@ -326,8 +327,7 @@ public record ServerConfig(
         int workers = integer(p, "group.workers", 0, 256);
         int shards = integer(p, "log.shards", 1, 256);
         if (shards > groups) {
-            throw new ConfigException("log.shards (" + shards + ") must not exceed groups (" + groups + "): a shard without "
-                    + "a group would be an empty log");
+            throw new ConfigException("log.shards (" + shards + ") must not exceed groups (" + groups + ")");
         }
         int phase1 = integer(p, "phase1.timeout.ms", 10, 600_000);
         int outbound = integer(p, "outbound.queue.bytes", 65536, 1 << 30);
@@ -352,7 +352,7 @@ public record ServerConfig(
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
                 snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, tls,
                 NetworkLimits.parse(p, maxFrame), ZooKeeperSettings.parse(p, tls.insecure()),
-                AuthSettings.parse(p, tls.insecure()), TestClock.parse(p), workers, shards);
+                AuthSettings.parse(p, tls.insecure()), TestClock.parse(p), workers, bool(p, "rejoin.wiped"), shards);
     }
 
     static LeaseSetting parseLease(String text, int deltaMillis, int clockBoundMicros, int driftPpm)
@@ -526,6 +526,14 @@ public record ServerConfig(
         return v;
     }
 
+    static boolean bool(Properties p, String key) throws ConfigException {
+        String v = str(p, key);
+        if (!v.equals("true") && !v.equals("false")) {
+            throw new ConfigException(key + ": must be true or false, got '" + v + "'");
+        }
+        return v.equals("true");
+    }
+
     static int integer(Properties p, String key, int min, int max) throws ConfigException {
         return (int) longValue(p, key, min, max);
     }
@@ -558,7 +566,7 @@ public record ServerConfig(
                 + dataDir + "\ngroups=" + groups + "\nmetrics.port=" + metricsPort + "\nmax.frame.bytes=" + maxFrameBytes
                 + "\nlog.segment.bytes=" + logSegmentBytes + "\nlog.shards=" + logShards + "\nsnapshot.every.slots=" + snapshotEverySlots
                 + "\nlog.retain.slots=" + logRetainSlots + "\nheartbeat.ms=" + heartbeatMillis + "\ntick.ms=" + tickMillis
-                + "\ngroup.workers=" + groupWorkers + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes
+                + "\ngroup.workers=" + groupWorkers + "\nrejoin.wiped=" + rejoinWiped + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes
                 + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes()
                 + "\ncoding.defer=" + coding.deferRebuild()
                 + "\nlease=" + lease.text() + leaseProperties() + "\n"
