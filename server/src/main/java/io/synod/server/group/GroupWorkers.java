@@ -61,6 +61,17 @@ public final class GroupWorkers implements AutoCloseable {
         return pool;
     }
 
+    /**
+     * Runs {@code hook} on each worker's thread at the end of every pass, after all of its groups' turns: the
+     * node flushes its peer links there ({@code PeerNetwork#flush}), so that what every group of the pass sends to
+     * one peer leaves together. Call before groups are added; a hook must not block.
+     */
+    public void afterEachPass(Runnable hook) {
+        for (Worker w : workers) {
+            w.afterPass = hook;
+        }
+    }
+
     /** The default worker count: one per processor the JVM may use. */
     public static int defaultCount() {
         return Runtime.getRuntime().availableProcessors();
@@ -128,6 +139,7 @@ public final class GroupWorkers implements AutoCloseable {
         /** Told where each pass begins and ends, so that it syncs one batch for the whole pass. */
         private final LogWriter writer;
         private volatile boolean running = true;
+        private volatile Runnable afterPass = () -> { };
 
         Worker(int index, String name, LongSupplier clock, MeterRegistry registry, LogWriter writer) {
             this.index = index;
@@ -193,6 +205,7 @@ public final class GroupWorkers implements AutoCloseable {
                     } finally {
                         writer.passEnded(index);
                     }
+                    afterPass.run();
                     if (passTime != null) {
                         passTime.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
                     }
