@@ -46,7 +46,7 @@ public record ServerConfig(
         TlsSettings tls,
         NetworkLimits limits,
         ZooKeeperSettings zookeeper,
-        AuthSettings auth, TestClock testClock, int groupWorkers, boolean rejoinWiped) {
+        AuthSettings auth, TestClock testClock, int groupWorkers, boolean rejoinWiped, int logShards) {
 
     /**
      * The read lease this node creates the cluster with (docs/leases.md): {@code none}, {@code leader}
@@ -207,6 +207,7 @@ public record ServerConfig(
         k.put("metrics.port", new String[] {"0", "Prometheus /metrics HTTP port (0 ephemeral, -1 off)"});
         k.put("max.frame.bytes", new String[] {"16777216", "largest frame accepted or sent on any connection"});
         k.put("log.segment.bytes", new String[] {"16777216", "preallocated size of one log segment"});
+        k.put("log.shards", new String[] {"1", "node logs (group g in shard g mod S); fixed per data directory; 1..groups"});
         k.put("snapshot.every.slots", new String[] {"10000", "take a snapshot after this many applied slots"});
         k.put("log.retain.slots", new String[] {"1000", "applied slots kept below a snapshot for catch-up"});
         k.put("heartbeat.ms", new String[] {"50", "leader heartbeat interval"});
@@ -324,6 +325,10 @@ public record ServerConfig(
         int heartbeat = integer(p, "heartbeat.ms", 1, 60_000);
         int tick = integer(p, "tick.ms", 1, 1_000);
         int workers = integer(p, "group.workers", 0, 256);
+        int shards = integer(p, "log.shards", 1, 256);
+        if (shards > groups) {
+            throw new ConfigException("log.shards (" + shards + ") must not exceed groups (" + groups + ")");
+        }
         int phase1 = integer(p, "phase1.timeout.ms", 10, 600_000);
         int outbound = integer(p, "outbound.queue.bytes", 65536, 1 << 30);
         if (maxFrame > outbound) {
@@ -347,7 +352,7 @@ public record ServerConfig(
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
                 snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, tls,
                 NetworkLimits.parse(p, maxFrame), ZooKeeperSettings.parse(p, tls.insecure()),
-                AuthSettings.parse(p, tls.insecure()), TestClock.parse(p), workers, bool(p, "rejoin.wiped"));
+                AuthSettings.parse(p, tls.insecure()), TestClock.parse(p), workers, bool(p, "rejoin.wiped"), shards);
     }
 
     static LeaseSetting parseLease(String text, int deltaMillis, int clockBoundMicros, int driftPpm)
@@ -559,7 +564,7 @@ public record ServerConfig(
         return "cluster.name=" + clusterName + "\nnode.id=" + nodeId + "\nnodes=" + nodesSpec + "\nzookeeper.connect="
                 + zookeeperConnect + "\nzookeeper.session.timeout.ms=" + zookeeperSessionTimeoutMillis + "\ndata.dir="
                 + dataDir + "\ngroups=" + groups + "\nmetrics.port=" + metricsPort + "\nmax.frame.bytes=" + maxFrameBytes
-                + "\nlog.segment.bytes=" + logSegmentBytes + "\nsnapshot.every.slots=" + snapshotEverySlots
+                + "\nlog.segment.bytes=" + logSegmentBytes + "\nlog.shards=" + logShards + "\nsnapshot.every.slots=" + snapshotEverySlots
                 + "\nlog.retain.slots=" + logRetainSlots + "\nheartbeat.ms=" + heartbeatMillis + "\ntick.ms=" + tickMillis
                 + "\ngroup.workers=" + groupWorkers + "\nrejoin.wiped=" + rejoinWiped + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes
                 + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes()

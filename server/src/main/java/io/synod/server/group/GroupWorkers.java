@@ -40,10 +40,10 @@ public final class GroupWorkers implements AutoCloseable {
             throw new IllegalArgumentException("a worker pool needs at least one worker, got " + count);
         }
         this.clock = clock;
-        this.writer = new LogWriter(clock, registry, name + "-log-writer");
+        this.writer = new LogWriter(clock, registry, name + "-log-writer", count);
         this.workers = new Worker[count];
         for (int k = 0; k < count; k++) {
-            workers[k] = new Worker(k, count == 1 ? name : name + "-worker-" + k, clock, registry);
+            workers[k] = new Worker(k, count == 1 ? name : name + "-worker-" + k, clock, registry, writer);
         }
     }
 
@@ -136,12 +136,15 @@ public final class GroupWorkers implements AutoCloseable {
         private final BlockingQueue<Boolean> doorbell = new ArrayBlockingQueue<>(1);
         private final Timer passTime;
         private final LongSupplier clock;
+        /** Told where each pass begins and ends, so that it syncs one batch for the whole pass. */
+        private final LogWriter writer;
         private volatile boolean running = true;
         private volatile Runnable afterPass = () -> { };
 
-        Worker(int index, String name, LongSupplier clock, MeterRegistry registry) {
+        Worker(int index, String name, LongSupplier clock, MeterRegistry registry, LogWriter writer) {
             this.index = index;
             this.clock = clock;
+            this.writer = writer;
             this.thread = new Thread(this::run, name);
             String k = Integer.toString(index);
             this.passTime = registry == null ? null : Timer.builder("synod.worker.pass")
@@ -186,16 +189,21 @@ public final class GroupWorkers implements AutoCloseable {
                     long start = System.nanoTime();
                     long wake = Long.MAX_VALUE;
                     boolean more = false;
-                    for (Iterator<GroupLoop> it = groups.iterator(); it.hasNext(); ) {
-                        GroupLoop group = it.next();
-                        GroupLoop.Turn turn = group.turn();
-                        if (turn == GroupLoop.Turn.GONE) {
-                            it.remove();
-                            members.remove(group);
-                        } else {
-                            more |= turn == GroupLoop.Turn.MORE;
-                            wake = wake == Long.MAX_VALUE ? group.nextTick() : earlier(wake, group.nextTick());
+                    writer.passStarted(index);
+                    try {
+                        for (Iterator<GroupLoop> it = groups.iterator(); it.hasNext(); ) {
+                            GroupLoop group = it.next();
+                            GroupLoop.Turn turn = group.turn();
+                            if (turn == GroupLoop.Turn.GONE) {
+                                it.remove();
+                                members.remove(group);
+                            } else {
+                                more |= turn == GroupLoop.Turn.MORE;
+                                wake = wake == Long.MAX_VALUE ? group.nextTick() : earlier(wake, group.nextTick());
+                            }
                         }
+                    } finally {
+                        writer.passEnded(index);
                     }
                     afterPass.run();
                     if (passTime != null) {

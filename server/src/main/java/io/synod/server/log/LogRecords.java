@@ -22,17 +22,22 @@ final class LogRecords {
     static final int ALIGN = 8;
     static final byte ENTRY = 1;
     static final byte COMPACT = 2;
-    /** An RS-Paxos coded entry (stub plus shard, or a full copy) with its coding metadata. */
+    /** An entry with its flags: RS-Paxos coded (stub plus shard, or a full copy, with its coding metadata) or lease-stamped. */
     static final byte CODED_ENTRY = 3;
     private static final int ZERO_CHUNK = 1 << 20;
 
     private LogRecords() {}
 
+    /**
+     * An entry's body as bytes: kind {@link #ENTRY} and {@link WireCodec#writePlainEntry}'s fields for a plain entry,
+     * kind {@link #CODED_ENTRY} and {@link WireCodec#writeEntry}'s (its flags, coding and lease stamp) for a coded or a
+     * lease-stamped one: the stamp is part of the value and must come back after a restart.
+     */
     static byte[] entryBody(Entry entry) {
         ByteWriter w = new ByteWriter(96 + entry.command().payload().length
                 + (entry.coded() == null || entry.coded().shard() == null ? 0 : entry.coded().shard().length)
                 + (entry.coded() == null || entry.coded().header() == null ? 0 : entry.coded().header().length));
-        if (entry.coded() == null) {
+        if (isPlain(entry)) {
             w.u8(ENTRY);
             WireCodec.writePlainEntry(w, entry);
         } else {
@@ -40,6 +45,27 @@ final class LogRecords {
             WireCodec.writeEntry(w, entry);
         }
         return w.toByteArray();
+    }
+
+    /** Whether {@code entry} is written as kind {@link #ENTRY}: no coding, no lease stamp. */
+    static boolean isPlain(Entry entry) {
+        return entry.coded() == null && entry.stamp() == null;
+    }
+
+    /** The size of a plain entry's body: kind, slot, ballot (epoch, node), client id, sequence, payload length, payload. */
+    static int plainBodyLength(Entry entry) {
+        return 1 + 8 + 12 + 8 + 8 + 4 + entry.command().payload().length;
+    }
+
+    /**
+     * Puts a plain entry's body straight into {@code buf}, byte for byte what {@link #entryBody} makes of it (the
+     * layout of {@link WireCodec#writePlainEntry}; {@code LogRecordsTest} holds the two together): the node log's
+     * appends so copy a value once, from the command into the direct write buffer.
+     */
+    static void putPlainBody(ByteBuffer buf, Entry entry) {
+        byte[] payload = entry.command().payload();
+        buf.put(ENTRY).putLong(entry.slot()).putLong(entry.ballot().epoch()).putInt(entry.ballot().nodeId())
+                .putLong(entry.command().clientId()).putLong(entry.command().sequence()).putInt(payload.length).put(payload);
     }
 
     static byte[] compactionBody(long slot) {
@@ -76,8 +102,8 @@ final class LogRecords {
             out = WireCodec.readPlainEntry(r);
         } else if (type == CODED_ENTRY) {
             out = WireCodec.readEntry(r);
-            if (((Entry) out).coded() == null) {
-                throw new MalformedInputException("coded entry record holds a plain entry");
+            if (isPlain((Entry) out)) {
+                throw new MalformedInputException("coded or stamped entry record holds a plain entry");
             }
         } else if (type == COMPACT) {
             long slot = r.i64("compaction slot");

@@ -15,9 +15,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,6 +73,10 @@ public final class NodeLog implements AutoCloseable {
     private boolean syncInProgress;
     private StorageFailure failure;
     private long fsyncs;
+    /** Reused for every append (under the lock); see {@link #writeBuffer(int)}. */
+    private ByteBuffer writeBuffer;
+    private static final int MIN_WRITE_BUFFER = 1 << 16;
+    private static final int MAX_KEPT_WRITE_BUFFER = 4 << 20;
 
     private static final class Segment {
         final long index;
@@ -156,6 +163,19 @@ public final class NodeLog implements AutoCloseable {
         }
     }
 
+    /** The groups with records in this log at open (before {@link #finishRecovery()}; damage of unknown group aside). */
+    public Set<Integer> groupsRecorded() {
+        lock.lock();
+        try {
+            if (scans == null) {
+                throw new IllegalStateException("node log " + dir + ": recovery already finished");
+            }
+            return new TreeSet<>(scans.keySet());
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /**
      * Copies {@code group}'s records from another log (a directory of the previous layout being
      * converted) into this one and syncs; {@link #recovery(int)} then includes them. Doing it twice
@@ -222,55 +242,100 @@ public final class NodeLog implements AutoCloseable {
      * yet durable; returns the log position after them, for {@link #syncThrough}.
      */
     public long append(int group, List<Entry> entries) {
-        byte[][] records = new byte[entries.size()][];
-        long[] slots = new long[records.length];
-        for (int i = 0; i < records.length; i++) {
-            records[i] = frame(group, LogRecords.entryBody(entries.get(i)));
-            slots[i] = entries.get(i).slot();
+        List<Body> bodies = new ArrayList<>(entries.size());
+        for (Entry e : entries) {
+            bodies.add(LogRecords.isPlain(e) ? new Body(e, null, LogRecords.plainBodyLength(e), e.slot())
+                    : new Body(null, LogRecords.entryBody(e), -1, e.slot()));
         }
-        return write(group, records, slots);
+        return write(group, bodies);
     }
 
     /** Records that {@code group}'s entries at or below {@code slot} are covered by a durable snapshot. */
     public long appendCompaction(int group, long slot) {
-        return write(group, new byte[][] {frame(group, LogRecords.compactionBody(slot))}, new long[] {-1});
+        return write(group, List.of(new Body(null, LogRecords.compactionBody(slot), -1, -1)));
     }
 
-    private static byte[] frame(int group, byte[] body) {
-        byte[] record = new byte[align(HEADER + body.length)];
-        ByteBuffer buf = ByteBuffer.wrap(record);
-        buf.putInt(body.length).putInt(group).putInt(Crc.of(record, 0, 8));
-        buf.putInt(NodeLogScan.recordCrc(record, 4, body, 0, body.length)).put(body);
-        return record;
+    /**
+     * A record's body to be written: a plain entry encoded straight into the write buffer ({@code plain}, its
+     * body {@code length} bytes), or an encoded body ({@code bytes}: coded or stamped entries, compaction marks).
+     * {@code slot} is the entry's, -1 for a compaction mark.
+     */
+    private record Body(Entry plain, byte[] bytes, int length, long slot) {
+        int size() {
+            return bytes != null ? bytes.length : length;
+        }
+
+        int recordBytes() {
+            return align(HEADER + size());
+        }
     }
 
-    private long write(int group, byte[][] records, long[] slots) {
+    /**
+     * Frames {@code body} at the buffer's position: header, body, zero padding. A plain entry's value is copied
+     * once, from its command into this (direct) buffer; both CRCs are computed on the buffer itself.
+     */
+    private static void frame(ByteBuffer buf, int group, Body body) {
+        int start = buf.position();
+        int size = body.size();
+        buf.putInt(size).putInt(group).putInt(0).putInt(0);
+        if (body.bytes() != null) {
+            buf.put(body.bytes());
+        } else {
+            LogRecords.putPlainBody(buf, body.plain());
+        }
+        int end = start + align(HEADER + size);
+        while (buf.position() < end) {
+            buf.put((byte) 0);
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(buf.duplicate().position(start).limit(start + 8));
+        buf.putInt(start + 8, (int) crc.getValue());
+        crc.reset();
+        crc.update(buf.duplicate().position(start + 4).limit(start + 8));
+        crc.update(buf.duplicate().position(start + HEADER).limit(start + HEADER + size));
+        buf.putInt(start + 12, (int) crc.getValue());
+    }
+
+    /** The write buffer, at least {@code bytes} long: direct, so the channel writes it without a copy of its own. */
+    private ByteBuffer writeBuffer(int bytes) {
+        if (writeBuffer == null || writeBuffer.capacity() < bytes) {
+            writeBuffer = ByteBuffer.allocateDirect(Math.max(bytes, Math.max(MIN_WRITE_BUFFER,
+                    writeBuffer == null ? 0 : Math.min(MAX_KEPT_WRITE_BUFFER, 2 * writeBuffer.capacity()))));
+        }
+        writeBuffer.clear();
+        return writeBuffer;
+    }
+
+    private long write(int group, List<Body> bodies) {
         lock.lock();
         try {
             if (failure != null) {
                 throw failure;
             }
             int from = 0;
-            while (from < records.length) {
+            while (from < bodies.size()) {
                 Segment active = segments.get(segments.size() - 1);
                 int to = from;
                 int bytes = 0;
-                while (to < records.length && active.end + bytes + records[to].length <= active.size) {
-                    bytes += records[to].length;
+                while (to < bodies.size() && active.end + bytes + bodies.get(to).recordBytes() <= active.size) {
+                    bytes += bodies.get(to).recordBytes();
                     to++;
                 }
                 if (to == from) {
-                    roll(active.index + 1, records[from].length); // A segment big enough for the record.
+                    roll(active.index + 1, bodies.get(from).recordBytes()); // A segment big enough for the record.
                     continue;
                 }
-                ByteBuffer buf = ByteBuffer.allocate(bytes);
+                ByteBuffer buf = writeBuffer(bytes);
                 long maxSlot = -1;
                 for (int i = from; i < to; i++) {
-                    buf.put(records[i]);
-                    maxSlot = Math.max(maxSlot, slots[i]);
+                    frame(buf, group, bodies.get(i));
+                    maxSlot = Math.max(maxSlot, bodies.get(i).slot());
                 }
                 buf.flip();
                 active.end = writeFully(active.channel, buf, active.end);
+                if (writeBuffer.capacity() > MAX_KEPT_WRITE_BUFFER) {
+                    writeBuffer = null; // One huge batch does not pin its buffer for good.
+                }
                 if (maxSlot >= 0) {
                     active.maxSlots.merge(group, maxSlot, Math::max);
                 }

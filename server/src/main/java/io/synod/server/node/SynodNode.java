@@ -186,7 +186,8 @@ public final class SynodNode implements AutoCloseable {
         workers = GroupWorkers.start(workerCount, clock, registry, "synod-node-" + config.nodeId() + "-groups");
         // Groups post their peer messages; each worker flushes the links once per pass (cross-group batching).
         workers.afterEachPass(network::flush);
-        NodeStorage nodeStorage = NodeStorage.open(config.dataDir(), config.logSegmentBytes(), groups);
+        NodeStorage nodeStorage = NodeStorage.open(config.dataDir(), config.logSegmentBytes(), groups,
+                config.logShards());
         resources.add(nodeStorage); // Closed after the group loops and workers (the loops close their views).
         nodeStorage.bindMetrics(registry);
         for (int g = 0; g < groups; g++) {

@@ -35,6 +35,9 @@ class ServerConfigTest {
         assertEquals(4, c.nodes().get(1).clientPort());
         assertEquals(0, c.groupWorkers(), "0: one worker per processor");
         assertEquals(3, with("group.workers=3").groupWorkers());
+        assertEquals(1, c.logShards(), "one log per node unless log.shards says otherwise");
+        assertEquals(2, with("log.shards=2").logShards());
+        assertEquals(1, with("log.shards=2").toProperties().lines().filter("log.shards=2"::equals).count(), "written back");
     }
 
     @Test
@@ -56,6 +59,7 @@ class ServerConfigTest {
             {"coding=3,1,2", "coding: 3,1,2: coding needs 1 <= X <= N - 2F = 1, got X=2"},
             {"coding=3,2,1", "2F < N"}, {"coding.threshold.bytes=0", "coding.threshold.bytes"},
             {"group.workers=-1", "group.workers: -1 is outside 0..256"}, {"group.workers=two", "group.workers"},
+            {"log.shards=0", "log.shards: 0 is outside 1..256"}, {"log.shards=5", "log.shards (5) must not exceed groups (4)"},
         };
         for (String[] c : cases) {
             ConfigException e = assertThrows(ConfigException.class, () -> with(c[0]), c[0]);
