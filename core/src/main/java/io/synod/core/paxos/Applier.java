@@ -14,8 +14,9 @@ import java.util.List;
  * <p>The at-most-once decision is made here, at apply time, because it depends on every earlier command
  * being applied: the same (client, sequence) may be chosen in two slots (a retry re-proposed by a later
  * leader), possibly handed out in one Ready; only the table after the first tells that the second is a
- * duplicate. Membership changes and no-ops are protocol entries the replica applied itself; a coding
- * change is protocol too, only recorded here for a durable state machine ({@link StateMachine#applyCodingChange}).
+ * duplicate. No-ops, membership and coding changes are protocol entries the replica put in force itself when
+ * it handed them out; a change is only recorded here for a durable state machine
+ * ({@link StateMachine#applyMembershipChange}, {@link StateMachine#applyCodingChange}).
  */
 public final class Applier {
     private final ReplicaContext ctx;
@@ -43,11 +44,15 @@ public final class Applier {
     private ClientReply apply(Committed committed) {
         Entry entry = committed.entry();
         Command command = entry.command();
-        if (committed.protocolOnly()) {
+        if (command.isNoop()) {
+            return null; // The end-lease entry included: the replica's and the lease's business only.
+        }
+        if (GroupMembership.isChange(command)) {
+            stateMachine.applyMembershipChange(entry.slot(), committed.configuration());
             return null;
         }
-        if (committed.codingParameters() != null) {
-            stateMachine.applyCodingChange(entry.slot(), committed.codingParameters());
+        if (Coding.isChange(command)) {
+            stateMachine.applyCodingChange(entry.slot(), committed.configuration());
             return null;
         }
         int hint = ctx.replyLeaderHint();

@@ -11,10 +11,11 @@ package io.synod.core.paxos;
  *                         follower rebuild"), the entry as held with its {@link CodedValue} (see {@link #deferred()})
  * @param awaited          whether a client waits at this replica for this command's answer (the answer
  *                         leaves with the Ready's other replies)
- * @param codingParameters for a coding change, the parameters in force after it (a durable state machine
- *                         stores them with the applied slot); else null
+ * @param configuration    for a membership or coding change (protocol entries: the replica already put them
+ *                         in force), the configuration after it, which a durable state machine stores with the
+ *                         applied slot ({@link GroupMembership#encode()}, {@link Coding#encodeParameters()}); else null
  */
-public record Committed(Entry entry, boolean awaited, byte[] codingParameters) {
+public record Committed(Entry entry, boolean awaited, byte[] configuration) {
     public long slot() {
         return entry.slot();
     }
@@ -22,15 +23,5 @@ public record Committed(Entry entry, boolean awaited, byte[] codingParameters) {
     /** Whether the command is applied from its deferral header, its value bytes rebuilt later. */
     public boolean deferred() {
         return entry.coded() != null;
-    }
-
-    /**
-     * Whether applying it is the replica's own business: no-ops (the end-lease entry included) and
-     * membership changes change no application state. A coding change is protocol too, but a durable
-     * state machine records it ({@link #codingParameters()}).
-     */
-    public boolean protocolOnly() {
-        Command command = entry.command();
-        return command.isNoop() || GroupMembership.isChange(command);
     }
 }

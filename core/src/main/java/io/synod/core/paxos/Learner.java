@@ -75,7 +75,9 @@ final class Learner {
             // snapshot's (a machine restored from a source that did not carry it); docs/erasure.md rule C4.
             byte[] coding = stateMachine.durableCoding();
             ctx.coding = coding != null ? Coding.decodeParameters(ctx.initialCoding, coding) : codingOf(snapshot);
-            ctx.membership = membershipOf(snapshot); // A durable machine refuses membership changes (docs/membership.md).
+            // The membership likewise: stored with the durable slot (applyMembershipChange), else the snapshot's (rule M7).
+            byte[] membership = stateMachine.durableMembership();
+            ctx.membership = membership != null ? GroupMembership.decode(membership) : membershipOf(snapshot);
             sessions.restore(stateMachine.durableSessions());
             this.commitSlot = durableSlot;
             this.handedOutSlot = durableSlot;
@@ -215,16 +217,16 @@ final class Learner {
      */
     private void handOut(Entry entry) {
         Command command = entry.command();
-        byte[] codingParameters = null;
+        byte[] configuration = null;
         if (GroupMembership.isChange(command)) {
-            ctx.membership = GroupMembership.of(command);
+            ctx.membership = GroupMembership.of(command); // In force from the next slot on, on every replica (rule M1).
+            configuration = ctx.membership.encode();
         } else if (Coding.isChange(command)) {
             ctx.coding = ctx.coding.after(command); // Applied by every replica at the same slot.
-            codingParameters = ctx.coding.encodeParameters();
+            configuration = ctx.coding.encodeParameters();
         }
-        boolean awaited = !command.isNoop() && codingParameters == null && !GroupMembership.isChange(command)
-                && clients.takeAwaiting(command);
-        ctx.out.committed(new Committed(entry, awaited, codingParameters));
+        boolean awaited = !command.isNoop() && configuration == null && clients.takeAwaiting(command);
+        ctx.out.committed(new Committed(entry, awaited, configuration));
         handedOutSlot = entry.slot();
     }
 

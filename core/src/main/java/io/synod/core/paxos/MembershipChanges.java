@@ -9,8 +9,8 @@ import io.synod.core.util.Check;
  * configuration being the one in between. Every refusal is a {@link Refused} naming the rule.
  *
  * <p>Plain groups only: with RS-Paxos coding the number of acceptors N is part of the coding (§4.6 would
- * re-derive (N, F, X)), and a durable (RocksDB) state machine does not record the membership yet; both are
- * refused, never ignored.
+ * re-derive (N, F, X)), refused, never ignored; so is a durable state machine that does not record the membership
+ * with its applied slot ({@link StateMachine#recordsMembership()}).
  */
 public final class MembershipChanges {
     /** A change this replica will not propose now; the message names the rule (docs/membership.md). */
@@ -41,6 +41,12 @@ public final class MembershipChanges {
     public GroupMembership committed() {
         Check.state(ctx.role == Role.LEADER, "only a leader knows the membership at its commit point");
         return leader.committedMembership();
+    }
+
+    /** While leading, the slot through which replica {@code id} reported it applied (-1: not heard); its catch-up progress. */
+    public long peerAppliedSlot(int id) {
+        Check.state(ctx.role == Role.LEADER, "only a leader tracks its peers' applied slots");
+        return id == ctx.self ? learner.appliedSlot() : catchUp.peerAppliedSlot(id);
     }
 
     /** Proposes adding {@code id} as a learner; returns the change entry's slot. */
@@ -100,7 +106,7 @@ public final class MembershipChanges {
         if (ctx.coding.enabled()) {
             throw new Refused("membership changes are not supported with RS-Paxos coding (N is part of the coding)");
         }
-        if (learner.stateMachine().durableAppliedSlot() >= 0) {
+        if (learner.stateMachine().durableAppliedSlot() >= 0 && !learner.stateMachine().recordsMembership()) {
             throw new Refused("membership changes are not supported on a durable state machine: it does not record the membership");
         }
         return leader.committedMembership();
