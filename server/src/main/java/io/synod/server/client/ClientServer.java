@@ -79,6 +79,12 @@ public final class ClientServer implements AutoCloseable {
                     ClientFrame.STATUS_NO_GROUP, 0, -1, new byte[0]));
         }
 
+        /** An admin membership request for a group, answered by this node's replica of it if it leads. */
+        default void onMembership(ClientFrame.MembershipRequest request, Consumer<ClientFrame.Response> respond) {
+            respond.accept(new ClientFrame.Response(request.requestId(), request.group(),
+                    ClientFrame.STATUS_NO_GROUP, 0, -1, new byte[0]));
+        }
+
         /** Who may make which request on this port (default: everyone everything, as in insecure mode). */
         default ClientAccess access() {
             return ClientAccess.ALLOW_ALL;
@@ -182,7 +188,8 @@ public final class ClientServer implements AutoCloseable {
             }
             ClientFrame frame = handler.access().stamped(identity, received);
             if (frame instanceof ClientFrame.Command || frame instanceof ClientFrame.StaleRead
-                    || frame instanceof ClientFrame.WatchPoll || frame instanceof ClientFrame.CodingChange) {
+                    || frame instanceof ClientFrame.WatchPoll || frame instanceof ClientFrame.CodingChange
+                    || frame instanceof ClientFrame.MembershipRequest) {
                 if (inFlight.incrementAndGet() >= maxInFlight) {
                     ch.config().setAutoRead(false);
                 }
@@ -203,6 +210,8 @@ public final class ClientServer implements AutoCloseable {
                     handler.onWatchPoll(w, respond);
                 } else if (frame instanceof ClientFrame.CodingChange c) {
                     handler.onCodingChange(c, respond);
+                } else if (frame instanceof ClientFrame.MembershipRequest m) {
+                    handler.onMembership(m, respond);
                 } else {
                     handler.onStaleRead((ClientFrame.StaleRead) frame, respond);
                 }

@@ -230,6 +230,7 @@ public final class SynodNode implements AutoCloseable {
         for (GroupLoop loop : loops) {
             loop.start();
         }
+        MembershipRequests membershipRequests = new MembershipRequests(routes, g -> loops[g], groups);
         AuthService authService = new AuthService(config.auth(), this::routeStaleRead);
         auth = authService;
         clients = new ClientServer(config.maxFrameBytes(), MAX_IN_FLIGHT_PER_CONNECTION, 2, new ClientServer.Handler() {
@@ -274,6 +275,11 @@ public final class SynodNode implements AutoCloseable {
                     return;
                 }
                 current[change.group()].onCodingChange(change, respond::accept);
+            }
+
+            @Override
+            public void onMembership(ClientFrame.MembershipRequest request, Consumer<ClientFrame.Response> respond) {
+                membershipRequests.handle(request, respond);
             }
 
             @Override
