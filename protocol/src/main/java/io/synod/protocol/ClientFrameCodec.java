@@ -8,7 +8,7 @@ import java.util.List;
 /**
  * The byte format of {@link ClientFrame}s (big-endian), shared by the server and the client SDK. A
  * frame body is {@code [version u8 = 1][type u8][fields]}, the same envelope as the server's peer
- * frames (which use types 1 and 2); the {@code [length u32]} prefix around a body belongs to the
+ * frames (which use types 1, 2 and 14-16, at their own version); the {@code [length u32]} prefix around a body belongs to the
  * transport. Decoding checks every length and count against the bytes present before allocating and
  * fails with {@link IllegalArgumentException} naming the field.
  *
@@ -104,7 +104,14 @@ public final class ClientFrameCodec {
 
     /** Decodes a whole frame body; throws {@link IllegalArgumentException} naming what is wrong. */
     public static ClientFrame decode(byte[] body) {
-        ByteBuffer in = ByteBuffer.wrap(body);
+        return decode(ByteBuffer.wrap(body));
+    }
+
+    /**
+     * Decodes the whole of {@code in} (position to limit, big-endian) as one frame body. The transport passes a view
+     * of its receive buffer, so a value is copied once, into the frame's field, not first into a body array.
+     */
+    public static ClientFrame decode(ByteBuffer in) {
         need(in, 2, "frame header");
         int version = in.get() & 0xFF;
         if (version != VERSION) {

@@ -8,9 +8,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.ReadTimeoutHandler;
@@ -20,6 +18,7 @@ import io.synod.client.codec.ClientFrameEncoder;
 import io.synod.protocol.ClientFrame;
 import io.synod.server.security.CertIdentity;
 import io.synod.server.transport.ConnectionPolicy;
+import io.synod.server.transport.NettyTransport;
 import io.synod.server.transport.PartialFrameGate;
 import io.synod.server.transport.RateLimitedLog;
 import java.net.InetSocketAddress;
@@ -101,7 +100,7 @@ public final class ClientServer implements AutoCloseable {
     private final Handler handler;
     private final ConnectionPolicy policy;
     private final ConnectionLimiter limiter;
-    private final EventLoopGroup boss = new NioEventLoopGroup(1);
+    private final EventLoopGroup boss = NettyTransport.eventLoops(1);
     private final EventLoopGroup io;
     private Channel serverChannel;
 
@@ -117,11 +116,11 @@ public final class ClientServer implements AutoCloseable {
         this.maxFrameBytes = maxFrameBytes;
         this.maxInFlightPerConnection = maxInFlightPerConnection;
         this.handler = handler;
-        this.io = new NioEventLoopGroup(ioThreads);
+        this.io = NettyTransport.eventLoops(ioThreads);
     }
 
     public InetSocketAddress start(InetSocketAddress bind) throws InterruptedException {
-        ServerBootstrap b = new ServerBootstrap().group(boss, io).channel(NioServerSocketChannel.class)
+        ServerBootstrap b = new ServerBootstrap().group(boss, io).channel(NettyTransport.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20))
                 .childHandler(new ChannelInitializer<SocketChannel>() {

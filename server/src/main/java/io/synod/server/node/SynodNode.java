@@ -184,6 +184,8 @@ public final class SynodNode implements AutoCloseable {
         }
         int workerCount = Math.min(groups, config.groupWorkers() == 0 ? GroupWorkers.defaultCount() : config.groupWorkers());
         workers = GroupWorkers.start(workerCount, clock, registry, "synod-node-" + config.nodeId() + "-groups");
+        // Groups post their peer messages; each worker flushes the links once per pass (cross-group batching).
+        workers.afterEachPass(network::flush);
         NodeStorage nodeStorage = NodeStorage.open(config.dataDir(), config.logSegmentBytes(), groups);
         resources.add(nodeStorage); // Closed after the group loops and workers (the loops close their views).
         nodeStorage.bindMetrics(registry);
@@ -203,7 +205,7 @@ public final class SynodNode implements AutoCloseable {
             PeerNetwork net = network;
             Consumer<WireFrame.PeerMessage> send = frame -> {
                 if (routes.mayLeave(frame)) {
-                    net.send(frame);
+                    net.post(frame); // Flushed at the end of the worker's pass (afterEachPass above).
                 }
             };
             GroupDriverConfig driverConfig = GroupDriverConfig.of(group, rc, 16_384, gm).withCoding(coding)
@@ -225,6 +227,13 @@ public final class SynodNode implements AutoCloseable {
             FunctionCounter.builder("synod.peer.sent", stats, s -> s.bytesSent.get()).baseUnit("bytes")
                     .tag("peer", Integer.toString(peer)).register(registry);
             FunctionCounter.builder("synod.peer.frames.dropped", stats, s -> s.framesDropped.get())
+                    .tag("peer", Integer.toString(peer)).register(registry);
+            FunctionCounter.builder("synod.peer.frames", stats, s -> s.framesSent.get())
+                    .description("frames sent (one carries every group's messages of a pass)")
+                    .tag("peer", Integer.toString(peer)).register(registry);
+            FunctionCounter.builder("synod.peer.messages", stats, s -> s.messagesSent.get())
+                    .tag("peer", Integer.toString(peer)).register(registry);
+            FunctionCounter.builder("synod.peer.flushes", stats, s -> s.flushes.get())
                     .tag("peer", Integer.toString(peer)).register(registry);
         }
         for (GroupLoop loop : loops) {
