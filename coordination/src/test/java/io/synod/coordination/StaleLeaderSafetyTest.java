@@ -229,7 +229,7 @@ class StaleLeaderSafetyTest {
                     for (Entry e : ready.entries()) {
                         disks.get(i).put(e.slot(), e);
                     }
-                    for (Entry e : ready.applied()) {
+                    for (Entry e : ready.committedEntries()) {
                         applied.get(i).put(e.slot(), e);
                     }
                     inFlight.addAll(ready.messages());

@@ -92,7 +92,9 @@ public final class GroupDriver {
                 : config.coding().enabled() ? config.coding().quorum() : QuorumPolicy.MAJORITY;
         this.replica = new Replica(config.replica(), recovered.state(), stateMachine, quorum, leaseGate, config.coding(),
                 config.membership(), nowNanos);
-        this.readyLoop = new ReadyLoop(replica, new Sink());
+        // The replica hands committed entries out in its Readys; the loop applies them with the application side
+        // (the Applier: key-value semantics and the at-most-once table), whose answers reach the Waiters.
+        this.readyLoop = new ReadyLoop(replica, replica.applier(), new Sink());
         this.staleReads = new StaleReads(group, replica, stateMachine, metrics);
         out.log(DriverLog.Level.INFO, "group " + group + ": starting at applied slot " + replica.appliedSlot()
                 + " (snapshot at " + replica.snapshotSlot() + ")");
@@ -356,10 +358,10 @@ public final class GroupDriver {
         @Override
         public void taken(Ready ready) {
             out.readyTaken(ready);
-            if (!ready.applied().isEmpty()) {
-                metrics.applied(ready.applied().size());
+            if (!ready.committedEntries().isEmpty()) {
+                metrics.applied(ready.committedEntries().size());
             }
-            codingChanges.applied(ready.applied(), replica.appliedSlot());
+            codingChanges.applied(ready.committedEntries(), replica.appliedSlot());
         }
 
         @Override

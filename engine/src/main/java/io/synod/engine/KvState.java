@@ -8,7 +8,7 @@ import java.util.function.Supplier;
 /**
  * What the driver reads from a key-value state machine beside the replica's {@code StateMachine} view:
  * the live sessions (for the leader's expiry timer) and the watch event log (for long polls). Reads of
- * the applied state only; writes reach the machine through the replica's applies.
+ * the applied state only; writes reach the machine through the Applier, as the driver takes each Ready.
  */
 public interface KvState {
     List<KvSessions.Session> liveSessions();

@@ -29,12 +29,12 @@ final class SimNodeOutput implements DriverOutput {
     @Override
     public void readyTaken(Ready ready) {
         traceReady(ready);
-        sim.safety.onApplied(node.id, ready.applied(), sim.queue.now());
-        String problem = sim.extension.afterApplied(node.id, node.replica, ready.applied());
+        sim.safety.onApplied(node.id, ready.committedEntries(), sim.queue.now());
+        String problem = sim.extension.afterApplied(node.id, node.replica, ready.committedEntries());
         if (problem != null) {
             sim.fail(SimViolation.Kind.STATE_DIVERGENCE, problem);
         }
-        for (Entry applied : ready.applied()) {
+        for (Entry applied : ready.committedEntries()) {
             sim.codingChanges.onApplied(applied);
             sim.membershipChanges.onApplied(applied);
             if (!applied.command().isNoop() && !Coding.isChange(applied.command()) && !GroupMembership.isChange(applied.command())) {
@@ -165,7 +165,7 @@ final class SimNodeOutput implements DriverOutput {
         sim.trace.addEntries(ready.entries());
         sim.trace.addSnapshot(ready.snapshot());
         sim.trace.add(ready.compactThroughSlot());
-        for (Entry applied : ready.applied()) {
+        for (Entry applied : ready.committedEntries()) {
             sim.trace.add(applied.slot());
         }
     }

@@ -173,7 +173,7 @@ final class ScriptedCluster {
 
         @Override
         public void taken(Ready ready) {
-            safety.onApplied(node, ready.applied(), nowNanos);
+            safety.onApplied(node, ready.committedEntries(), nowNanos);
         }
 
         @Override

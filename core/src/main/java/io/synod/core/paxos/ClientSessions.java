@@ -1,5 +1,6 @@
 package io.synod.core.paxos;
 
+import io.synod.protocol.ClientReply;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -34,6 +35,23 @@ final class ClientSessions {
 
     Session get(long clientId) {
         return sessions.get(clientId);
+    }
+
+    /**
+     * The answer the table holds for an already applied {@code command} (OK with its slot and result, or
+     * STALE_SEQUENCE for an older one; leader hint -1), or null if it is new.
+     */
+    ClientReply answer(Command command) {
+        Session session = sessions.get(command.clientId());
+        if (session == null || command.sequence() > session.lastSequence()) {
+            return null;
+        }
+        if (command.sequence() < session.lastSequence()) {
+            return new ClientReply(command.clientId(), command.sequence(), ClientReply.Status.STALE_SEQUENCE, 0,
+                    new byte[0], -1);
+        }
+        return new ClientReply(command.clientId(), command.sequence(), ClientReply.Status.OK, session.lastSlot(),
+                session.lastResult(), -1);
     }
 
     /** Records an application; evicts the client applied longest ago when over the bound. */

@@ -44,15 +44,7 @@ final class Clients {
 
     /** The answer the session table holds for an already applied {@code command}, or null if it is new. */
     ClientReply answerFromSession(Command command) {
-        ClientSessions.Session session = sessions.get(command.clientId());
-        if (session == null || command.sequence() > session.lastSequence()) {
-            return null;
-        }
-        if (command.sequence() < session.lastSequence()) {
-            return new ClientReply(command.clientId(), command.sequence(), ClientReply.Status.STALE_SEQUENCE, 0, EMPTY, -1);
-        }
-        return new ClientReply(command.clientId(), command.sequence(), ClientReply.Status.OK, session.lastSlot(),
-                session.lastResult(), -1);
+        return sessions.answer(command);
     }
 
     /**
@@ -95,15 +87,19 @@ final class Clients {
         }
     }
 
-    /** Answers the client of {@code command} if it waits here for exactly that command. */
-    void answerAwaiting(Command command, ClientReply.Status status, long slot, byte[] result) {
+    /**
+     * {@code command} is handed to the application: whether its client waits here for exactly it (the
+     * application's answer is then delivered); it no longer waits here either way.
+     */
+    boolean takeAwaiting(Command command) {
         if (!answeredEarly.isEmpty()) {
             answeredEarly.remove(command.clientId(), command.sequence());
         }
         if (isAwaited(command)) {
             awaiting.remove(command.clientId());
-            reply(command, status, slot, result);
+            return true;
         }
+        return false;
     }
 
     /** A client whose queued request was recovered by phase 1 gets its answer when it applies. */

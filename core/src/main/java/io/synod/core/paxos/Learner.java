@@ -8,9 +8,10 @@ import java.util.List;
 import java.util.TreeSet;
 
 /**
- * The learner and applier: the commit point, applying chosen entries in slot order to the state
- * machine and the at-most-once session table, answering the clients that wait here, and the
- * snapshots that let the log be compacted. Its state is volatile: after a restart it starts from
+ * The learner: the commit point, handing the chosen entries out in slot order ({@link Ready#committed()};
+ * the runtime applies them with the {@link Applier}, the replica never calls the state machine to apply),
+ * the applied slot the application reports, and the snapshots of the applied state that let the log be
+ * compacted. Its state is volatile: after a restart it starts from
  * the snapshot (or from a durable state machine's own applied slot and session table, see
  * {@link StateMachine#durableAppliedSlot()}) and learns the rest from the leader.
  *
@@ -20,11 +21,12 @@ import java.util.TreeSet;
  *
  * <p>Deferred rebuild ({@link Coding#withDeferredRebuild()}, docs/erasure.md "Deferred follower
  * rebuild"): a committed coded entry this replica cannot rebuild locally and whose entry carries a
- * deferral header is applied from the header ({@link StateMachine#applyDeferred}); its key stays
- * unresolved. The value is rebuilt (the recovery read, by slot) only when needed:
+ * deferral header is handed out with its header and applied from it ({@link StateMachine#applyDeferred});
+ * its key stays unresolved. The value is rebuilt (the recovery read, by slot) only when needed:
  * <ol>
  *   <li>before applying a command that reads an unresolved key, or that the machine cannot classify
- *       ({@link StateMachine#unresolvedSlotsFor}); applying waits until it is resolved;</li>
+ *       ({@link StateMachine#unresolvedSlotsFor}); handing out waits until it is resolved (and until a pending
+ *       deferred entry is applied, which may leave such a key unresolved);</li>
  *   <li>before a local (lease) read of an unresolved key ({@link #resolvedForRead}; the read is not
  *       served locally meanwhile);</li>
  *   <li>before a snapshot: when one is due, applying stops until every key is resolved, so every
@@ -42,7 +44,12 @@ final class Learner {
     private final ClientSessions sessions;
     private final Clients clients;
     private long commitSlot;
+    /** The last slot handed to the application ({@link Ready#committed()}); at or above {@link #appliedSlot}. */
+    private long handedOutSlot;
+    /** The last slot the application applied (it told us through {@link Replica#applied(Ready)}). */
     private long appliedSlot;
+    /** Whether an entry handed out but not yet applied is applied deferred (it may make keys unresolved). */
+    private boolean deferredPending;
     private final Recovery recovery;
     /** Slots whose values this replica is rebuilding to resolve deferred keys (recovery reads in flight or wanted). */
     private final TreeSet<Long> resolving = new TreeSet<>();
@@ -73,6 +80,7 @@ final class Learner {
             ctx.membership = membership != null ? GroupMembership.decode(membership) : membershipOf(snapshot);
             sessions.restore(stateMachine.durableSessions());
             this.commitSlot = durableSlot;
+            this.handedOutSlot = durableSlot;
             this.appliedSlot = durableSlot;
             if (durableSlot > snapshot.lastIncludedSlot() && stateMachine.unresolvedSlots().length > 0) {
                 // Deferred rebuild: keys applied from their headers are still unresolved, and their shards are in
@@ -91,6 +99,7 @@ final class Learner {
         restoreSessions(snapshot.sessions());
         stateMachine.restore(snapshot.lastIncludedSlot(), snapshot.stateMachine(), sessions.records());
         this.commitSlot = snapshot.lastIncludedSlot();
+        this.handedOutSlot = snapshot.lastIncludedSlot();
         this.appliedSlot = snapshot.lastIncludedSlot();
     }
 
@@ -151,17 +160,24 @@ final class Learner {
         commitSlot++;
     }
 
+    /**
+     * Hands the committed entries past those already handed out to the application, in slot order, through
+     * the next {@link Ready}; the application applies them before any further input and reports back
+     * ({@link #applied}). Handing out stops where the next step needs the state after what is still
+     * pending: a snapshot (taken of the applied state), or, with deferred rebuild, a command that may read
+     * a key a pending deferred entry leaves unresolved. It goes on once they are applied.
+     */
     void applyCommitted() {
-        while (appliedSlot < commitSlot) {
-            if (ctx.coding.defersRebuild() && snapshotDue()) {
-                // Every snapshot holds full values: resolve every deferred key first (applying waits, so no
-                // new one appears meanwhile), snapshot, then go on applying.
-                if (!resolve(stateMachine.unresolvedSlots())) {
+        while (handedOutSlot < commitSlot) {
+            if (ctx.coding.defersRebuild() && snapshotDue(handedOutSlot)) {
+                // Every snapshot holds full values: resolve every deferred key first (handing out waits, so no
+                // new one appears meanwhile), snapshot, then go on.
+                if (handedOutSlot > appliedSlot || !resolve(stateMachine.unresolvedSlots())) {
                     break;
                 }
                 takeSnapshot();
             }
-            long slot = appliedSlot + 1;
+            long slot = handedOutSlot + 1;
             Entry entry = acceptor.entry(slot);
             Check.state(entry != null, "node %d: committed slot %d missing from the log", ctx.self, slot);
             if (entry.coded() != null) {
@@ -169,8 +185,8 @@ final class Learner {
                 // from its header (its bytes are rebuilt when something needs them).
                 Command full = entry.isComplete() ? entry.command() : ctx.cache.get(entry);
                 if (full == null && ctx.coding.defersRebuild() && entry.coded().header() != null) {
-                    applyDeferred(entry);
-                    appliedSlot = slot;
+                    handOut(entry);
+                    deferredPending = true;
                     continue;
                 }
                 if (full == null) {
@@ -180,20 +196,56 @@ final class Learner {
                 entry = new Entry(slot, entry.ballot(), full, null, entry.stamp());
             }
             if (!entry.command().isNoop() && !Coding.isChange(entry.command()) && !ctx.coding.readsUnresolved()
-                    && !resolve(stateMachine.unresolvedSlotsFor(entry.command().payload()))) {
-                break; // It reads a deferred key: applying waits for that value.
+                    && (deferredPending || !resolve(stateMachine.unresolvedSlotsFor(entry.command().payload())))) {
+                // It may read a deferred key: handing out waits for that value. (Checked against the applied state:
+                // pending entries applied whole only overwrite keys, so the check errs on the safe side; a pending
+                // deferred one may leave a key unresolved, so it must apply first.)
+                break;
             }
-            apply(entry);
-            appliedSlot = slot;
+            handOut(entry);
         }
-        recovery.forgetThrough(appliedSlot, resolving);
-        if (snapshotDue() && resolve(stateMachine.unresolvedSlots())) {
+        recovery.forgetThrough(handedOutSlot, resolving);
+        if (handedOutSlot == appliedSlot && snapshotDue(appliedSlot) && resolve(stateMachine.unresolvedSlots())) {
             takeSnapshot();
         }
     }
 
-    private boolean snapshotDue() {
-        return snapshotOwed || appliedSlot - acceptor.snapshot().lastIncludedSlot() >= ctx.config.snapshotEverySlots();
+    /**
+     * The protocol's part of a committed entry happens here, at hand-out, so the next slot is judged by it
+     * (rule M1: a membership change is in force from the next slot on; a coding change likewise); the
+     * application's part leaves in the Ready.
+     */
+    private void handOut(Entry entry) {
+        Command command = entry.command();
+        byte[] configuration = null;
+        if (GroupMembership.isChange(command)) {
+            ctx.membership = GroupMembership.of(command); // In force from the next slot on, on every replica (rule M1).
+            configuration = ctx.membership.encode();
+        } else if (Coding.isChange(command)) {
+            ctx.coding = ctx.coding.after(command); // Applied by every replica at the same slot.
+            configuration = ctx.coding.encodeParameters();
+        }
+        boolean awaited = !command.isNoop() && configuration == null && clients.takeAwaiting(command);
+        ctx.out.committed(new Committed(entry, awaited, configuration));
+        handedOutSlot = entry.slot();
+    }
+
+    /** The application applied {@code committed} (a Ready's, in slot order): the applied slot moves, snapshots follow. */
+    void applied(List<Committed> committed) {
+        for (Committed c : committed) {
+            Check.state(c.slot() == appliedSlot + 1, "node %d: slot %d applied after %d", ctx.self, c.slot(), appliedSlot);
+            ctx.leases.onApplied(c.entry());
+            appliedSlot = c.slot();
+        }
+        if (appliedSlot == handedOutSlot) {
+            deferredPending = false;
+        }
+        applyCommitted();
+    }
+
+    /** Whether a snapshot is due once the state is applied through {@code slot}. */
+    private boolean snapshotDue(long slot) {
+        return snapshotOwed || slot - acceptor.snapshot().lastIncludedSlot() >= ctx.config.snapshotEverySlots();
     }
 
     /**
@@ -257,20 +309,30 @@ final class Learner {
         resolve(stateMachine.unresolvedSlots());
     }
 
-    private void applyDeferred(Entry entry) {
-        ctx.out.applied(entry);
-        ctx.leases.onApplied(entry);
-        Command command = entry.command();
-        ClientReply known = clients.answerFromSession(command);
-        if (known != null) {
-            clients.answerAwaiting(command, known.status(), known.slot(), known.result());
-            return;
+    /**
+     * Entries handed out but not applied yet (still in the outbox: the application applies a Ready as soon as it
+     * is taken) are taken back when a snapshot at {@code slot} is installed: those at or below it must not be
+     * applied over it (their waiting clients are answered from the restored session table, or UNKNOWN); those
+     * above it are handed out again after it, so that their protocol part (membership, coding) follows the
+     * snapshot's configuration.
+     */
+    private void takeBackHandedOut(long slot) {
+        for (Committed dropped : ctx.out.dropCommitted()) {
+            Command command = dropped.entry().command();
+            if (!dropped.awaited()) {
+                continue;
+            }
+            ClientReply known = dropped.slot() <= slot ? clients.answerFromSession(command) : null;
+            if (dropped.slot() > slot) {
+                clients.await(command);
+            } else if (known != null) {
+                clients.reply(command, known.status(), known.slot(), known.result());
+            } else {
+                clients.reply(command, ClientReply.Status.UNKNOWN);
+            }
         }
-        CodedValue coded = entry.coded();
-        byte[] result = stateMachine.applyDeferred(entry.slot(), coded.header(), coded.valueLength(), coded.valueChecksum(),
-                new StateMachine.SessionWrite(command.clientId(), command.sequence(), sessions.evictedBy(command.clientId())));
-        sessions.recordApplied(command.clientId(), command.sequence(), entry.slot(), result);
-        clients.answerAwaiting(command, ClientReply.Status.OK, entry.slot(), result);
+        handedOutSlot = slot;
+        deferredPending = false;
     }
 
     /** Starts recovery reads for {@code stuck} and the committed coded slots after it (bounded). */
@@ -324,35 +386,6 @@ final class Learner {
         recovery.onRequest(m);
     }
 
-    private void apply(Entry entry) {
-        ctx.out.applied(entry);
-        ctx.leases.onApplied(entry);
-        Command command = entry.command();
-        if (command.isNoop()) {
-            return;
-        }
-        if (GroupMembership.isChange(command)) {
-            ctx.membership = GroupMembership.of(command); // In force from the next slot on, on every replica (rule M1).
-            stateMachine.applyMembershipChange(entry.slot(), ctx.membership.encode());
-            return;
-        }
-        if (Coding.isChange(command)) {
-            ctx.coding = ctx.coding.after(command); // Applied by every replica at the same slot.
-            stateMachine.applyCodingChange(entry.slot(), ctx.coding.encodeParameters());
-            return;
-        }
-        // A retried command already applied in an earlier slot is not applied again (at most once).
-        ClientReply known = clients.answerFromSession(command);
-        if (known != null) {
-            clients.answerAwaiting(command, known.status(), known.slot(), known.result());
-            return;
-        }
-        byte[] result = stateMachine.apply(entry.slot(), command.payload(), new StateMachine.SessionWrite(
-                command.clientId(), command.sequence(), sessions.evictedBy(command.clientId())));
-        sessions.recordApplied(command.clientId(), command.sequence(), entry.slot(), result);
-        clients.answerAwaiting(command, ClientReply.Status.OK, entry.slot(), result);
-    }
-
     /**
      * The snapshot's session part; once the coding or the membership changed it also records the configuration
      * in effect after the snapshot's slot (the session table's format 2), so the change survives compaction and restarts.
@@ -379,6 +412,8 @@ final class Learner {
     }
 
     private void takeSnapshot() {
+        Check.state(handedOutSlot == appliedSlot, "node %d: snapshot at applied %d with slots through %d not applied",
+                ctx.self, appliedSlot, handedOutSlot);
         snapshotOwed = false;
         long previous = acceptor.snapshot().lastIncludedSlot();
         acceptor.replaceSnapshot(new Snapshot(appliedSlot, stateMachine.snapshotSource(appliedSlot), encodeSessions()));
@@ -401,6 +436,7 @@ final class Learner {
         ctx.leases.onSnapshotInstalled(snapshot.lastIncludedSlot());
         commitSlot = Math.max(commitSlot, snapshot.lastIncludedSlot()); // Commits learned past it stay learned.
         appliedSlot = snapshot.lastIncludedSlot();
+        takeBackHandedOut(appliedSlot);
         recovery.clear();
         resolving.clear(); // The restored state is full (every snapshot is taken with nothing unresolved).
         snapshotOwed = false;

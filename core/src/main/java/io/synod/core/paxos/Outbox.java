@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * The output a replica gathers between two {@link Ready}s: what to persist (the promise, entries, a
- * snapshot, a compaction point), what to send, what was applied and what to answer. Entries are
+ * snapshot, a compaction point), what to send, what was committed (for the application to apply) and what to answer. Entries are
  * kept per slot in first-write order, so a slot rewritten before the Ready is taken is written
  * once, with its latest value.
  */
@@ -17,7 +17,7 @@ final class Outbox {
     private Snapshot snapshot;
     private long compactThroughSlot;
     private final List<Message> messages = new ArrayList<>();
-    private final List<Entry> applied = new ArrayList<>();
+    private final List<Committed> committed = new ArrayList<>();
     private final List<ClientReply> replies = new ArrayList<>();
     private boolean resign;
 
@@ -43,8 +43,15 @@ final class Outbox {
         messages.add(message);
     }
 
-    void applied(Entry entry) {
-        applied.add(entry);
+    void committed(Committed entry) {
+        committed.add(entry);
+    }
+
+    /** Removes and returns the committed entries not taken yet. */
+    List<Committed> dropCommitted() {
+        List<Committed> dropped = new ArrayList<>(committed);
+        committed.clear();
+        return dropped;
     }
 
     void reply(ClientReply reply) {
@@ -57,19 +64,19 @@ final class Outbox {
 
     boolean isEmpty() {
         return promise == null && entries.isEmpty() && snapshot == null && compactThroughSlot == 0 && messages.isEmpty()
-                && applied.isEmpty() && replies.isEmpty() && !resign;
+                && committed.isEmpty() && replies.isEmpty() && !resign;
     }
 
     /** Everything gathered, as a Ready; the outbox is empty afterwards. */
     Ready take() {
-        Ready ready = new Ready(promise, new ArrayList<>(entries.values()), snapshot, compactThroughSlot, messages, applied,
+        Ready ready = new Ready(promise, new ArrayList<>(entries.values()), snapshot, compactThroughSlot, messages, committed,
                 replies, resign);
         promise = null;
         entries.clear();
         snapshot = null;
         compactThroughSlot = 0;
         messages.clear();
-        applied.clear();
+        committed.clear();
         replies.clear();
         resign = false;
         return ready;

@@ -18,8 +18,11 @@ import java.util.List;
  * @param snapshot       a snapshot to write, or null
  * @param compactThroughSlot durable entries at or below this slot may be deleted (0: none)
  * @param messages       messages to other replicas
- * @param applied        entries chosen and applied to the state machine by this step, in slot
- *                       order (for invariant checks and metrics; the state machine is already updated)
+ * @param committed      entries chosen since the last Ready, in slot order, for the application to
+ *                       apply ({@link Applier}) as soon as it takes this Ready, before any further input,
+ *                       then report with {@link Replica#applied(Ready)} (etcd-io/raft's CommittedEntries);
+ *                       protocol entries (no-ops, membership and coding changes) are included, the replica
+ *                       having done their part
  * @param replies        answers to clients
  * @param resign         true when this replica gives up leadership it was handed (phase 1 failed,
  *                       or its epoch was stale): the election service should pick again
@@ -30,15 +33,20 @@ public record Ready(
         Snapshot snapshot,
         long compactThroughSlot,
         List<Message> messages,
-        List<Entry> applied,
+        List<Committed> committed,
         List<ClientReply> replies,
         boolean resign) {
 
     public Ready {
         entries = List.copyOf(entries);
         messages = List.copyOf(messages);
-        applied = List.copyOf(applied);
+        committed = List.copyOf(committed);
         replies = List.copyOf(replies);
+    }
+
+    /** The committed entries themselves, in slot order (invariant checks, metrics). */
+    public List<Entry> committedEntries() {
+        return committed.stream().map(Committed::entry).toList();
     }
 
     /** True when something must be persisted before messages may leave. */
@@ -47,7 +55,7 @@ public record Ready(
     }
 
     public boolean isEmpty() {
-        return !mustPersist() && compactThroughSlot == 0 && messages.isEmpty() && applied.isEmpty()
+        return !mustPersist() && compactThroughSlot == 0 && messages.isEmpty() && committed.isEmpty()
                 && replies.isEmpty() && !resign;
     }
 }

@@ -2,13 +2,17 @@ package io.synod.core.paxos;
 
 import io.synod.core.util.Check;
 import io.synod.protocol.ClientReply;
+import java.util.List;
 
 /**
  * The one loop that drives a {@link Replica} through the {@link Ready} contract, shared by the
  * simulator, the test clusters and the server runtime: take a Ready, (1) persist its promise,
  * entries and snapshot, then drop compacted entries, (2) send its messages, deliver its client
  * replies and pass on a resignation, (3) {@link Replica#advance advance}; repeat while the replica
- * has output. Persistence may be asynchronous (group commit on a disk thread, a simulated fsync):
+ * has output. The committed entries a Ready hands out are applied first, as soon as it is taken
+ * ({@link Applier}, then {@link Replica#applied}), so the application's state is the replica's applied
+ * slot whenever an input arrives; their answers leave with the Ready's other replies, after the
+ * persistence. Persistence may be asynchronous (group commit on a disk thread, a simulated fsync):
  * the loop then waits, the runtime keeps stepping inputs into the replica (its next Ready batches
  * them), and calls {@link #persisted(Ready)} when the write is durable.
  *
@@ -33,7 +37,10 @@ public final class ReadyLoop {
 
     /** What the runtime does with a Ready. Only {@link #persist} decides whether the loop waits. */
     public interface Sink {
-        /** A Ready was taken, before anything else happens to it: metrics, tracing, invariant checks of {@link Ready#applied()}. */
+        /**
+         * A Ready was taken and its committed entries applied, before anything else happens to it: metrics,
+         * tracing, invariant checks of {@link Ready#committed()}.
+         */
         default void taken(Ready ready) {}
 
         /**
@@ -98,12 +105,21 @@ public final class ReadyLoop {
     }
 
     private final Replica replica;
+    private final Applier applier;
     private final Sink sink;
     private Ready persisting;
+    /** The application's answers for the Ready being persisted. */
+    private List<ClientReply> persistingAnswers = List.of();
 
+    /** A loop that applies the committed entries with the replica's own {@link Replica#applier()}. */
     public ReadyLoop(Replica replica, Sink sink) {
-        Check.argument(replica != null && sink != null, "a ready loop needs a replica and a sink");
+        this(replica, replica.applier(), sink);
+    }
+
+    public ReadyLoop(Replica replica, Applier applier, Sink sink) {
+        Check.argument(replica != null && applier != null && sink != null, "a ready loop needs a replica, an applier and a sink");
         this.replica = replica;
+        this.applier = applier;
         this.sink = sink;
     }
 
@@ -124,15 +140,18 @@ public final class ReadyLoop {
                     "node %d produced more than %d Readys in a row without waiting for any input", replica.nodeId(),
                     MAX_READYS_PER_DRIVE);
             Ready ready = replica.ready();
+            List<ClientReply> answers = applier.apply(ready);
+            replica.applied(ready);
             sink.taken(ready);
             if (ready.mustPersist()) {
                 sink.deliverBeforePersist(ready);
                 if (!sink.persist(ready)) {
                     persisting = ready;
+                    persistingAnswers = answers;
                     return;
                 }
             }
-            complete(ready);
+            complete(ready, answers);
         }
     }
 
@@ -140,13 +159,18 @@ public final class ReadyLoop {
     public void persisted(Ready ready) {
         Check.argument(ready != null && ready == persisting, "persisted() must be given the Ready being persisted");
         persisting = null;
-        complete(ready);
+        List<ClientReply> answers = persistingAnswers;
+        persistingAnswers = List.of();
+        complete(ready, answers);
         drive();
     }
 
-    private void complete(Ready ready) {
+    private void complete(Ready ready, List<ClientReply> answers) {
         if (ready.compactThroughSlot() > 0) {
             sink.compactThrough(ready.compactThroughSlot());
+        }
+        for (ClientReply answer : answers) {
+            sink.reply(answer); // The application's answers: their entries were chosen before this Ready's writes.
         }
         sink.deliver(ready);
         replica.advance(ready);

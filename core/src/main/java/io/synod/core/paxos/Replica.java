@@ -57,6 +57,7 @@ public final class Replica {
     private final LeaseHooks leases;
     private final QuorumPolicy quorum;
     private final QuorumContact contact;
+    private final Applier applier;
     private Ready outstanding;
     private long localReadsServed;
 
@@ -97,6 +98,7 @@ public final class Replica {
         this.acceptor = new Acceptor(ctx, durable);
         this.clients = new Clients(ctx, sessions);
         this.learner = new Learner(ctx, acceptor, stateMachine, sessions, clients);
+        this.applier = new Applier(ctx, stateMachine, sessions);
         this.snapshots = new SnapshotSender(ctx, acceptor);
         this.catchUp = new CatchUp(ctx, acceptor, learner, snapshots);
         this.leader = new Leader(ctx, acceptor, learner, clients, catchUp, quorum, leases);
@@ -358,6 +360,17 @@ public final class Replica {
         return outstanding;
     }
 
+    /** The application applied {@code ready}'s {@link Ready#committed()} entries, before any other input (once per Ready). */
+    public void applied(Ready ready) {
+        Check.argument(ready != null && ready == outstanding, "applied() must be given the outstanding Ready");
+        learner.applied(ready.committed());
+    }
+
+    /** The application side that applies what the Readys hand out (one per replica incarnation). */
+    public Applier applier() {
+        return applier;
+    }
+
     /** Acknowledges that {@code ready} was persisted and sent. */
     public void advance(Ready ready) {
         Check.argument(ready != null && ready == outstanding, "advance() must be given the outstanding Ready");
@@ -420,11 +433,7 @@ public final class Replica {
         return ctx.nowNanos;
     }
 
-    /**
-     * Deferred rebuild: starts rebuilding every key this replica applied without its bytes (recovery
-     * reads; progress comes with later inputs). The simulator calls it at the end of a seed, before it
-     * compares the replicas' states.
-     */
+    /** Deferred rebuild: starts rebuilding every key applied without its bytes (the simulator, before comparing states). */
     public void resolveDeferred() {
         learner.resolveAll();
     }
@@ -453,19 +462,12 @@ public final class Replica {
         return new ReplicaDefence(ctx.guard);
     }
 
-    /**
-     * Accepts this replica re-sent as leader because no acknowledgement came within the retransmission
-     * timeout (one per slot and peer; catch-up is not counted). Zero on a network that answers in time.
-     */
+    /** Accepts re-sent as leader for want of an acknowledgement in time (per slot and peer; catch-up not counted). */
     public long acceptRetransmits() {
         return leader.acceptRetransmits();
     }
 
-    /**
-     * How long this replica, as leader, lets an Accept to {@code peer} go unacknowledged before sending
-     * it again: the configured retransmission interval until round trips to that peer were measured,
-     * then adapted to them ({@link RetransmitTimeout}).
-     */
+    /** How long an Accept to {@code peer} may go unacknowledged before it is re-sent ({@link RetransmitTimeout}). */
     public long acceptRetransmitTimeoutNanos(int peer) {
         Check.argument(peer >= 0 && peer < ctx.clusterSize, "no node %d in a cluster of %d", peer, ctx.clusterSize);
         return leader.retransmitTimeoutNanos(peer);

@@ -232,7 +232,7 @@ final class TestCluster {
 
         @Override
         public void taken(Ready ready) {
-            for (Entry entry : ready.applied()) {
+            for (Entry entry : ready.committedEntries()) {
                 checkAgreement(node, entry);
             }
         }
