@@ -64,6 +64,8 @@ final class Leader {
     private GroupMembership appendedMembership;
     /** The highest slot where this leader appended a membership change (0 if none), and its first slot. */
     private long lastMembershipChangeSlot;
+    /** The membership changes this leader appended (or re-proposed) by slot; those at or below the commit point are dropped lazily. */
+    private final TreeMap<Long, GroupMembership> changesInFlight = new TreeMap<>();
     private long firstSlot;
 
     /** A slot this leader proposed in its ballot and that is not chosen yet. */
@@ -117,6 +119,7 @@ final class Leader {
         firstSlot = nextSlot;
         lastChangeSlot = 0;
         lastMembershipChangeSlot = 0;
+        changesInFlight.clear();
         recomputeCommittedCoding();
         catchUp.reset();
     }
@@ -145,6 +148,22 @@ final class Leader {
     /** The membership in effect at the next slot to commit (the base of the next change, rule M5). */
     GroupMembership committedMembership() {
         return committedMembership;
+    }
+
+    /**
+     * Quorum leases (docs/membership.md, rule QL4): the voters of the membership at the commit point, then of each
+     * membership a change in this leader's log past that point sets, so config(s) is among them for every slot s
+     * this leader may commit.
+     */
+    long[] votersInFlight() {
+        changesInFlight.headMap(learner.commitSlot(), true).clear();
+        long[] sets = new long[1 + changesInFlight.size()];
+        sets[0] = committedMembership.voters();
+        int i = 1;
+        for (GroupMembership m : changesInFlight.values()) {
+            sets[i++] = m.voters();
+        }
+        return sets;
     }
 
     /** Whether a membership change this leader appended is not committed yet (rule M5). */
@@ -214,8 +233,12 @@ final class Leader {
      */
     long append(Command command, LeaseStamp stamp) {
         Coding coding = committedCoding;
-        boolean coded = coding.codes(command) && lastChangeSlot <= learner.commitSlot();
-        return append(command, stamp, coded ? coding.dataShards() : 1);
+        // X follows the voters at the commit point; while a coding or membership change is uncommitted, new
+        // values go as full copies, which every coding and membership in flight accepts (docs/membership.md).
+        int dataShards = coding.dataShardsFor(committedMembership.voterCount());
+        boolean coded = coding.codes(command) && dataShards > 1 && lastChangeSlot <= learner.commitSlot()
+                && !membershipChangeInFlight();
+        return append(command, stamp, coded ? dataShards : 1);
     }
 
     /**
@@ -277,6 +300,7 @@ final class Leader {
             // New or re-proposed by phase 1: either way a change is in flight until it commits (rule M5).
             lastMembershipChangeSlot = proposal.entry.slot();
             appendedMembership = GroupMembership.of(proposal.entry.command());
+            changesInFlight.put(proposal.entry.slot(), appendedMembership);
         }
         acceptor.accept(proposal.forPeer(ctx.self));
         inFlight.put(proposal.entry.slot(), proposal);
@@ -527,7 +551,7 @@ final class Leader {
         GroupMembership m = ctx.membershipGuards.oneChosenChangeAtATime ? committedMembership : appendedMembership;
         long counted = ctx.membershipGuards.learnersNeverCounted ? m.voters() : m.members();
         return quorum.isWriteQuorum(slot.entry, failures, Long.bitCount(slot.acceptors & counted), m.voterCount())
-                || (committedCoding.enabled() && Long.bitCount(slot.acceptors & slot.fullCopies) >= failures + 1);
+                || (committedCoding.enabled() && Long.bitCount(slot.acceptors & slot.fullCopies & counted) >= failures + 1);
     }
 
     /** The commit rule for one slot: a write quorum, the acceptors the lease requires, and the lease's consent. */

@@ -10,11 +10,23 @@ final class ReplicaLeaseView implements LeaseView {
     private final ReplicaContext ctx;
     private final Acceptor acceptor;
     private final Learner learner;
+    private final Leader leader;
 
-    ReplicaLeaseView(ReplicaContext ctx, Acceptor acceptor, Learner learner) {
+    ReplicaLeaseView(ReplicaContext ctx, Acceptor acceptor, Learner learner, Leader leader) {
         this.ctx = ctx;
         this.acceptor = acceptor;
         this.learner = learner;
+        this.leader = leader;
+    }
+
+    @Override
+    public long appliedVoters() {
+        return ctx.membership.voters();
+    }
+
+    @Override
+    public long[] votersInFlight() {
+        return ctx.role == Role.LEADER ? leader.votersInFlight() : new long[] {ctx.membership.voters()};
     }
 
     @Override

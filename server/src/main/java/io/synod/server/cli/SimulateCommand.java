@@ -444,9 +444,13 @@ final class SimulateCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(commandLine, e.getMessage());
         }
-        if (membershipChanges && (codingValue.enabled() || !(lease.equals("none") || lease.equals("leader")))) {
-            throw new CommandLine.ParameterException(commandLine, "--membership-changes runs plain groups with --lease none or leader only:"
-                    + " RS-Paxos coding and quorum leases do not follow membership changes yet (docs/membership.md)");
+        if (membershipChanges && !List.of("none", "leader", "quorum").contains(lease)) {
+            throw new CommandLine.ParameterException(commandLine, "--membership-changes runs with --lease none, leader or quorum only:"
+                    + " the lease configuration of " + lease + " is not recomputed from the membership (docs/membership.md)");
+        }
+        if (membershipChanges && codingValue.enabled() && leases != SimLeases.NONE) {
+            throw new CommandLine.ParameterException(commandLine, "--membership-changes with --coding runs without leases:"
+                    + " coded groups with leases and membership changes are not simulated (docs/membership.md)");
         }
         if (membershipChanges && nodes < 5) {
             throw new CommandLine.ParameterException(commandLine, "--membership-changes needs --nodes 5 (3 voters and 2 spares), got " + nodes);
@@ -476,9 +480,10 @@ final class SimulateCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(commandLine, "--export-history directory " + exportDir + " is not writable");
             }
         }
-        SimConfig config = SimConfig.defaults(nodes, profile).withMutation(mutationValue).withOpsPerSeed(opsPerSeed).withSeed(startSeed)
-                .withCoding(codingValue).withLinkBandwidth(bandwidthMbit == null ? 0 : bandwidthMbit * 1_000_000L)
-                .withMembershipChanges(membershipChanges);
+        // Coding and membership changes first: a mutation may need both.
+        SimConfig config = SimConfig.defaults(nodes, profile).withCoding(codingValue).withMembershipChanges(membershipChanges)
+                .withMutation(mutationValue).withOpsPerSeed(opsPerSeed).withSeed(startSeed)
+                .withLinkBandwidth(bandwidthMbit == null ? 0 : bandwidthMbit * 1_000_000L);
         if (workload.any()) {
             config = workload.apply(commandLine, config);
             scenario = workload.scenario(commandLine, nodes);
