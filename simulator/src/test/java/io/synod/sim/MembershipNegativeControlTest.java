@@ -23,20 +23,7 @@ class MembershipNegativeControlTest {
             "MEMBERSHIP_REUSED_IDENTITY"})
     void everyMembershipRuleIsCaughtWhenSwitchedOff(Mutation mutation) {
         SimConfig base = SimConfig.defaults(5, FaultProfile.ALL).withMembershipChanges(true).withMutation(mutation);
-        SimResult caught = null;
-        for (long seed = 1; seed <= MAX_SEEDS && caught == null; seed++) {
-            SimResult result = Simulation.runWithMembershipChanges(base.withSeed(seed), SimLeases.NONE).result();
-            if (!result.passed()) {
-                caught = result;
-            }
-        }
-        assertNotNull(caught, mutation + " was not caught in " + MAX_SEEDS + " seeds");
-        System.out.println(mutation.cliName() + " caught: " + caught.summaryLine().lines().findFirst().orElse(""));
-        SimViolation violation = caught.violations().get(0);
-        assertTrue(NegativeControlTest.SAFETY.contains(violation.kind()), mutation + " was caught, but not as a safety violation: " + caught.summaryLine());
-        SimResult replay = Simulation.runWithMembershipChanges(caught.config(), SimLeases.NONE).result();
-        assertEquals(caught.traceHash(), replay.traceHash(), "replaying the violating seed");
-        assertEquals(caught.violations(), replay.violations());
+        assertCaught(base, SimLeases.NONE, mutation.cliName());
     }
 
     /**
