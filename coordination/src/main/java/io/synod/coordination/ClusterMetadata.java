@@ -80,6 +80,27 @@ public interface ClusterMetadata extends Closeable {
      */
     NodeIncarnation recordIncarnation(NodeIncarnation incarnation);
 
+    /**
+     * Replaces the incarnation ZooKeeper records for a node by {@code next} if it still records {@code expected}: a node
+     * whose data directory was wiped starts as a new incarnation (docs/membership.md, "A wiped node re-joins").
+     *
+     * @return the incarnation recorded afterwards: {@code next} if this call replaced it, else the one found
+     */
+    NodeIncarnation replaceIncarnation(NodeIncarnation expected, NodeIncarnation next);
+
+    /** The group's {@link ReplicaMap} with its znode version, or the identity map with version -1 when there is no znode. */
+    Versioned<ReplicaMap> replicaMap(int group);
+
+    /**
+     * Writes the group's replica map if its znode still has {@code expectedVersion} (-1: it must not exist yet).
+     *
+     * @return {@code false} on a conflict (someone else wrote it; re-read and retry)
+     */
+    boolean compareAndSetReplicaMap(int group, int expectedVersion, ReplicaMap next);
+
+    /** Calls {@code listener} after every creation or change of the group's replica map (not for an absent znode). */
+    void watchReplicaMap(int group, Consumer<Versioned<ReplicaMap>> listener);
+
     /** Calls {@code listener} with the current shard map, then after every change. */
     void watchShardMap(Consumer<Versioned<ShardMap>> listener);
 

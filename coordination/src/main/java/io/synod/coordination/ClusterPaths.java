@@ -10,6 +10,7 @@ package io.synod.coordination;
  * /synod/&lt;cluster&gt;/groups/&lt;g&gt;/config     {@link GroupConfig}
  * /synod/&lt;cluster&gt;/shards                {@link ShardMap}
  * /synod/&lt;cluster&gt;/incarnations/&lt;node&gt;   {@link NodeIncarnation}, persistent
+ * /synod/&lt;cluster&gt;/replicas/&lt;g&gt;          {@link ReplicaMap}, compare-and-set; absent: the identity map
  * </pre>
  */
 public final class ClusterPaths {
@@ -91,6 +92,15 @@ public final class ClusterPaths {
 
     public String incarnations() {
         return root() + "/incarnations";
+    }
+
+    public String replicaMaps() {
+        return root() + "/replicas";
+    }
+
+    /** The group's {@link ReplicaMap}: created by the first node that re-joins as a new incarnation. */
+    public String replicaMap(int group) {
+        return replicaMaps() + "/" + group;
     }
 
     /** The node's {@link NodeIncarnation}: created on the first start of its data directory, never by the cluster. */

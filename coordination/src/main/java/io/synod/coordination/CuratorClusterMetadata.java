@@ -203,6 +203,77 @@ public final class CuratorClusterMetadata implements ClusterMetadata {
     }
 
     @Override
+    public NodeIncarnation replaceIncarnation(NodeIncarnation expected, NodeIncarnation next) {
+        if (expected.nodeId() != next.nodeId()) {
+            throw new IllegalArgumentException("incarnation of node " + next.nodeId() + " cannot replace node "
+                    + expected.nodeId() + "'s");
+        }
+        String path = paths.incarnation(next.nodeId());
+        boolean replaced = Zk.call("replace node " + next.nodeId() + " incarnation", () -> {
+            Stat stat = new Stat();
+            NodeIncarnation found = Zk.decode(path, client.getData().storingStatIn(stat).forPath(path),
+                    ZnodeCodec::decodeIncarnation);
+            if (!found.equals(expected)) {
+                return false;
+            }
+            try {
+                client.setData().withVersion(stat.getVersion()).forPath(path, ZnodeCodec.encodeIncarnation(next));
+                log.info("replaced incarnation {} of node {} by {} at {}", expected.id(), next.nodeId(), next.id(), path);
+                return true;
+            } catch (KeeperException.BadVersionException conflict) {
+                return false;
+            }
+        });
+        return replaced ? next : incarnation(next.nodeId()).orElseThrow(() -> new CoordinationException(
+                "replace node " + next.nodeId() + " incarnation: znode " + path + " vanished"));
+    }
+
+    @Override
+    public Versioned<ReplicaMap> replicaMap(int group) {
+        String path = paths.replicaMap(group);
+        return Zk.call("read group " + group + " replica map", () -> {
+            try {
+                Stat stat = new Stat();
+                byte[] data = client.getData().storingStatIn(stat).forPath(path);
+                return new Versioned<>(Zk.decode(path, data, ZnodeCodec::decodeReplicaMap), stat.getVersion());
+            } catch (KeeperException.NoNodeException e) {
+                return new Versioned<>(ReplicaMap.identity(group, clusterSpec().orElseThrow(() -> new CoordinationException(
+                        "cluster '" + paths.cluster() + "' does not exist")).members().size()), -1);
+            }
+        });
+    }
+
+    @Override
+    public boolean compareAndSetReplicaMap(int group, int expectedVersion, ReplicaMap next) {
+        if (next.group() != group) {
+            throw new IllegalArgumentException("replica map of group " + next.group() + " cannot be stored as group " + group);
+        }
+        String path = paths.replicaMap(group);
+        if (expectedVersion >= 0) {
+            return compareAndSet("write group " + group + " replica map", path, expectedVersion,
+                    ZnodeCodec.encodeReplicaMap(next));
+        }
+        return Zk.call("create group " + group + " replica map", () -> {
+            try {
+                client.create().forPath(paths.replicaMaps());
+            } catch (KeeperException.NodeExistsException alreadyThere) {
+                // created by the first re-join of any group
+            }
+            try {
+                client.create().forPath(path, ZnodeCodec.encodeReplicaMap(next));
+                return true;
+            } catch (KeeperException.NodeExistsException conflict) {
+                return false;
+            }
+        });
+    }
+
+    @Override
+    public void watchReplicaMap(int group, Consumer<Versioned<ReplicaMap>> listener) {
+        watch(paths.replicaMap(group), ZnodeCodec::decodeReplicaMap, listener);
+    }
+
+    @Override
     public void watchShardMap(Consumer<Versioned<ShardMap>> listener) {
         watch(paths.shards(), ShardMap::decode, listener);
     }

@@ -20,6 +20,7 @@ public final class ZnodeCodec {
     public static final int GROUP_CONFIG_FORMAT = 2;
     public static final int CLUSTER_SPEC_FORMAT = 2;
     public static final int INCARNATION_FORMAT = 1;
+    public static final int REPLICA_MAP_FORMAT = 1;
 
     /** Longest address, zone or version string, bytes. */
     public static final int MAX_STRING_BYTES = 255;
@@ -55,6 +56,45 @@ public final class ZnodeCodec {
         long low = r.i64("id low bits");
         r.end();
         return new NodeIncarnation(nodeId, new UUID(high, low));
+    }
+
+    /**
+     * {@code u8 format=1, i32 group, i32 nodes, i32 count}, then per id {@code i32 id, i32 node, u8 has incarnation,
+     * [i64 high, i64 low]}.
+     */
+    public static byte[] encodeReplicaMap(ReplicaMap map) {
+        ZnodeWriter w = new ZnodeWriter().u8(REPLICA_MAP_FORMAT).i32(map.group()).i32(map.nodes()).i32(map.replicas().size());
+        for (ReplicaMap.Replica r : map.replicas()) {
+            w.i32(r.id()).i32(r.nodeId()).u8(r.incarnation() == null ? 0 : 1);
+            if (r.incarnation() != null) {
+                w.i64(r.incarnation().getMostSignificantBits()).i64(r.incarnation().getLeastSignificantBits());
+            }
+        }
+        return w.toByteArray();
+    }
+
+    public static ReplicaMap decodeReplicaMap(byte[] bytes) {
+        ZnodeReader r = new ZnodeReader(bytes, "replica map");
+        r.formatVersion(REPLICA_MAP_FORMAT);
+        int group = r.i32("group", 0, Integer.MAX_VALUE);
+        int nodes = r.i32("node count", 1, ReplicaMap.MAX_IDS);
+        int count = r.i32("replica count", 0, ReplicaMap.MAX_IDS);
+        List<ReplicaMap.Replica> replicas = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int id = r.i32("replica id", 0, ReplicaMap.MAX_IDS - 1);
+            int node = r.i32("node id", 0, nodes - 1);
+            int has = r.u8("incarnation flag");
+            if (has > 1) {
+                throw new MetadataFormatException("replica map: incarnation flag " + has + " is neither 0 nor 1");
+            }
+            replicas.add(new ReplicaMap.Replica(id, node, has == 0 ? null : new UUID(r.i64("id high bits"), r.i64("id low bits"))));
+        }
+        r.end();
+        try {
+            return new ReplicaMap(group, nodes, replicas);
+        } catch (IllegalArgumentException e) {
+            throw new MetadataFormatException(e.getMessage());
+        }
     }
 
     /**

@@ -3,6 +3,7 @@ package io.synod.engine;
 import io.synod.core.paxos.Message;
 import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ElectionEvent;
+import java.util.function.Consumer;
 
 /** One input to a {@link GroupDriver} ({@link GroupDriver#step}); the time comes with the call. */
 public sealed interface DriverInput {
@@ -24,6 +25,10 @@ public sealed interface DriverInput {
 
     /** An admin coding change. */
     record CodingChange(ClientFrame.CodingChange change, Responder responder) implements DriverInput {}
+
+    /** An admin membership request ({@link MembershipAdmin}), answered at once. */
+    record Membership(MembershipAdmin.Request request, Consumer<MembershipAdmin.Answer> answer)
+            implements DriverInput {}
 
     /** An election event (elected, lost, ...). */
     record Election(ElectionEvent event) implements DriverInput {}

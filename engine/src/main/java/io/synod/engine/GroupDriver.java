@@ -58,6 +58,7 @@ public final class GroupDriver {
     /** Watch delivery from the key-value machine's event log, or null. */
     private final WatchHub watches;
     private final CodingChanges codingChanges;
+    private final MembershipAdmin membershipAdmin;
     private final HandOver handOver;
     /** A hand-over asked for by {@link #requestMove()}: it ends in a resignation, then is forgotten. */
     private boolean moving;
@@ -101,12 +102,16 @@ public final class GroupDriver {
         this.watches = kv == null ? null : new WatchHub(group, kv.watchLog(),
                 config.controls().bug() == DriverControls.Bug.WATCH_OUT_OF_ORDER);
         this.codingChanges = new CodingChanges(group);
+        this.membershipAdmin = new MembershipAdmin(group);
         this.handOver = new HandOver(group, config.replica().nodeId(), config.replica().clusterSize(),
                 config.replica().heartbeatIntervalNanos(), out);
         this.state = repair.repairing() ? ClientFrame.GroupStatus.REPAIRING : ClientFrame.GroupStatus.SERVING;
     }
 
-    /** The runner started: a serving replica stands for election; a repairing one stays out until repaired. */
+    /**
+     * The runner started: a serving replica that votes in its applied membership stands for election; a repairing
+     * one stays out until repaired, a learner or a replica outside the membership until it votes.
+     */
     public void start() {
         if (state == ClientFrame.GroupStatus.SERVING) {
             joinElection();
@@ -114,9 +119,29 @@ public final class GroupDriver {
     }
 
     private void joinElection() {
-        if (!joinedElection) {
+        if (!joinedElection && isVoter()) {
             joinedElection = true;
             out.joinElection();
+        }
+    }
+
+    /** Whether this replica votes in the membership it applied: the election only names voters. */
+    private boolean isVoter() {
+        return replica.membership().applied().isVoter(replica.nodeId());
+    }
+
+    /** After a pass: a promoted replica stands for election, a removed one leaves it (membership changes). */
+    private void followMembership() {
+        if (state != ClientFrame.GroupStatus.SERVING) {
+            return;
+        }
+        if (!joinedElection) {
+            joinElection();
+        } else if (!isVoter()) {
+            joinedElection = false;
+            out.log(DriverLog.Level.INFO, "group " + group + ": replica " + replica.nodeId()
+                    + " no longer votes (" + replica.membership().applied() + "): leaving the election");
+            out.leaveElection();
         }
     }
 
@@ -145,6 +170,8 @@ public final class GroupDriver {
             }
         } else if (input instanceof DriverInput.CodingChange c) {
             codingChanges.propose(c.change(), c.responder(), replica, serving());
+        } else if (input instanceof DriverInput.Membership m) {
+            membershipAdmin.handle(m.request(), m.answer(), replica, serving());
         }
     }
 
@@ -336,6 +363,7 @@ public final class GroupDriver {
             state = ClientFrame.GroupStatus.SERVING;
             joinElection();
         }
+        followMembership();
         if (replica.defence().divergences() != divergences) { // defence in depth: log each divergent slot once
             out.log(DriverLog.Level.ERROR, "group " + group + ": " + replica.defence().lastDivergence());
             divergences = replica.defence().divergences();

@@ -120,7 +120,7 @@ final class HandOver {
             committed = true;
             committedAtNanos = nowNanos;
         }
-        if (committed && everyPeerApplied()) {
+        if (committed && everyPeerApplied(replica)) {
             log.log(DriverLog.Level.INFO, "group " + group + ": handed over, end-lease entry at slot " + slot
                     + " committed and applied by every peer");
             done = true;
@@ -136,9 +136,11 @@ final class HandOver {
         }
     }
 
-    private boolean everyPeerApplied() {
+    /** Whether every other member (voter or learner: ids outside the membership run no replica) applied the entry. */
+    private boolean everyPeerApplied(Replica replica) {
+        long members = replica.membership().applied().members();
         for (int i = 0; i < peerApplied.length; i++) {
-            if (i != self && peerApplied[i] < slot) {
+            if (i != self && (members & (1L << i)) != 0 && peerApplied[i] < slot) {
                 return false;
             }
         }

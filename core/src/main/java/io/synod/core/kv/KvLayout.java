@@ -21,6 +21,8 @@ final class KvLayout {
     static final byte[] SESSION_PREFIX = {0, 's'};
     /** The coding in force after the applied slot, once a coding change was applied: {@code 0 "coding"} -> parameters. */
     static final byte[] CODING_KEY = {0, 'c', 'o', 'd', 'i', 'n', 'g'};
+    /** The membership in force after the applied slot, once a membership change was applied: {@code 0 "members"} -> it. */
+    static final byte[] MEMBERSHIP_KEY = {0, 'm', 'e', 'm', 'b', 'e', 'r', 's'};
     /** Session table: {@code 0 'S' id} -> ttl, renewal slot, number of owned keys. */
     static final byte[] LEASE_PREFIX = {0, 'S'};
     /** Token and owner of a created key: {@code 0 'M' key} -> token, owner. */

@@ -287,6 +287,24 @@ public class KvStateMachine implements StateMachine, AutoCloseable {
     }
 
     @Override
+    public void applyMembershipChange(long slot, byte[] membership) { // With the applied slot, in one batch (rule M7).
+        if (durable) {
+            view.stage(MEMBERSHIP_KEY, membership.clone());
+            view.staged().appliedSlot(Math.max(view.staged().appliedSlot(), slot));
+        }
+    }
+
+    @Override
+    public byte[] durableMembership() {
+        return durable && !ignoreDurableState ? store.get(MEMBERSHIP_KEY) : null;
+    }
+
+    @Override
+    public boolean recordsMembership() {
+        return true;
+    }
+
+    @Override
     public List<ClientSession> durableSessions() {
         List<ClientSession> out = new ArrayList<>();
         store.scanPrefix(SESSION_PREFIX, (key, value) -> {

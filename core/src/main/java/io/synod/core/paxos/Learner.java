@@ -68,7 +68,9 @@ final class Learner {
             // snapshot's (a machine restored from a source that did not carry it); docs/erasure.md rule C4.
             byte[] coding = stateMachine.durableCoding();
             ctx.coding = coding != null ? Coding.decodeParameters(ctx.initialCoding, coding) : codingOf(snapshot);
-            ctx.membership = membershipOf(snapshot); // A durable machine refuses membership changes (docs/membership.md).
+            // The membership likewise: stored with the durable slot (applyMembershipChange), else the snapshot's (rule M7).
+            byte[] membership = stateMachine.durableMembership();
+            ctx.membership = membership != null ? GroupMembership.decode(membership) : membershipOf(snapshot);
             sessions.restore(stateMachine.durableSessions());
             this.commitSlot = durableSlot;
             this.appliedSlot = durableSlot;
@@ -331,6 +333,7 @@ final class Learner {
         }
         if (GroupMembership.isChange(command)) {
             ctx.membership = GroupMembership.of(command); // In force from the next slot on, on every replica (rule M1).
+            stateMachine.applyMembershipChange(entry.slot(), ctx.membership.encode());
             return;
         }
         if (Coding.isChange(command)) {

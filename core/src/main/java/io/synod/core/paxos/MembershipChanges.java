@@ -10,8 +10,8 @@ import io.synod.core.util.Check;
  *
  * <p>With RS-Paxos coding the shards stay one per replica id and the quorums count voters: X for new values
  * is re-derived from the voters ({@link Coding#dataShardsFor}), and a change that would leave 2F voters or
- * fewer is refused (rule M8). A durable (RocksDB) state machine does not record the membership yet: changes on
- * it are refused, never ignored.
+ * fewer is refused (rule M8). A durable state machine that does not record the membership with its applied slot
+ * ({@link StateMachine#recordsMembership()}) is refused, never ignored.
  */
 public final class MembershipChanges {
     /** A change this replica will not propose now; the message names the rule (docs/membership.md). */
@@ -42,6 +42,12 @@ public final class MembershipChanges {
     public GroupMembership committed() {
         Check.state(ctx.role == Role.LEADER, "only a leader knows the membership at its commit point");
         return leader.committedMembership();
+    }
+
+    /** While leading, the slot through which replica {@code id} reported it applied (-1: not heard); its catch-up progress. */
+    public long peerAppliedSlot(int id) {
+        Check.state(ctx.role == Role.LEADER, "only a leader tracks its peers' applied slots");
+        return id == ctx.self ? learner.appliedSlot() : catchUp.peerAppliedSlot(id);
     }
 
     /** Proposes adding {@code id} as a learner; returns the change entry's slot. */
@@ -104,7 +110,7 @@ public final class MembershipChanges {
         if (ctx.role != Role.LEADER) {
             throw new Refused("not the leader: membership changes go through the group's leader");
         }
-        if (learner.stateMachine().durableAppliedSlot() >= 0) {
+        if (learner.stateMachine().durableAppliedSlot() >= 0 && !learner.stateMachine().recordsMembership()) {
             throw new Refused("membership changes are not supported on a durable state machine: it does not record the membership");
         }
         return leader.committedMembership();

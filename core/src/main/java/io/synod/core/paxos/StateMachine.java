@@ -129,6 +129,31 @@ public interface StateMachine {
         return null;
     }
 
+    /**
+     * A chosen membership change applied at {@code slot} (docs/membership.md rule M7): a machine with its own durable
+     * state stores {@code membership} (the encoded {@link GroupMembership}) with that applied slot in one atomic write,
+     * as {@link #applyCodingChange} does for the coding, so that {@link #durableMembership()} names the membership in
+     * force after {@link #durableAppliedSlot()}. The change entry never reaches {@link #apply}. By default nothing is
+     * stored (the replica's snapshots record the membership).
+     */
+    default void applyMembershipChange(long slot, byte[] membership) {}
+
+    /**
+     * The membership {@link #applyMembershipChange} stored with the durable state (or restored with it from a snapshot
+     * of such a machine), or null if none; read with {@link #durableAppliedSlot()}.
+     */
+    default byte[] durableMembership() {
+        return null;
+    }
+
+    /**
+     * Whether this machine records the membership with its durable state ({@link #applyMembershipChange}); a durable
+     * machine that does not is refused membership changes, since a restart would lose the membership in force.
+     */
+    default boolean recordsMembership() {
+        return false;
+    }
+
     // ---- Deferred follower rebuild (optional; RS-Paxos coded values, docs/erasure.md) ----
 
     /** No slots. */

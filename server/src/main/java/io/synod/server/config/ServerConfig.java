@@ -46,7 +46,7 @@ public record ServerConfig(
         TlsSettings tls,
         NetworkLimits limits,
         ZooKeeperSettings zookeeper,
-        AuthSettings auth, TestClock testClock, int groupWorkers) {
+        AuthSettings auth, TestClock testClock, int groupWorkers, boolean rejoinWiped) {
 
     /**
      * The read lease this node creates the cluster with (docs/leases.md): {@code none}, {@code leader}
@@ -255,6 +255,8 @@ public record ServerConfig(
                 "lease=quorum-auto: read counts are halved every this many periods (1..1000)"});
         k.put("lease.auto.unlisted", new String[] {"leader",
                 "lease=quorum-auto: who holds the keys a configuration does not list: leader (Moraru's lease quorum) or all"});
+        k.put("rejoin.wiped", new String[] {"true", "a node whose data.dir lost its state while ZooKeeper knows it starts as a "
+                + "new incarnation and re-joins every group (true), or refuses to start (false); docs/membership.md"});
         k.put("peer.delay.ms", new String[] {"0", "benchmark/test option: one-way delay added to every frame sent to a peer"
                 + " (" + PEER_DELAY_PREFIX + "<nodeId> overrides it for one peer)"});
         TlsSettings.addKeys(k);
@@ -345,7 +347,7 @@ public record ServerConfig(
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
                 snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, tls,
                 NetworkLimits.parse(p, maxFrame), ZooKeeperSettings.parse(p, tls.insecure()),
-                AuthSettings.parse(p, tls.insecure()), TestClock.parse(p), workers);
+                AuthSettings.parse(p, tls.insecure()), TestClock.parse(p), workers, bool(p, "rejoin.wiped"));
     }
 
     static LeaseSetting parseLease(String text, int deltaMillis, int clockBoundMicros, int driftPpm)
@@ -519,6 +521,14 @@ public record ServerConfig(
         return v;
     }
 
+    static boolean bool(Properties p, String key) throws ConfigException {
+        String v = str(p, key);
+        if (!v.equals("true") && !v.equals("false")) {
+            throw new ConfigException(key + ": must be true or false, got '" + v + "'");
+        }
+        return v.equals("true");
+    }
+
     static int integer(Properties p, String key, int min, int max) throws ConfigException {
         return (int) longValue(p, key, min, max);
     }
@@ -551,7 +561,7 @@ public record ServerConfig(
                 + dataDir + "\ngroups=" + groups + "\nmetrics.port=" + metricsPort + "\nmax.frame.bytes=" + maxFrameBytes
                 + "\nlog.segment.bytes=" + logSegmentBytes + "\nsnapshot.every.slots=" + snapshotEverySlots
                 + "\nlog.retain.slots=" + logRetainSlots + "\nheartbeat.ms=" + heartbeatMillis + "\ntick.ms=" + tickMillis
-                + "\ngroup.workers=" + groupWorkers + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes
+                + "\ngroup.workers=" + groupWorkers + "\nrejoin.wiped=" + rejoinWiped + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes
                 + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes()
                 + "\ncoding.defer=" + coding.deferRebuild()
                 + "\nlease=" + lease.text() + leaseProperties() + "\n"

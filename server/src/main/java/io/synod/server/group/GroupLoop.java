@@ -1,6 +1,7 @@
 package io.synod.server.group;
 
 import io.synod.coordination.ElectionService;
+import io.synod.core.paxos.GroupMembership;
 import io.synod.core.paxos.Message;
 import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.StateMachine;
@@ -9,6 +10,7 @@ import io.synod.protocol.ClientReply;
 import io.synod.protocol.ElectionEvent;
 import io.synod.protocol.RoutedCommand;
 import io.synod.engine.DriverInput;
+import io.synod.engine.MembershipAdmin;
 import io.synod.engine.DriverLog;
 import io.synod.engine.DriverMetrics;
 import io.synod.engine.DriverOutput;
@@ -94,6 +96,7 @@ public final class GroupLoop implements AutoCloseable {
     private volatile boolean moveRequested;
     private volatile boolean closed;
     private volatile ClientFrame.GroupStatus status;
+    private volatile GroupMembership membership;
     private final AtomicLong droppedInputs = new AtomicLong();
     private final AtomicLong peerMessagesQueued = new AtomicLong();
     private final AtomicLong clientInputsBusy = new AtomicLong();
@@ -210,6 +213,18 @@ public final class GroupLoop implements AutoCloseable {
         offerOrRefuse(new DriverInput.CodingChange(change, responder), change.requestId(), responder, true);
     }
 
+    /** An admin membership request (add learner, promote, remove, re-join step, status): answered on the group's worker. */
+    public void onMembership(MembershipAdmin.Request request, Consumer<MembershipAdmin.Answer> answer) {
+        if (status.state() == ClientFrame.GroupStatus.FAILED) {
+            answer.accept(MembershipAdmin.Answer.refused("group " + group + " failed"));
+        } else if (clientInbox.offer(new DriverInput.Membership(request, answer))) {
+            ring();
+        } else {
+            clientInputsBusy.incrementAndGet();
+            answer.accept(MembershipAdmin.Answer.refused("group " + group + " is busy (its input queue is full)"));
+        }
+    }
+
     /** Queues a client-side input, or answers at once: no group (failed, or none for this kind) or BUSY (client queue full). */
     private void offerOrRefuse(DriverInput input, long requestId, Responder responder, boolean served) {
         boolean noGroup = status.state() == ClientFrame.GroupStatus.FAILED || !served;
@@ -249,6 +264,11 @@ public final class GroupLoop implements AutoCloseable {
 
     public ClientFrame.GroupStatus status() {
         return status;
+    }
+
+    /** The membership this replica applied, as of the last pass (null before the first). */
+    public GroupMembership membership() {
+        return membership;
     }
 
     public int group() {
@@ -389,6 +409,7 @@ public final class GroupLoop implements AutoCloseable {
     private void publish() {
         status = driver.status();
         refusedMessages = driver.refusedMessages();
+        membership = driver.replica().membership().applied();
     }
 
     /** The runner's side of the driver's outputs: the network, the disk and the election service. */

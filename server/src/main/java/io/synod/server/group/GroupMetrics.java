@@ -92,6 +92,22 @@ public final class GroupMetrics implements DriverMetrics {
     }
 
     /** Exports the inbox counters of the group's runner: peer messages queued and dropped, client inputs refused BUSY. */
+    /**
+     * The group's membership as this replica applied it (docs/membership.md): its replica id, whether it votes, and
+     * how many replicas vote and learn. A re-joined node's replica votes again once promoted.
+     */
+    public void exportMembership(GroupLoop loop, int replicaId) {
+        Gauge.builder("synod.group.replica.id", () -> replicaId)
+                .description("this node's replica id in the group (ids beyond the node ids: later incarnations)")
+                .tag("group", group).register(registry);
+        Gauge.builder("synod.group.voter", loop, l -> l.membership() != null && l.membership().isVoter(replicaId) ? 1 : 0)
+                .description("1 while this replica votes in the membership it applied").tag("group", group).register(registry);
+        Gauge.builder("synod.group.voters", loop, l -> l.membership() == null ? 0 : l.membership().voterCount())
+                .description("voters of the membership this replica applied").tag("group", group).register(registry);
+        Gauge.builder("synod.group.learners", loop, l -> l.membership() == null ? 0 : Long.bitCount(l.membership().learners()))
+                .description("learners of the membership this replica applied").tag("group", group).register(registry);
+    }
+
     public void exportInbox(GroupLoop loop) {
         FunctionCounter.builder("synod.group.peer.queued", loop, GroupLoop::peerMessagesQueued)
                 .description("peer messages accepted into the group's peer queue").tag("group", group).register(registry);

@@ -61,11 +61,26 @@ public final class NodeIdentity {
      * @throws CorruptStateException if {@value #FILE} is damaged
      */
     public static UUID establish(Path dataDir, String cluster, int nodeId, ClusterMetadata metadata) throws IOException {
-        return establish(dataDir, cluster, nodeId, metadata, UUID::randomUUID);
+        return establish(dataDir, cluster, nodeId, metadata, UUID::randomUUID, null);
+    }
+
+    /**
+     * How a node whose directory holds no state at all, while ZooKeeper remembers its incarnation, starts as a new
+     * incarnation instead of being refused ({@link Rejoin#newIncarnation}): given the incarnation ZooKeeper remembers
+     * and a new id, it records the new incarnation (and writes {@value #FILE}) and returns it.
+     */
+    interface Rejoiner {
+        UUID rejoin(NodeIncarnation old, UUID newId) throws IOException;
     }
 
     static UUID establish(Path dataDir, String cluster, int nodeId, ClusterMetadata metadata, Supplier<UUID> newId)
             throws IOException {
+        return establish(dataDir, cluster, nodeId, metadata, newId, null);
+    }
+
+    /** As {@link #establish(Path, String, int, ClusterMetadata)}; with a {@code rejoiner}, a wiped directory re-joins. */
+    static UUID establish(Path dataDir, String cluster, int nodeId, ClusterMetadata metadata, Supplier<UUID> newId,
+            Rejoiner rejoiner) throws IOException {
         String who = "node " + nodeId + " of cluster '" + cluster + "' refuses to start: ";
         String znode = new ClusterPaths(cluster).incarnation(nodeId);
         Path file = dataDir.resolve(FILE);
@@ -97,6 +112,9 @@ public final class NodeIdentity {
             return m.incarnation();
         }
         boolean state = holdsGroupState(dataDir);
+        if (recorded.isPresent() && !state && rejoiner != null) {
+            return rejoiner.rejoin(recorded.get(), newId.get()); // a wiped directory: a new incarnation, new replica ids
+        }
         if (recorded.isPresent()) {
             UUID id = recorded.get().id();
             String what = state

@@ -16,6 +16,7 @@ import io.synod.coordination.MemberInfo;
 import io.synod.coordination.ShardMap;
 import io.synod.coordination.ZooKeeperAccess;
 import io.synod.core.paxos.Coding;
+import io.synod.core.paxos.GroupMembership;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
@@ -94,6 +95,8 @@ public final class SynodNode implements AutoCloseable {
     /** Each group's meters, by group (read by {@link #readsByPath()} and {@link #recoveryRequests()}). */
     private GroupMetrics[] groupMetrics = new GroupMetrics[0];
     private volatile ShardMap shardMap;
+    /** Which replica id of each group this node runs, and where peers' ids are ({@link ReplicaRoutes}). */
+    private volatile ReplicaRoutes routes;
     private InetSocketAddress clientAddress;
     private InetSocketAddress peerAddress;
 
@@ -146,8 +149,6 @@ public final class SynodNode implements AutoCloseable {
         coordination = CuratorCoordination.connect(config.zookeeperConnect(), config.clusterName(), options, zookeeper);
         ClusterMetadata metadata = coordination.metadata();
         ClusterSpec cluster = ClusterSpecs.agree(config, metadata);
-        // Before any group opens its storage: a data.dir that lost the acceptor state ZooKeeper knows of is refused.
-        NodeIdentity.establish(config.dataDir(), config.clusterName(), config.nodeId(), metadata);
         int groups = cluster.groups();
         Coding coding = ClusterSpecs.codingOf(cluster.groupConfig(0));
         if (coding.enabled() && config.coding().deferRebuild()) {
@@ -155,6 +156,10 @@ public final class SynodNode implements AutoCloseable {
             // the entries it codes, a follower applies from them; a node with it off rebuilds every value.
             coding = coding.withDeferredRebuild();
         }
+        // Before any group opens its storage: a data.dir that lost the acceptor state ZooKeeper knows of re-joins as a
+        // new incarnation (or is refused); then this node's replica id in each group is known.
+        ReplicaRoutes routes = Rejoin.establish(config, metadata, groups, coding, cluster.leaseMode());
+        this.routes = routes;
         // The lease is the group's configuration as ZooKeeper records it; createCluster above refused a
         // node whose lease setting differs from it.
         GroupLease lease = GroupLease.of(cluster.leaseMode(), cluster.leaseTiming(), config.lease().quorum());
@@ -189,19 +194,25 @@ public final class SynodNode implements AutoCloseable {
                 LOG.warn("group {}: torn tail truncated: {}", g, t);
             }
             RocksKvStateMachine sm = new RocksKvStateMachine(groupDir.resolve("rocksdb"), groupDir.resolve("snapshot"));
-            ReplicaConfig rc = ReplicaConfig.defaults(config.nodeId(), n)
+            ReplicaConfig rc = ReplicaConfig.defaults(routes.selfReplica(g), routes.universe())
                     .withTimers(config.heartbeatMillis() * 1_000_000L, 2L * config.heartbeatMillis() * 1_000_000L,
                             config.phase1TimeoutMillis() * 1_000_000L)
                     .withSnapshotEverySlots(config.snapshotEverySlots(), config.logRetainSlots());
             GroupMetrics gm = new GroupMetrics(registry, g);
             int group = g;
-            Consumer<WireFrame.PeerMessage> send = network::send;
+            PeerNetwork net = network;
+            Consumer<WireFrame.PeerMessage> send = frame -> {
+                if (routes.mayLeave(frame)) {
+                    net.send(frame);
+                }
+            };
             GroupDriverConfig driverConfig = GroupDriverConfig.of(group, rc, 16_384, gm).withCoding(coding)
-                    .withLease(lease.policy(), lease::read);
+                    .withLease(lease.policy(), lease::read).withMembership(GroupMembership.firstVoters(routes.universe(), n));
             groupMetrics[g] = gm;
-            loops[g] = new GroupLoop(driverConfig, storage, sm, sm, send, election, config.tickMillis() * 1_000_000L, 8192,
+            loops[g] = new GroupLoop(driverConfig, storage, sm, sm, send, routes.election(election), config.tickMillis() * 1_000_000L, 8192,
                     workers);
             gm.exportInbox(loops[g]);
+            gm.exportMembership(loops[g], routes.selfReplica(g));
             int nodeId = config.nodeId();
             LOG.info("node {}: group {} opened (snapshot {}, {} entries{})", nodeId, g,
                     storage.durableState().snapshot().lastIncludedSlot(), storage.durableState().entries().size(),
@@ -276,6 +287,11 @@ public final class SynodNode implements AutoCloseable {
                 self.host() + ":" + clientAddress.getPort(), "default", versionString()));
         progress.scheduleWithFixedDelay(this::publishProgress, 250, 250, TimeUnit.MILLISECONDS);
         progress.scheduleWithFixedDelay(forwarder::expire, 100, 100, TimeUnit.MILLISECONDS);
+        Rejoin rejoin = new Rejoin(config.nodeId(), groups, routes, g -> {
+            ElectionService e = election;
+            return e != null && e.leaderOf(g) == config.nodeId();
+        }, (g, request, answer) -> loops[g].onMembership(request, answer));
+        progress.scheduleWithFixedDelay(rejoin::step, 500, 500, TimeUnit.MILLISECONDS);
         progress.scheduleWithFixedDelay(this::balanceLeaders, BALANCE_INTERVAL_MILLIS, BALANCE_INTERVAL_MILLIS,
                 TimeUnit.MILLISECONDS);
         if (config.metricsPort() >= 0) {
@@ -289,7 +305,9 @@ public final class SynodNode implements AutoCloseable {
 
         private void onPeerMessage(WireFrame.PeerMessage frame) {
         GroupLoop[] current = loops;
-        if (frame.group() >= 0 && frame.group() < current.length && current[frame.group()] != null) {
+        ReplicaRoutes r = routes;
+        if (frame.group() >= 0 && frame.group() < current.length && current[frame.group()] != null
+                && (r == null || r.isForSelf(frame))) { // not for an id of an earlier incarnation of this node
             current[frame.group()].onPeerMessage(frame.message());
         }
     }

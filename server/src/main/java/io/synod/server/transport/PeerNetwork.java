@@ -248,13 +248,22 @@ public final class PeerNetwork implements AutoCloseable {
         return (InetSocketAddress) serverChannel.localAddress();
     }
 
-    /** Sends a message to its receiver; drops it (counted) when the link is down or its queue full. Thread-safe. */
+    /**
+     * Sends a message to the node of its receiver; drops it (counted) when the link is down or its queue full.
+     * Thread-safe. Replica id r of a group lives on node r mod N (ids beyond the node ids belong to later incarnations
+     * of the same node; docs/membership.md, "Replica ids beyond node ids").
+     */
     public void send(WireFrame.PeerMessage frame) {
-        Link link = links.get(frame.message().to());
+        Link link = links.get(nodeOf(frame.message().to(), peers.size()));
         if (link == null) {
             throw new IllegalArgumentException("no peer " + frame.message().to());
         }
         link.send(frame);
+    }
+
+    /** The node that holds replica id {@code replica} in a cluster of {@code nodes} nodes (ids 0..nodes-1). */
+    public static int nodeOf(int replica, int nodes) {
+        return Math.floorMod(replica, nodes);
     }
 
     /** Sends a forwarded request or reply to {@code peer}; dropped (counted) like a peer message when it cannot go. */
@@ -314,6 +323,8 @@ public final class PeerNetwork implements AutoCloseable {
         private final BiConsumer<Integer, WireFrame> forwarded;
         private final Map<Integer, Channel> inboundByPeer;
         private final long helloTimeoutMillis;
+        /** Node ids are 0..nodes-1; replica id r of any group is on node r mod nodes. */
+        private final int nodes;
         private int remote = -1;
 
         /** Without a hello timeout, alone in its registry of inbound connections: for tests of the protocol. */
@@ -346,6 +357,7 @@ public final class PeerNetwork implements AutoCloseable {
             this.inbound = inbound;
             this.inboundByPeer = inboundByPeer;
             this.helloTimeoutMillis = helloTimeoutMillis;
+            this.nodes = Math.max(self, known.stream().mapToInt(Integer::intValue).max().orElse(self)) + 1;
         }
 
         @Override
@@ -420,7 +432,7 @@ public final class PeerNetwork implements AutoCloseable {
                 close(ctx, "unexpected " + frame.getClass().getSimpleName() + " on a peer connection");
                 return;
             }
-            if (p.message().from() != remote || p.message().to() != self) {
+            if (nodeOf(p.message().from(), nodes) != remote || nodeOf(p.message().to(), nodes) != self) {
                 close(ctx, "message from " + p.message().from() + " to " + p.message().to() + " on the connection of node "
                         + remote);
                 return;

@@ -31,6 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A 3-node cluster whose node 1 comes back on a wiped, a copied and a mislabelled data directory: each start is
  * refused (in process and through {@code synod server}), and on its own restored directory it rejoins and serves.
+ * The wiped directory is refused because {@code rejoin.wiped=false} here; with the default a wiped node re-joins as a
+ * new incarnation (RejoinClusterTest, WipedNodeProcessesTest), while a copied or mislabelled one is refused either way.
  */
 class NodeIdentityClusterTest {
     @TempDir
@@ -74,7 +76,7 @@ class NodeIdentityClusterTest {
                 Map.of("clientPortAddress", "127.0.0.1"), "127.0.0.1");
         try (TestingServer zk = new TestingServer(spec, true);
                 LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 1, "ident",
-                        Map.of("zookeeper.session.timeout.ms", "3000"));
+                        Map.of("zookeeper.session.timeout.ms", "3000", "rejoin.wiped", "false"));
                 CuratorFramework curator = CuratorFrameworkFactory.newClient("127.0.0.1:" + zk.getPort(),
                         new RetryOneTime(100))) {
             curator.start();

@@ -1,0 +1,146 @@
+package io.synod.coordination;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Which node, and which incarnation of it, holds each replica id of one group: the content of
+ * {@code /synod/<cluster>/replicas/<g>} (docs/membership.md, "Replica ids beyond node ids"). A group's replica id
+ * space outgrows its node count: ids {@code 0..nodes-1} are the nodes' first incarnations (a cluster without the
+ * znode reads as this {@link #identity} map), and a node that starts again as a new incarnation (its data directory
+ * was wiped) takes a new id in every group, never one used before (rule M7: a removed id never returns).
+ *
+ * <p>Ids are allocated so that every id of node {@code n} is congruent to {@code n} modulo the node count ({@code n},
+ * {@code n + nodes}, {@code n + 2 nodes}, ...): a peer routes a message for replica {@code r} to node
+ * {@code r mod nodes}, the node this map names, and the map says which id of that node is {@linkplain #isCurrent
+ * current} (earlier ids of a node belong to an incarnation that no longer runs). Ids stay below {@link #MAX_IDS}, the
+ * replica's bit sets. Immutable; written with a compare-and-set on the znode's version.
+ *
+ * @param group the group
+ * @param nodes the cluster's node count
+ * @param replicas every id ever allocated, ascending
+ */
+public record ReplicaMap(int group, int nodes, List<Replica> replicas) {
+    /** Replica ids fit the replica's bit sets: 0..62 (core's ReplicaConfig.MAX_CLUSTER_SIZE). */
+    public static final int MAX_IDS = 63;
+
+    /**
+     * One replica id and what holds it.
+     *
+     * @param incarnation the incarnation of the node that took the id; null for an id of the identity map (the node's
+     *     first incarnation, whichever it is)
+     */
+    public record Replica(int id, int nodeId, UUID incarnation) {}
+
+    public ReplicaMap {
+        if (nodes < 1 || nodes > MAX_IDS) {
+            throw new IllegalArgumentException("replica map of group " + group + ": node count " + nodes + " outside 1.."
+                    + MAX_IDS);
+        }
+        replicas = List.copyOf(replicas);
+        int previous = -1;
+        for (Replica r : replicas) {
+            if (r.id() <= previous || r.id() >= MAX_IDS) {
+                throw new IllegalArgumentException("replica map of group " + group + ": ids must ascend below " + MAX_IDS
+                        + ", got " + r.id() + " after " + previous);
+            }
+            if (r.nodeId() < 0 || r.nodeId() >= nodes || r.id() % nodes != r.nodeId()) {
+                throw new IllegalArgumentException("replica map of group " + group + ": id " + r.id() + " on node "
+                        + r.nodeId() + " (an id of node n is n modulo the node count " + nodes + ")");
+            }
+            previous = r.id();
+        }
+    }
+
+    /** Ids {@code 0..nodes-1} on nodes {@code 0..nodes-1}: a group no node re-joined (and a cluster from before the map). */
+    public static ReplicaMap identity(int group, int nodes) {
+        List<Replica> out = new ArrayList<>();
+        for (int n = 0; n < nodes; n++) {
+            out.add(new Replica(n, n, null));
+        }
+        return new ReplicaMap(group, nodes, out);
+    }
+
+    /** The node that holds (or held) {@code id}: {@code id mod nodes}. */
+    public int nodeOf(int id) {
+        return Math.floorMod(id, nodes);
+    }
+
+    /** The newest id of {@code nodeId} in this group (the one its current incarnation runs), or -1 if it has none. */
+    public int currentId(int nodeId) {
+        int out = -1;
+        for (Replica r : replicas) {
+            if (r.nodeId() == nodeId) {
+                out = r.id();
+            }
+        }
+        return out;
+    }
+
+    /** The entry of {@code id}, or null if it was never allocated. */
+    public Replica replica(int id) {
+        for (Replica r : replicas) {
+            if (r.id() == id) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /** Whether {@code id} is allocated and is its node's newest id: messages for it go to that node. */
+    public boolean isCurrent(int id) {
+        return id >= 0 && id < MAX_IDS && currentId(nodeOf(id)) == id;
+    }
+
+    /** Ids whose node has a newer one (an incarnation that no longer runs), as a bit set: a re-join removes them. */
+    public long replaced() {
+        long out = 0;
+        for (Replica r : replicas) {
+            if (!isCurrent(r.id())) {
+                out |= 1L << r.id();
+            }
+        }
+        return out;
+    }
+
+    /** The newest id of every node that has more than one (a re-joined node), as a bit set: a re-join adds them. */
+    public long rejoined() {
+        long out = 0;
+        for (int n = 0; n < nodes; n++) {
+            int count = 0;
+            for (Replica r : replicas) {
+                count += r.nodeId() == n ? 1 : 0;
+            }
+            if (count > 1) {
+                out |= 1L << currentId(n);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * This map with a new id for {@code incarnation}'s node, unless its newest id already belongs to that incarnation
+     * (then this map: a repeated start allocates nothing twice).
+     *
+     * @throws IllegalStateException if the node's ids below {@code universe} are used up
+     */
+    public ReplicaMap withIncarnation(NodeIncarnation incarnation, int universe) {
+        int current = currentId(incarnation.nodeId());
+        Replica newest = current < 0 ? null : replica(current);
+        if (newest != null && incarnation.id().equals(newest.incarnation())) {
+            return this;
+        }
+        int next = current < 0 ? incarnation.nodeId() : current + nodes;
+        if (next >= Math.min(universe, MAX_IDS)) {
+            throw new IllegalStateException("group " + group + " has no replica id left for node " + incarnation.nodeId()
+                    + " (ids " + incarnation.nodeId() + ", " + (incarnation.nodeId() + nodes) + ", ... below " + universe
+                    + " are used: each re-join takes a new one)");
+        }
+        List<Replica> out = new ArrayList<>(replicas);
+        out.add(new Replica(next, incarnation.nodeId(), incarnation.id()));
+        Collections.sort(out, (a, b) -> Integer.compare(a.id(), b.id()));
+        return new ReplicaMap(group, nodes, out);
+    }
+}

@@ -1,0 +1,141 @@
+package io.synod.engine;
+
+import io.synod.core.paxos.GroupMembership;
+import io.synod.core.paxos.MembershipChanges;
+import io.synod.core.paxos.Replica;
+import io.synod.core.paxos.Role;
+import java.util.function.Consumer;
+
+/**
+ * The admin path for membership changes on one group (docs/membership.md, "On the server"): an {@link Request} to add a
+ * learner, promote one, remove a member, take the next step of a re-join ({@link Op#CONVERGE}) or only report
+ * ({@link Op#STATUS}) is handed to the replica's {@link MembershipChanges}; the answer comes at once, with the change
+ * entry's slot or the one-line reason the replica refused it (the rule it names), and the group's membership as this
+ * replica sees it. A proposed change is in force once chosen (rule M1); a caller that wants to know waits for a later
+ * STATUS to show it. Touched only by the group's driver.
+ */
+public final class MembershipAdmin {
+    /** What is asked. */
+    public enum Op { ADD_LEARNER, PROMOTE, REMOVE, CONVERGE, STATUS }
+
+    /**
+     * One admin request. {@code replica} names the id for ADD_LEARNER, PROMOTE and REMOVE. For CONVERGE (the re-join
+     * handler's request), {@code replaced} holds the ids whose node runs a newer incarnation (to be removed) and
+     * {@code wanted} the ids that replace them (to be added, then promoted once caught up), both bit sets over ids.
+     */
+    public record Request(Op op, int replica, long replaced, long wanted) {
+        public static Request of(Op op, int replica) {
+            return new Request(op, replica, 0, 0);
+        }
+
+        public static Request converge(long replaced, long wanted) {
+            return new Request(Op.CONVERGE, -1, replaced, wanted);
+        }
+    }
+
+    /**
+     * The answer: {@code slot} of the change entry proposed (-1: none), whether it was {@code refused} (a rule, not
+     * leading, not serving), {@code message} what was done or why not (one line), and the group as this replica sees it: its role, the leader hint, the applied membership, the membership
+     * at the commit point (null unless it leads) and, while it leads, each replica id's reported applied slot
+     * ({@code progress[id]}, -1 if unknown) against the commit slot.
+     */
+    public record Answer(long slot, boolean refused, String message, Role role, int leaderHint, GroupMembership applied,
+            GroupMembership committed, long commitSlot, long[] progress) {
+        /** An answer given without asking the replica (the runner's queue was full, the group failed). */
+        public static Answer refused(String message) {
+            return new Answer(-1, true, message, null, -1, null, null, -1, new long[0]);
+        }
+
+        /** Whether the request was carried out with nothing to change (a CONVERGE that found the membership done). */
+        public boolean settled() {
+            return slot < 0 && !refused;
+        }
+
+        /** Whether a change entry was proposed. */
+        public boolean proposed() {
+            return slot >= 0;
+        }
+    }
+
+    private final int group;
+
+    MembershipAdmin(int group) {
+        this.group = group;
+    }
+
+    /** Handles {@code request} against {@code replica} (only when {@code serving}) and answers at once. */
+    void handle(Request request, Consumer<Answer> answer, Replica replica, boolean serving) {
+        long slot = -1;
+        boolean refused = false;
+        String message;
+        String step = "";
+        try {
+            if (!serving) {
+                refused = true;
+                message = "group " + group + " is not serving (repairing or failed)";
+            } else {
+                MembershipChanges changes = replica.membership();
+                switch (request.op()) {
+                    case ADD_LEARNER -> slot = changes.addLearner(request.replica());
+                    case PROMOTE -> slot = changes.promote(request.replica());
+                    case REMOVE -> slot = changes.remove(request.replica());
+                    case CONVERGE -> {
+                        Step next = converge(request, changes);
+                        slot = next.slot();
+                        step = next.what();
+                    }
+                    case STATUS -> { }
+                }
+                message = slot >= 0 ? "group " + group + ": change proposed at slot " + slot + step
+                        : request.op() == Op.STATUS ? "group " + group + ": status"
+                        : "group " + group + ": nothing to do, the membership already holds the re-joined replicas";
+            }
+        } catch (IllegalArgumentException | IllegalStateException e) { // MembershipChanges.Refused is an IllegalStateException
+            refused = true;
+            message = "group " + group + ": " + e.getMessage();
+        }
+        answer.accept(view(replica, slot, refused, message));
+    }
+
+    /**
+     * The next single step towards the membership in which every {@code replaced} id is gone and every {@code wanted}
+     * id votes (rule M4, one step; M5, one at a time, checked by the replica): remove a replaced member first (its
+     * acceptor state is gone with its disk, so it only weakens the quorum), then add a wanted id as a learner, then
+     * promote a wanted learner (M6: refused until it caught up). Its slot is -1 when there is nothing to do.
+     * Derived from the committed membership each time, so repeating it is safe.
+     */
+    private static Step converge(Request request, MembershipChanges changes) {
+        GroupMembership m = changes.committed();
+        for (int id = 0; id < m.universe(); id++) {
+            if ((request.replaced() & (1L << id)) != 0 && m.isMember(id)) {
+                return new Step(changes.remove(id), " (re-join: remove " + id + " from " + m + ")");
+            }
+        }
+        for (int id = 0; id < m.universe(); id++) {
+            if ((request.wanted() & (1L << id)) != 0 && !m.isMember(id) && !m.isRetired(id)) {
+                return new Step(changes.addLearner(id), " (re-join: add learner " + id + " to " + m + ")");
+            }
+        }
+        for (int id = 0; id < m.universe(); id++) {
+            if ((request.wanted() & (1L << id)) != 0 && m.isLearner(id)) {
+                return new Step(changes.promote(id), " (re-join: promote " + id + " in " + m + ")");
+            }
+        }
+        return new Step(-1, "");
+    }
+
+    /** A re-join step: the change entry's slot (-1: nothing to do) and what it does. */
+    private record Step(long slot, String what) {}
+
+    private static Answer view(Replica replica, long slot, boolean refused, String message) {
+        MembershipChanges changes = replica.membership();
+        GroupMembership applied = changes.applied();
+        boolean leads = replica.role() == Role.LEADER;
+        long[] progress = new long[applied.universe()];
+        for (int id = 0; id < progress.length; id++) {
+            progress[id] = leads ? changes.peerAppliedSlot(id) : id == replica.nodeId() ? replica.appliedSlot() : -1;
+        }
+        return new Answer(slot, refused, message, replica.role(), leads ? replica.nodeId() : replica.leaderHint(), applied,
+                leads ? changes.committed() : null, replica.commitSlot(), progress);
+    }
+}

@@ -1,0 +1,136 @@
+package io.synod.server.node;
+
+import io.synod.coordination.ClusterMetadata;
+import io.synod.coordination.LeaseMode;
+import io.synod.coordination.NodeIncarnation;
+import io.synod.coordination.ReplicaMap;
+import io.synod.coordination.Versioned;
+import io.synod.core.paxos.Coding;
+import io.synod.engine.MembershipAdmin;
+import io.synod.server.config.ServerConfig;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
+import java.util.function.IntPredicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A wiped node re-joins by itself (docs/membership.md, "A wiped node re-joins"). At start ({@link #newIncarnation}), a
+ * node whose data directory holds no state while ZooKeeper remembers its incarnation takes a new incarnation and, in
+ * every group, a new replica id (never one used before, rule M7): it is no member of any group yet, so nothing it
+ * answers is counted. Then, on whichever node leads a group, {@link #step} asks the group's driver for the next change
+ * towards the membership without the old id and with the new one voting: remove the old id, add the new one as a
+ * learner, promote it once it has caught up (rule M6). Each step is derived from the committed membership and the map,
+ * so repeating it after a crash, a lost answer or a new leader is safe.
+ */
+final class Rejoin {
+    private static final Logger LOG = LoggerFactory.getLogger(Rejoin.class);
+
+    private final int nodeId;
+    private final ReplicaRoutes routes;
+    /** Whether this node leads a group now (the election's view). */
+    private final IntPredicate leads;
+    /** Hands a request to a group's loop; the answer comes on the group's worker. */
+    interface Submit {
+        void submit(int group, MembershipAdmin.Request request, Consumer<MembershipAdmin.Answer> answer);
+    }
+
+    private final Submit submit;
+    /** Per group: the map for which the driver answered "nothing to do" (no request is sent again for it). */
+    private final AtomicReferenceArray<ReplicaMap> settled;
+
+    Rejoin(int nodeId, int groups, ReplicaRoutes routes, IntPredicate leads, Submit submit) {
+        this.nodeId = nodeId;
+        this.routes = routes;
+        this.leads = leads;
+        this.submit = submit;
+        this.settled = new AtomicReferenceArray<>(groups);
+    }
+
+    /**
+     * The replica id space of the cluster's groups: ids 0..62 where membership changes run (plain groups with no lease
+     * or a leader lease), else only the node ids (coded groups and quorum leases refuse membership changes: a wiped
+     * node of such a cluster is refused at start, as before).
+     */
+    static int universe(Coding coding, LeaseMode lease, int nodes) {
+        return coding.enabled() || ServerConfig.LeaseSetting.isQuorum(lease) ? nodes : ReplicaMap.MAX_IDS;
+    }
+
+    /**
+     * Checks this node's data directory against ZooKeeper ({@link NodeIdentity#establish}; a wiped directory re-joins
+     * as a new incarnation when {@code rejoin.wiped} is on and the cluster's groups can change their membership), then
+     * reads the replica maps with this node's ids in them. Before any group opens its storage.
+     */
+    static ReplicaRoutes establish(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding,
+            LeaseMode lease) throws IOException {
+        int nodes = config.nodes().size();
+        int universe = universe(coding, lease, nodes);
+        NodeIdentity.Rejoiner rejoiner = config.rejoinWiped() && universe > nodes
+                ? (old, id) -> newIncarnation(config.dataDir(), config.clusterName(), old, metadata, groups, universe, id)
+                : null;
+        NodeIdentity.establish(config.dataDir(), config.clusterName(), config.nodeId(), metadata, UUID::randomUUID, rejoiner);
+        return ReplicaRoutes.open(metadata, config.nodeId(), groups, universe);
+    }
+
+    /**
+     * Starts {@code old}'s node as a new incarnation: a new replica id in every group's map (compare-and-set, once per
+     * incarnation), then the incarnation znode replaced, then {@code node.identity} written. A crash before the last
+     * step leaves a directory without identity, and the next start takes yet another incarnation: the ids allocated in
+     * between are never used (they are replaced before they were added), which is safe.
+     */
+    static UUID newIncarnation(Path dataDir, String cluster, NodeIncarnation old, ClusterMetadata metadata, int groups,
+            int universe, UUID id) throws IOException {
+        NodeIncarnation next = new NodeIncarnation(old.nodeId(), id);
+        for (int g = 0; g < groups; g++) {
+            while (true) {
+                Versioned<ReplicaMap> current = metadata.replicaMap(g);
+                ReplicaMap map = current.value().withIncarnation(next, universe);
+                if (map == current.value() || metadata.compareAndSetReplicaMap(g, current.version(), map)) {
+                    LOG.info("node {}: group {}: replica id {} for incarnation {}", old.nodeId(), g,
+                            map.currentId(old.nodeId()), id);
+                    break;
+                }
+            }
+        }
+        NodeIncarnation recorded = metadata.replaceIncarnation(old, next);
+        if (!recorded.equals(next)) {
+            throw new NodeIdentity.RefusedException("node " + old.nodeId() + " of cluster '" + cluster + "' refuses to "
+                    + "start: while it re-joined as incarnation " + id + ", ZooKeeper's record changed from " + old.id()
+                    + " to " + recorded.id() + ": another process started this node. Stop it and start again");
+        }
+        NodeIdentity.write(dataDir, new NodeIdentity.Marker(cluster, old.nodeId(), id));
+        LOG.warn("node {}: its data.dir {} held no state while ZooKeeper remembered incarnation {}: started as new "
+                + "incarnation {}; each group's leader replaces its old replica id by the new one (learner, then voter "
+                + "once caught up)", old.nodeId(), dataDir, old.id(), id);
+        return id;
+    }
+
+    /**
+     * One round, on the node's progress thread: for every group this node leads whose map records a re-joined node
+     * and that is not settled for that map, asks the group's driver for the next step.
+     */
+    void step() {
+        for (int g = 0; g < settled.length(); g++) {
+            ReplicaMap map = routes.map(g);
+            if (map.replaced() == 0 || settled.get(g) == map || !leads.test(g)) {
+                continue;
+            }
+            int group = g;
+            submit.submit(g, MembershipAdmin.Request.converge(map.replaced(), map.rejoined()), a -> answered(group, map, a));
+        }
+    }
+
+    /** The driver's answer to a step of {@code group} asked with {@code map}. */
+    private void answered(int group, ReplicaMap map, MembershipAdmin.Answer answer) {
+        if (answer.proposed()) {
+            LOG.info("node {}: re-join in {}", nodeId, answer.message());
+        } else if (answer.settled()) {
+            settled.set(group, map);
+        } else {
+            LOG.debug("node {}: re-join step waits: {}", nodeId, answer.message());
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package io.synod.server.group;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.synod.core.paxos.GroupMembership;
+import io.synod.core.paxos.ReplicaConfig;
+import io.synod.engine.GroupDriverConfig;
+import io.synod.engine.MembershipAdmin;
+import io.synod.protocol.ClientFrame;
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.ElectionEvent;
+import io.synod.protocol.KvCommand;
+import io.synod.protocol.RoutedCommand;
+import io.synod.server.log.GroupStorage;
+import io.synod.server.state.RocksKvStateMachine;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The admin membership input of {@link GroupLoop} on RocksDB state machines (docs/membership.md, "On the server"): a
+ * replacement in three steps (add learner, promote once caught up, remove) goes through the driver, refusals come
+ * back as one line naming the rule, and the membership is stored with the applied slot (rule M7): after a restart of
+ * every replica each one reads back the same membership.
+ */
+class MembershipAdminTest {
+    private static final int UNIVERSE = 6;
+
+    @TempDir
+    Path dir;
+
+    private GroupLoop replica(int id, GroupLoop[] loops) throws Exception {
+        GroupStorage storage = GroupStorage.open(dir.resolve("g" + id), 1 << 20);
+        RocksKvStateMachine sm = new RocksKvStateMachine(dir.resolve("rocks" + id));
+        ReplicaConfig config = ReplicaConfig.defaults(id, UNIVERSE).withSnapshotEverySlots(16, 4);
+        return new GroupLoop(GroupDriverConfig.of(0, config, 1024, new GroupMetrics(new SimpleMeterRegistry(), 0))
+                .withMembership(GroupMembership.firstVoters(UNIVERSE, 3)), storage, sm, sm, m -> {
+                    GroupLoop to = loops[m.message().to()];
+                    if (to != null) {
+                        to.onPeerMessage(m.message());
+                    }
+                }, null, 5_000_000L, 1024);
+    }
+
+    static MembershipAdmin.Answer ask(GroupLoop loop, MembershipAdmin.Request request) throws Exception {
+        CompletableFuture<MembershipAdmin.Answer> answer = new CompletableFuture<>();
+        loop.onMembership(request, answer::complete);
+        return answer.get(30, TimeUnit.SECONDS);
+    }
+
+    /** Asks until {@code done} holds of an answer (a refused step is retried: rules M5 and M6 refuse for a while). */
+    static MembershipAdmin.Answer until(GroupLoop loop, Supplier<MembershipAdmin.Request> request,
+            java.util.function.Predicate<MembershipAdmin.Answer> done) throws Exception {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        MembershipAdmin.Answer last = null;
+        while (System.nanoTime() < deadline) {
+            last = ask(loop, request.get());
+            if (done.test(last)) {
+                return last;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("not done within 30 s: " + last.message());
+    }
+
+    private static void put(GroupLoop leader, long seq) throws Exception {
+        CompletableFuture<ClientFrame.Response> put = new CompletableFuture<>();
+        byte[] payload = new KvCommand.Put("k" + seq, new byte[] {(byte) seq}).encode();
+        leader.onClientCommand(new ClientFrame.Command(seq, 9, seq, payload), RoutedCommand.of(payload), put::complete);
+        assertEquals(ClientReply.Status.OK.ordinal(), put.get(30, TimeUnit.SECONDS).status());
+    }
+
+    @Test
+    @Timeout(120)
+    void aReplacementGoesThroughTheDriverAndEveryRocksDbKeepsTheMembershipAcrossARestart() throws Exception {
+        GroupLoop[] loops = new GroupLoop[UNIVERSE];
+        GroupMembership expected = GroupMembership.firstVoters(UNIVERSE, 3).withLearner(3).promoted(3).without(2);
+        try {
+            for (int i = 0; i < 4; i++) {
+                loops[i] = replica(i, loops);
+                loops[i].start();
+            }
+            MembershipAdmin.Answer notLeader = ask(loops[1], MembershipAdmin.Request.of(MembershipAdmin.Op.ADD_LEARNER, 3));
+            assertFalse(notLeader.proposed());
+            assertTrue(notLeader.message().contains("not the leader"), notLeader.message());
+            loops[0].onElection(new ElectionEvent.Elected(1));
+            CodingChangesTest.awaitLeader(loops[0]);
+            for (long seq = 1; seq <= 40; seq++) {
+                put(loops[0], seq);
+            }
+            until(loops[0], () -> MembershipAdmin.Request.of(MembershipAdmin.Op.ADD_LEARNER, 3),
+                    MembershipAdmin.Answer::proposed);
+            MembershipAdmin.Answer retired = ask(loops[0], MembershipAdmin.Request.of(MembershipAdmin.Op.ADD_LEARNER, 3));
+            assertFalse(retired.proposed(), "one change in flight, or 3 already a member: " + retired.message());
+            until(loops[0], () -> MembershipAdmin.Request.of(MembershipAdmin.Op.PROMOTE, 3), MembershipAdmin.Answer::proposed);
+            until(loops[0], () -> MembershipAdmin.Request.of(MembershipAdmin.Op.REMOVE, 2), MembershipAdmin.Answer::proposed);
+            MembershipAdmin.Answer done = until(loops[0], () -> MembershipAdmin.Request.of(MembershipAdmin.Op.STATUS, -1),
+                    a -> a.committed().equals(expected) && a.applied().equals(expected));
+            assertTrue(done.progress()[3] >= 0, "the leader tracks the new voter's progress");
+            MembershipAdmin.Answer reused = until(loops[0],
+                    () -> MembershipAdmin.Request.of(MembershipAdmin.Op.ADD_LEARNER, 2), a -> !a.message().contains("in flight"));
+            assertFalse(reused.proposed());
+            assertTrue(reused.message().contains("was removed before"), "rule M7: " + reused.message());
+            for (long seq = 41; seq <= 60; seq++) {
+                put(loops[0], seq); // committed by {0, 1, 3}
+            }
+            long last = loops[0].status().appliedSlot();
+            for (int i : new int[] {1, 3}) {
+                CodingChangesTest.awaitApplied(loops[i], last);
+            }
+        } finally {
+            for (GroupLoop loop : loops) {
+                if (loop != null) {
+                    loop.close();
+                }
+            }
+        }
+        for (int i : new int[] {0, 1, 3}) {
+            try (RocksKvStateMachine sm = new RocksKvStateMachine(dir.resolve("rocks" + i))) {
+                assertNotNull(sm.durableMembership(), "replica " + i + " stored the membership with its applied slot");
+            }
+        }
+        GroupLoop[] again = new GroupLoop[UNIVERSE];
+        try {
+            for (int i : new int[] {0, 1, 3}) {
+                again[i] = replica(i, again);
+                again[i].start();
+                assertEquals(expected, ask(again[i], MembershipAdmin.Request.of(MembershipAdmin.Op.STATUS, -1)).applied(),
+                        "replica " + i + " after the restart");
+            }
+            again[3].onElection(new ElectionEvent.Elected(2)); // the promoted replica leads {0, 1, 3}
+            CodingChangesTest.awaitLeader(again[3]);
+            put(again[3], 61);
+        } finally {
+            for (GroupLoop loop : again) {
+                if (loop != null) {
+                    loop.close();
+                }
+            }
+        }
+    }
+}
