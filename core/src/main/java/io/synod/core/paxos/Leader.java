@@ -4,6 +4,7 @@ import io.synod.core.erasure.ValueCoder;
 import io.synod.core.util.Check;
 import io.synod.core.erasure.ValueShard;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -150,20 +151,10 @@ final class Leader {
         return committedMembership;
     }
 
-    /**
-     * Quorum leases (docs/membership.md, rule QL4): the voters of the membership at the commit point, then of each
-     * membership a change in this leader's log past that point sets, so config(s) is among them for every slot s
-     * this leader may commit.
-     */
-    long[] votersInFlight() {
+    /** The memberships the changes in this leader's log past its commit point set, in slot order (rule M1). */
+    Collection<GroupMembership> membershipsInFlight() {
         changesInFlight.headMap(learner.commitSlot(), true).clear();
-        long[] sets = new long[1 + changesInFlight.size()];
-        sets[0] = committedMembership.voters();
-        int i = 1;
-        for (GroupMembership m : changesInFlight.values()) {
-            sets[i++] = m.voters();
-        }
-        return sets;
+        return changesInFlight.values();
     }
 
     /** Whether a membership change this leader appended is not committed yet (rule M5). */
@@ -188,12 +179,16 @@ final class Leader {
 
     /**
      * The replicas this leader sends the log to: the members (voters and learners) of the membership at its commit
-     * point and of the newest one in its log. A removed replica or a spare hears nothing more from it.
+     * point and of every one a change in its log past that point sets (a quorum-lease holder of any of them may have
+     * to accept a slot, rule QL4). A removed replica or a spare hears nothing more from it.
      */
     private long reach() {
-        return committedMembership.members() | appendedMembership.members();
+        long members = committedMembership.members() | appendedMembership.members();
+        for (GroupMembership m : membershipsInFlight()) {
+            members |= m.members();
+        }
+        return members;
     }
-
 
     /** The coding in effect at the next slot to commit (for the simulator's checks and tests). */
     Coding committedCoding() {

@@ -74,8 +74,9 @@ final class SimulateCommand implements Callable<Integer> {
     String codingChange;
 
     @Option(names = "--membership-changes",
-            description = {"The group starts with N-2 voters and 2 spares, and leaders replace voters (add a learner, promote it,",
-                "remove a voter, a crashed one first) through the fault phase (docs/membership.md); plain groups, --lease none|leader."})
+            description = {"The group starts with N-2 voters and 2 spares (with --coding: N-1 voters, 1 spare), and leaders replace",
+                "voters (add a learner, promote it, remove a voter, a crashed one first) through the fault phase",
+                "(docs/membership.md); --lease none|leader|quorum, or --coding without leases."})
     boolean membershipChanges;
 
     @Option(names = "--seeds", required = true, paramLabel = "N", converter = WholeNumber.Long.class, description = "Number of seeds to run (at least 1).")
@@ -105,7 +106,7 @@ final class SimulateCommand implements Callable<Integer> {
                 "watch-out-of-order; with --lease quorum also holder-read-early; with --coding also",
                 "coded-majority-write, phase1-few-shards, recovery-skips-crc, deferred-stale-read; with --coding-change also",
                 "coding-change-stale-quorum; with --membership-changes also membership-stale-phase1, membership-learner-votes,",
-                "membership-raft-rule, membership-reused-identity (default: ${DEFAULT-VALUE})."})
+                "membership-raft-rule, membership-reused-identity, and with --coding membership-coded-majority-read (default: ${DEFAULT-VALUE})."})
     String mutation;
 
     @Option(names = "--lease", defaultValue = "none", paramLabel = "none|leader|leader-timer|quorum|quorum-auto|megastore",
