@@ -62,6 +62,11 @@ public final class BlockingSynodClient implements AutoCloseable {
         return await(client.changeCoding(group, failures, dataShards, thresholdBytes));
     }
 
+    /** Admin: see {@link SynodClient#membership}. */
+    public MembershipResult membership(int group, int op, int replica) {
+        return await(client.membership(group, op, replica));
+    }
+
     public CasResult compareAndSet(String key, byte[] expected, byte[] value) {
         return await(client.compareAndSet(key, expected, value));
     }

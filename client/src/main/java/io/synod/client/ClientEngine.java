@@ -202,6 +202,21 @@ final class ClientEngine implements AutoCloseable {
                 .thenApply(r -> new CodingChangeResult(r.group(), r.slot(), new String(r.result(), StandardCharsets.UTF_8)));
     }
 
+    /**
+     * An admin membership request ({@link ClientFrame.MembershipRequest}) sent to {@code group}'s leader, followed
+     * through NOT_LEADER hints and retried like a write; REJECTED fails with {@link BadRequestException}.
+     */
+    CompletableFuture<MembershipResult> membership(int group, int op, int replica, long timeoutNanos) {
+        if (group < 0) {
+            return CompletableFuture.failedFuture(new BadRequestException("group must be >= 0, got " + group));
+        }
+        PendingOp pending = new PendingOp("membership request " + op + " of group " + group, new byte[0], new byte[0],
+                op == ClientFrame.MEMBERSHIP_STATUS, false, Consistency.LOG, System.nanoTime() + timeoutNanos);
+        pending.membership = new ClientFrame.MembershipRequest(0, group, op, replica);
+        return submit(pending, timeoutNanos).thenApply(r -> new MembershipResult(r.group(), r.slot(),
+                new String(r.result(), StandardCharsets.UTF_8)));
+    }
+
     private CompletableFuture<Reply> submit(String description, byte[] payload, byte[] routingKey, boolean readOnly,
             boolean watch, Consistency consistency, long timeoutNanos) {
         return submit(description, payload, routingKey, readOnly, watch, consistency, timeoutNanos, null);
@@ -219,6 +234,13 @@ final class ClientEngine implements AutoCloseable {
         PendingOp op = new PendingOp(description, payload, routingKey, readOnly, watch, consistency,
                 System.nanoTime() + timeoutNanos);
         op.codingChange = codingChange;
+        return submit(op, timeoutNanos);
+    }
+
+    private CompletableFuture<Reply> submit(PendingOp op, long timeoutNanos) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new UnavailableException("the client is closed"));
+        }
         CompletableFuture<Reply> userFuture = op.userFuture(callbacks);
         loop.execute(() -> admit(op, timeoutNanos));
         return userFuture;
@@ -275,7 +297,8 @@ final class ClientEngine implements AutoCloseable {
             finish(op, null, new UnavailableException("the client is closed"));
             return;
         }
-        op.group = op.codingChange != null ? op.codingChange.group() : shardMap.groupFor(op.routingKey);
+        op.group = op.codingChange != null ? op.codingChange.group()
+                : op.membership != null ? op.membership.group() : shardMap.groupFor(op.routingKey);
         int target = targets.pick(op, nodes, leaders);
         if (target < 0) {
             op.lastProblem = "no live server is known";
@@ -353,8 +376,8 @@ final class ClientEngine implements AutoCloseable {
             if (op != null) {
                 op.preferredRefused |= preferredConn && op.target == preferred;
                 op.maybeApplied |= !op.readOnly(); // It may have reached the server before the connection broke.
-                op.lastProblem = op.codingChange == null ? why
-                        : why + " (a server older than the coding-change frame closes the connection on it)";
+                op.lastProblem = op.codingChange == null && op.membership == null ? why
+                        : why + " (a server older than this admin frame, coding or membership change, closes the connection on it)";
                 retryLater(op);
             }
             Consumer<ClientFrame> c = control.remove(id);

@@ -42,6 +42,8 @@ final class PendingOp {
     String lastProblem = "no server answered";
     /** An admin coding change for its group ({@code requestId} replaced per attempt), or null for a command. */
     ClientFrame.CodingChange codingChange;
+    /** An admin membership request for its group ({@code requestId} replaced per attempt), or null. */
+    ClientFrame.MembershipRequest membership;
 
     PendingOp(String description, byte[] payload, byte[] routingKey, boolean readOnly, boolean watch,
             Consistency consistency, long deadlineNanos) {
@@ -60,6 +62,10 @@ final class PendingOp {
 
     /** The frame for the current attempt: a watch poll, a stale read, or a sequenced command. */
     ClientFrame toFrame() {
+        ClientFrame.MembershipRequest m = membership;
+        if (m != null) {
+            return new ClientFrame.MembershipRequest(requestId, m.group(), m.op(), m.replica());
+        }
         ClientFrame.CodingChange c = codingChange;
         if (c != null) {
             return new ClientFrame.CodingChange(requestId, c.group(), c.failures(), c.dataShards(), c.thresholdBytes());

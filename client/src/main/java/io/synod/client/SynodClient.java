@@ -186,6 +186,15 @@ public final class SynodClient implements AutoCloseable {
         return engine.changeCoding(group, failures, dataShards, thresholdBytes, timeoutNanos);
     }
 
+    /**
+     * Admin: a membership request to {@code group}'s leader: {@code op} is one of {@code ClientFrame.MEMBERSHIP_*}
+     * (status, add learner, promote, remove) of replica id {@code replica}; see {@link MembershipResult}. A change
+     * the leader refuses fails with {@link BadRequestException} naming the rule.
+     */
+    public CompletableFuture<MembershipResult> membership(int group, int op, int replica) {
+        return engine.membership(group, op, replica, timeoutNanos);
+    }
+
     // ---- sessions, ephemeral and sequential keys, checked deletes, watches ----------------------------
     //
     // Sessions, the keys created through create(...) and watches live in the session group: the group owning the

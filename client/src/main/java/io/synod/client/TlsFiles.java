@@ -74,8 +74,12 @@ public record TlsFiles(Path ca, Path cert, Path key, List<String> protocols) {
      * @throws IllegalArgumentException naming the file when one cannot be read
      */
     public SslContext clientContext() {
+        return clientContext(provider());
+    }
+
+    private SslContext clientContext(SslProvider provider) {
         try {
-            return SslContextBuilder.forClient().sslProvider(provider()).trustManager(ca.toFile())
+            return SslContextBuilder.forClient().sslProvider(provider).trustManager(ca.toFile())
                     .keyManager(cert.toFile(), key.toFile()).protocols(protocols).build();
         } catch (SSLException | RuntimeException e) {
             throw new IllegalArgumentException("cannot load TLS files (ca " + ca + ", cert " + cert + ", key " + key + "): "
@@ -83,9 +87,12 @@ public record TlsFiles(Path ca, Path cert, Path key, List<String> protocols) {
         }
     }
 
-    /** The JDK {@link SSLContext} of {@link #clientContext()}, for blocking sockets. */
+    /**
+     * The same client context from the JDK's provider, for blocking sockets: always the JDK's, also when OpenSSL
+     * is on the classpath and {@link #clientContext()} is OpenSSL's (which has no {@link SSLContext}).
+     */
     public SSLContext jdkClientContext() {
-        return ((JdkSslContext) clientContext()).context();
+        return ((JdkSslContext) clientContext(SslProvider.JDK)).context();
     }
 
     /** The innermost cause's message: what is actually wrong with a file. */

@@ -127,6 +127,14 @@ public record ReplicaMap(int group, int nodes, List<Replica> replicas) {
      * @throws IllegalStateException if the node's ids below {@code universe} are used up
      */
     public ReplicaMap withIncarnation(NodeIncarnation incarnation, int universe) {
+        return withIncarnation(incarnation, null, universe);
+    }
+
+    /**
+     * As {@link #withIncarnation(NodeIncarnation, int)}; the node's newest id, if it names no incarnation (an id of the
+     * identity map), is recorded as {@code previous}'s, the incarnation being replaced, so the map names it.
+     */
+    public ReplicaMap withIncarnation(NodeIncarnation incarnation, UUID previous, int universe) {
         int current = currentId(incarnation.nodeId());
         Replica newest = current < 0 ? null : replica(current);
         if (newest != null && incarnation.id().equals(newest.incarnation())) {
@@ -139,6 +147,9 @@ public record ReplicaMap(int group, int nodes, List<Replica> replicas) {
                     + " are used: each re-join takes a new one)");
         }
         List<Replica> out = new ArrayList<>(replicas);
+        if (newest != null && newest.incarnation() == null && previous != null) {
+            out.set(out.indexOf(newest), new Replica(newest.id(), newest.nodeId(), previous));
+        }
         out.add(new Replica(next, incarnation.nodeId(), incarnation.id()));
         Collections.sort(out, (a, b) -> Integer.compare(a.id(), b.id()));
         return new ReplicaMap(group, nodes, out);

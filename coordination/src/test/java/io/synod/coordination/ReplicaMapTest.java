@@ -38,6 +38,10 @@ class ReplicaMapTest {
         assertEquals(1L << 5, once.rejoined());
         assertSame(once, once.withIncarnation(new NodeIncarnation(2, A), 63), "a repeated start allocates nothing");
 
+        assertEquals(null, once.replica(2).incarnation(), "an identity id names no incarnation");
+        UUID first = new UUID(3, 3);
+        assertEquals(first, identity.withIncarnation(new NodeIncarnation(2, A), first, 63).replica(2).incarnation(),
+                "the replaced identity id is recorded as the incarnation it belonged to");
         ReplicaMap twice = once.withIncarnation(new NodeIncarnation(2, B), 63);
         assertEquals(8, twice.currentId(2));
         assertEquals((1L << 2) | (1L << 5), twice.replaced(), "both earlier ids of node 2 are replaced (rule M7)");

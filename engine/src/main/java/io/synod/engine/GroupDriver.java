@@ -108,10 +108,7 @@ public final class GroupDriver {
         this.state = repair.repairing() ? ClientFrame.GroupStatus.REPAIRING : ClientFrame.GroupStatus.SERVING;
     }
 
-    /**
-     * The runner started: a serving replica that votes in its applied membership stands for election; a repairing
-     * one stays out until repaired, a learner or a replica outside the membership until it votes.
-     */
+    /** The runner started: a serving replica stands for election; a repairing one stays out until repaired. */
     public void start() {
         if (state == ClientFrame.GroupStatus.SERVING) {
             joinElection();
@@ -119,29 +116,9 @@ public final class GroupDriver {
     }
 
     private void joinElection() {
-        if (!joinedElection && isVoter()) {
+        if (!joinedElection) {
             joinedElection = true;
             out.joinElection();
-        }
-    }
-
-    /** Whether this replica votes in the membership it applied: the election only names voters. */
-    private boolean isVoter() {
-        return replica.membership().applied().isVoter(replica.nodeId());
-    }
-
-    /** After a pass: a promoted replica stands for election, a removed one leaves it (membership changes). */
-    private void followMembership() {
-        if (state != ClientFrame.GroupStatus.SERVING) {
-            return;
-        }
-        if (!joinedElection) {
-            joinElection();
-        } else if (!isVoter()) {
-            joinedElection = false;
-            out.log(DriverLog.Level.INFO, "group " + group + ": replica " + replica.nodeId()
-                    + " no longer votes (" + replica.membership().applied() + "): leaving the election");
-            out.leaveElection();
         }
     }
 
@@ -363,7 +340,6 @@ public final class GroupDriver {
             state = ClientFrame.GroupStatus.SERVING;
             joinElection();
         }
-        followMembership();
         if (replica.defence().divergences() != divergences) { // defence in depth: log each divergent slot once
             out.log(DriverLog.Level.ERROR, "group " + group + ": " + replica.defence().lastDivergence());
             divergences = replica.defence().divergences();

@@ -148,4 +148,21 @@ public sealed interface ClientFrame {
      * (docs/erasure.md "Coding changes", "The admin path").
      */
     record CodingChange(long requestId, int group, int failures, int dataShards, int thresholdBytes) implements ClientFrame {}
+
+    /** {@link MembershipRequest#op}: the group's membership as its leader sees it (nothing changes). */
+    int MEMBERSHIP_STATUS = 0;
+    /** {@link MembershipRequest#op}: add replica id {@code replica} as a learner. */
+    int MEMBERSHIP_ADD_LEARNER = 1;
+    /** {@link MembershipRequest#op}: promote the learner {@code replica} to voter (once caught up). */
+    int MEMBERSHIP_PROMOTE = 2;
+    /** {@link MembershipRequest#op}: remove the voter or learner {@code replica} (its id is retired). */
+    int MEMBERSHIP_REMOVE = 3;
+
+    /**
+     * An admin membership request for {@code group} (docs/membership.md, "On the server"): {@code op} is one of the
+     * {@code MEMBERSHIP_*} values, {@code replica} the replica id it changes (ignored for a status). Answered by the
+     * group's leader with a {@link Response}: OK with the change entry's slot (0 for a status) and the group's
+     * membership as UTF-8 text, REJECTED naming the rule a change breaks, or NOT_LEADER.
+     */
+    record MembershipRequest(long requestId, int group, int op, int replica) implements ClientFrame {}
 }

@@ -8,7 +8,7 @@ import java.util.List;
 /**
  * The byte format of {@link ClientFrame}s (big-endian), shared by the server and the client SDK. A
  * frame body is {@code [version u8 = 1][type u8][fields]}, the same envelope as the server's peer
- * frames (which use types 1 and 2); the {@code [length u32]} prefix around a body belongs to the
+ * frames (which use types 1, 2 and 14-16, at their own version); the {@code [length u32]} prefix around a body belongs to the
  * transport. Decoding checks every length and count against the bytes present before allocating and
  * fails with {@link IllegalArgumentException} naming the field.
  *
@@ -30,6 +30,8 @@ public final class ClientFrameCodec {
     public static final int WATCH_POLL = 12;
     /** An admin coding change; a server older than it refuses the frame type and closes the connection. */
     public static final int CODING_CHANGE = 13;
+    /** An admin membership request (types 14 and 15 are the server's forwarding frames); older servers refuse it. */
+    public static final int MEMBERSHIP_REQUEST = 16;
 
     /** Smallest encoding of one group's status: the fixed fields, the coding (4 i32) and a lease name of 1 byte. */
     private static final int GROUP_STATUS_BYTES = 4 + 4 + 8 + 4 + 8 + 8 + 8 + 4 + 4 * 4 + 1 + 1;
@@ -81,6 +83,9 @@ public final class ClientFrameCodec {
         } else if (frame instanceof ClientFrame.CodingChange c) {
             out = start(CODING_CHANGE, 8 + 4 * 4).putLong(c.requestId()).putInt(c.group()).putInt(c.failures())
                     .putInt(c.dataShards()).putInt(c.thresholdBytes());
+        } else if (frame instanceof ClientFrame.MembershipRequest m) {
+            out = start(MEMBERSHIP_REQUEST, 8 + 3 * 4).putLong(m.requestId()).putInt(m.group()).putInt(m.op())
+                    .putInt(m.replica());
         } else {
             ClientFrame.ShardMapReport m = (ClientFrame.ShardMapReport) frame;
             out = start(SHARD_MAP_REPORT, 8 + 4 + m.shardMap().length).putLong(m.requestId());
@@ -99,7 +104,14 @@ public final class ClientFrameCodec {
 
     /** Decodes a whole frame body; throws {@link IllegalArgumentException} naming what is wrong. */
     public static ClientFrame decode(byte[] body) {
-        ByteBuffer in = ByteBuffer.wrap(body);
+        return decode(ByteBuffer.wrap(body));
+    }
+
+    /**
+     * Decodes the whole of {@code in} (position to limit, big-endian) as one frame body. The transport passes a view
+     * of its receive buffer, so a value is copied once, into the frame's field, not first into a body array.
+     */
+    public static ClientFrame decode(ByteBuffer in) {
         need(in, 2, "frame header");
         int version = in.get() & 0xFF;
         if (version != VERSION) {
@@ -134,6 +146,8 @@ public final class ClientFrameCodec {
             case WATCH_POLL -> new ClientFrame.WatchPoll(i64(in, "request id"), bytes(in, "watch query"));
             case CODING_CHANGE -> new ClientFrame.CodingChange(i64(in, "request id"), i32(in, "group"),
                     i32(in, "failures"), i32(in, "data shards"), i32(in, "threshold bytes"));
+            case MEMBERSHIP_REQUEST -> new ClientFrame.MembershipRequest(i64(in, "request id"), i32(in, "group"),
+                    i32(in, "op"), i32(in, "replica"));
             default -> throw new IllegalArgumentException("unknown client frame type " + type);
         };
         if (in.hasRemaining()) {

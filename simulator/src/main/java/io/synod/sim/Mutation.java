@@ -36,6 +36,13 @@ public enum Mutation {
      */
     REPLY_BEFORE_FSYNC("reply-before-fsync"),
     /**
+     * Several groups per node ({@code --groups}): the node log's fsync also completes the persist requests appended
+     * after it started, whose records it did not cover, so a group acknowledges (or accepts) what a crash before the
+     * next fsync loses. Harmless with one group, whose next request waits for the fsync under way. Caught at the reply
+     * by the durability check.
+     */
+    SHARED_FSYNC_SKIPS_GROUP("shared-fsync-skips-group"),
+    /**
      * A quorum-lease holder that refused a read because it holds an accepted, unapplied write to the key answers the
      * read from its local state when the driver asks it again, instead of asking the lease (Moraru et al. 2014, §3,
      * rule 4d: a holder may not serve a key with a pending write). Caught by the linearizability check.

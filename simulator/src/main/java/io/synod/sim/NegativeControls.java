@@ -202,6 +202,11 @@ final class NegativeControls {
         return (node, size) -> localReads;
     }
 
+    /** {@link Mutation#SHARED_FSYNC_SKIPS_GROUP}: the node log completes requests its fsync did not cover. */
+    boolean sharedFsyncSkipsGroup() {
+        return mutation == Mutation.SHARED_FSYNC_SKIPS_GROUP;
+    }
+
     /** {@link Mutation#PROMISE_NOT_PERSISTED}: the disk drops promised-ballot writes. */
     boolean diskDropsPromises() {
         return mutation == Mutation.PROMISE_NOT_PERSISTED;

@@ -11,9 +11,10 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * One node's disk: what survives a crash. Only completed fsyncs are durable. A crash during an
- * fsync loses that Ready's writes, or keeps a prefix of its records (promised ballot, then entries
- * in slot order, then the snapshot) with the record being written torn, which recovery discards.
+ * One group's durable image on a node: what survives a crash. Only completed fsyncs are durable. A crash during an
+ * fsync loses that Ready's writes, or keeps a prefix of its records (promised ballot, then entries in slot order, then
+ * the snapshot) with the record being written torn, which recovery discards; the node's log ({@link SimNodeLog}),
+ * shared by the groups, decides which records reach which image.
  */
 final class SimDisk {
     private Ballot promised = Ballot.ZERO;
@@ -30,21 +31,6 @@ final class SimDisk {
     void persist(Ready ready) {
         List<Object> records = records(ready);
         writeRecords(records, records.size());
-    }
-
-    /** The node crashed during the fsync of {@code ready}: keep a random prefix of its records, or none. */
-    void crashDuring(Ready ready, SimRandom random) {
-        if (random.chance(0.5)) {
-            return;
-        }
-        // The record at index `torn` was being written when power failed; its checksum fails on recovery.
-        int torn = random.nextInt(recordCount(ready));
-        keepPrefix(ready, torn);
-    }
-
-    /** Records of {@code ready} in write order: the promised ballot, the entries by slot, the snapshot. */
-    static int recordCount(Ready ready) {
-        return records(ready).size();
     }
 
     /** A crash during the fsync of {@code ready} after its first {@code records} records reached the disk. */
@@ -80,7 +66,8 @@ final class SimDisk {
         return entries.size();
     }
 
-    private static List<Object> records(Ready ready) {
+    /** Records of {@code ready} in write order: the promised ballot, the entries by slot, the snapshot. */
+    static List<Object> records(Ready ready) {
         List<Object> records = new ArrayList<>(ready.entries().size() + 2);
         if (ready.promised() != null) {
             records.add(ready.promised());
@@ -96,16 +83,20 @@ final class SimDisk {
 
     private void writeRecords(List<Object> records, int count) {
         for (int i = 0; i < count; i++) {
-            Object record = records.get(i);
-            if (record instanceof Ballot ballot) {
-                if (!dropsPromises) {
-                    promised = ballot;
-                }
-            } else if (record instanceof Entry entry) {
-                entries.put(entry.slot(), entry);
-            } else {
-                snapshot = (Snapshot) record;
+            write(records.get(i));
+        }
+    }
+
+    /** One record of a Ready ({@link #records}) reached the disk whole. */
+    void write(Object record) {
+        if (record instanceof Ballot ballot) {
+            if (!dropsPromises) {
+                promised = ballot;
             }
+        } else if (record instanceof Entry entry) {
+            entries.put(entry.slot(), entry);
+        } else {
+            snapshot = (Snapshot) record;
         }
     }
 }

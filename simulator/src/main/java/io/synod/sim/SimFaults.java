@@ -23,6 +23,9 @@ final class SimFaults {
          */
         void probeStaleRead(int writeNode, int readNode);
 
+        /** The node's process stops taking inputs until {@code untilNanos} (in every group it hosts). */
+        void pause(SimNode node, long untilNanos);
+
         /** The node's replica starts a planned hand-over ({@code Replica.handOver()}); the slot of its end-lease entry, or -1. */
         long handOver(SimNode node);
     }
@@ -108,7 +111,7 @@ final class SimFaults {
                     world.crash(node, node.incarnation);
                 }
             }
-            case CRASH_DURING_FSYNC -> nodes[faultRandom.nextInt(n)].crashDuringNextFsync = true;
+            case CRASH_DURING_FSYNC -> nodes[faultRandom.nextInt(n)].log.crashDuringNextSync = true;
             case CRASH_AFTER_PROMISE -> nodes[faultRandom.nextInt(n)].crashAfterNextPromise = true;
             case SPLIT -> {
                 boolean[] side = new boolean[n];
@@ -216,8 +219,7 @@ final class SimFaults {
             }
             case PAUSE -> {
                 SimNode node = nodes[faultRandom.nextInt(n)];
-                node.pausedUntilNanos = Math.max(node.pausedUntilNanos,
-                        queue.now() + faultRandom.uniform(SimTiming.MILLIS, SimTiming.PAUSE_MAX_NANOS));
+                world.pause(node, queue.now() + faultRandom.uniform(SimTiming.MILLIS, SimTiming.PAUSE_MAX_NANOS));
             }
             case ISOLATE_AFTER_COMMIT -> {
                 int leader = servingLeader();

@@ -165,9 +165,8 @@ final class SimNodeInputs {
     }
 
     /**
-     * The driver's persist request goes to the disk, which is busy for a simulated fsync (persistence is always
-     * asynchronous here: the driver keeps taking inputs meanwhile, which its next Ready batches). A node told to
-     * sim.crash during its next fsync crashes before this one ends.
+     * The driver's persist request goes to the node's log ({@link SimNodeLog}), whose fsync takes simulated time
+     * (persistence is always asynchronous here: the driver keeps taking inputs meanwhile, which its next Ready batches).
      */
     private void startFsync(SimNode node) {
         Ready ready = node.driver.persistRequest();
@@ -175,22 +174,13 @@ final class SimNodeInputs {
             return;
         }
         node.fsyncing = ready;
-        long fsyncNanos = sim.diskRandom.lognormal(sim.environment.fsyncMedianNanos(), SimTiming.FSYNC_SIGMA);
-        int incarnation = node.incarnation;
-        sim.queue.after(fsyncNanos, () -> fsyncDone(node, incarnation));
-        if (node.crashDuringNextFsync) {
-            node.crashDuringNextFsync = false;
-            sim.queue.after(sim.diskRandom.uniform(0, fsyncNanos - 1), () -> sim.crash(node, incarnation));
-        }
+        node.log.append(sim, node, ready);
     }
 
-    void fsyncDone(SimNode node, int incarnation) {
-        if (!node.isUp() || node.incarnation != incarnation || deferIfPaused(node, () -> fsyncDone(node, incarnation))) {
-            return;
-        }
+    /** The node log's fsync made {@code node}'s persist request durable: the driver's pass goes on. */
+    void fsyncDone(SimNode node) {
         Ready ready = node.fsyncing;
         node.fsyncing = null;
-        node.disk.persist(ready);
         sim.traffic.log += SimTraffic.entries(ready.entries());
         sim.trace.add(0xF5C, node.id, sim.queue.now());
         node.driver.persisted(ready, node.localNanos(sim.queue.now()));

@@ -1,6 +1,5 @@
 package io.synod.sim;
 
-import io.synod.core.history.History;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.QuorumPolicy;
 import io.synod.core.kv.KvStateMachine;
@@ -8,6 +7,7 @@ import io.synod.core.paxos.Ready;
 import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.core.paxos.StateMachine;
+import io.synod.core.util.Check;
 import io.synod.engine.DriverMetrics;
 import io.synod.engine.GroupDriver;
 import io.synod.engine.GroupDriverConfig;
@@ -40,14 +40,19 @@ public final class Simulation {
     enum Phase { FAULTS, LIVENESS, QUIESCE, RESOLVE, DONE }
 
     private static final int MAX_PENDING_EVENTS = 1_000_000;
+    /** Groups one seed may host on its nodes ({@link #run(SimConfig, SimLeases, int)}). */
+    public static final int MAX_GROUPS = 16;
     /** Client commands a node's driver holds waiting for their answer, at most (the server's bound). */
     private static final int MAX_WAITERS = 16_384;
     /** How long the end-of-seed rebuild of deferred values may take (deferred rebuild only). */
     static final long RESOLVE_BOUND_NANOS = 2_000 * SimTiming.MILLIS;
 
     final SimConfig config;
-    final EventQueue queue = new EventQueue(MAX_PENDING_EVENTS);
-    final TraceHash trace = new TraceHash();
+    /** The seed's groups on the same nodes ({@link SimGroups}); this group's index among them. */
+    final SimGroups world;
+    final int group;
+    final EventQueue queue;
+    final TraceHash trace;
     final SimEnvironment environment;
     final SimNetwork network;
     final SimRandom faultRandom;
@@ -60,7 +65,7 @@ public final class Simulation {
     final QuorumPolicy quorum;
     final Coding coding;
     final SimTraffic.Counter traffic = new SimTraffic.Counter();
-    private final SimEndOfSeed endOfSeed = new SimEndOfSeed(this);
+    final SimEndOfSeed endOfSeed = new SimEndOfSeed(this);
     private final SimScriptedCrash scriptedCrash = new SimScriptedCrash(this);
     final SimLeaderIsolation leaderIsolation = new SimLeaderIsolation(this);
     final SimCodingAdmin codingChanges = new SimCodingAdmin(this);
@@ -99,8 +104,22 @@ public final class Simulation {
 
     private Simulation(SimConfig config, SimLeases leaseWorld, SimStateMachine stateMachines, SimExtension extension,
             SimScenario scenario) {
+        this(config, leaseWorld, stateMachines, extension, scenario, null);
+    }
+
+    /**
+     * One group of a seed: the first ({@code primary} null) owns the seed's time, trace, environment, disk randomness
+     * and the nodes' clocks and logs; every later group shares them and draws the rest from its own {@code config}'s seed.
+     */
+    private Simulation(SimConfig config, SimLeases leaseWorld, SimStateMachine stateMachines, SimExtension extension,
+            SimScenario scenario, Simulation primary) {
         scenario.validate(config);
         this.config = config;
+        this.world = primary == null ? new SimGroups() : primary.world;
+        this.group = world.size();
+        world.add(this);
+        this.queue = primary == null ? new EventQueue(MAX_PENDING_EVENTS) : primary.queue;
+        this.trace = primary == null ? new TraceHash() : primary.trace;
         this.scenario = scenario;
         this.extension = extension;
         this.leaseWorld = leaseWorld;
@@ -111,7 +130,8 @@ public final class Simulation {
         this.stateMachines = stateMachines == SimStateMachine.KV && config.coding().largePercent() > 0
                 ? SimStateMachine.KV_WITH_NOTES : stateMachines;
         // Drawn from its own stream: a fixed environment leaves every other draw of the seed as it was.
-        this.environment = scenario.fixedLan() ? SimEnvironment.LAN : SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
+        this.environment = primary != null ? primary.environment
+                : scenario.fixedLan() ? SimEnvironment.LAN : SimEnvironment.draw(SimRandom.stream(config.seed(), "environment"));
         this.network = new SimNetwork(config.nodes(), SimRandom.stream(config.seed(), "network"),
                 environment.linkMedianMinNanos(), environment.linkMedianMaxNanos());
         if (scenario.latency() != null) {
@@ -122,16 +142,22 @@ public final class Simulation {
         }
         this.faultRandom = SimRandom.stream(config.seed(), "faults");
         this.corruptRandom = SimRandom.stream(config.seed(), "corruption");
-        this.diskRandom = SimRandom.stream(config.seed(), "disk");
+        this.diskRandom = primary == null ? SimRandom.stream(config.seed(), "disk") : primary.diskRandom;
         this.nodeRandom = SimRandom.stream(config.seed(), "nodes");
         this.watchers = new SimWatchers(this, SimRandom.stream(config.seed(), "watchers"));
         this.controls = new NegativeControls(config.mutation());
         this.hostilePeer = new HostilePeer(this, config);
         this.nodes = new SimNode[config.nodes()];
         for (int i = 0; i < nodes.length; i++) {
-            long drift = nodeRandom.uniform(-leaseWorld.initialDriftMaxPpm(), leaseWorld.initialDriftMaxPpm());
-            SimClock clock = new SimClock(nodeRandom.uniform(0, SimTiming.CLOCK_OFFSET_MAX_NANOS), drift);
-            nodes[i] = new SimNode(i, new SimDisk(controls.diskDropsPromises()), clock);
+            SimDisk disk = new SimDisk(controls.diskDropsPromises());
+            if (primary != null) {
+                nodes[i] = new SimNode(i, disk, primary.nodes[i].clock, primary.nodes[i].log);
+            } else {
+                long drift = nodeRandom.uniform(-leaseWorld.initialDriftMaxPpm(), leaseWorld.initialDriftMaxPpm());
+                SimClock clock = new SimClock(nodeRandom.uniform(0, SimTiming.CLOCK_OFFSET_MAX_NANOS), drift);
+                nodes[i] = new SimNode(i, disk, clock, new SimNodeLog(this));
+            }
+            nodes[i].log.join(nodes[i]);
         }
         this.safety = new SafetyMonitor(config.nodes());
         this.quorum = controls.quorum(config.coding());
@@ -169,6 +195,11 @@ public final class Simulation {
             @Override
             public void probeStaleRead(int writeNode, int readNode) {
                 clients.probeStaleRead(writeNode, readNode);
+            }
+
+            @Override
+            public void pause(SimNode node, long untilNanos) {
+                world.pause(node.id, untilNanos);
             }
 
             @Override
@@ -213,6 +244,26 @@ public final class Simulation {
 
     public static SimResult run(SimConfig config, SimLeases leases, SimStateMachine stateMachines) {
         return new Simulation(config, leases, stateMachines, SimExtension.NONE, SimScenario.DEFAULT).execute();
+    }
+
+    /**
+     * Runs one seed of {@code groups} groups on the same nodes ({@link SimGroups}): each group with its own clients,
+     * election and checks, every node with one log for all of them. Group 0 draws from {@code config}'s seed; group g
+     * from a seed derived from it, so one group runs exactly as {@link #run(SimConfig, SimLeases)}.
+     */
+    public static SimResult run(SimConfig config, SimLeases leases, int groups) {
+        return world(config, leases, groups).run();
+    }
+
+    /** The world of {@link #run(SimConfig, SimLeases, int)}, built and not yet run. */
+    static SimGroups world(SimConfig config, SimLeases leases, int groups) {
+        Check.argument(groups >= 1 && groups <= MAX_GROUPS, "groups must be 1..%d, got %d", MAX_GROUPS, groups);
+        Simulation primary = new Simulation(config, leases, SimStateMachine.KV, SimExtension.NONE, SimScenario.DEFAULT);
+        for (int g = 1; g < groups; g++) {
+            long groupSeed = SimRandom.stream(config.seed(), "group-" + g).nextLong();
+            new Simulation(config.withSeed(groupSeed), leases, SimStateMachine.KV, SimExtension.NONE, SimScenario.DEFAULT, primary);
+        }
+        return primary.world;
     }
 
     /**
@@ -276,6 +327,11 @@ public final class Simulation {
     }
 
     private SimResult execute() {
+        return world.run();
+    }
+
+    /** Starts this group's world: its replicas, oracle, clients, faults and side worlds ({@link SimGroups#run()}). */
+    void begin() {
         for (SimNode node : nodes) {
             restart(node);
         }
@@ -295,44 +351,15 @@ public final class Simulation {
         codingChanges.start();
         membershipChanges.start();
         watchers.start();
-        while (phase != Phase.DONE && violation == null) {
-            if (queue.isEmpty()) {
-                fail(SimViolation.Kind.BUDGET_EXHAUSTED, "the event queue ran dry in phase " + phase);
-                break;
-            }
-            if (events >= config.maxEvents() || queue.now() > config.maxSimulatedNanos()) {
-                fail(SimViolation.Kind.BUDGET_EXHAUSTED, "seed did not finish within " + config.maxEvents() + " events and "
-                        + config.maxSimulatedNanos() / 1_000_000 + " simulated ms (phase " + phase + ", outstanding: "
-                        + clients.outstanding() + ")");
-                break;
-            }
-            events++;
-            try {
-                queue.fireNext();
-            } catch (EventQueue.OverflowException e) {
-                fail(SimViolation.Kind.BUDGET_EXHAUSTED, e.getMessage() + " (phase " + phase + ")");
-                break;
-            } catch (RuntimeException e) {
-                fail(SimViolation.Kind.REPLICA_FAILURE, describe(e));
-                break;
-            }
-            collectViolations();
-            advancePhase();
-        }
-        if (violation == null) {
-            endOfSeed.finalChecks();
-        }
-        History history = clients.history();
-        trace.add(history.events().size());
-        List<SimViolation> violations = violation == null ? List.of() : List.of(violation);
-        return new SimResult(config, environment.name(), trace.value(), history, clients.invoked(), clients.okCount(),
-                clients.failCount(), clients.infoCount(), queue.now(), events, promisePages,
-                snapshotChunks, violations, trafficAtQuiesceEnd != null ? trafficAtQuiesceEnd : traffic.result(committedWriteSlots.size()),
-                localReads(), safety.acksBeforeApply());
+    }
+
+    /** The traffic of the writes (measured when the first quiesce window ended, if one did). */
+    SimTraffic trafficResult() {
+        return trafficAtQuiesceEnd != null ? trafficAtQuiesceEnd : traffic.result(committedWriteSlots.size());
     }
 
     /** Local (lease) reads of every incarnation. */
-    private long localReads() {
+    long localReads() {
         long total = localReadsOfCrashed;
         for (SimNode node : nodes) {
             total += node.isUp() ? node.replica.localReadsServed() : 0;
@@ -340,7 +367,7 @@ public final class Simulation {
         return total;
     }
 
-    private void collectViolations() {
+    void collectViolations() {
         if (violation == null) {
             violation = safety.violation();
         }
@@ -349,9 +376,9 @@ public final class Simulation {
         }
     }
 
-    private void advancePhase() {
-        if (phase == Phase.FAULTS && clients.faultPhaseOpsInvoked()) {
-            startLivenessPhase();
+    void advancePhase() {
+        if (phase == Phase.FAULTS && world.faultPhaseOpsInvoked()) {
+            world.startLivenessPhase();
         } else if (phase == Phase.LIVENESS && clients.finished() && !leaderIsolation.isolating()) {
             // The quiesce window is fault-free: a lasting isolation still in force when the last operation ends
             // (its leader's CheckQuorum has not fired yet) would otherwise eat up to checkQuorumNanos of it.
@@ -373,17 +400,17 @@ public final class Simulation {
                 : SimTiming.QUIESCE_NANOS + 2 * scenario.latency().maxRttNanos();
     }
 
-    private void startLivenessPhase() {
+    void startLivenessPhase() {
         phase = Phase.LIVENESS;
         trace.add(0x11FE, queue.now(), 0);
         network.healEverything();
         network.setQuality(0, 0, 0, 0);
         for (SimNode node : nodes) {
-            node.crashDuringNextFsync = false;
+            node.log.crashDuringNextSync = false;
             node.crashAfterNextPromise = false;
             node.clock.setDrift(queue.now(), nodeRandom.uniform(-SimTiming.DRIFT_NORMAL_MAX_PPM, SimTiming.DRIFT_NORMAL_MAX_PPM));
             if (!node.isUp()) {
-                queue.after(nodeRandom.uniform(0, 2 * SimTiming.MILLIS), () -> restart(node));
+                queue.after(nodeRandom.uniform(0, 2 * SimTiming.MILLIS), () -> world.restartNode(node.id));
             }
         }
         oracle.stabilize();
@@ -395,26 +422,25 @@ public final class Simulation {
         crash(node, incarnation, faultRandom.uniform(SimTiming.CRASH_DOWNTIME_MIN_NANOS, SimTiming.CRASH_DOWNTIME_MAX_NANOS));
     }
 
+    /** Crashes {@code node}'s machine, every group on it ({@link SimGroups#crashNode}), if it still runs {@code incarnation}. */
     void crash(SimNode node, int incarnation, long downtimeNanos) {
         if (phase != Phase.FAULTS || !node.isUp() || node.incarnation != incarnation) {
             return;
         }
-        Ready persisting = node.fsyncing;
-        trace.add(0xC4A5, node.id, persisting == null ? 0 : 1);
-        if (persisting != null) {
-            node.disk.crashDuring(persisting, diskRandom);
-        }
+        world.crashNode(node.id, downtimeNanos);
+    }
+
+    /** This group's replica on a crashed machine stops (the node's log already dropped its unsynced tail). */
+    void stopReplica(SimNode node) {
         localReadsOfCrashed += node.replica.localReadsServed();
         expiriesOfCrashed += node.driver.expiriesProposed();
         node.driver = null;
         node.replica = null;
         node.fsyncing = null;
-        node.crashDuringNextFsync = false;
         node.crashAfterNextPromise = false;
         node.pausedUntilNanos = 0;
         node.incarnation++;
         oracle.onCrash(node.id);
-        queue.after(downtimeNanos, () -> restart(node));
     }
 
     void restart(SimNode node) {
@@ -483,12 +509,4 @@ public final class Simulation {
         }
     }
 
-    private static String describe(RuntimeException e) {
-        StringBuilder out = new StringBuilder(e.toString());
-        StackTraceElement[] stack = e.getStackTrace();
-        for (int i = 0; i < Math.min(6, stack.length); i++) {
-            out.append("\n    at ").append(stack[i]);
-        }
-        return out.toString();
-    }
 }

@@ -29,8 +29,8 @@ class NegativeControlTest {
             SimViolation.Kind.APPLY_ORDER, SimViolation.Kind.REPLICA_FAILURE, SimViolation.Kind.WRONG_VALUE);
 
     @ParameterizedTest
-    @EnumSource(value = Mutation.class, names = {"NONE", "HOLDER_READ_EARLY", "WATCH_OUT_OF_ORDER", "MEMBERSHIP_.*"},
-            mode = EnumSource.Mode.MATCH_NONE) // worlds of their own: DriverNegativeControlTest, MembershipNegativeControlTest
+    @EnumSource(value = Mutation.class, names = {"NONE", "HOLDER_READ_EARLY", "WATCH_OUT_OF_ORDER", "MEMBERSHIP_.*", "SHARED_.*"},
+            mode = EnumSource.Mode.MATCH_NONE) // worlds of their own: Driver-, Membership-NegativeControlTest, SharedLogSimulationTest
     void everyMutationIsCaughtWithinAFewHundredSeeds(Mutation mutation) {
         // The coded mutations run RS-Paxos with N = 5, F = 1, X = 3 (the paper's Fig. 2 setting).
         // The coding-change mutation runs with leaders changing the coding between 5,1,3 and 5,2,1.

@@ -215,6 +215,16 @@ public final class KvBenchCommand implements Callable<Integer> {
         return "fsyncs/write " + sizeName(size);
     }
 
+    /** Peer frames the servers sent per acknowledged write: how well the groups' messages share frames. */
+    static String peerFrameMetric(int size) {
+        return "peer frames/write " + sizeName(size);
+    }
+
+    /** Peer messages per acknowledged write: the frames each would have been without batching. */
+    static String peerMessageMetric(int size) {
+        return "peer msgs/write " + sizeName(size);
+    }
+
     static String sweepMetric(int size, int window) {
         return "sweep " + sizeName(size) + " w" + window + " (ops/s)";
     }
@@ -233,9 +243,13 @@ public final class KvBenchCommand implements Callable<Integer> {
             r.put(cpuMetric(size), spent.cpuSeconds() * 1000.0 / acked);
             r.put(diskMetric(size), spent.diskWriteBytes() < 0 ? Double.NaN : spent.diskWriteBytes() / ((double) acked * size));
             r.put(fsyncMetric(size), spent.fsyncs() < 0 ? Double.NaN : spent.fsyncs() / (double) acked);
+            r.put(peerFrameMetric(size), spent.peerFrames() < 0 ? Double.NaN : spent.peerFrames() / (double) acked);
+            r.put(peerMessageMetric(size), spent.peerMessages() < 0 ? Double.NaN : spent.peerMessages() / (double) acked);
             progress("%s: cost of %d acknowledged %s writes: %.3f CPU s per 1,000, %.2f disk bytes per value byte%s",
                     target.name(), res.acknowledged(), sizeName(size), r.get(cpuMetric(size)), r.get(diskMetric(size)),
-                    spent.fsyncs() < 0 ? "" : String.format(", %.3f fsyncs per write", r.get(fsyncMetric(size))));
+                    (spent.fsyncs() < 0 ? "" : String.format(", %.3f fsyncs per write", r.get(fsyncMetric(size))))
+                    + (spent.peerFrames() < 0 ? "" : String.format(", %.3f peer frames (%.3f messages) per write",
+                            r.get(peerFrameMetric(size)), r.get(peerMessageMetric(size)))));
             progress("%s: %s: %.0f ops/s (%.1f MiB/s), p50 %.2f ms, p99 %.2f ms, %d failed", target.name(), "async write "
                     + sizeName(size), res.opsPerSecond(), res.opsPerSecond() * size / (1 << 20), res.latency().medianMillis(),
                     res.latency().p99Millis(), res.failed());
@@ -280,7 +294,8 @@ public final class KvBenchCommand implements Callable<Integer> {
         }
         metrics.addAll(List.of(SYNC_P50, SYNC_P99, READ_TPUT, READ_P50, READ_P99));
         for (int size : VALUE_SIZES) {
-            metrics.addAll(List.of(cpuMetric(size), diskMetric(size), fsyncMetric(size)));
+            metrics.addAll(List.of(cpuMetric(size), diskMetric(size), fsyncMetric(size), peerFrameMetric(size),
+                    peerMessageMetric(size)));
         }
         if (sweep) {
             for (int size : SWEEP_SIZES) {

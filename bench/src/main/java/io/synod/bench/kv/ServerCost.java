@@ -37,12 +37,14 @@ final class ServerCost {
      * Counters at one moment; {@code fsyncs} is -1 where the system does not report them (ZooKeeper),
      * {@code diskWriteBytes} -1 where the data directory is on no block device (tmpfs, overlay).
      */
-    record Sample(long cpuTicks, long diskWriteBytes, long fsyncs) {
+    record Sample(long cpuTicks, long diskWriteBytes, long fsyncs, long peerFrames, long peerMessages) {
         /** What was spent from {@code earlier} to this sample. */
         Sample minus(Sample earlier) {
             return new Sample(cpuTicks - earlier.cpuTicks,
                     diskWriteBytes < 0 || earlier.diskWriteBytes < 0 ? -1 : diskWriteBytes - earlier.diskWriteBytes,
-                    fsyncs < 0 || earlier.fsyncs < 0 ? -1 : fsyncs - earlier.fsyncs);
+                    fsyncs < 0 || earlier.fsyncs < 0 ? -1 : fsyncs - earlier.fsyncs,
+                    peerFrames < 0 || earlier.peerFrames < 0 ? -1 : peerFrames - earlier.peerFrames,
+                    peerMessages < 0 || earlier.peerMessages < 0 ? -1 : peerMessages - earlier.peerMessages);
         }
 
         double cpuSeconds() {
@@ -78,8 +80,13 @@ final class ServerCost {
         }
         long written = deviceStat == null ? -1 : sectorsWritten(Files.readString(deviceStat)) * SECTOR_BYTES;
         long fsyncs = -1;
+        long peerFrames = -1;
+        long peerMessages = -1;
         if (http != null) {
             fsyncs = 0;
+            boolean framesKnown = true;
+            long frameSum = 0;
+            long messageSum = 0;
             for (URI uri : metrics) {
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
                         HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
@@ -87,9 +94,15 @@ final class ServerCost {
                     throw new IOException(uri + " answered HTTP " + r.statusCode());
                 }
                 fsyncs += fsyncs(r.body());
+                long frames = peerFrames(r.body());
+                framesKnown &= frames >= 0;
+                frameSum += frames;
+                messageSum += sumSeries(r.body(), "synod_peer_messages_total");
             }
+            peerFrames = framesKnown ? frameSum : -1;
+            peerMessages = framesKnown ? messageSum : -1;
         }
-        return new Sample(ticks, written, fsyncs);
+        return new Sample(ticks, written, fsyncs, peerFrames, peerMessages);
     }
 
     /** utime + stime (fields 14 and 15, counted after the parenthesised command name, which may hold spaces). */
@@ -138,7 +151,6 @@ final class ServerCost {
         return Files.isReadable(stat) ? stat : null;
     }
 
-    /** Sum of every sample of {@code name} (all label sets) in a Prometheus text exposition. */
     /**
      * A node's fsyncs: its node log's counter (one fsync may serve every group), or where a node has none
      * (the previous layout, a log per group) one per group persist.
@@ -146,6 +158,14 @@ final class ServerCost {
     static long fsyncs(String exposition) {
         return exposition.contains("\nsynod_log_fsyncs_total") ? sumSeries(exposition, "synod_log_fsyncs_total")
                 : sumSeries(exposition, "synod_fsync_latency_seconds_count");
+    }
+
+    /**
+     * The peer frames a node sent ({@code synod_peer_frames_total}, all peers; one frame carries every group's
+     * messages of a worker pass), or -1 for a node that does not count them (a build before the batching).
+     */
+    static long peerFrames(String exposition) {
+        return exposition.contains("\nsynod_peer_frames_total") ? sumSeries(exposition, "synod_peer_frames_total") : -1;
     }
 
     static long sumSeries(String exposition, String name) {

@@ -31,6 +31,17 @@ class ServerCostTest {
     }
 
     @Test
+    void peerFramesAreSummedOverEveryPeerAndUnknownOnAnOlderNode() {
+        String exposition = String.join("\n",
+                "# TYPE synod_peer_frames_total counter",
+                "synod_peer_frames_total{peer=\"1\"} 40.0",
+                "synod_peer_frames_total{peer=\"2\"} 2.0",
+                "synod_peer_frames_dropped_total{peer=\"2\"} 5.0");
+        assertEquals(42, ServerCost.peerFrames(exposition));
+        assertEquals(-1, ServerCost.peerFrames("# TYPE synod_peer_sent_bytes_total counter\nsynod_peer_sent_bytes_total{peer=\"1\"} 9.0"));
+    }
+
+    @Test
     void fsyncCountsAreSummedOverEveryGroup() {
         String exposition = String.join("\n",
                 "# HELP synod_fsync_latency_seconds one group-commit persist (write + fsync)",

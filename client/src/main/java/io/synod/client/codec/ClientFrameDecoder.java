@@ -52,15 +52,15 @@ public final class ClientFrameDecoder extends ByteToMessageDecoder {
             }
             in.skipBytes(4);
             gate.done();
-            byte[] body = new byte[length];
-            in.readBytes(body);
             ClientFrame frame;
             try {
-                frame = ClientFrameCodec.decode(body);
+                // A view of the received bytes: the codec copies each field out, nothing keeps the view.
+                frame = ClientFrameCodec.decode(in.nioBuffer(in.readerIndex(), length));
             } catch (IllegalArgumentException e) {
                 fail(in, "malformed frame: " + e.getMessage());
                 return;
             }
+            in.skipBytes(length);
             out.add(frame);
         }
         if (in.isReadable()) {

@@ -1,8 +1,10 @@
 package io.synod.client.codec;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.MessageToByteEncoder;
+import io.netty.handler.codec.MessageToMessageEncoder;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -10,9 +12,10 @@ import java.util.function.Function;
  * Writes a message as {@code [length u32][body]}, its body made by the protocol's codec: the framing every Synod
  * connection shares (the client protocol's {@link ClientFrameEncoder}, the server's peer frames). A body above the
  * frame limit is refused here, naming the cause on the sending side, instead of being sent for the other end to
- * close the connection on it.
+ * close the connection on it. The encoded body is handed on wrapped, behind a 4-byte prefix, not copied into a
+ * second buffer: TLS or the socket reads it from where the codec wrote it.
  */
-public class LengthPrefixEncoder<T> extends MessageToByteEncoder<T> {
+public class LengthPrefixEncoder<T> extends MessageToMessageEncoder<T> {
     private final Function<T, byte[]> codec;
     private final int maxFrameBytes;
     private final AtomicLong bytesWritten;
@@ -26,13 +29,13 @@ public class LengthPrefixEncoder<T> extends MessageToByteEncoder<T> {
     }
 
     @Override
-    protected final void encode(ChannelHandlerContext ctx, T message, ByteBuf out) {
+    protected final void encode(ChannelHandlerContext ctx, T message, List<Object> out) {
         byte[] body = codec.apply(message);
         if (body.length > maxFrameBytes) {
             throw new IllegalArgumentException("frame of " + body.length + " bytes exceeds the limit of " + maxFrameBytes);
         }
-        out.writeInt(body.length);
-        out.writeBytes(body);
+        ByteBuf prefix = ctx.alloc().heapBuffer(4, 4).writeInt(body.length);
+        out.add(Unpooled.wrappedBuffer(prefix, Unpooled.wrappedBuffer(body)));
         bytesWritten.addAndGet(4L + body.length);
     }
 }

@@ -131,7 +131,7 @@ public final class ClientAccess {
         } else if (frame instanceof ClientFrame.WatchPoll w) {
             requestId = w.requestId();
         } else {
-            requestId = ((ClientFrame.CodingChange) frame).requestId();
+            requestId = frame.requestId(); // an admin request: a coding or membership change
         }
         return denial.response(requestId);
     }
@@ -157,6 +157,8 @@ public final class ClientAccess {
             return ok ? null : new Denial(access.user(), "read", q.key(), q.prefix() ? "watch of the prefix" : "watch");
         } else if (frame instanceof ClientFrame.CodingChange) {
             return access.admin() ? null : new Denial(access.user(), "admin", "", "a coding change");
+        } else if (frame instanceof ClientFrame.MembershipRequest) {
+            return access.admin() ? null : new Denial(access.user(), "admin", "", "a membership request");
         }
         return null; // The shard map, and status (redacted for non-administrators): any client routes by them.
     }

@@ -1,11 +1,9 @@
 package io.synod.server.cli;
 
-import io.synod.client.SynodClient;
 import io.synod.server.auth.AuthAdmin;
 import io.synod.server.auth.AuthTable;
 import io.synod.server.auth.Permission;
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -65,13 +63,7 @@ public final class AuthCommand implements Runnable {
         public Integer call() {
             CommandLine cl = spec.commandLine();
             AuthCommand auth = root();
-            auth.target.check(cl);
-            if (auth.timeoutMillis <= 0) {
-                throw new CommandLine.ParameterException(cl, "--timeout-ms must be > 0");
-            }
-            SynodClient.Builder builder = SynodClient.builder().timeout(Duration.ofMillis(auth.timeoutMillis))
-                    .connectTimeout(Duration.ofMillis(auth.timeoutMillis));
-            return auth.target.run(cl, builder, "synod auth", client -> {
+            return auth.target.runWithTimeout(cl, auth.timeoutMillis, "synod auth", client -> {
                 run(new AuthAdmin(client.blocking()), cl.getOut());
                 return 0;
             });

@@ -12,6 +12,7 @@ import io.synod.client.ValueTooLargeException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.function.ToIntFunction;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -47,6 +48,20 @@ final class ClientTarget {
         if ((connect == null) == (dir == null)) {
             throw new CommandLine.ParameterException(cl, "give exactly one of --connect ZK_OR_SERVERS or --dir DIR");
         }
+    }
+
+    /**
+     * An administrator's call: checks the target and {@code --timeout-ms} ({@code timeoutMillis}) as bad usage, then
+     * {@link #run} with a client whose calls and connection wait at most that long.
+     */
+    int runWithTimeout(CommandLine cl, long timeoutMillis, String command, ToIntFunction<SynodClient> body) {
+        check(cl);
+        if (timeoutMillis <= 0) {
+            throw new CommandLine.ParameterException(cl, "--timeout-ms must be > 0");
+        }
+        SynodClient.Builder builder = SynodClient.builder().timeout(Duration.ofMillis(timeoutMillis))
+                .connectTimeout(Duration.ofMillis(timeoutMillis));
+        return run(cl, builder, command, body);
     }
 
     /**

@@ -1,8 +1,10 @@
 package io.synod.server.cli;
 
 import io.synod.sim.LatencyMatrix;
+import io.synod.sim.Mutation;
 import io.synod.sim.SimConfig;
 import io.synod.sim.SimScenario;
+import io.synod.sim.Simulation;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,8 +14,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code synod simulate}'s workload and geography options (a mixin): Zipf exponent, read share, key
- * count, per-site key popularity, a latency matrix between sites and clients attached to sites.
- * Without any of them a seed runs exactly as before (same trace hash).
+ * count, per-site key popularity, a latency matrix between sites and clients attached to sites, and
+ * the number of groups each node hosts over its one log. Without any of them a seed runs exactly as
+ * before (same trace hash).
  */
 final class SimWorkloadOptions {
     @Option(names = "--zipf", paramLabel = "S",
@@ -40,7 +43,13 @@ final class SimWorkloadOptions {
             description = "Each site ranks keys by its own permutation (different hot keys per site; needs --clients-per-site).")
     boolean perSiteKeys;
 
-    /** True if any option was given. */
+    @Option(names = "--groups", defaultValue = "1", paramLabel = "G", converter = SimulateCommand.WholeNumber.Int.class,
+            description = {"Groups per node, 1.." + Simulation.MAX_GROUPS + ": each with its own election, clients and checks,",
+                "all over one log per node (one fsync for every group's records; a crash loses every group's unsynced tail)",
+                "(default: ${DEFAULT-VALUE})."})
+    int groups;
+
+    /** True if any option of the workload's shape was given (--groups is not one). */
     boolean any() {
         return zipf != null || readPercent != null || keys != null || latency != null || clientsPerSite != null || perSiteKeys;
     }
@@ -71,6 +80,25 @@ final class SimWorkloadOptions {
         }
         return config.withWorkload(workers, keys == null ? config.keys() : keys, config.zipfKeys(),
                 readPercent == null ? config.readPercent() : readPercent, config.meanOpIntervalNanos());
+    }
+
+    /**
+     * The number of groups, checked against the rest of the run: several groups run the default scenario without
+     * membership changes, and {@code shared-fsync-skips-group} needs several.
+     */
+    int groups(CommandLine commandLine, SimConfig config, SimScenario scenario) {
+        if (groups < 1 || groups > Simulation.MAX_GROUPS) {
+            throw new CommandLine.ParameterException(commandLine, "--groups must be 1.." + Simulation.MAX_GROUPS + ", got " + groups);
+        }
+        if (groups > 1 && (config.membershipChanges() || !scenario.isDefault())) {
+            throw new CommandLine.ParameterException(commandLine, "--groups " + groups + " runs without --membership-changes, "
+                    + "--zipf, --latency and --clients-per-site (one group only for those)");
+        }
+        if (groups == 1 && config.mutation() == Mutation.SHARED_FSYNC_SKIPS_GROUP) {
+            throw new CommandLine.ParameterException(commandLine, "--mutation " + config.mutation().cliName()
+                    + " needs --groups 2 or more (with one group no request waits for another's fsync)");
+        }
+        return groups;
     }
 
     /** The scenario of these options for a group of {@code nodes}. */

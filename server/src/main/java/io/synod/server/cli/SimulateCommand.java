@@ -103,7 +103,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--mutation", defaultValue = "none", paramLabel = "NAME",
             description = {"Self-test: run a deliberate protocol bug (negative control) that must be caught:",
                 "small-write-quorum, local-reads, forget-promise, send-before-fsync, reply-before-fsync,",
-                "watch-out-of-order; with --lease quorum also holder-read-early; with --coding also",
+                "watch-out-of-order; with --groups 2+ also shared-fsync-skips-group; with --lease quorum also holder-read-early; with --coding also",
                 "coded-majority-write, phase1-few-shards, recovery-skips-crc, deferred-stale-read; with --coding-change also",
                 "coding-change-stale-quorum; with --membership-changes also membership-stale-phase1, membership-learner-votes,",
                 "membership-raft-rule, membership-reused-identity, and with --coding membership-coded-majority-read (default: ${DEFAULT-VALUE})."})
@@ -129,6 +129,9 @@ final class SimulateCommand implements Callable<Integer> {
                 "whatever the policy's drift margin. Above the mode's bound (leader-timer: 200000, quorum: 20000) it is",
                 "the 'drift beyond the bound' experiment: timer leases are expected to fail (LeaseGuard §4)."})
     Long clockDriftPpm;
+
+    /** Groups per simulated node, from --groups. */
+    private int groups = 1;
 
     /** The lease world every seed runs in, from --lease and --lease-control. */
     private SimLeases leases = SimLeases.NONE;
@@ -177,11 +180,13 @@ final class SimulateCommand implements Callable<Integer> {
         int threadCount = (int) Math.min(seeds, threads == null ? Runtime.getRuntime().availableProcessors() : threads);
         PrintWriter out = spec.commandLine().getOut();
         Mutation mutationValue = base.mutation();
-        out.printf("simulate: nodes %d, faults %s%s%s%s, seeds %d..%d, %d ops per seed, %d thread(s)%s%n", nodes,
+        out.printf("simulate: nodes %d%s, faults %s%s%s%s, seeds %d..%d, %d ops per seed%s, %d thread(s)%s%n", nodes,
+                groups == 1 ? "" : ", " + groups + " groups per node (one log each)",
                 base.faults().cliName(), base.coding().enabled() ? ", coding " + base.coding().coding()
                         + (base.coding().alternate() == null ? "" : " <-> " + base.coding().alternate()) : "",
                 (membershipChanges ? ", membership changes" : "") + (bandwidthMbit == null ? "" : ", links " + bandwidthMbit + " Mbit/s"),
-                leases == SimLeases.NONE ? "" : ", lease " + leases.name(), startSeed, startSeed + seeds - 1, opsPerSeed, threadCount,
+                leases == SimLeases.NONE ? "" : ", lease " + leases.name(), startSeed, startSeed + seeds - 1, opsPerSeed,
+                groups == 1 ? "" : " and group", threadCount,
                 mutationValue == Mutation.NONE ? "" : ", mutation " + mutationValue.cliName() + " (self-test: violations expected)");
         out.flush();
         if (workload.any()) {
@@ -232,6 +237,8 @@ final class SimulateCommand implements Callable<Integer> {
                     totals.membershipProposed += run.proposed();
                     totals.membershipApplied += run.applied();
                 }
+            } else if (groups > 1) {
+                result = Simulation.run(config, leases, groups);
             } else {
                 result = scenario.isDefault() ? Simulation.run(config, leases) : Simulation.runScenario(config, leases, scenario).result();
             }
@@ -489,6 +496,7 @@ final class SimulateCommand implements Callable<Integer> {
             config = workload.apply(commandLine, config);
             scenario = workload.scenario(commandLine, nodes);
         }
+        groups = workload.groups(commandLine, config, scenario);
         return config;
     }
 

@@ -12,7 +12,7 @@ import picocli.CommandLine.Spec;
         versionProvider = SynodCli.VersionProvider.class,
         description = "Synod: a ZooKeeper-integrated Multi-Paxos coordination and key-value service.",
         subcommands = {SimulateCommand.class, DemoCommand.class, ServerCommand.class, ClusterCommand.class, KvCli.class,
-                CertCommand.class, AuthCommand.class,
+                CertCommand.class, AuthCommand.class, AdminCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "`synod bench ...` runs the benchmark suite from the bench module."})
 public final class SynodCli implements Runnable {

@@ -8,9 +8,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.ReadTimeoutHandler;
@@ -20,6 +18,7 @@ import io.synod.client.codec.ClientFrameEncoder;
 import io.synod.protocol.ClientFrame;
 import io.synod.server.security.CertIdentity;
 import io.synod.server.transport.ConnectionPolicy;
+import io.synod.server.transport.NettyTransport;
 import io.synod.server.transport.PartialFrameGate;
 import io.synod.server.transport.RateLimitedLog;
 import java.net.InetSocketAddress;
@@ -79,6 +78,12 @@ public final class ClientServer implements AutoCloseable {
                     ClientFrame.STATUS_NO_GROUP, 0, -1, new byte[0]));
         }
 
+        /** An admin membership request for a group, answered by this node's replica of it if it leads. */
+        default void onMembership(ClientFrame.MembershipRequest request, Consumer<ClientFrame.Response> respond) {
+            respond.accept(new ClientFrame.Response(request.requestId(), request.group(),
+                    ClientFrame.STATUS_NO_GROUP, 0, -1, new byte[0]));
+        }
+
         /** Who may make which request on this port (default: everyone everything, as in insecure mode). */
         default ClientAccess access() {
             return ClientAccess.ALLOW_ALL;
@@ -95,7 +100,7 @@ public final class ClientServer implements AutoCloseable {
     private final Handler handler;
     private final ConnectionPolicy policy;
     private final ConnectionLimiter limiter;
-    private final EventLoopGroup boss = new NioEventLoopGroup(1);
+    private final EventLoopGroup boss = NettyTransport.eventLoops(1);
     private final EventLoopGroup io;
     private Channel serverChannel;
 
@@ -111,11 +116,11 @@ public final class ClientServer implements AutoCloseable {
         this.maxFrameBytes = maxFrameBytes;
         this.maxInFlightPerConnection = maxInFlightPerConnection;
         this.handler = handler;
-        this.io = new NioEventLoopGroup(ioThreads);
+        this.io = NettyTransport.eventLoops(ioThreads);
     }
 
     public InetSocketAddress start(InetSocketAddress bind) throws InterruptedException {
-        ServerBootstrap b = new ServerBootstrap().group(boss, io).channel(NioServerSocketChannel.class)
+        ServerBootstrap b = new ServerBootstrap().group(boss, io).channel(NettyTransport.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -182,7 +187,8 @@ public final class ClientServer implements AutoCloseable {
             }
             ClientFrame frame = handler.access().stamped(identity, received);
             if (frame instanceof ClientFrame.Command || frame instanceof ClientFrame.StaleRead
-                    || frame instanceof ClientFrame.WatchPoll || frame instanceof ClientFrame.CodingChange) {
+                    || frame instanceof ClientFrame.WatchPoll || frame instanceof ClientFrame.CodingChange
+                    || frame instanceof ClientFrame.MembershipRequest) {
                 if (inFlight.incrementAndGet() >= maxInFlight) {
                     ch.config().setAutoRead(false);
                 }
@@ -203,6 +209,8 @@ public final class ClientServer implements AutoCloseable {
                     handler.onWatchPoll(w, respond);
                 } else if (frame instanceof ClientFrame.CodingChange c) {
                     handler.onCodingChange(c, respond);
+                } else if (frame instanceof ClientFrame.MembershipRequest m) {
+                    handler.onMembership(m, respond);
                 } else {
                     handler.onStaleRead((ClientFrame.StaleRead) frame, respond);
                 }

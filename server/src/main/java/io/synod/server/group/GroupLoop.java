@@ -97,6 +97,8 @@ public final class GroupLoop implements AutoCloseable {
     private volatile boolean closed;
     private volatile ClientFrame.GroupStatus status;
     private volatile GroupMembership membership;
+    /** This replica's place in the group's election: only while it votes ({@link ElectionStanding}). */
+    private final ElectionStanding standing;
     private final AtomicLong droppedInputs = new AtomicLong();
     private final AtomicLong peerMessagesQueued = new AtomicLong();
     private final AtomicLong clientInputsBusy = new AtomicLong();
@@ -154,6 +156,7 @@ public final class GroupLoop implements AutoCloseable {
         this.stateMachine = resource;
         this.network = network;
         this.election = election;
+        this.standing = new ElectionStanding(group, election, this::onElection);
         this.metrics = config.metrics();
         this.tickNanos = tickNanos;
         this.peerInbox = new ArrayBlockingQueue<>(inboxCapacity);
@@ -410,6 +413,7 @@ public final class GroupLoop implements AutoCloseable {
         status = driver.status();
         refusedMessages = driver.refusedMessages();
         membership = driver.replica().membership().applied();
+        standing.follow(driver.replica());
     }
 
     /** The runner's side of the driver's outputs: the network, the disk and the election service. */
@@ -449,28 +453,17 @@ public final class GroupLoop implements AutoCloseable {
 
         @Override
         public void joinElection() {
-            if (election != null) {
-                election.join(group, (g, event) -> onElection(event));
-            }
+            standing.join(driver.replica());
         }
 
         @Override
         public void resign() {
-            if (election != null) {
-                election.resign(group);
-            }
+            standing.resign();
         }
 
         @Override
         public void leaveElection() {
-            if (election == null) {
-                return;
-            }
-            try {
-                election.leave(group);
-            } catch (RuntimeException e) {
-                LOG.warn("group {}: leaving the election failed: {}", group, e.toString());
-            }
+            standing.leave();
         }
     }
 
@@ -559,12 +552,8 @@ public final class GroupLoop implements AutoCloseable {
         running = false;
         ring();
         awaitStopped();
-        if (driver.joinedElection() && election != null && status.state() != ClientFrame.GroupStatus.FAILED && !halted) {
-            try {
-                election.leave(group);
-            } catch (RuntimeException e) {
-                LOG.debug("group {}: leave on close: {}", group, e.toString());
-            }
+        if (status.state() != ClientFrame.GroupStatus.FAILED && !halted) {
+            standing.leaveOnClose();
         }
         if (ownsWorkers) {
             workers.close();

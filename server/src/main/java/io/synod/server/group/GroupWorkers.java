@@ -61,6 +61,17 @@ public final class GroupWorkers implements AutoCloseable {
         return pool;
     }
 
+    /**
+     * Runs {@code hook} on each worker's thread at the end of every pass, after all of its groups' turns: the
+     * node flushes its peer links there ({@code PeerNetwork#flush}), so that what every group of the pass sends to
+     * one peer leaves together. Call before groups are added; a hook must not block.
+     */
+    public void afterEachPass(Runnable hook) {
+        for (Worker w : workers) {
+            w.afterPass = hook;
+        }
+    }
+
     /** The default worker count: one per processor the JVM may use. */
     public static int defaultCount() {
         return Runtime.getRuntime().availableProcessors();
@@ -126,6 +137,7 @@ public final class GroupWorkers implements AutoCloseable {
         private final Timer passTime;
         private final LongSupplier clock;
         private volatile boolean running = true;
+        private volatile Runnable afterPass = () -> { };
 
         Worker(int index, String name, LongSupplier clock, MeterRegistry registry) {
             this.index = index;
@@ -185,6 +197,7 @@ public final class GroupWorkers implements AutoCloseable {
                             wake = wake == Long.MAX_VALUE ? group.nextTick() : earlier(wake, group.nextTick());
                         }
                     }
+                    afterPass.run();
                     if (passTime != null) {
                         passTime.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
                     }

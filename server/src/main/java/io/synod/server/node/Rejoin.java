@@ -87,7 +87,7 @@ final class Rejoin {
         for (int g = 0; g < groups; g++) {
             while (true) {
                 Versioned<ReplicaMap> current = metadata.replicaMap(g);
-                ReplicaMap map = current.value().withIncarnation(next, universe);
+                ReplicaMap map = current.value().withIncarnation(next, old.id(), universe);
                 if (map == current.value() || metadata.compareAndSetReplicaMap(g, current.version(), map)) {
                     LOG.info("node {}: group {}: replica id {} for incarnation {}", old.nodeId(), g,
                             map.currentId(old.nodeId()), id);

@@ -184,6 +184,8 @@ public final class SynodNode implements AutoCloseable {
         }
         int workerCount = Math.min(groups, config.groupWorkers() == 0 ? GroupWorkers.defaultCount() : config.groupWorkers());
         workers = GroupWorkers.start(workerCount, clock, registry, "synod-node-" + config.nodeId() + "-groups");
+        // Groups post their peer messages; each worker flushes the links once per pass (cross-group batching).
+        workers.afterEachPass(network::flush);
         NodeStorage nodeStorage = NodeStorage.open(config.dataDir(), config.logSegmentBytes(), groups);
         resources.add(nodeStorage); // Closed after the group loops and workers (the loops close their views).
         nodeStorage.bindMetrics(registry);
@@ -203,7 +205,7 @@ public final class SynodNode implements AutoCloseable {
             PeerNetwork net = network;
             Consumer<WireFrame.PeerMessage> send = frame -> {
                 if (routes.mayLeave(frame)) {
-                    net.send(frame);
+                    net.post(frame); // Flushed at the end of the worker's pass (afterEachPass above).
                 }
             };
             GroupDriverConfig driverConfig = GroupDriverConfig.of(group, rc, 16_384, gm).withCoding(coding)
@@ -226,10 +228,18 @@ public final class SynodNode implements AutoCloseable {
                     .tag("peer", Integer.toString(peer)).register(registry);
             FunctionCounter.builder("synod.peer.frames.dropped", stats, s -> s.framesDropped.get())
                     .tag("peer", Integer.toString(peer)).register(registry);
+            FunctionCounter.builder("synod.peer.frames", stats, s -> s.framesSent.get())
+                    .description("frames sent (one carries every group's messages of a pass)")
+                    .tag("peer", Integer.toString(peer)).register(registry);
+            FunctionCounter.builder("synod.peer.messages", stats, s -> s.messagesSent.get())
+                    .tag("peer", Integer.toString(peer)).register(registry);
+            FunctionCounter.builder("synod.peer.flushes", stats, s -> s.flushes.get())
+                    .tag("peer", Integer.toString(peer)).register(registry);
         }
         for (GroupLoop loop : loops) {
             loop.start();
         }
+        MembershipRequests membershipRequests = new MembershipRequests(routes, g -> loops[g], groups);
         AuthService authService = new AuthService(config.auth(), this::routeStaleRead);
         auth = authService;
         clients = new ClientServer(config.maxFrameBytes(), MAX_IN_FLIGHT_PER_CONNECTION, 2, new ClientServer.Handler() {
@@ -274,6 +284,11 @@ public final class SynodNode implements AutoCloseable {
                     return;
                 }
                 current[change.group()].onCodingChange(change, respond::accept);
+            }
+
+            @Override
+            public void onMembership(ClientFrame.MembershipRequest request, Consumer<ClientFrame.Response> respond) {
+                membershipRequests.handle(request, respond);
             }
 
             @Override

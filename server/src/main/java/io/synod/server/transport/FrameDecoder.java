@@ -58,14 +58,14 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             }
             in.skipBytes(4);
             gate.done();
-            byte[] body = new byte[length];
-            in.readBytes(body);
             try {
-                out.add(WireCodec.decode(body));
+                // A view of the received bytes: the codec copies each field out (one copy of a value), nothing keeps it.
+                out.add(WireCodec.decode(in.nioBuffer(in.readerIndex(), length)));
             } catch (MalformedInputException e) {
                 reject(ctx, in, "malformed frame: " + e.getMessage());
                 return;
             }
+            in.skipBytes(length);
         }
         if (in.isReadable() && !gate.waiting(ctx, 0)) { // A length prefix has begun.
             reject(ctx, in, gate.refusal());

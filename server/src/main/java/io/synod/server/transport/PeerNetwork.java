@@ -11,10 +11,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.synod.server.security.CertIdentity;
 import io.synod.server.wire.WireFrame;
@@ -43,7 +40,10 @@ import org.slf4j.LoggerFactory;
  * connection claims: an outbound link checks the server it reached, an inbound one the {@code Hello}
  * ({@link io.synod.server.security.CertIdentity}). One inbound connection per peer id: a newer one
  * from the same (authenticated) peer replaces the older, which is closed, so a peer that reconnects
- * after a network fault is not locked out by its own half-dead connection.
+ * after a network fault is not locked out by its own half-dead connection. Peer messages are posted to a
+ * link's {@link PeerOutbox} and leave at a {@link #flush} (the group workers flush after every pass), every
+ * group's messages to one peer in one {@link WireFrame.PeerBatch} frame; a received batch must hold only
+ * messages from the connection's node to this one, or the whole of it is refused.
  */
 public final class PeerNetwork implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PeerNetwork.class);
@@ -62,10 +62,11 @@ public final class PeerNetwork implements AutoCloseable {
     private volatile BiConsumer<Integer, WireFrame> forwarded;
     private final ConnectionPolicy policy;
     private final Map<Integer, Channel> inboundByPeer = new ConcurrentHashMap<>();
-    private final EventLoopGroup boss = new NioEventLoopGroup(1);
+    private final EventLoopGroup boss = NettyTransport.eventLoops(1);
     private final EventLoopGroup io;
     private final Map<Integer, Link> links = new TreeMap<>();
     private final AtomicLong droppedFrames = new AtomicLong();
+    private final PeerBatchEncoder batches;
     private volatile boolean closed;
     private Channel serverChannel;
 
@@ -73,6 +74,12 @@ public final class PeerNetwork implements AutoCloseable {
     public static final class LinkStats {
         public final AtomicLong bytesSent = new AtomicLong();
         public final AtomicLong framesDropped = new AtomicLong();
+        /** Frames written to the link (a batch is one): with {@link #messagesSent}, how well the groups batch. */
+        public final AtomicLong framesSent = new AtomicLong();
+        /** Peer messages written to the link, in batches or alone. */
+        public final AtomicLong messagesSent = new AtomicLong();
+        /** Flushes of the link (each one write to the socket and, with TLS, as few records as its bytes need). */
+        public final AtomicLong flushes = new AtomicLong();
     }
 
     private final class Link {
@@ -82,17 +89,20 @@ public final class PeerNetwork implements AutoCloseable {
         volatile long delayNanos;
         volatile Channel channel;
         long backoffMillis = MIN_BACKOFF_MILLIS;
+        /** Peer messages posted by any thread, written batched by one event-loop task per flush. */
+        final PeerOutbox outbox;
 
         Link(int peer, InetSocketAddress address) {
             this.peer = peer;
             this.address = address;
+            this.outbox = new PeerOutbox(peer, batches, stats, droppedFrames, () -> channel);
         }
 
         void connect() {
             if (closed) {
                 return;
             }
-            Bootstrap b = new Bootstrap().group(io).channel(NioSocketChannel.class)
+            Bootstrap b = new Bootstrap().group(io).channel(NettyTransport.socketChannel())
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2_000)
                     .option(ChannelOption.WRITE_BUFFER_WATER_MARK,
@@ -196,7 +206,8 @@ public final class PeerNetwork implements AutoCloseable {
         this.maxFrameBytes = maxFrameBytes;
         this.outboundHighWaterBytes = outboundHighWaterBytes;
         this.inbound = inbound;
-        this.io = new NioEventLoopGroup(ioThreads);
+        this.io = NettyTransport.eventLoops(ioThreads);
+        this.batches = new PeerBatchEncoder(maxFrameBytes);
         for (Map.Entry<Integer, InetSocketAddress> e : this.peers.entrySet()) {
             if (e.getKey() != self) {
                 links.put(e.getKey(), new Link(e.getKey(), e.getValue()));
@@ -231,7 +242,7 @@ public final class PeerNetwork implements AutoCloseable {
 
     /** Binds the peer port (the address of {@code self} in the peer map) and starts connecting. */
     public InetSocketAddress start(InetSocketAddress bindAddress) throws InterruptedException {
-        ServerBootstrap b = new ServerBootstrap().group(boss, io).channel(NioServerSocketChannel.class)
+        ServerBootstrap b = new ServerBootstrap().group(boss, io).channel(NettyTransport.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -242,6 +253,7 @@ public final class PeerNetwork implements AutoCloseable {
                     }
                 });
         serverChannel = b.bind(bindAddress).sync().channel();
+        LOG.info("node {}: peer port {} on {}", self, serverChannel.localAddress(), NettyTransport.epoll() ? "epoll" : "NIO");
         for (Link link : links.values()) {
             link.connect();
         }
@@ -249,16 +261,39 @@ public final class PeerNetwork implements AutoCloseable {
     }
 
     /**
-     * Sends a message to the node of its receiver; drops it (counted) when the link is down or its queue full.
-     * Thread-safe. Replica id r of a group lives on node r mod N (ids beyond the node ids belong to later incarnations
-     * of the same node; docs/membership.md, "Replica ids beyond node ids").
+     * Sends a message to the node of its receiver now: {@link #post} and {@link #flush} in one. Thread-safe.
+     * Replica id r of a group lives on node r mod N (ids beyond the node ids belong to later incarnations of the
+     * same node; docs/membership.md, "Replica ids beyond node ids").
      */
     public void send(WireFrame.PeerMessage frame) {
+        PeerOutbox outbox = linkTo(frame).outbox;
+        outbox.post(frame);
+        outbox.flush();
+    }
+
+    /**
+     * Queues a message for the node of its receiver until the next {@link #flush} (any thread's); drops it (counted)
+     * when the link is down or full. The group workers post what their groups send during a pass and flush once at
+     * its end, so the messages of every group bound for one peer leave in one frame, one write and one flush
+     * instead of one each. Thread-safe.
+     */
+    public void post(WireFrame.PeerMessage frame) {
+        linkTo(frame).outbox.post(frame);
+    }
+
+    /** Sends everything posted so far, to every peer: per link one event-loop task, batched frames, one flush. */
+    public void flush() {
+        for (Link link : links.values()) {
+            link.outbox.flush();
+        }
+    }
+
+    private Link linkTo(WireFrame.PeerMessage frame) {
         Link link = links.get(nodeOf(frame.message().to(), peers.size()));
         if (link == null) {
             throw new IllegalArgumentException("no peer " + frame.message().to());
         }
-        link.send(frame);
+        return link;
     }
 
     /** The node that holds replica id {@code replica} in a cluster of {@code nodes} nodes (ids 0..nodes-1). */
@@ -428,16 +463,32 @@ public final class PeerNetwork implements AutoCloseable {
                 forwarded.accept(remote, frame); // From the node this connection proved (with TLS, by its node certificate).
                 return;
             }
+            if (frame instanceof WireFrame.PeerBatch b) {
+                for (WireFrame.PeerMessage p : b.messages()) {
+                    if (misaddressed(ctx, p)) {
+                        return; // Nothing of a batch with a forged message is taken.
+                    }
+                }
+                b.messages().forEach(inbound);
+                return;
+            }
             if (!(frame instanceof WireFrame.PeerMessage p)) {
                 close(ctx, "unexpected " + frame.getClass().getSimpleName() + " on a peer connection");
                 return;
             }
+            if (!misaddressed(ctx, p)) {
+                inbound.accept(p);
+            }
+        }
+
+        /** Whether {@code p} is not from the node this connection proved to be, to this one (then closes it). */
+        private boolean misaddressed(ChannelHandlerContext ctx, WireFrame.PeerMessage p) {
             if (nodeOf(p.message().from(), nodes) != remote || nodeOf(p.message().to(), nodes) != self) {
                 close(ctx, "message from " + p.message().from() + " to " + p.message().to() + " on the connection of node "
                         + remote);
-                return;
+                return true;
             }
-            inbound.accept(p);
+            return false;
         }
 
         private void close(ChannelHandlerContext ctx, String reason) {

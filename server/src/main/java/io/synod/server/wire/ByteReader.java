@@ -17,6 +17,11 @@ public final class ByteReader {
         this.in = ByteBuffer.wrap(bytes, offset, length);
     }
 
+    /** Reads {@code bytes} from its position to its limit (big-endian whatever its order; the buffer is not moved). */
+    public ByteReader(ByteBuffer bytes) {
+        this.in = bytes.slice();
+    }
+
     public int remaining() {
         return in.remaining();
     }

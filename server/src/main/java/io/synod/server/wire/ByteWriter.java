@@ -56,4 +56,32 @@ public final class ByteWriter {
     public byte[] toByteArray() {
         return Arrays.copyOf(buf, pos);
     }
+
+    /** Overwrites the four bytes at {@code at} (a count or length written as a placeholder earlier). */
+    public ByteWriter setI32(int at, int v) {
+        if (at < 0 || at + 4 > pos) {
+            throw new IndexOutOfBoundsException("i32 at " + at + " outside the " + pos + " bytes written");
+        }
+        buf[at] = (byte) (v >>> 24);
+        buf[at + 1] = (byte) (v >>> 16);
+        buf[at + 2] = (byte) (v >>> 8);
+        buf[at + 3] = (byte) v;
+        return this;
+    }
+
+    /** Forgets what was written after the first {@code size} bytes (an item that did not fit a frame). */
+    public void truncate(int size) {
+        if (size < 0 || size > pos) {
+            throw new IndexOutOfBoundsException("cannot truncate " + pos + " bytes to " + size);
+        }
+        pos = size;
+    }
+
+    /**
+     * The backing array, valid up to {@link #size()}: lets the transport send the bytes without one more copy
+     * ({@link #toByteArray} copies). The caller owns it afterwards and must not write through this writer again.
+     */
+    public byte[] array() {
+        return buf;
+    }
 }

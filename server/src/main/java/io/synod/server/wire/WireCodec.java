@@ -6,6 +6,7 @@ import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
 import io.synod.core.paxos.LeaseStamp;
 import io.synod.core.paxos.Message;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,13 +18,24 @@ import java.util.List;
  * the largest allocation is bounded by the frame, which the transport bounded before reading it.
  */
 public final class WireCodec {
-    public static final int VERSION = 1;
+    /**
+     * 2: peer messages travel in {@link WireFrame.PeerBatch} frames. A build speaking 1 refuses every frame of
+     * this one (and this one every frame of it) with one line naming both versions, so a node of either build
+     * never half-understands the other: a cluster is upgraded all at once.
+     */
+    public static final int VERSION = 2;
 
     private static final int HELLO = 1;
     private static final int PEER = 2;
     /** Client forwarding between servers ({@link WireFrame.ForwardRequest}, {@link WireFrame.ForwardReply}). */
     private static final int FORWARD_REQUEST = 14;
     private static final int FORWARD_REPLY = 15;
+    /** Many groups' peer messages to one node ({@link WireFrame.PeerBatch}): count, then (group, message) each. */
+    private static final int PEER_BATCH = 16;
+    /** Version, type and count: what {@link #writeBatchHeader} writes before the first item. */
+    public static final int BATCH_HEADER_BYTES = 1 + 1 + 4;
+    /** Smallest (group, message) item of a batch: group, message type, from, to, ballot (12). */
+    private static final int MIN_PEER_ITEM_BYTES = 4 + 1 + 4 + 4 + 12;
     /** Longest identity field (role, user, cluster) of a forwarded request, in UTF-8 bytes. */
     private static final int MAX_IDENTITY_BYTES = 1024;
     // Types 3..9, 12 and 13 are the client protocol's (io.synod.protocol.ClientFrameCodec), which client
@@ -66,12 +78,21 @@ public final class WireCodec {
 
     public static byte[] encode(WireFrame frame) {
         ByteWriter w = new ByteWriter(64);
-        w.u8(VERSION);
+        if (!(frame instanceof WireFrame.PeerBatch)) {
+            w.u8(VERSION); // A batch's header writes the version itself.
+        }
         if (frame instanceof WireFrame.Hello h) {
             w.u8(HELLO).i32(h.nodeId()).bytes(h.cluster().getBytes(StandardCharsets.UTF_8));
         } else if (frame instanceof WireFrame.PeerMessage p) {
             w.u8(PEER).i32(p.group());
             writeMessage(w, p.message());
+        } else if (frame instanceof WireFrame.PeerBatch b) {
+            int start = w.size();
+            writeBatchHeader(w);
+            for (WireFrame.PeerMessage p : b.messages()) {
+                writeBatchItem(w, p);
+            }
+            finishBatch(w, start, b.messages().size());
         } else if (frame instanceof WireFrame.ForwardRequest f) {
             w.u8(FORWARD_REQUEST).i64(f.forwardId()).bytes(utf8(f.role())).bytes(utf8(f.user())).bytes(utf8(f.cluster()))
                     .i64(f.clientId()).i64(f.sequence()).bytes(f.payload()).u8(f.flags());
@@ -85,7 +106,15 @@ public final class WireCodec {
     }
 
     public static WireFrame decode(byte[] body) throws MalformedInputException {
-        ByteReader r = new ByteReader(body);
+        return decode(new ByteReader(body));
+    }
+
+    /** Decodes the frame body from {@code body}'s position to its limit (a view of the transport's buffer). */
+    public static WireFrame decode(ByteBuffer body) throws MalformedInputException {
+        return decode(new ByteReader(body));
+    }
+
+    private static WireFrame decode(ByteReader r) throws MalformedInputException {
         int version = r.u8("version") & 0xFF;
         if (version != VERSION) {
             throw new MalformedInputException("frame version " + version + " is not supported (this build speaks " + VERSION + ")");
@@ -102,6 +131,17 @@ public final class WireCodec {
                 frame = new WireFrame.Hello(node, new String(name, StandardCharsets.UTF_8));
             }
             case PEER -> frame = new WireFrame.PeerMessage(r.i32("group"), readMessage(r));
+            case PEER_BATCH -> {
+                int n = r.count("batched peer messages", MIN_PEER_ITEM_BYTES, MAX_ITEMS);
+                if (n == 0) {
+                    throw new MalformedInputException("empty peer batch");
+                }
+                List<WireFrame.PeerMessage> messages = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    messages.add(new WireFrame.PeerMessage(r.i32("batched group"), readMessage(r)));
+                }
+                frame = new WireFrame.PeerBatch(messages);
+            }
             case FORWARD_REQUEST -> frame = new WireFrame.ForwardRequest(r.i64("forward id"), identity(r, "forwarded role"),
                     identity(r, "forwarded user"), identity(r, "forwarded cluster"), r.i64("forwarded client id"),
                     r.i64("forwarded sequence"), r.bytes("forwarded payload"), r.u8("forwarded flags") & 0xFF);
@@ -112,6 +152,40 @@ public final class WireCodec {
         }
         r.expectEnd("frame");
         return frame;
+    }
+
+    /**
+     * Begins a {@link WireFrame.PeerBatch} body at the writer's end: version, type and a count of 0, which
+     * {@link #finishBatch} sets. Items follow with {@link #writeBatchItem}. The transport fills one writer with
+     * the length prefix, this header and the items, so a message is encoded once and its bytes copied once.
+     */
+    public static void writeBatchHeader(ByteWriter w) {
+        w.u8(VERSION).u8(PEER_BATCH).i32(0);
+    }
+
+    /** One item of a batch: the message's group and the message. */
+    public static void writeBatchItem(ByteWriter w, WireFrame.PeerMessage p) {
+        w.i32(p.group());
+        writeMessage(w, p.message());
+    }
+
+    /** Sets the count of the batch whose header {@link #writeBatchHeader} wrote at {@code headerAt}. */
+    public static void finishBatch(ByteWriter w, int headerAt, int count) {
+        w.setI32(headerAt + 2, count);
+    }
+
+    /** About how many bytes {@link #writeBatchItem} writes for {@code p}: to size a buffer, not a bound. */
+    public static int sizeHint(WireFrame.PeerMessage p) {
+        Message m = p.message();
+        long bytes = 64;
+        List<Entry> entries = m instanceof Message.Accept a ? a.entries() : m instanceof Message.Promise pr ? pr.accepted() : List.of();
+        for (Entry e : entries) {
+            bytes += 64 + e.command().payload().length + (e.coded() != null && e.coded().shard() != null ? e.coded().shard().length : 0);
+        }
+        if (m instanceof Message.InstallSnapshot s) {
+            bytes += s.chunk().length;
+        }
+        return (int) Math.min(bytes, Integer.MAX_VALUE / 2);
     }
 
     private static byte[] utf8(String s) {

@@ -18,6 +18,17 @@ public sealed interface WireFrame {
     record PeerMessage(int group, Message message) implements WireFrame {}
 
     /**
+     * The messages of all the groups of one node bound for the same peer, queued within a pass of the node's
+     * group workers, in one frame (the sender bounds it by the frame limit); the receiver hands each to its
+     * group in order.
+     */
+    record PeerBatch(List<PeerMessage> messages) implements WireFrame {
+        public PeerBatch {
+            messages = List.copyOf(messages);
+        }
+    }
+
+    /**
      * A client command a server forwards to the node it believes leads the command's group, on the peer
      * connection, for a client that could not reach that leader ({@code ClientForwarder}). The receiver
      * checks the client's rights itself: {@code role}, {@code user} and {@code cluster} are the identity

@@ -88,6 +88,11 @@ class SynodCliTest {
         "--nodes 5 --seeds 2 --mutation membership-stale-phase1|--mutation membership-stale-phase1 needs --membership-changes",
         "--nodes 3 --seeds 2 --bandwidth-mbit 0|--bandwidth-mbit must be 1..1000000, got 0",
         "--nodes 3 --seeds 2 --bandwidth-mbit fast|Invalid value for option '--bandwidth-mbit': 'fast' is not a whole number",
+        "--nodes 3 --seeds 2 --groups 0|--groups must be 1..16, got 0",
+        "--nodes 3 --seeds 2 --groups 17|--groups must be 1..16, got 17",
+        "--nodes 5 --seeds 2 --groups 2 --membership-changes|--groups 2 runs without --membership-changes",
+        "--nodes 3 --seeds 2 --groups 2 --zipf 1|--groups 2 runs without --membership-changes, --zipf",
+        "--nodes 3 --seeds 2 --mutation shared-fsync-skips-group|--mutation shared-fsync-skips-group needs --groups 2 or more",
     })
     void badInputNamesTheProblemAndHintsAtUsage(String arguments, String expectedMessage) {
         Run run = run(("simulate " + arguments).split(" "));
@@ -159,6 +164,19 @@ class SynodCliTest {
         assertTrue(run.out().contains("membership changes, seeds 1..4"), run.out());
         assertTrue(run.out().contains("violations:              0"), run.out());
         assertTrue(Pattern.compile("membership changes: +\\d+ proposed, [1-9]\\d* applied").matcher(run.out()).find(), run.out());
+    }
+
+    @Test
+    void seedsOfSeveralGroupsPerNodeRunCleanAndTheSharedLogControlIsCaught() {
+        Run run = run("simulate", "--nodes", "3", "--seeds", "2", "--faults", "all", "--groups", "3", "--ops-per-seed", "60");
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("3 groups per node (one log each)"), run.out());
+        assertTrue(run.out().contains("operations checked:      360 "), run.out());
+        assertTrue(run.out().contains("violations:              0"), run.out());
+        Run control = run("simulate", "--nodes", "3", "--seeds", "2", "--faults", "all", "--groups", "3",
+                "--mutation", "shared-fsync-skips-group");
+        assertEquals(1, control.exitCode(), control.out());
+        assertTrue(control.out().contains("ACK_NOT_DURABLE") && control.out().contains(": group "), control.out());
     }
 
     @Test

@@ -48,7 +48,10 @@ class WireCodecTest {
                 new WireFrame.PeerMessage(1, new Message.ShardReply(4, 3, B, CODED_FULL, 0)),
                 new WireFrame.PeerMessage(1, new Message.ShardReply(4, 3, B, null, 17)),
                 new WireFrame.ForwardRequest(12, "client", "alice", "c", 9, 4, new byte[] {1, 2}, 1),
-                new WireFrame.ForwardReply(12, 1, 0, 44, 2, new byte[] {5}, 1));
+                new WireFrame.ForwardReply(12, 1, 0, 44, 2, new byte[] {5}, 1),
+                new WireFrame.PeerBatch(List.of(new WireFrame.PeerMessage(0, new Message.Accept(2, 1, B, List.of(E1), 4)),
+                        new WireFrame.PeerMessage(3, new Message.Heartbeat(2, 1, B, 5)),
+                        new WireFrame.PeerMessage(1, new Message.Accept(2, 1, B, List.of(CODED_HEADER, E2), 7)))));
     }
 
     @Test
@@ -77,9 +80,14 @@ class WireCodecTest {
     @Test
     void unknownVersionTypeAndTrailingBytesAreRejected() {
         byte[] ok = WireCodec.encode(new WireFrame.Hello(1, "c"));
-        byte[] v2 = ok.clone();
-        v2[0] = 2;
-        assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(v2)).getMessage().contains("version 2"));
+        byte[] v3 = ok.clone();
+        v3[0] = 3;
+        assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(v3)).getMessage().contains("version 3"));
+        // A frame of the previous format (version 1: one message per frame, no batches) is refused in one line.
+        byte[] v1 = ok.clone();
+        v1[0] = 1;
+        assertEquals("frame version 1 is not supported (this build speaks 2)",
+                assertThrows(MalformedInputException.class, () -> WireCodec.decode(v1)).getMessage());
         byte[] t = ok.clone();
         t[1] = 99;
         assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(t)).getMessage().contains("type 99"));
@@ -97,6 +105,22 @@ class WireCodecTest {
         ByteWriter w2 = new ByteWriter(32).u8(WireCodec.VERSION).u8(1).i32(1).i32(Integer.MAX_VALUE - 1); // a Hello
         assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(w2.toByteArray())).getMessage()
                 .contains("exceeds"));
+    }
+
+    @Test
+    void aBatchMustHoldAtLeastOneWellFormedMessageAndNoOtherFrame() {
+        byte[] empty = new ByteWriter(8).u8(WireCodec.VERSION).u8(16).i32(0).toByteArray();
+        assertEquals("empty peer batch", assertThrows(MalformedInputException.class, () -> WireCodec.decode(empty)).getMessage());
+        // A Hello where a (group, message) item belongs: the item's message type 1 (Prepare) then runs out of bytes.
+        byte[] hello = WireCodec.encode(new WireFrame.Hello(1, "c"));
+        ByteWriter nested = new ByteWriter(64).u8(WireCodec.VERSION).u8(16).i32(1).i32(0);
+        for (byte b : hello) {
+            nested.u8(b);
+        }
+        assertThrows(MalformedInputException.class, () -> WireCodec.decode(nested.toByteArray()));
+        byte[] many = new ByteWriter(8).u8(WireCodec.VERSION).u8(16).i32(1_000).i32(0).toByteArray();
+        assertTrue(assertThrows(MalformedInputException.class, () -> WireCodec.decode(many)).getMessage()
+                .contains("cannot fit"));
     }
 
     @Test

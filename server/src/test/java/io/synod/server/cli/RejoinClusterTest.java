@@ -1,4 +1,4 @@
-package io.synod.server.node;
+package io.synod.server.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
+import io.synod.server.node.LocalCluster;
+import io.synod.server.node.NodeIdentity;
+import io.synod.server.node.SynodNode;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -36,6 +39,18 @@ class RejoinClusterTest {
 
     static double gauge(SynodNode node, String name, int group) {
         return node.registry().get(name).tag("group", Integer.toString(group)).gauge().value();
+    }
+
+    /** {@code synod admin --connect SERVERS --certs CERTS ARGS}: exit status, out, err. */
+    static String[] admin(LocalCluster cluster, String... args) throws Exception {
+        java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of("admin", "--connect",
+                cluster.clientAddressList(), "--certs", cluster.dir().resolve("certs").toString()));
+        all.addAll(java.util.List.of(args));
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        int code = SynodCli.execute(all.toArray(String[]::new), new java.io.PrintWriter(out, true),
+                new java.io.PrintWriter(err, true));
+        return new String[] {Integer.toString(code), out.toString(), err.toString()};
     }
 
     static void deleteTree(Path root) throws Exception {
@@ -90,6 +105,19 @@ class RejoinClusterTest {
                     Thread.sleep(50);
                 }
                 assertTrue(voter, "node 2 votes again in every group (voters 3, no learner left)");
+                // synod admin status: each group's leader names the ids, their nodes and incarnations, and progress.
+                String[] status = admin(cluster, "status");
+                assertEquals("0", status[0], status[2]);
+                System.out.print("synod admin status after the re-join:\n" + status[1]);
+                for (String want : new String[] {"group 0: leader replica", "group 1: leader replica",
+                        "5 (node 2, incarnation " + after, "retired: 2 (node 2, incarnation " + before,
+                        "0 (node 0, incarnation first"}) {
+                    assertTrue(status[1].contains(want), "'" + want + "' in:\n" + status[1]);
+                }
+                // A removed id never returns (rule M7): refused with the rule, exit 1.
+                String[] reuse = admin(cluster, "add-learner", "--group", "0", "--replica", "2");
+                assertEquals("1", reuse[0], reuse[1] + reuse[2]);
+                assertTrue(reuse[2].contains("was removed before"), reuse[2]);
             }
             // Node 2 alone holds every acknowledged write (stale reads answer from its local state).
             cluster.stop(0);
