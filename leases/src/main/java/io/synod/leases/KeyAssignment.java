@@ -11,6 +11,27 @@ import java.nio.charset.StandardCharsets;
 public interface KeyAssignment {
     long holders(String key, int clusterSize);
 
+    /**
+     * The holders of {@code key} among {@code voters} (bit i = node i): this assignment over the voters' ranks, bit
+     * r naming the r-th lowest voter id, so the lease configuration is recomputed from the membership in force
+     * (docs/membership.md, rule QL1). With every node voting it is {@link #holders} itself.
+     */
+    default long holdersAmong(String key, long voters) {
+        int count = Long.bitCount(voters);
+        if (count == 0) {
+            return 0;
+        }
+        long ranks = holders(key, count);
+        long bits = 0;
+        int rank = 0;
+        for (long rest = voters; rest != 0; rest &= rest - 1, rank++) {
+            if ((ranks & (1L << rank)) != 0) {
+                bits |= Long.lowestOneBit(rest);
+            }
+        }
+        return bits;
+    }
+
     /** Every replica holds every key: Megastore's leases (Baker et al., CIDR 2011, §4.4.1). */
     KeyAssignment ALL = (key, clusterSize) -> allNodes(clusterSize);
 

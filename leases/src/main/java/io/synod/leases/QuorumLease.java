@@ -4,6 +4,7 @@ import io.synod.core.paxos.Ballot;
 import io.synod.core.paxos.ClockReading;
 import io.synod.core.paxos.Command;
 import io.synod.core.paxos.Entry;
+import io.synod.core.paxos.GroupMembership;
 import io.synod.core.paxos.LeaseHooks;
 import io.synod.core.paxos.LeaseView;
 import io.synod.core.paxos.Message;
@@ -113,6 +114,8 @@ public final class QuorumLease implements LeaseHooks {
         SERVED,
         /** No clock reading yet. */
         NO_CLOCK,
+        /** This replica is no voter of the membership it applied (a learner, a spare, a removed replica; rule QL1). */
+        NOT_VOTER,
         /** This replica does not hold the key (rule 4a), or the command names no key. */
         NOT_HOLDER,
         /** Fewer than ⌊N/2⌋ unexpired promises (rule 4b). */
@@ -122,7 +125,9 @@ public final class QuorumLease implements LeaseHooks {
         /** An accepted entry past the applied slot writes the key (rule 4d). */
         PENDING_WRITE,
         /** A lease configuration entry past the applied slot is not applied yet (configurations through the log). */
-        PENDING_CONFIG
+        PENDING_CONFIG,
+        /** A membership change past the applied slot is not applied yet (rule QL3). */
+        PENDING_MEMBERSHIP
     }
 
     /** Sees every local-read decision (experiments' breakdowns); must not call back into the replica. */
@@ -272,6 +277,10 @@ public final class QuorumLease implements LeaseHooks {
         if (m.holders() != 1 || m.ballot().isBelow(view.promised())) {
             return; // Excluded: it has not heard from the current leader within the grace period.
         }
+        long voters = view.appliedVoters();
+        if (config.followsMembership() && ((voters & (1L << self)) == 0 || (voters & (1L << m.from())) == 0)) {
+            return; // Rule QL2: only a voter grants, and only to a voter; a leaving replica's bindings lapse.
+        }
         boundUntil[m.from()] = Math.max(boundUntil[m.from()], now + config.bindLocalNanos());
         // Echoes the configuration version the holder asked under: the holder counts it only under that version.
         view.send(new Message.Lease(self, m.from(), view.promised(), Message.Lease.Kind.PROMISE, m.seq(), m.slotLow(),
@@ -382,8 +391,20 @@ public final class QuorumLease implements LeaseHooks {
         if (entry.command().isNoop() || (configs != null && LeaseConfiguration.isConfigurationCommand(entry.command()))) {
             return 0;
         }
+        long[] voterSets = view.votersInFlight();
+        if (GroupMembership.isChange(entry.command())) {
+            long every = 0; // Rule QL3: a membership change waits for every bound holder, whatever it holds.
+            for (long voters : voterSets) {
+                every |= voters;
+            }
+            return every;
+        }
         String key = keys.keyOf(entry.command().payload());
-        return configs == null ? config.assignment().holders(key, n) : configs.writeHolders(key, now);
+        long holders = 0; // Rule QL4: the key's holders under every membership that may govern the slot.
+        for (long voters : voterSets) {
+            holders |= configs == null ? config.assignment().holdersAmong(key, voters) : configs.writeHolders(key, now) & voters;
+        }
+        return holders;
     }
 
     @Override
@@ -450,21 +471,25 @@ public final class QuorumLease implements LeaseHooks {
         if (configs != null && key != null) {
             configs.countRead(key);
         }
-        if (key == null || (readHolders(key) & (1L << self)) == 0) {
+        long voters = config.followsMembership() ? view.appliedVoters() : KeyAssignment.allNodes(n);
+        if ((voters & (1L << self)) == 0) {
+            return ReadDecision.NOT_VOTER;
+        }
+        if (key == null || (readHolders(key, voters) & (1L << self)) == 0) {
             return ReadDecision.NOT_HOLDER;
         }
         long[] slots = new long[n];
         int valid = 0;
         Ballot newestPromised = null;
         for (int g = 0; g < n; g++) {
-            if (g != self && promiseUntil[g] > now) {
+            if (g != self && (voters & (1L << g)) != 0 && promiseUntil[g] > now) {
                 slots[valid++] = promiseSlot[g];
                 if (newestPromised == null || promiseBallot[g].isAbove(newestPromised)) {
                     newestPromised = promiseBallot[g];
                 }
             }
         }
-        int needed = n / 2;
+        int needed = Long.bitCount(voters) / 2; // With this replica, a majority of the voters (rule QL2).
         if (valid < needed) {
             return ReadDecision.TOO_FEW_PROMISES;
         }
@@ -474,11 +499,14 @@ public final class QuorumLease implements LeaseHooks {
                 && !(config.pendingWriteCheck() && holdsCurrentEntriesThrough(slots[needed - 1], newestPromised))) {
             return ReadDecision.BEHIND_PROMISED_SLOT;
         }
-        if (config.pendingWriteCheck() || configs != null) {
+        if (config.pendingWriteCheck() || configs != null || config.followsMembership()) {
             for (long slot = applied + 1; slot <= view.lastSlot(); slot++) {
                 Entry entry = view.entry(slot);
                 if (entry == null || entry.command().isNoop()) {
                     continue;
+                }
+                if (config.followsMembership() && GroupMembership.isChange(entry.command())) {
+                    return ReadDecision.PENDING_MEMBERSHIP; // Rule QL3: read under it once applied.
                 }
                 if (configs != null && configs.holdersFollowChanges() && LeaseConfiguration.isConfigurationCommand(entry.command())) {
                     return ReadDecision.PENDING_CONFIG; // It may change who holds k: read under it once applied.
@@ -517,9 +545,9 @@ public final class QuorumLease implements LeaseHooks {
         return true;
     }
 
-    /** Holders of {@code key} under the configuration this replica reads under (none while it is unknown). */
-    private long readHolders(String key) {
-        return configs == null ? config.assignment().holders(key, n) : configs.readHolders(key);
+    /** Holders of {@code key} among {@code voters} under the configuration this replica reads under (none while it is unknown). */
+    private long readHolders(String key, long voters) {
+        return configs == null ? config.assignment().holdersAmong(key, voters) : configs.readHolders(key) & voters;
     }
 
     /** The configuration this replica applied (null while unknown), for tests and experiments. */

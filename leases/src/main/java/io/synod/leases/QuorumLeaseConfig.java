@@ -24,9 +24,13 @@ import io.synod.core.util.Check;
  *                          only in a negative control
  * @param promisedSlotCheck a holder reads only once it applied through the slot its promises report, or
  *                          holds current-ballot entries through it (rule 4c); false only in a negative control
+ * @param followsMembership a holder reads only while it votes in the membership it applied, counting promises
+ *                          of that membership's voters only (docs/membership.md, rules QL1–QL2); false only in a
+ *                          negative control, where it reads as if every replica voted
  */
 public record QuorumLeaseConfig(long leaseNanos, long guardNanos, long renewNanos, long graceNanos, long driftMarginPpm,
-        KeyAssignment assignment, boolean pendingWriteCheck, boolean waitForHolders, boolean promisedSlotCheck) {
+        KeyAssignment assignment, boolean pendingWriteCheck, boolean waitForHolders, boolean promisedSlotCheck,
+        boolean followsMembership) {
     public QuorumLeaseConfig {
         Check.argument(leaseNanos > 0 && guardNanos > 0 && renewNanos > 0 && graceNanos > 0,
                 "lease, guard, renew and grace durations must be > 0 (got %d, %d, %d, %d)", leaseNanos, guardNanos,
@@ -43,29 +47,35 @@ public record QuorumLeaseConfig(long leaseNanos, long guardNanos, long renewNano
     public static QuorumLeaseConfig quorum(long leaseNanos, long guardNanos, long renewNanos, long graceNanos,
             long driftMarginPpm) {
         return new QuorumLeaseConfig(leaseNanos, guardNanos, renewNanos, graceNanos, driftMarginPpm,
-                KeyAssignment.HASHED_MAJORITY, true, true, true);
+                KeyAssignment.HASHED_MAJORITY, true, true, true, true);
     }
 
     public QuorumLeaseConfig withAssignment(KeyAssignment keys) {
         return new QuorumLeaseConfig(leaseNanos, guardNanos, renewNanos, graceNanos, driftMarginPpm, keys, pendingWriteCheck,
-                waitForHolders, promisedSlotCheck);
+                waitForHolders, promisedSlotCheck, followsMembership);
     }
 
     public QuorumLeaseConfig withDriftMargin(long ppm) {
         return new QuorumLeaseConfig(leaseNanos, guardNanos, renewNanos, graceNanos, ppm, assignment, pendingWriteCheck,
-                waitForHolders, promisedSlotCheck);
+                waitForHolders, promisedSlotCheck, followsMembership);
     }
 
     /** Negative controls: switch off one of the two rules that make a holder's read safe. */
     public QuorumLeaseConfig withChecks(boolean pendingWrites, boolean holders) {
         return new QuorumLeaseConfig(leaseNanos, guardNanos, renewNanos, graceNanos, driftMarginPpm, assignment, pendingWrites,
-                holders, promisedSlotCheck);
+                holders, promisedSlotCheck, followsMembership);
     }
 
     /** Negative control: a holder reads without regard to the slots its promises report (no rule 4c). */
     public QuorumLeaseConfig withoutPromisedSlotCheck() {
         return new QuorumLeaseConfig(leaseNanos, guardNanos, renewNanos, graceNanos, driftMarginPpm, assignment, pendingWriteCheck,
-                waitForHolders, false);
+                waitForHolders, false, followsMembership);
+    }
+
+    /** Negative control: a holder reads as if every replica voted, whatever the membership it applied (no QL1–QL2). */
+    public QuorumLeaseConfig ignoringMembership() {
+        return new QuorumLeaseConfig(leaseNanos, guardNanos, renewNanos, graceNanos, driftMarginPpm, assignment, pendingWriteCheck,
+                waitForHolders, promisedSlotCheck, false);
     }
 
     /** How long a holder trusts a promise, from sending its guard: t_lease(1−ε). */

@@ -121,7 +121,13 @@ public enum Mutation {
      * Membership changes: a removed replica's disk is wiped and it is added back under its old id, not as a new
      * incarnation (rule M7 off; CockroachDB #40367's class of bug).
      */
-    MEMBERSHIP_REUSED_IDENTITY("membership-reused-identity", false, true);
+    MEMBERSHIP_REUSED_IDENTITY("membership-reused-identity", false, true),
+    /**
+     * Membership changes on a coded group: phase 1 counts a plain majority of each membership's voters, the
+     * membership's own rule, instead of RS-Paxos's read quorum {@code voters - F} (rule M8 off); with 5 voters and
+     * X = 3 it meets a write quorum of F + X in 2 acceptors, too few to rebuild the value.
+     */
+    MEMBERSHIP_CODED_MAJORITY_READ("membership-coded-majority-read", true, true);
 
     private final String cliName;
     private final boolean needsCoding;

@@ -80,8 +80,6 @@ public record SimConfig(
                 coding, coding.coding().nodes(), nodes);
         Check.argument(linkBitsPerSecond >= 0 && linkBitsPerSecond <= LinkBandwidth.MAX_BITS_PER_SECOND,
                 "linkBitsPerSecond must be 0 (unlimited) or 1..%d, got %d", LinkBandwidth.MAX_BITS_PER_SECOND, linkBitsPerSecond);
-        Check.argument(!membershipChanges || !coding.enabled(),
-                "membership changes run on plain groups only: with RS-Paxos coding N is part of the coding (docs/membership.md)");
         Check.argument(!membershipChanges || nodes >= 5, "membership changes need at least 5 nodes (3 voters, 2 spares), got %d", nodes);
         Check.argument(!mutation.needsMembershipChanges() || membershipChanges, "mutation %s needs membership changes on",
                 mutation.cliName());

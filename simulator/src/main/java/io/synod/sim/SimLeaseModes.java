@@ -128,7 +128,12 @@ public final class SimLeaseModes {
         /** After a configuration change, writes wait only for the new configuration's holders (breaks the change rule). */
         QL_CONFIG_DROPS_OLD_HOLDERS("ql-config-drops-old-holders", Mode.QUORUM_AUTO),
         /** Holders ignore configuration changes: they read under version 0 with promises of any version (breaks the change rule). */
-        QL_HOLDER_IGNORES_CONFIG("ql-holder-ignores-config", Mode.QUORUM_AUTO);
+        QL_HOLDER_IGNORES_CONFIG("ql-holder-ignores-config", Mode.QUORUM_AUTO),
+        /**
+         * With membership changes: holders read as if every replica voted, counting promises of spares and removed
+         * replicas and reading after their own removal, while writes wait only for voters (breaks rules QL1–QL2).
+         */
+        QL_IGNORES_MEMBERSHIP("ql-ignores-membership", Mode.QUORUM);
 
         private final String cliName;
         private final Mode mode;
@@ -186,7 +191,10 @@ public final class SimLeaseModes {
             case QUORUM -> {
                 QuorumLeaseConfig config = quorumConfig(leaseNanos).withChecks(control != Control.QL_READ_WITH_PENDING_WRITE,
                         control != Control.QL_COMMIT_WITHOUT_HOLDERS);
-                yield quorumWorld(name, control == Control.QL_READ_BEHIND_PROMISES ? config.withoutPromisedSlotCheck() : config,
+                if (control == Control.QL_READ_BEHIND_PROMISES) {
+                    config = config.withoutPromisedSlotCheck();
+                }
+                yield quorumWorld(name, control == Control.QL_IGNORES_MEMBERSHIP ? config.ignoringMembership() : config,
                         QUORUM_DRIFT_PPM);
             }
             case QUORUM_AUTO -> {

@@ -35,6 +35,8 @@ public final class SimMembershipChanges {
     /** The voter kept stale (cut off) and its isolation token, or -1. */
     private int staleVoter = -1;
     private int staleToken;
+    /** Voters are removed while more than this many vote. */
+    private int floor;
     private long proposed;
     private long refused;
     private final Set<Long> appliedChangeSlots = new HashSet<>();
@@ -45,15 +47,26 @@ public final class SimMembershipChanges {
         this.sim = sim;
     }
 
-    /** The membership every replica starts with. */
+    /**
+     * The membership every replica starts with: nodes {@code 0..N-3} voting and two spares; with RS-Paxos coding
+     * nodes {@code 0..N-2} voting and one spare, so that the promoted spare makes N voters and values take the
+     * coding's full X (fewer voters re-derive a smaller X, {@code Coding.dataShardsFor}).
+     */
     GroupMembership initial() {
         int n = sim.config.nodes();
-        return sim.config.membershipChanges() ? GroupMembership.firstVoters(n, n - 2) : GroupMembership.allVoters(n);
+        return sim.config.membershipChanges() ? GroupMembership.firstVoters(n, n - spares()) : GroupMembership.allVoters(n);
+    }
+
+    private int spares() {
+        return sim.config.coding().enabled() ? 1 : 2;
     }
 
     void start() {
         if (sim.config.membershipChanges()) {
             random = SimRandom.stream(sim.config.seed(), "membership-changes");
+            // Plain: back to the initial voters after each replacement. Coded: in half the seeds the group keeps
+            // the promoted spare (N voters, full X to the end), in the other half it removes a voter again.
+            floor = initial().voterCount() + (sim.config.coding().enabled() && random.chance(0.5) ? 1 : 0);
             if (sim.config.faults() != FaultProfile.NONE && random.chance(0.5)) {
                 staleVoter = random.nextInt(sim.config.nodes() - 2);
                 staleToken = sim.network.isolate(staleVoter);
@@ -79,6 +92,7 @@ public final class SimMembershipChanges {
             case MEMBERSHIP_RAFT_RULE -> changes.useAppendedConfiguration();
             case MEMBERSHIP_SWAP -> changes.allowAnyStep();
             case MEMBERSHIP_EARLY_PROMOTE -> changes.promoteLaggingLearners();
+            case MEMBERSHIP_CODED_MAJORITY_READ -> changes.countCodedReadsByMajority();
             default -> { }
         }
     }
@@ -175,8 +189,8 @@ public final class SimMembershipChanges {
     private void step(SimNode leader) {
         MembershipChanges changes = leader.replica.membership();
         GroupMembership m = changes.committed();
-        if (staleVoter >= 0 && m.learners() == 0 && m.voterCount() == 3 && Long.bitCount(m.retired()) == 2) {
-            releaseStaleVoter(); // Both replacements are done.
+        if (staleVoter >= 0 && m.learners() == 0 && m.voterCount() == floor && spare(m) < 0) {
+            releaseStaleVoter(); // The replacements are done.
         }
         try {
             long slot = nextStep(changes, m);
@@ -190,21 +204,14 @@ public final class SimMembershipChanges {
     }
 
     private long nextStep(MembershipChanges changes, GroupMembership m) {
-        int n = sim.config.nodes();
         if (m.learners() != 0) {
             int learner = Long.numberOfTrailingZeros(m.learners());
             return random.chance(0.05) ? changes.remove(learner) : changes.promote(learner);
         }
-        if (m.voterCount() > 3) {
+        if (m.voterCount() > floor) {
             return changes.remove(victim(m));
         }
-        int spare = -1;
-        for (int id = 0; id < n; id++) {
-            if (!m.isMember(id) && !m.isRetired(id)) {
-                spare = id;
-                break;
-            }
-        }
+        int spare = spare(m);
         if (spare >= 0 && sim.config.mutation() == Mutation.MEMBERSHIP_SWAP) {
             return changes.propose(m.swapped(victim(m), spare)); // No joint membership in between.
         }
@@ -215,6 +222,16 @@ public final class SimMembershipChanges {
             int old = Long.numberOfTrailingZeros(m.retired());
             wipe(sim.nodes[old]);
             return changes.propose(m.withReusedLearner(old)); // Back under its old id, its promises forgotten.
+        }
+        return -1;
+    }
+
+    /** The lowest id that is neither a member nor retired, or -1. */
+    private int spare(GroupMembership m) {
+        for (int id = 0; id < sim.config.nodes(); id++) {
+            if (!m.isMember(id) && !m.isRetired(id)) {
+                return id;
+            }
         }
         return -1;
     }

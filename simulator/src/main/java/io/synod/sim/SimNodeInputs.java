@@ -206,9 +206,18 @@ final class SimNodeInputs {
         if (sim.config.membershipChanges()) {
             // Only the voters of the membership in force at the slot count, and a majority of them is the quorum
             // (docs/membership.md rule M2); the replier may have applied later changes in the same batch.
+            // With coding, phase 1 reads voters - F of them (F the smallest in play), so F + 1 copies are needed.
             GroupMembership membership = sim.membershipChanges.inForceAt(reply.slot());
             counted = membership.voters();
-            needed = membership.voterCount() - (membership.voterCount() / 2 + 1) + 1;
+            int voters = membership.voterCount();
+            int readQuorum = voters / 2 + 1;
+            if (sim.config.coding().enabled()) {
+                readQuorum = Math.max(readQuorum, sim.quorum.phase1Quorum(voters));
+                if (sim.config.coding().alternate() != null) {
+                    readQuorum = Math.max(readQuorum, sim.config.coding().alternate().quorum().phase1Quorum(voters));
+                }
+            }
+            needed = voters - readQuorum + 1;
         }
         int holding = 0;
         for (SimNode each : sim.nodes) {

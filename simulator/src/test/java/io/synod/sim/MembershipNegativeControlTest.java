@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -22,18 +23,46 @@ class MembershipNegativeControlTest {
             "MEMBERSHIP_REUSED_IDENTITY"})
     void everyMembershipRuleIsCaughtWhenSwitchedOff(Mutation mutation) {
         SimConfig base = SimConfig.defaults(5, FaultProfile.ALL).withMembershipChanges(true).withMutation(mutation);
+        assertCaught(base, SimLeases.NONE, mutation.cliName());
+    }
+
+    /**
+     * Rule M8 off on a coded group (5,1,3; four voters and a spare promoted to the fifth): phase 1 counts a plain
+     * majority of the voters. First caught at seed 12 (a value chosen with F + X = 4 shards, phase 1 found 2 of the
+     * 3 it needs among 3 promises and filled the slot with a no-op), then 19, 52 (2026-11-27).
+     */
+    @Test
+    void codedReadQuorumIsCaughtWhenCountedAsAMajority() {
+        SimConfig base = SimConfig.defaults(5, FaultProfile.ALL).withCoding(SimCoding.rsPaxos(5, 1, 3)).withMembershipChanges(true)
+                .withMutation(Mutation.MEMBERSHIP_CODED_MAJORITY_READ);
+        assertCaught(base, SimLeases.NONE, "membership-coded-majority-read");
+    }
+
+    /**
+     * Rules QL1–QL2 off ({@code ql-ignores-membership}): a holder reads as if all five replicas voted, counting
+     * promises of spares and of removed replicas and reading on after its own removal, while writes wait only for
+     * the voters. First caught at seed 13, then 66 and 106 (a stale read, 2026-11-27).
+     */
+    @Test
+    void quorumLeaseIgnoringTheMembershipIsCaught() {
+        SimConfig base = SimConfig.defaults(5, FaultProfile.ALL).withMembershipChanges(true);
+        assertCaught(base, SimLeaseModes.world(SimLeaseModes.Mode.QUORUM, SimLeaseModes.Control.QL_IGNORES_MEMBERSHIP),
+                "ql-ignores-membership");
+    }
+
+    private static void assertCaught(SimConfig base, SimLeases leases, String name) {
         SimResult caught = null;
         for (long seed = 1; seed <= MAX_SEEDS && caught == null; seed++) {
-            SimResult result = Simulation.runWithMembershipChanges(base.withSeed(seed), SimLeases.NONE).result();
+            SimResult result = Simulation.runWithMembershipChanges(base.withSeed(seed), leases).result();
             if (!result.passed()) {
                 caught = result;
             }
         }
-        assertNotNull(caught, mutation + " was not caught in " + MAX_SEEDS + " seeds");
-        System.out.println(mutation.cliName() + " caught: " + caught.summaryLine().lines().findFirst().orElse(""));
-        SimViolation violation = caught.violations().get(0);
-        assertTrue(NegativeControlTest.SAFETY.contains(violation.kind()), mutation + " was caught, but not as a safety violation: " + caught.summaryLine());
-        SimResult replay = Simulation.runWithMembershipChanges(caught.config(), SimLeases.NONE).result();
+        assertNotNull(caught, name + " was not caught in " + MAX_SEEDS + " seeds");
+        System.out.println(name + " caught: " + caught.summaryLine().lines().findFirst().orElse(""));
+        assertTrue(NegativeControlTest.SAFETY.contains(caught.violations().get(0).kind()),
+                name + " was caught, but not as a safety violation: " + caught.summaryLine());
+        SimResult replay = Simulation.runWithMembershipChanges(caught.config(), leases).result();
         assertEquals(caught.traceHash(), replay.traceHash(), "replaying the violating seed");
         assertEquals(caught.violations(), replay.violations());
     }

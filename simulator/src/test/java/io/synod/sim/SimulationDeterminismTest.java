@@ -38,6 +38,7 @@ class SimulationDeterminismTest {
     void aViolatingSeedReplaysToTheSameViolation(Mutation mutation) {
         SimConfig config = (mutation.needsCoding()
                 ? SimConfig.defaults(5, FaultProfile.ALL).withCoding(SimCoding.rsPaxos(5, 1, 3))
+                        .withMembershipChanges(mutation.needsMembershipChanges())
                 : mutation.needsMembershipChanges() ? SimConfig.defaults(5, FaultProfile.ALL).withMembershipChanges(true)
                 : SimConfig.defaults(3, FaultProfile.ALL)).withMutation(mutation).withSeed(7);
         SimResult first = Simulation.run(config);

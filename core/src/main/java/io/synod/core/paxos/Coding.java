@@ -258,7 +258,20 @@ public final class Coding {
     }
 
     /**
+     * X for new values while {@code voters} replicas vote (docs/membership.md, "Coding with membership changes"):
+     * {@code min(X, voters - 2F)}, RS-Paxos's bound X &le; N - 2F (§4) with N the voters, so that F voters may
+     * fail and a coded value still gathers {@code Q_W = F + X} voters; 1 means full copies. Shards stay one per
+     * replica id of the group ({@link #nodes()} of them), so the voters never change how a value is coded,
+     * only which X new values get.
+     */
+    public int dataShardsFor(int voters) {
+        return Math.max(1, Math.min(x, voters - 2 * f));
+    }
+
+    /**
      * The RS-Paxos quorums: phase 1 needs Q_R promises; an entry commits with Q_W(X of its coding, 1 if plain).
+     * The {@code clusterSize} the caller passes is the number of voters of the membership it counts in
+     * ({@code Q_R = voters - F}); {@code Q_W = F + X} does not depend on it (docs/membership.md).
      * With coding changes (docs/erasure.md "Coding changes") the F in both comes from the caller: phase 1
      * uses the smallest F of every coding that may have chosen a slot it reads (the largest {@code Q_R}),
      * and a slot commits with the F of the coding in effect at that slot ({@code Q_W = F + X}, §4).
@@ -268,12 +281,12 @@ public final class Coding {
         return new QuorumPolicy() {
             @Override
             public int phase1Quorum(int clusterSize) {
-                return readQuorum();
+                return clusterSize - f;
             }
 
             @Override
             public int phase1Quorum(int clusterSize, int fewestFailures) {
-                return n - fewestFailures;
+                return clusterSize - fewestFailures;
             }
 
             @Override

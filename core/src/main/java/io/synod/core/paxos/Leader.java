@@ -4,6 +4,7 @@ import io.synod.core.erasure.ValueCoder;
 import io.synod.core.util.Check;
 import io.synod.core.erasure.ValueShard;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -64,6 +65,8 @@ final class Leader {
     private GroupMembership appendedMembership;
     /** The highest slot where this leader appended a membership change (0 if none), and its first slot. */
     private long lastMembershipChangeSlot;
+    /** The membership changes this leader appended (or re-proposed) by slot; those at or below the commit point are dropped lazily. */
+    private final TreeMap<Long, GroupMembership> changesInFlight = new TreeMap<>();
     private long firstSlot;
 
     /** A slot this leader proposed in its ballot and that is not chosen yet. */
@@ -117,6 +120,7 @@ final class Leader {
         firstSlot = nextSlot;
         lastChangeSlot = 0;
         lastMembershipChangeSlot = 0;
+        changesInFlight.clear();
         recomputeCommittedCoding();
         catchUp.reset();
     }
@@ -147,6 +151,12 @@ final class Leader {
         return committedMembership;
     }
 
+    /** The memberships the changes in this leader's log past its commit point set, in slot order (rule M1). */
+    Collection<GroupMembership> membershipsInFlight() {
+        changesInFlight.headMap(learner.commitSlot(), true).clear();
+        return changesInFlight.values();
+    }
+
     /** Whether a membership change this leader appended is not committed yet (rule M5). */
     boolean membershipChangeInFlight() {
         return lastMembershipChangeSlot > learner.commitSlot();
@@ -169,12 +179,16 @@ final class Leader {
 
     /**
      * The replicas this leader sends the log to: the members (voters and learners) of the membership at its commit
-     * point and of the newest one in its log. A removed replica or a spare hears nothing more from it.
+     * point and of every one a change in its log past that point sets (a quorum-lease holder of any of them may have
+     * to accept a slot, rule QL4). A removed replica or a spare hears nothing more from it.
      */
     private long reach() {
-        return committedMembership.members() | appendedMembership.members();
+        long members = committedMembership.members() | appendedMembership.members();
+        for (GroupMembership m : membershipsInFlight()) {
+            members |= m.members();
+        }
+        return members;
     }
-
 
     /** The coding in effect at the next slot to commit (for the simulator's checks and tests). */
     Coding committedCoding() {
@@ -214,8 +228,12 @@ final class Leader {
      */
     long append(Command command, LeaseStamp stamp) {
         Coding coding = committedCoding;
-        boolean coded = coding.codes(command) && lastChangeSlot <= learner.commitSlot();
-        return append(command, stamp, coded ? coding.dataShards() : 1);
+        // X follows the voters at the commit point; while a coding or membership change is uncommitted, new
+        // values go as full copies, which every coding and membership in flight accepts (docs/membership.md).
+        int dataShards = coding.dataShardsFor(committedMembership.voterCount());
+        boolean coded = coding.codes(command) && dataShards > 1 && lastChangeSlot <= learner.commitSlot()
+                && !membershipChangeInFlight();
+        return append(command, stamp, coded ? dataShards : 1);
     }
 
     /**
@@ -277,6 +295,7 @@ final class Leader {
             // New or re-proposed by phase 1: either way a change is in flight until it commits (rule M5).
             lastMembershipChangeSlot = proposal.entry.slot();
             appendedMembership = GroupMembership.of(proposal.entry.command());
+            changesInFlight.put(proposal.entry.slot(), appendedMembership);
         }
         acceptor.accept(proposal.forPeer(ctx.self));
         inFlight.put(proposal.entry.slot(), proposal);
@@ -527,7 +546,7 @@ final class Leader {
         GroupMembership m = ctx.membershipGuards.oneChosenChangeAtATime ? committedMembership : appendedMembership;
         long counted = ctx.membershipGuards.learnersNeverCounted ? m.voters() : m.members();
         return quorum.isWriteQuorum(slot.entry, failures, Long.bitCount(slot.acceptors & counted), m.voterCount())
-                || (committedCoding.enabled() && Long.bitCount(slot.acceptors & slot.fullCopies) >= failures + 1);
+                || (committedCoding.enabled() && Long.bitCount(slot.acceptors & slot.fullCopies & counted) >= failures + 1);
     }
 
     /** The commit rule for one slot: a write quorum, the acceptors the lease requires, and the lease's consent. */

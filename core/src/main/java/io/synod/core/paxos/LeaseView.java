@@ -33,6 +33,23 @@ public interface LeaseView {
     /** The latest clock reading the runtime handed in, or null if it never did. */
     ClockReading clock();
 
+    /**
+     * The voters (bit i = replica i) of the membership this replica applied (docs/membership.md): the replicas
+     * whose acceptances choose the slots after its applied slot, unless a change past it is chosen.
+     */
+    default long appliedVoters() {
+        return clusterSize() >= 64 ? -1L : (1L << clusterSize()) - 1;
+    }
+
+    /**
+     * Leader side: the voters of the membership at the leader's commit point, then of each membership a change
+     * in its log past that point sets, so config(s) is among them for every slot s it may commit
+     * (docs/membership.md rule M1). Others: only {@link #appliedVoters()}.
+     */
+    default long[] votersInFlight() {
+        return new long[] {appliedVoters()};
+    }
+
     /** Sends a lease policy's own message to a peer (it leaves with the next {@link Ready}, like any other). */
     void send(Message.Lease message);
 

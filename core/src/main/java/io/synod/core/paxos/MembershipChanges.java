@@ -8,9 +8,10 @@ import io.synod.core.util.Check;
  * learner, remove a member. Replacing a voter is those three steps (add, promote, remove), the joint
  * configuration being the one in between. Every refusal is a {@link Refused} naming the rule.
  *
- * <p>Plain groups only: with RS-Paxos coding the number of acceptors N is part of the coding (§4.6 would
- * re-derive (N, F, X)), refused, never ignored; so is a durable state machine that does not record the membership
- * with its applied slot ({@link StateMachine#recordsMembership()}).
+ * <p>With RS-Paxos coding the shards stay one per replica id and the quorums count voters: X for new values
+ * is re-derived from the voters ({@link Coding#dataShardsFor}), and a change that would leave 2F voters or
+ * fewer is refused (rule M8). A durable state machine that does not record the membership with its applied slot
+ * ({@link StateMachine#recordsMembership()}) is refused, never ignored.
  */
 public final class MembershipChanges {
     /** A change this replica will not propose now; the message names the rule (docs/membership.md). */
@@ -76,7 +77,8 @@ public final class MembershipChanges {
      * point (rule M4) unless a negative control switched that rule off. Returns the change entry's slot.
      *
      * @throws Refused if this replica does not lead, a change is in flight, no entry of its ballot is chosen
-     *                 yet (rule M5), or the group runs coded or on a durable state machine
+     *                 yet (rule M5), the coding would lose its F (rule M8), or the group runs on a durable state
+     *                 machine
      * @throws IllegalArgumentException if {@code next} is not a single step
      */
     public long propose(GroupMembership next) {
@@ -84,6 +86,11 @@ public final class MembershipChanges {
         if (ctx.membershipGuards.singleStep) {
             Check.argument(base.singleStepTo(next) >= 0, "from %s to %s is not one step (add a learner, promote one, "
                     + "remove one member): replace a voter by add, promote, remove (rule M4)", base, next);
+        }
+        int failures = leader.committedCoding().failures();
+        if (ctx.coding.enabled() && next.voterCount() <= 2 * failures) {
+            throw new Refused(next.voterCount() + " voters cannot tolerate F=" + failures
+                    + " failures: RS-Paxos needs more than 2F voters (rule M8)");
         }
         if (ctx.membershipGuards.oneChosenChangeAtATime) {
             if (leader.membershipChangeInFlight()) {
@@ -102,9 +109,6 @@ public final class MembershipChanges {
     private GroupMembership base() {
         if (ctx.role != Role.LEADER) {
             throw new Refused("not the leader: membership changes go through the group's leader");
-        }
-        if (ctx.coding.enabled()) {
-            throw new Refused("membership changes are not supported with RS-Paxos coding (N is part of the coding)");
         }
         if (learner.stateMachine().durableAppliedSlot() >= 0 && !learner.stateMachine().recordsMembership()) {
             throw new Refused("membership changes are not supported on a durable state machine: it does not record the membership");
@@ -132,6 +136,11 @@ public final class MembershipChanges {
     /** NEGATIVE CONTROL ONLY: any membership may follow any (rule M4 off). */
     public void allowAnyStep() {
         ctx.membershipGuards.singleStep = false;
+    }
+
+    /** NEGATIVE CONTROL ONLY: a coded group's phase 1 counts a majority of the voters, not voters - F (rule M8 off). */
+    public void countCodedReadsByMajority() {
+        ctx.membershipGuards.codedReadQuorum = false;
     }
 
     /** NEGATIVE CONTROL ONLY: a learner is promoted however far behind (rule M6 off). */

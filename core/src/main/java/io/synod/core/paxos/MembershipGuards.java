@@ -20,4 +20,9 @@ final class MembershipGuards {
     boolean singleStep = true;
     /** M6: a learner is promoted only once it has applied through the leader's commit point. */
     boolean promoteOnlyCaughtUp = true;
+    /**
+     * M8: with RS-Paxos coding, phase 1 needs {@code voters - F} promises of each membership (the control counts a
+     * plain majority of the voters, too few to meet a coded write quorum {@code F + X} in X acceptors).
+     */
+    boolean codedReadQuorum = true;
 }

@@ -252,7 +252,9 @@ final class Phase1 {
 
     private boolean hasReadQuorum(GroupMembership membership, long promised, int fewest) {
         long counted = ctx.membershipGuards.learnersNeverCounted ? membership.voters() : membership.members();
-        return Long.bitCount(promised & counted) >= quorum.phase1Quorum(membership.voterCount(), fewest);
+        int voters = membership.voterCount();
+        int needed = ctx.membershipGuards.codedReadQuorum ? quorum.phase1Quorum(voters, fewest) : voters / 2 + 1;
+        return Long.bitCount(promised & counted) >= needed;
     }
 
     /** The newest membership in this replica's own log (the Raft-rule negative control's view). */

@@ -1,6 +1,7 @@
 package io.synod.core.paxos;
 
 import io.synod.core.util.Check;
+import java.util.Collection;
 
 /**
  * The lease policy's read-only window on one replica ({@link LeaseHooks#attach}): what it may see of
@@ -10,11 +11,35 @@ final class ReplicaLeaseView implements LeaseView {
     private final ReplicaContext ctx;
     private final Acceptor acceptor;
     private final Learner learner;
+    private final Leader leader;
 
-    ReplicaLeaseView(ReplicaContext ctx, Acceptor acceptor, Learner learner) {
+    ReplicaLeaseView(ReplicaContext ctx, Acceptor acceptor, Learner learner, Leader leader) {
         this.ctx = ctx;
         this.acceptor = acceptor;
         this.learner = learner;
+        this.leader = leader;
+    }
+
+    @Override
+    public long appliedVoters() {
+        return ctx.membership.voters();
+    }
+
+    @Override
+    public long[] votersInFlight() {
+        if (ctx.role != Role.LEADER) {
+            return new long[] {ctx.membership.voters()};
+        }
+        // The membership at the commit point, then each one a change past it sets: config(s) is among them for
+        // every slot s the leader may commit (docs/membership.md, rule QL4).
+        Collection<GroupMembership> inFlight = leader.membershipsInFlight();
+        long[] sets = new long[1 + inFlight.size()];
+        sets[0] = leader.committedMembership().voters();
+        int i = 1;
+        for (GroupMembership m : inFlight) {
+            sets[i++] = m.voters();
+        }
+        return sets;
     }
 
     @Override

@@ -221,7 +221,7 @@ class MembershipScenarioTest {
         }
     }
 
-    /** A client cannot forge a change; a coded group refuses changes, naming why. */
+    /** A client cannot forge a change; a coded group refuses a change that would leave 2F voters or fewer (rule M8). */
     @Test
     void forgedAndUnsupportedChangesAreRefused() {
         TestCluster cluster = cluster();
@@ -232,9 +232,30 @@ class MembershipScenarioTest {
         assertThrows(MembershipChanges.Refused.class, () -> changes(cluster, 1).addLearner(3), "only a leader proposes");
 
         TestCluster coded = new TestCluster(5, ReplicaConfig.defaults(0, 5), node -> new KvStateMachine(),
-                Coding.rsPaxos(5, 1, 3, 64), LeaseHooks.NONE);
+                Coding.rsPaxos(5, 2, 1, 64), LeaseHooks.NONE);
         coded.elect(0, 1);
         MembershipChanges.Refused refused = assertThrows(MembershipChanges.Refused.class, () -> changes(coded, 0).remove(4));
-        assertTrue(refused.getMessage().contains("coding"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("rule M8"), refused.getMessage());
+    }
+
+    /** With coding, X follows the voters: 5 voters code 5,1,3 values into 3 data shards, 4 voters into 2 (rule M8). */
+    @Test
+    void codedGroupRederivesXFromTheVoters() {
+        Coding coding = Coding.rsPaxos(5, 1, 3, 64);
+        assertEquals(3, coding.dataShardsFor(5));
+        assertEquals(2, coding.dataShardsFor(4));
+        assertEquals(1, coding.dataShardsFor(3));
+        TestCluster coded = new TestCluster(5, ReplicaConfig.defaults(0, 5), node -> new KvStateMachine(), coding, LeaseHooks.NONE);
+        coded.elect(0, 1);
+        try {
+            changes(coded, 0).remove(4);
+        } catch (MembershipChanges.Refused notYet) {
+            coded.settle(); // The refusal appended a no-op of the ballot (rule M5); it is chosen now.
+            changes(coded, 0).remove(4);
+        }
+        coded.settle();
+        for (int node = 0; node < 4; node++) {
+            assertEquals("voters {0,1,2,3} learners {} retired {4}", changes(coded, node).applied().toString(), "node " + node);
+        }
     }
 }

@@ -74,8 +74,9 @@ final class SimulateCommand implements Callable<Integer> {
     String codingChange;
 
     @Option(names = "--membership-changes",
-            description = {"The group starts with N-2 voters and 2 spares, and leaders replace voters (add a learner, promote it,",
-                "remove a voter, a crashed one first) through the fault phase (docs/membership.md); plain groups, --lease none|leader."})
+            description = {"The group starts with N-2 voters and 2 spares (with --coding: N-1 voters, 1 spare), and leaders replace",
+                "voters (add a learner, promote it, remove a voter, a crashed one first) through the fault phase",
+                "(docs/membership.md); --lease none|leader|quorum, or --coding without leases."})
     boolean membershipChanges;
 
     @Option(names = "--seeds", required = true, paramLabel = "N", converter = WholeNumber.Long.class, description = "Number of seeds to run (at least 1).")
@@ -105,7 +106,7 @@ final class SimulateCommand implements Callable<Integer> {
                 "watch-out-of-order; with --groups 2+ also shared-fsync-skips-group; with --lease quorum also holder-read-early; with --coding also",
                 "coded-majority-write, phase1-few-shards, recovery-skips-crc, deferred-stale-read; with --coding-change also",
                 "coding-change-stale-quorum; with --membership-changes also membership-stale-phase1, membership-learner-votes,",
-                "membership-raft-rule, membership-reused-identity (default: ${DEFAULT-VALUE})."})
+                "membership-raft-rule, membership-reused-identity, and with --coding membership-coded-majority-read (default: ${DEFAULT-VALUE})."})
     String mutation;
 
     @Option(names = "--lease", defaultValue = "none", paramLabel = "none|leader|leader-timer|quorum|quorum-auto|megastore",
@@ -451,9 +452,13 @@ final class SimulateCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(commandLine, e.getMessage());
         }
-        if (membershipChanges && (codingValue.enabled() || !(lease.equals("none") || lease.equals("leader")))) {
-            throw new CommandLine.ParameterException(commandLine, "--membership-changes runs plain groups with --lease none or leader only:"
-                    + " RS-Paxos coding and quorum leases do not follow membership changes yet (docs/membership.md)");
+        if (membershipChanges && !List.of("none", "leader", "quorum").contains(lease)) {
+            throw new CommandLine.ParameterException(commandLine, "--membership-changes runs with --lease none, leader or quorum only:"
+                    + " the lease configuration of " + lease + " is not recomputed from the membership (docs/membership.md)");
+        }
+        if (membershipChanges && codingValue.enabled() && leases != SimLeases.NONE) {
+            throw new CommandLine.ParameterException(commandLine, "--membership-changes with --coding runs without leases:"
+                    + " coded groups with leases and membership changes are not simulated (docs/membership.md)");
         }
         if (membershipChanges && nodes < 5) {
             throw new CommandLine.ParameterException(commandLine, "--membership-changes needs --nodes 5 (3 voters and 2 spares), got " + nodes);
@@ -483,9 +488,10 @@ final class SimulateCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(commandLine, "--export-history directory " + exportDir + " is not writable");
             }
         }
-        SimConfig config = SimConfig.defaults(nodes, profile).withMutation(mutationValue).withOpsPerSeed(opsPerSeed).withSeed(startSeed)
-                .withCoding(codingValue).withLinkBandwidth(bandwidthMbit == null ? 0 : bandwidthMbit * 1_000_000L)
-                .withMembershipChanges(membershipChanges);
+        // Coding and membership changes first: a mutation may need both.
+        SimConfig config = SimConfig.defaults(nodes, profile).withCoding(codingValue).withMembershipChanges(membershipChanges)
+                .withMutation(mutationValue).withOpsPerSeed(opsPerSeed).withSeed(startSeed)
+                .withLinkBandwidth(bandwidthMbit == null ? 0 : bandwidthMbit * 1_000_000L);
         if (workload.any()) {
             config = workload.apply(commandLine, config);
             scenario = workload.scenario(commandLine, nodes);
