@@ -220,12 +220,14 @@ class StaleLeaderSafetyTest {
             return last == null ? new ClientReply(client, sequence, ClientReply.Status.UNKNOWN, 0, new byte[0], -1) : last;
         }
 
-        /** The Ready contract: persist, then send and answer, then advance. */
+        /** The Ready contract: apply what it hands out, persist, then send and answer, then advance. */
         private boolean drainReadies() {
             boolean moved = false;
             for (int i = 0; i < N; i++) {
                 while (replicas[i].hasReady()) {
                     Ready ready = replicas[i].ready();
+                    List<ClientReply> answers = replicas[i].applier().apply(ready);
+                    replicas[i].applied(ready);
                     for (Entry e : ready.entries()) {
                         disks.get(i).put(e.slot(), e);
                     }
@@ -234,6 +236,7 @@ class StaleLeaderSafetyTest {
                     }
                     inFlight.addAll(ready.messages());
                     replies.addAll(ready.replies());
+                    replies.addAll(answers);
                     replicas[i].advance(ready);
                     moved = true;
                 }
