@@ -8,6 +8,7 @@ import io.synod.client.SynodClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -106,17 +107,17 @@ class SynodLocksIntegrationTest {
             try (Locks.Any first = Locks.create(kind, silent, path); Locks.Any second = Locks.create(kind, next, path)) {
                 LockHandle old = first.acquire(Duration.ofSeconds(30)).orElseThrow();
                 assertTrue(resource.write(old.fencingToken()));
-                java.util.concurrent.atomic.AtomicLong lostAt = new java.util.concurrent.atomic.AtomicLong();
-                java.util.concurrent.atomic.AtomicLong grantedAt = new java.util.concurrent.atomic.AtomicLong();
-                old.lost().thenRun(() -> lostAt.set(System.nanoTime()));
+                // The instants are taken by stages derived from the two futures, and read from those stages: a
+                // callback registered with thenRun may still be running when get() on its source returns.
+                CompletableFuture<Long> lostAt = old.lost().toCompletableFuture().thenApply(r -> System.nanoTime());
                 Locks.InBackground waiting = Locks.acquireInBackground(second, "next holder");
-                waiting.result().thenRun(() -> grantedAt.set(System.nanoTime()));
+                CompletableFuture<Long> grantedAt = waiting.result().thenApply(h -> System.nanoTime());
                 silentClient.close(); // keep-alives stop; the servers are not told
                 LockLossReason reason = old.lost().toCompletableFuture().get(30, TimeUnit.SECONDS);
                 assertFalse(old.isValid(), "the silent holder knows it lost the lock (" + reason + ")");
                 LockHandle fresh = waiting.result().get(60, TimeUnit.SECONDS);
-                assertTrue(lostAt.get() != 0 && grantedAt.get() != 0);
-                assertTrue(lostAt.get() < grantedAt.get(), "no double holder: the old hold ended before the new one began");
+                assertTrue(lostAt.get(5, TimeUnit.SECONDS) < grantedAt.get(5, TimeUnit.SECONDS),
+                        "no double holder: the old hold ended before the new one began");
                 assertTrue(fresh.fencingToken() > old.fencingToken(), "the later holder's token is larger");
                 assertTrue(resource.write(fresh.fencingToken()));
                 assertFalse(resource.write(old.fencingToken()), "the stale token is rejected");
