@@ -121,6 +121,9 @@ public final class ClientServer implements AutoCloseable {
 
     public InetSocketAddress start(InetSocketAddress bind) throws InterruptedException {
         ServerBootstrap b = new ServerBootstrap().group(boss, io).channel(NettyTransport.serverChannel())
+                // A restarted node binds the port its previous run left connections in TIME_WAIT on; the epoll
+                // transport, unlike the JDK's, does not set SO_REUSEADDR by itself.
+                .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20))
                 .childHandler(new ChannelInitializer<SocketChannel>() {

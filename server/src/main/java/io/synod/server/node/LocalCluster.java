@@ -17,7 +17,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -76,18 +78,28 @@ public final class LocalCluster implements AutoCloseable {
     /** Lowest and one past the highest port {@link #freePort} tries first: below Linux's ephemeral range (32768+). */
     private static final int PORT_RANGE_LOW = 15_000;
     private static final int PORT_RANGE_HIGH = 32_000;
+    /** Every port {@link #freePort} returned in this process (at most a few thousand in a test run). */
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
     /**
      * A port on 127.0.0.1 that was free a moment ago. It is drawn at random below the kernel's ephemeral range and
      * checked by binding it: a port handed out by binding port 0 comes from that range, which every outgoing
      * connection of this machine also draws from, so one could take it before the node binds it (seen as
-     * "Address already in use" in a loaded test run). Falls back to port 0 after 50 taken draws.
+     * "Address already in use" in a loaded test run). A port is handed out at most once per process: the check
+     * bind is released at once, so without that memory two nodes of one cluster (or two clusters of one test run)
+     * could draw the same port before either binds it. Falls back to port 0 after 50 taken draws.
      */
     public static int freePort() throws IOException {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 50; attempt++) {
             int port = random.nextInt(PORT_RANGE_LOW, PORT_RANGE_HIGH);
+            if (HANDED_OUT.contains(port)) {
+                continue;
+            }
             try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                if (!HANDED_OUT.add(port)) {
+                    continue; // another thread drew it between the check and here
+                }
                 return port;
             } catch (IOException taken) {
                 // Try another.

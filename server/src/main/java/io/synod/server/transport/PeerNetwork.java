@@ -243,6 +243,9 @@ public final class PeerNetwork implements AutoCloseable {
     /** Binds the peer port (the address of {@code self} in the peer map) and starts connecting. */
     public InetSocketAddress start(InetSocketAddress bindAddress) throws InterruptedException {
         ServerBootstrap b = new ServerBootstrap().group(boss, io).channel(NettyTransport.serverChannel())
+                // A restarted node binds the port its previous run left connections in TIME_WAIT on; the epoll
+                // transport, unlike the JDK's, does not set SO_REUSEADDR by itself.
+                .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
