@@ -13,63 +13,18 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/**
- * The log writer: one synced batch for what the groups handed over in the worker passes under way, and in the passes
- * the last batch's completions triggered. Two groups on one worker; the writer waits at most 30 s for a pass, so a
- * wait that should not happen shows as a timeout.
- */
+/** The log writer: one synced batch for what the groups handed over in the worker passes under way. */
 class LogWriterTest {
     @TempDir
     Path dir;
 
-    private NodeStorage storage;
-    private LogWriter writer;
-
-    @BeforeEach
-    void start() throws Exception {
-        storage = NodeStorage.open(dir, 1 << 16, 2);
-        writer = new LogWriter(System::nanoTime, null, "test-writer", 1, TimeUnit.SECONDS.toNanos(30));
-        writer.start();
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        writer.close();
-        storage.group(0).close();
-        storage.group(1).close();
-        storage.close();
-    }
-
     private static Ready ready(long slot) {
         return new Ready(null, List.of(new Entry(slot, new Ballot(1, 0), new Command(3, slot, new byte[100]))), null, 0,
                 List.of(), List.of(), List.of(), false);
-    }
-
-    /**
-     * Hands {@code group}'s Ready at {@code slot} to the writer (worker 0); the future completes with its failure or
-     * null. {@code more}: the group stepped inputs while it was written (it will hand over another Ready next pass).
-     */
-    private CompletableFuture<RuntimeException> persist(int group, long slot, boolean more) {
-        CompletableFuture<RuntimeException> done = new CompletableFuture<>();
-        writer.persist(storage.group(group), ready(slot), 0, (r, failure, nanos) -> {
-            done.complete(failure);
-            return more;
-        });
-        return done;
-    }
-
-    private void awaitWriterWaiting() {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!writer.awaitingPasses()) {
-            assertTrue(System.nanoTime() < deadline, "the writer never waited for the pass");
-            Thread.onSpinWait();
-        }
     }
 
     /**
@@ -80,17 +35,38 @@ class LogWriterTest {
     @Test
     @Timeout(60)
     void readysOfOnePassAreSyncedTogetherEvenWhenTheWriterWokeOnTheFirst() throws Exception {
-        writer.passStarted(0);
-        CompletableFuture<RuntimeException> first = persist(0, 1, false);
-        awaitWriterWaiting(); // the writer took the first Ready and waits for the pass
-        CompletableFuture<RuntimeException> second = persist(1, 1, false);
-        assertTrue(!first.isDone(), "a Ready completed while its pass was still under way");
-        writer.passEnded(0);
-        assertNull(first.get(30, TimeUnit.SECONDS));
-        assertNull(second.get(30, TimeUnit.SECONDS));
-        assertEquals(1, storage.fsyncs(), "one fsync for the two groups' Readys of the pass");
+        NodeStorage storage = NodeStorage.open(dir, 1 << 16, 2);
+        LogWriter writer = new LogWriter(System::nanoTime, null, "test-writer", 1, TimeUnit.SECONDS.toNanos(30));
+        writer.start();
+        try {
+            CompletableFuture<RuntimeException> first = new CompletableFuture<>();
+            CompletableFuture<RuntimeException> second = new CompletableFuture<>();
+            writer.passStarted(0);
+            writer.persist(storage.group(0), ready(1), 0, (r, failure, nanos) -> {
+                first.complete(failure);
+                return false;
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!writer.awaitingPasses()) { // the writer took the first Ready and waits for the pass
+                assertTrue(System.nanoTime() < deadline, "the writer never waited for the pass under way");
+                Thread.onSpinWait();
+            }
+            writer.persist(storage.group(1), ready(1), 0, (r, failure, nanos) -> {
+                second.complete(failure);
+                return false;
+            });
+            assertTrue(!first.isDone(), "a Ready completed while its pass was still under way");
+            writer.passEnded(0);
+            assertNull(first.get(30, TimeUnit.SECONDS));
+            assertNull(second.get(30, TimeUnit.SECONDS));
+            assertEquals(1, storage.fsyncs(), "one fsync for the two groups' Readys of the pass");
+        } finally {
+            writer.close();
+            storage.group(0).close();
+            storage.group(1).close();
+            storage.close();
+        }
     }
-
     /**
      * A completion whose group has more to persist: the writer's next batch (another group's Ready, queued meanwhile)
      * waits for a whole pass of that group's worker after the completion, so the group's next Ready shares its fsync
@@ -99,26 +75,77 @@ class LogWriterTest {
     @Test
     @Timeout(60)
     void aCompletionWithMoreToPersistMakesTheNextBatchWaitForThePassItTriggers() throws Exception {
-        assertNull(persist(0, 1, true).get(30, TimeUnit.SECONDS));
-        CompletableFuture<RuntimeException> other = persist(1, 1, false);
-        awaitWriterWaiting();
-        assertTrue(!other.isDone(), "the next batch was taken before the pass the completion triggered");
-        writer.passStarted(0); // the worker's pass takes group 0's completion and hands over its next Ready
-        CompletableFuture<RuntimeException> next = persist(0, 2, false);
-        writer.passEnded(0);
-        assertNull(other.get(30, TimeUnit.SECONDS));
-        assertNull(next.get(30, TimeUnit.SECONDS));
-        assertEquals(2, storage.fsyncs(), "group 1's Ready and group 0's next one share the second fsync");
+        NodeStorage storage = NodeStorage.open(dir, 1 << 16, 2);
+        LogWriter writer = new LogWriter(System::nanoTime, null, "test-writer", 1, TimeUnit.SECONDS.toNanos(30));
+        writer.start();
+        try {
+            CompletableFuture<RuntimeException> first = new CompletableFuture<>();
+            writer.persist(storage.group(0), ready(1), 0, (r, failure, nanos) -> {
+                first.complete(failure);
+                return true; // group 0 stepped inputs while its Ready was written
+            });
+            assertNull(first.get(30, TimeUnit.SECONDS));
+            CompletableFuture<RuntimeException> other = new CompletableFuture<>();
+            writer.persist(storage.group(1), ready(1), 0, (r, failure, nanos) -> {
+                other.complete(failure);
+                return false;
+            });
+            awaitWaiting(writer);
+            assertTrue(!other.isDone(), "the next batch was taken before the pass the completion triggered");
+            writer.passStarted(0); // the worker's pass takes group 0's completion and hands over its next Ready
+            CompletableFuture<RuntimeException> next = new CompletableFuture<>();
+            writer.persist(storage.group(0), ready(2), 0, (r, failure, nanos) -> {
+                next.complete(failure);
+                return false;
+            });
+            writer.passEnded(0);
+            assertNull(other.get(30, TimeUnit.SECONDS));
+            assertNull(next.get(30, TimeUnit.SECONDS));
+            assertEquals(2, storage.fsyncs(), "group 1's Ready and group 0's next one share the second fsync");
+        } finally {
+            writer.close();
+            storage.group(0).close();
+            storage.group(1).close();
+            storage.close();
+        }
     }
 
     /** A completion whose group has nothing more to persist: the next batch does not wait for any pass. */
     @Test
     @Timeout(60)
     void aCompletionWithNothingMoreDoesNotHoldTheNextBatch() throws Exception {
-        assertNull(persist(0, 1, false).get(30, TimeUnit.SECONDS));
-        // Well within the 30 s bound: only a wait for a pass that never comes would take that long.
-        assertNull(persist(1, 1, false).get(15, TimeUnit.SECONDS));
-        assertTrue(!writer.awaitingPasses());
-        assertEquals(2, storage.fsyncs());
+        NodeStorage storage = NodeStorage.open(dir, 1 << 16, 2);
+        LogWriter writer = new LogWriter(System::nanoTime, null, "test-writer", 1, TimeUnit.SECONDS.toNanos(30));
+        writer.start();
+        try {
+            CompletableFuture<RuntimeException> first = new CompletableFuture<>();
+            writer.persist(storage.group(0), ready(1), 0, (r, failure, nanos) -> {
+                first.complete(failure);
+                return false;
+            });
+            assertNull(first.get(30, TimeUnit.SECONDS));
+            CompletableFuture<RuntimeException> other = new CompletableFuture<>();
+            writer.persist(storage.group(1), ready(1), 0, (r, failure, nanos) -> {
+                other.complete(failure);
+                return false;
+            });
+            // Well within the 30 s bound: only a wait for a pass that never comes would take that long.
+            assertNull(other.get(15, TimeUnit.SECONDS));
+            assertTrue(!writer.awaitingPasses());
+            assertEquals(2, storage.fsyncs());
+        } finally {
+            writer.close();
+            storage.group(0).close();
+            storage.group(1).close();
+            storage.close();
+        }
+    }
+
+    private static void awaitWaiting(LogWriter writer) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!writer.awaitingPasses()) {
+            assertTrue(System.nanoTime() < deadline, "the writer never waited for the pass");
+            Thread.onSpinWait();
+        }
     }
 }
