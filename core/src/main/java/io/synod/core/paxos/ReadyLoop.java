@@ -11,14 +11,10 @@ import java.util.List;
  * replies and pass on a resignation, (3) {@link Replica#advance advance}; repeat while the replica
  * has output. The committed entries a Ready hands out are applied first, as soon as it is taken
  * ({@link Applier}, then {@link Replica#applied}), so the application's state is the replica's applied
- * slot whenever an input arrives; their answers leave at once, before the Ready's persistence: a
- * committed entry was chosen (made durable by a quorum) before the Ready was taken, and nothing in
- * the Ready's own writes changes that. A leader's Ready usually carries the commits of one batch and
- * the new entries of the next; before, the first batch's answers waited for the second batch's
- * fsync, one fsync round more per write. The Ready's other replies still wait. Persistence may be
- * asynchronous (group commit on a disk thread, a simulated fsync): the loop then waits, the runtime
- * keeps stepping inputs into the replica (its next Ready batches them), and calls
- * {@link #persisted(Ready)} when the write is durable.
+ * slot whenever an input arrives; their answers leave with the Ready's other replies, after the
+ * persistence. Persistence may be asynchronous (group commit on a disk thread, a simulated fsync):
+ * the loop then waits, the runtime keeps stepping inputs into the replica (its next Ready batches
+ * them), and calls {@link #persisted(Ready)} when the write is durable.
  *
  * <p>Call {@link #drive()} after every input ({@code step}, {@code tick}, {@code propose},
  * {@code onElection}). One loop per replica incarnation; after a crash, build a new one.
@@ -112,6 +108,8 @@ public final class ReadyLoop {
     private final Applier applier;
     private final Sink sink;
     private Ready persisting;
+    /** The application's answers for the Ready being persisted. */
+    private List<ClientReply> persistingAnswers = List.of();
 
     /** A loop that applies the committed entries with the replica's own {@link Replica#applier()}. */
     public ReadyLoop(Replica replica, Sink sink) {
@@ -147,12 +145,9 @@ public final class ReadyLoop {
             sink.taken(ready);
             if (ready.mustPersist()) {
                 sink.deliverBeforePersist(ready);
-                // The application's answers leave now: their entries were chosen (made durable by a quorum) before
-                // this Ready was taken, so they depend on nothing its writes make durable.
-                answer(answers);
-                answers = List.of();
                 if (!sink.persist(ready)) {
                     persisting = ready;
+                    persistingAnswers = answers;
                     return;
                 }
             }
@@ -164,7 +159,9 @@ public final class ReadyLoop {
     public void persisted(Ready ready) {
         Check.argument(ready != null && ready == persisting, "persisted() must be given the Ready being persisted");
         persisting = null;
-        complete(ready, List.of());
+        List<ClientReply> answers = persistingAnswers;
+        persistingAnswers = List.of();
+        complete(ready, answers);
         drive();
     }
 
@@ -172,15 +169,10 @@ public final class ReadyLoop {
         if (ready.compactThroughSlot() > 0) {
             sink.compactThrough(ready.compactThroughSlot());
         }
-        answer(answers);
+        for (ClientReply answer : answers) {
+            sink.reply(answer); // The application's answers: their entries were chosen before this Ready's writes.
+        }
         sink.deliver(ready);
         replica.advance(ready);
-    }
-
-    /** The application's answers for a Ready's committed entries (chosen before the Ready was taken). */
-    private void answer(List<ClientReply> answers) {
-        for (ClientReply answer : answers) {
-            sink.reply(answer);
-        }
     }
 }
