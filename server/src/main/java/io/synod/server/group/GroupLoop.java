@@ -108,8 +108,6 @@ public final class GroupLoop implements AutoCloseable {
     private final List<DriverInput> batch = new ArrayList<>(MAX_INPUTS_PER_BATCH);
     /** The Ready handed to the log writer and not completed yet, or null. */
     private Ready persisting;
-    /** Inputs were stepped while {@link #persisting} was written: its completion is followed by another Ready. */
-    private volatile boolean moreToPersist;
     private long nextTick;
     private boolean retired;
 
@@ -320,9 +318,6 @@ public final class GroupLoop implements AutoCloseable {
             }
             boolean stepped = !batch.isEmpty();
             batch.clear();
-            if (persisting != null && (stepped || elected)) {
-                moreToPersist = true;
-            }
             long now = clock.getAsLong();
             boolean tick = now - nextTick >= 0;
             if (tick) {
@@ -357,9 +352,8 @@ public final class GroupLoop implements AutoCloseable {
         Ready ready = driver.persistRequest();
         if (ready != null && persisting == null) {
             persisting = ready;
-            moreToPersist = false;
             writerJobs.incrementAndGet();
-            workers.writer().persist(storage, ready, worker.index(), this::persistDone);
+            workers.writer().persist(storage, ready, this::persistDone);
         }
         publish();
         if (driver.handOverDone()) {
@@ -367,19 +361,14 @@ public final class GroupLoop implements AutoCloseable {
         }
     }
 
-    /**
-     * On the log writer's thread: {@code ready} is durable (or its storage failed); the worker takes it next turn.
-     * True if the group will have another Ready to persist in that turn (inputs arrived while this one was written).
-     */
-    private boolean persistDone(Ready ready, RuntimeException failure, long nanos) {
+    /** On the log writer's thread: {@code ready} is durable (or its storage failed); the worker takes it next turn. */
+    private void persistDone(Ready ready, RuntimeException failure, long nanos) {
         if (failure == null) {
             metrics.recordPersist(nanos, ready.entries().size());
             metrics.logBytes(storage.log().sizeBytes());
         }
-        boolean more = moreToPersist || !peerInbox.isEmpty() || !clientInbox.isEmpty();
         complete(new Completion(ready, failure));
         writerJobDone();
-        return more;
     }
 
     /** A storage request of the driver, run by the log writer in order with this group's persists. */

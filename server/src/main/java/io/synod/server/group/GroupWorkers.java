@@ -157,10 +157,6 @@ public final class GroupWorkers implements AutoCloseable {
             }
         }
 
-        int index() {
-            return index;
-        }
-
         void add(GroupLoop group) {
             members.add(group);
             added.add(group);

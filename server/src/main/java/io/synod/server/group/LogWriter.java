@@ -38,17 +38,6 @@ import org.slf4j.LoggerFactory;
  * at that moment to end (at most {@link #PASS_WAIT_NANOS}) before it takes the batch: one synced batch for what all
  * the node's groups produced in their passes (Dragonboat's one synced batch per worker pass, across workers). A
  * pass never waits for the writer, so the wait is bounded by a pass, and by the bound when a worker is preempted.
- *
- * <p><b>One batch per round of the groups.</b> The passes under way are not all: a group whose persist just completed
- * hands over its next Ready in the pass its completion triggers, and a writer that took its next batch at once would
- * leave that Ready for the batch after it. With several groups per log the writer is seldom idle, so the groups fell
- * out of step: each fsync covered a part of the groups, and each group waited about one fsync more per write (3 nodes
- * with 4 groups made 4 times the fsyncs per write of 1 group). So a completion whose group has more to persist (it
- * stepped inputs while its Ready was being written: {@link PersistDone#done} says so) makes the writer wait, before
- * its next batch, for that group's worker to run one whole pass after the completion (same bound), and every group
- * of the node keeps the one rhythm of the log, as one group does alone (ZooKeeper's {@code SyncRequestProcessor}
- * takes what is queued when its flush ends; here what is queued includes what the flush's own completions release).
- * The wait only decides which Readys share an fsync: a Ready still completes only after the fsync that covers it.
  */
 final class LogWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LogWriter.class);
@@ -61,18 +50,14 @@ final class LogWriter implements AutoCloseable {
 
     /** A Ready is durable ({@code failure} null) or its storage failed, after {@code nanos} of write and sync. */
     interface PersistDone {
-        /**
-         * Hands the completion to the group; true if the group has more to persist (inputs stepped while this Ready
-         * was written), so that the writer waits for the pass that takes the completion before its next batch.
-         */
-        boolean done(Ready ready, RuntimeException failure, long nanos);
+        void done(Ready ready, RuntimeException failure, long nanos);
     }
 
-    /** One request: a Ready to append and sync (of a group on {@code worker}), or a storage operation. */
-    private record Job(GroupStorage storage, Ready ready, int worker, PersistDone persisted,
-            Consumer<GroupStorage> operation, Consumer<RuntimeException> operated) {}
+    /** One request: a Ready to append and sync, or a storage operation. */
+    private record Job(GroupStorage storage, Ready ready, PersistDone persisted, Consumer<GroupStorage> operation,
+            Consumer<RuntimeException> operated) {}
 
-    private static final Job STOP = new Job(null, null, -1, null, null, null);
+    private static final Job STOP = new Job(null, null, null, null, null);
 
     private final LinkedBlockingQueue<Job> queue = new LinkedBlockingQueue<>();
     private final Thread thread;
@@ -82,14 +67,6 @@ final class LogWriter implements AutoCloseable {
     /** Per worker: its passes started plus ended, so odd while a pass is under way. */
     private final AtomicLongArray passes;
     private final long passWaitNanos;
-    /**
-     * Writer thread only. Per worker: the pass count it must reach before the next batch is taken (the end of a whole
-     * pass after a completion handed to one of its groups), or 0 for none.
-     */
-    private final long[] awaitedPass;
-    /** Batches taken after waiting for a pass a completion triggered, and those whose wait hit the bound. */
-    private final Counter roundWaits;
-    private final Counter roundWaitsTimedOut;
     /** Set while the writer parks for passes to end: a worker ending one then unparks it. */
     private volatile boolean awaitingPasses;
     private volatile boolean closed;
@@ -104,16 +81,10 @@ final class LogWriter implements AutoCloseable {
         this.clock = clock;
         this.thread = new Thread(this::run, name);
         this.passes = new AtomicLongArray(workers);
-        this.awaitedPass = new long[workers];
         this.batchReadys = registry == null ? null : DistributionSummary.builder("synod.log.writer.batch")
                 .description("Readys persisted per log writer batch (all groups of the node)").register(registry);
         this.syncs = registry == null ? null : Counter.builder("synod.log.writer.syncs")
                 .description("storage syncs of the log writer (at most one per storage and batch)").register(registry);
-        this.roundWaits = registry == null ? null : Counter.builder("synod.log.writer.round.waits")
-                .description("batches the log writer took after waiting for the pass a completion of its triggered")
-                .register(registry);
-        this.roundWaitsTimedOut = registry == null ? null : Counter.builder("synod.log.writer.round.waits.timedout")
-                .description("waits for such a pass that ended at the bound instead").register(registry);
     }
 
     void start() {
@@ -138,17 +109,14 @@ final class LogWriter implements AutoCloseable {
         return awaitingPasses;
     }
 
-    /**
-     * Persists {@code ready} of a group run by {@code worker} (append, then sync with the batch); {@code done} runs on
-     * the writer's thread.
-     */
-    void persist(GroupStorage storage, Ready ready, int worker, PersistDone done) {
-        queue.add(new Job(storage, ready, worker, done, null, null));
+    /** Persists {@code ready} (append, then sync with the batch); {@code done} runs on the writer's thread. */
+    void persist(GroupStorage storage, Ready ready, PersistDone done) {
+        queue.add(new Job(storage, ready, done, null, null));
     }
 
     /** Runs {@code operation} on {@code storage} in queue order; {@code done} gets its failure or null. */
     void run(GroupStorage storage, Consumer<GroupStorage> operation, Consumer<RuntimeException> done) {
-        queue.add(new Job(storage, null, -1, null, operation, done));
+        queue.add(new Job(storage, null, null, operation, done));
     }
 
     private void run() {
@@ -168,41 +136,25 @@ final class LogWriter implements AutoCloseable {
         }
     }
 
-    /**
-     * Waits (bounded) until every worker pass under way now has ended, and every pass a completion of the last batch
-     * asked for ({@link #awaitedPass}), so that those passes' requests join this batch.
-     */
+    /** Waits (bounded) until every worker pass under way now has ended, so its groups' requests join this batch. */
     private void awaitPasses() {
         int n = passes.length();
-        long[] target = new long[n];
+        long[] seen = new long[n];
         boolean any = false;
-        boolean round = false;
         for (int k = 0; k < n; k++) {
-            long seen = passes.get(k);
-            target[k] = (seen & 1) != 0 ? seen + 1 : 0; // the end of the pass under way
-            if (awaitedPass[k] > seen) {
-                target[k] = Math.max(target[k], awaitedPass[k]);
-                round = true;
-            }
-            awaitedPass[k] = 0;
-            any |= target[k] > seen;
+            seen[k] = passes.get(k);
+            any |= (seen[k] & 1) != 0;
         }
         if (!any) {
             return;
-        }
-        if (round && roundWaits != null) {
-            roundWaits.increment();
         }
         long deadline = System.nanoTime() + passWaitNanos;
         awaitingPasses = true;
         try {
             for (int k = 0; k < n; k++) {
-                while (passes.get(k) < target[k]) {
+                while ((seen[k] & 1) != 0 && passes.get(k) == seen[k]) {
                     long left = deadline - System.nanoTime();
                     if (left <= 0) {
-                        if (round && roundWaitsTimedOut != null) {
-                            roundWaitsTimedOut.increment();
-                        }
                         return;
                     }
                     LockSupport.parkNanos(this, left);
@@ -211,15 +163,6 @@ final class LogWriter implements AutoCloseable {
         } finally {
             awaitingPasses = false;
         }
-    }
-
-    /**
-     * A completion was handed to a group of {@code worker} that has more to persist: the next batch waits for the end
-     * of a whole pass of that worker begun after now (the pass under way may have run the group's turn already).
-     */
-    private void awaitPassAfterCompletion(int worker) {
-        long now = passes.get(worker);
-        awaitedPass[worker] = Math.max(awaitedPass[worker], now + 2 + (now & 1));
     }
 
     /** One batch: the appends and operations in order, one sync per storage appended to, then the completions. */
@@ -268,9 +211,7 @@ final class LogWriter implements AutoCloseable {
             RuntimeException failure = failed.get(job.storage());
             try {
                 if (job.ready() != null) {
-                    if (job.persisted().done(job.ready(), failure, nanos) && failure == null && job.worker() >= 0) {
-                        awaitPassAfterCompletion(job.worker());
-                    }
+                    job.persisted().done(job.ready(), failure, nanos);
                 } else {
                     job.operated().accept(failure);
                 }

@@ -42,19 +42,13 @@ class LogWriterTest {
             CompletableFuture<RuntimeException> first = new CompletableFuture<>();
             CompletableFuture<RuntimeException> second = new CompletableFuture<>();
             writer.passStarted(0);
-            writer.persist(storage.group(0), ready(1), 0, (r, failure, nanos) -> {
-                first.complete(failure);
-                return false;
-            });
+            writer.persist(storage.group(0), ready(1), (r, failure, nanos) -> first.complete(failure));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (!writer.awaitingPasses()) { // the writer took the first Ready and waits for the pass
                 assertTrue(System.nanoTime() < deadline, "the writer never waited for the pass under way");
                 Thread.onSpinWait();
             }
-            writer.persist(storage.group(1), ready(1), 0, (r, failure, nanos) -> {
-                second.complete(failure);
-                return false;
-            });
+            writer.persist(storage.group(1), ready(1), (r, failure, nanos) -> second.complete(failure));
             assertTrue(!first.isDone(), "a Ready completed while its pass was still under way");
             writer.passEnded(0);
             assertNull(first.get(30, TimeUnit.SECONDS));
@@ -65,87 +59,6 @@ class LogWriterTest {
             storage.group(0).close();
             storage.group(1).close();
             storage.close();
-        }
-    }
-    /**
-     * A completion whose group has more to persist: the writer's next batch (another group's Ready, queued meanwhile)
-     * waits for a whole pass of that group's worker after the completion, so the group's next Ready shares its fsync
-     * instead of waiting for the one after it.
-     */
-    @Test
-    @Timeout(60)
-    void aCompletionWithMoreToPersistMakesTheNextBatchWaitForThePassItTriggers() throws Exception {
-        NodeStorage storage = NodeStorage.open(dir, 1 << 16, 2);
-        LogWriter writer = new LogWriter(System::nanoTime, null, "test-writer", 1, TimeUnit.SECONDS.toNanos(30));
-        writer.start();
-        try {
-            CompletableFuture<RuntimeException> first = new CompletableFuture<>();
-            writer.persist(storage.group(0), ready(1), 0, (r, failure, nanos) -> {
-                first.complete(failure);
-                return true; // group 0 stepped inputs while its Ready was written
-            });
-            assertNull(first.get(30, TimeUnit.SECONDS));
-            CompletableFuture<RuntimeException> other = new CompletableFuture<>();
-            writer.persist(storage.group(1), ready(1), 0, (r, failure, nanos) -> {
-                other.complete(failure);
-                return false;
-            });
-            awaitWaiting(writer);
-            assertTrue(!other.isDone(), "the next batch was taken before the pass the completion triggered");
-            writer.passStarted(0); // the worker's pass takes group 0's completion and hands over its next Ready
-            CompletableFuture<RuntimeException> next = new CompletableFuture<>();
-            writer.persist(storage.group(0), ready(2), 0, (r, failure, nanos) -> {
-                next.complete(failure);
-                return false;
-            });
-            writer.passEnded(0);
-            assertNull(other.get(30, TimeUnit.SECONDS));
-            assertNull(next.get(30, TimeUnit.SECONDS));
-            assertEquals(2, storage.fsyncs(), "group 1's Ready and group 0's next one share the second fsync");
-        } finally {
-            writer.close();
-            storage.group(0).close();
-            storage.group(1).close();
-            storage.close();
-        }
-    }
-
-    /** A completion whose group has nothing more to persist: the next batch does not wait for any pass. */
-    @Test
-    @Timeout(60)
-    void aCompletionWithNothingMoreDoesNotHoldTheNextBatch() throws Exception {
-        NodeStorage storage = NodeStorage.open(dir, 1 << 16, 2);
-        LogWriter writer = new LogWriter(System::nanoTime, null, "test-writer", 1, TimeUnit.SECONDS.toNanos(30));
-        writer.start();
-        try {
-            CompletableFuture<RuntimeException> first = new CompletableFuture<>();
-            writer.persist(storage.group(0), ready(1), 0, (r, failure, nanos) -> {
-                first.complete(failure);
-                return false;
-            });
-            assertNull(first.get(30, TimeUnit.SECONDS));
-            CompletableFuture<RuntimeException> other = new CompletableFuture<>();
-            writer.persist(storage.group(1), ready(1), 0, (r, failure, nanos) -> {
-                other.complete(failure);
-                return false;
-            });
-            // Well within the 30 s bound: only a wait for a pass that never comes would take that long.
-            assertNull(other.get(15, TimeUnit.SECONDS));
-            assertTrue(!writer.awaitingPasses());
-            assertEquals(2, storage.fsyncs());
-        } finally {
-            writer.close();
-            storage.group(0).close();
-            storage.group(1).close();
-            storage.close();
-        }
-    }
-
-    private static void awaitWaiting(LogWriter writer) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!writer.awaitingPasses()) {
-            assertTrue(System.nanoTime() < deadline, "the writer never waited for the pass");
-            Thread.onSpinWait();
         }
     }
 }
