@@ -101,14 +101,21 @@ public final class MembershipAdmin {
      * The next single step towards the membership in which every {@code replaced} id is gone and every {@code wanted}
      * id votes (rule M4, one step; M5, one at a time, checked by the replica): remove a replaced member first (its
      * acceptor state is gone with its disk, so it only weakens the quorum), then add a wanted id as a learner, then
-     * promote a wanted learner (M6: refused until it caught up). Its slot is -1 when there is nothing to do.
+     * promote a wanted learner (M6: refused until it caught up). Where the removal is refused (a coded group whose F needs
+     * every voter it has, rule M8) the new id is added and promoted first and the old one removed last. Its slot is -1
+     * when there is nothing to do.
      * Derived from the committed membership each time, so repeating it is safe.
      */
     private static Step converge(Request request, MembershipChanges changes) {
         GroupMembership m = changes.committed();
-        for (int id = 0; id < m.universe(); id++) {
+        MembershipChanges.Refused removal = null;
+        for (int id = 0; id < m.universe() && removal == null; id++) {
             if ((request.replaced() & (1L << id)) != 0 && m.isMember(id)) {
-                return new Step(changes.remove(id), " (re-join: remove " + id + " from " + m + ")");
+                try {
+                    return new Step(changes.remove(id), " (re-join: remove " + id + " from " + m + ")");
+                } catch (MembershipChanges.Refused e) {
+                    removal = e; // e.g. a coded group at 2F + 1 voters (rule M8): add and promote first, then remove
+                }
             }
         }
         for (int id = 0; id < m.universe(); id++) {
@@ -120,6 +127,9 @@ public final class MembershipAdmin {
             if ((request.wanted() & (1L << id)) != 0 && m.isLearner(id)) {
                 return new Step(changes.promote(id), " (re-join: promote " + id + " in " + m + ")");
             }
+        }
+        if (removal != null) {
+            throw removal;
         }
         return new Step(-1, "");
     }

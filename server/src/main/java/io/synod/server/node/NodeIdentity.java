@@ -184,7 +184,7 @@ public final class NodeIdentity {
                 + m.incarnation() + "\n";
     }
 
-    private static String crcHex(String body) {
+    static String crcHex(String body) {
         CRC32C crc = new CRC32C();
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         crc.update(bytes, 0, bytes.length);
