@@ -9,10 +9,8 @@ import io.synod.server.log.CorruptStateException;
 import io.synod.server.log.DurableFiles;
 import io.synod.server.log.NodeStorage;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -130,20 +128,13 @@ final class LostGroups {
     /** The marker of group directory {@code dir}, or empty if there is none. @throws CorruptStateException if damaged */
     static Optional<Marker> read(Path dir) throws IOException {
         Path file = dir.resolve(FILE);
-        if (!Files.exists(file)) {
-            return Optional.empty();
-        }
-        return Optional.of(decode(Files.readAllBytes(file), file));
+        byte[] bytes = MarkerFile.readIfPresent(file);
+        return bytes == null ? Optional.empty() : Optional.of(decode(bytes, file));
     }
 
     static void write(Path dir, Marker marker) throws IOException {
-        DurableFiles.writeAtomically(dir.resolve(FILE), encode(marker));
-    }
-
-    static byte[] encode(Marker m) {
-        String body = body(m);
-        return ("# Synod group replica identity: the replica whose acceptor state this group directory holds.\n"
-                + body + "crc32c=" + NodeIdentity.crcHex(body) + "\n").getBytes(StandardCharsets.UTF_8);
+        MarkerFile.write(dir.resolve(FILE), "# Synod group replica identity: the replica whose acceptor state this group "
+                + "directory holds.\n", body(marker));
     }
 
     private static String body(Marker m) {
@@ -154,20 +145,9 @@ final class LostGroups {
     static Marker decode(byte[] bytes, Path file) throws CorruptStateException {
         String prefix = "group identity file " + file + " is damaged (it names the replica whose state the group "
                 + "directory holds): ";
-        Map<String, String> values = new LinkedHashMap<>();
-        for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n", -1)) {
-            if (line.isEmpty() || line.startsWith("#")) {
-                continue;
-            }
-            int eq = line.indexOf('=');
-            if (eq < 0 || !KEYS.contains(line.substring(0, eq)) || values.put(line.substring(0, eq), line.substring(eq + 1)) != null) {
-                throw new CorruptStateException(prefix + "unexpected line '" + line.substring(0, Math.min(80, line.length())) + "'");
-            }
-        }
-        List<String> absent = new ArrayList<>(KEYS);
-        absent.removeAll(values.keySet());
-        if (!absent.isEmpty() || !"1".equals(values.get("format"))) {
-            throw new CorruptStateException(prefix + (absent.isEmpty() ? "unknown format" : "no '" + absent.get(0) + "' line"));
+        Map<String, String> values = MarkerFile.parse(bytes, KEYS, prefix);
+        if (!"1".equals(values.get("format"))) {
+            throw new CorruptStateException(prefix + "format " + MarkerFile.abbreviate(values.get("format")) + " unknown");
         }
         Marker m;
         try {
@@ -176,7 +156,7 @@ final class LostGroups {
         } catch (NumberFormatException e) {
             throw new CorruptStateException(prefix + e.getMessage());
         }
-        if (!NodeIdentity.crcHex(body(m)).equals(values.get("crc32c"))) {
+        if (!MarkerFile.crcHex(body(m)).equals(values.get("crc32c"))) {
             throw new CorruptStateException(prefix + "crc32c does not match its content");
         }
         return m;

@@ -136,16 +136,33 @@ class RejoinClusterTest {
         return again;
     }
 
+    /**
+     * A started cluster of {@code nodes} nodes and 2 groups, snapshots every 20 slots keeping 5 (so the log is compacted
+     * and a re-joined replica may need a checkpoint), with {@code settings} (key, value, ...) added; a leader of every group.
+     */
+    static LocalCluster started(TestingServer zk, Path dir, int nodes, String name, String... settings) throws Exception {
+        Map<String, String> config = new LinkedHashMap<>(Map.of("zookeeper.session.timeout.ms", "3000",
+                "snapshot.every.slots", "20", "log.retain.slots", "5"));
+        for (int i = 0; i < settings.length; i += 2) {
+            config.put(settings[i], settings[i + 1]);
+        }
+        LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, nodes, 2, name, config);
+        try {
+            cluster.startAll();
+            assertTrue(cluster.awaitLeaders(60_000), "a leader of every group");
+            return cluster;
+        } catch (Exception | Error e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
     @Test
     @Timeout(240)
     void aWipedNodeStartsAsANewIncarnationAndIsAVoterOfEveryGroupAgain() throws Exception {
         Map<String, byte[]> acknowledged = new LinkedHashMap<>();
         try (TestingServer zk = new TestingServer(ZK, true);
-                LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 2, "rejoin",
-                        Map.of("zookeeper.session.timeout.ms", "3000", "snapshot.every.slots", "20",
-                                "log.retain.slots", "5"))) {
-            cluster.startAll();
-            assertTrue(cluster.awaitLeaders(60_000), "a leader of every group");
+                LocalCluster cluster = started(zk, dir, 3, "rejoin")) {
             UUID[] incarnations = new UUID[2];
             wipeAndRejoin(cluster, dir, 2, acknowledged, 8, incarnations);
             UUID before = incarnations[0];
@@ -177,11 +194,7 @@ class RejoinClusterTest {
     void aWipedNodeOfAQuorumLeaseClusterReJoinsAndServesLocalLeaseReads() throws Exception {
         Map<String, byte[]> acknowledged = new LinkedHashMap<>();
         try (TestingServer zk = new TestingServer(ZK, true);
-                LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 2,
-                        "rejoin-quorum", Map.of("zookeeper.session.timeout.ms", "3000", "snapshot.every.slots", "20",
-                                "log.retain.slots", "5", "lease", "quorum", "lease.delta.ms", "1000"))) {
-            cluster.startAll();
-            assertTrue(cluster.awaitLeaders(60_000), "a leader of every group");
+                LocalCluster cluster = started(zk, dir, 3, "rejoin-quorum", "lease", "quorum", "lease.delta.ms", "1000")) {
             SynodNode again = wipeAndRejoin(cluster, dir, 2, acknowledged, 8, new UUID[2]);
             long voters = (1L << 0) | (1L << 1) | (1L << 5);
             List<String> held = new ArrayList<>();
@@ -222,11 +235,7 @@ class RejoinClusterTest {
     void aWipedNodeOfACodedClusterReJoinsWithItsOwnShard() throws Exception {
         Map<String, byte[]> acknowledged = new LinkedHashMap<>();
         try (TestingServer zk = new TestingServer(ZK, true);
-                LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 5, 2,
-                        "rejoin-coded", Map.of("zookeeper.session.timeout.ms", "3000", "snapshot.every.slots", "20",
-                                "log.retain.slots", "5", "coding", "5,1,3", "coding.threshold.bytes", "64"))) {
-            cluster.startAll();
-            assertTrue(cluster.awaitLeaders(60_000), "a leader of every group");
+                LocalCluster cluster = started(zk, dir, 5, "rejoin-coded", "coding", "5,1,3", "coding.threshold.bytes", "64")) {
             wipeAndRejoin(cluster, dir, 2, acknowledged, 300, new UUID[2]);
             readAllAndWriteWithoutNode0(cluster, acknowledged);
             try (NodeClient client = cluster.client(24, 2_000)) {
@@ -240,10 +249,7 @@ class RejoinClusterTest {
     @Timeout(120)
     void aWipedNodeOfAMegastoreClusterIsRefusedNamingTheMode() throws Exception {
         try (TestingServer zk = new TestingServer(ZK, true);
-                LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 1,
-                        "rejoin-megastore", Map.of("zookeeper.session.timeout.ms", "3000", "lease", "megastore"))) {
-            cluster.startAll();
-            assertTrue(cluster.awaitLeaders(60_000), "a leader");
+                LocalCluster cluster = started(zk, dir, 3, "rejoin-megastore", "lease", "megastore")) {
             cluster.stop(1);
             NodeIdentityClusterTest.deleteTree(dir.resolve("node-1"));
             Exception e = assertThrows(Exception.class, () -> cluster.start(1));

@@ -9,7 +9,6 @@ import io.synod.server.client.NodeClient;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.node.NodeIdentity;
 import io.synod.server.node.SynodNode;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -48,11 +47,7 @@ class RejoinLostGroupClusterTest {
     void aLostGroupDirectoryReJoinsThatGroupAloneUnderANewReplicaId() throws Exception {
         Map<String, byte[]> acknowledged = new LinkedHashMap<>();
         try (TestingServer zk = new TestingServer(RejoinClusterTest.ZK, true);
-                LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 2,
-                        "rejoin-lost", Map.of("zookeeper.session.timeout.ms", "3000", "snapshot.every.slots", "20",
-                                "log.retain.slots", "5"))) {
-            cluster.startAll();
-            assertTrue(cluster.awaitLeaders(60_000), "a leader of every group");
+                LocalCluster cluster = RejoinClusterTest.started(zk, dir, 3, "rejoin-lost")) {
             Path own = dir.resolve("node-2");
             Path lostDir = own.resolve("group-1");
             Path backup = dir.resolve("node-2-group-1.backup");
