@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.IntPredicate;
 import org.slf4j.Logger;
@@ -35,6 +36,8 @@ final class Rejoin {
     private final ReplicaRoutes routes;
     /** Whether this node leads a group now (the election's view). */
     private final IntPredicate leads;
+    /** Whether a node hosts a group under the placement now: only those re-join it (a spare stays a spare). */
+    private final BiPredicate<Integer, Integer> hosts;
     /** Hands a request to a group's loop; the answer comes on the group's worker. */
     interface Submit {
         void submit(int group, MembershipAdmin.Request request, Consumer<MembershipAdmin.Answer> answer);
@@ -44,7 +47,9 @@ final class Rejoin {
     /** Per group: the map for which the driver answered "nothing to do" (no request is sent again for it). */
     private final AtomicReferenceArray<ReplicaMap> settled;
 
-    Rejoin(int nodeId, int groups, ReplicaRoutes routes, IntPredicate leads, Submit submit) {
+    Rejoin(int nodeId, int groups, ReplicaRoutes routes, IntPredicate leads, BiPredicate<Integer, Integer> hosts,
+            Submit submit) {
+        this.hosts = hosts;
         this.nodeId = nodeId;
         this.routes = routes;
         this.leads = leads;
@@ -175,7 +180,12 @@ final class Rejoin {
                 continue;
             }
             int group = g;
-            submit.submit(g, MembershipAdmin.Request.converge(map.replaced(), map.rejoined()), a -> answered(group, map, a));
+            long wanted = 0;
+            for (long rest = map.rejoined(); rest != 0; rest &= rest - 1) {
+                int id = Long.numberOfTrailingZeros(rest);
+                wanted |= hosts.test(g, map.nodeOf(id)) ? 1L << id : 0;
+            }
+            submit.submit(g, MembershipAdmin.Request.converge(map.replaced(), wanted), a -> answered(group, map, a));
         }
     }
 

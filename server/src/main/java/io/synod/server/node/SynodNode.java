@@ -309,7 +309,7 @@ public final class SynodNode implements AutoCloseable {
         Rejoin rejoin = new Rejoin(config.nodeId(), groups, routes, g -> {
             ElectionService e = election;
             return e != null && e.leaderOf(g) == config.nodeId();
-        }, (g, request, answer) -> loops[g].onMembership(request, answer));
+        }, (g, node) -> placements.current().hosts(g, node), (g, request, answer) -> loops[g].onMembership(request, answer));
         progress.scheduleWithFixedDelay(rejoin::step, 500, 500, TimeUnit.MILLISECONDS);
         progress.scheduleWithFixedDelay(this::balanceLeaders, BALANCE_INTERVAL_MILLIS, BALANCE_INTERVAL_MILLIS,
                 TimeUnit.MILLISECONDS);

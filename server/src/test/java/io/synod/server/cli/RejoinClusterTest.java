@@ -258,4 +258,43 @@ class RejoinClusterTest {
             assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
         }
     }
+
+    /**
+     * Groups of 3 replicas placed on 4 nodes (docs/membership.md, "Placement"): a wiped node re-joins only the groups the
+     * placement gives it; in the other group it stays a spare (its new id is not added), so that group keeps 3 voters.
+     */
+    @Test
+    @Timeout(240)
+    void aWipedNodeOfAPlacedClusterReJoinsOnlyTheGroupsItHosts() throws Exception {
+        Map<String, byte[]> acknowledged = new LinkedHashMap<>();
+        try (TestingServer zk = new TestingServer(ZK, true);
+                LocalCluster cluster = started(zk, dir, 4, "rejoin-placed", "replicas", "3")) {
+            int wiped = -1;
+            int hosted = -1;
+            for (int n = 0; n < 4 && wiped < 0; n++) { // 2 groups of 3 on 4 nodes: two nodes host one group each
+                double in0 = gauge(cluster.node(n), "synod.group.voter", 0);
+                double in1 = gauge(cluster.node(n), "synod.group.voter", 1);
+                if (in0 + in1 == 1) {
+                    wiped = n;
+                    hosted = in0 == 1 ? 0 : 1;
+                }
+            }
+            assertTrue(wiped >= 0, "a node that hosts one group of two");
+            try (NodeClient client = cluster.client(25, 2_000)) {
+                put(client, acknowledged, 0, 40, 8);
+                cluster.stop(wiped);
+                NodeIdentityClusterTest.deleteTree(dir.resolve("node-" + wiped));
+                put(client, acknowledged, 40, 80, 8);
+            }
+            SynodNode again = cluster.start(wiped);
+            awaitVoter(again, 3, hosted);
+            int spare = 1 - hosted;
+            int leader = cluster.leaderOf(spare);
+            assertTrue(leader >= 0 && leader != wiped, "a leader of group " + spare);
+            SynodNode lead = cluster.node(leader);
+            assertEquals(3, gauge(lead, "synod.group.voters", spare), "group " + spare + " keeps its three voters");
+            assertEquals(0, gauge(lead, "synod.group.learners", spare), "and adds no learner for the spare");
+            assertEquals(0, gauge(again, "synod.group.voter", spare), "the wiped node stays a spare of group " + spare);
+        }
+    }
 }
