@@ -19,9 +19,11 @@ public final class MembershipAdmin {
     public enum Op { ADD_LEARNER, PROMOTE, REMOVE, CONVERGE, STATUS }
 
     /**
-     * One admin request. {@code replica} names the id for ADD_LEARNER, PROMOTE and REMOVE. For CONVERGE (the re-join
-     * handler's request), {@code replaced} holds the ids whose node runs a newer incarnation (to be removed) and
-     * {@code wanted} the ids that replace them (to be added, then promoted once caught up), both bit sets over ids.
+     * One admin request. {@code replica} names the id for ADD_LEARNER, PROMOTE and REMOVE. For CONVERGE (the request of
+     * the node that leads the group, towards the replica map and the placement), {@code replaced} holds the ids whose
+     * node runs a newer incarnation (to be removed first), {@code wanted} the current ids of the nodes the group is
+     * placed on (to be added, then promoted once caught up), and a member outside {@code wanted} is removed once every
+     * wanted id votes (a replica moved away), all bit sets over ids.
      */
     public record Request(Op op, int replica, long replaced, long wanted) {
         public static Request of(Op op, int replica) {
@@ -98,10 +100,11 @@ public final class MembershipAdmin {
     }
 
     /**
-     * The next single step towards the membership in which every {@code replaced} id is gone and every {@code wanted}
-     * id votes (rule M4, one step; M5, one at a time, checked by the replica): remove a replaced member first (its
-     * acceptor state is gone with its disk, so it only weakens the quorum), then add a wanted id as a learner, then
-     * promote a wanted learner (M6: refused until it caught up). Its slot is -1 when there is nothing to do.
+     * The next single step towards the membership in which every {@code replaced} id is gone, every {@code wanted}
+     * id votes and no other id is a member (rule M4, one step; M5, one at a time, checked by the replica): remove a
+     * replaced member first (its acceptor state is gone with its disk, so it only weakens the quorum), then add a
+     * wanted id as a learner, then promote a wanted learner (M6: refused until it caught up), then remove a member
+     * that is not wanted (a replica moved to another node). Its slot is -1 when there is nothing to do.
      * Derived from the committed membership each time, so repeating it is safe.
      */
     private static Step converge(Request request, MembershipChanges changes) {
@@ -119,6 +122,13 @@ public final class MembershipAdmin {
         for (int id = 0; id < m.universe(); id++) {
             if ((request.wanted() & (1L << id)) != 0 && m.isLearner(id)) {
                 return new Step(changes.promote(id), " (re-join: promote " + id + " in " + m + ")");
+            }
+        }
+        // Every wanted id that can vote does (a retired one never will, M7): a member placed elsewhere leaves last,
+        // so a moved replica's group keeps its voters until the new one votes.
+        for (int id = 0; id < m.universe(); id++) {
+            if ((request.wanted() & (1L << id)) == 0 && m.isMember(id)) {
+                return new Step(changes.remove(id), " (placement: remove " + id + " from " + m + ")");
             }
         }
         return new Step(-1, "");

@@ -12,8 +12,6 @@ import io.synod.server.config.ServerConfig;
 import io.synod.server.node.GroupNodes;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.node.SynodNode;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -84,6 +82,39 @@ class PlacementClusterTest {
                 for (int i = 0; i < 40; i++) {
                     assertEquals(ClientReply.Status.OK, client.put("k" + i, bytes("v" + i), 30_000).status(), "k" + i);
                 }
+                // Move group 0's replica away from its leader onto the node that does not host it (rules M4-M6: a
+                // learner, promoted once caught up, then the leader's own id removed).
+                int from = cluster.leaderOf(0);
+                int to = 0;
+                while (placed.get(0).contains(to)) {
+                    to++;
+                }
+                String[] move = RejoinClusterTest.admin(cluster, "move-replica", "--group", "0", "--from",
+                        Integer.toString(from), "--to", Integer.toString(to));
+                assertEquals("0", move[0], move[1] + move[2]);
+                assertTrue(move[1].contains("done: nodes: leader"), move[1]);
+                assertEquals(1.0, gauge(cluster.node(to), "synod.group.voter", 0), "node " + to + " votes in group 0");
+                assertEquals(0.0, gauge(cluster.node(from), "synod.group.voter", 0), "node " + from + " left group 0");
+                assertEquals(3.0, gauge(cluster.node(to), "synod.group.voters", 0));
+                String[] again = RejoinClusterTest.admin(cluster, "move-replica", "--group", "0", "--from",
+                        Integer.toString(from), "--to", Integer.toString(to));
+                assertEquals("0", again[0], "repeating a move is safe: " + again[1] + again[2]);
+                String[] hosted = RejoinClusterTest.admin(cluster, "move-replica", "--group", "0", "--from", Integer.toString(to),
+                        "--to", Integer.toString(placed.get(0).stream().filter(n -> n != from).findFirst().orElseThrow()));
+                assertEquals("1", hosted[0]);
+                assertTrue(hosted[2].contains("already hosts a replica of group 0"), hosted[2]);
+                String[] back = RejoinClusterTest.admin(cluster, "move-replica", "--group", "0", "--from", Integer.toString(to),
+                        "--to", Integer.toString(from));
+                assertEquals("1", back[0]);
+                assertTrue(back[2].contains("was removed before (rule M7)"), back[2]);
+                String after = admin(cluster, "status");
+                assertTrue(after.contains("node " + to + ": 4 replicas") && after.contains("node " + from + ": 2 replicas"),
+                        after);
+                for (int i = 0; i < 40; i++) {
+                    NodeClient.Result r = client.get("k" + i, 60_000);
+                    assertEquals(ClientReply.Status.OK, r.status(), "k" + i);
+                    assertArrayEquals(bytes("v" + i), ((KvResult.Value) KvResult.decode(r.result())).value(), "k" + i);
+                }
                 cluster.stop(1); // every group keeps a majority of its three voters
                 for (int i = 0; i < 40; i++) {
                     NodeClient.Result r = client.get("k" + i, 60_000);
@@ -118,14 +149,9 @@ class PlacementClusterTest {
 
     /** {@code synod admin --connect SERVERS --certs CERTS ARGS}: its output; fails unless it exits 0. */
     static String admin(LocalCluster cluster, String... args) throws Exception {
-        List<String> all = new ArrayList<>(List.of("admin", "--connect", cluster.clientAddressList(), "--certs",
-                cluster.dir().resolve("certs").toString()));
-        all.addAll(List.of(args));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = SynodCli.execute(all.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
-        assertEquals(0, code, out + "\n" + err);
-        return out.toString();
+        String[] r = RejoinClusterTest.admin(cluster, args);
+        assertEquals("0", r[0], r[1] + "\n" + r[2]);
+        return r[1];
     }
 
     private static byte[] bytes(String s) {

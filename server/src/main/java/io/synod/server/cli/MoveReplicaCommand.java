@@ -1,0 +1,85 @@
+package io.synod.server.cli;
+
+import io.synod.client.BlockingSynodClient;
+import io.synod.client.MembershipResult;
+import io.synod.client.SynodClient;
+import io.synod.protocol.ClientFrame;
+import io.synod.server.node.GroupNodes;
+import java.io.PrintWriter;
+import java.util.Optional;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code synod admin move-replica --group G --from A --to B} (docs/membership.md, "Moving a replica"): the group's
+ * leader checks the move (A hosts the group, B does not, the zone rule, no move in flight, B's id never removed) and
+ * records it in the placement; then, step by step from its committed membership, it adds B's current id as a learner,
+ * promotes it once caught up (rule M6) and removes A's id. This command waits until the leader's membership shows it
+ * done. Safe to repeat: a move already recorded is only waited for.
+ */
+@Command(name = "move-replica", mixinStandardHelpOptions = true,
+        description = {"Move the group's replica from node A to node B (learner, caught up, voter, then A removed),",
+                "and wait until the group's membership shows it done. Safe to repeat."})
+final class MoveReplicaCommand extends AdminCommand.Op {
+    @Option(names = "--group", required = true, paramLabel = "G", description = "the group (0..)")
+    int group;
+
+    @Option(names = "--from", required = true, paramLabel = "A", description = "the node that hosts the replica now")
+    int from;
+
+    @Option(names = "--to", required = true, paramLabel = "B", description = "the node that does not host the group yet")
+    int to;
+
+    @Option(names = "--wait-ms", defaultValue = "120000", paramLabel = "MS",
+            description = "how long to wait for the move to finish (default ${DEFAULT-VALUE}; 0: do not wait)")
+    long waitMillis;
+
+    @Override
+    void check(CommandLine cl) {
+        if (group < 0 || from < 0 || from > 62 || to < 0 || to > 62 || waitMillis < 0) {
+            throw new CommandLine.ParameterException(cl, "--group must be >= 0, --from and --to node ids 0..62 and "
+                    + "--wait-ms >= 0, got " + group + ", " + from + ", " + to + ", " + waitMillis);
+        }
+    }
+
+    @Override
+    int run(SynodClient client, PrintWriter out) {
+        BlockingSynodClient blocking = client.blocking();
+        MembershipResult r = blocking.membership(group, ClientFrame.MEMBERSHIP_MOVE, ClientFrame.moveNodes(from, to));
+        out.println(r.membership().lines().findFirst().orElse(""));
+        long deadline = System.nanoTime() + waitMillis * 1_000_000L;
+        String status = r.membership();
+        while (true) {
+            if (done(status)) {
+                out.println("done: " + GroupNodes.find(status).map(GroupNodes::line).orElse(""));
+                return 0;
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                out.println(status);
+                cl().getErr().println("error: group " + group + ": the move from node " + from + " to node " + to
+                        + " is recorded but not finished after " + waitMillis + " ms (the leader goes on; repeat the "
+                        + "command or watch 'synod admin status')");
+                return 1;
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return 1;
+            }
+            status = blocking.membership(group, ClientFrame.MEMBERSHIP_STATUS, -1).membership();
+        }
+    }
+
+    /** Whether the leader's membership shows node {@code to} voting, node {@code from} gone and no learner left. */
+    private boolean done(String status) {
+        Optional<GroupNodes> nodes = GroupNodes.find(status);
+        return nodes.isPresent() && nodes.get().voters().contains(to) && !nodes.get().voters().contains(from)
+                && nodes.get().learners().isEmpty();
+    }
+
+    private CommandLine cl() {
+        return spec.commandLine();
+    }
+}

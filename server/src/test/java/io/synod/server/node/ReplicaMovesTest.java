@@ -1,0 +1,45 @@
+package io.synod.server.node;
+
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.synod.coordination.Placement;
+import io.synod.coordination.ReplicaMap;
+import io.synod.core.paxos.GroupMembership;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The checks of a replica move (docs/membership.md, "Moving a replica"), each refusal with its one line. */
+class ReplicaMovesTest {
+    private static final Placement ZONED = new Placement(4, 3, List.of("a", "b", "c", "a"),
+            List.of(List.of(0, 1, 2)), List.of(List.of(0, 1, 2)));
+    private static final ReplicaMap MAP = ReplicaMap.identity(0, 4);
+    private static final GroupMembership ON_012 = GroupMembership.ofVoters(63, 0b0111);
+
+    @Test
+    void aMoveIsRefusedWithTheReasonAndAllowedOtherwise() {
+        Placement plain = new Placement(4, 3, List.of(), ZONED.initial(), ZONED.current());
+        assertNull(ReplicaMoves.refusal(plain, 0, 1, 3, ON_012, MAP), "1 -> 3 without zones");
+        assertNull(ReplicaMoves.refusal(ZONED, 0, 0, 3, ON_012, MAP), "0 -> 3 stays in zone a");
+        assertRefused(ReplicaMoves.refusal(ZONED, 0, 1, 3, ON_012, MAP), "zone a already holds a replica of group 0");
+        assertRefused(ReplicaMoves.refusal(plain, 0, 1, 2, ON_012, MAP), "node 2 already hosts a replica of group 0");
+        Placement fiveNodes = new Placement(5, 3, List.of(), ZONED.initial(), ZONED.current());
+        assertRefused(ReplicaMoves.refusal(fiveNodes, 0, 3, 4, ON_012, ReplicaMap.identity(0, 5)),
+                "node 3 hosts no replica of group 0");
+        assertRefused(ReplicaMoves.refusal(plain, 0, 1, 1, ON_012, MAP), "two different ids");
+        assertRefused(ReplicaMoves.refusal(plain, 0, 1, 7, ON_012, MAP), "two different ids");
+        GroupMembership learning = ON_012.withLearner(3);
+        assertRefused(ReplicaMoves.refusal(plain, 0, 1, 3, learning, MAP), "a move is already in flight for group 0");
+        GroupMembership elsewhere = ON_012.withLearner(3).promoted(3).without(1);
+        assertRefused(ReplicaMoves.refusal(plain, 0, 0, 1, elsewhere, MAP), "node 1 already hosts");
+        Placement movedBack = plain.moved(0, 1, 3);
+        assertRefused(ReplicaMoves.refusal(movedBack, 0, 3, 1, elsewhere, MAP), "was removed before (rule M7)");
+        assertTrue(ReplicaMoves.settled(movedBack, 0, elsewhere, MAP));
+        assertTrue(!ReplicaMoves.settled(plain, 0, elsewhere, MAP), "the membership is not where the placement is");
+        assertTrue(ReplicaMoves.recorded(movedBack, 0, 1, 3) && !ReplicaMoves.recorded(plain, 0, 1, 3));
+    }
+
+    private static void assertRefused(String reason, String expected) {
+        assertTrue(reason != null && reason.contains(expected) && !reason.contains("\n"), reason);
+    }
+}
