@@ -163,6 +163,9 @@ public sealed interface ClientFrame {
      */
     int MEMBERSHIP_MOVE = 4;
 
+    /** The {@code to} node of a {@link #MEMBERSHIP_MOVE} that lets the leader choose (the fewest replicas, zones kept). */
+    int MOVE_TO_ANY = 0xff;
+
     /** The {@code replica} field of a {@link #MEMBERSHIP_MOVE}: node {@code from} in bits 8..15, node {@code to} in 0..7. */
     static int moveNodes(int from, int to) {
         return (from & 0xff) << 8 | (to & 0xff);

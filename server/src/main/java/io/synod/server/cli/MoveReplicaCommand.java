@@ -45,21 +45,30 @@ final class MoveReplicaCommand extends AdminCommand.Op {
 
     @Override
     int run(SynodClient client, PrintWriter out) {
-        BlockingSynodClient blocking = client.blocking();
+        return move(client.blocking(), group, from, to, waitMillis, out, spec.commandLine().getErr());
+    }
+
+    /**
+     * Asks the group's leader to move its replica from node {@code from} to node {@code to} ({@link
+     * ClientFrame#MOVE_TO_ANY}: the leader chooses), then waits up to {@code waitMillis} until its membership shows the
+     * move done. Returns the exit status: 0 done, 1 not done in time (a refusal throws, as every admin call).
+     */
+    static int move(BlockingSynodClient blocking, int group, int from, int to, long waitMillis, PrintWriter out,
+            PrintWriter err) {
         MembershipResult r = blocking.membership(group, ClientFrame.MEMBERSHIP_MOVE, ClientFrame.moveNodes(from, to));
         out.println(r.membership().lines().findFirst().orElse(""));
         long deadline = System.nanoTime() + waitMillis * 1_000_000L;
         String status = r.membership();
         while (true) {
-            if (done(status)) {
-                out.println("done: " + GroupNodes.find(status).map(GroupNodes::line).orElse(""));
+            if (done(status, from, to)) {
+                out.println("done: group " + group + ": " + GroupNodes.find(status).map(GroupNodes::line).orElse(""));
                 return 0;
             }
             if (System.nanoTime() - deadline >= 0) {
                 out.println(status);
-                cl().getErr().println("error: group " + group + ": the move from node " + from + " to node " + to
-                        + " is recorded but not finished after " + waitMillis + " ms (the leader goes on; repeat the "
-                        + "command or watch 'synod admin status')");
+                err.println("error: group " + group + ": the move from node " + from + " is recorded but not finished "
+                        + "after " + waitMillis + " ms (the leader goes on; repeat the command or watch 'synod admin "
+                        + "status')");
                 return 1;
             }
             try {
@@ -72,14 +81,13 @@ final class MoveReplicaCommand extends AdminCommand.Op {
         }
     }
 
-    /** Whether the leader's membership shows node {@code to} voting, node {@code from} gone and no learner left. */
-    private boolean done(String status) {
+    /**
+     * Whether the leader's membership shows node {@code from} gone, no learner left and node {@code to} voting (any
+     * node, for {@link ClientFrame#MOVE_TO_ANY}).
+     */
+    private static boolean done(String status, int from, int to) {
         Optional<GroupNodes> nodes = GroupNodes.find(status);
-        return nodes.isPresent() && nodes.get().voters().contains(to) && !nodes.get().voters().contains(from)
-                && nodes.get().learners().isEmpty();
-    }
-
-    private CommandLine cl() {
-        return spec.commandLine();
+        return nodes.isPresent() && !nodes.get().voters().contains(from) && nodes.get().learners().isEmpty()
+                && (to == ClientFrame.MOVE_TO_ANY || nodes.get().voters().contains(to));
     }
 }

@@ -80,8 +80,22 @@ final class MembershipRequests {
         int leaderNode = map.nodeOf(a.leaderHint());
         Placement placed = placements.current();
         try {
+            if (to == ClientFrame.MOVE_TO_ANY && from >= 0 && from < placed.nodes() && placed.hosts(g, from)) {
+                to = ReplicaMoves.target(placed, g, from, a.committed(), map);
+                if (to < 0) {
+                    return response(request, ClientReply.Status.REJECTED, 0, leaderNode, "no node can take group " + g
+                            + "'s replica from node " + from + ": every other node hosts it, shares a zone with its "
+                            + "replicas or had its id in the group removed (placed on nodes " + placed.current().get(g)
+                            + ")");
+                }
+            }
+            if (to == ClientFrame.MOVE_TO_ANY) {
+                // Nothing of the group on node from (any more): a repeated remove-node only waits.
+                return response(request, ClientReply.Status.OK, 0, leaderNode, "group " + g + ": node " + from
+                        + " hosts no replica of it (placed on nodes " + placed.current().get(g) + ")\n" + describe(g, map, a));
+            }
             if (!ReplicaMoves.recorded(placed, g, from, to)) {
-                String refused = ReplicaMoves.refusal(placed, g, from, to, a.committed(), map);
+                String refused = ReplicaMoves.refusal(placed, g, from, to, a.committed(), map, a.heardRecently());
                 if (refused != null) {
                     return response(request, ClientReply.Status.REJECTED, 0, leaderNode, refused);
                 }

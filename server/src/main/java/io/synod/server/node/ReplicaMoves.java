@@ -48,9 +48,10 @@ final class ReplicaMoves {
 
     /**
      * The one-line reason a move of {@code group}'s replica from node {@code from} to node {@code to} is refused, or
-     * null if it may be recorded. {@code m} is the leader's committed membership.
+     * null if it may be recorded. {@code m} is the leader's committed membership, {@code heardRecently} the ids it heard
+     * from within the CheckQuorum window (itself included).
      */
-    static String refusal(Placement p, int group, int from, int to, GroupMembership m, ReplicaMap map) {
+    static String refusal(Placement p, int group, int from, int to, GroupMembership m, ReplicaMap map, long heardRecently) {
         List<Integer> hosts = p.current().get(group);
         if (from < 0 || from >= p.nodes() || to < 0 || to >= p.nodes() || from == to) {
             return "move of group " + group + " from node " + from + " to node " + to + ": nodes must be two different "
@@ -76,6 +77,42 @@ final class ReplicaMoves {
                     + "moving a replica back to it needs a new id for that node and a reset of its local replica, "
                     + "which is not built";
         }
+        // The strict reconfiguration check on the end state: the voters after the move that the leader heard from
+        // recently (the new one is a spare, never heard yet) must make a majority of them, or the move would stall
+        // with the group unable to commit once the old replica is removed.
+        long after = 0;
+        for (int n : hosts) {
+            after |= n == from ? 0 : 1L << map.currentId(n);
+        }
+        int live = Long.bitCount(after & heardRecently);
+        int majority = (hosts.size()) / 2 + 1;
+        if (live < majority) {
+            return "strict reconfiguration check: after moving group " + group + "'s replica from node " + from + " to node "
+                    + to + ", " + live + " of its " + hosts.size() + " voters would be live (heard from recently), short "
+                    + "of a majority of " + majority;
+        }
         return null;
+    }
+
+    /**
+     * Where {@code group}'s replica on node {@code from} goes when the operator names no node ({@code synod admin
+     * remove-node}): the node hosting the fewest replicas (ties: the lowest id) among those that do not host the group,
+     * keep the zone rule, and whose current id in the group was never removed; -1 if there is none.
+     */
+    static int target(Placement p, int group, int from, GroupMembership m, ReplicaMap map) {
+        List<Integer> hosts = p.current().get(group);
+        boolean zoneRule = PlacementPlanner.distinctZones(p.zones()) >= p.replicas();
+        int best = -1;
+        for (int n = 0; n < p.nodes(); n++) {
+            int id = map.currentId(n);
+            if (hosts.contains(n) || (zoneRule && PlacementPlanner.zoneUsed(p.zones(), hosts, n, from)) || id < 0
+                    || m.isRetired(id)) {
+                continue;
+            }
+            if (best < 0 || p.replicasOn(n) < p.replicasOn(best)) {
+                best = n;
+            }
+        }
+        return best;
     }
 }

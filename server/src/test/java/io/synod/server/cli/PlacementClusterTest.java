@@ -2,6 +2,7 @@ package io.synod.server.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -92,7 +93,7 @@ class PlacementClusterTest {
                 String[] move = RejoinClusterTest.admin(cluster, "move-replica", "--group", "0", "--from",
                         Integer.toString(from), "--to", Integer.toString(to));
                 assertEquals("0", move[0], move[1] + move[2]);
-                assertTrue(move[1].contains("done: nodes: leader"), move[1]);
+                assertTrue(move[1].contains("done: group 0: nodes: leader"), move[1]);
                 assertEquals(1.0, gauge(cluster.node(to), "synod.group.voter", 0), "node " + to + " votes in group 0");
                 assertEquals(0.0, gauge(cluster.node(from), "synod.group.voter", 0), "node " + from + " left group 0");
                 assertEquals(3.0, gauge(cluster.node(to), "synod.group.voters", 0));
@@ -110,6 +111,32 @@ class PlacementClusterTest {
                 String after = admin(cluster, "status");
                 assertTrue(after.contains("node " + to + ": 4 replicas") && after.contains("node " + from + ": 2 replicas"),
                         after);
+                // Remove the node that led group 0 (it led at least one group): each of its replicas moves to the one
+                // node that does not host that group, one group at a time, until it hosts nothing.
+                String[] removed = RejoinClusterTest.admin(cluster, "remove-node", Integer.toString(from));
+                assertEquals("0", removed[0], removed[1] + removed[2]);
+                assertTrue(removed[1].contains("node " + from + " hosts no replica of the " + GROUPS + " groups"),
+                        removed[1]);
+                String emptied = admin(cluster, "status");
+                for (int g = 0; g < GROUPS; g++) {
+                    GroupNodes nodes = GroupNodes.find(emptied.substring(emptied.indexOf("group " + g + ": leader")))
+                            .orElseThrow();
+                    assertTrue(nodes.voters().size() == 3 && !nodes.voters().contains(from), emptied);
+                }
+                for (int n = 0; n < NODES; n++) {
+                    if (n == from) {
+                        // The removed replicas need not learn of their own removal (the leader stops sending them
+                        // the log once it commits): only the others' view counts.
+                        assertFalse(emptied.contains("node " + n + ": "), emptied);
+                        continue;
+                    }
+                    assertTrue(emptied.contains("node " + n + ": 4 replicas"), emptied);
+                    for (int g = 0; g < GROUPS; g++) {
+                        assertEquals(1.0, gauge(cluster.node(n), "synod.group.voter", g), "node " + n + " in group " + g);
+                    }
+                }
+                String[] again2 = RejoinClusterTest.admin(cluster, "remove-node", Integer.toString(from));
+                assertEquals("0", again2[0], "repeating remove-node is safe: " + again2[1] + again2[2]);
                 for (int i = 0; i < 40; i++) {
                     NodeClient.Result r = client.get("k" + i, 60_000);
                     assertEquals(ClientReply.Status.OK, r.status(), "k" + i);
