@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -31,21 +32,27 @@ final class MoveReplicaCommand extends AdminCommand.Op {
     @Option(names = "--to", required = true, paramLabel = "B", description = "the node that does not host the group yet")
     int to;
 
-    @Option(names = "--wait-ms", defaultValue = "120000", paramLabel = "MS",
-            description = "how long to wait for the move to finish (default ${DEFAULT-VALUE}; 0: do not wait)")
-    long waitMillis;
+    @Mixin
+    Wait wait;
+
+    /** {@code --wait-ms}: how long to wait for each move to finish (move-replica, remove-node). */
+    static final class Wait {
+        @Option(names = "--wait-ms", defaultValue = "120000", paramLabel = "MS",
+                description = "how long to wait for each move to finish (default ${DEFAULT-VALUE}; 0: do not wait)")
+        long millis;
+    }
 
     @Override
     void check(CommandLine cl) {
-        if (group < 0 || from < 0 || from > 62 || to < 0 || to > 62 || waitMillis < 0) {
+        if (group < 0 || from < 0 || from > 62 || to < 0 || to > 62 || wait.millis < 0) {
             throw new CommandLine.ParameterException(cl, "--group must be >= 0, --from and --to node ids 0..62 and "
-                    + "--wait-ms >= 0, got " + group + ", " + from + ", " + to + ", " + waitMillis);
+                    + "--wait-ms >= 0, got " + group + ", " + from + ", " + to + ", " + wait.millis);
         }
     }
 
     @Override
     int run(SynodClient client, PrintWriter out) {
-        return move(client.blocking(), group, from, to, waitMillis, out, spec.commandLine().getErr());
+        return move(client.blocking(), group, from, to, wait.millis, out, spec.commandLine().getErr());
     }
 
     /**

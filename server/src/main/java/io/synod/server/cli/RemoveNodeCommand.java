@@ -6,7 +6,7 @@ import io.synod.protocol.ClientFrame;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -22,15 +22,14 @@ final class RemoveNodeCommand extends AdminCommand.Op {
     @Parameters(index = "0", paramLabel = "NODE", description = "the node to empty")
     int node;
 
-    @Option(names = "--wait-ms", defaultValue = "120000", paramLabel = "MS",
-            description = "how long to wait for each group's move (default ${DEFAULT-VALUE})")
-    long waitMillis;
+    @Mixin
+    MoveReplicaCommand.Wait wait;
 
     @Override
     void check(CommandLine cl) {
-        if (node < 0 || node > 62 || waitMillis < 0) {
+        if (node < 0 || node > 62 || wait.millis < 0) {
             throw new CommandLine.ParameterException(cl, "NODE must be 0..62 and --wait-ms >= 0, got " + node + " and "
-                    + waitMillis);
+                    + wait.millis);
         }
     }
 
@@ -41,7 +40,7 @@ final class RemoveNodeCommand extends AdminCommand.Op {
         blocking.membership(0, ClientFrame.MEMBERSHIP_STATUS, -1); // connects: the shard map names the group count
         int groups = client.shardMap().groupCount();
         for (int g = 0; g < groups; g++) {
-            int code = MoveReplicaCommand.move(blocking, g, node, ClientFrame.MOVE_TO_ANY, waitMillis, out, err);
+            int code = MoveReplicaCommand.move(blocking, g, node, ClientFrame.MOVE_TO_ANY, wait.millis, out, err);
             if (code != 0) {
                 return code;
             }
