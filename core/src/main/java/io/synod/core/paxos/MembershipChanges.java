@@ -25,12 +25,14 @@ public final class MembershipChanges {
     private final Leader leader;
     private final Learner learner;
     private final CatchUp catchUp;
+    private final QuorumContact contact;
 
-    MembershipChanges(ReplicaContext ctx, Leader leader, Learner learner, CatchUp catchUp) {
+    MembershipChanges(ReplicaContext ctx, Leader leader, Learner learner, CatchUp catchUp, QuorumContact contact) {
         this.ctx = ctx;
         this.leader = leader;
         this.learner = learner;
         this.catchUp = catchUp;
+        this.contact = contact;
     }
 
     /** The membership this replica has applied (in force after its applied slot). */
@@ -48,6 +50,16 @@ public final class MembershipChanges {
     public long peerAppliedSlot(int id) {
         Check.state(ctx.role == Role.LEADER, "only a leader tracks its peers' applied slots");
         return id == ctx.self ? learner.appliedSlot() : catchUp.peerAppliedSlot(id);
+    }
+
+    /**
+     * While leading, the ids that answered its ballot within the CheckQuorum window, and itself, as a bit set: what an
+     * operator's strict reconfiguration check counts as live (the server's admin path; the replica itself never refuses
+     * a change for it).
+     */
+    public long heardRecently() {
+        Check.state(ctx.role == Role.LEADER, "only a leader hears its peers' answers");
+        return contact.heardRecently();
     }
 
     /** Proposes adding {@code id} as a learner; returns the change entry's slot. */

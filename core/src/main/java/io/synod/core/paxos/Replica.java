@@ -328,7 +328,7 @@ public final class Replica {
 
     /** GroupMembership changes through this replica (it proposes them while it leads) and its applied membership. */
     public MembershipChanges membership() {
-        return new MembershipChanges(ctx, leader, learner, catchUp);
+        return new MembershipChanges(ctx, leader, learner, catchUp, contact);
     }
 
     /** The coding this replica has applied (the constructor's, changed by every coding change applied since). */
