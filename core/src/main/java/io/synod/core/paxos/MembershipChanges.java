@@ -11,7 +11,7 @@ import io.synod.core.util.Check;
  * <p>With RS-Paxos coding the shards stay one per replica id and the quorums count voters: X for new values
  * is re-derived from the voters ({@link Coding#dataShardsFor}), and a change that would leave 2F voters or
  * fewer is refused (rule M8). A durable state machine that does not record the membership with its applied slot
- * ({@link StateMachine#recordsMembership()}) is refused, never ignored.
+ * ({@link AppliedState#recordsMembership()}) is refused, never ignored.
  */
 public final class MembershipChanges {
     /** A change this replica will not propose now; the message names the rule (docs/membership.md). */
@@ -122,7 +122,7 @@ public final class MembershipChanges {
         if (ctx.role != Role.LEADER) {
             throw new Refused("not the leader: membership changes go through the group's leader");
         }
-        if (learner.stateMachine().durableAppliedSlot() >= 0 && !learner.stateMachine().recordsMembership()) {
+        if (learner.appliedState().durableAppliedSlot() >= 0 && !learner.appliedState().recordsMembership()) {
             throw new Refused("membership changes are not supported on a durable state machine: it does not record the membership");
         }
         return leader.committedMembership();
