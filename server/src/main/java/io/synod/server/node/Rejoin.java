@@ -55,21 +55,16 @@ final class Rejoin {
     }
 
     /**
-     * Replica ids per node in a coded group: its first incarnation and two re-joins (ids n, n + N, n + 2N). The leader
-     * codes each value into one shard per replica id of the group (rule M8), so the id space is the coding's N and
-     * bounds the encoding work: 3N shards, not 63.
-     */
-    static final int CODED_IDS_PER_NODE = 3;
-
-    /**
      * The replica id space of the cluster's groups. Where a wiped node may re-join ({@link #refusal} is null) ids go
-     * beyond the node ids: 0..62 for plain groups and leases, {@value #CODED_IDS_PER_NODE} per node for coded groups.
-     * Elsewhere only the node ids, as every cluster of those modes was created with, except timer leader leases,
-     * whose groups always had 0..62 (their re-join is refused, their id space kept).
+     * beyond the node ids, 0..62. Elsewhere only the node ids, as every cluster of those modes was created with, except
+     * timer leader leases, whose groups always had 0..62 (their re-join is refused, their id space kept). Coded groups
+     * keep the node ids: RS-Paxos codes one shard per replica id (rule M8), so ids beyond the nodes would make the
+     * leader encode a shard for every id (12 parity shards instead of 2 for coding 5,1,3) and would change the coding
+     * an existing coded group stores.
      */
     static int universe(Coding coding, LeaseMode lease, int nodes) {
         if (coding.enabled()) {
-            return refusal(coding, lease) == null ? Math.min(ReplicaMap.MAX_IDS, CODED_IDS_PER_NODE * nodes) : nodes;
+            return nodes;
         }
         return lease == LeaseMode.QUORUM_AUTO || lease == LeaseMode.MEGASTORE ? nodes : ReplicaMap.MAX_IDS;
     }
@@ -77,12 +72,13 @@ final class Rejoin {
     /**
      * Why a node of a cluster with this coding and lease cannot re-join under new replica ids, or null if it can: the
      * modes whose replicas and simulator support membership changes are plain groups, LeaseGuard leader leases on the
-     * wall clock, the static quorum-lease configuration (rules QL1-QL4) and RS-Paxos coding without a lease (rule M8);
-     * docs/membership.md, "Which modes".
+     * wall clock and the static quorum-lease configuration (rules QL1-QL4); RS-Paxos coding (rule M8) is supported by
+     * the replica but not on the server ({@link #universe}); docs/membership.md, "Which modes".
      */
     static String refusal(Coding coding, LeaseMode lease) {
-        if (coding.enabled() && lease != LeaseMode.NONE) {
-            return "RS-Paxos coding together with lease " + modeName(lease) + " is not simulated with membership changes";
+        if (coding.enabled()) {
+            return "RS-Paxos coding codes one shard per replica id over the node ids, so a new incarnation has no id of "
+                    + "its own (re-join of coded groups is not built on the server)";
         }
         return switch (lease) {
             case NONE, LEADER, QUORUM -> null;
@@ -94,15 +90,6 @@ final class Rejoin {
 
     private static String modeName(LeaseMode lease) {
         return lease.name().toLowerCase(Locale.ROOT).replace('_', '-');
-    }
-
-    /** The cluster's coding over the group's replica id space: one shard per id (rule M8); off stays off. */
-    static Coding overIds(Coding coding, int universe) {
-        if (!coding.enabled() || coding.nodes() == universe) {
-            return coding;
-        }
-        Coding wide = Coding.rsPaxos(universe, coding.failures(), coding.dataShards(), coding.thresholdBytes());
-        return coding.defersRebuild() ? wide.withDeferredRebuild() : wide;
     }
 
     /**
