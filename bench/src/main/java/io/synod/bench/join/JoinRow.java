@@ -47,6 +47,8 @@ import java.util.regex.Pattern;
  */
 final class JoinRow {
     static final int NODES = 3;
+    /** ZooKeeper session timeout of the servers; also how long one waits to reach ZooKeeper at start. */
+    private static final int SESSION_TIMEOUT_MILLIS = 10_000;
     /** How often the leader's membership status is asked for while the new replica joins. */
     static final int POLL_MILLIS = 10;
     /** Writes in flight while the records are loaded. */
@@ -77,10 +79,11 @@ final class JoinRow {
                 ? List.of("snapshot.every.slots=" + Math.max(10, records / 5), "log.retain.slots=100")
                 : List.of("snapshot.every.slots=" + (records * 10 + 1000));
         String label = records + " x " + JoinCommand.sizeName(valueBytes) + (compacted ? ", compacted log" : ", full log");
-        try (ProcessCluster cluster = ProcessCluster.start(clusterDir, NODES, 1, 4_000, sets, out, false);
+        try (ProcessCluster cluster = ProcessCluster.start(clusterDir, NODES, 1, SESSION_TIMEOUT_MILLIS, sets, out, false);
              SynodClient client = SynodClient.builder().servers(new ArrayList<>(cluster.clientAddresses().values()))
                      .timeout(Duration.ofSeconds(30)).connectTimeout(Duration.ofSeconds(30)).maxInFlight(WINDOW)
                      .tls(cluster.clientTls()).build()) {
+            awaitEveryNode(cluster, timeoutSeconds, progress);
             progress.accept(label + ": 3 server processes up (fsync on, mutual TLS, " + String.join(", ", sets)
                     + "); writing");
             long loadStart = System.nanoTime();
@@ -257,6 +260,36 @@ final class JoinRow {
                 ? put(client, key, value, attempts - 1) : CompletableFuture.failedFuture(e));
     }
 
+    /**
+     * Waits until every node answers a status request, starting again one whose process exited (on a loaded machine
+     * a server can give up on reaching ZooKeeper at start): the re-join needs both other nodes, a majority of the old
+     * voters, to remove the wiped replica's old id.
+     */
+    private static void awaitEveryNode(ProcessCluster cluster, int timeoutSeconds, Consumer<String> progress)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (true) {
+            ClusterFile file = cluster.file();
+            int answering = 0;
+            for (ClusterFile.NodeEntry n : file.nodes()) {
+                if (groupStatus(cluster, file, n.id()) != null) {
+                    answering++;
+                } else if (ProcessHandle.of(n.pid()).map(h -> !h.isAlive()).orElse(true)) {
+                    progress.accept("node " + n.id() + " exited at start (see its server.log): starting it again");
+                    cluster.restart(n.id());
+                }
+            }
+            if (answering == file.nodes().size()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("only " + answering + " of " + file.nodes().size() + " nodes answer after "
+                        + timeoutSeconds + " s");
+            }
+            Thread.sleep(100);
+        }
+    }
+
     /** The node leading group 0 as the nodes in {@code asked} report it; waits for one. */
     private static int leaderNode(ProcessCluster cluster, Set<Integer> asked, int timeoutSeconds) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
@@ -276,8 +309,7 @@ final class JoinRow {
                     16 << 20, ClusterCommand.clientTls(cluster.dir(), file));
             return r.groups().get(0);
         } catch (IOException e) {
-            System.err.println("status of node " + node + ": " + e);
-            return null;
+            return null; // not running, or not answering yet
         }
     }
 }
