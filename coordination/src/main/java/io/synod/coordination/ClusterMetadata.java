@@ -101,6 +101,19 @@ public interface ClusterMetadata extends Closeable {
     /** Calls {@code listener} after every creation or change of the group's replica map (not for an absent znode). */
     void watchReplicaMap(int group, Consumer<Versioned<ReplicaMap>> listener);
 
+    /** The cluster's {@link Placement} with its znode version, or empty when no node recorded one yet. */
+    Optional<Versioned<Placement>> placement();
+
+    /**
+     * Writes the placement if its znode still has {@code expectedVersion} (-1: it must not exist yet).
+     *
+     * @return {@code false} on a conflict (someone else wrote it; re-read and retry)
+     */
+    boolean compareAndSetPlacement(int expectedVersion, Placement next);
+
+    /** Calls {@code listener} after every creation or change of the placement. */
+    void watchPlacement(Consumer<Versioned<Placement>> listener);
+
     /** Calls {@code listener} with the current shard map, then after every change. */
     void watchShardMap(Consumer<Versioned<ShardMap>> listener);
 

@@ -11,6 +11,7 @@ package io.synod.coordination;
  * /synod/&lt;cluster&gt;/shards                {@link ShardMap}
  * /synod/&lt;cluster&gt;/incarnations/&lt;node&gt;   {@link NodeIncarnation}, persistent
  * /synod/&lt;cluster&gt;/replicas/&lt;g&gt;          {@link ReplicaMap}, compare-and-set; absent: the identity map
+ * /synod/&lt;cluster&gt;/placement             {@link Placement}, compare-and-set; absent: every node hosts every group
  * </pre>
  */
 public final class ClusterPaths {
@@ -101,6 +102,11 @@ public final class ClusterPaths {
     /** The group's {@link ReplicaMap}: created by the first node that re-joins as a new incarnation. */
     public String replicaMap(int group) {
         return replicaMaps() + "/" + group;
+    }
+
+    /** The cluster's {@link Placement}: created by the first node that starts with placement support. */
+    public String placement() {
+        return root() + "/placement";
     }
 
     /** The node's {@link NodeIncarnation}: created on the first start of its data directory, never by the cluster. */

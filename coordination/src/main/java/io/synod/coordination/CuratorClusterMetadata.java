@@ -274,6 +274,42 @@ public final class CuratorClusterMetadata implements ClusterMetadata {
     }
 
     @Override
+    public Optional<Versioned<Placement>> placement() {
+        String path = paths.placement();
+        return Zk.call("read placement", () -> {
+            try {
+                Stat stat = new Stat();
+                byte[] data = client.getData().storingStatIn(stat).forPath(path);
+                return Optional.of(new Versioned<>(Zk.decode(path, data, ZnodeCodec::decodePlacement), stat.getVersion()));
+            } catch (KeeperException.NoNodeException e) {
+                return Optional.empty();
+            }
+        });
+    }
+
+    @Override
+    public boolean compareAndSetPlacement(int expectedVersion, Placement next) {
+        String path = paths.placement();
+        byte[] data = ZnodeCodec.encodePlacement(next);
+        if (expectedVersion >= 0) {
+            return compareAndSet("write placement", path, expectedVersion, data);
+        }
+        return Zk.call("create placement", () -> {
+            try {
+                client.create().forPath(path, data);
+                return true;
+            } catch (KeeperException.NodeExistsException conflict) {
+                return false;
+            }
+        });
+    }
+
+    @Override
+    public void watchPlacement(Consumer<Versioned<Placement>> listener) {
+        watch(paths.placement(), ZnodeCodec::decodePlacement, listener);
+    }
+
+    @Override
     public void watchShardMap(Consumer<Versioned<ShardMap>> listener) {
         watch(paths.shards(), ShardMap::decode, listener);
     }

@@ -21,6 +21,7 @@ public final class ZnodeCodec {
     public static final int CLUSTER_SPEC_FORMAT = 2;
     public static final int INCARNATION_FORMAT = 1;
     public static final int REPLICA_MAP_FORMAT = 1;
+    public static final int PLACEMENT_FORMAT = 1;
 
     /** Longest address, zone or version string, bytes. */
     public static final int MAX_STRING_BYTES = 255;
@@ -92,6 +93,56 @@ public final class ZnodeCodec {
         r.end();
         try {
             return new ReplicaMap(group, nodes, replicas);
+        } catch (IllegalArgumentException e) {
+            throw new MetadataFormatException(e.getMessage());
+        }
+    }
+
+    /**
+     * {@code u8 format=1, i32 nodes, i32 replicas, i32 zone count, zones (str each), i32 groups}, then per group the
+     * initial and the current node lists, each {@code i32 count, count x i32 node}.
+     */
+    public static byte[] encodePlacement(Placement p) {
+        ZnodeWriter w = new ZnodeWriter().u8(PLACEMENT_FORMAT).i32(p.nodes()).i32(p.replicas()).i32(p.zones().size());
+        for (String z : p.zones()) {
+            w.utf8(z, MAX_STRING_BYTES, "zone");
+        }
+        w.i32(p.groups());
+        for (int g = 0; g < p.groups(); g++) {
+            for (List<Integer> hosts : List.of(p.initial().get(g), p.current().get(g))) {
+                w.i32(hosts.size());
+                hosts.forEach(w::i32);
+            }
+        }
+        return w.toByteArray();
+    }
+
+    public static Placement decodePlacement(byte[] bytes) {
+        ZnodeReader r = new ZnodeReader(bytes, "placement");
+        r.formatVersion(PLACEMENT_FORMAT);
+        int nodes = r.i32("node count", 1, ClusterPaths.MAX_NODE_ID + 1);
+        int replicas = r.i32("replicas", 1, nodes);
+        int zoneCount = r.i32("zone count", 0, nodes);
+        List<String> zones = new ArrayList<>(zoneCount);
+        for (int i = 0; i < zoneCount; i++) {
+            zones.add(r.utf8("zone", MAX_STRING_BYTES));
+        }
+        int groups = r.i32("group count", 0, 1 << 16);
+        List<List<Integer>> initial = new ArrayList<>(groups);
+        List<List<Integer>> current = new ArrayList<>(groups);
+        for (int g = 0; g < groups; g++) {
+            for (List<List<Integer>> out : List.of(initial, current)) {
+                int count = r.i32("node list length", 1, nodes);
+                List<Integer> hosts = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    hosts.add(r.i32("node id", 0, nodes - 1));
+                }
+                out.add(hosts);
+            }
+        }
+        r.end();
+        try {
+            return new Placement(nodes, replicas, zones, initial, current);
         } catch (IllegalArgumentException e) {
             throw new MetadataFormatException(e.getMessage());
         }

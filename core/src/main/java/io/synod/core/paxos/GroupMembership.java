@@ -53,6 +53,14 @@ public final class GroupMembership {
         return new GroupMembership(universe, (1L << voterCount) - 1, 0, 0);
     }
 
+    /**
+     * The ids of the bit set {@code voters} vote and the other ids of the universe are not members yet (spares): a
+     * group placed on some of the cluster's nodes (docs/membership.md, "Placement").
+     */
+    public static GroupMembership ofVoters(int universe, long voters) {
+        return new GroupMembership(universe, voters, 0, 0);
+    }
+
     /** Adds {@code id}, not a member and never retired, as a learner. */
     public GroupMembership withLearner(int id) {
         checkId(id);

@@ -4,7 +4,10 @@ import io.synod.client.BlockingSynodClient;
 import io.synod.client.MembershipResult;
 import io.synod.client.SynodClient;
 import io.synod.protocol.ClientFrame;
+import io.synod.server.node.GroupNodes;
 import java.io.PrintWriter;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -68,7 +71,8 @@ public final class AdminCommand implements Runnable {
     }
 
     @Command(name = "status", mixinStandardHelpOptions = true,
-            description = "Every group's (or --group's) membership as its leader sees it.")
+            description = {"Every group's (or --group's) membership as its leader sees it; for every group, then",
+                    "each node's replicas (voters and learners) and leaderships."})
     static final class Status extends Op {
         @Option(names = "--group", paramLabel = "G", defaultValue = "-1", description = "one group (default: every group)")
         int group;
@@ -77,12 +81,31 @@ public final class AdminCommand implements Runnable {
         int run(SynodClient client, PrintWriter out) {
             BlockingSynodClient blocking = client.blocking();
             int first = Math.max(group, 0);
-            out.println(blocking.membership(first, ClientFrame.MEMBERSHIP_STATUS, -1).membership());
+            Map<Integer, int[]> perNode = new TreeMap<>(); // node -> {replicas (voters and learners), leaderships}
+            String text = blocking.membership(first, ClientFrame.MEMBERSHIP_STATUS, -1).membership();
+            out.println(text);
+            count(text, perNode);
             int last = group >= 0 ? group : client.shardMap().groupCount() - 1; // known once the first call connected
             for (int g = first + 1; g <= last; g++) {
-                out.println(blocking.membership(g, ClientFrame.MEMBERSHIP_STATUS, -1).membership());
+                text = blocking.membership(g, ClientFrame.MEMBERSHIP_STATUS, -1).membership();
+                out.println(text);
+                count(text, perNode);
+            }
+            if (group < 0) {
+                for (Map.Entry<Integer, int[]> e : perNode.entrySet()) {
+                    out.printf("node %d: %d replicas, leads %d%n", e.getKey(), e.getValue()[0], e.getValue()[1]);
+                }
             }
             return 0;
+        }
+
+        /** Adds one group's nodes (its answer's {@link GroupNodes} line) to the per-node counts. */
+        private static void count(String answer, Map<Integer, int[]> perNode) {
+            GroupNodes.find(answer).ifPresent(nodes -> {
+                nodes.voters().forEach(n -> perNode.computeIfAbsent(n, k -> new int[2])[0]++);
+                nodes.learners().forEach(n -> perNode.computeIfAbsent(n, k -> new int[2])[0]++);
+                perNode.computeIfAbsent(nodes.leader(), k -> new int[2])[1]++;
+            });
         }
     }
 

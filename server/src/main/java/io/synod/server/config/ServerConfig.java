@@ -46,7 +46,7 @@ public record ServerConfig(
         TlsSettings tls,
         NetworkLimits limits,
         ZooKeeperSettings zookeeper,
-        AuthSettings auth, TestClock testClock, int groupWorkers, boolean rejoinWiped, int logShards) {
+        AuthSettings auth, TestClock testClock, int groupWorkers, boolean rejoinWiped, int logShards, PlacementSettings placement) {
 
     /**
      * The read lease this node creates the cluster with (docs/leases.md): {@code none}, {@code leader}
@@ -265,6 +265,7 @@ public record ServerConfig(
         ZooKeeperSettings.addKeys(k);
         AuthSettings.addKeys(k);
         TestClock.addKeys(k);
+        PlacementSettings.addKeys(k);
         KEYS = Collections.unmodifiableMap(k);
     }
 
@@ -352,7 +353,7 @@ public record ServerConfig(
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
                 snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, tls,
                 NetworkLimits.parse(p, maxFrame), ZooKeeperSettings.parse(p, tls.insecure()),
-                AuthSettings.parse(p, tls.insecure()), TestClock.parse(p), workers, bool(p, "rejoin.wiped"), shards);
+                AuthSettings.parse(p, tls.insecure()), TestClock.parse(p), workers, bool(p, "rejoin.wiped"), shards, PlacementSettings.parse(p, nodes.size()));
     }
 
     static LeaseSetting parseLease(String text, int deltaMillis, int clockBoundMicros, int driftPpm)
@@ -571,7 +572,7 @@ public record ServerConfig(
                 + "\ncoding.defer=" + coding.deferRebuild()
                 + "\nlease=" + lease.text() + leaseProperties() + "\n"
                 + PeerDelays.toProperties(peerDelayMillis) + tls.toProperties() + limits.toProperties()
-                + zookeeper.toProperties() + auth.toProperties() + testClock.toProperties();
+                + zookeeper.toProperties() + auth.toProperties() + testClock.toProperties() + placement.toProperties(nodes.size());
     }
 
     private String leaseProperties() {

@@ -22,7 +22,11 @@ import java.util.TreeMap;
  * node moves leaderships at most once per {@code cooldownNanos} (long enough for the moves and the new
  * leaders to show in every node's view), and a node is counted only once it is a live member.
  *
- * <p>Pure: the caller passes its view (who leads each group, who is live) and the time; the decision
+ * <p>When groups are placed on fewer nodes than the cluster has (docs/membership.md, "Placement"), only a node that
+ * hosts a group can take its leadership: a group moves only towards a live node that hosts it and leads at least
+ * {@link #SLACK} fewer groups.
+ *
+ * <p>Pure: the caller passes its view (who leads each group, who is live, who hosts what) and the time; the decision
  * is the groups to move.
  */
 final class LeaderBalancer {
@@ -44,13 +48,25 @@ final class LeaderBalancer {
         this.cooldownNanos = cooldownNanos;
     }
 
+    /** Which nodes host a replica of which group (docs/membership.md, "Placement"). */
+    interface Hosts {
+        boolean hosts(int group, int node);
+    }
+
+    /** As {@link #decide(int[], Set, Hosts, long)} with every node hosting every group. */
+    int[] decide(int[] leaders, Set<Integer> live, long nowNanos) {
+        return decide(leaders, live, (g, n) -> true, nowNanos);
+    }
+
     /**
      * @param leaders per group, the node this node believes leads it (-1: none known)
      * @param live    the live members (this node included once registered)
+     * @param hosts   which nodes host which groups: a leadership moves only to a node that votes in the group
      * @return the groups whose leadership this node should move away now (its excess over an even
-     *         share, highest-numbered first), or none
+     *         share, highest-numbered first, each one a live node hosting it leads at least {@link #SLACK} fewer
+     *         groups than this node), or none
      */
-    int[] decide(int[] leaders, Set<Integer> live, long nowNanos) {
+    int[] decide(int[] leaders, Set<Integer> live, Hosts hosts, long nowNanos) {
         if (moved && nowNanos - lastMoveNanos < cooldownNanos) {
             return NONE;
         }
@@ -73,18 +89,23 @@ final class LeaderBalancer {
                 mine.add(g);
             }
         }
-        int least = Integer.MAX_VALUE;
-        for (int c : counts.values()) {
-            least = Math.min(least, c);
+        List<Integer> movable = new ArrayList<>();
+        for (int g : mine) {
+            for (Map.Entry<Integer, Integer> e : counts.entrySet()) {
+                if (e.getKey() != self && hosts.hosts(g, e.getKey()) && mine.size() - e.getValue() >= SLACK) {
+                    movable.add(g);
+                    break;
+                }
+            }
         }
-        if (mine.size() - least < SLACK) {
+        if (movable.isEmpty()) {
             return NONE;
         }
         // An even share rounded up; at least one move, so that a difference of SLACK always closes.
         int share = (led + live.size() - 1) / live.size();
-        int moves = Math.max(1, mine.size() - share);
+        int moves = Math.min(movable.size(), Math.max(1, mine.size() - share));
         moved = true;
         lastMoveNanos = nowNanos;
-        return mine.subList(0, moves).stream().mapToInt(Integer::intValue).toArray();
+        return movable.subList(0, moves).stream().mapToInt(Integer::intValue).toArray();
     }
 }

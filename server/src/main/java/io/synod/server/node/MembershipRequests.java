@@ -8,6 +8,8 @@ import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.server.group.GroupLoop;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
@@ -72,11 +74,21 @@ final class MembershipRequests {
                 .append('\n');
         out.append("voters:  ").append(ids(m.voters(), map, a)).append('\n');
         out.append("learners: ").append(ids(m.learners(), map, a)).append('\n');
-        out.append("retired: ").append(ids(m.retired(), map, null));
+        out.append("retired: ").append(ids(m.retired(), map, null)).append('\n');
+        out.append(new GroupNodes(map.nodeOf(a.leaderHint()), nodes(m.voters(), map), nodes(m.learners(), map)).line());
         if (!m.equals(a.applied())) {
             out.append("\napplied by the leader so far: ").append(a.applied());
         }
         return out.toString();
+    }
+
+    /** The nodes of the ids in {@code mask}. */
+    private static List<Integer> nodes(long mask, ReplicaMap map) {
+        List<Integer> out = new ArrayList<>();
+        for (long rest = mask; rest != 0; rest &= rest - 1) {
+            out.add(map.nodeOf(Long.numberOfTrailingZeros(rest)));
+        }
+        return out;
     }
 
     private static String ids(long mask, ReplicaMap map, MembershipAdmin.Answer progress) {

@@ -16,7 +16,6 @@ import io.synod.coordination.MemberInfo;
 import io.synod.coordination.ShardMap;
 import io.synod.coordination.ZooKeeperAccess;
 import io.synod.core.paxos.Coding;
-import io.synod.core.paxos.GroupMembership;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
@@ -97,6 +96,8 @@ public final class SynodNode implements AutoCloseable {
     private volatile ShardMap shardMap;
     /** Which replica id of each group this node runs, and where peers' ids are ({@link ReplicaRoutes}). */
     private volatile ReplicaRoutes routes;
+    /** Which nodes host each group ({@link Placements}). */
+    private volatile Placements placements;
     private InetSocketAddress clientAddress;
     private InetSocketAddress peerAddress;
 
@@ -158,6 +159,7 @@ public final class SynodNode implements AutoCloseable {
         }
         // Before any group opens its storage: a data.dir that lost the acceptor state ZooKeeper knows of re-joins as a
         // new incarnation (or is refused); then this node's replica id in each group is known.
+        placements = Placements.agree(config, metadata, groups, coding, cluster.leaseMode());
         ReplicaRoutes routes = Rejoin.establish(config, metadata, groups, coding, cluster.leaseMode());
         this.routes = routes;
         // The lease is the group's configuration as ZooKeeper records it; createCluster above refused a
@@ -210,7 +212,7 @@ public final class SynodNode implements AutoCloseable {
                 }
             };
             GroupDriverConfig driverConfig = GroupDriverConfig.of(group, rc, 16_384, gm).withCoding(coding)
-                    .withLease(lease.policy(), lease::read).withMembership(GroupMembership.firstVoters(routes.universe(), n));
+                    .withLease(lease.policy(), lease::read).withMembership(placements.initialMembership(g, routes.universe()));
             groupMetrics[g] = gm;
             loops[g] = new GroupLoop(driverConfig, storage, sm, sm, send, routes.election(election), config.tickMillis() * 1_000_000L, 8192,
                     workers);
@@ -415,7 +417,8 @@ public final class SynodNode implements AutoCloseable {
             for (int g = 0; g < loops.length; g++) {
                 leaders[g] = loops[g] == null ? -1 : e.leaderOf(g);
             }
-            int[] moves = balancer.decide(leaders, coordination.membership().members().keySet(), System.nanoTime());
+            int[] moves = balancer.decide(leaders, coordination.membership().members().keySet(),
+                    placements.current()::hosts, System.nanoTime());
             if (moves.length > 0) {
                 LOG.info("node {} leads too many groups (leaders {}): moving the leadership of groups {}",
                         config.nodeId(), Arrays.toString(leaders), Arrays.toString(moves));

@@ -57,6 +57,18 @@ class LeaderBalancerTest {
     }
 
     @Test
+    void aLeadershipMovesOnlyToANodeThatHostsTheGroup() {
+        int[] leaders = {0, 0, 1, 1, 2, 2}; // node 3 leads nothing
+        LeaderBalancer.Hosts notOnNode3 = (g, n) -> n != 3; // 3 hosts no group (groups of 3 replicas on 4 nodes)
+        assertArrayEquals(NONE, new LeaderBalancer(0, COOLDOWN).decide(leaders, Set.of(0, 1, 2, 3), notOnNode3, 0));
+        // the control: with node 3 hosting every group, node 0 (two over node 3) moves one
+        assertArrayEquals(new int[] {1}, new LeaderBalancer(0, COOLDOWN).decide(leaders, Set.of(0, 1, 2, 3), 0));
+        // node 3 hosts only group 0: that one moves, group 1 (not on node 3) stays
+        LeaderBalancer.Hosts group0On3 = (g, n) -> n != 3 || g == 0;
+        assertArrayEquals(new int[] {0}, new LeaderBalancer(0, COOLDOWN).decide(leaders, Set.of(0, 1, 2, 3), group0On3, 0));
+    }
+
+    @Test
     void movesAtMostOncePerCooldown() {
         LeaderBalancer b = new LeaderBalancer(0, COOLDOWN);
         int[] leaders = {0, 0, 0, 0, 0, 0};

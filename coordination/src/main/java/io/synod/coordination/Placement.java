@@ -1,0 +1,110 @@
+package io.synod.coordination;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Which nodes host each group's replicas when a cluster of {@code nodes} nodes runs groups of {@code replicas}
+ * replicas each: the content of {@code /synod/<cluster>/placement} (docs/membership.md, "Placement"). Written once by
+ * the first node that finds none and afterwards only with a compare-and-set on the znode's version (a move records
+ * where the group's replicas are now).
+ *
+ * <p>Per group, {@code initial} lists the nodes whose first ids voted when the group was created, the first of them
+ * the group's intended leader; it never changes, because a replica that starts with an empty log must start from the
+ * membership slot 0 was chosen under. {@code current} lists the nodes that host the group now (a move replaces one).
+ * A node outside a group's list still runs a replica of it, a <em>spare</em>: an id that is a member of no membership.
+ *
+ * @param nodes    the cluster's node count M (node ids 0..M-1)
+ * @param replicas the replicas per group N, 1..M
+ * @param zones    each node's zone ("" for none), one per node, or empty when no node names one
+ * @param initial  per group, the N nodes it was created on, the intended leader first
+ * @param current  per group, the N nodes that host it now
+ */
+public record Placement(int nodes, int replicas, List<String> zones, List<List<Integer>> initial,
+        List<List<Integer>> current) {
+
+    public Placement {
+        if (nodes < 1 || nodes > ClusterPaths.MAX_NODE_ID + 1) {
+            throw new IllegalArgumentException("placement: node count " + nodes + " outside 1.." + (ClusterPaths.MAX_NODE_ID + 1));
+        }
+        if (replicas < 1 || replicas > nodes) {
+            throw new IllegalArgumentException("placement: " + replicas + " replicas per group on " + nodes + " nodes "
+                    + "(must be 1.." + nodes + ")");
+        }
+        zones = List.copyOf(zones);
+        if (!zones.isEmpty() && zones.size() != nodes) {
+            throw new IllegalArgumentException("placement: " + zones.size() + " zones for " + nodes + " nodes");
+        }
+        initial = copy(initial, nodes, "initial");
+        current = copy(current, nodes, "current");
+        if (initial.size() != current.size()) {
+            throw new IllegalArgumentException("placement: " + initial.size() + " initial groups but " + current.size()
+                    + " current ones");
+        }
+        for (int g = 0; g < initial.size(); g++) {
+            if (initial.get(g).size() != replicas) {
+                throw new IllegalArgumentException("placement: group " + g + " was created on " + initial.get(g).size()
+                        + " nodes, not " + replicas);
+            }
+        }
+    }
+
+    private static List<List<Integer>> copy(List<List<Integer>> groups, int nodes, String what) {
+        List<List<Integer>> out = new ArrayList<>(groups.size());
+        for (int g = 0; g < groups.size(); g++) {
+            List<Integer> hosts = List.copyOf(groups.get(g));
+            Set<Integer> seen = new HashSet<>();
+            for (int n : hosts) {
+                if (n < 0 || n >= nodes || !seen.add(n)) {
+                    throw new IllegalArgumentException("placement: " + what + " nodes of group " + g + " " + hosts
+                            + " must be distinct ids 0.." + (nodes - 1));
+                }
+            }
+            if (hosts.isEmpty()) {
+                throw new IllegalArgumentException("placement: group " + g + " has no " + what + " node");
+            }
+            out.add(hosts);
+        }
+        return List.copyOf(out);
+    }
+
+    /** The group count G. */
+    public int groups() {
+        return current.size();
+    }
+
+    /** Whether {@code node} hosts a replica of {@code group} now. */
+    public boolean hosts(int group, int node) {
+        return current.get(group).contains(node);
+    }
+
+    /** The zone of {@code node}, "" when nodes name no zone. */
+    public String zone(int node) {
+        return zones.isEmpty() ? "" : zones.get(node);
+    }
+
+    /** The number of groups whose replica {@code node} hosts now. */
+    public int replicasOn(int node) {
+        int out = 0;
+        for (List<Integer> hosts : current) {
+            out += hosts.contains(node) ? 1 : 0;
+        }
+        return out;
+    }
+
+    /** This placement with {@code group}'s replica on {@code from} moved to {@code to} (in {@code from}'s place). */
+    public Placement moved(int group, int from, int to) {
+        List<Integer> hosts = new ArrayList<>(current.get(group));
+        int at = hosts.indexOf(from);
+        if (at < 0 || hosts.contains(to)) {
+            throw new IllegalArgumentException("placement: group " + group + " on " + hosts + " cannot move " + from
+                    + " to " + to);
+        }
+        hosts.set(at, to);
+        List<List<Integer>> next = new ArrayList<>(current);
+        next.set(group, hosts);
+        return new Placement(nodes, replicas, zones, initial, next);
+    }
+}

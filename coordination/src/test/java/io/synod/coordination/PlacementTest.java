@@ -1,0 +1,69 @@
+package io.synod.coordination;
+
+import static io.synod.coordination.ZkFixture.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** The placement record (docs/membership.md, "Placement"): its checks, its codec and its znode's compare-and-set. */
+class PlacementTest {
+    private static final Placement THREE_OF_FOUR = new Placement(4, 3, List.of("a", "b", "c", "a"),
+            List.of(List.of(0, 1, 2), List.of(3, 1, 2)), List.of(List.of(0, 1, 2), List.of(3, 1, 2)));
+
+    @Test
+    void aMoveReplacesOneNodeAndKeepsTheInitialNodes() {
+        Placement moved = THREE_OF_FOUR.moved(0, 1, 3);
+        assertEquals(List.of(0, 3, 2), moved.current().get(0));
+        assertEquals(List.of(0, 1, 2), moved.initial().get(0), "slot 0's membership never changes");
+        assertTrue(moved.hosts(0, 3) && !moved.hosts(0, 1));
+        assertEquals(2, moved.replicasOn(3));
+        assertEquals("a", moved.zone(3));
+        assertThrows(IllegalArgumentException.class, () -> THREE_OF_FOUR.moved(0, 3, 1), "3 does not host group 0");
+        assertThrows(IllegalArgumentException.class, () -> THREE_OF_FOUR.moved(0, 1, 2), "2 hosts group 0 already");
+        assertThrows(IllegalArgumentException.class, () -> new Placement(4, 5, List.of(), List.of(), List.of()));
+        assertThrows(IllegalArgumentException.class, () -> new Placement(4, 3, List.of(),
+                List.of(List.of(0, 1, 1)), List.of(List.of(0, 1, 2))), "a node twice");
+        assertThrows(IllegalArgumentException.class, () -> new Placement(4, 3, List.of(),
+                List.of(List.of(0, 1)), List.of(List.of(0, 1, 2))), "created on two of three");
+    }
+
+    @Test
+    void theCodecRoundTripsAndRefusesDamage() {
+        assertEquals(THREE_OF_FOUR, ZnodeCodec.decodePlacement(ZnodeCodec.encodePlacement(THREE_OF_FOUR)));
+        byte[] bytes = ZnodeCodec.encodePlacement(THREE_OF_FOUR);
+        bytes[bytes.length - 1] = 9; // the last node id, beyond the node count
+        assertThrows(MetadataFormatException.class, () -> ZnodeCodec.decodePlacement(bytes));
+        byte[] twice = ZnodeCodec.encodePlacement(THREE_OF_FOUR);
+        twice[twice.length - 1] = 1; // group 1's current nodes 3, 1, 1
+        assertThrows(MetadataFormatException.class, () -> ZnodeCodec.decodePlacement(twice));
+        byte[] cut = Arrays.copyOf(ZnodeCodec.encodePlacement(THREE_OF_FOUR), 20);
+        assertThrows(MetadataFormatException.class, () -> ZnodeCodec.decodePlacement(cut));
+    }
+
+    @Test
+    void zooKeeperKeepsThePlacementByCompareAndSet() throws Exception {
+        try (ZkFixture zk = new ZkFixture()) {
+            ClusterMetadata metadata = zk.connect("placed").metadata();
+            metadata.createCluster(ClusterSpec.defaults(4).withGroups(2));
+            assertTrue(metadata.placement().isEmpty(), "no record yet");
+            List<Placement> seen = new CopyOnWriteArrayList<>();
+            ClusterMetadata watcher = zk.connect("placed").metadata();
+            watcher.watchPlacement(v -> seen.add(v.value()));
+            assertTrue(metadata.compareAndSetPlacement(-1, THREE_OF_FOUR));
+            assertFalse(metadata.compareAndSetPlacement(-1, THREE_OF_FOUR.moved(0, 1, 3)), "written once");
+            Versioned<Placement> stored = metadata.placement().orElseThrow();
+            assertEquals(THREE_OF_FOUR, stored.value());
+            Placement moved = THREE_OF_FOUR.moved(0, 1, 3);
+            assertFalse(metadata.compareAndSetPlacement(stored.version() + 1, moved), "a stale version loses");
+            assertTrue(metadata.compareAndSetPlacement(stored.version(), moved));
+            assertEquals(moved, metadata.placement().orElseThrow().value());
+            eventually("the watch delivers the move", () -> seen.contains(moved));
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package io.synod.server.node;
+
+import io.synod.coordination.ClusterMetadata;
+import io.synod.coordination.LeaseMode;
+import io.synod.coordination.Placement;
+import io.synod.coordination.Versioned;
+import io.synod.core.paxos.Coding;
+import io.synod.core.paxos.GroupMembership;
+import io.synod.server.config.PlacementSettings;
+import io.synod.server.config.ServerConfig;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cluster's {@link Placement} as this node knows it (docs/membership.md, "Placement"): agreed at start (the first
+ * node that finds no record writes {@link PlacementPlanner}'s, compare-and-set; a node whose {@code replicas} or
+ * {@code node.zones} differ from the record refuses to start) and kept current by a watch, since a move rewrites it.
+ */
+final class Placements {
+    private static final Logger LOG = LoggerFactory.getLogger(Placements.class);
+
+    private volatile Placement current;
+
+    private Placements(Placement initial) {
+        this.current = initial;
+    }
+
+    /**
+     * Agrees on the placement (before any group opens its storage) and watches it.
+     *
+     * @throws IllegalStateException (one line) if this node's settings differ from the recorded placement, if fewer
+     *     replicas than nodes are asked for coded or quorum-lease groups, or for a cluster that ran before without one
+     */
+    static Placements agree(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding, LeaseMode lease) {
+        int nodes = config.nodes().size();
+        PlacementSettings wanted = config.placement();
+        if (!wanted.everyNode(nodes) && (coding.enabled() || ServerConfig.LeaseSetting.isQuorum(lease))) {
+            throw new IllegalStateException("replicas=" + wanted.replicas() + " of " + nodes + " nodes is refused for "
+                    + (coding.enabled() ? "RS-Paxos coded" : "quorum-lease") + " groups: only plain and leader-lease "
+                    + "groups are placed on fewer nodes than the cluster has (docs/membership.md, Placement)");
+        }
+        while (true) {
+            Optional<Versioned<Placement>> recorded = metadata.placement();
+            if (recorded.isPresent()) {
+                Placement p = recorded.get().value();
+                check(config, p, groups);
+                Placements out = new Placements(p);
+                metadata.watchPlacement(v -> out.current = v.value());
+                return out;
+            }
+            if (!wanted.everyNode(nodes) && ranBefore(metadata, groups)) {
+                throw new IllegalStateException("cluster '" + config.clusterName() + "' ran with every node in every "
+                        + "group before placement was recorded; replicas=" + wanted.replicas() + " applies to a new "
+                        + "cluster only (move replicas with 'synod admin move-replica')");
+            }
+            Placement plan = PlacementPlanner.plan(groups, wanted.replicas(), nodes, wanted.zones());
+            if (metadata.compareAndSetPlacement(-1, plan)) {
+                LOG.info("node {}: recorded the placement of {} groups of {} replicas on {} nodes: {}", config.nodeId(),
+                        groups, wanted.replicas(), nodes, plan.current());
+            }
+        }
+    }
+
+    /** Whether any group elected a leader before (a cluster whose data directories hold every-node memberships). */
+    private static boolean ranBefore(ClusterMetadata metadata, int groups) {
+        for (int g = 0; g < groups; g++) {
+            if (metadata.epoch(g).value().epoch() > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void check(ServerConfig config, Placement p, int groups) {
+        PlacementSettings wanted = config.placement();
+        int nodes = config.nodes().size();
+        if (p.nodes() != nodes || p.replicas() != wanted.replicas() || !p.zones().equals(wanted.zones())
+                || p.groups() != groups) {
+            throw new IllegalStateException("node " + config.nodeId() + " refuses to start: cluster '"
+                    + config.clusterName() + "' placed " + p.groups() + " groups of " + p.replicas() + " replicas on "
+                    + p.nodes() + " nodes" + (p.zones().isEmpty() ? "" : " in zones " + p.zones()) + ", this node's config "
+                    + "says " + groups + " groups of " + wanted.replicas() + " on " + nodes
+                    + (wanted.zones().isEmpty() ? "" : " in zones " + wanted.zones()));
+        }
+    }
+
+    /** The placement as last seen. */
+    Placement current() {
+        return current;
+    }
+
+    /**
+     * A group's membership before its first change: the first ids of the nodes it was created on vote (ids n of node n,
+     * the identity replica map), every other id is a spare. A replica that finds a membership on its disk keeps that.
+     */
+    GroupMembership initialMembership(int group, int universe) {
+        long voters = 0;
+        for (int node : current.initial().get(group)) {
+            voters |= 1L << node;
+        }
+        return GroupMembership.ofVoters(universe, voters);
+    }
+}

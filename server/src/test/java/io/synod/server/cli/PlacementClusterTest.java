@@ -1,0 +1,134 @@
+package io.synod.server.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.synod.protocol.ClientReply;
+import io.synod.protocol.KvResult;
+import io.synod.server.client.NodeClient;
+import io.synod.server.config.ServerConfig;
+import io.synod.server.node.GroupNodes;
+import io.synod.server.node.LocalCluster;
+import io.synod.server.node.SynodNode;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Groups of 3 replicas on 4 nodes, in process (docs/membership.md, "Placement"): each group's replicas vote exactly on
+ * the nodes the recorded placement names, the fourth node's replica is a spare (no member, never elected, rules M2 and
+ * M3 with the election naming voters only), every group serves, and keeps serving with one of its nodes down. A node
+ * whose {@code replicas} differs from the record, and quorum-lease groups on fewer nodes, are refused with one line.
+ */
+class PlacementClusterTest {
+    private static final int NODES = 4;
+    private static final int GROUPS = 4;
+
+    @TempDir
+    Path dir;
+
+    static double gauge(SynodNode node, String name, int group) {
+        return node.registry().get(name).tag("group", Integer.toString(group)).gauge().value();
+    }
+
+    @Test
+    @Timeout(240)
+    void groupsOfThreeOnFourNodesVoteWherePlacedAndServe() throws Exception {
+        InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, -1, -1,
+                Map.of("clientPortAddress", "127.0.0.1"), "127.0.0.1");
+        try (TestingServer zk = new TestingServer(spec, true);
+                LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, NODES, GROUPS,
+                        "placed", Map.of("zookeeper.session.timeout.ms", "3000", "replicas", "3"))) {
+            cluster.startAll();
+            assertTrue(cluster.awaitLeaders(60_000), "a leader of every group, spread");
+            // Each group votes on three nodes, each node votes in three groups (4 x 3 / 4), the leader among them.
+            List<List<Integer>> placed = new ArrayList<>();
+            int[] perNode = new int[NODES];
+            for (int g = 0; g < GROUPS; g++) {
+                List<Integer> voters = new ArrayList<>();
+                for (int n = 0; n < NODES; n++) {
+                    assertEquals(3.0, gauge(cluster.node(n), "synod.group.voters", g), "three voters");
+                    if (gauge(cluster.node(n), "synod.group.voter", g) == 1.0) {
+                        voters.add(n);
+                        perNode[n]++;
+                    }
+                }
+                assertEquals(3, voters.size(), "group " + g + " votes on " + voters);
+                assertTrue(voters.contains(cluster.leaderOf(g)), "group " + g + " is led by one of " + voters);
+                placed.add(voters);
+            }
+            assertArrayEquals(new int[] {3, 3, 3, 3}, perNode, "replicas per node");
+            // synod admin status: each group's voters on its placed nodes, then replicas and leaderships per node.
+            String status = admin(cluster, "status");
+            for (int n = 0; n < NODES; n++) {
+                assertTrue(status.contains("node " + n + ": 3 replicas, leads "), status);
+            }
+            for (int g = 0; g < GROUPS; g++) {
+                GroupNodes nodes = GroupNodes.find(status.substring(status.indexOf("group " + g + ": leader"))).orElseThrow();
+                assertEquals(placed.get(g), nodes.voters(), status);
+            }
+            try (NodeClient client = cluster.client(31, 2_000)) {
+                for (int i = 0; i < 40; i++) {
+                    assertEquals(ClientReply.Status.OK, client.put("k" + i, bytes("v" + i), 30_000).status(), "k" + i);
+                }
+                cluster.stop(1); // every group keeps a majority of its three voters
+                for (int i = 0; i < 40; i++) {
+                    NodeClient.Result r = client.get("k" + i, 60_000);
+                    assertEquals(ClientReply.Status.OK, r.status(), "k" + i);
+                    assertArrayEquals(bytes("v" + i), ((KvResult.Value) KvResult.decode(r.result())).value(), "k" + i);
+                    assertEquals(ClientReply.Status.OK, client.put("k" + i, bytes("w" + i), 60_000).status(), "k" + i);
+                }
+            }
+            // Node 1 with another replica count is refused at start, naming both.
+            Path file = dir.resolve("node-1-other.properties");
+            Files.writeString(file, cluster.config(1).toProperties());
+            ServerConfig other = ServerConfig.load(file, List.of("replicas=2",
+                    "zookeeper.connect=127.0.0.1:" + zk.getPort())); // node 1's relay to ZooKeeper is cut
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new SynodNode(other).start());
+            assertTrue(refused.getMessage().contains("placed " + GROUPS + " groups of 3 replicas on 4 nodes")
+                    && refused.getMessage().contains("says " + GROUPS + " groups of 2"), refused.getMessage());
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void quorumLeaseGroupsOnFewerNodesAreRefused() throws Exception {
+        InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, -1, -1,
+                Map.of("clientPortAddress", "127.0.0.1"), "127.0.0.1");
+        try (TestingServer zk = new TestingServer(spec, true);
+                LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 2,
+                        "placedq", Map.of("lease", "quorum", "replicas", "2"))) {
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> cluster.start(0));
+            assertTrue(refused.getMessage().contains("refused for quorum-lease groups"), refused.getMessage());
+        }
+    }
+
+    /** {@code synod admin --connect SERVERS --certs CERTS ARGS}: its output; fails unless it exits 0. */
+    static String admin(LocalCluster cluster, String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of("admin", "--connect", cluster.clientAddressList(), "--certs",
+                cluster.dir().resolve("certs").toString()));
+        all.addAll(List.of(args));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = SynodCli.execute(all.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
+        assertEquals(0, code, out + "\n" + err);
+        return out.toString();
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
