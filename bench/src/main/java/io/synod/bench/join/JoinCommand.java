@@ -54,8 +54,8 @@ public final class JoinCommand implements Callable<Integer> {
     List<Integer> sizes;
 
     @Option(names = "--logs", split = ",", paramLabel = "KIND", defaultValue = "full,compacted",
-            description = {"which logs to measure: full (the leader keeps every slot: the learner gets the log),",
-                    "compacted (snapshots every records/5 slots: the learner gets a checkpoint) (default ${DEFAULT-VALUE})"})
+            description = "which logs to measure: full (the leader keeps every slot, so the learner gets the log), "
+                    + "compacted (a snapshot every records/5 slots, so it gets a checkpoint) (default ${DEFAULT-VALUE})")
     List<String> logs;
 
     @Option(names = "--quick", description = "2,000 records per row instead of --records (about a minute a row)")
