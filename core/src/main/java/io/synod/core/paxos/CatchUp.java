@@ -62,7 +62,7 @@ final class CatchUp {
         this.acceptor = acceptor;
         this.learner = learner;
         this.snapshots = snapshots;
-        this.incoming = new SnapshotReceiver(learner.stateMachine());
+        this.incoming = new SnapshotReceiver(learner.appliedState());
         this.appliedSlot = new long[ctx.clusterSize];
         this.sentThroughSlot = new long[ctx.clusterSize];
         this.deadlineNanos = new long[ctx.clusterSize];

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +37,8 @@ final class Rejoin {
     static final long STEP_MILLIS = 50;
 
     private final int nodeId;
-    private final ReplicaRoutes routes;
+    /** Per group, the membership its leader converges to (the replica map's and the placement's, {@link Placements}). */
+    private final IntFunction<MembershipAdmin.Request> target;
     /** Whether this node leads a group now (the election's view). */
     private final IntPredicate leads;
     /** Hands a request to a group's loop; the answer comes on the group's worker. */
@@ -45,12 +47,12 @@ final class Rejoin {
     }
 
     private final Submit submit;
-    /** Per group: the map for which the driver answered "nothing to do" (no request is sent again for it). */
-    private final AtomicReferenceArray<ReplicaMap> settled;
+    /** Per group: the request the driver answered "nothing to do" (it is not sent again). */
+    private final AtomicReferenceArray<MembershipAdmin.Request> settled;
 
-    Rejoin(int nodeId, int groups, ReplicaRoutes routes, IntPredicate leads, Submit submit) {
+    Rejoin(int nodeId, int groups, IntFunction<MembershipAdmin.Request> target, IntPredicate leads, Submit submit) {
         this.nodeId = nodeId;
-        this.routes = routes;
+        this.target = target;
         this.leads = leads;
         this.submit = submit;
         this.settled = new AtomicReferenceArray<>(groups);
@@ -115,26 +117,27 @@ final class Rejoin {
     }
 
     /**
-     * One round, on the node's progress thread: for every group this node leads whose map records a re-joined node
-     * and that is not settled for that map, asks the group's driver for the next step.
+     * One round, on the node's progress thread: for every group this node leads that is not settled for its target
+     * (the replica map's re-joined ids and the placement's nodes, {@link Placements#target}), asks the group's driver
+     * for the next step. A replica moved to another node ({@code synod admin move-replica}) converges the same way.
      */
     void step() {
         for (int g = 0; g < settled.length(); g++) {
-            ReplicaMap map = routes.map(g);
-            if (map.replaced() == 0 || settled.get(g) == map || !leads.test(g)) {
+            MembershipAdmin.Request request = target.apply(g);
+            if (request.equals(settled.get(g)) || !leads.test(g)) {
                 continue;
             }
             int group = g;
-            submit.submit(g, MembershipAdmin.Request.converge(map.replaced(), map.rejoined()), a -> answered(group, map, a));
+            submit.submit(g, request, a -> answered(group, request, a));
         }
     }
 
-    /** The driver's answer to a step of {@code group} asked with {@code map}. */
-    private void answered(int group, ReplicaMap map, MembershipAdmin.Answer answer) {
+    /** The driver's answer to a step of {@code group} asked with {@code request}. */
+    private void answered(int group, MembershipAdmin.Request request, MembershipAdmin.Answer answer) {
         if (answer.proposed()) {
             LOG.info("node {}: re-join in {}", nodeId, answer.message());
         } else if (answer.settled()) {
-            settled.set(group, map);
+            settled.set(group, request);
         } else {
             LOG.debug("node {}: re-join step waits: {}", nodeId, answer.message());
         }

@@ -147,4 +147,42 @@ class MembershipAdminTest {
             }
         }
     }
+
+    /**
+     * The strict reconfiguration check (etcd's --strict-reconfig-check; docs/membership.md, "Removing a node"): with
+     * voter 2 down, removing the live voter 1 would leave {0, 2} with one live voter, short of a majority: refused
+     * with one line; removing the dead voter 2 leaves {0, 1}, both live: proposed, and the group commits.
+     */
+    @Test
+    @Timeout(120)
+    void aRemovalThatLeavesTheLiveVotersShortOfAMajorityIsRefused() throws Exception {
+        GroupLoop[] loops = new GroupLoop[UNIVERSE];
+        try {
+            for (int i = 0; i < 3; i++) {
+                loops[i] = replica(i, loops);
+                loops[i].start();
+            }
+            loops[0].onElection(new ElectionEvent.Elected(1));
+            CodingChangesTest.awaitLeader(loops[0]);
+            put(loops[0], 1);
+            loops[2].close();
+            loops[2] = null;
+            // Liveness is an answer within the CheckQuorum window (1 s by default): let it pass with voter 2 silent.
+            // Before that the leader counts 2 as live, and the removal below would be proposed, not refused.
+            Thread.sleep(2_500);
+            put(loops[0], 2); // committed by {0, 1}: the leader hears 1
+            MembershipAdmin.Answer refused = ask(loops[0], MembershipAdmin.Request.of(MembershipAdmin.Op.REMOVE, 1));
+            assertFalse(refused.proposed(), refused.message());
+            assertTrue(refused.message().contains("strict reconfiguration check: removing 1 leaves 1 live voter(s) {0}")
+                    && !refused.message().contains("\n"), refused.message());
+            until(loops[0], () -> MembershipAdmin.Request.of(MembershipAdmin.Op.REMOVE, 2), MembershipAdmin.Answer::proposed);
+            put(loops[0], 3);
+        } finally {
+            for (GroupLoop loop : loops) {
+                if (loop != null) {
+                    loop.close();
+                }
+            }
+        }
+    }
 }
