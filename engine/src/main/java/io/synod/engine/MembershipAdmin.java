@@ -105,14 +105,21 @@ public final class MembershipAdmin {
      * id votes and no other id is a member (rule M4, one step; M5, one at a time, checked by the replica): remove a
      * replaced member first (its acceptor state is gone with its disk, so it only weakens the quorum), then add a
      * wanted id as a learner, then promote a wanted learner (M6: refused until it caught up), then remove a member
-     * that is not wanted (a replica moved to another node). Its slot is -1 when there is nothing to do.
+     * that is not wanted (a replica moved to another node). Where the removal of a replaced id is refused (a coded
+     * group whose F needs every voter it has, rule M8) the new id is added and promoted first and the old one removed
+     * after. Its slot is -1 when there is nothing to do.
      * Derived from the committed membership each time, so repeating it is safe.
      */
     private static Step converge(Request request, MembershipChanges changes) {
         GroupMembership m = changes.committed();
-        for (int id = 0; id < m.universe(); id++) {
+        MembershipChanges.Refused removal = null;
+        for (int id = 0; id < m.universe() && removal == null; id++) {
             if ((request.replaced() & (1L << id)) != 0 && m.isMember(id)) {
-                return new Step(remove(changes, id), " (re-join: remove " + id + " from " + m + ")");
+                try {
+                    return new Step(remove(changes, id), " (re-join: remove " + id + " from " + m + ")");
+                } catch (MembershipChanges.Refused e) {
+                    removal = e; // e.g. a coded group at 2F + 1 voters (rule M8): add and promote first, then remove
+                }
             }
         }
         for (int id = 0; id < m.universe(); id++) {
@@ -131,6 +138,9 @@ public final class MembershipAdmin {
             if ((request.wanted() & (1L << id)) == 0 && m.isMember(id)) {
                 return new Step(remove(changes, id), " (placement: remove " + id + " from " + m + ")");
             }
+        }
+        if (removal != null) {
+            throw removal;
         }
         return new Step(-1, "");
     }

@@ -1,6 +1,7 @@
 package io.synod.server.node;
 
 import io.synod.coordination.ClusterMetadata;
+import io.synod.coordination.ClusterPaths;
 import io.synod.coordination.LeaseMode;
 import io.synod.coordination.NodeIncarnation;
 import io.synod.coordination.ReplicaMap;
@@ -10,6 +11,7 @@ import io.synod.engine.MembershipAdmin;
 import io.synod.server.config.ServerConfig;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
@@ -59,27 +61,81 @@ final class Rejoin {
     }
 
     /**
-     * The replica id space of the cluster's groups: ids 0..62 where membership changes run (plain groups with no lease
-     * or a leader lease), else only the node ids (coded groups and quorum leases refuse membership changes: a wiped
-     * node of such a cluster is refused at start, as before).
+     * Replica ids per node in a coded group: its first incarnation and two re-joins (ids n, n + N, n + 2N). The leader
+     * codes each value into one shard per replica id of the group (rule M8), so the id space is the coding's N and
+     * bounds the encoding work: 3N shards, not 63.
+     */
+    static final int CODED_IDS_PER_NODE = 3;
+
+    /**
+     * The replica id space of the cluster's groups. Where a wiped node may re-join ({@link #refusal} is null) ids go
+     * beyond the node ids: 0..62 for plain groups and leases, {@value #CODED_IDS_PER_NODE} per node for coded groups.
+     * Elsewhere only the node ids, as every cluster of those modes was created with, except timer leader leases,
+     * whose groups always had 0..62 (their re-join is refused, their id space kept).
      */
     static int universe(Coding coding, LeaseMode lease, int nodes) {
-        return coding.enabled() || ServerConfig.LeaseSetting.isQuorum(lease) ? nodes : ReplicaMap.MAX_IDS;
+        if (coding.enabled()) {
+            return refusal(coding, lease) == null ? Math.min(ReplicaMap.MAX_IDS, CODED_IDS_PER_NODE * nodes) : nodes;
+        }
+        return lease == LeaseMode.QUORUM_AUTO || lease == LeaseMode.MEGASTORE ? nodes : ReplicaMap.MAX_IDS;
+    }
+
+    /**
+     * Why a node of a cluster with this coding and lease cannot re-join under new replica ids, or null if it can: the
+     * modes whose replicas and simulator support membership changes are plain groups, LeaseGuard leader leases on the
+     * wall clock, the static quorum-lease configuration (rules QL1-QL4) and RS-Paxos coding without a lease (rule M8);
+     * docs/membership.md, "Which modes".
+     */
+    static String refusal(Coding coding, LeaseMode lease) {
+        if (coding.enabled() && lease != LeaseMode.NONE) {
+            return "RS-Paxos coding together with lease " + modeName(lease) + " is not simulated with membership changes";
+        }
+        return switch (lease) {
+            case NONE, LEADER, QUORUM -> null;
+            case QUORUM_AUTO -> "lease quorum-auto agrees its lease configurations over every replica id, not recomputed "
+                    + "from the voters";
+            case MEGASTORE, LEADER_TIMER -> "lease " + modeName(lease) + " is not simulated with membership changes";
+        };
+    }
+
+    private static String modeName(LeaseMode lease) {
+        return lease.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** The cluster's coding over the group's replica id space: one shard per id (rule M8); off stays off. */
+    static Coding overIds(Coding coding, int universe) {
+        if (!coding.enabled() || coding.nodes() == universe) {
+            return coding;
+        }
+        Coding wide = Coding.rsPaxos(universe, coding.failures(), coding.dataShards(), coding.thresholdBytes());
+        return coding.defersRebuild() ? wide.withDeferredRebuild() : wide;
     }
 
     /**
      * Checks this node's data directory against ZooKeeper ({@link NodeIdentity#establish}; a wiped directory re-joins
-     * as a new incarnation when {@code rejoin.wiped} is on and the cluster's groups can change their membership), then
-     * reads the replica maps with this node's ids in them. Before any group opens its storage.
+     * as a new incarnation when {@code rejoin.wiped} is on and the cluster's mode allows it, see {@link #refusal}), then
+     * re-creates the groups whose directory lost part of its state ({@link LostGroups}) and reads the replica maps with
+     * this node's ids in them. Before any group opens its storage.
      */
     static ReplicaRoutes establish(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding,
             LeaseMode lease) throws IOException {
         int nodes = config.nodes().size();
         int universe = universe(coding, lease, nodes);
-        NodeIdentity.Rejoiner rejoiner = config.rejoinWiped() && universe > nodes
-                ? (old, id) -> newIncarnation(config.dataDir(), config.clusterName(), old, metadata, groups, universe, id)
-                : null;
-        NodeIdentity.establish(config.dataDir(), config.clusterName(), config.nodeId(), metadata, UUID::randomUUID, rejoiner);
+        String refusal = refusal(coding, lease);
+        NodeIdentity.Rejoiner rejoiner = !config.rejoinWiped() ? null
+                : refusal != null ? (old, id) -> {
+                    throw new NodeIdentity.RefusedException("node " + old.nodeId() + " of cluster '" + config.clusterName()
+                            + "' refuses to start: its data.dir " + config.dataDir() + " holds no Synod state while "
+                            + "ZooKeeper remembers incarnation " + old.id() + ", and it cannot re-join as a new "
+                            + "incarnation: " + refusal + " (docs/membership.md, \"Which modes\"). Restore the data "
+                            + "directory, or delete the znode " + new ClusterPaths(config.clusterName())
+                            .incarnation(old.nodeId()) + " accepting the risk of lost writes");
+                }
+                : (old, id) -> newIncarnation(config.dataDir(), config.clusterName(), old, metadata, groups, universe, id);
+        boolean started = NodeIdentity.read(config.dataDir()).isPresent(); // else a first start, or a wiped directory
+        UUID incarnation = NodeIdentity.establish(config.dataDir(), config.clusterName(), config.nodeId(), metadata,
+                UUID::randomUUID, rejoiner);
+        LostGroups.recreate(config, metadata, groups, universe, refusal, started, incarnation);
         return ReplicaRoutes.open(metadata, config.nodeId(), groups, universe);
     }
 

@@ -162,6 +162,7 @@ public final class SynodNode implements AutoCloseable {
         placements = Placements.agree(config, metadata, groups, coding, cluster.leaseMode());
         ReplicaRoutes routes = Rejoin.establish(config, metadata, groups, coding, cluster.leaseMode());
         this.routes = routes;
+        coding = Rejoin.overIds(coding, routes.universe()); // one shard per replica id (rule M8)
         // The lease is the group's configuration as ZooKeeper records it; createCluster above refused a
         // node whose lease setting differs from it.
         GroupLease lease = GroupLease.of(cluster.leaseMode(), cluster.leaseTiming(), config.lease().quorum());

@@ -123,7 +123,8 @@ class CodedClusterTest {
                     }
                     assertNotNull(e.coded(), "slot " + e.slot() + " of " + length + " bytes is coded");
                     assertEquals(3, e.coded().dataShards());
-                    assertEquals(5, e.coded().totalShards());
+                    // One shard per replica id of the group, 3 ids per node so a wiped node can re-join (rule M8).
+                    assertEquals(5 * Rejoin.CODED_IDS_PER_NODE, e.coded().totalShards());
                     if (!e.isComplete()) {
                         codedEntries++;
                         if (e.coded().shard() != null) {

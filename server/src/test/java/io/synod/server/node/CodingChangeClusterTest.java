@@ -65,7 +65,9 @@ class CodingChangeClusterTest {
                     CodingChangeResult changed = client.changeCoding(0, 2, 1, 0);
                     changeSlot = changed.slot();
                     assertTrue(changeSlot > 0);
-                    assertTrue(changed.coding().contains("N=5,F=2,X=1,threshold=" + THRESHOLD + "B"), changed.coding());
+                    // N is the group's replica id space: one shard per id, 3 ids per node (docs/membership.md, rule M8).
+                    assertTrue(changed.coding().contains("N=" + 5 * Rejoin.CODED_IDS_PER_NODE + ",F=2,X=1,threshold="
+                            + THRESHOLD + "B"), changed.coding());
                     write(client, random, "after", acknowledged);
 
                     int leader = cluster.leaderOf(0);
@@ -87,7 +89,7 @@ class CodingChangeClusterTest {
                         byte[] stored = sm.durableCoding();
                         assertNotNull(stored, "node " + node + " keeps the coding with its applied state");
                         ByteBuffer p = ByteBuffer.wrap(stored, 4, 16);
-                        assertEquals(5, p.getInt());
+                        assertEquals(5 * Rejoin.CODED_IDS_PER_NODE, p.getInt());
                         assertEquals(2, p.getInt(), "node " + node + ": F after the change");
                         assertEquals(1, p.getInt(), "node " + node + ": X after the change");
                     }
