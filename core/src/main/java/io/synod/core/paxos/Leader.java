@@ -337,7 +337,7 @@ final class Leader {
         EntryBatch batch = new EntryBatch(ctx.config);
         for (InFlight proposal : proposals) {
             Entry entry = proposal.forPeer(peer);
-            catchUp.proposalSent(entry.slot());
+            catchUp.proposalSent(entry.slot(), peer);
             if (!batch.tryAdd(entry)) {
                 sendAccept(peer, batch.take());
                 batch.tryAdd(entry);

@@ -31,6 +31,12 @@ import org.slf4j.LoggerFactory;
  */
 final class Rejoin {
     private static final Logger LOG = LoggerFactory.getLogger(Rejoin.class);
+    /**
+     * How often {@link #step} runs. Each step waits for the previous change to commit (rule M5) and a promotion for the
+     * learner to catch up (M6), so a re-join takes three steps plus the catch-up: at 500 ms the steps alone cost up to
+     * 1.5 s (docs/membership.md, "Catch-up speed"). A round on a group with nothing to do costs a map read.
+     */
+    static final long STEP_MILLIS = 50;
 
     private final int nodeId;
     /** Per group, the membership its leader converges to (the replica map's and the placement's, {@link Placements}). */

@@ -309,7 +309,7 @@ public final class SynodNode implements AutoCloseable {
             ElectionService e = election;
             return e != null && e.leaderOf(g) == config.nodeId();
         }, (g, request, answer) -> loops[g].onMembership(request, answer));
-        progress.scheduleWithFixedDelay(rejoin::step, 500, 500, TimeUnit.MILLISECONDS);
+        progress.scheduleWithFixedDelay(rejoin::step, Rejoin.STEP_MILLIS, Rejoin.STEP_MILLIS, TimeUnit.MILLISECONDS);
         progress.scheduleWithFixedDelay(this::balanceLeaders, BALANCE_INTERVAL_MILLIS, BALANCE_INTERVAL_MILLIS,
                 TimeUnit.MILLISECONDS);
         if (config.metricsPort() >= 0) {
