@@ -26,8 +26,10 @@ import org.slf4j.LoggerFactory;
  * every group, a new replica id (never one used before, rule M7): it is no member of any group yet, so nothing it
  * answers is counted. Then, on whichever node leads a group, {@link #step} asks the group's driver for the next change
  * towards the membership without the old id and with the new one voting: remove the old id, add the new one as a
- * learner, promote it once it has caught up (rule M6). Each step is derived from the committed membership and the map,
- * so repeating it after a crash, a lost answer or a new leader is safe.
+ * learner, promote it once it has caught up (rule M6). The same round converges each group to its placement
+ * ({@link Placements#target}): a replica moved to another node ({@code synod admin move-replica}, {@code remove-node})
+ * is added there and removed from its old node last. Each step is derived from the committed membership, the map and
+ * the placement, so repeating it after a crash, a lost answer or a new leader is safe.
  */
 final class Rejoin {
     private static final Logger LOG = LoggerFactory.getLogger(Rejoin.class);
