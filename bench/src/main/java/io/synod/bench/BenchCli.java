@@ -3,6 +3,7 @@ package io.synod.bench;
 import io.synod.bench.coded.CodedCommand;
 import io.synod.bench.erasure.CodecCommand;
 import io.synod.bench.jmh.JmhCommand;
+import io.synod.bench.join.JoinCommand;
 import io.synod.bench.kv.KvBenchCommand;
 import io.synod.bench.leases.LeasesCommand;
 import io.synod.bench.locks.LocksAtCommand;
@@ -35,7 +36,7 @@ import picocli.CommandLine;
         usageHelpWidth = BenchCli.HELP_WIDTH + 10, // the command list: name column plus each one-line header
         description = "Runs Synod's experiments and writes CSV files, PNG plots and a summary.",
         subcommands = {LocksCommand.class, LocksAtCommand.class, CodecCommand.class, CodedCommand.class,
-                KvBenchCommand.class, JmhCommand.class, TortureCommand.class, NemesisCommand.class, LeasesCommand.class,
+                KvBenchCommand.class, JoinCommand.class, JmhCommand.class, TortureCommand.class, NemesisCommand.class, LeasesCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Run 'synod bench help <command>' or 'synod bench <command> --help' for a command's options."})
 public final class BenchCli implements Callable<Integer> {

@@ -58,6 +58,17 @@ final class CodingChanges {
         long slot;
         String next;
         try {
+            // The coding's N is the group's replica id space (one shard per id, rule M8), wider than its voters: F and
+            // X are checked against the voters too (RS-Paxos §4: 2F < N and X <= N - 2F with N the acceptors).
+            int voters = replica.membership().applied().voterCount();
+            if (2 * change.failures() >= voters) {
+                throw new IllegalArgumentException("coding needs 1 <= F and 2F < N, got N=" + voters + " F="
+                        + change.failures() + " (N: the group's voters)");
+            }
+            if (change.dataShards() > voters - 2 * change.failures()) {
+                throw new IllegalArgumentException("coding needs 1 <= X <= N - 2F = " + (voters - 2 * change.failures())
+                        + ", got X=" + change.dataShards() + " (N: the group's " + voters + " voters)");
+            }
             next = current.withChange(change.failures(), change.dataShards(), threshold).toString();
             slot = replica.proposeCodingChangeAt(change.failures(), change.dataShards(), threshold);
         } catch (IllegalArgumentException | IllegalStateException e) {

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * What the driver reads from a key-value state machine beside the replica's {@code StateMachine} view:
+ * What the driver reads from a key-value state machine beside the {@code StateMachine} read path:
  * the live sessions (for the leader's expiry timer) and the watch event log (for long polls). Reads of
  * the applied state only; writes reach the machine through the Applier, as the driver takes each Ready.
  */

@@ -19,9 +19,11 @@ public final class MembershipAdmin {
     public enum Op { ADD_LEARNER, PROMOTE, REMOVE, CONVERGE, STATUS }
 
     /**
-     * One admin request. {@code replica} names the id for ADD_LEARNER, PROMOTE and REMOVE. For CONVERGE (the re-join
-     * handler's request), {@code replaced} holds the ids whose node runs a newer incarnation (to be removed) and
-     * {@code wanted} the ids that replace them (to be added, then promoted once caught up), both bit sets over ids.
+     * One admin request. {@code replica} names the id for ADD_LEARNER, PROMOTE and REMOVE. For CONVERGE (the request of
+     * the node that leads the group, towards the replica map and the placement), {@code replaced} holds the ids whose
+     * node runs a newer incarnation (to be removed first), {@code wanted} the current ids of the nodes the group is
+     * placed on (to be added, then promoted once caught up), and a member outside {@code wanted} is removed once every
+     * wanted id votes (a replica moved away), all bit sets over ids.
      */
     public record Request(Op op, int replica, long replaced, long wanted) {
         public static Request of(Op op, int replica) {
@@ -37,13 +39,14 @@ public final class MembershipAdmin {
      * The answer: {@code slot} of the change entry proposed (-1: none), whether it was {@code refused} (a rule, not
      * leading, not serving), {@code message} what was done or why not (one line), and the group as this replica sees it: its role, the leader hint, the applied membership, the membership
      * at the commit point (null unless it leads) and, while it leads, each replica id's reported applied slot
-     * ({@code progress[id]}, -1 if unknown) against the commit slot.
+     * ({@code progress[id]}, -1 if unknown) against the commit slot, and the ids it heard from recently (bit set; the
+     * live ones of the strict reconfiguration check).
      */
     public record Answer(long slot, boolean refused, String message, Role role, int leaderHint, GroupMembership applied,
-            GroupMembership committed, long commitSlot, long[] progress) {
+            GroupMembership committed, long commitSlot, long[] progress, long heardRecently) {
         /** An answer given without asking the replica (the runner's queue was full, the group failed). */
         public static Answer refused(String message) {
-            return new Answer(-1, true, message, null, -1, null, null, -1, new long[0]);
+            return new Answer(-1, true, message, null, -1, null, null, -1, new long[0], 0);
         }
 
         /** Whether the request was carried out with nothing to change (a CONVERGE that found the membership done). */
@@ -77,8 +80,8 @@ public final class MembershipAdmin {
                 MembershipChanges changes = replica.membership();
                 switch (request.op()) {
                     case ADD_LEARNER -> slot = changes.addLearner(request.replica());
-                    case PROMOTE -> slot = changes.promote(request.replica());
-                    case REMOVE -> slot = changes.remove(request.replica());
+                    case PROMOTE -> slot = promote(changes, request.replica());
+                    case REMOVE -> slot = remove(changes, request.replica());
                     case CONVERGE -> {
                         Step next = converge(request, changes);
                         slot = next.slot();
@@ -98,17 +101,25 @@ public final class MembershipAdmin {
     }
 
     /**
-     * The next single step towards the membership in which every {@code replaced} id is gone and every {@code wanted}
-     * id votes (rule M4, one step; M5, one at a time, checked by the replica): remove a replaced member first (its
-     * acceptor state is gone with its disk, so it only weakens the quorum), then add a wanted id as a learner, then
-     * promote a wanted learner (M6: refused until it caught up). Its slot is -1 when there is nothing to do.
+     * The next single step towards the membership in which every {@code replaced} id is gone, every {@code wanted}
+     * id votes and no other id is a member (rule M4, one step; M5, one at a time, checked by the replica): remove a
+     * replaced member first (its acceptor state is gone with its disk, so it only weakens the quorum), then add a
+     * wanted id as a learner, then promote a wanted learner (M6: refused until it caught up), then remove a member
+     * that is not wanted (a replica moved to another node). Where the removal of a replaced id is refused (a coded
+     * group whose F needs every voter it has, rule M8) the new id is added and promoted first and the old one removed
+     * after. Its slot is -1 when there is nothing to do.
      * Derived from the committed membership each time, so repeating it is safe.
      */
     private static Step converge(Request request, MembershipChanges changes) {
         GroupMembership m = changes.committed();
-        for (int id = 0; id < m.universe(); id++) {
+        MembershipChanges.Refused removal = null;
+        for (int id = 0; id < m.universe() && removal == null; id++) {
             if ((request.replaced() & (1L << id)) != 0 && m.isMember(id)) {
-                return new Step(changes.remove(id), " (re-join: remove " + id + " from " + m + ")");
+                try {
+                    return new Step(remove(changes, id), " (re-join: remove " + id + " from " + m + ")");
+                } catch (MembershipChanges.Refused e) {
+                    removal = e; // e.g. a coded group at 2F + 1 voters (rule M8): add and promote first, then remove
+                }
             }
         }
         for (int id = 0; id < m.universe(); id++) {
@@ -118,10 +129,54 @@ public final class MembershipAdmin {
         }
         for (int id = 0; id < m.universe(); id++) {
             if ((request.wanted() & (1L << id)) != 0 && m.isLearner(id)) {
-                return new Step(changes.promote(id), " (re-join: promote " + id + " in " + m + ")");
+                return new Step(promote(changes, id), " (re-join: promote " + id + " in " + m + ")");
             }
         }
+        // Every wanted id that can vote does (a retired one never will, M7): a member placed elsewhere leaves last,
+        // so a moved replica's group keeps its voters until the new one votes.
+        for (int id = 0; id < m.universe(); id++) {
+            if ((request.wanted() & (1L << id)) == 0 && m.isMember(id)) {
+                return new Step(remove(changes, id), " (placement: remove " + id + " from " + m + ")");
+            }
+        }
+        if (removal != null) {
+            throw removal;
+        }
         return new Step(-1, "");
+    }
+
+    private static long remove(MembershipChanges changes, int id) {
+        strictCheck(changes, changes.committed().without(id), "removing " + id);
+        return changes.remove(id);
+    }
+
+    private static long promote(MembershipChanges changes, int id) {
+        strictCheck(changes, changes.committed().promoted(id), "promoting " + id);
+        return changes.promote(id);
+    }
+
+    /**
+     * etcd's {@code --strict-reconfig-check} on the admin path (docs/membership.md, "Removing a node"): a change that
+     * shrinks or grows the voters is refused when the voters the leader heard from recently (an answer to its ballot
+     * within the CheckQuorum window, itself included) would be short of a majority of the new membership, so an
+     * operator's step never leaves the group unable to commit for want of live voters.
+     */
+    private static void strictCheck(MembershipChanges changes, GroupMembership next, String what) {
+        long live = changes.heardRecently() & next.voters();
+        int majority = next.voterCount() / 2 + 1;
+        if (Long.bitCount(live) < majority) {
+            throw new IllegalStateException("strict reconfiguration check: " + what + " leaves " + Long.bitCount(live)
+                    + " live voter(s) " + ids(live) + " of the " + next.voterCount() + " in " + next + ", short of a "
+                    + "majority of " + majority);
+        }
+    }
+
+    private static String ids(long mask) {
+        StringBuilder out = new StringBuilder("{");
+        for (long rest = mask; rest != 0; rest &= rest - 1) {
+            out.append(out.length() == 1 ? "" : ",").append(Long.numberOfTrailingZeros(rest));
+        }
+        return out.append('}').toString();
     }
 
     /** A re-join step: the change entry's slot (-1: nothing to do) and what it does. */
@@ -136,6 +191,6 @@ public final class MembershipAdmin {
             progress[id] = leads ? changes.peerAppliedSlot(id) : id == replica.nodeId() ? replica.appliedSlot() : -1;
         }
         return new Answer(slot, refused, message, replica.role(), leads ? replica.nodeId() : replica.leaderHint(), applied,
-                leads ? changes.committed() : null, replica.commitSlot(), progress);
+                leads ? changes.committed() : null, replica.commitSlot(), progress, leads ? changes.heardRecently() : 0);
     }
 }

@@ -157,6 +157,19 @@ public sealed interface ClientFrame {
     int MEMBERSHIP_PROMOTE = 2;
     /** {@link MembershipRequest#op}: remove the voter or learner {@code replica} (its id is retired). */
     int MEMBERSHIP_REMOVE = 3;
+    /**
+     * {@link MembershipRequest#op}: move the group's replica from one node to another ({@code replica} packs both node
+     * ids, {@link #moveNodes}); the leader records the new placement and converges the membership to it.
+     */
+    int MEMBERSHIP_MOVE = 4;
+
+    /** The {@code to} node of a {@link #MEMBERSHIP_MOVE} that lets the leader choose (the fewest replicas, zones kept). */
+    int MOVE_TO_ANY = 0xff;
+
+    /** The {@code replica} field of a {@link #MEMBERSHIP_MOVE}: node {@code from} in bits 8..15, node {@code to} in 0..7. */
+    static int moveNodes(int from, int to) {
+        return (from & 0xff) << 8 | (to & 0xff);
+    }
 
     /**
      * An admin membership request for {@code group} (docs/membership.md, "On the server"): {@code op} is one of the

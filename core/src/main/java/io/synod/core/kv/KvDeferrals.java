@@ -3,7 +3,7 @@ package io.synod.core.kv;
 import static io.synod.core.kv.KvLayout.*;
 
 import io.synod.core.paxos.CodedValue;
-import io.synod.core.paxos.StateMachine;
+import io.synod.core.paxos.AppliedState;
 import io.synod.core.util.Check;
 import io.synod.protocol.KvCommand;
 import io.synod.protocol.SessionCommand;
@@ -100,7 +100,7 @@ public final class KvDeferrals {
      */
     long[] slotsFor(byte[] payload) {
         if (byKey.isEmpty()) {
-            return StateMachine.NO_SLOTS;
+            return AppliedState.NO_SLOTS;
         }
         if (SessionCommand.isSessionCommand(payload)) {
             return slots(); // Sessions touch keys of their own (ephemeral keys): resolve everything.
@@ -113,7 +113,7 @@ public final class KvDeferrals {
         }
         if (command instanceof KvCommand.Put || command instanceof KvCommand.Delete || command instanceof KvCommand.Append
                 || command instanceof KvCommand.AppendNote) {
-            return StateMachine.NO_SLOTS; // They overwrite or drop the bytes and never read them.
+            return AppliedState.NO_SLOTS; // They overwrite or drop the bytes and never read them.
         }
         if (command instanceof KvCommand.Scan scan) {
             TreeSet<Long> slots = new TreeSet<>();
@@ -125,7 +125,7 @@ public final class KvDeferrals {
             return slots.stream().mapToLong(Long::longValue).toArray();
         }
         Deferred d = byKey.get(command.key());
-        return d == null ? StateMachine.NO_SLOTS : new long[] {d.slot()};
+        return d == null ? AppliedState.NO_SLOTS : new long[] {d.slot()};
     }
 
     /** Loads the records the store holds (after opening or swapping in a store). */
@@ -228,7 +228,7 @@ public final class KvDeferrals {
     }
 
     /**
-     * The deferral header of {@code payload} (see {@code StateMachine#deferralHeader}): a {@code Put} or
+     * The deferral header of {@code payload} (see {@code AppliedState#deferralHeader}): a {@code Put} or
      * {@code AppendNote} without its value bytes, or null for any other payload (or one that does not decode).
      */
     public static byte[] header(byte[] payload) {

@@ -5,11 +5,17 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The application side of a replica: applies the entries a {@link Ready} hands out
- * ({@link Ready#committed()}) to the {@link StateMachine} in slot order, with the at-most-once check
- * against the {@link ClientSessions} table, and returns the answers for the clients that wait at this
- * replica. The replica never calls it: the runtime does, once per Ready, right after taking it and before
+ * The application side of a replica, and the only class of this package that calls the
+ * {@link StateMachine} (the rest sees the {@link AppliedState}): applies the entries a {@link Ready}
+ * hands out ({@link Ready#committed()}) in slot order, with the at-most-once check against the
+ * {@link ClientSessions} table, and returns the answers for the clients that wait at this replica. The
+ * replica never applies through it: the runtime does, once per Ready, right after taking it and before
  * any further input ({@link ReadyLoop}), then tells the replica with {@link Replica#applied(Ready)}.
+ *
+ * <p>The replica asks it only what a request answered without the log needs, at the moment it is
+ * answered: whether a payload is valid ({@link #validate}), whether it only reads and what it reads
+ * (a lease-local read, {@link #isReadOnly}, {@link #read}), and a quorum-lease leader's early write
+ * answer ({@link #resultBeforeApply}).
  *
  * <p>The at-most-once decision is made here, at apply time, because it depends on every earlier command
  * being applied: the same (client, sequence) may be chosen in two slots (a retry re-proposed by a later
@@ -27,6 +33,31 @@ public final class Applier {
         this.ctx = ctx;
         this.stateMachine = stateMachine;
         this.sessions = sessions;
+    }
+
+    /** The application this applier applies to (for the runtime's read path and observation). */
+    public StateMachine stateMachine() {
+        return stateMachine;
+    }
+
+    /** Refuses garbage at the door ({@link StateMachine#validate}); throws {@link IllegalArgumentException} naming the problem. */
+    void validate(byte[] payload) {
+        stateMachine.validate(payload);
+    }
+
+    /** Whether {@code payload} only reads ({@link StateMachine#isReadOnly}). */
+    boolean isReadOnly(byte[] payload) {
+        return stateMachine.isReadOnly(payload);
+    }
+
+    /** Answers a read-only payload from the applied state ({@link StateMachine#read}). */
+    byte[] read(byte[] payload) {
+        return stateMachine.read(payload);
+    }
+
+    /** What applying {@code payload} after {@code before} will return, if certain now ({@link StateMachine#resultBeforeApply}). */
+    byte[] resultBeforeApply(byte[] payload, List<byte[]> before) {
+        return stateMachine.resultBeforeApply(payload, before);
     }
 
     /** Applies {@code ready}'s committed entries; returns the answers to the clients waiting here, in slot order. */

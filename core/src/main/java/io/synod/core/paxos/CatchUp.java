@@ -21,9 +21,11 @@ import java.util.List;
  * Heartbeat), not the values again, whether full copies or coded. It takes those slots as chosen by
  * the usual rule (its entry there is in this leader's ballot, {@link Learner#learnCommit}), so this
  * changes no safety argument. If the peer has still not applied them one retransmission interval
- * later, the entries themselves are sent as before. Likewise a slot whose Accept went out less than
- * a retransmission interval ago is not re-sent as catch-up (the commit merely overtook the peer's
- * acknowledgement); it is, if that Accept was lost.
+ * later, the entries themselves are sent as before. Likewise a slot whose Accept went to that peer
+ * less than a retransmission interval ago is not re-sent as catch-up (the commit merely overtook the
+ * peer's acknowledgement); it is, if that Accept was lost. A peer the Accept never went to (a learner
+ * added after the slot was proposed: the leader sends the log only to the members in reach) gets the
+ * slot as catch-up at once, not one retransmission interval late.
  */
 final class CatchUp {
     /** Out-of-order acknowledgements remembered per peer (a power of two). */
@@ -50,6 +52,8 @@ final class CatchUp {
     /** When the leader last sent a slot as a proposal: a ring of {@value #ACK_WINDOW} slots and times. */
     private final long[] proposedSlot = new long[ACK_WINDOW];
     private final long[] proposedNanos = new long[ACK_WINDOW];
+    /** The peers each slot of the ring went to as a proposal (bit per replica id). */
+    private final long[] proposedTo = new long[ACK_WINDOW];
     /** Per peer, the commit point last sent alone (without entries) as its catch-up, 0 if none. */
     private final long[] commitOnlySentThrough;
 
@@ -58,7 +62,7 @@ final class CatchUp {
         this.acceptor = acceptor;
         this.learner = learner;
         this.snapshots = snapshots;
-        this.incoming = new SnapshotReceiver(learner.stateMachine());
+        this.incoming = new SnapshotReceiver(learner.appliedState());
         this.appliedSlot = new long[ctx.clusterSize];
         this.sentThroughSlot = new long[ctx.clusterSize];
         this.deadlineNanos = new long[ctx.clusterSize];
@@ -79,6 +83,7 @@ final class CatchUp {
             Arrays.fill(ahead, 0);
         }
         Arrays.fill(proposedSlot, 0);
+        Arrays.fill(proposedTo, 0);
     }
 
     /**
@@ -149,16 +154,22 @@ final class CatchUp {
         return appliedSlot[peer];
     }
 
-    /** The leader sent {@code slot} to an acceptor as a proposal (new, or retransmitted) now. */
-    void proposalSent(long slot) {
+    /** The leader sent {@code slot} to {@code peer} as a proposal (new, or retransmitted) now. */
+    void proposalSent(long slot, int peer) {
         int index = (int) (slot & (ACK_WINDOW - 1));
-        proposedSlot[index] = slot;
+        if (proposedSlot[index] != slot) {
+            proposedSlot[index] = slot;
+            proposedTo[index] = 0;
+        }
+        proposedTo[index] |= 1L << peer;
         proposedNanos[index] = ctx.nowNanos;
     }
 
-    private boolean recentlyProposed(long slot) {
+    /** Whether {@code slot}'s Accept went to {@code peer} less than a retransmission interval ago. */
+    private boolean recentlyProposedTo(long slot, int peer) {
         int index = (int) (slot & (ACK_WINDOW - 1));
-        return proposedSlot[index] == slot && ctx.nowNanos - proposedNanos[index] < ctx.config.retransmitIntervalNanos();
+        return proposedSlot[index] == slot && (proposedTo[index] & (1L << peer)) != 0
+                && ctx.nowNanos - proposedNanos[index] < ctx.config.retransmitIntervalNanos();
     }
 
     void sentTo(int peer) {
@@ -187,32 +198,36 @@ final class CatchUp {
         // retransmission interval later (which would halve the catch-up rate).
         boolean batchAccepted = !previousBatchLearned && commitOnlySentThrough[peer] < sentThroughSlot[peer]
                 && Math.min(commitSlot, acceptedThroughSlot[peer]) >= sentThroughSlot[peer];
-        if (!previousBatchLearned && !batchAccepted && ctx.nowNanos < deadlineNanos[peer]) {
+        boolean expired = ctx.nowNanos >= deadlineNanos[peer];
+        if (!previousBatchLearned && !batchAccepted && !expired) {
             return; // A catch-up batch is on its way; don't flood a slow follower.
         }
         deadlineNanos[peer] = ctx.nowNanos + ctx.config.retransmitIntervalNanos();
         long held = Math.min(commitSlot, acceptedThroughSlot[peer]);
-        boolean commitOnlyFailed = !previousBatchLearned && commitOnlySentThrough[peer] >= from;
+        // A commit point sent alone failed if the peer has not applied it a retransmission interval later. Before
+        // that, a batch accepted while the commit point of the previous one is still being applied is the pipeline
+        // working, not a failure.
+        boolean commitOnlyFailed = !previousBatchLearned && commitOnlySentThrough[peer] >= from && expired;
         if (held >= from && !commitOnlyFailed) {
             // It has the values it misses (through `held`), in this ballot: the commit point is all it needs.
             commitOnlySentThrough[peer] = held;
             sentThroughSlot[peer] = held;
             ctx.out.send(new Message.Heartbeat(ctx.self, peer, ctx.ownBallot, commitSlot));
             sentTo(peer);
+            if (held < commitSlot && !recentlyProposedTo(held + 1, peer) && inLog(held + 1)) {
+                // Still behind (a learner catching up): its next batch goes with this commit point, so its disk
+                // writes the next batch while it applies this one, one round trip per batch instead of two.
+                sendBatch(peer, held + 1, commitSlot);
+            }
             return;
         }
-        if (!commitOnlyFailed && recentlyProposed(from)) {
-            // The Accept of its first missing slot left less than a retransmission interval ago (the
+        if (!commitOnlyFailed && recentlyProposedTo(from, peer)) {
+            // The Accept of its first missing slot left for it less than a retransmission interval ago (the
             // commit overtook this peer's acknowledgement): its Accepted will come; don't send the value twice.
             return;
         }
         commitOnlySentThrough[peer] = 0;
-        // With deferred rebuild the log keeps one more snapshot interval (Learner#takeSnapshot) only so
-        // that peers find shards to rebuild from; a follower behind the usual compaction point still
-        // catches up from the snapshot, as it would without deferral.
-        long compacted = ctx.coding.defersRebuild()
-                ? acceptor.snapshot().lastIncludedSlot() - ctx.config.logRetainSlots() : 0;
-        if (acceptor.entry(from) == null || from <= compacted) {
+        if (!inLog(from)) {
             Check.state(from <= acceptor.snapshot().lastIncludedSlot(),
                     "node %d: slot %d is neither in the log nor in the snapshot", ctx.self, from);
             sentThroughSlot[peer] = snapshots.resumeOrStart(peer, ctx.ownBallot, from);
@@ -220,7 +235,27 @@ final class CatchUp {
             return;
         }
         snapshots.forget(peer);
-        EntryBatch batch = new EntryBatch(ctx.config);
+        sendBatch(peer, from, commitSlot);
+    }
+
+    /** Whether catch-up can send {@code slot} from the log (else the peer needs the snapshot). */
+    private boolean inLog(long slot) {
+        // With deferred rebuild the log keeps one more snapshot interval (Learner#takeSnapshot) only so
+        // that peers find shards to rebuild from; a follower behind the usual compaction point still
+        // catches up from the snapshot, as it would without deferral.
+        long compacted = ctx.coding.defersRebuild()
+                ? acceptor.snapshot().lastIncludedSlot() - ctx.config.logRetainSlots() : 0;
+        return acceptor.entry(slot) != null && slot > compacted;
+    }
+
+    /**
+     * Sends {@code peer} the committed entries from {@code from} (in the log) in one Accept, re-proposed in this
+     * leader's ballot. A catch-up batch is bounded by {@link ReplicaConfig#maxBatchBytes()} and by the
+     * acknowledgements remembered per peer ({@value #ACK_WINDOW} slots), not by the entry count of a proposal batch:
+     * small values would otherwise take many more round trips than their bytes need.
+     */
+    private void sendBatch(int peer, long from, long commitSlot) {
+        EntryBatch batch = new EntryBatch(ACK_WINDOW, ctx.config.maxBatchBytes());
         boolean farBehind = commitSlot - appliedSlot[peer] > ctx.config.maxBatchEntries();
         for (long slot = from; slot <= commitSlot; slot++) {
             Entry entry = acceptor.entry(slot);

@@ -77,21 +77,21 @@ final class ClientSessions {
      * Replaces the table with records kept by a durable state machine. The table is ordered by
      * last application, which is slot order, so sorting by slot rebuilds the same eviction order.
      */
-    void restore(List<StateMachine.ClientSession> records) {
+    void restore(List<AppliedState.ClientSession> records) {
         sessions.clear();
-        List<StateMachine.ClientSession> bySlot = new ArrayList<>(records);
-        bySlot.sort(Comparator.comparingLong(StateMachine.ClientSession::slot));
-        for (StateMachine.ClientSession r : bySlot) {
+        List<AppliedState.ClientSession> bySlot = new ArrayList<>(records);
+        bySlot.sort(Comparator.comparingLong(AppliedState.ClientSession::slot));
+        for (AppliedState.ClientSession r : bySlot) {
             recordApplied(r.clientId(), r.sequence(), r.slot(), r.result());
         }
     }
 
     /** The table as records, for a durable state machine. */
-    List<StateMachine.ClientSession> records() {
-        List<StateMachine.ClientSession> out = new ArrayList<>(sessions.size());
+    List<AppliedState.ClientSession> records() {
+        List<AppliedState.ClientSession> out = new ArrayList<>(sessions.size());
         for (Map.Entry<Long, Session> e : sessions.entrySet()) {
             Session s = e.getValue();
-            out.add(new StateMachine.ClientSession(e.getKey(), s.lastSequence(), s.lastSlot(), s.lastResult()));
+            out.add(new AppliedState.ClientSession(e.getKey(), s.lastSequence(), s.lastSlot(), s.lastResult()));
         }
         return out;
     }

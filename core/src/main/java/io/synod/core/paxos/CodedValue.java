@@ -13,10 +13,10 @@ import java.util.Arrays;
  * of one value.
  *
  * <p>{@code header} (deferred follower rebuild, docs/erasure.md) is the uncoded part of the command the
- * state machine needs to apply it without its value bytes ({@link StateMachine#deferralHeader}), or
+ * state machine needs to apply it without its value bytes ({@link AppliedState#deferralHeader}), or
  * null: then the value must be rebuilt to be applied. The leader derives it from the whole payload, so
  * it is a function of the value and not part of the "same value" test (length and CRC32C identify the
- * value); whoever rebuilds the value checks the header against it ({@link StateMachine#resolve}).
+ * value); whoever rebuilds the value checks the header against it ({@link AppliedState#resolve}).
  */
 public record CodedValue(int dataShards, int totalShards, int valueLength, int valueChecksum, byte[] shard, byte[] header) {
     public CodedValue {

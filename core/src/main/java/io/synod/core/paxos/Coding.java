@@ -90,7 +90,7 @@ public final class Coding {
 
     /**
      * The same coding with <em>deferred follower rebuild</em> (docs/erasure.md): the leader attaches the
-     * state machine's {@link StateMachine#deferralHeader} to each coded entry, and a replica that cannot
+     * state machine's {@link AppliedState#deferralHeader} to each coded entry, and a replica that cannot
      * rebuild a committed coded value locally applies it from that header
      * ({@link StateMachine#applyDeferred}) instead of doing a recovery read; the value is rebuilt only
      * when something needs its bytes (a command or read of that key, a snapshot). Only state machines

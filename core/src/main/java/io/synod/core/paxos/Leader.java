@@ -261,7 +261,7 @@ final class Leader {
         }
         // Deferred rebuild: the uncoded header lets followers apply the value without rebuilding it. It is a
         // function of the payload, so a re-proposal of the same value (phase 1) carries the same header.
-        byte[] header = ctx.coding.defersRebuild() ? learner.stateMachine().deferralHeader(command.payload()) : null;
+        byte[] header = ctx.coding.defersRebuild() ? learner.appliedState().deferralHeader(command.payload()) : null;
         CodedValue coded = new CodedValue(dataShards, ctx.clusterSize, command.payload().length,
                 shards.get(0).valueChecksum(), null, header != null && header.length < command.payload().length ? header : null);
         ctx.cache.put(slot, command, coded);
@@ -337,7 +337,7 @@ final class Leader {
         EntryBatch batch = new EntryBatch(ctx.config);
         for (InFlight proposal : proposals) {
             Entry entry = proposal.forPeer(peer);
-            catchUp.proposalSent(entry.slot());
+            catchUp.proposalSent(entry.slot(), peer);
             if (!batch.tryAdd(entry)) {
                 sendAccept(peer, batch.take());
                 batch.tryAdd(entry);

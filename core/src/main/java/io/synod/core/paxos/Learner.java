@@ -13,7 +13,7 @@ import java.util.TreeSet;
  * the applied slot the application reports, and the snapshots of the applied state that let the log be
  * compacted. Its state is volatile: after a restart it starts from
  * the snapshot (or from a durable state machine's own applied slot and session table, see
- * {@link StateMachine#durableAppliedSlot()}) and learns the rest from the leader.
+ * {@link AppliedState#durableAppliedSlot()}) and learns the rest from the leader.
  *
  * <p>Rule (Paxos Made Simple §3, and the Multi-Paxos commit point): a follower takes a slot as
  * chosen only if the entry it holds there was accepted in the ballot of the leader that reports the
@@ -25,7 +25,7 @@ import java.util.TreeSet;
  * its key stays unresolved. The value is rebuilt (the recovery read, by slot) only when needed:
  * <ol>
  *   <li>before applying a command that reads an unresolved key, or that the machine cannot classify
- *       ({@link StateMachine#unresolvedSlotsFor}); handing out waits until it is resolved (and until a pending
+ *       ({@link AppliedState#unresolvedSlotsFor}); handing out waits until it is resolved (and until a pending
  *       deferred entry is applied, which may leave such a key unresolved);</li>
  *   <li>before a local (lease) read of an unresolved key ({@link #resolvedForRead}; the read is not
  *       served locally meanwhile);</li>
@@ -35,12 +35,13 @@ import java.util.TreeSet;
  * An unresolved slot stays in the log: the log is compacted only through a snapshot, and snapshots
  * are taken only with nothing unresolved. A peer that compacted the slot answers a recovery read with
  * its (full) snapshot; one at or below our applied slot resolves the keys unresolved at or below its
- * slot ({@link StateMachine#resolveFrom}), a later one is installed.
+ * slot ({@link AppliedState#resolveFrom}), a later one is installed.
  */
 final class Learner {
     private final ReplicaContext ctx;
     private final Acceptor acceptor;
-    private final StateMachine stateMachine;
+    private final AppliedState appliedState;
+    private final Applier applier;
     private final ClientSessions sessions;
     private final Clients clients;
     private long commitSlot;
@@ -59,30 +60,32 @@ final class Learner {
      */
     private boolean snapshotOwed;
 
-    Learner(ReplicaContext ctx, Acceptor acceptor, StateMachine stateMachine, ClientSessions sessions, Clients clients) {
+    Learner(ReplicaContext ctx, Acceptor acceptor, AppliedState appliedState, Applier applier, ClientSessions sessions,
+            Clients clients) {
         this.ctx = ctx;
         this.acceptor = acceptor;
-        this.stateMachine = stateMachine;
+        this.appliedState = appliedState;
+        this.applier = applier;
         this.sessions = sessions;
         this.clients = clients;
-        this.recovery = new Recovery(ctx, acceptor, stateMachine);
+        this.recovery = new Recovery(ctx, acceptor, appliedState);
         Snapshot snapshot = acceptor.snapshot();
-        long durableSlot = stateMachine.durableAppliedSlot();
+        long durableSlot = appliedState.durableAppliedSlot();
         if (durableSlot >= 0 && durableSlot >= snapshot.lastIncludedSlot()) {
             // The state machine kept its applied state, sessions included, on its own disk. Everything
             // it applied was chosen, so that state is chosen state even where the log lags behind it.
             // The coding in force after the durable slot: stored with it by the machine (applyCodingChange), else the
             // snapshot's (a machine restored from a source that did not carry it); docs/erasure.md rule C4.
-            byte[] coding = stateMachine.durableCoding();
+            byte[] coding = appliedState.durableCoding();
             ctx.coding = coding != null ? Coding.decodeParameters(ctx.initialCoding, coding) : codingOf(snapshot);
             // The membership likewise: stored with the durable slot (applyMembershipChange), else the snapshot's (rule M7).
-            byte[] membership = stateMachine.durableMembership();
+            byte[] membership = appliedState.durableMembership();
             ctx.membership = membership != null ? GroupMembership.decode(membership) : membershipOf(snapshot);
-            sessions.restore(stateMachine.durableSessions());
+            sessions.restore(appliedState.durableSessions());
             this.commitSlot = durableSlot;
             this.handedOutSlot = durableSlot;
             this.appliedSlot = durableSlot;
-            if (durableSlot > snapshot.lastIncludedSlot() && stateMachine.unresolvedSlots().length > 0) {
+            if (durableSlot > snapshot.lastIncludedSlot() && appliedState.unresolvedSlots().length > 0) {
                 // Deferred rebuild: keys applied from their headers are still unresolved, and their shards are in
                 // this log (unresolved slots are above every snapshot taken). The snapshot below is owed: the next
                 // applyCommitted rebuilds every such key first and then takes it (rule 5 of docs/erasure.md).
@@ -91,13 +94,13 @@ final class Learner {
                 // The log may hold entries at or below that slot that were never chosen (an older
                 // ballot's, whose replacement was applied but not yet durable in the log): make the
                 // durable state the snapshot and drop the log through it, so no catch-up serves them.
-                acceptor.replaceSnapshot(new Snapshot(durableSlot, stateMachine.snapshotSource(durableSlot), encodeSessions()));
+                acceptor.replaceSnapshot(new Snapshot(durableSlot, appliedState.snapshotSource(durableSlot), encodeSessions()));
                 acceptor.compactThrough(durableSlot);
             }
             return;
         }
         restoreSessions(snapshot.sessions());
-        stateMachine.restore(snapshot.lastIncludedSlot(), snapshot.stateMachine(), sessions.records());
+        appliedState.restore(snapshot.lastIncludedSlot(), snapshot.stateMachine(), sessions.records());
         this.commitSlot = snapshot.lastIncludedSlot();
         this.handedOutSlot = snapshot.lastIncludedSlot();
         this.appliedSlot = snapshot.lastIncludedSlot();
@@ -111,8 +114,8 @@ final class Learner {
         return appliedSlot;
     }
 
-    StateMachine stateMachine() {
-        return stateMachine;
+    AppliedState appliedState() {
+        return appliedState;
     }
 
     /**
@@ -137,8 +140,8 @@ final class Learner {
 
     /**
      * What applying the chosen {@code command} will return once the chosen commands {@code before}
-     * (slot order, from the commit point on) are applied, if certain now; else null. Asks the state
-     * machine only when everything committed is applied and neither the session table nor a command
+     * (slot order, from the commit point on) are applied, if certain now; else null. Asks the application
+     * (through the {@link Applier}) only when everything committed is applied and neither the session table nor a command
      * of {@code before} makes it a duplicate (then it would be answered from the table).
      */
     byte[] resultBeforeApply(Command command, List<Command> before) {
@@ -152,7 +155,7 @@ final class Learner {
             }
             payloads.add(earlier.payload());
         }
-        return stateMachine.resultBeforeApply(command.payload(), payloads);
+        return applier.resultBeforeApply(command.payload(), payloads);
     }
 
     /** The leader's commit rule chose the next slot. */
@@ -172,7 +175,7 @@ final class Learner {
             if (ctx.coding.defersRebuild() && snapshotDue(handedOutSlot)) {
                 // Every snapshot holds full values: resolve every deferred key first (handing out waits, so no
                 // new one appears meanwhile), snapshot, then go on.
-                if (handedOutSlot > appliedSlot || !resolve(stateMachine.unresolvedSlots())) {
+                if (handedOutSlot > appliedSlot || !resolve(appliedState.unresolvedSlots())) {
                     break;
                 }
                 takeSnapshot();
@@ -196,7 +199,7 @@ final class Learner {
                 entry = new Entry(slot, entry.ballot(), full, null, entry.stamp());
             }
             if (!entry.command().isNoop() && !Coding.isChange(entry.command()) && !ctx.coding.readsUnresolved()
-                    && (deferredPending || !resolve(stateMachine.unresolvedSlotsFor(entry.command().payload())))) {
+                    && (deferredPending || !resolve(appliedState.unresolvedSlotsFor(entry.command().payload())))) {
                 // It may read a deferred key: handing out waits for that value. (Checked against the applied state:
                 // pending entries applied whole only overwrite keys, so the check errs on the safe side; a pending
                 // deferred one may leave a key unresolved, so it must apply first.)
@@ -205,7 +208,7 @@ final class Learner {
             handOut(entry);
         }
         recovery.forgetThrough(handedOutSlot, resolving);
-        if (handedOutSlot == appliedSlot && snapshotDue(appliedSlot) && resolve(stateMachine.unresolvedSlots())) {
+        if (handedOutSlot == appliedSlot && snapshotDue(appliedSlot) && resolve(appliedState.unresolvedSlots())) {
             takeSnapshot();
         }
     }
@@ -261,7 +264,7 @@ final class Learner {
                     ctx.self, slot, entry);
             Command full = entry.isComplete() ? entry.command() : ctx.cache.get(entry);
             if (full != null) {
-                stateMachine.resolve(slot, full.payload());
+                appliedState.resolve(slot, full.payload());
                 resolving.remove(slot);
                 continue;
             }
@@ -278,7 +281,7 @@ final class Learner {
             return;
         }
         TreeSet<Long> unresolved = new TreeSet<>();
-        for (long slot : stateMachine.unresolvedSlots()) {
+        for (long slot : appliedState.unresolvedSlots()) {
             unresolved.add(slot);
         }
         for (Iterator<Long> it = resolving.iterator(); it.hasNext();) {
@@ -290,7 +293,7 @@ final class Learner {
             Entry entry = acceptor.entry(slot);
             Command full = entry == null ? null : entry.isComplete() ? entry.command() : ctx.cache.get(entry);
             if (full != null) {
-                stateMachine.resolve(slot, full.payload());
+                appliedState.resolve(slot, full.payload());
                 it.remove();
             }
         }
@@ -301,12 +304,12 @@ final class Learner {
      * (otherwise their rebuild starts, and the caller serves the read another way).
      */
     boolean resolvedForRead(byte[] payload) {
-        return ctx.coding.readsUnresolved() || resolve(stateMachine.unresolvedSlotsFor(payload));
+        return ctx.coding.readsUnresolved() || resolve(appliedState.unresolvedSlotsFor(payload));
     }
 
     /** Starts rebuilding every deferred key (the simulator's end-of-seed check compares resolved state). */
     void resolveAll() {
-        resolve(stateMachine.unresolvedSlots());
+        resolve(appliedState.unresolvedSlots());
     }
 
     /**
@@ -374,7 +377,7 @@ final class Learner {
         } else if (complete != null && !resolving.isEmpty()) {
             // A peer compacted a slot we are resolving: its snapshot (full values, at or below our applied
             // slot) holds the bytes of every key still unresolved at or below its slot.
-            stateMachine.resolveFrom(complete.lastIncludedSlot(), complete.stateMachine());
+            appliedState.resolveFrom(complete.lastIncludedSlot(), complete.stateMachine());
             resolveRebuilt();
             recovery.forgetThrough(complete.lastIncludedSlot(), resolving);
             applyCommitted();
@@ -416,7 +419,7 @@ final class Learner {
                 ctx.self, appliedSlot, handedOutSlot);
         snapshotOwed = false;
         long previous = acceptor.snapshot().lastIncludedSlot();
-        acceptor.replaceSnapshot(new Snapshot(appliedSlot, stateMachine.snapshotSource(appliedSlot), encodeSessions()));
+        acceptor.replaceSnapshot(new Snapshot(appliedSlot, appliedState.snapshotSource(appliedSlot), encodeSessions()));
         // With deferred rebuild, peers resolve the keys they deferred since their last snapshot when their
         // next one is due, by asking for shards of those slots: keep the log through the previous snapshot
         // (plus the retention), so a peer up to one snapshot interval behind gets shards, not our snapshot.
@@ -431,7 +434,7 @@ final class Learner {
         Check.state(snapshot.lastIncludedSlot() > appliedSlot, "snapshot at %d does not move applied %d forward",
                 snapshot.lastIncludedSlot(), appliedSlot);
         restoreSessions(snapshot.sessions());
-        stateMachine.restore(snapshot.lastIncludedSlot(), snapshot.stateMachine(), sessions.records());
+        appliedState.restore(snapshot.lastIncludedSlot(), snapshot.stateMachine(), sessions.records());
         acceptor.replaceSnapshot(snapshot);
         ctx.leases.onSnapshotInstalled(snapshot.lastIncludedSlot());
         commitSlot = Math.max(commitSlot, snapshot.lastIncludedSlot()); // Commits learned past it stay learned.

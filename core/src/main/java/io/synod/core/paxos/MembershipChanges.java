@@ -11,7 +11,7 @@ import io.synod.core.util.Check;
  * <p>With RS-Paxos coding the shards stay one per replica id and the quorums count voters: X for new values
  * is re-derived from the voters ({@link Coding#dataShardsFor}), and a change that would leave 2F voters or
  * fewer is refused (rule M8). A durable state machine that does not record the membership with its applied slot
- * ({@link StateMachine#recordsMembership()}) is refused, never ignored.
+ * ({@link AppliedState#recordsMembership()}) is refused, never ignored.
  */
 public final class MembershipChanges {
     /** A change this replica will not propose now; the message names the rule (docs/membership.md). */
@@ -25,12 +25,14 @@ public final class MembershipChanges {
     private final Leader leader;
     private final Learner learner;
     private final CatchUp catchUp;
+    private final QuorumContact contact;
 
-    MembershipChanges(ReplicaContext ctx, Leader leader, Learner learner, CatchUp catchUp) {
+    MembershipChanges(ReplicaContext ctx, Leader leader, Learner learner, CatchUp catchUp, QuorumContact contact) {
         this.ctx = ctx;
         this.leader = leader;
         this.learner = learner;
         this.catchUp = catchUp;
+        this.contact = contact;
     }
 
     /** The membership this replica has applied (in force after its applied slot). */
@@ -48,6 +50,16 @@ public final class MembershipChanges {
     public long peerAppliedSlot(int id) {
         Check.state(ctx.role == Role.LEADER, "only a leader tracks its peers' applied slots");
         return id == ctx.self ? learner.appliedSlot() : catchUp.peerAppliedSlot(id);
+    }
+
+    /**
+     * While leading, the ids that answered its ballot within the CheckQuorum window, and itself, as a bit set: what an
+     * operator's strict reconfiguration check counts as live (the server's admin path; the replica itself never refuses
+     * a change for it).
+     */
+    public long heardRecently() {
+        Check.state(ctx.role == Role.LEADER, "only a leader hears its peers' answers");
+        return contact.heardRecently();
     }
 
     /** Proposes adding {@code id} as a learner; returns the change entry's slot. */
@@ -110,7 +122,7 @@ public final class MembershipChanges {
         if (ctx.role != Role.LEADER) {
             throw new Refused("not the leader: membership changes go through the group's leader");
         }
-        if (learner.stateMachine().durableAppliedSlot() >= 0 && !learner.stateMachine().recordsMembership()) {
+        if (learner.appliedState().durableAppliedSlot() >= 0 && !learner.appliedState().recordsMembership()) {
             throw new Refused("membership changes are not supported on a durable state machine: it does not record the membership");
         }
         return leader.committedMembership();

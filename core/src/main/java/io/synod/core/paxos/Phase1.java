@@ -81,7 +81,7 @@ final class Phase1 {
         this.clients = clients;
         this.quorum = quorum;
         this.pageFrom = new long[ctx.clusterSize];
-        this.incoming = new SnapshotReceiver(learner.stateMachine());
+        this.incoming = new SnapshotReceiver(learner.appliedState());
     }
 
     /** Starts phase 1 for {@code ctx.ownBallot}, which the acceptor has just promised. */

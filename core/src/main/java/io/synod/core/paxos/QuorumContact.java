@@ -51,9 +51,7 @@ final class QuorumContact {
         if (ctx.config.checkQuorumNanos() == 0 || ctx.role != Role.LEADER) {
             return false;
         }
-        // Peers answer heartbeats: a window shorter than a few heartbeat intervals would depose an idle
-        // leader whose peers are fine (heartbeat.ms is configurable up to a minute).
-        long window = Math.max(ctx.config.checkQuorumNanos(), 4 * ctx.config.heartbeatIntervalNanos());
+        long window = window();
         track();
         if (ctx.nowNanos - lastTickNanos >= window / 2) {
             Arrays.fill(lastHeardNanos, ctx.nowNanos);
@@ -66,6 +64,31 @@ final class QuorumContact {
             }
         }
         return reachable < quorum;
+    }
+
+    /**
+     * The ids that answered this leadership's ballot within the CheckQuorum window, and this replica: the live ones a
+     * strict reconfiguration check counts (docs/membership.md, "Removing a node"). A fresh leadership counts every
+     * peer as just heard from, as {@link #lostQuorum} does.
+     */
+    long heardRecently() {
+        long window = window();
+        track();
+        long out = 1L << ctx.self;
+        for (int peer = 0; peer < lastHeardNanos.length; peer++) {
+            if (ctx.nowNanos - lastHeardNanos[peer] < window) {
+                out |= 1L << peer;
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Peers answer heartbeats: a window shorter than a few heartbeat intervals would depose an idle leader whose peers
+     * are fine (heartbeat.ms is configurable up to a minute).
+     */
+    private long window() {
+        return Math.max(ctx.config.checkQuorumNanos(), 4 * ctx.config.heartbeatIntervalNanos());
     }
 
     /** A new leadership (another ballot): every peer counts as just heard from. */

@@ -47,10 +47,10 @@ final class Recovery {
     private long snapshotAskNanos;
     private final SnapshotReceiver incoming;
 
-    Recovery(ReplicaContext ctx, Acceptor acceptor, StateMachine stateMachine) {
+    Recovery(ReplicaContext ctx, Acceptor acceptor, AppliedState appliedState) {
         this.ctx = ctx;
         this.acceptor = acceptor;
-        this.incoming = new SnapshotReceiver(stateMachine);
+        this.incoming = new SnapshotReceiver(appliedState);
     }
 
     /** {@code entry} is committed, coded and not complete here: recover it (a bounded number at once). */

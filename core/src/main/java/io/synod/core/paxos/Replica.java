@@ -97,13 +97,13 @@ public final class Replica {
         ClientSessions sessions = new ClientSessions(config.maxClientSessions());
         this.acceptor = new Acceptor(ctx, durable);
         this.clients = new Clients(ctx, sessions);
-        this.learner = new Learner(ctx, acceptor, stateMachine, sessions, clients);
         this.applier = new Applier(ctx, stateMachine, sessions);
+        this.learner = new Learner(ctx, acceptor, stateMachine, applier, sessions, clients);
         this.snapshots = new SnapshotSender(ctx, acceptor);
         this.catchUp = new CatchUp(ctx, acceptor, learner, snapshots);
         this.leader = new Leader(ctx, acceptor, learner, clients, catchUp, quorum, leases);
         this.phase1 = new Phase1(ctx, acceptor, learner, leader, clients, quorum);
-        leases.attach(new ReplicaLeaseView(ctx, acceptor, learner, leader));
+        leases.attach(new ReplicaLeaseView(ctx, acceptor, learner, leader, applier));
     }
 
     // =====================================================================================
@@ -252,19 +252,19 @@ public final class Replica {
             return;
         }
         try {
-            learner.stateMachine().validate(command.payload());
+            applier.validate(command.payload());
         } catch (IllegalArgumentException e) {
             clients.reply(command, ClientReply.Status.REJECTED, 0, utf8(String.valueOf(e.getMessage())));
             return;
         }
         if (ctx.role == Role.FOLLOWER) {
-            if (learner.stateMachine().isReadOnly(command.payload())
+            if (applier.isReadOnly(command.payload())
                     && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)
                     && learner.resolvedForRead(command.payload())) {
                 // A quorum-lease holder (Moraru §3); the policy vouches for the applied state.
                 localReadsServed++;
                 clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
-                        learner.stateMachine().read(command.payload()));
+                        applier.read(command.payload()));
                 return;
             }
             clients.reply(command, ClientReply.Status.NOT_LEADER);
@@ -274,14 +274,14 @@ public final class Replica {
             return;
         }
         if (ctx.role == Role.LEADER && learner.appliedSlot() == learner.commitSlot()
-                && learner.stateMachine().isReadOnly(command.payload())
+                && applier.isReadOnly(command.payload())
                 && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)
                 && learner.resolvedForRead(command.payload())) {
             // (A read of a deferred key that is not rebuilt yet goes through the log instead: applying it
             // waits for the rebuild.)
             localReadsServed++;
             clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
-                    learner.stateMachine().read(command.payload()));
+                    applier.read(command.payload()));
             return;
         }
         if (ctx.role == Role.LEADER && !leases.mayAcceptProposals(ctx.nowNanos)) {
@@ -328,7 +328,7 @@ public final class Replica {
 
     /** GroupMembership changes through this replica (it proposes them while it leads) and its applied membership. */
     public MembershipChanges membership() {
-        return new MembershipChanges(ctx, leader, learner, catchUp);
+        return new MembershipChanges(ctx, leader, learner, catchUp, contact);
     }
 
     /** The coding this replica has applied (the constructor's, changed by every coding change applied since). */
@@ -425,8 +425,9 @@ public final class Replica {
         return acceptor.snapshot().lastIncludedSlot();
     }
 
+    /** The application this replica's {@link Applier} applies to (for observation: the simulator compares states). */
     public StateMachine stateMachine() {
-        return learner.stateMachine();
+        return applier.stateMachine();
     }
 
     public long nowNanos() {
@@ -449,7 +450,7 @@ public final class Replica {
 
     /** Deferred rebuild: how many slots hold values of keys this replica has not rebuilt yet. */
     public int unresolvedSlots() {
-        return learner.stateMachine().unresolvedSlots().length;
+        return learner.appliedState().unresolvedSlots().length;
     }
 
     /** Reads this replica answered from its own state because its lease policy allowed it. */

@@ -12,12 +12,14 @@ final class ReplicaLeaseView implements LeaseView {
     private final Acceptor acceptor;
     private final Learner learner;
     private final Leader leader;
+    private final Applier applier;
 
-    ReplicaLeaseView(ReplicaContext ctx, Acceptor acceptor, Learner learner, Leader leader) {
+    ReplicaLeaseView(ReplicaContext ctx, Acceptor acceptor, Learner learner, Leader leader, Applier applier) {
         this.ctx = ctx;
         this.acceptor = acceptor;
         this.learner = learner;
         this.leader = leader;
+        this.applier = applier;
     }
 
     @Override
@@ -99,11 +101,10 @@ final class ReplicaLeaseView implements LeaseView {
 
     @Override
     public byte[] readState(byte[] payload) {
-        StateMachine machine = learner.stateMachine();
-        if (!machine.isReadOnly(payload) || !learner.resolvedForRead(payload)) {
+        if (!applier.isReadOnly(payload) || !learner.resolvedForRead(payload)) {
             return null;
         }
-        return machine.read(payload);
+        return applier.read(payload);
     }
 
     @Override

@@ -10,7 +10,7 @@ package io.synod.core.paxos;
  * transfer starts over from offset 0 once the sender's announced size is reached.
  */
 final class SnapshotReceiver {
-    private final StateMachine stateMachine;
+    private final AppliedState appliedState;
     private int source = -1;
     private Ballot ballot;
     private long slot = -1;
@@ -21,8 +21,8 @@ final class SnapshotReceiver {
     /** The bytes so far cannot form a snapshot: the rest is counted and dropped. */
     private boolean failed;
 
-    SnapshotReceiver(StateMachine stateMachine) {
-        this.stateMachine = stateMachine;
+    SnapshotReceiver(AppliedState appliedState) {
+        this.appliedState = appliedState;
     }
 
     void reset() {
@@ -67,7 +67,7 @@ final class SnapshotReceiver {
         if (!failed) {
             try {
                 if (parser == null) {
-                    sink = stateMachine.snapshotSink(slot);
+                    sink = appliedState.snapshotSink(slot);
                     parser = new SnapshotStreamParser(sink, totalBytes, slot);
                 }
                 parser.accept(m.chunk());

@@ -6,7 +6,7 @@ import java.util.Arrays;
  * Receives a state machine's snapshot bytes (what its {@link SnapshotSource} yields) in order, in
  * bounded chunks, while a snapshot transfer is in progress. A durable machine writes them to a
  * temporary place on disk and verifies them as they come; {@link #finish()} turns the complete
- * bytes into a {@link SnapshotSource} that {@link StateMachine#restore(long, SnapshotSource, java.util.List)}
+ * bytes into a {@link SnapshotSource} that {@link AppliedState#restore(long, SnapshotSource, java.util.List)}
  * can install. A transfer that is abandoned (a newer snapshot, another sender, corrupt bytes) is
  * {@link #abort()}ed, which discards everything written.
  */

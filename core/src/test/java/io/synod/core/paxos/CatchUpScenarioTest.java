@@ -2,8 +2,11 @@ package io.synod.core.paxos;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.protocol.KvCommand;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,5 +45,65 @@ class CatchUpScenarioTest {
         }
         assertEquals(8, cluster.replicas[2].appliedSlot(), "the restarted follower caught up with the same leader");
         assertArrayEquals(cluster.readList(1, "k"), cluster.readList(2, "k"));
+    }
+
+    /**
+     * A learner added after slots were proposed never got their Accepts (the leader sends the log only to the members
+     * in reach): it is sent them as catch-up at once, not a retransmission interval later as if an Accept to it were
+     * still on its way. Rules: Paxos Made Simple §3 (every replica learns every chosen value from the leader), and
+     * docs/membership.md M6 (a learner is promoted once it has applied through the commit point, so the time it takes
+     * to catch up is the time its promotion waits).
+     */
+    @Test
+    void aLearnerAddedAfterSlotsWereProposedGetsThemAtOnce() {
+        TestCluster cluster = new TestCluster(5);
+        cluster.startWith(GroupMembership.firstVoters(5, 3)); // 0, 1, 2 vote; 3 and 4 are spares
+        cluster.elect(0, 1);
+        for (int i = 1; i <= 5; i++) {
+            cluster.propose(0, 7, i, new KvCommand.Append("k", i));
+        }
+        assertEquals(0, cluster.replicas[3].appliedSlot(), "a spare hears nothing");
+        cluster.replicas[0].membership().addLearner(3);
+        cluster.settle(); // no time passes: no retransmission interval, no heartbeat
+        long commit = cluster.replicas[0].commitSlot();
+        assertEquals(commit, cluster.replicas[3].appliedSlot(), "the new learner applied through the commit point");
+        assertArrayEquals(cluster.readList(0, "k"), cluster.readList(3, "k"));
+        assertEquals(commit, cluster.replicas[0].membership().peerAppliedSlot(3), "and the leader heard it (rule M6)");
+    }
+
+    /**
+     * A learner far behind is sent its next batch together with the commit point of the one it just accepted, before
+     * it reports having applied it: one round trip per batch, not two. Batches are bounded by bytes, not by the entry
+     * count of a proposal batch. Rules as above (Paxos Made Simple §3; §2.2, P2c for re-sending chosen values).
+     */
+    @Test
+    void aLearnerFarBehindGetsItsNextBatchWithTheCommitPointOfTheLast() {
+        ReplicaConfig config = ReplicaConfig.defaults(0, 5).toBuilder().maxBatchEntries(16).maxBatchBytes(4096).build();
+        TestCluster cluster = new TestCluster(5, config);
+        cluster.startWith(GroupMembership.firstVoters(5, 3));
+        cluster.elect(0, 1);
+        for (int i = 1; i <= 300; i++) {
+            cluster.propose(0, 7, i, new KvCommand.Append("k", i));
+        }
+        List<long[]> batches = new ArrayList<>(); // per catch-up Accept to 3: first slot, entries, 3's last report
+        long[] reported = {0};
+        cluster.drop = m -> {
+            if (m.from() == 3 && m instanceof Message.Accepted a) {
+                reported[0] = a.appliedSlot();
+            } else if (m.from() == 3 && m instanceof Message.HeartbeatReply r) {
+                reported[0] = r.appliedSlot();
+            } else if (m.to() == 3 && m instanceof Message.Accept a && a.entries().get(0).slot() <= 300) {
+                batches.add(new long[] {a.entries().get(0).slot(), a.entries().size(), reported[0]});
+            }
+            return false;
+        };
+        cluster.replicas[0].membership().addLearner(3);
+        cluster.settle();
+        assertEquals(cluster.replicas[0].commitSlot(), cluster.replicas[3].appliedSlot(), "caught up with no timer");
+        assertArrayEquals(cluster.readList(0, "k"), cluster.readList(3, "k"));
+        assertTrue(batches.size() >= 3, "several batches: " + batches.size());
+        assertTrue(batches.stream().anyMatch(b -> b[1] > 16), "a catch-up batch is bounded by bytes, not by 16 entries");
+        assertTrue(batches.stream().anyMatch(b -> b[2] < b[0] - 1),
+                "a batch left before the learner reported applying the one before it (pipelined)");
     }
 }

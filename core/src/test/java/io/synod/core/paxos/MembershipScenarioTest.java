@@ -45,8 +45,8 @@ class MembershipScenarioTest {
     }
 
     /**
-     * Two heartbeat rounds past the retransmission interval: a new learner missed the Accepts of the slots before
-     * it joined, and the leader re-sends a slot as catch-up only once its Accept is that old.
+     * Two heartbeat rounds past the retransmission interval: whatever a learner still misses (an Accept dropped by
+     * the test) is sent again by then; slots proposed before it joined it gets at once (CatchUpScenarioTest).
      */
     private static void catchUp(TestCluster cluster) {
         cluster.tick(TICK);

@@ -94,7 +94,8 @@ public final class ClusterCommand implements Runnable {
     @Command(name = "start", mixinStandardHelpOptions = true,
             description = "Start ZooKeeper and N Synod servers; return when every group has a leader.")
     static final class Start extends DirCommand {
-        @Option(names = "--nodes", defaultValue = "3", description = "1, 3 or 5 (default ${DEFAULT-VALUE}; 1 = no replication, for benchmarks)")
+        @Option(names = "--nodes", defaultValue = "3", description = "1, 3 or 5 (default ${DEFAULT-VALUE}; 1 = no replication, for benchmarks); 2..9 with "
+                + "--set replicas=N (groups of N replicas placed on the nodes)")
         int nodes;
 
         @Option(names = "--groups", defaultValue = "4", description = "replication groups, 1..64 (default ${DEFAULT-VALUE})")
@@ -120,8 +121,9 @@ public final class ClusterCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            if (nodes != 1 && nodes != 3 && nodes != 5) {
-                throw bad("--nodes must be 1, 3 or 5, got " + nodes);
+            boolean placed = sets.stream().anyMatch(s -> s.startsWith("replicas=")); // groups on fewer nodes than M
+            if (nodes != 1 && nodes != 3 && nodes != 5 && !(placed && nodes >= 2 && nodes <= 9)) {
+                throw bad("--nodes must be 1, 3 or 5 (2..9 with --set replicas=N), got " + nodes);
             }
             if (groups < 1 || groups > 64) {
                 throw bad("--groups must be 1..64, got " + groups);

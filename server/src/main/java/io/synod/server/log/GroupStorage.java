@@ -41,6 +41,10 @@ import org.slf4j.LoggerFactory;
 public final class GroupStorage implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupStorage.class);
     private static final String REPAIR_MARKER = "REPAIRING";
+    /** The group's promise, created when the group is first opened (its absence later means it was lost). */
+    static final String PROMISE_FILE = "promise";
+    /** A group's own log in the previous layout, converted into the node log at open. */
+    static final String LEGACY_LOG_DIR = "log";
 
     private final Path dir;
     private final PromiseStore promise;
@@ -93,11 +97,11 @@ public final class GroupStorage implements AutoCloseable {
      */
     static GroupStorage open(Path dir, NodeLog log, int group, long segmentBytes, boolean ownsLog) throws IOException {
         Files.createDirectories(dir);
-        PromiseStore promise = PromiseStore.open(dir.resolve("promise"));
+        PromiseStore promise = PromiseStore.open(dir.resolve(PROMISE_FILE));
         try {
             SnapshotStore snapshots = new SnapshotStore(dir.resolve("snapshot"));
             SnapshotStore.Loaded snap = snapshots.load();
-            LegacyLogConversion conversion = LegacyLogConversion.start(dir.resolve("log"), log, group, segmentBytes);
+            LegacyLogConversion conversion = LegacyLogConversion.start(dir.resolve(LEGACY_LOG_DIR), log, group, segmentBytes);
             LogRecovery rec = log.recovery(group);
             List<String> corruptions = new ArrayList<>(rec.corruptions());
             corruptions.addAll(snap.problems());

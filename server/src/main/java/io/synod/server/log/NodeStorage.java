@@ -101,6 +101,32 @@ public final class NodeStorage implements AutoCloseable {
         }
     }
 
+    /**
+     * What of group {@code group}'s acceptor state is missing from {@code dataDir}, or null if nothing detectably is
+     * (docs/server.md, "Node identity"): its directory (promise, snapshots, RocksDB), its promise file (created when
+     * the group is first opened, before anything else of it), or the log shard that holds its accepted entries when
+     * that is shard 0, {@code log/} ({@code shardCount} shards; a directory of the previous layout keeps a log in the
+     * group directory instead). Only
+     * meaningful for a directory whose node identity shows it was started before: a first start has none of these yet.
+     */
+    public static String lostState(Path dataDir, int group, int shardCount) {
+        Path dir = groupDir(dataDir, group);
+        if (!Files.isDirectory(dir)) {
+            return dir.getFileName() + "/ is missing";
+        }
+        if (!Files.isRegularFile(dir.resolve(GroupStorage.PROMISE_FILE))) {
+            return dir.getFileName() + "/" + GroupStorage.PROMISE_FILE + " is missing";
+        }
+        // Only shard 0 ({@code log/}) exists in every layout: a missing log-<k> may be a directory created with fewer
+        // shards than log.shards says, which open() refuses, so it is not taken for a loss.
+        Path shard = shardDir(dataDir, 0);
+        if (Math.floorMod(group, shardCount) == 0 && !Files.isDirectory(shard)
+                && !Files.isDirectory(dir.resolve(GroupStorage.LEGACY_LOG_DIR))) {
+            return "its log shard " + shard.getFileName() + "/ is missing";
+        }
+        return null;
+    }
+
     /** Where shard {@code k} keeps its segments: {@code log} for shard 0 (a data directory of one shard), else {@code log-k}. */
     public static Path shardDir(Path dataDir, int k) {
         return dataDir.resolve(k == 0 ? "log" : "log-" + k);

@@ -1,5 +1,6 @@
 package io.synod.server.node;
 
+import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
 import io.synod.core.paxos.GroupMembership;
 import io.synod.core.paxos.Role;
@@ -10,6 +11,7 @@ import io.synod.server.group.GroupLoop;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
@@ -22,20 +24,26 @@ import java.util.function.IntFunction;
  */
 final class MembershipRequests {
     private final ReplicaRoutes routes;
+    private final Placements placements;
     private final IntFunction<GroupLoop> loops;
     private final int groups;
+    /** Runs what blocks on ZooKeeper (recording a move), off the group's worker. */
+    private final Executor blocking;
 
-    MembershipRequests(ReplicaRoutes routes, IntFunction<GroupLoop> loops, int groups) {
+    MembershipRequests(ReplicaRoutes routes, Placements placements, IntFunction<GroupLoop> loops, int groups,
+            Executor blocking) {
         this.routes = routes;
+        this.placements = placements;
         this.loops = loops;
         this.groups = groups;
+        this.blocking = blocking;
     }
 
     void handle(ClientFrame.MembershipRequest request, Consumer<ClientFrame.Response> respond) {
         int g = request.group();
         GroupLoop loop = g >= 0 && g < groups ? loops.apply(g) : null;
         MembershipAdmin.Op op = switch (request.op()) {
-            case ClientFrame.MEMBERSHIP_STATUS -> MembershipAdmin.Op.STATUS;
+            case ClientFrame.MEMBERSHIP_STATUS, ClientFrame.MEMBERSHIP_MOVE -> MembershipAdmin.Op.STATUS;
             case ClientFrame.MEMBERSHIP_ADD_LEARNER -> MembershipAdmin.Op.ADD_LEARNER;
             case ClientFrame.MEMBERSHIP_PROMOTE -> MembershipAdmin.Op.PROMOTE;
             case ClientFrame.MEMBERSHIP_REMOVE -> MembershipAdmin.Op.REMOVE;
@@ -43,12 +51,65 @@ final class MembershipRequests {
         };
         if (loop == null || op == null) {
             String why = loop == null ? "group " + g + " does not exist (the cluster has " + groups + ")"
-                    : "membership request op " + request.op() + " is unknown (0 status, 1 add learner, 2 promote, 3 remove)";
+                    : "membership request op " + request.op() + " is unknown (0 status, 1 add learner, 2 promote, 3 remove, "
+                    + "4 move)";
             respond.accept(response(request, ClientReply.Status.REJECTED, 0, -1, why));
+            return;
+        }
+        if (request.op() == ClientFrame.MEMBERSHIP_MOVE) {
+            // The leader's committed membership first (on the group's worker), then the checks and the record.
+            loop.onMembership(MembershipAdmin.Request.of(op, -1), a -> {
+                if (a.role() != Role.LEADER) {
+                    respond.accept(answer(request, op, a));
+                } else {
+                    blocking.execute(() -> respond.accept(move(request, a)));
+                }
+            });
             return;
         }
         loop.onMembership(MembershipAdmin.Request.of(op, request.replica()), answer -> respond.accept(answer(request, op,
                 answer)));
+    }
+
+    /** On the leader: refuses the move with one line, or records it (or finds it recorded) in the placement. */
+    private ClientFrame.Response move(ClientFrame.MembershipRequest request, MembershipAdmin.Answer a) {
+        int g = request.group();
+        int from = request.replica() >> 8 & 0xff;
+        int to = request.replica() & 0xff;
+        ReplicaMap map = routes.map(g);
+        int leaderNode = map.nodeOf(a.leaderHint());
+        Placement placed = placements.current();
+        try {
+            if (to == ClientFrame.MOVE_TO_ANY && from >= 0 && from < placed.nodes() && placed.hosts(g, from)) {
+                to = ReplicaMoves.target(placed, g, from, a.committed(), map);
+                if (to < 0) {
+                    return response(request, ClientReply.Status.REJECTED, 0, leaderNode, "no node can take group " + g
+                            + "'s replica from node " + from + ": every other node hosts it, shares a zone with its "
+                            + "replicas or had its id in the group removed (placed on nodes " + placed.current().get(g)
+                            + ")");
+                }
+            }
+            if (to == ClientFrame.MOVE_TO_ANY) {
+                // Nothing of the group on node from (any more): a repeated remove-node only waits.
+                return response(request, ClientReply.Status.OK, 0, leaderNode, "group " + g + ": node " + from
+                        + " hosts no replica of it (placed on nodes " + placed.current().get(g) + ")\n" + describe(g, map, a));
+            }
+            if (!ReplicaMoves.recorded(placed, g, from, to)) {
+                String refused = ReplicaMoves.refusal(placed, g, from, to, a.committed(), map, a.heardRecently());
+                if (refused != null) {
+                    return response(request, ClientReply.Status.REJECTED, 0, leaderNode, refused);
+                }
+                placed = placements.recordMove(g, from, to);
+            }
+        } catch (RuntimeException e) { // ZooKeeper unreachable, or a concurrent move of the same group won
+            return response(request, ClientReply.Status.REJECTED, 0, leaderNode, "group " + g + ": the move was not "
+                    + "recorded: " + e.getMessage());
+        }
+        String state = ReplicaMoves.settled(placed, g, a.committed(), map) ? "done" : "in progress";
+        return response(request, ClientReply.Status.OK, 0, leaderNode, "group " + g + ": replica moves from node " + from
+                + " to node " + to + " (placed on nodes " + placed.current().get(g) + "), " + state + ": the leader adds "
+                + "node " + to + "'s id " + map.currentId(to) + " as a learner, promotes it once caught up, then removes "
+                + "node " + from + "'s id " + map.currentId(from) + "\n" + describe(g, map, a));
     }
 
     private ClientFrame.Response answer(ClientFrame.MembershipRequest request, MembershipAdmin.Op op,

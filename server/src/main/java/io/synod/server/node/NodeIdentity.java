@@ -4,19 +4,16 @@ import io.synod.coordination.ClusterMetadata;
 import io.synod.coordination.ClusterPaths;
 import io.synod.coordination.NodeIncarnation;
 import io.synod.server.log.CorruptStateException;
-import io.synod.server.log.DurableFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
-import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +28,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>File format (text, UTF-8): comment lines starting with {@code #}, then {@code format=1}, {@code cluster=},
  * {@code node.id=}, {@code incarnation=} and {@code crc32c=} (8 hex digits, CRC-32C of the four lines before it,
- * each ending in a newline). Written to a temp file, fsynced, renamed, directory fsynced.
+ * each ending in a newline; {@link MarkerFile}). Written to a temp file, fsynced, renamed, directory fsynced.
  */
 public final class NodeIdentity {
     private static final Logger LOG = LoggerFactory.getLogger(NodeIdentity.class);
@@ -162,21 +159,20 @@ public final class NodeIdentity {
     /** The marker in {@code dataDir}, or empty if there is none. @throws CorruptStateException if it is damaged */
     public static Optional<Marker> read(Path dataDir) throws IOException {
         Path file = dataDir.resolve(FILE);
-        if (!Files.exists(file)) {
-            return Optional.empty();
-        }
-        return Optional.of(decode(Files.readAllBytes(file), file));
+        byte[] bytes = MarkerFile.readIfPresent(file);
+        return bytes == null ? Optional.empty() : Optional.of(decode(bytes, file));
     }
 
     static void write(Path dataDir, Marker marker) throws IOException {
-        DurableFiles.writeAtomically(dataDir.resolve(FILE), encode(marker));
+        MarkerFile.write(dataDir.resolve(FILE), COMMENTS, body(marker));
     }
+
+    private static final String COMMENTS = "# Synod node identity: the node and incarnation whose acceptor state this "
+            + "directory holds.\n# Do not edit, delete or copy it to another node (docs/server.md, \"Node identity\").\n";
 
     static byte[] encode(Marker m) {
         String body = body(m);
-        return ("# Synod node identity: the node and incarnation whose acceptor state this directory holds.\n"
-                + "# Do not edit, delete or copy it to another node (docs/server.md, \"Node identity\").\n"
-                + body + "crc32c=" + crcHex(body) + "\n").getBytes(StandardCharsets.UTF_8);
+        return (COMMENTS + body + "crc32c=" + MarkerFile.crcHex(body) + "\n").getBytes(StandardCharsets.UTF_8);
     }
 
     private static String body(Marker m) {
@@ -184,44 +180,19 @@ public final class NodeIdentity {
                 + m.incarnation() + "\n";
     }
 
-    private static String crcHex(String body) {
-        CRC32C crc = new CRC32C();
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        crc.update(bytes, 0, bytes.length);
-        return String.format("%08x", crc.getValue());
-    }
-
     static Marker decode(byte[] bytes, Path file) throws CorruptStateException {
         String prefix = "identity file " + file + " is damaged (it names the node and incarnation this directory "
                 + "belongs to; restore it from where the directory came from): ";
-        Map<String, String> values = new LinkedHashMap<>();
-        for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n", -1)) {
-            if (line.isEmpty() || line.startsWith("#")) {
-                continue;
-            }
-            int eq = line.indexOf('=');
-            String key = eq < 0 ? line : line.substring(0, eq);
-            if (eq < 0 || !KEYS.contains(key)) {
-                throw new CorruptStateException(prefix + "unexpected line '" + abbreviate(line) + "'");
-            }
-            if (values.put(key, line.substring(eq + 1)) != null) {
-                throw new CorruptStateException(prefix + "'" + key + "' appears twice");
-            }
-        }
-        for (String key : KEYS) {
-            if (!values.containsKey(key)) {
-                throw new CorruptStateException(prefix + "no '" + key + "' line");
-            }
-        }
+        Map<String, String> values = MarkerFile.parse(bytes, KEYS, prefix);
         if (!values.get("format").equals(Integer.toString(FORMAT))) {
-            throw new CorruptStateException(prefix + "format " + abbreviate(values.get("format")) + " unknown (this "
+            throw new CorruptStateException(prefix + "format " + MarkerFile.abbreviate(values.get("format")) + " unknown (this "
                     + "build reads " + FORMAT + ")");
         }
         Marker m;
         try {
             String node = values.get("node.id");
             if (!node.matches("[0-9]{1,9}")) {
-                throw new IllegalArgumentException("node.id '" + abbreviate(node) + "' is not a number");
+                throw new IllegalArgumentException("node.id '" + MarkerFile.abbreviate(node) + "' is not a number");
             }
             int nodeId = Integer.parseInt(node);
             if (nodeId < 0 || nodeId > ClusterPaths.MAX_NODE_ID) {
@@ -231,21 +202,17 @@ public final class NodeIdentity {
             String id = values.get("incarnation");
             UUID incarnation = UUID.fromString(id);
             if (!incarnation.toString().equals(id)) {
-                throw new IllegalArgumentException("incarnation '" + abbreviate(id) + "' is not a canonical UUID");
+                throw new IllegalArgumentException("incarnation '" + MarkerFile.abbreviate(id) + "' is not a canonical UUID");
             }
             m = new Marker(cluster, nodeId, incarnation);
         } catch (IllegalArgumentException e) {
             throw new CorruptStateException(prefix + e.getMessage());
         }
-        String expected = crcHex(body(m));
+        String expected = MarkerFile.crcHex(body(m));
         if (!expected.equals(values.get("crc32c"))) {
-            throw new CorruptStateException(prefix + "crc32c " + abbreviate(values.get("crc32c")) + " does not match its "
+            throw new CorruptStateException(prefix + "crc32c " + MarkerFile.abbreviate(values.get("crc32c")) + " does not match its "
                     + "content (" + expected + ")");
         }
         return m;
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() <= 80 ? s : s.substring(0, 80) + "...";
     }
 }

@@ -3,9 +3,11 @@ package io.synod.server.node;
 import io.synod.coordination.ClusterMetadata;
 import io.synod.coordination.LeaseMode;
 import io.synod.coordination.Placement;
+import io.synod.coordination.ReplicaMap;
 import io.synod.coordination.Versioned;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.GroupMembership;
+import io.synod.engine.MembershipAdmin;
 import io.synod.server.config.PlacementSettings;
 import io.synod.server.config.ServerConfig;
 import java.util.Optional;
@@ -20,9 +22,11 @@ import org.slf4j.LoggerFactory;
 final class Placements {
     private static final Logger LOG = LoggerFactory.getLogger(Placements.class);
 
+    private final ClusterMetadata metadata;
     private volatile Placement current;
 
-    private Placements(Placement initial) {
+    private Placements(ClusterMetadata metadata, Placement initial) {
+        this.metadata = metadata;
         this.current = initial;
     }
 
@@ -45,7 +49,7 @@ final class Placements {
             if (recorded.isPresent()) {
                 Placement p = recorded.get().value();
                 check(config, p, groups);
-                Placements out = new Placements(p);
+                Placements out = new Placements(metadata, p);
                 metadata.watchPlacement(v -> out.current = v.value());
                 return out;
             }
@@ -100,5 +104,45 @@ final class Placements {
             voters |= 1L << node;
         }
         return GroupMembership.ofVoters(universe, voters);
+    }
+
+    /**
+     * What the node that leads {@code group} converges its membership to ({@link Rejoin#step}): the ids of
+     * incarnations that no longer run are removed first, the current ids of the nodes the group is placed on are added
+     * and promoted, and any other member is removed last (a replica moved away).
+     */
+    MembershipAdmin.Request target(int group, ReplicaMap map) {
+        long wanted = 0;
+        for (int node : current.current().get(group)) {
+            int id = map.currentId(node);
+            if (id >= 0) {
+                wanted |= 1L << id;
+            }
+        }
+        return MembershipAdmin.Request.converge(map.replaced(), wanted);
+    }
+
+    /**
+     * Records the move of {@code group}'s replica from node {@code from} to node {@code to} (compare-and-set on the
+     * placement znode, re-read on a conflict); the group's leader then converges to it. Blocks on ZooKeeper.
+     *
+     * @return the placement recorded
+     * @throws IllegalStateException (one line) if {@code from} does not host the group or {@code to} does
+     */
+    Placement recordMove(int group, int from, int to) {
+        while (true) {
+            Versioned<Placement> recorded = metadata.placement().orElseThrow(() -> new IllegalStateException(
+                    "no placement recorded"));
+            Placement p = recorded.value();
+            if (!p.hosts(group, from) && p.hosts(group, to)) {
+                return p; // recorded by an earlier call: repeating the command is safe
+            }
+            Placement next = p.moved(group, from, to);
+            if (metadata.compareAndSetPlacement(recorded.version(), next)) {
+                current = next;
+                LOG.info("group {}: replica moves from node {} to node {}: placement {}", group, from, to, next.current());
+                return next;
+            }
+        }
     }
 }

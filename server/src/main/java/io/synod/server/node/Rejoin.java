@@ -1,6 +1,7 @@
 package io.synod.server.node;
 
 import io.synod.coordination.ClusterMetadata;
+import io.synod.coordination.ClusterPaths;
 import io.synod.coordination.LeaseMode;
 import io.synod.coordination.NodeIncarnation;
 import io.synod.coordination.ReplicaMap;
@@ -10,9 +11,11 @@ import io.synod.engine.MembershipAdmin;
 import io.synod.server.config.ServerConfig;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,14 +26,23 @@ import org.slf4j.LoggerFactory;
  * every group, a new replica id (never one used before, rule M7): it is no member of any group yet, so nothing it
  * answers is counted. Then, on whichever node leads a group, {@link #step} asks the group's driver for the next change
  * towards the membership without the old id and with the new one voting: remove the old id, add the new one as a
- * learner, promote it once it has caught up (rule M6). Each step is derived from the committed membership and the map,
- * so repeating it after a crash, a lost answer or a new leader is safe.
+ * learner, promote it once it has caught up (rule M6). The same round converges each group to its placement
+ * ({@link Placements#target}): a replica moved to another node ({@code synod admin move-replica}, {@code remove-node})
+ * is added there and removed from its old node last. Each step is derived from the committed membership, the map and
+ * the placement, so repeating it after a crash, a lost answer or a new leader is safe.
  */
 final class Rejoin {
     private static final Logger LOG = LoggerFactory.getLogger(Rejoin.class);
+    /**
+     * How often {@link #step} runs. Each step waits for the previous change to commit (rule M5) and a promotion for the
+     * learner to catch up (M6), so a re-join takes three steps plus the catch-up: at 500 ms the steps alone cost up to
+     * 1.5 s (docs/membership.md, "Catch-up speed"). A round on a group with nothing to do costs a map read.
+     */
+    static final long STEP_MILLIS = 50;
 
     private final int nodeId;
-    private final ReplicaRoutes routes;
+    /** Per group, the membership its leader converges to (the replica map's and the placement's, {@link Placements}). */
+    private final IntFunction<MembershipAdmin.Request> target;
     /** Whether this node leads a group now (the election's view). */
     private final IntPredicate leads;
     /** Hands a request to a group's loop; the answer comes on the group's worker. */
@@ -39,39 +51,80 @@ final class Rejoin {
     }
 
     private final Submit submit;
-    /** Per group: the map for which the driver answered "nothing to do" (no request is sent again for it). */
-    private final AtomicReferenceArray<ReplicaMap> settled;
+    /** Per group: the request the driver answered "nothing to do" (it is not sent again). */
+    private final AtomicReferenceArray<MembershipAdmin.Request> settled;
 
-    Rejoin(int nodeId, int groups, ReplicaRoutes routes, IntPredicate leads, Submit submit) {
+    Rejoin(int nodeId, int groups, IntFunction<MembershipAdmin.Request> target, IntPredicate leads, Submit submit) {
         this.nodeId = nodeId;
-        this.routes = routes;
+        this.target = target;
         this.leads = leads;
         this.submit = submit;
         this.settled = new AtomicReferenceArray<>(groups);
     }
 
     /**
-     * The replica id space of the cluster's groups: ids 0..62 where membership changes run (plain groups with no lease
-     * or a leader lease), else only the node ids (coded groups and quorum leases refuse membership changes: a wiped
-     * node of such a cluster is refused at start, as before).
+     * The replica id space of the cluster's groups. Where a wiped node may re-join ({@link #refusal} is null) ids go
+     * beyond the node ids, 0..62. Elsewhere only the node ids, as every cluster of those modes was created with, except
+     * timer leader leases, whose groups always had 0..62 (their re-join is refused, their id space kept). Coded groups
+     * keep the node ids: RS-Paxos codes one shard per replica id (rule M8), so ids beyond the nodes would make the
+     * leader encode a shard for every id (12 parity shards instead of 2 for coding 5,1,3) and would change the coding
+     * an existing coded group stores.
      */
     static int universe(Coding coding, LeaseMode lease, int nodes) {
-        return coding.enabled() || ServerConfig.LeaseSetting.isQuorum(lease) ? nodes : ReplicaMap.MAX_IDS;
+        if (coding.enabled()) {
+            return nodes;
+        }
+        return lease == LeaseMode.QUORUM_AUTO || lease == LeaseMode.MEGASTORE ? nodes : ReplicaMap.MAX_IDS;
+    }
+
+    /**
+     * Why a node of a cluster with this coding and lease cannot re-join under new replica ids, or null if it can: the
+     * modes whose replicas and simulator support membership changes are plain groups, LeaseGuard leader leases on the
+     * wall clock and the static quorum-lease configuration (rules QL1-QL4); RS-Paxos coding (rule M8) is supported by
+     * the replica but not on the server ({@link #universe}); docs/membership.md, "Which modes".
+     */
+    static String refusal(Coding coding, LeaseMode lease) {
+        if (coding.enabled()) {
+            return "RS-Paxos coding codes one shard per replica id over the node ids, so a new incarnation has no id of "
+                    + "its own (re-join of coded groups is not built on the server)";
+        }
+        return switch (lease) {
+            case NONE, LEADER, QUORUM -> null;
+            case QUORUM_AUTO -> "lease quorum-auto agrees its lease configurations over every replica id, not recomputed "
+                    + "from the voters";
+            case MEGASTORE, LEADER_TIMER -> "lease " + modeName(lease) + " is not simulated with membership changes";
+        };
+    }
+
+    private static String modeName(LeaseMode lease) {
+        return lease.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     /**
      * Checks this node's data directory against ZooKeeper ({@link NodeIdentity#establish}; a wiped directory re-joins
-     * as a new incarnation when {@code rejoin.wiped} is on and the cluster's groups can change their membership), then
-     * reads the replica maps with this node's ids in them. Before any group opens its storage.
+     * as a new incarnation when {@code rejoin.wiped} is on and the cluster's mode allows it, see {@link #refusal}), then
+     * re-creates the groups whose directory lost part of its state ({@link LostGroups}) and reads the replica maps with
+     * this node's ids in them. Before any group opens its storage.
      */
     static ReplicaRoutes establish(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding,
             LeaseMode lease) throws IOException {
         int nodes = config.nodes().size();
         int universe = universe(coding, lease, nodes);
-        NodeIdentity.Rejoiner rejoiner = config.rejoinWiped() && universe > nodes
-                ? (old, id) -> newIncarnation(config.dataDir(), config.clusterName(), old, metadata, groups, universe, id)
-                : null;
-        NodeIdentity.establish(config.dataDir(), config.clusterName(), config.nodeId(), metadata, UUID::randomUUID, rejoiner);
+        String refusal = refusal(coding, lease);
+        NodeIdentity.Rejoiner rejoiner = !config.rejoinWiped() ? null
+                : refusal != null ? (old, id) -> {
+                    throw new NodeIdentity.RefusedException("node " + old.nodeId() + " of cluster '" + config.clusterName()
+                            + "' refuses to start: its data.dir " + config.dataDir() + " holds no Synod state while "
+                            + "ZooKeeper remembers incarnation " + old.id() + ", and it cannot re-join as a new "
+                            + "incarnation: " + refusal + " (docs/membership.md, \"Which modes\"). Restore the data "
+                            + "directory, or delete the znode " + new ClusterPaths(config.clusterName())
+                            .incarnation(old.nodeId()) + " accepting the risk of lost writes");
+                }
+                : (old, id) -> newIncarnation(config.dataDir(), config.clusterName(), old, metadata, groups, universe, id);
+        boolean started = NodeIdentity.read(config.dataDir()).isPresent(); // else a first start, or a wiped directory
+        UUID incarnation = NodeIdentity.establish(config.dataDir(), config.clusterName(), config.nodeId(), metadata,
+                UUID::randomUUID, rejoiner);
+        LostGroups.recreate(config, metadata, groups, universe, refusal, started, incarnation);
         return ReplicaRoutes.open(metadata, config.nodeId(), groups, universe);
     }
 
@@ -109,26 +162,27 @@ final class Rejoin {
     }
 
     /**
-     * One round, on the node's progress thread: for every group this node leads whose map records a re-joined node
-     * and that is not settled for that map, asks the group's driver for the next step.
+     * One round, on the node's progress thread: for every group this node leads that is not settled for its target
+     * (the replica map's re-joined ids and the placement's nodes, {@link Placements#target}), asks the group's driver
+     * for the next step. A replica moved to another node ({@code synod admin move-replica}) converges the same way.
      */
     void step() {
         for (int g = 0; g < settled.length(); g++) {
-            ReplicaMap map = routes.map(g);
-            if (map.replaced() == 0 || settled.get(g) == map || !leads.test(g)) {
+            MembershipAdmin.Request request = target.apply(g);
+            if (request.equals(settled.get(g)) || !leads.test(g)) {
                 continue;
             }
             int group = g;
-            submit.submit(g, MembershipAdmin.Request.converge(map.replaced(), map.rejoined()), a -> answered(group, map, a));
+            submit.submit(g, request, a -> answered(group, request, a));
         }
     }
 
-    /** The driver's answer to a step of {@code group} asked with {@code map}. */
-    private void answered(int group, ReplicaMap map, MembershipAdmin.Answer answer) {
+    /** The driver's answer to a step of {@code group} asked with {@code request}. */
+    private void answered(int group, MembershipAdmin.Request request, MembershipAdmin.Answer answer) {
         if (answer.proposed()) {
             LOG.info("node {}: re-join in {}", nodeId, answer.message());
         } else if (answer.settled()) {
-            settled.set(group, map);
+            settled.set(group, request);
         } else {
             LOG.debug("node {}: re-join step waits: {}", nodeId, answer.message());
         }

@@ -242,7 +242,7 @@ public final class SynodNode implements AutoCloseable {
         for (GroupLoop loop : loops) {
             loop.start();
         }
-        MembershipRequests membershipRequests = new MembershipRequests(routes, g -> loops[g], groups);
+        MembershipRequests membershipRequests = new MembershipRequests(routes, placements, g -> loops[g], groups, progress);
         AuthService authService = new AuthService(config.auth(), this::routeStaleRead);
         auth = authService;
         clients = new ClientServer(config.maxFrameBytes(), MAX_IN_FLIGHT_PER_CONNECTION, 2, new ClientServer.Handler() {
@@ -305,11 +305,11 @@ public final class SynodNode implements AutoCloseable {
                 self.host() + ":" + clientAddress.getPort(), "default", versionString()));
         progress.scheduleWithFixedDelay(this::publishProgress, 250, 250, TimeUnit.MILLISECONDS);
         progress.scheduleWithFixedDelay(forwarder::expire, 100, 100, TimeUnit.MILLISECONDS);
-        Rejoin rejoin = new Rejoin(config.nodeId(), groups, routes, g -> {
+        Rejoin rejoin = new Rejoin(config.nodeId(), groups, g -> placements.target(g, routes.map(g)), g -> {
             ElectionService e = election;
             return e != null && e.leaderOf(g) == config.nodeId();
         }, (g, request, answer) -> loops[g].onMembership(request, answer));
-        progress.scheduleWithFixedDelay(rejoin::step, 500, 500, TimeUnit.MILLISECONDS);
+        progress.scheduleWithFixedDelay(rejoin::step, Rejoin.STEP_MILLIS, Rejoin.STEP_MILLIS, TimeUnit.MILLISECONDS);
         progress.scheduleWithFixedDelay(this::balanceLeaders, BALANCE_INTERVAL_MILLIS, BALANCE_INTERVAL_MILLIS,
                 TimeUnit.MILLISECONDS);
         if (config.metricsPort() >= 0) {

@@ -2,6 +2,7 @@ package io.synod.server.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,8 +13,6 @@ import io.synod.server.config.ServerConfig;
 import io.synod.server.node.GroupNodes;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.node.SynodNode;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -84,6 +83,65 @@ class PlacementClusterTest {
                 for (int i = 0; i < 40; i++) {
                     assertEquals(ClientReply.Status.OK, client.put("k" + i, bytes("v" + i), 30_000).status(), "k" + i);
                 }
+                // Move group 0's replica away from its leader onto the node that does not host it (rules M4-M6: a
+                // learner, promoted once caught up, then the leader's own id removed).
+                int from = cluster.leaderOf(0);
+                int to = 0;
+                while (placed.get(0).contains(to)) {
+                    to++;
+                }
+                String[] move = RejoinClusterTest.admin(cluster, "move-replica", "--group", "0", "--from",
+                        Integer.toString(from), "--to", Integer.toString(to));
+                assertEquals("0", move[0], move[1] + move[2]);
+                assertTrue(move[1].contains("done: group 0: nodes: leader"), move[1]);
+                assertEquals(1.0, gauge(cluster.node(to), "synod.group.voter", 0), "node " + to + " votes in group 0");
+                assertEquals(0.0, gauge(cluster.node(from), "synod.group.voter", 0), "node " + from + " left group 0");
+                assertEquals(3.0, gauge(cluster.node(to), "synod.group.voters", 0));
+                String[] again = RejoinClusterTest.admin(cluster, "move-replica", "--group", "0", "--from",
+                        Integer.toString(from), "--to", Integer.toString(to));
+                assertEquals("0", again[0], "repeating a move is safe: " + again[1] + again[2]);
+                String[] hosted = RejoinClusterTest.admin(cluster, "move-replica", "--group", "0", "--from", Integer.toString(to),
+                        "--to", Integer.toString(placed.get(0).stream().filter(n -> n != from).findFirst().orElseThrow()));
+                assertEquals("1", hosted[0]);
+                assertTrue(hosted[2].contains("already hosts a replica of group 0"), hosted[2]);
+                String[] back = RejoinClusterTest.admin(cluster, "move-replica", "--group", "0", "--from", Integer.toString(to),
+                        "--to", Integer.toString(from));
+                assertEquals("1", back[0]);
+                assertTrue(back[2].contains("was removed before (rule M7)"), back[2]);
+                String after = admin(cluster, "status");
+                assertTrue(after.contains("node " + to + ": 4 replicas") && after.contains("node " + from + ": 2 replicas"),
+                        after);
+                // Remove the node that led group 0 (it led at least one group): each of its replicas moves to the one
+                // node that does not host that group, one group at a time, until it hosts nothing.
+                String[] removed = RejoinClusterTest.admin(cluster, "remove-node", Integer.toString(from));
+                assertEquals("0", removed[0], removed[1] + removed[2]);
+                assertTrue(removed[1].contains("node " + from + " hosts no replica of the " + GROUPS + " groups"),
+                        removed[1]);
+                String emptied = admin(cluster, "status");
+                for (int g = 0; g < GROUPS; g++) {
+                    GroupNodes nodes = GroupNodes.find(emptied.substring(emptied.indexOf("group " + g + ": leader")))
+                            .orElseThrow();
+                    assertTrue(nodes.voters().size() == 3 && !nodes.voters().contains(from), emptied);
+                }
+                for (int n = 0; n < NODES; n++) {
+                    if (n == from) {
+                        // The removed replicas need not learn of their own removal (the leader stops sending them
+                        // the log once it commits): only the others' view counts.
+                        assertFalse(emptied.contains("node " + n + ": "), emptied);
+                        continue;
+                    }
+                    assertTrue(emptied.contains("node " + n + ": 4 replicas"), emptied);
+                    for (int g = 0; g < GROUPS; g++) {
+                        assertEquals(1.0, gauge(cluster.node(n), "synod.group.voter", g), "node " + n + " in group " + g);
+                    }
+                }
+                String[] again2 = RejoinClusterTest.admin(cluster, "remove-node", Integer.toString(from));
+                assertEquals("0", again2[0], "repeating remove-node is safe: " + again2[1] + again2[2]);
+                for (int i = 0; i < 40; i++) {
+                    NodeClient.Result r = client.get("k" + i, 60_000);
+                    assertEquals(ClientReply.Status.OK, r.status(), "k" + i);
+                    assertArrayEquals(bytes("v" + i), ((KvResult.Value) KvResult.decode(r.result())).value(), "k" + i);
+                }
                 cluster.stop(1); // every group keeps a majority of its three voters
                 for (int i = 0; i < 40; i++) {
                     NodeClient.Result r = client.get("k" + i, 60_000);
@@ -118,14 +176,9 @@ class PlacementClusterTest {
 
     /** {@code synod admin --connect SERVERS --certs CERTS ARGS}: its output; fails unless it exits 0. */
     static String admin(LocalCluster cluster, String... args) throws Exception {
-        List<String> all = new ArrayList<>(List.of("admin", "--connect", cluster.clientAddressList(), "--certs",
-                cluster.dir().resolve("certs").toString()));
-        all.addAll(List.of(args));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = SynodCli.execute(all.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
-        assertEquals(0, code, out + "\n" + err);
-        return out.toString();
+        String[] r = RejoinClusterTest.admin(cluster, args);
+        assertEquals("0", r[0], r[1] + "\n" + r[2]);
+        return r[1];
     }
 
     private static byte[] bytes(String s) {

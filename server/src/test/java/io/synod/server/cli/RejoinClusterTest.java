@@ -2,9 +2,12 @@ package io.synod.server.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.synod.leases.KeyAssignment;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
@@ -15,7 +18,10 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.curator.test.InstanceSpec;
@@ -51,75 +57,243 @@ class RejoinClusterTest {
         return new String[] {Integer.toString(code), out.toString(), err.toString()};
     }
 
+    static final InstanceSpec ZK = new InstanceSpec(null, -1, -1, -1, true, -1, -1, -1,
+            Map.of("clientPortAddress", "127.0.0.1"), "127.0.0.1");
+
+    /** Key i's value: {@code bytes} bytes (coded when at or above the coding threshold). */
+    static byte[] value(int i, int bytes) {
+        byte[] v = new byte[bytes];
+        Arrays.fill(v, (byte) ('a' + i % 26));
+        byte[] tag = ("v" + i).getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(tag, 0, v, 0, Math.min(tag.length, bytes));
+        return v;
+    }
+
+    static void put(NodeClient client, Map<String, byte[]> acknowledged, int from, int to, int bytes) throws Exception {
+        for (int i = from; i < to; i++) {
+            byte[] v = value(i, bytes);
+            assertEquals(ClientReply.Status.OK, client.put("k" + i, v, 30_000).status(), "k" + i);
+            acknowledged.put("k" + i, v);
+        }
+    }
+
+    /** Waits (bounded) until node's replica votes in each of {@code groups} with {@code voters} voters and no learner. */
+    static void awaitVoter(SynodNode node, int voters, int... groups) throws InterruptedException {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        boolean voter = false;
+        while (!voter && System.nanoTime() < deadline) {
+            voter = true;
+            for (int g : groups) {
+                voter &= gauge(node, "synod.group.voter", g) == 1 && gauge(node, "synod.group.voters", g) == voters
+                        && gauge(node, "synod.group.learners", g) == 0;
+            }
+            Thread.sleep(50);
+        }
+        assertTrue(voter, "node " + node.nodeId() + " votes again in groups " + Arrays.toString(groups) + " (voters "
+                + voters + ", no learner left)");
+    }
+
+    /**
+     * With node 0 down, every acknowledged write is readable (the others answer from their state) and a write commits,
+     * which needs the re-joined replica's vote: with 3 nodes two of the voters are left, with 5 coded ones F + X = 4.
+     */
+    static void readAllAndWriteWithoutNode0(LocalCluster cluster, Map<String, byte[]> acknowledged) throws Exception {
+        cluster.stop(0);
+        try (NodeClient client = cluster.client(22, 2_000)) {
+            for (Map.Entry<String, byte[]> e : acknowledged.entrySet()) {
+                NodeClient.Result r = client.get(e.getKey(), 60_000);
+                assertEquals(ClientReply.Status.OK, r.status(), e.getKey());
+                assertArrayEquals(e.getValue(), ((KvResult.Value) KvResult.decode(r.result())).value(), e.getKey());
+            }
+            assertEquals(ClientReply.Status.OK, client.put("after", new byte[] {1}, 60_000).status());
+        }
+    }
+
+    /**
+     * Writes, stops node {@code wiped}, deletes its data directory, writes more, starts it again and waits until it
+     * votes in every group under its next replica id ({@code wiped} + nodes). Returns the node.
+     */
+    static SynodNode wipeAndRejoin(LocalCluster cluster, Path dir, int wiped, Map<String, byte[]> acknowledged, int bytes,
+            UUID[] incarnations) throws Exception {
+        int nodes = cluster.size();
+        try (NodeClient client = cluster.client(21, 2_000)) {
+            put(client, acknowledged, 0, 60, bytes);
+            Path own = dir.resolve("node-" + wiped);
+            incarnations[0] = NodeIdentity.read(own).orElseThrow().incarnation();
+            cluster.stop(wiped);
+            NodeIdentityClusterTest.deleteTree(own);
+            put(client, acknowledged, 60, 120, bytes); // written while the node is down: it must learn them
+        }
+        SynodNode again = cluster.start(wiped);
+        incarnations[1] = NodeIdentity.read(dir.resolve("node-" + wiped)).orElseThrow().incarnation();
+        assertNotEquals(incarnations[0], incarnations[1], "a new incarnation");
+        int[] all = new int[cluster.groups()];
+        for (int g = 0; g < all.length; g++) {
+            all[g] = g;
+            assertEquals(wiped + nodes, gauge(again, "synod.group.replica.id", g), "the node's next replica id");
+        }
+        awaitVoter(again, nodes, all);
+        return again;
+    }
+
+    /**
+     * A started cluster of {@code nodes} nodes and 2 groups, snapshots every 20 slots keeping 5 (so the log is compacted
+     * and a re-joined replica may need a checkpoint), with {@code settings} (key, value, ...) added; a leader of every group.
+     */
+    static LocalCluster started(TestingServer zk, Path dir, int nodes, String name, String... settings) throws Exception {
+        Map<String, String> config = new LinkedHashMap<>(Map.of("zookeeper.session.timeout.ms", "3000",
+                "snapshot.every.slots", "20", "log.retain.slots", "5"));
+        for (int i = 0; i < settings.length; i += 2) {
+            config.put(settings[i], settings[i + 1]);
+        }
+        LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, nodes, 2, name, config);
+        try {
+            cluster.startAll();
+            assertTrue(cluster.awaitLeaders(60_000), "a leader of every group");
+            return cluster;
+        } catch (Exception | Error e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
     @Test
     @Timeout(240)
     void aWipedNodeStartsAsANewIncarnationAndIsAVoterOfEveryGroupAgain() throws Exception {
-        InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, -1, -1,
-                Map.of("clientPortAddress", "127.0.0.1"), "127.0.0.1");
         Map<String, byte[]> acknowledged = new LinkedHashMap<>();
-        try (TestingServer zk = new TestingServer(spec, true);
-                LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 2, "rejoin",
-                        Map.of("zookeeper.session.timeout.ms", "3000", "snapshot.every.slots", "20",
-                                "log.retain.slots", "5"))) {
-            cluster.startAll();
-            assertTrue(cluster.awaitLeaders(60_000), "a leader of every group");
-            try (NodeClient client = cluster.client(21, 2_000)) {
-                for (int i = 0; i < 60; i++) {
-                    byte[] v = ("v" + i).getBytes(StandardCharsets.UTF_8);
-                    assertEquals(ClientReply.Status.OK, client.put("k" + i, v, 30_000).status());
-                    acknowledged.put("k" + i, v);
-                }
-                Path own = dir.resolve("node-2");
-                UUID before = NodeIdentity.read(own).orElseThrow().incarnation();
-                cluster.stop(2);
-                NodeIdentityClusterTest.deleteTree(own);
-                for (int i = 60; i < 120; i++) { // written while node 2 is down: it must learn them
-                    byte[] v = ("v" + i).getBytes(StandardCharsets.UTF_8);
-                    assertEquals(ClientReply.Status.OK, client.put("k" + i, v, 30_000).status());
-                    acknowledged.put("k" + i, v);
-                }
-                SynodNode again = cluster.start(2);
-                UUID after = NodeIdentity.read(own).orElseThrow().incarnation();
-                assertNotEquals(before, after, "a new incarnation");
-                for (int g = 0; g < 2; g++) {
-                    assertEquals(5, gauge(again, "synod.group.replica.id", g), "node 2's next replica id is 2 + 3");
-                }
-                long deadline = System.nanoTime() + 120_000_000_000L;
-                boolean voter = false;
-                while (!voter && System.nanoTime() < deadline) {
-                    voter = true;
-                    for (int g = 0; g < 2; g++) {
-                        voter &= gauge(again, "synod.group.voter", g) == 1 && gauge(again, "synod.group.voters", g) == 3
-                                && gauge(again, "synod.group.learners", g) == 0;
-                    }
-                    Thread.sleep(50);
-                }
-                assertTrue(voter, "node 2 votes again in every group (voters 3, no learner left)");
-                // synod admin status: each group's leader names the ids, their nodes and incarnations, and progress.
-                String[] status = admin(cluster, "status");
-                assertEquals("0", status[0], status[2]);
-                System.out.print("synod admin status after the re-join:\n" + status[1]);
-                for (String want : new String[] {"group 0: leader replica", "group 1: leader replica",
-                        "5 (node 2, incarnation " + after, "retired: 2 (node 2, incarnation " + before,
-                        "0 (node 0, incarnation first"}) {
-                    assertTrue(status[1].contains(want), "'" + want + "' in:\n" + status[1]);
-                }
-                // A removed id never returns (rule M7): refused with the rule, exit 1.
-                String[] reuse = admin(cluster, "add-learner", "--group", "0", "--replica", "2");
-                assertEquals("1", reuse[0], reuse[1] + reuse[2]);
-                assertTrue(reuse[2].contains("was removed before"), reuse[2]);
+        try (TestingServer zk = new TestingServer(ZK, true);
+                LocalCluster cluster = started(zk, dir, 3, "rejoin")) {
+            UUID[] incarnations = new UUID[2];
+            wipeAndRejoin(cluster, dir, 2, acknowledged, 8, incarnations);
+            UUID before = incarnations[0];
+            UUID after = incarnations[1];
+            // synod admin status: each group's leader names the ids, their nodes and incarnations, and progress.
+            String[] status = admin(cluster, "status");
+            assertEquals("0", status[0], status[2]);
+            System.out.print("synod admin status after the re-join:\n" + status[1]);
+            for (String want : new String[] {"group 0: leader replica", "group 1: leader replica",
+                    "5 (node 2, incarnation " + after, "retired: 2 (node 2, incarnation " + before,
+                    "0 (node 0, incarnation first"}) {
+                assertTrue(status[1].contains(want), "'" + want + "' in:\n" + status[1]);
             }
-            // Node 2 alone holds every acknowledged write (stale reads answer from its local state).
-            cluster.stop(0);
-            try (NodeClient client = cluster.client(22, 2_000)) {
-                for (Map.Entry<String, byte[]> e : acknowledged.entrySet()) {
-                    NodeClient.Result r = client.get(e.getKey(), 60_000);
-                    assertEquals(ClientReply.Status.OK, r.status(), e.getKey());
-                    assertArrayEquals(e.getValue(), ((KvResult.Value) KvResult.decode(r.result())).value(), e.getKey());
+            // A removed id never returns (rule M7): refused with the rule, exit 1.
+            String[] reuse = admin(cluster, "add-learner", "--group", "0", "--replica", "2");
+            assertEquals("1", reuse[0], reuse[1] + reuse[2]);
+            assertTrue(reuse[2].contains("was removed before"), reuse[2]);
+            readAllAndWriteWithoutNode0(cluster, acknowledged);
+        }
+    }
+
+    /**
+     * Quorum leases (rules QL1-QL4): the re-joined replica 5 holds leases again once it votes (QL1, the holders are the
+     * lease configuration over the voters' ranks, so replica 5 takes rank 2, node 2's share before the wipe), and its
+     * local lease reads answer the current values of every key it holds.
+     */
+    @Test
+    @Timeout(240)
+    void aWipedNodeOfAQuorumLeaseClusterReJoinsAndServesLocalLeaseReads() throws Exception {
+        Map<String, byte[]> acknowledged = new LinkedHashMap<>();
+        try (TestingServer zk = new TestingServer(ZK, true);
+                LocalCluster cluster = started(zk, dir, 3, "rejoin-quorum", "lease", "quorum", "lease.delta.ms", "1000")) {
+            SynodNode again = wipeAndRejoin(cluster, dir, 2, acknowledged, 8, new UUID[2]);
+            long voters = (1L << 0) | (1L << 1) | (1L << 5);
+            List<String> held = new ArrayList<>();
+            for (String key : acknowledged.keySet()) {
+                if ((KeyAssignment.HASHED_MAJORITY.holdersAmong(key, voters) & (1L << 5)) != 0) {
+                    held.add(key);
                 }
-                // With node 0 down, a write needs node 2's new replica's vote: it is a voter, not a learner.
-                assertEquals(ClientReply.Status.OK, client.put("after", new byte[] {1}, 60_000).status());
             }
+            assertFalse(held.isEmpty(), "replica 5 holds some keys");
+            boolean follows = false;
+            for (int g = 0; g < cluster.groups(); g++) {
+                follows |= cluster.leaderOf(g) != 2;
+            }
+            long followerReads = again.readsByPath()[2];
+            // Only node 2 is asked: a key it holds is answered from its own state once its lease is granted.
+            try (NodeClient local = new NodeClient(Map.of(2, cluster.clientAddresses().get(2)), 23, 2_000, 16 << 20,
+                    cluster.clientTls())) {
+                for (String key : held) {
+                    NodeClient.Result r = local.get(key, 60_000);
+                    assertEquals(ClientReply.Status.OK, r.status(), key);
+                    assertArrayEquals(acknowledged.get(key), ((KvResult.Value) KvResult.decode(r.result())).value(), key);
+                }
+            }
+            if (follows) {
+                assertTrue(again.readsByPath()[2] > followerReads, "node 2 answered reads on its quorum lease as a follower");
+            }
+            readAllAndWriteWithoutNode0(cluster, acknowledged);
+        }
+    }
+
+    /**
+     * RS-Paxos coding codes one shard per replica id over the node ids on the server, so a wiped node of a coded cluster
+     * has no new id to re-join under: it is refused with one line naming the coding (docs/membership.md, "Which modes").
+     */
+    @Test
+    @Timeout(120)
+    void aWipedNodeOfACodedClusterIsRefusedNamingTheCoding() throws Exception {
+        try (TestingServer zk = new TestingServer(ZK, true);
+                LocalCluster cluster = started(zk, dir, 5, "rejoin-coded", "coding", "5,1,3", "coding.threshold.bytes", "64")) {
+            cluster.stop(1);
+            NodeIdentityClusterTest.deleteTree(dir.resolve("node-1"));
+            Exception e = assertThrows(Exception.class, () -> cluster.start(1));
+            cluster.stop(1);
+            assertTrue(e.getMessage().contains("cannot re-join as a new incarnation: RS-Paxos coding"), e.getMessage());
+            assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
+        }
+    }
+
+    /** Megastore leases are not simulated with membership changes: a wiped node is refused with one line naming them. */
+    @Test
+    @Timeout(120)
+    void aWipedNodeOfAMegastoreClusterIsRefusedNamingTheMode() throws Exception {
+        try (TestingServer zk = new TestingServer(ZK, true);
+                LocalCluster cluster = started(zk, dir, 3, "rejoin-megastore", "lease", "megastore")) {
+            cluster.stop(1);
+            NodeIdentityClusterTest.deleteTree(dir.resolve("node-1"));
+            Exception e = assertThrows(Exception.class, () -> cluster.start(1));
+            cluster.stop(1);
+            assertTrue(e.getMessage().contains("cannot re-join as a new incarnation: lease megastore"), e.getMessage());
+            assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Groups of 3 replicas placed on 4 nodes (docs/membership.md, "Placement"): a wiped node re-joins only the groups the
+     * placement gives it; in the other group it stays a spare (its new id is not added), so that group keeps 3 voters.
+     */
+    @Test
+    @Timeout(240)
+    void aWipedNodeOfAPlacedClusterReJoinsOnlyTheGroupsItHosts() throws Exception {
+        Map<String, byte[]> acknowledged = new LinkedHashMap<>();
+        try (TestingServer zk = new TestingServer(ZK, true);
+                LocalCluster cluster = started(zk, dir, 4, "rejoin-placed", "replicas", "3")) {
+            int wiped = -1;
+            int hosted = -1;
+            for (int n = 0; n < 4 && wiped < 0; n++) { // 2 groups of 3 on 4 nodes: two nodes host one group each
+                double in0 = gauge(cluster.node(n), "synod.group.voter", 0);
+                double in1 = gauge(cluster.node(n), "synod.group.voter", 1);
+                if (in0 + in1 == 1) {
+                    wiped = n;
+                    hosted = in0 == 1 ? 0 : 1;
+                }
+            }
+            assertTrue(wiped >= 0, "a node that hosts one group of two");
+            try (NodeClient client = cluster.client(25, 2_000)) {
+                put(client, acknowledged, 0, 40, 8);
+                cluster.stop(wiped);
+                NodeIdentityClusterTest.deleteTree(dir.resolve("node-" + wiped));
+                put(client, acknowledged, 40, 80, 8);
+            }
+            SynodNode again = cluster.start(wiped);
+            awaitVoter(again, 3, hosted);
+            int spare = 1 - hosted;
+            int leader = cluster.leaderOf(spare);
+            assertTrue(leader >= 0 && leader != wiped, "a leader of group " + spare);
+            SynodNode lead = cluster.node(leader);
+            assertEquals(3, gauge(lead, "synod.group.voters", spare), "group " + spare + " keeps its three voters");
+            assertEquals(0, gauge(lead, "synod.group.learners", spare), "and adds no learner for the spare");
+            assertEquals(0, gauge(again, "synod.group.voter", spare), "the wiped node stays a spare of group " + spare);
         }
     }
 }

@@ -27,15 +27,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The wiped-node acceptance run on real processes (docs/membership.md, "A wiped node re-joins"; rules M6, M7): three
  * Synod server JVMs with fsync on, under a write workload; node 2 is killed, its data directory deleted ({@code rm -rf}),
  * and it is restarted with no other command. It must become a voter of every group again, caught up, with every
- * acknowledged write readable from it alone; a copy of its directory from before the wipe is then refused.
+ * acknowledged write readable from it alone; a copy of its directory from before the wipe is then refused. Run on plain
+ * groups and on quorum-lease groups.
  */
 class WipedNodeProcessesTest {
     private static final int WIPED = 2;
@@ -51,13 +53,15 @@ class WipedNodeProcessesTest {
         ClusterProcessesTest.stopCluster(dir);
     }
 
-    @Test
+    /** Plain groups, and quorum leases (rules QL1-QL4: the re-joined replica takes the lease share of its rank). */
+    @ParameterizedTest
+    @ValueSource(strings = {"none", "quorum"})
     @Timeout(420)
-    void aWipedNodeRestartedWithNoOtherCommandVotesAgainWithEveryAcknowledgedWrite() throws Exception {
+    void aWipedNodeRestartedWithNoOtherCommandVotesAgainWithEveryAcknowledgedWrite(String lease) throws Exception {
         String[] start = ClusterProcessesTest.run("cluster", "start", "--nodes", "3", "--groups", Integer.toString(GROUPS),
                 "--dir", dir.toString(),
                 "--session-timeout-ms", "3000", "--set", "snapshot.every.slots=40", "--set", "log.retain.slots=10",
-                "--timeout-s", "120");
+                "--set", "lease=" + lease, "--timeout-s", "120");
         assertEquals("0", start[0], start[1] + start[2]);
         ClusterFile file = ClusterFile.read(dir);
         Map<Integer, InetSocketAddress> endpoints = new TreeMap<>();
@@ -90,7 +94,7 @@ class WipedNodeProcessesTest {
             stop.set(true);
             workload.join(60_000);
         }
-        System.out.printf("wiped node: %d acknowledged writes under the workload%n", acknowledged.size());
+        System.out.printf("wiped node (lease %s): %d acknowledged writes under the workload%n", lease, acknowledged.size());
         for (int g = 0; g < GROUPS; g++) {
             awaitCaughtUp(file, g);
         }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import io.synod.core.kv.KvStateMachine;
-import io.synod.core.paxos.StateMachine.ClientSession;
+import io.synod.core.paxos.AppliedState.ClientSession;
 import io.synod.protocol.KvCommand;
 import io.synod.protocol.SessionCommand;
 import java.io.IOException;

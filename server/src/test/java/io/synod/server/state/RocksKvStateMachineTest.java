@@ -193,7 +193,7 @@ class RocksKvStateMachineTest {
         try (RocksKvStateMachine b = new RocksKvStateMachine(dir.resolve("a"))) {
             assertEquals(10, b.durableAppliedSlot(), "the applied slot of the last whole batch");
             assertSameData(reference, b); // exactly the data of slots 1..10, nothing of 11..15
-            java.util.Map<Long, io.synod.core.paxos.StateMachine.ClientSession> sessions = new java.util.TreeMap<>();
+            java.util.Map<Long, io.synod.core.paxos.AppliedState.ClientSession> sessions = new java.util.TreeMap<>();
             b.durableSessions().forEach(cs -> sessions.put(cs.clientId(), cs));
             assertEquals(3, sessions.size());
             for (long client = 100; client <= 102; client++) {

@@ -1,0 +1,118 @@
+package io.synod.server.node;
+
+import io.synod.coordination.Placement;
+import io.synod.coordination.ReplicaMap;
+import io.synod.core.paxos.GroupMembership;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Whether a replica of a group may move from one node to another now ({@code synod admin move-replica};
+ * docs/membership.md, "Moving a replica"). Checked on the group's leader against its committed membership, the
+ * replica map and the placement, before the move is recorded; pure.
+ */
+final class ReplicaMoves {
+    private ReplicaMoves() {
+    }
+
+    /** Whether the placement already records the move (a repeated command): {@code to} hosts the group, {@code from} not. */
+    static boolean recorded(Placement p, int group, int from, int to) {
+        return !p.hosts(group, from) && p.hosts(group, to);
+    }
+
+    /** The nodes of the group's members (voters and learners) in {@code m}. */
+    static Set<Integer> memberNodes(GroupMembership m, ReplicaMap map) {
+        Set<Integer> out = new HashSet<>();
+        for (long rest = m.members(); rest != 0; rest &= rest - 1) {
+            out.add(map.nodeOf(Long.numberOfTrailingZeros(rest)));
+        }
+        return out;
+    }
+
+    /**
+     * Whether the committed membership {@code m} is where the placement puts the group: its members are on exactly the
+     * placed nodes, each the node's current id, and none is a learner. Otherwise a move (or a re-join) is in flight.
+     */
+    static boolean settled(Placement p, int group, GroupMembership m, ReplicaMap map) {
+        if (m.learners() != 0 || !memberNodes(m, map).equals(new HashSet<>(p.current().get(group)))) {
+            return false;
+        }
+        for (long rest = m.members(); rest != 0; rest &= rest - 1) {
+            if (!map.isCurrent(Long.numberOfTrailingZeros(rest))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The one-line reason a move of {@code group}'s replica from node {@code from} to node {@code to} is refused, or
+     * null if it may be recorded. {@code m} is the leader's committed membership, {@code heardRecently} the ids it heard
+     * from within the CheckQuorum window (itself included).
+     */
+    static String refusal(Placement p, int group, int from, int to, GroupMembership m, ReplicaMap map, long heardRecently) {
+        List<Integer> hosts = p.current().get(group);
+        if (from < 0 || from >= p.nodes() || to < 0 || to >= p.nodes() || from == to) {
+            return "move of group " + group + " from node " + from + " to node " + to + ": nodes must be two different "
+                    + "ids 0.." + (p.nodes() - 1);
+        }
+        if (p.hosts(group, to)) {
+            return "node " + to + " already hosts a replica of group " + group + " (placed on nodes " + hosts + ")";
+        }
+        if (!p.hosts(group, from)) {
+            return "node " + from + " hosts no replica of group " + group + " (placed on nodes " + hosts + ")";
+        }
+        if (PlacementPlanner.distinctZones(p.zones()) >= p.replicas() && PlacementPlanner.zoneUsed(p.zones(), hosts, to, from)) {
+            return "node " + to + "'s zone " + p.zone(to) + " already holds a replica of group " + group + " (placed on "
+                    + "nodes " + hosts + ", zones " + p.zones() + "): no two replicas of a group share a zone";
+        }
+        if (!settled(p, group, m, map)) {
+            return "a move is already in flight for group " + group + ": its membership " + m + " is not yet on the "
+                    + "placed nodes " + hosts + "; wait for it (synod admin status)";
+        }
+        int toId = map.currentId(to);
+        if (toId < 0 || m.isRetired(toId)) {
+            return "node " + to + "'s replica id " + toId + " of group " + group + " was removed before (rule M7): "
+                    + "moving a replica back to it needs a new id for that node and a reset of its local replica, "
+                    + "which is not built";
+        }
+        // The strict reconfiguration check on the end state: the voters after the move that the leader heard from
+        // recently (the new one is a spare, never heard yet) must make a majority of them, or the move would stall
+        // with the group unable to commit once the old replica is removed.
+        long after = 0;
+        for (int n : hosts) {
+            after |= n == from ? 0 : 1L << map.currentId(n);
+        }
+        int live = Long.bitCount(after & heardRecently);
+        int majority = (hosts.size()) / 2 + 1;
+        if (live < majority) {
+            return "strict reconfiguration check: after moving group " + group + "'s replica from node " + from + " to node "
+                    + to + ", " + live + " of its " + hosts.size() + " voters would be live (heard from recently), short "
+                    + "of a majority of " + majority;
+        }
+        return null;
+    }
+
+    /**
+     * Where {@code group}'s replica on node {@code from} goes when the operator names no node ({@code synod admin
+     * remove-node}): the node hosting the fewest replicas (ties: the lowest id) among those that do not host the group,
+     * keep the zone rule, and whose current id in the group was never removed; -1 if there is none.
+     */
+    static int target(Placement p, int group, int from, GroupMembership m, ReplicaMap map) {
+        List<Integer> hosts = p.current().get(group);
+        boolean zoneRule = PlacementPlanner.distinctZones(p.zones()) >= p.replicas();
+        int best = -1;
+        for (int n = 0; n < p.nodes(); n++) {
+            int id = map.currentId(n);
+            if (hosts.contains(n) || (zoneRule && PlacementPlanner.zoneUsed(p.zones(), hosts, n, from)) || id < 0
+                    || m.isRetired(id)) {
+                continue;
+            }
+            if (best < 0 || p.replicasOn(n) < p.replicasOn(best)) {
+                best = n;
+            }
+        }
+        return best;
+    }
+}
