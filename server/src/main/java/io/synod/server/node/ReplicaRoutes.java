@@ -64,6 +64,11 @@ final class ReplicaRoutes {
         return selfReplica[group];
     }
 
+    /** How many groups this node routes for. */
+    int groups() {
+        return maps.length();
+    }
+
     /** The group's map as last seen. */
     ReplicaMap map(int group) {
         return maps.get(group);

@@ -286,7 +286,7 @@ public final class SynodNode implements AutoCloseable {
                             missing.getBytes(StandardCharsets.UTF_8)));
                     return;
                 }
-                current[change.group()].onCodingChange(change, respond::accept);
+                current[change.group()].onCodingChange(change, LeaderHints.byNode(routes, respond)::accept);
             }
 
             @Override
@@ -331,7 +331,8 @@ public final class SynodNode implements AutoCloseable {
     }
 
     /** Decodes the command once ({@link RoutedCommand}) and hands it, with what was decoded, to its key's group. */
-    private void route(ClientFrame.Command command, Consumer<ClientFrame.Response> respond) {
+    private void route(ClientFrame.Command command, Consumer<ClientFrame.Response> answer) {
+        Consumer<ClientFrame.Response> respond = LeaderHints.byNode(routes, answer);
         RoutedCommand routed;
         int group;
         try {
@@ -353,7 +354,8 @@ public final class SynodNode implements AutoCloseable {
     }
 
     /** A watch poll goes to this node's replica of the session group (answered there if it leads). */
-    private void routeWatchPoll(ClientFrame.WatchPoll poll, Consumer<ClientFrame.Response> respond) {
+    private void routeWatchPoll(ClientFrame.WatchPoll poll, Consumer<ClientFrame.Response> answer) {
+        Consumer<ClientFrame.Response> respond = LeaderHints.byNode(routes, answer);
         int group = shardMap.groupFor(new byte[0]);
         GroupLoop[] current = loops;
         if (group < 0 || group >= current.length || current[group] == null) {
@@ -365,7 +367,8 @@ public final class SynodNode implements AutoCloseable {
     }
 
     /** A STALE read goes to this node's replica of the key's group, leader or not (it reads local state). */
-    private void routeStaleRead(ClientFrame.StaleRead read, Consumer<ClientFrame.Response> respond) {
+    private void routeStaleRead(ClientFrame.StaleRead read, Consumer<ClientFrame.Response> answer) {
+        Consumer<ClientFrame.Response> respond = LeaderHints.byNode(routes, answer);
         RoutedCommand routed = null;
         int group;
         try {
@@ -397,7 +400,7 @@ public final class SynodNode implements AutoCloseable {
     public ClientFrame.StatusReport statusReport(long requestId) {
         List<ClientFrame.GroupStatus> groups = new ArrayList<>();
         for (GroupLoop loop : loops) {
-            groups.add(loop.status());
+            groups.add(LeaderHints.byNode(routes, loop.status()));
         }
         return new ClientFrame.StatusReport(requestId, config.nodeId(), groups);
     }

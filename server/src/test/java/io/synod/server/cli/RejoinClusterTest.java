@@ -181,6 +181,20 @@ class RejoinClusterTest {
             assertEquals("1", reuse[0], reuse[1] + reuse[2]);
             assertTrue(reuse[2].contains("was removed before"), reuse[2]);
             readAllAndWriteWithoutNode0(cluster, acknowledged);
+            // Leader hints name nodes (LeaderHints): with node 0 down the balancer gives node 2 one of the two groups,
+            // led by replica 5, and node 1 names node 2 (a client knows nodes; it ignored the hint 5 before).
+            assertTrue(cluster.awaitLeaders(60_000), "leaders spread over nodes 1 and 2");
+            int led = -1;
+            for (int g = 0; g < cluster.groups(); g++) {
+                led = cluster.leaderOf(g) == 2 ? g : led;
+            }
+            assertTrue(led >= 0, "node 2 leads a group");
+            int group = led;
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (cluster.status(1, group).leaderHint() != 2 && System.nanoTime() < deadline) {
+                Thread.sleep(20); // node 1 learns the new leader from its heartbeats
+            }
+            assertEquals(2, cluster.status(1, group).leaderHint(), "node 1 names the leader's node, not its replica id");
         }
     }
 
