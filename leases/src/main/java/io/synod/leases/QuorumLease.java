@@ -550,6 +550,19 @@ public final class QuorumLease implements LeaseHooks {
         return configs == null ? config.assignment().holdersAmong(key, voters) : configs.readHolders(key) & voters;
     }
 
+    /**
+     * The holders of the key {@code payload} reads, as {@link #decide} counts them: among the voters this replica applied
+     * when the lease follows the membership (rule QL1; bit i = replica id i, not the whole id space), -1 while the
+     * configuration is unknown or the command reads no key. A refused read's answer names them to the client.
+     */
+    public long readHoldersOf(byte[] payload) {
+        String key = view == null || configuration() == null ? null : keys.keyOf(payload);
+        if (key == null) {
+            return -1;
+        }
+        return readHolders(key, config.followsMembership() ? view.appliedVoters() : KeyAssignment.allNodes(n));
+    }
+
     /** The configuration this replica applied (null while unknown), for tests and experiments. */
     public LeaseConfiguration configuration() {
         return configs == null ? LeaseConfiguration.initial(config.assignment()) : configs.current();

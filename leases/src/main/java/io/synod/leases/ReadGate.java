@@ -41,16 +41,15 @@ public final class ReadGate implements LeaseHooks {
      */
     public static ReadGate of(LeaseHooks policy) {
         if (policy instanceof QuorumLease lease) {
-            return new ReadGate(policy, (payload, n) -> {
-                LeaseConfiguration inForce = lease.configuration();
-                return inForce == null ? -1 : inForce.holders(KeyExtractor.KV.keyOf(payload), n);
-            });
+            // The holders among the voters (rule QL1), as the read was decided: over the whole replica id space a
+            // group of 3 voters with ids 0..62 named ids that run nowhere.
+            return new ReadGate(policy, (payload, n) -> lease.readHoldersOf(payload));
         }
         return new ReadGate(policy, null);
     }
 
     /**
-     * The replicas holding a lease on the key {@code payload} reads (bit i = node i), under a quorum or
+     * The replicas holding a lease on the key {@code payload} reads (bit i = replica id i), under a quorum or
      * Megastore lease, in the configuration in force at this replica: the hint a refused read's answer
      * carries to the client. -1 under other policies, and while the configuration is unknown.
      */
