@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -118,8 +119,25 @@ class GroupWorkersTest {
         for (int i = 0; i < 16; i++) { // the other group's client queue holds 16: one of these is answered BUSY
             other.onStaleRead(new ClientFrame.StaleRead(100 + i, payload), RoutedCommand.of(payload), r -> { });
         }
+        // Both groups join the worker's rotation while it is held inside a third group's turn, so no turn of the busy
+        // group can run before the other group is in the rotation (started one after the other, the busy group could
+        // have several turns while this thread was descheduled between the two starts: seen once in verify).
+        GroupLoop holder = group(2, 16);
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        holder.onStaleRead(new ClientFrame.StaleRead(1, payload), RoutedCommand.of(payload), r -> {
+            holding.countDown();
+            try {
+                release.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        holder.start();
+        assertTrue(holding.await(20, TimeUnit.SECONDS), "the worker runs the holding group's turn");
         busy.start();
         other.start();
+        release.countDown();
         served.get(20, TimeUnit.SECONDS);
         assertEquals(ClientReply.Status.OK.ordinal(), reply[0].status());
         // The worker added the busy group first, so it may have had up to two turns before the other group's first.
