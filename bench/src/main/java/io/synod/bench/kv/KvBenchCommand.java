@@ -83,11 +83,24 @@ public final class KvBenchCommand implements Callable<Integer> {
             + "16, 64, 256 and 1024 on every system and print each system's best and the best ratio")
     boolean sweep;
 
+    @Option(names = "--settle-seconds", paramLabel = "S",
+            description = "bound of each system's warm-up phase before its first measured row: 1 KiB async writes in "
+                    + "slices until the servers' CPU per write of two slices in a row agrees within 10%% (the JIT has "
+                    + "settled), at most S seconds (default 24 with --quick, 60 without; 0 skips the phase)")
+    Integer settleSeconds;
+
+    /** Two slices in a row whose CPU per write differs by at most this share: the servers are warm. */
+    static final double SETTLED = 0.10;
+    /** At least this many slices, however steady: the first slice after start-up is never trusted alone. */
+    static final int MIN_SLICES = 3;
+
     static final int[] SWEEP_WINDOWS = {16, 64, 256, 1024};
     static final int[] SWEEP_SIZES = {1024, 8192};
 
     private PrintWriter out;
     private long startNanos;
+    private long settleMillis;
+    private long sliceMillis;
 
     private static final String ZK = "zookeeper-3";
     private static final String SYNOD = "synod-3x4";
@@ -121,8 +134,15 @@ public final class KvBenchCommand implements Callable<Integer> {
         startNanos = System.nanoTime();
         long warmup = quick ? 1_000 : 3_000;
         long measure = quick ? 3_000 : 10_000;
-        progress("bench kv: %s, %d client threads, window %d, %d keys, %d ms warm-up + %d ms per measurement, Synod %s",
-                quick ? "quick" : "full", threads, window, keys, warmup, measure,
+        int settle = settleSeconds != null ? settleSeconds : quick ? 24 : 60;
+        if (settle < 0 || settle > 3600) {
+            throw new ParameterException(spec.commandLine(), "--settle-seconds must be 0..3600, got " + settle);
+        }
+        settleMillis = settle * 1000L;
+        sliceMillis = quick ? 2_000 : 4_000;
+        progress("bench kv: %s, %d client threads, window %d, %d keys, warm-up phase per system up to %d s, then %d ms "
+                        + "warm-up + %d ms per measurement (costs over the measured part only), Synod %s",
+                quick ? "quick" : "full", threads, window, keys, settle, warmup, measure,
                 insecure ? "INSECURE (no TLS)" : "over mutual TLS (" + SYNOD_PLAIN + " without)");
         Map<String, Map<String, Double>> results = new LinkedHashMap<>();
         for (String system : chosen) {
@@ -215,6 +235,16 @@ public final class KvBenchCommand implements Callable<Integer> {
         return "fsyncs/write " + sizeName(size);
     }
 
+    /** System (kernel) CPU seconds per 1,000 writes: syscalls, wake-ups, TLS-free socket copies; part of {@link #cpuMetric}. */
+    static String systemCpuMetric(int size) {
+        return "sys CPU s/1k writes " + sizeName(size);
+    }
+
+    /** Context switches (voluntary + involuntary) of the server threads per acknowledged write: hand-offs show here. */
+    static String switchMetric(int size) {
+        return "ctx switches/write " + sizeName(size);
+    }
+
     /** Peer frames the servers sent per acknowledged write: how well the groups' messages share frames. */
     static String peerFrameMetric(int size) {
         return "peer frames/write " + sizeName(size);
@@ -231,25 +261,33 @@ public final class KvBenchCommand implements Callable<Integer> {
 
     private Map<String, Double> measureTarget(BenchTarget target, ServerCost cost, long warmup, long measure)
             throws InterruptedException, IOException {
+        settle(target, cost);
         Map<String, Double> r = new LinkedHashMap<>();
         for (int size : VALUE_SIZES) {
             byte[] value = new byte[size];
             ThreadLocalRandom.current().nextBytes(value);
-            ServerCost.Sample before = cost.sample();
-            LoadRun.Result res = LoadRun.run(threads, window, warmup, measure, i -> target.write(scramble(i), value));
-            ServerCost.Sample spent = cost.sample().minus(before);
+            CostMarks marks = new CostMarks(cost);
+            LoadRun.Result res = LoadRun.run(threads, window, warmup, measure, i -> target.write(scramble(i), value), marks);
+            ServerCost.Sample spent = marks.end.minus(marks.start);
+            ThreadCosts.Spent byRole = marks.end.threadsSince(marks.start);
             r.put(writeMetric(size), res.opsPerSecond());
-            long acked = Math.max(1, res.acknowledged());
+            long acked = Math.max(1, res.acknowledgedInWindow());
             r.put(cpuMetric(size), spent.cpuSeconds() * 1000.0 / acked);
+            r.put(systemCpuMetric(size), spent.systemTicks() * 1000.0 / ServerCost.TICKS_PER_SECOND / acked);
+            r.put(switchMetric(size), byRole.switches() / (double) acked);
             r.put(diskMetric(size), spent.diskWriteBytes() < 0 ? Double.NaN : spent.diskWriteBytes() / ((double) acked * size));
             r.put(fsyncMetric(size), spent.fsyncs() < 0 ? Double.NaN : spent.fsyncs() / (double) acked);
             r.put(peerFrameMetric(size), spent.peerFrames() < 0 ? Double.NaN : spent.peerFrames() / (double) acked);
             r.put(peerMessageMetric(size), spent.peerMessages() < 0 ? Double.NaN : spent.peerMessages() / (double) acked);
-            progress("%s: cost of %d acknowledged %s writes: %.3f CPU s per 1,000, %.2f disk bytes per value byte%s",
-                    target.name(), res.acknowledged(), sizeName(size), r.get(cpuMetric(size)), r.get(diskMetric(size)),
+            progress("%s: cost of %d %s writes acknowledged in the measured part: %.3f CPU s per 1,000 (%.3f system), "
+                            + "%.2f context switches per write (%.2f voluntary), %.2f disk bytes per value byte%s",
+                    target.name(), res.acknowledgedInWindow(), sizeName(size), r.get(cpuMetric(size)),
+                    r.get(systemCpuMetric(size)), r.get(switchMetric(size)), byRole.voluntary() / (double) acked,
+                    r.get(diskMetric(size)),
                     (spent.fsyncs() < 0 ? "" : String.format(", %.3f fsyncs per write", r.get(fsyncMetric(size))))
                     + (spent.peerFrames() < 0 ? "" : String.format(", %.3f peer frames (%.3f messages) per write",
                             r.get(peerFrameMetric(size)), r.get(peerMessageMetric(size)))));
+            progress("%s: threads, %s writes: %s", target.name(), sizeName(size), roles(byRole, acked));
             progress("%s: %s: %.0f ops/s (%.1f MiB/s), p50 %.2f ms, p99 %.2f ms, %d failed", target.name(), "async write "
                     + sizeName(size), res.opsPerSecond(), res.opsPerSecond() * size / (1 << 20), res.latency().medianMillis(),
                     res.latency().p99Millis(), res.failed());
@@ -283,6 +321,72 @@ public final class KvBenchCommand implements Callable<Integer> {
         return r;
     }
 
+    /** Samples the servers' counters at the two marks of a {@link LoadRun}. */
+    private static final class CostMarks implements LoadRun.Marks {
+        private final ServerCost cost;
+        ServerCost.Sample start;
+        ServerCost.Sample end;
+
+        CostMarks(ServerCost cost) {
+            this.cost = cost;
+        }
+
+        @Override
+        public void atStart() throws IOException, InterruptedException {
+            start = cost.sample();
+        }
+
+        @Override
+        public void atEnd() throws IOException, InterruptedException {
+            end = cost.sample();
+        }
+    }
+
+    /**
+     * The warm-up phase of one system, before its first measured row: 1 KiB async writes in slices, each slice's
+     * CPU per write printed, until two slices in a row agree within {@link #SETTLED} (after at least
+     * {@link #MIN_SLICES}) or {@code --settle-seconds} have passed. The same rule for every system: a JVM a few
+     * seconds old spends most of its CPU compiling, and that is not what a write costs.
+     */
+    private void settle(BenchTarget target, ServerCost cost) throws InterruptedException, IOException {
+        if (settleMillis == 0) {
+            return;
+        }
+        byte[] value = new byte[1024];
+        ThreadLocalRandom.current().nextBytes(value);
+        long began = System.nanoTime();
+        List<String> slices = new ArrayList<>();
+        double previous = Double.NaN;
+        boolean settled = false;
+        while (!settled && (System.nanoTime() - began) / 1_000_000 + sliceMillis <= settleMillis) {
+            CostMarks marks = new CostMarks(cost);
+            LoadRun.Result res = LoadRun.run(threads, window, 0, sliceMillis, i -> target.write(scramble(i), value), marks);
+            double perK = marks.end.minus(marks.start).cpuSeconds() * 1000.0 / Math.max(1, res.acknowledgedInWindow());
+            slices.add(String.format("%.3f", perK));
+            settled = slices.size() >= MIN_SLICES && Math.abs(perK - previous) <= SETTLED * previous;
+            previous = perK;
+        }
+        progress("%s: warm-up phase %.1f s, CPU s per 1,000 1 KiB writes by %d ms slice: %s; %s", target.name(),
+                (System.nanoTime() - began) / 1e9, sliceMillis, String.join(" ", slices),
+                settled ? "settled" : "NOT settled within --settle-seconds " + settleMillis / 1000);
+    }
+
+    /** The thread roles that spent the most, per acknowledged write: CPU ms per 1,000 (system part), switches. */
+    static String roles(ThreadCosts.Spent spent, long acked) {
+        List<ThreadCosts.Counters> top = spent.byRole().values().stream()
+                .filter(c -> c.userTicks() + c.systemTicks() > 0 || c.voluntary() + c.involuntary() > acked / 100)
+                .sorted((a, b) -> Long.compare(b.userTicks() + b.systemTicks(), a.userTicks() + a.systemTicks()))
+                .limit(8).toList();
+        StringBuilder line = new StringBuilder();
+        for (ThreadCosts.Counters c : top) {
+            line.append(String.format("%s%s %.0f ms/1k (%.0f sys) %.2f sw/w", line.length() == 0 ? "" : "; ", c.role(),
+                    (c.userTicks() + c.systemTicks()) * 1e6 / ServerCost.TICKS_PER_SECOND / acked,
+                    c.systemTicks() * 1e6 / ServerCost.TICKS_PER_SECOND / acked,
+                    (c.voluntary() + c.involuntary()) / (double) acked));
+        }
+        return line.toString();
+    }
+
     private int scramble(int i) {
         return (int) Math.floorMod((long) i * 7919L, (long) keys);
     }
@@ -294,8 +398,8 @@ public final class KvBenchCommand implements Callable<Integer> {
         }
         metrics.addAll(List.of(SYNC_P50, SYNC_P99, READ_TPUT, READ_P50, READ_P99));
         for (int size : VALUE_SIZES) {
-            metrics.addAll(List.of(cpuMetric(size), diskMetric(size), fsyncMetric(size), peerFrameMetric(size),
-                    peerMessageMetric(size)));
+            metrics.addAll(List.of(cpuMetric(size), systemCpuMetric(size), switchMetric(size), diskMetric(size),
+                    fsyncMetric(size), peerFrameMetric(size), peerMessageMetric(size)));
         }
         if (sweep) {
             for (int size : SWEEP_SIZES) {

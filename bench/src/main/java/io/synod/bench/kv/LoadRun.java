@@ -1,6 +1,7 @@
 package io.synod.bench.kv;
 
 import io.synod.bench.report.LatencySummary;
+import java.io.IOException;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
@@ -18,9 +19,11 @@ final class LoadRun {
 
     /**
      * What one measured interval produced; {@code acknowledged} counts every successful operation of the
-     * run, warm-up included (what the servers' cost over the whole run is divided by).
+     * run, warm-up included; {@code acknowledgedInWindow} those answered between the two marks of a
+     * {@link Marks} (what the servers' cost sampled at those marks is divided by; 0 without marks).
      */
-    record Result(long completed, long failed, double seconds, LatencySummary latency, long acknowledged) {
+    record Result(long completed, long failed, double seconds, LatencySummary latency, long acknowledged,
+            long acknowledgedInWindow) {
         double opsPerSecond() {
             return completed / seconds;
         }
@@ -30,16 +33,50 @@ final class LoadRun {
     }
 
     /**
+     * Called on the thread that runs the load, once when the measured interval begins and once when it ends
+     * (while the load is still running): where the servers' counters are sampled, so that their cost covers
+     * the measured interval only, at steady state, not the warm-up.
+     */
+    interface Marks {
+        void atStart() throws IOException, InterruptedException;
+
+        void atEnd() throws IOException, InterruptedException;
+    }
+
+    private static final Marks NO_MARKS = new Marks() {
+        @Override
+        public void atStart() {
+        }
+
+        @Override
+        public void atEnd() {
+        }
+    };
+
+    static Result run(int threads, int window, long warmupMillis, long measureMillis, IntFunction<CompletableFuture<?>> op)
+            throws InterruptedException {
+        try {
+            return run(threads, window, warmupMillis, measureMillis, op, NO_MARKS);
+        } catch (IOException e) {
+            throw new IllegalStateException("no marks, no I/O", e);
+        }
+    }
+
+    /**
      * Runs {@code op} (given a running operation number) for {@code warmupMillis} unmeasured, then
      * {@code measureMillis} measured; waits for every issued operation to finish (at most 60 s).
      */
-    static Result run(int threads, int window, long warmupMillis, long measureMillis, IntFunction<CompletableFuture<?>> op)
-            throws InterruptedException {
+    static Result run(int threads, int window, long warmupMillis, long measureMillis, IntFunction<CompletableFuture<?>> op,
+            Marks marks) throws InterruptedException, IOException {
         Semaphore inFlight = new Semaphore(window);
         AtomicLong sequence = new AtomicLong();
         AtomicLong completed = new AtomicLong();
         AtomicLong failed = new AtomicLong();
         AtomicLong acknowledged = new AtomicLong();
+        AtomicLong acknowledgedInWindow = new AtomicLong();
+        // Set just before each mark samples: an answer between the two belongs to the sampled cost.
+        AtomicLong markedFrom = new AtomicLong(Long.MAX_VALUE);
+        AtomicLong markedTo = new AtomicLong(Long.MAX_VALUE);
         long[] samples = new long[MAX_SAMPLES];
         AtomicLong sampleCount = new AtomicLong();
         long start = System.nanoTime();
@@ -64,6 +101,9 @@ final class LoadRun {
                             long done = System.nanoTime();
                             if (error == null) {
                                 acknowledged.incrementAndGet();
+                                if (done >= markedFrom.get() && done < markedTo.get()) {
+                                    acknowledgedInWindow.incrementAndGet();
+                                }
                             }
                             inFlight.release();
                             if (issued >= measureFrom && done <= measureTo) {
@@ -86,6 +126,12 @@ final class LoadRun {
             issuers[t].setDaemon(true);
             issuers[t].start();
         }
+        sleepUntil(measureFrom);
+        markedFrom.set(System.nanoTime());
+        marks.atStart();
+        sleepUntil(measureTo);
+        markedTo.set(System.nanoTime());
+        marks.atEnd();
         for (Thread t : issuers) {
             t.join();
         }
@@ -95,6 +141,13 @@ final class LoadRun {
         }
         int n = (int) Math.min(sampleCount.get(), MAX_SAMPLES);
         return new Result(completed.get(), failed.get(), measureMillis / 1000.0,
-                LatencySummary.ofNanos(Arrays.copyOf(samples, n)), acknowledged.get());
+                LatencySummary.ofNanos(Arrays.copyOf(samples, n)), acknowledged.get(),
+                acknowledgedInWindow.get());
+    }
+
+    private static void sleepUntil(long nanoTime) throws InterruptedException {
+        for (long left = nanoTime - System.nanoTime(); left > 0; left = nanoTime - System.nanoTime()) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
     }
 }

@@ -13,7 +13,8 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * What one system spent: the CPU time of its server processes (Linux {@code /proc/<pid>/stat}, summed),
+ * What one system spent: the CPU time of its server processes (Linux {@code /proc/<pid>/stat}, summed; user and
+ * system apart), their threads' CPU and context switches by role ({@link ThreadCosts}),
  * the bytes that reached the block device holding its data ({@code /sys/dev/block/<dev>/stat}), and for
  * Synod the fsyncs its nodes report ({@code synod_log_fsyncs_total}, the node log's fsyncs, on each node's
  * {@code /metrics}; a node without it counts one per group persist, {@code synod_fsync_latency_seconds_count}). Cost per acknowledged write is far less sensitive to a busy machine than operations
@@ -37,14 +38,20 @@ final class ServerCost {
      * Counters at one moment; {@code fsyncs} is -1 where the system does not report them (ZooKeeper),
      * {@code diskWriteBytes} -1 where the data directory is on no block device (tmpfs, overlay).
      */
-    record Sample(long cpuTicks, long diskWriteBytes, long fsyncs, long peerFrames, long peerMessages) {
-        /** What was spent from {@code earlier} to this sample. */
+    record Sample(long cpuTicks, long systemTicks, long diskWriteBytes, long fsyncs, long peerFrames, long peerMessages,
+            ThreadCosts threads) {
+        /** What was spent from {@code earlier} to this sample (the threads' counters stay those of this sample). */
         Sample minus(Sample earlier) {
-            return new Sample(cpuTicks - earlier.cpuTicks,
+            return new Sample(cpuTicks - earlier.cpuTicks, systemTicks - earlier.systemTicks,
                     diskWriteBytes < 0 || earlier.diskWriteBytes < 0 ? -1 : diskWriteBytes - earlier.diskWriteBytes,
                     fsyncs < 0 || earlier.fsyncs < 0 ? -1 : fsyncs - earlier.fsyncs,
                     peerFrames < 0 || earlier.peerFrames < 0 ? -1 : peerFrames - earlier.peerFrames,
-                    peerMessages < 0 || earlier.peerMessages < 0 ? -1 : peerMessages - earlier.peerMessages);
+                    peerMessages < 0 || earlier.peerMessages < 0 ? -1 : peerMessages - earlier.peerMessages, threads);
+        }
+
+        /** CPU and context switches per thread role from {@code earlier} to this sample. */
+        ThreadCosts.Spent threadsSince(Sample earlier) {
+            return threads.minus(earlier.threads);
         }
 
         double cpuSeconds() {
@@ -71,9 +78,12 @@ final class ServerCost {
 
     Sample sample() throws IOException, InterruptedException {
         long ticks = 0;
+        long systemTicks = 0;
         for (long pid : pids) {
             try {
-                ticks += cpuTicks(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
+                String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+                ticks += cpuTicks(stat);
+                systemTicks += ThreadCosts.field(stat, 15);
             } catch (NoSuchFileException gone) {
                 throw new IOException("server process " + pid + " is gone: its cost cannot be measured");
             }
@@ -102,7 +112,7 @@ final class ServerCost {
             peerFrames = framesKnown ? frameSum : -1;
             peerMessages = framesKnown ? messageSum : -1;
         }
-        return new Sample(ticks, written, fsyncs, peerFrames, peerMessages);
+        return new Sample(ticks, systemTicks, written, fsyncs, peerFrames, peerMessages, ThreadCosts.snapshot(pids));
     }
 
     /** utime + stime (fields 14 and 15, counted after the parenthesised command name, which may hold spaces). */

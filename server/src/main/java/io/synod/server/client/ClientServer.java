@@ -100,7 +100,7 @@ public final class ClientServer implements AutoCloseable {
     private final Handler handler;
     private final ConnectionPolicy policy;
     private final ConnectionLimiter limiter;
-    private final EventLoopGroup boss = NettyTransport.eventLoops(1);
+    private final EventLoopGroup boss = NettyTransport.eventLoops(1, "synod-client-boss");
     private final EventLoopGroup io;
     private Channel serverChannel;
 
@@ -116,7 +116,7 @@ public final class ClientServer implements AutoCloseable {
         this.maxFrameBytes = maxFrameBytes;
         this.maxInFlightPerConnection = maxInFlightPerConnection;
         this.handler = handler;
-        this.io = NettyTransport.eventLoops(ioThreads);
+        this.io = NettyTransport.eventLoops(ioThreads, "synod-client-io");
     }
 
     public InetSocketAddress start(InetSocketAddress bind) throws InterruptedException {

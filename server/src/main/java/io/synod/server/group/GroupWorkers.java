@@ -40,10 +40,12 @@ public final class GroupWorkers implements AutoCloseable {
             throw new IllegalArgumentException("a worker pool needs at least one worker, got " + count);
         }
         this.clock = clock;
-        this.writer = new LogWriter(clock, registry, name + "-log-writer", count);
+        // The role leads the name: the kernel keeps a thread's first 15 characters, and a profile by thread (the
+        // bench's /proc counters, top -H) must tell the workers from the log writer.
+        this.writer = new LogWriter(clock, registry, "synod-logwriter of " + name, count);
         this.workers = new Worker[count];
         for (int k = 0; k < count; k++) {
-            workers[k] = new Worker(k, count == 1 ? name : name + "-worker-" + k, clock, registry, writer);
+            workers[k] = new Worker(k, "synod-worker-" + k + " of " + name, clock, registry, writer);
         }
     }
 

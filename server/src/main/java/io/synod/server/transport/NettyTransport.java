@@ -10,6 +10,7 @@ import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 
 /**
  * The server's socket transport: Netty's native epoll on Linux when its library loads (it comes with ZooKeeper's
@@ -27,8 +28,13 @@ public final class NettyTransport {
         return EPOLL;
     }
 
-    public static EventLoopGroup eventLoops(int threads) {
-        return EPOLL ? new EpollEventLoopGroup(threads) : new NioEventLoopGroup(threads);
+    /**
+     * {@code threads} event loops whose threads are named {@code role-<pool>-<n>}: the role first, as the kernel
+     * keeps 15 characters of a thread's name and a profile by thread must tell peer links from client connections.
+     */
+    public static EventLoopGroup eventLoops(int threads, String role) {
+        DefaultThreadFactory factory = new DefaultThreadFactory(role);
+        return EPOLL ? new EpollEventLoopGroup(threads, factory) : new NioEventLoopGroup(threads, factory);
     }
 
     public static Class<? extends SocketChannel> socketChannel() {

@@ -62,7 +62,7 @@ public final class PeerNetwork implements AutoCloseable {
     private volatile BiConsumer<Integer, WireFrame> forwarded;
     private final ConnectionPolicy policy;
     private final Map<Integer, Channel> inboundByPeer = new ConcurrentHashMap<>();
-    private final EventLoopGroup boss = NettyTransport.eventLoops(1);
+    private final EventLoopGroup boss = NettyTransport.eventLoops(1, "synod-peer-boss");
     private final EventLoopGroup io;
     private final Map<Integer, Link> links = new TreeMap<>();
     private final AtomicLong droppedFrames = new AtomicLong();
@@ -206,7 +206,7 @@ public final class PeerNetwork implements AutoCloseable {
         this.maxFrameBytes = maxFrameBytes;
         this.outboundHighWaterBytes = outboundHighWaterBytes;
         this.inbound = inbound;
-        this.io = NettyTransport.eventLoops(ioThreads);
+        this.io = NettyTransport.eventLoops(ioThreads, "synod-peer-io");
         this.batches = new PeerBatchEncoder(maxFrameBytes);
         for (Map.Entry<Integer, InetSocketAddress> e : this.peers.entrySet()) {
             if (e.getKey() != self) {
