@@ -83,10 +83,15 @@ public final class KvBenchCommand implements Callable<Integer> {
             + "16, 64, 256 and 1024 on every system and print each system's best and the best ratio")
     boolean sweep;
 
+    @Option(names = "--set", paramLabel = "KEY=VALUE",
+            description = "a server setting for every Synod cluster of the run (synod cluster start --set), e.g. "
+                    + "group.workers=1: to compare a setting's cost per write in the same run; repeatable")
+    List<String> serverSets = new ArrayList<>();
+
     @Option(names = "--settle-seconds", paramLabel = "S",
             description = "bound of each system's warm-up phase before its first measured row: 1 KiB async writes in "
-                    + "slices until the servers' CPU per write of two slices in a row agrees within 10%% (the JIT has "
-                    + "settled), at most S seconds (default 24 with --quick, 60 without; 0 skips the phase)")
+                    + "slices until the JIT compiler threads spend at most 10%% of the servers' CPU and the CPU per "
+                    + "write of two slices in a row agrees within 10%%, at most S seconds (default 24 with --quick, 60 without; 0 skips the phase)")
     Integer settleSeconds;
 
     /** Two slices in a row whose CPU per write differs by at most this share: the servers are warm. */
@@ -189,7 +194,7 @@ public final class KvBenchCommand implements Callable<Integer> {
         Path clusterDir = dir.resolve("work").resolve(system);
         deleteTree(clusterDir);
         boolean ok = false;
-        try (ProcessCluster cluster = ProcessCluster.start(clusterDir, nodes, groups, 4_000, List.of(), out, false, plain)) {
+        try (ProcessCluster cluster = ProcessCluster.start(clusterDir, nodes, groups, 4_000, serverSets, out, false, plain)) {
             int clientWindow = sweep ? Math.max(window, SWEEP_WINDOWS[SWEEP_WINDOWS.length - 1]) : window;
             try (SynodTarget target = new SynodTarget(system, new SdkKvClient(cluster.clientAddresses(), clientWindow,
                     Duration.ofSeconds(30), cluster.clientTls()), groups, keys)) {
@@ -344,9 +349,11 @@ public final class KvBenchCommand implements Callable<Integer> {
 
     /**
      * The warm-up phase of one system, before its first measured row: 1 KiB async writes in slices, each slice's
-     * CPU per write printed, until two slices in a row agree within {@link #SETTLED} (after at least
-     * {@link #MIN_SLICES}) or {@code --settle-seconds} have passed. The same rule for every system: a JVM a few
-     * seconds old spends most of its CPU compiling, and that is not what a write costs.
+     * CPU per write and the JIT compiler threads' share of it printed, until a slice in which the compiler
+     * threads spent at most {@link #SETTLED} of the servers' CPU and the CPU per write agrees with the slice
+     * before within {@link #SETTLED} (after at least {@link #MIN_SLICES}), or {@code --settle-seconds} have
+     * passed. The same rule for every system: a JVM a few seconds old spends most of its CPU compiling, and that
+     * is not what a write costs.
      */
     private void settle(BenchTarget target, ServerCost cost) throws InterruptedException, IOException {
         if (settleMillis == 0) {
@@ -361,14 +368,23 @@ public final class KvBenchCommand implements Callable<Integer> {
         while (!settled && (System.nanoTime() - began) / 1_000_000 + sliceMillis <= settleMillis) {
             CostMarks marks = new CostMarks(cost);
             LoadRun.Result res = LoadRun.run(threads, window, 0, sliceMillis, i -> target.write(scramble(i), value), marks);
-            double perK = marks.end.minus(marks.start).cpuSeconds() * 1000.0 / Math.max(1, res.acknowledgedInWindow());
-            slices.add(String.format("%.3f", perK));
-            settled = slices.size() >= MIN_SLICES && Math.abs(perK - previous) <= SETTLED * previous;
+            ServerCost.Sample spent = marks.end.minus(marks.start);
+            double perK = spent.cpuSeconds() * 1000.0 / Math.max(1, res.acknowledgedInWindow());
+            double jit = compilerShare(marks.end.threadsSince(marks.start), spent.cpuTicks());
+            slices.add(String.format("%.3f (JIT %.0f%%)", perK, 100 * jit));
+            settled = slices.size() >= MIN_SLICES && jit <= SETTLED && Math.abs(perK - previous) <= SETTLED * previous;
             previous = perK;
         }
         progress("%s: warm-up phase %.1f s, CPU s per 1,000 1 KiB writes by %d ms slice: %s; %s", target.name(),
-                (System.nanoTime() - began) / 1e9, sliceMillis, String.join(" ", slices),
+                (System.nanoTime() - began) / 1e9, sliceMillis, String.join(", ", slices),
                 settled ? "settled" : "NOT settled within --settle-seconds " + settleMillis / 1000);
+    }
+
+    /** The share of the servers' CPU ticks that their JIT compiler threads (HotSpot's C1 and C2) spent. */
+    static double compilerShare(ThreadCosts.Spent spent, long cpuTicks) {
+        long jit = spent.byRole().values().stream().filter(c -> c.role().contains("CompilerThre"))
+                .mapToLong(c -> c.userTicks() + c.systemTicks()).sum();
+        return cpuTicks <= 0 ? 0 : jit / (double) cpuTicks;
     }
 
     /** The thread roles that spent the most, per acknowledged write: CPU ms per 1,000 (system part), switches. */

@@ -53,11 +53,15 @@ class GroupWorkersTest {
     }
 
     private GroupLoop group(int g, int inboxCapacity) throws Exception {
+        return group(g, inboxCapacity, 5_000_000L);
+    }
+
+    private GroupLoop group(int g, int inboxCapacity, long tickNanos) throws Exception {
         GroupStorage storage = GroupStorage.open(dir.resolve("g" + g), 1 << 20);
         RocksKvStateMachine sm = new RocksKvStateMachine(dir.resolve("rocks" + g));
         GroupMetrics metrics = new GroupMetrics(groupRegistry, g);
         GroupLoop loop = new GroupLoop(GroupDriverConfig.of(g, ReplicaConfig.defaults(0, 1), 1024, metrics), storage, sm,
-                sm, m -> { }, null, 5_000_000L, inboxCapacity, pool);
+                sm, m -> { }, null, tickNanos, inboxCapacity, pool);
         metrics.exportInbox(loop);
         loops.add(loop);
         storages.add(storage);
@@ -91,6 +95,21 @@ class GroupWorkersTest {
             into[0] = r;
             then.run();
         });
+    }
+
+    @Test
+    @Timeout(60)
+    void everyInputWakesASleepingWorkerWithoutWaitingForItsTick() throws Exception {
+        // A tick of 10 minutes: a worker that slept through a ring would answer nothing within the test's bound.
+        pool = GroupWorkers.start(1, System::nanoTime, null, "test-ring");
+        GroupLoop loop = group(0, 1024, TimeUnit.MINUTES.toNanos(10));
+        lead(loop);
+        long start = System.nanoTime();
+        for (long seq = 1; seq <= 50; seq++) {
+            // Each put wakes the sleeping worker twice: its input, then the log writer's completion.
+            assertEquals(ClientReply.Status.OK.ordinal(), putOk(loop, seq));
+        }
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "50 puts took the worker's ticks");
     }
 
     @Test
