@@ -91,7 +91,7 @@ public final class KvBenchCommand implements Callable<Integer> {
     @Option(names = "--settle-seconds", paramLabel = "S",
             description = "bound of each system's warm-up phase before its first measured row: 1 KiB async writes in "
                     + "slices until the JIT compiler threads spend at most 10%% of the servers' CPU and the CPU per "
-                    + "write of two slices in a row agrees within 10%%, at most S seconds (default 24 with --quick, 60 without; 0 skips the phase)")
+                    + "write of two slices in a row agrees within 10%%, at most S seconds (default 20 with --quick, 60 without; 0 skips the phase)")
     Integer settleSeconds;
 
     /** Two slices in a row whose CPU per write differs by at most this share: the servers are warm. */
@@ -139,7 +139,7 @@ public final class KvBenchCommand implements Callable<Integer> {
         startNanos = System.nanoTime();
         long warmup = quick ? 1_000 : 3_000;
         long measure = quick ? 3_000 : 10_000;
-        int settle = settleSeconds != null ? settleSeconds : quick ? 24 : 60;
+        int settle = settleSeconds != null ? settleSeconds : quick ? 20 : 60;
         if (settle < 0 || settle > 3600) {
             throw new ParameterException(spec.commandLine(), "--settle-seconds must be 0..3600, got " + settle);
         }

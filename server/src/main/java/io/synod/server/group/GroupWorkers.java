@@ -6,10 +6,11 @@ import io.micrometer.core.instrument.Timer;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -133,14 +134,8 @@ public final class GroupWorkers implements AutoCloseable {
         private final List<GroupLoop> groups = new ArrayList<>();
         /** The same groups, for the queue gauge read on the scrape thread. */
         private final List<GroupLoop> members = new CopyOnWriteArrayList<>();
-        /**
-         * The doorbell, rung after every input: set by {@link #ring}, cleared by the worker before each pass. A
-         * flag and an unpark only while the worker sleeps, not a lock per input (a blocking queue's lock, taken by
-         * every event loop thread for every message and by the worker at every pass, made them park on each other).
-         */
-        private volatile boolean rung;
-        /** Set while the worker is about to sleep or sleeps: only then does a ring unpark it. */
-        private volatile boolean sleeping;
+        /** Rung after every input (capacity 1): the worker waits on it when none of its groups has work. */
+        private final BlockingQueue<Boolean> doorbell = new ArrayBlockingQueue<>(1);
         private final Timer passTime;
         private final LongSupplier clock;
         /** Told where each pass begins and ends, so that it syncs one batch for the whole pass. */
@@ -172,27 +167,7 @@ public final class GroupWorkers implements AutoCloseable {
 
         /** Wakes the worker if it waits (a no-op when it is already rung). */
         void ring() {
-            if (rung) {
-                return; // rung since the worker last cleared it: the pass it is about to run, or runs, takes the input
-            }
-            rung = true;
-            // rung is written before sleeping is read, and the worker writes sleeping before it reads rung (both
-            // volatile): either this sees it sleeping and unparks it, or it sees the ring and does not sleep.
-            if (sleeping) {
-                LockSupport.unpark(thread);
-            }
-        }
-
-        /** Sleeps until rung or {@code nanos} have passed (a spurious wake-up only costs an empty pass). */
-        private void sleep(long nanos) {
-            sleeping = true;
-            try {
-                if (!rung) {
-                    LockSupport.parkNanos(this, nanos);
-                }
-            } finally {
-                sleeping = false;
-            }
+            doorbell.offer(Boolean.TRUE);
         }
 
         private double queued() {
@@ -205,10 +180,10 @@ public final class GroupWorkers implements AutoCloseable {
 
         private void run() {
             try {
-                while (running && !Thread.currentThread().isInterrupted()) {
+                while (running) {
                     // Cleared before the pass: an input queued before the clear is taken now, and one queued
                     // after it rings again, so the wait below never sleeps on a queued input.
-                    rung = false;
+                    doorbell.clear();
                     GroupLoop g;
                     while ((g = added.poll()) != null) {
                         groups.add(g);
@@ -239,10 +214,12 @@ public final class GroupWorkers implements AutoCloseable {
                     if (!more) {
                         long wait = wake == Long.MAX_VALUE ? IDLE_WAIT_NANOS : wake - clock.getAsLong();
                         if (wait > 0) {
-                            sleep(wait);
+                            doorbell.poll(wait, TimeUnit.NANOSECONDS);
                         }
                     }
                 }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } catch (RuntimeException | Error e) {
                 // A group's failure is handled in its turn; this is a bug in the worker itself.
                 LOG.error("group worker {} failed; its groups stop being served", index, e);
