@@ -54,4 +54,39 @@ class KvBenchCommandTest {
             timer.shutdownNow();
         }
     }
+
+    @Test
+    void theMarksBoundTheMeasuredPartAndCountOnlyTheAnswersBetweenThem() throws Exception {
+        java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        java.util.concurrent.atomic.AtomicLong answered = new java.util.concurrent.atomic.AtomicLong();
+        long[] atMarks = new long[2];
+        try {
+            LoadRun.Result r = LoadRun.run(2, 8, 500, 1_000, i -> {
+                CompletableFuture<Object> f = new CompletableFuture<>();
+                timer.schedule(() -> {
+                    answered.incrementAndGet();
+                    f.complete(i);
+                }, 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+                return f;
+            }, new LoadRun.Marks() {
+                @Override
+                public void atStart() {
+                    atMarks[0] = answered.get();
+                }
+
+                @Override
+                public void atEnd() {
+                    atMarks[1] = answered.get();
+                }
+            });
+            // The warm-up's answers (before the first mark) are not counted; the ones between the marks are.
+            assertTrue(atMarks[0] > 0 && atMarks[1] > atMarks[0], java.util.Arrays.toString(atMarks));
+            assertTrue(r.acknowledgedInWindow() > 0 && r.acknowledgedInWindow() < r.acknowledged(), r.toString());
+            long between = atMarks[1] - atMarks[0];
+            // (a thread descheduled between setting a mark and sampling shifts a few answers: a loose bound)
+            assertTrue(Math.abs(r.acknowledgedInWindow() - between) <= 16 + between / 5, r + " vs " + between + " between the marks");
+        } finally {
+            timer.shutdownNow();
+        }
+    }
 }
