@@ -1,9 +1,12 @@
 package io.synod.coordination;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Which nodes host each group's replicas when a cluster of {@code nodes} nodes runs groups of {@code replicas}
@@ -16,14 +19,26 @@ import java.util.Set;
  * membership slot 0 was chosen under. {@code current} lists the nodes that host the group now (a move replaces one).
  * A node outside a group's list still runs a replica of it, a <em>spare</em>: an id that is a member of no membership.
  *
+ * <p>The node set grows when a node joins a running cluster ({@link #withNode}; docs/membership.md, "Adding a node"):
+ * {@code joined} records the address of every node that joined after the cluster was created, so that nodes whose
+ * configuration lists only the founding nodes (the seed set) learn where it is. The founding nodes' addresses are in
+ * their configurations, as before.
+ *
  * @param nodes    the cluster's node count M (node ids 0..M-1)
  * @param replicas the replicas per group N, 1..M
  * @param zones    each node's zone ("" for none), one per node, or empty when no node names one
  * @param initial  per group, the N nodes it was created on, the intended leader first
  * @param current  per group, the N nodes that host it now
+ * @param joined   the address ({@code host:peerPort:clientPort}) of each node that joined the running cluster, by id
  */
 public record Placement(int nodes, int replicas, List<String> zones, List<List<Integer>> initial,
-        List<List<Integer>> current) {
+        List<List<Integer>> current, Map<Integer, String> joined) {
+
+    /** A placement of the founding nodes only (no node joined). */
+    public Placement(int nodes, int replicas, List<String> zones, List<List<Integer>> initial,
+            List<List<Integer>> current) {
+        this(nodes, replicas, zones, initial, current, Map.of());
+    }
 
     public Placement {
         if (nodes < 1 || nodes > ClusterPaths.MAX_NODE_ID + 1) {
@@ -47,6 +62,13 @@ public record Placement(int nodes, int replicas, List<String> zones, List<List<I
             if (initial.get(g).size() != replicas) {
                 throw new IllegalArgumentException("placement: group " + g + " was created on " + initial.get(g).size()
                         + " nodes, not " + replicas);
+            }
+        }
+        joined = Collections.unmodifiableMap(new TreeMap<>(joined));
+        for (Map.Entry<Integer, String> e : joined.entrySet()) {
+            if (e.getKey() < 1 || e.getKey() >= nodes || e.getValue().isEmpty()) {
+                throw new IllegalArgumentException("placement: joined node " + e.getKey() + " at '" + e.getValue()
+                        + "' must have an id 1.." + (nodes - 1) + " and an address");
             }
         }
     }
@@ -105,6 +127,33 @@ public record Placement(int nodes, int replicas, List<String> zones, List<List<I
         hosts.set(at, to);
         List<List<Integer>> next = new ArrayList<>(current);
         next.set(group, hosts);
-        return new Placement(nodes, replicas, zones, initial, next);
+        return new Placement(nodes, replicas, zones, initial, next, joined);
+    }
+
+    /**
+     * This placement with node {@code id} joined at {@code address} in {@code zone} ("" for none): the node count grows
+     * by one and the new node hosts no group (a spare in every group, until replicas move onto it).
+     *
+     * @throws IllegalArgumentException if {@code id} is not the next node id, or the zone does not fit the zones named
+     */
+    public Placement withNode(int id, String address, String zone) {
+        if (id != nodes) {
+            throw new IllegalArgumentException("the next node of a cluster of " + nodes + " nodes is node " + nodes
+                    + ", not " + id);
+        }
+        List<String> nextZones = new ArrayList<>(zones);
+        if (!zones.isEmpty()) {
+            if (zone.isEmpty()) {
+                throw new IllegalArgumentException("the cluster's nodes are in zones " + zones + ": node " + id
+                        + " must name its zone");
+            }
+            nextZones.add(zone);
+        } else if (!zone.isEmpty()) {
+            throw new IllegalArgumentException("the cluster's nodes name no zone: node " + id + " cannot be in zone "
+                    + zone);
+        }
+        Map<Integer, String> nextJoined = new TreeMap<>(joined);
+        nextJoined.put(id, address);
+        return new Placement(nodes + 1, replicas, nextZones, initial, current, nextJoined);
     }
 }

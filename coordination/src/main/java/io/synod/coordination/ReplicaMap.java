@@ -12,14 +12,16 @@ import java.util.UUID;
  * znode reads as this {@link #identity} map), and a node that starts again as a new incarnation (its data directory
  * was wiped) takes a new id in every group, never one used before (rule M7: a removed id never returns).
  *
- * <p>Ids are allocated so that every id of node {@code n} is congruent to {@code n} modulo the node count ({@code n},
- * {@code n + nodes}, {@code n + 2 nodes}, ...): a peer routes a message for replica {@code r} to node
- * {@code r mod nodes}, the node this map names, and the map says which id of that node is {@linkplain #isCurrent
- * current} (earlier ids of a node belong to an incarnation that no longer runs). Ids stay below {@link #MAX_IDS}, the
- * replica's bit sets. Immutable; written with a compare-and-set on the znode's version.
+ * <p>Each entry names the node that holds its id, and peers route a message for replica {@code r} to the node this
+ * map names ({@link #nodeOf}); the map says which id of that node is {@linkplain #isCurrent current} (earlier ids of a
+ * node belong to an incarnation that no longer runs). A new incarnation of node {@code n} takes {@code n + nodes},
+ * {@code n + 2 nodes}, ... while those are free, and a node that joined the running cluster ({@link #withNode}) takes
+ * its own id {@code n} if free; either takes the lowest id never allocated above the node's newest otherwise (a node's
+ * ids ascend, its newest is its current one), so an id is never allocated twice (ids never leave the map). Ids stay below {@link #MAX_IDS}, the replica's bit sets. Immutable; written with
+ * a compare-and-set on the znode's version.
  *
  * @param group the group
- * @param nodes the cluster's node count
+ * @param nodes the cluster's founding node count (the ids of the identity map)
  * @param replicas every id ever allocated, ascending
  */
 public record ReplicaMap(int group, int nodes, List<Replica> replicas) {
@@ -46,9 +48,9 @@ public record ReplicaMap(int group, int nodes, List<Replica> replicas) {
                 throw new IllegalArgumentException("replica map of group " + group + ": ids must ascend below " + MAX_IDS
                         + ", got " + r.id() + " after " + previous);
             }
-            if (r.nodeId() < 0 || r.nodeId() >= nodes || r.id() % nodes != r.nodeId()) {
+            if (r.nodeId() < 0 || r.nodeId() > ClusterPaths.MAX_NODE_ID) {
                 throw new IllegalArgumentException("replica map of group " + group + ": id " + r.id() + " on node "
-                        + r.nodeId() + " (an id of node n is n modulo the node count " + nodes + ")");
+                        + r.nodeId() + " (node ids are 0.." + ClusterPaths.MAX_NODE_ID + ")");
             }
             previous = r.id();
         }
@@ -63,9 +65,10 @@ public record ReplicaMap(int group, int nodes, List<Replica> replicas) {
         return new ReplicaMap(group, nodes, out);
     }
 
-    /** The node that holds (or held) {@code id}: {@code id mod nodes}. */
+    /** The node that holds (or held) {@code id}, or -1 if the id was never allocated. */
     public int nodeOf(int id) {
-        return Math.floorMod(id, nodes);
+        Replica r = replica(id);
+        return r == null ? -1 : r.nodeId();
     }
 
     /** The newest id of {@code nodeId} in this group (the one its current incarnation runs), or -1 if it has none. */
@@ -91,7 +94,8 @@ public record ReplicaMap(int group, int nodes, List<Replica> replicas) {
 
     /** Whether {@code id} is allocated and is its node's newest id: messages for it go to that node. */
     public boolean isCurrent(int id) {
-        return id >= 0 && id < MAX_IDS && currentId(nodeOf(id)) == id;
+        int node = nodeOf(id);
+        return node >= 0 && currentId(node) == id;
     }
 
     /** Ids whose node has a newer one (an incarnation that no longer runs), as a bit set: a re-join removes them. */
@@ -108,14 +112,12 @@ public record ReplicaMap(int group, int nodes, List<Replica> replicas) {
     /** The newest id of every node that has more than one (a re-joined node), as a bit set: a re-join adds them. */
     public long rejoined() {
         long out = 0;
-        for (int n = 0; n < nodes; n++) {
-            int count = 0;
-            for (Replica r : replicas) {
-                count += r.nodeId() == n ? 1 : 0;
+        long seen = 0;
+        for (Replica r : replicas) {
+            if ((seen & 1L << r.nodeId()) != 0) {
+                out |= 1L << currentId(r.nodeId());
             }
-            if (count > 1) {
-                out |= 1L << currentId(n);
-            }
+            seen |= 1L << r.nodeId();
         }
         return out;
     }
@@ -140,11 +142,10 @@ public record ReplicaMap(int group, int nodes, List<Replica> replicas) {
         if (newest != null && incarnation.id().equals(newest.incarnation())) {
             return this;
         }
-        int next = current < 0 ? incarnation.nodeId() : current + nodes;
-        if (next >= Math.min(universe, MAX_IDS)) {
+        int next = free(current < 0 ? incarnation.nodeId() : current + nodes, current, universe);
+        if (next < 0) {
             throw new IllegalStateException("group " + group + " has no replica id left for node " + incarnation.nodeId()
-                    + " (ids " + incarnation.nodeId() + ", " + (incarnation.nodeId() + nodes) + ", ... below " + universe
-                    + " are used: each re-join takes a new one)");
+                    + " (every id below " + Math.min(universe, MAX_IDS) + " is used: each re-join takes a new one)");
         }
         List<Replica> out = new ArrayList<>(replicas);
         if (newest != null && newest.incarnation() == null && previous != null) {
@@ -153,5 +154,43 @@ public record ReplicaMap(int group, int nodes, List<Replica> replicas) {
         out.add(new Replica(next, incarnation.nodeId(), incarnation.id()));
         Collections.sort(out, (a, b) -> Integer.compare(a.id(), b.id()));
         return new ReplicaMap(group, nodes, out);
+    }
+
+    /**
+     * This map with an id for node {@code nodeId}, which joined the running cluster (its first incarnation, so the
+     * entry names none), unless the node has one already (then this map: a repeated join allocates nothing twice).
+     *
+     * @throws IllegalStateException if every id below {@code universe} is used
+     */
+    public ReplicaMap withNode(int nodeId, int universe) {
+        if (currentId(nodeId) >= 0) {
+            return this;
+        }
+        int id = free(nodeId, -1, universe);
+        if (id < 0) {
+            throw new IllegalStateException("group " + group + " has no replica id left for the new node " + nodeId
+                    + " (every id below " + Math.min(universe, MAX_IDS) + " is used)");
+        }
+        List<Replica> out = new ArrayList<>(replicas);
+        out.add(new Replica(id, nodeId, null));
+        Collections.sort(out, (a, b) -> Integer.compare(a.id(), b.id()));
+        return new ReplicaMap(group, nodes, out);
+    }
+
+    /**
+     * {@code preferred} if it is above {@code above}, below the limit and never allocated, else the lowest such id, or
+     * -1. A node's ids ascend ({@link #currentId} is its highest), hence {@code above}, the node's newest id.
+     */
+    private int free(int preferred, int above, int universe) {
+        int limit = Math.min(universe, MAX_IDS);
+        if (preferred > above && preferred < limit && replica(preferred) == null) {
+            return preferred;
+        }
+        for (int id = above + 1; id < limit; id++) {
+            if (replica(id) == null) {
+                return id;
+            }
+        }
+        return -1;
     }
 }

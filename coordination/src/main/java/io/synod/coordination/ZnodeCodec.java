@@ -22,6 +22,8 @@ public final class ZnodeCodec {
     public static final int INCARNATION_FORMAT = 1;
     public static final int REPLICA_MAP_FORMAT = 1;
     public static final int PLACEMENT_FORMAT = 1;
+    /** The placement with the addresses of nodes that joined the running cluster; written only when one has. */
+    public static final int PLACEMENT_JOINED_FORMAT = 2;
 
     /** Longest address, zone or version string, bytes. */
     public static final int MAX_STRING_BYTES = 255;
@@ -83,7 +85,7 @@ public final class ZnodeCodec {
         List<ReplicaMap.Replica> replicas = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             int id = r.i32("replica id", 0, ReplicaMap.MAX_IDS - 1);
-            int node = r.i32("node id", 0, nodes - 1);
+            int node = r.i32("node id", 0, ClusterPaths.MAX_NODE_ID);
             int has = r.u8("incarnation flag");
             if (has > 1) {
                 throw new MetadataFormatException("replica map: incarnation flag " + has + " is neither 0 nor 1");
@@ -100,10 +102,12 @@ public final class ZnodeCodec {
 
     /**
      * {@code u8 format=1, i32 nodes, i32 replicas, i32 zone count, zones (str each), i32 groups}, then per group the
-     * initial and the current node lists, each {@code i32 count, count x i32 node}.
+     * initial and the current node lists, each {@code i32 count, count x i32 node}. Format 2 (only when a node joined,
+     * so a cluster that added none stays readable by builds before it) appends {@code i32 count, count x (i32 id, str
+     * address)} of the joined nodes.
      */
     public static byte[] encodePlacement(Placement p) {
-        ZnodeWriter w = new ZnodeWriter().u8(PLACEMENT_FORMAT).i32(p.nodes()).i32(p.replicas()).i32(p.zones().size());
+        ZnodeWriter w = new ZnodeWriter().u8(p.joined().isEmpty() ? PLACEMENT_FORMAT : PLACEMENT_JOINED_FORMAT).i32(p.nodes()).i32(p.replicas()).i32(p.zones().size());
         for (String z : p.zones()) {
             w.utf8(z, MAX_STRING_BYTES, "zone");
         }
@@ -114,12 +118,20 @@ public final class ZnodeCodec {
                 hosts.forEach(w::i32);
             }
         }
+        if (!p.joined().isEmpty()) {
+            w.i32(p.joined().size());
+            p.joined().forEach((id, address) -> w.i32(id).utf8(address, MAX_STRING_BYTES, "address"));
+        }
         return w.toByteArray();
     }
 
     public static Placement decodePlacement(byte[] bytes) {
         ZnodeReader r = new ZnodeReader(bytes, "placement");
-        r.formatVersion(PLACEMENT_FORMAT);
+        int format = r.u8("format version");
+        if (format != PLACEMENT_FORMAT && format != PLACEMENT_JOINED_FORMAT) {
+            throw new MetadataFormatException("placement: unsupported format version " + format + " (this build reads "
+                    + PLACEMENT_FORMAT + " and " + PLACEMENT_JOINED_FORMAT + ")");
+        }
         int nodes = r.i32("node count", 1, ClusterPaths.MAX_NODE_ID + 1);
         int replicas = r.i32("replicas", 1, nodes);
         int zoneCount = r.i32("zone count", 0, nodes);
@@ -140,9 +152,17 @@ public final class ZnodeCodec {
                 out.add(hosts);
             }
         }
+        Map<Integer, String> joined = new TreeMap<>();
+        if (format == PLACEMENT_JOINED_FORMAT) {
+            int count = r.i32("joined node count", 1, nodes);
+            for (int i = 0; i < count; i++) {
+                int id = r.i32("joined node id", 1, nodes - 1);
+                joined.put(id, r.utf8("address", MAX_STRING_BYTES));
+            }
+        }
         r.end();
         try {
-            return new Placement(nodes, replicas, zones, initial, current);
+            return new Placement(nodes, replicas, zones, initial, current, joined);
         } catch (IllegalArgumentException e) {
             throw new MetadataFormatException(e.getMessage());
         }

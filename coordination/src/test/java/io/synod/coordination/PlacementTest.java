@@ -47,6 +47,28 @@ class PlacementTest {
     }
 
     @Test
+    void aJoinedNodeGrowsTheNodeSetAsASpareWithItsAddress() {
+        Placement joined = THREE_OF_FOUR.withNode(4, "127.0.0.1:7004:8004", "b");
+        assertEquals(5, joined.nodes());
+        assertEquals(0, joined.replicasOn(4), "the new node hosts no group: a spare in each");
+        assertEquals(THREE_OF_FOUR.current(), joined.current());
+        assertEquals("b", joined.zone(4));
+        assertEquals("127.0.0.1:7004:8004", joined.joined().get(4));
+        assertEquals("127.0.0.1:7004:8004", joined.moved(0, 1, 4).joined().get(4), "a move keeps the joined addresses");
+        assertEquals(joined, ZnodeCodec.decodePlacement(ZnodeCodec.encodePlacement(joined)));
+        assertEquals(ZnodeCodec.PLACEMENT_FORMAT, ZnodeCodec.encodePlacement(THREE_OF_FOUR)[0],
+                "a cluster no node joined keeps format 1");
+        assertEquals(ZnodeCodec.PLACEMENT_JOINED_FORMAT, ZnodeCodec.encodePlacement(joined)[0]);
+        IllegalArgumentException gap = assertThrows(IllegalArgumentException.class,
+                () -> THREE_OF_FOUR.withNode(5, "h:1:2", "b"));
+        assertTrue(gap.getMessage().contains("the next node of a cluster of 4 nodes is node 4"), gap.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> THREE_OF_FOUR.withNode(4, "h:1:2", ""), "zones name every node");
+        Placement plain = new Placement(3, 3, List.of(), List.of(List.of(0, 1, 2)), List.of(List.of(0, 1, 2)));
+        assertThrows(IllegalArgumentException.class, () -> plain.withNode(3, "h:1:2", "a"), "no zones, none for one");
+        assertEquals(List.of(), plain.withNode(3, "h:1:2", "").zones());
+    }
+
+    @Test
     void zooKeeperKeepsThePlacementByCompareAndSet() throws Exception {
         try (ZkFixture zk = new ZkFixture()) {
             ClusterMetadata metadata = zk.connect("placed").metadata();

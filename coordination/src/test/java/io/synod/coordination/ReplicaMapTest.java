@@ -48,13 +48,34 @@ class ReplicaMapTest {
         assertEquals(1L << 8, twice.rejoined());
         assertEquals(A, twice.replica(5).incarnation());
 
+        assertEquals(9, twice.withIncarnation(new NodeIncarnation(2, UUID.randomUUID()), 10).currentId(2),
+                "past the universe, the lowest id never allocated above the node's newest (its ids ascend)");
         IllegalStateException full = assertThrows(IllegalStateException.class,
-                () -> twice.withIncarnation(new NodeIncarnation(2, UUID.randomUUID()), 9));
+                () -> identity.withIncarnation(new NodeIncarnation(2, UUID.randomUUID()), 3));
         assertTrue(full.getMessage().contains("no replica id left for node 2"), full.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> new ReplicaMap(0, 3, List.of(new ReplicaMap.Replica(4, 0, A))),
-                "an id of node n is n modulo the node count");
+        assertThrows(IllegalArgumentException.class, () -> new ReplicaMap(0, 3, List.of(new ReplicaMap.Replica(4, 63, A))),
+                "node ids are 0..62");
         assertThrows(IllegalArgumentException.class, () -> new ReplicaMap(0, 3,
                 List.of(new ReplicaMap.Replica(1, 1, null), new ReplicaMap.Replica(1, 1, A))), "ids are unique");
+    }
+
+    @Test
+    void aJoinedNodeTakesItsOwnIdOrTheLowestNeverAllocated() {
+        ReplicaMap identity = ReplicaMap.identity(0, 3);
+        ReplicaMap joined = identity.withNode(3, 63);
+        assertEquals(3, joined.currentId(3), "node 3 takes id 3, free in a cluster where no node re-joined");
+        assertEquals(3, joined.nodeOf(3));
+        assertTrue(joined.isCurrent(3));
+        assertEquals(null, joined.replica(3).incarnation(), "its first incarnation, like an identity id");
+        assertSame(joined, joined.withNode(3, 63), "a repeated join allocates nothing");
+        assertEquals(0, joined.rejoined(), "a joined node is no re-joined one");
+        ReplicaMap rejoined = joined.withIncarnation(new NodeIncarnation(0, A), 63);
+        assertEquals(4, rejoined.currentId(0), "node 0's next id 3 is taken by node 3: the lowest id never allocated");
+        ReplicaMap afterRejoin = identity.withIncarnation(new NodeIncarnation(0, A), 63).withNode(3, 63);
+        assertEquals(4, afterRejoin.currentId(3), "id 3 went to node 0's new incarnation");
+        assertEquals(-1, afterRejoin.nodeOf(9), "an id never allocated is on no node");
+        assertEquals(afterRejoin, ZnodeCodec.decodeReplicaMap(ZnodeCodec.encodeReplicaMap(afterRejoin)));
+        assertThrows(IllegalStateException.class, () -> identity.withNode(3, 3), "no id left below the universe");
     }
 
     @Test

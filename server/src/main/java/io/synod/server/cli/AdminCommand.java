@@ -30,11 +30,13 @@ import picocli.CommandLine.Spec;
                 "itself (rejoin.wiped); these commands are for what an operator decides.", "",
                 "Exit status: 0 done; 1 refused (the rule is printed) or the cluster failed to answer; 2 bad usage."},
         subcommands = {AdminCommand.Status.class, AdminCommand.AddLearner.class, AdminCommand.Promote.class,
-                AdminCommand.RemoveReplica.class, MoveReplicaCommand.class, RemoveNodeCommand.class},
+                AdminCommand.RemoveReplica.class, MoveReplicaCommand.class, RemoveNodeCommand.class,
+                RebalanceCommand.class},
         footer = {"", "Examples:", "  synod admin --dir /tmp/synod-cl status",
                 "  synod admin --dir /tmp/synod-cl remove-replica --group 0 --replica 2",
                 "  synod admin --dir /tmp/synod-cl move-replica --group 0 --from 0 --to 3",
-                "  synod admin --dir /tmp/synod-cl remove-node 0"})
+                "  synod admin --dir /tmp/synod-cl remove-node 0",
+                "  synod admin --dir /tmp/synod-cl rebalance"})
 public final class AdminCommand implements Runnable {
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -49,8 +51,8 @@ public final class AdminCommand implements Runnable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(),
-                "missing operation: status, add-learner, promote, remove-replica, move-replica or remove-node (try 'synod admin "
-                        + "--help')");
+                "missing operation: status, add-learner, promote, remove-replica, move-replica, remove-node or rebalance "
+                        + "(try 'synod admin --help')");
     }
 
     /** One request through an administrator's client. */

@@ -32,21 +32,22 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
 /**
- * {@code synod cluster start|status|kill|restart|stop --dir DIR}: a local cluster of real
+ * {@code synod cluster start|status|kill|restart|stop|add-node --dir DIR}: a local cluster of real
  * processes on 127.0.0.1 — one ZooKeeper server JVM and N Synod server JVMs, each with its own data
  * directory under DIR — described by {@code DIR/cluster.json}.
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
         description = "Run a local cluster of real processes: one ZooKeeper server and N Synod servers.",
         subcommands = {ClusterCommand.Start.class, ClusterCommand.Status.class, ClusterCommand.Kill.class,
-                ClusterCommand.Restart.class, ClusterCommand.Stop.class})
+                ClusterCommand.Restart.class, ClusterCommand.Stop.class, AddNodeCommand.class})
 public final class ClusterCommand implements Runnable {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand: start, status, kill, restart or stop");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand: start, status, kill, restart, stop "
+                + "or add-node");
     }
 
     static final int MAX_FRAME = 16 << 20;

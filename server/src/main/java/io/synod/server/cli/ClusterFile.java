@@ -89,4 +89,11 @@ public record ClusterFile(String cluster, int groups, long zookeeperPid, int zoo
         next.replaceAll(e -> e.id() == updated.id() ? updated : e);
         return new ClusterFile(cluster, groups, zookeeperPid, zookeeperPort, next);
     }
+
+    /** This file with a node that joined the cluster ({@code synod cluster add-node}) after the others. */
+    ClusterFile withAddedNode(NodeEntry added) {
+        List<NodeEntry> next = new ArrayList<>(nodes);
+        next.add(added);
+        return new ClusterFile(cluster, groups, zookeeperPid, zookeeperPort, next);
+    }
 }

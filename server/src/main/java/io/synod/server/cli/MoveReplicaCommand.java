@@ -92,7 +92,7 @@ final class MoveReplicaCommand extends AdminCommand.Op {
      * Whether the leader's membership shows node {@code from} gone, no learner left and node {@code to} voting (any
      * node, for {@link ClientFrame#MOVE_TO_ANY}).
      */
-    private static boolean done(String status, int from, int to) {
+    static boolean done(String status, int from, int to) {
         Optional<GroupNodes> nodes = GroupNodes.find(status);
         return nodes.isPresent() && !nodes.get().voters().contains(from) && nodes.get().learners().isEmpty()
                 && (to == ClientFrame.MOVE_TO_ANY || nodes.get().voters().contains(to));

@@ -23,22 +23,37 @@ final class ClusterSpecs {
     private ClusterSpecs() {
     }
 
-    /** Creates the cluster's spec from {@code config} if ZooKeeper has none, and returns the spec in force. */
+    /**
+     * Creates the cluster's spec from {@code config} if ZooKeeper has none, and returns the spec in force. The spec's
+     * members are the founding nodes; a config that lists more nodes (a node that joins the running cluster, or one
+     * whose config names the nodes that joined) is checked against the founding ones here and against the placement
+     * by {@link Placements#agree}.
+     */
     static ClusterSpec agree(ServerConfig config, ClusterMetadata metadata) {
         int n = config.nodes().size();
-        ClusterSpec defaults = ClusterSpec.defaults(n).withGroups(config.groups());
+        Optional<ClusterSpec> existing = metadata.clusterSpec();
         ServerConfig.CodingSetting codingSetting = config.coding();
+        if (existing.isPresent() && existing.get().members().size() < n) {
+            n = existing.get().members().size();
+            if (codingSetting.explicit()) {
+                throw new IllegalStateException("node " + config.nodeId() + " refuses to join cluster '"
+                        + config.clusterName() + "': its nodes list " + config.nodes().size() + " nodes with coding="
+                        + codingSetting.text(config.nodes().size()) + ", and nodes join only clusters of plain or "
+                        + "leader-lease groups (docs/membership.md, Adding a node)");
+            }
+            codingSetting = new ServerConfig.CodingSetting((n - 1) / 2, 1, codingSetting.thresholdBytes(), false);
+        }
+        ClusterSpec defaults = ClusterSpec.defaults(n).withGroups(config.groups());
         ServerConfig.LeaseSetting leaseSetting = config.lease();
         ClusterSpec wanted = new ClusterSpec(defaults.groups(), defaults.members(), codingSetting.failures(),
                 codingSetting.dataShards(), codingSetting.dataShards() > 1 ? codingSetting.thresholdBytes()
                         : defaults.codingThresholdBytes(), leaseSetting.mode(), leaseSetting.timing());
-        Optional<ClusterSpec> existing = metadata.clusterSpec();
         if (existing.isPresent() && differsOnlyInCoding(existing.get(), wanted)) {
             // Coding changes go through each group's log (docs/erasure.md, "The admin path"): the spec keeps the
             // creation-time coding, every replica starts from it and from what its disk records, so a node whose
             // coding= names the coding changed to (same N) joins with the spec's.
             LOG.warn("node {}: coding={} differs from the cluster spec's F={} X={} threshold={}; using the spec's (each "
-                    + "group's log decides the coding in force)", config.nodeId(), codingSetting.text(n), existing.get().f(),
+                    + "group's log decides the coding in force)", config.nodeId(), config.coding().text(n), existing.get().f(),
                     existing.get().codingDataShards(), existing.get().codingThresholdBytes());
             wanted = existing.get();
         }

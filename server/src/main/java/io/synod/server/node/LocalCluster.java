@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -40,12 +41,15 @@ public final class LocalCluster implements AutoCloseable {
     private final Path dir;
     private final int groups;
     private final String clusterName;
-    private final String nodesSpec;
+    /** Each node's entry of {@code nodes} ({@code id@host:peerPort:clientPort}), the added ones too. */
+    private final List<String> nodeEntries = new ArrayList<>();
+    /** The founding nodes: their configurations list these (the seed set), an added node's list every node up to it. */
+    private final int founding;
     private final Map<String, String> extra;
     private final boolean insecure;
-    private final SynodNode[] nodes;
-    private final TcpRelay[] relays;
-    private final ServerConfig[] configs;
+    private SynodNode[] nodes;
+    private TcpRelay[] relays;
+    private ServerConfig[] configs;
     private final List<SynodNode> crashed = new ArrayList<>();
 
     public LocalCluster(InetSocketAddress zookeeper, Path dir, int nodeCount, int groups, String clusterName,
@@ -65,14 +69,31 @@ public final class LocalCluster implements AutoCloseable {
         this.nodes = new SynodNode[nodeCount];
         this.relays = new TcpRelay[nodeCount];
         this.configs = new ServerConfig[nodeCount];
-        StringBuilder spec = new StringBuilder();
         for (int i = 0; i < nodeCount; i++) {
-            if (i > 0) {
-                spec.append(',');
-            }
-            spec.append(i).append("@127.0.0.1:").append(freePort()).append(':').append(freePort());
+            nodeEntries.add(i + "@127.0.0.1:" + freePort() + ":" + freePort());
         }
-        this.nodesSpec = spec.toString();
+        this.founding = nodeCount;
+    }
+
+    /** The {@code nodes} value of node {@code i}'s configuration. */
+    private String nodesSpec(int i) {
+        return String.join(",", nodeEntries.subList(0, Math.max(founding, i + 1)));
+    }
+
+    /**
+     * Adds the next node (free ports, a certificate unless insecure) and starts it: it joins the running cluster as a
+     * spare of every group (docs/membership.md, "Adding a node"); its configuration lists every node up to it.
+     */
+    public synchronized SynodNode addNode() throws Exception {
+        int id = nodes.length;
+        if (!insecure) {
+            LocalCa.ensure(dir, clusterName, id + 1);
+        }
+        nodeEntries.add(id + "@127.0.0.1:" + freePort() + ":" + freePort());
+        nodes = Arrays.copyOf(nodes, id + 1);
+        relays = Arrays.copyOf(relays, id + 1);
+        configs = Arrays.copyOf(configs, id + 1);
+        return start(id);
     }
 
     /** Lowest and one past the highest port {@link #freePort} tries first: below Linux's ephemeral range (32768+). */
@@ -115,7 +136,7 @@ public final class LocalCluster implements AutoCloseable {
         Properties p = new Properties();
         p.setProperty("cluster.name", clusterName);
         p.setProperty("node.id", Integer.toString(i));
-        p.setProperty("nodes", nodesSpec);
+        p.setProperty("nodes", nodesSpec(i));
         p.setProperty("zookeeper.connect", "127.0.0.1:" + zkPort);
         p.setProperty("data.dir", dir.resolve("node-" + i).toString());
         p.setProperty("groups", Integer.toString(groups));
@@ -186,7 +207,8 @@ public final class LocalCluster implements AutoCloseable {
 
     public Map<Integer, InetSocketAddress> clientAddresses() throws ConfigException {
         Map<Integer, InetSocketAddress> out = new TreeMap<>();
-        for (Map.Entry<Integer, ServerConfig.NodeAddress> e : ServerConfig.parseNodes(nodesSpec).entrySet()) {
+        for (Map.Entry<Integer, ServerConfig.NodeAddress> e : ServerConfig.parseNodes(String.join(",", nodeEntries))
+                .entrySet()) {
             out.put(e.getKey(), e.getValue().client());
         }
         return out;

@@ -80,6 +80,9 @@ final class MembershipRequests {
         int leaderNode = map.nodeOf(a.leaderHint());
         Placement placed = placements.current();
         try {
+            if (from == ClientFrame.MOVE_TO_ANY) {
+                return rebalance(request, a, placed, map, leaderNode);
+            }
             if (to == ClientFrame.MOVE_TO_ANY && from >= 0 && from < placed.nodes() && placed.hosts(g, from)) {
                 to = ReplicaMoves.target(placed, g, from, a.committed(), map);
                 if (to < 0) {
@@ -110,6 +113,32 @@ final class MembershipRequests {
                 + " to node " + to + " (placed on nodes " + placed.current().get(g) + "), " + state + ": the leader adds "
                 + "node " + to + "'s id " + map.currentId(to) + " as a learner, promotes it once caught up, then removes "
                 + "node " + from + "'s id " + map.currentId(from) + "\n" + describe(g, map, a));
+    }
+
+    /**
+     * On the leader, a rebalance step of the group (a move whose {@code from} is {@link ClientFrame#MOVE_TO_ANY}): waits
+     * while a move is in flight, else records the move {@link ReplicaMoves#rebalance} finds, checked like any move
+     * (the strict reconfiguration check included), or answers that the group has nothing to move.
+     */
+    private ClientFrame.Response rebalance(ClientFrame.MembershipRequest request, MembershipAdmin.Answer a,
+            Placement placed, ReplicaMap map, int leaderNode) {
+        int g = request.group();
+        if (!ReplicaMoves.settled(placed, g, a.committed(), map)) {
+            return response(request, ClientReply.Status.OK, 0, leaderNode, RebalanceStep.waiting(g,
+                    PlacementPlanner.movesToBalance(placed)).line() + "\n" + describe(g, map, a));
+        }
+        int[] step = ReplicaMoves.rebalance(placed, g, a.committed(), map);
+        if (step == null) {
+            return response(request, ClientReply.Status.OK, 0, leaderNode, RebalanceStep.balanced(g,
+                    PlacementPlanner.movesToBalance(placed)).line() + "\n" + describe(g, map, a));
+        }
+        String refused = ReplicaMoves.refusal(placed, g, step[0], step[1], a.committed(), map, a.heardRecently());
+        if (refused != null) {
+            return response(request, ClientReply.Status.REJECTED, 0, leaderNode, refused);
+        }
+        Placement next = placements.recordMove(g, step[0], step[1]);
+        return response(request, ClientReply.Status.OK, 0, leaderNode, RebalanceStep.moving(g, step[0], step[1],
+                PlacementPlanner.movesToBalance(next)).line() + "\n" + describe(g, map, a));
     }
 
     private ClientFrame.Response answer(ClientFrame.MembershipRequest request, MembershipAdmin.Op op,

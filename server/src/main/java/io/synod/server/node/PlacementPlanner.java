@@ -180,4 +180,25 @@ final class PlacementPlanner {
             firsts[start]--;
         }
     }
+
+    /**
+     * How many single moves the placement needs at least before replica counts per node differ by at most one: the
+     * replicas above the highest balanced count, or the places below the lowest, whichever is more (each move takes
+     * one replica from one node to another).
+     */
+    static int movesToBalance(Placement p) {
+        int total = 0;
+        for (int n = 0; n < p.nodes(); n++) {
+            total += p.replicasOn(n);
+        }
+        int low = total / p.nodes();
+        int high = low + (total % p.nodes() == 0 ? 0 : 1);
+        int above = 0;
+        int below = 0;
+        for (int n = 0; n < p.nodes(); n++) {
+            above += Math.max(0, p.replicasOn(n) - high);
+            below += Math.max(0, low - p.replicasOn(n));
+        }
+        return Math.max(above, below);
+    }
 }

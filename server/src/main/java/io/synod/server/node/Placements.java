@@ -10,7 +10,10 @@ import io.synod.core.paxos.GroupMembership;
 import io.synod.engine.MembershipAdmin;
 import io.synod.server.config.PlacementSettings;
 import io.synod.server.config.ServerConfig;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +27,8 @@ final class Placements {
 
     private final ClusterMetadata metadata;
     private volatile Placement current;
+    /** Told of every placement the watch delivers (a node joined: the peer network connects to it). */
+    private final List<Consumer<Placement>> listeners = new CopyOnWriteArrayList<>();
 
     private Placements(ClusterMetadata metadata, Placement initial) {
         this.metadata = metadata;
@@ -33,8 +38,12 @@ final class Placements {
     /**
      * Agrees on the placement (before any group opens its storage) and watches it.
      *
+     * A node whose configuration lists one node more than the record joins the running cluster first ({@link
+     * NodeJoin}).
+     *
      * @throws IllegalStateException (one line) if this node's settings differ from the recorded placement, if fewer
-     *     replicas than nodes are asked for coded or quorum-lease groups, or for a cluster that ran before without one
+     *     replicas than nodes are asked for coded or quorum-lease groups, or for a cluster that ran before without one,
+     *     or if this node may not join
      */
     static Placements agree(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding, LeaseMode lease) {
         int nodes = config.nodes().size();
@@ -48,10 +57,21 @@ final class Placements {
             Optional<Versioned<Placement>> recorded = metadata.placement();
             if (recorded.isPresent()) {
                 Placement p = recorded.get().value();
+                if (NodeJoin.joining(config, p)) {
+                    NodeJoin.register(config, metadata, recorded.get(), coding, lease);
+                    continue; // re-read: this node's record, or another's that won the compare-and-set
+                }
                 check(config, p, groups);
                 Placements out = new Placements(metadata, p);
-                metadata.watchPlacement(v -> out.current = v.value());
+                metadata.watchPlacement(v -> {
+                    out.current = v.value();
+                    out.listeners.forEach(l -> l.accept(v.value()));
+                });
                 return out;
+            }
+            if (metadata.clusterSpec().map(c -> c.members().size() < nodes).orElse(false)) {
+                throw new IllegalStateException("node " + config.nodeId() + " refuses to join cluster '"
+                        + config.clusterName() + "': it has no placement record yet; start its founding nodes first");
             }
             if (!wanted.everyNode(nodes) && ranBefore(metadata, groups)) {
                 throw new IllegalStateException("cluster '" + config.clusterName() + "' ran with every node in every "
@@ -76,11 +96,18 @@ final class Placements {
         return false;
     }
 
+    /**
+     * The record must match this node's settings; the configuration may list fewer nodes than the record has (nodes
+     * joined since: the configuration's are the seed set), and its zones are then the record's first ones.
+     */
     private static void check(ServerConfig config, Placement p, int groups) {
         PlacementSettings wanted = config.placement();
         int nodes = config.nodes().size();
-        if (p.nodes() != nodes || p.replicas() != wanted.replicas() || !p.zones().equals(wanted.zones())
-                || p.groups() != groups) {
+        List<String> zones = p.zones().isEmpty() ? p.zones() : p.zones().subList(0, nodes);
+        // replicas=all names the founding nodes' count in a cluster nodes joined.
+        boolean replicasAgree = p.replicas() == wanted.replicas()
+                || (wanted.everyNode(nodes) && p.replicas() == p.nodes() - p.joined().size());
+        if (p.nodes() < nodes || !replicasAgree || !zones.equals(wanted.zones()) || p.groups() != groups) {
             throw new IllegalStateException("node " + config.nodeId() + " refuses to start: cluster '"
                     + config.clusterName() + "' placed " + p.groups() + " groups of " + p.replicas() + " replicas on "
                     + p.nodes() + " nodes" + (p.zones().isEmpty() ? "" : " in zones " + p.zones()) + ", this node's config "
@@ -92,6 +119,11 @@ final class Placements {
     /** The placement as last seen. */
     Placement current() {
         return current;
+    }
+
+    /** Calls {@code listener} with every placement the watch delivers from now on (on the metadata thread). */
+    void onChange(Consumer<Placement> listener) {
+        listeners.add(listener);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.synod.server.node;
 import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
 import io.synod.core.paxos.GroupMembership;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -114,5 +115,24 @@ final class ReplicaMoves {
             }
         }
         return best;
+    }
+
+    /**
+     * The move that brings {@code group} closer to balance ({@code synod admin rebalance}), or null if there is none:
+     * from the most loaded of its nodes (ties: the highest id) to the node {@link #target} chooses, if that node
+     * hosts at least two replicas fewer (the move then narrows the spread; repeated over the groups until none has one,
+     * replica counts differ by at most one unless zones or retired ids forbid every such move).
+     */
+    static int[] rebalance(Placement p, int group, GroupMembership m, ReplicaMap map) {
+        List<Integer> hosts = new ArrayList<>(p.current().get(group));
+        hosts.sort((a, b) -> a.equals(b) ? 0 : p.replicasOn(a) != p.replicasOn(b)
+                ? Integer.compare(p.replicasOn(b), p.replicasOn(a)) : Integer.compare(b, a));
+        for (int from : hosts) {
+            int to = target(p, group, from, m, map);
+            if (to >= 0 && p.replicasOn(to) <= p.replicasOn(from) - 2) {
+                return new int[] {from, to};
+            }
+        }
+        return null;
     }
 }

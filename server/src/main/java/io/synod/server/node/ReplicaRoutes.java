@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * This node's view of every group's {@link ReplicaMap} (docs/membership.md, "Replica ids beyond node ids"): read from
  * ZooKeeper at start and kept current by a watch. It fixes this node's replica id in each group (the newest id of its
  * node, which {@link Rejoin} allocates for a new incarnation) and decides which peer messages leave and which are
- * taken: a message for replica r goes to node r mod N only if r is that node's current id (an id of an incarnation
+ * taken: a message for replica r goes to the node the map names only if r is that node's current id (an id of an incarnation
  * that no longer runs, or one not allocated yet, hears nothing); a message that arrives for an id other than this
  * node's current one is dropped. The election names nodes; {@link #election} turns a "node m leads" into m's current
  * replica id.
@@ -72,6 +72,11 @@ final class ReplicaRoutes {
     /** The group's map as last seen. */
     ReplicaMap map(int group) {
         return maps.get(group);
+    }
+
+    /** The node that holds {@code replica} of {@code group} (the map's answer), or -1 if this node does not know it. */
+    int nodeOf(int group, int replica) {
+        return group >= 0 && group < maps.length() ? maps.get(group).nodeOf(replica) : -1;
     }
 
     /** Whether {@code frame} may leave: its receiver is the current id of its node. */

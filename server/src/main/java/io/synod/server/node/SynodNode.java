@@ -160,6 +160,9 @@ public final class SynodNode implements AutoCloseable {
         // Before any group opens its storage: a data.dir that lost the acceptor state ZooKeeper knows of re-joins as a
         // new incarnation (or is refused); then this node's replica id in each group is known.
         placements = Placements.agree(config, metadata, groups, coding, cluster.leaseMode());
+        Map<Integer, ServerConfig.NodeAddress> addresses = NodeJoin.addresses(config, placements.current());
+        NodeJoin.takeReplicaIds(config, metadata, placements.current(), groups,
+                Rejoin.universe(coding, cluster.leaseMode(), n));
         ReplicaRoutes routes = Rejoin.establish(config, metadata, groups, coding, cluster.leaseMode());
         this.routes = routes;
         // The lease is the group's configuration as ZooKeeper records it; createCluster above refused a
@@ -170,11 +173,12 @@ public final class SynodNode implements AutoCloseable {
         election = coordination.election(config.nodeId());
 
         Map<Integer, InetSocketAddress> peers = new TreeMap<>();
-        config.nodes().forEach((id, a) -> peers.put(id, a.peer()));
+        addresses.forEach((id, a) -> peers.put(id, a.peer()));
         loops = new GroupLoop[groups];
         groupMetrics = new GroupMetrics[groups];
         network = new PeerNetwork(config.nodeId(), config.clusterName(), peers, config.maxFrameBytes(),
                 config.outboundQueueBytes(), 2, this::onPeerMessage, policy);
+        network.locateReplicas(routes::nodeOf); // replica id to node: the group's replica map
         config.peerDelayMillis().forEach(network::setOutboundDelayMillis); // benchmark option, off by default
         forwarder = new ClientForwarder(config.nodeId(), network, () -> auth == null ? null : auth.access(), this::route,
                 System::nanoTime, ClientForwarder.TIMEOUT_NANOS, registry);
@@ -226,19 +230,9 @@ public final class SynodNode implements AutoCloseable {
         ServerConfig.NodeAddress self = config.nodes().get(config.nodeId());
         peerAddress = network.start(new InetSocketAddress(self.host(), self.peerPort()));
         for (int peer : network.peerIds()) {
-            PeerNetwork.LinkStats stats = network.stats(peer);
-            FunctionCounter.builder("synod.peer.sent", stats, s -> s.bytesSent.get()).baseUnit("bytes")
-                    .tag("peer", Integer.toString(peer)).register(registry);
-            FunctionCounter.builder("synod.peer.frames.dropped", stats, s -> s.framesDropped.get())
-                    .tag("peer", Integer.toString(peer)).register(registry);
-            FunctionCounter.builder("synod.peer.frames", stats, s -> s.framesSent.get())
-                    .description("frames sent (one carries every group's messages of a pass)")
-                    .tag("peer", Integer.toString(peer)).register(registry);
-            FunctionCounter.builder("synod.peer.messages", stats, s -> s.messagesSent.get())
-                    .tag("peer", Integer.toString(peer)).register(registry);
-            FunctionCounter.builder("synod.peer.flushes", stats, s -> s.flushes.get())
-                    .tag("peer", Integer.toString(peer)).register(registry);
+            PeerLinks.registerMetrics(registry, network, peer);
         }
+        PeerLinks.follow(config.nodeId(), placements, network, registry); // nodes that join while this one runs
         for (GroupLoop loop : loops) {
             loop.start();
         }

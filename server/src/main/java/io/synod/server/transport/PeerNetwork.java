@@ -18,12 +18,13 @@ import io.synod.server.wire.WireFrame;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.IntBinaryOperator;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +45,11 @@ import org.slf4j.LoggerFactory;
  * link's {@link PeerOutbox} and leave at a {@link #flush} (the group workers flush after every pass), every
  * group's messages to one peer in one {@link WireFrame.PeerBatch} frame; a received batch must hold only
  * messages from the connection's node to this one, or the whole of it is refused.
+ *
+ * <p>The peer set grows while the node runs ({@link #addPeer}: a node joined the cluster; docs/membership.md, "Adding a
+ * node"), and which node holds a replica id is the {@linkplain #locateReplicas locator}'s answer (the group's replica
+ * map), not a rule over the node count. A message for an id the locator does not know yet (a map update not seen
+ * here yet) is dropped and counted, never a reason to close a connection; Paxos retransmits.
  */
 public final class PeerNetwork implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PeerNetwork.class);
@@ -54,7 +60,10 @@ public final class PeerNetwork implements AutoCloseable {
 
     private final int self;
     private final String cluster;
+    /** Every node's peer address, this one's included; grows by {@link #addPeer}. */
     private final Map<Integer, InetSocketAddress> peers;
+    /** (group, replica id) to the node that holds it, -1 if unknown. */
+    private volatile IntBinaryOperator locator;
     private final int maxFrameBytes;
     private final int outboundHighWaterBytes;
     private final Consumer<WireFrame.PeerMessage> inbound;
@@ -64,10 +73,11 @@ public final class PeerNetwork implements AutoCloseable {
     private final Map<Integer, Channel> inboundByPeer = new ConcurrentHashMap<>();
     private final EventLoopGroup boss = NettyTransport.eventLoops(1, "synod-peer-boss");
     private final EventLoopGroup io;
-    private final Map<Integer, Link> links = new TreeMap<>();
+    private final Map<Integer, Link> links = new ConcurrentSkipListMap<>();
     private final AtomicLong droppedFrames = new AtomicLong();
     private final PeerBatchEncoder batches;
     private volatile boolean closed;
+    private volatile boolean started;
     private Channel serverChannel;
 
     /** Per-peer counters, read by metrics. */
@@ -202,7 +212,9 @@ public final class PeerNetwork implements AutoCloseable {
         this.policy = policy;
         this.self = self;
         this.cluster = cluster;
-        this.peers = Map.copyOf(peers);
+        this.peers = new ConcurrentHashMap<>(peers);
+        int nodes = peers.size();
+        this.locator = (group, replica) -> nodeOf(replica, nodes);
         this.maxFrameBytes = maxFrameBytes;
         this.outboundHighWaterBytes = outboundHighWaterBytes;
         this.inbound = inbound;
@@ -232,6 +244,39 @@ public final class PeerNetwork implements AutoCloseable {
     }
 
     /**
+     * Which node holds replica id r of group g ({@code locator.applyAsInt(g, r)}, -1: not known): the group's replica
+     * map on a server. Without it, node {@code r mod N} of the N peers given at construction. Call before {@link #start}.
+     */
+    public void locateReplicas(IntBinaryOperator locator) {
+        this.locator = locator;
+    }
+
+    /**
+     * Adds node {@code peer} at {@code address} (a node that joined the cluster) and, once started, connects to it; an
+     * inbound connection from it is accepted from now on. Thread-safe.
+     *
+     * @return false if the peer is known at that address already
+     * @throws IllegalArgumentException if the peer is known at another address
+     */
+    public synchronized boolean addPeer(int peer, InetSocketAddress address) {
+        InetSocketAddress known = peers.get(peer);
+        if (known != null) {
+            if (!known.equals(address)) {
+                throw new IllegalArgumentException("node " + peer + " is at " + known + ", not " + address);
+            }
+            return false;
+        }
+        Link link = new Link(peer, address);
+        links.put(peer, link);
+        peers.put(peer, address);
+        if (started) {
+            link.connect();
+        }
+        LOG.info("node {}: peer {} added at {}", self, peer, address);
+        return true;
+    }
+
+    /**
      * Where forwarded client requests and their replies ({@link WireFrame.ForwardRequest},
      * {@link WireFrame.ForwardReply}) go, with the node that sent them. Call before {@link #start}; without it a
      * peer connection that carries one is closed like any other unexpected frame.
@@ -252,13 +297,17 @@ public final class PeerNetwork implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         policy.acceptTls(ch);
                         ch.pipeline().addLast(policy.decoder(maxFrameBytes), new PeerInboundHandler(self, cluster,
-                                peers.keySet(), inbound, forwarded, inboundByPeer, policy.limits().helloTimeoutMillis()));
+                                peers.keySet(), inbound, forwarded, inboundByPeer, policy.limits().helloTimeoutMillis(),
+                                locator));
                     }
                 });
         serverChannel = b.bind(bindAddress).sync().channel();
         LOG.info("node {}: peer port {} on {}", self, serverChannel.localAddress(), NettyTransport.epoll() ? "epoll" : "NIO");
-        for (Link link : links.values()) {
-            link.connect();
+        synchronized (this) {
+            started = true;
+            for (Link link : links.values()) {
+                link.connect();
+            }
         }
         return (InetSocketAddress) serverChannel.localAddress();
     }
@@ -269,9 +318,11 @@ public final class PeerNetwork implements AutoCloseable {
      * same node; docs/membership.md, "Replica ids beyond node ids").
      */
     public void send(WireFrame.PeerMessage frame) {
-        PeerOutbox outbox = linkTo(frame).outbox;
-        outbox.post(frame);
-        outbox.flush();
+        Link link = linkTo(frame);
+        if (link != null) {
+            link.outbox.post(frame);
+            link.outbox.flush();
+        }
     }
 
     /**
@@ -281,7 +332,10 @@ public final class PeerNetwork implements AutoCloseable {
      * instead of one each. Thread-safe.
      */
     public void post(WireFrame.PeerMessage frame) {
-        linkTo(frame).outbox.post(frame);
+        Link link = linkTo(frame);
+        if (link != null) {
+            link.outbox.post(frame);
+        }
     }
 
     /** Sends everything posted so far, to every peer: per link one event-loop task, batched frames, one flush. */
@@ -291,10 +345,11 @@ public final class PeerNetwork implements AutoCloseable {
         }
     }
 
+    /** The link to the node of the frame's receiver, or null (the frame dropped, counted) if there is none yet. */
     private Link linkTo(WireFrame.PeerMessage frame) {
-        Link link = links.get(nodeOf(frame.message().to(), peers.size()));
+        Link link = links.get(locator.applyAsInt(frame.group(), frame.message().to()));
         if (link == null) {
-            throw new IllegalArgumentException("no peer " + frame.message().to());
+            droppedFrames.incrementAndGet();
         }
         return link;
     }
@@ -361,8 +416,8 @@ public final class PeerNetwork implements AutoCloseable {
         private final BiConsumer<Integer, WireFrame> forwarded;
         private final Map<Integer, Channel> inboundByPeer;
         private final long helloTimeoutMillis;
-        /** Node ids are 0..nodes-1; replica id r of any group is on node r mod nodes. */
-        private final int nodes;
+        /** (group, replica id) to its node, -1 if not known (yet). */
+        private final IntBinaryOperator locator;
         private int remote = -1;
 
         /** Without a hello timeout, alone in its registry of inbound connections: for tests of the protocol. */
@@ -388,6 +443,16 @@ public final class PeerNetwork implements AutoCloseable {
         /** {@code forwarded}: where forwarded client requests and replies go (null: they close the connection). */
         public PeerInboundHandler(int self, String cluster, Set<Integer> known, Consumer<WireFrame.PeerMessage> inbound,
                 BiConsumer<Integer, WireFrame> forwarded, Map<Integer, Channel> inboundByPeer, long helloTimeoutMillis) {
+            this(self, cluster, known, inbound, forwarded, inboundByPeer, helloTimeoutMillis, moduloOf(self, known));
+        }
+
+        /**
+         * {@code known}: the node ids accepted (a live view: a node added later is accepted from then on);
+         * {@code locator}: which node holds a replica id of a group.
+         */
+        public PeerInboundHandler(int self, String cluster, Set<Integer> known, Consumer<WireFrame.PeerMessage> inbound,
+                BiConsumer<Integer, WireFrame> forwarded, Map<Integer, Channel> inboundByPeer, long helloTimeoutMillis,
+                IntBinaryOperator locator) {
             this.self = self;
             this.forwarded = forwarded;
             this.cluster = cluster;
@@ -395,7 +460,13 @@ public final class PeerNetwork implements AutoCloseable {
             this.inbound = inbound;
             this.inboundByPeer = inboundByPeer;
             this.helloTimeoutMillis = helloTimeoutMillis;
-            this.nodes = Math.max(self, known.stream().mapToInt(Integer::intValue).max().orElse(self)) + 1;
+            this.locator = locator;
+        }
+
+        /** Replica id r on node r mod N, N the node ids 0..max of {@code known} and {@code self}. */
+        private static IntBinaryOperator moduloOf(int self, Set<Integer> known) {
+            int nodes = Math.max(self, known.stream().mapToInt(Integer::intValue).max().orElse(self)) + 1;
+            return (group, replica) -> nodeOf(replica, nodes);
         }
 
         @Override
@@ -472,21 +543,35 @@ public final class PeerNetwork implements AutoCloseable {
                         return; // Nothing of a batch with a forged message is taken.
                     }
                 }
-                b.messages().forEach(inbound);
+                for (WireFrame.PeerMessage p : b.messages()) {
+                    if (located(p)) {
+                        inbound.accept(p);
+                    }
+                }
                 return;
             }
             if (!(frame instanceof WireFrame.PeerMessage p)) {
                 close(ctx, "unexpected " + frame.getClass().getSimpleName() + " on a peer connection");
                 return;
             }
-            if (!misaddressed(ctx, p)) {
+            if (!misaddressed(ctx, p) && located(p)) {
                 inbound.accept(p);
             }
         }
 
-        /** Whether {@code p} is not from the node this connection proved to be, to this one (then closes it). */
+        /** Whether the locator knows both ids of {@code p} (else it is dropped: this node has not seen their map yet). */
+        private boolean located(WireFrame.PeerMessage p) {
+            return locator.applyAsInt(p.group(), p.message().from()) >= 0 && locator.applyAsInt(p.group(), p.message().to()) >= 0;
+        }
+
+        /**
+         * Whether {@code p} is not from the node this connection proved to be, to this one (then closes it). An id the
+         * locator does not know is no proof of forgery (the sender's map may be newer than this node's).
+         */
         private boolean misaddressed(ChannelHandlerContext ctx, WireFrame.PeerMessage p) {
-            if (nodeOf(p.message().from(), nodes) != remote || nodeOf(p.message().to(), nodes) != self) {
+            int from = locator.applyAsInt(p.group(), p.message().from());
+            int to = locator.applyAsInt(p.group(), p.message().to());
+            if (from >= 0 && from != remote || to >= 0 && to != self) {
                 close(ctx, "message from " + p.message().from() + " to " + p.message().to() + " on the connection of node "
                         + remote);
                 return true;

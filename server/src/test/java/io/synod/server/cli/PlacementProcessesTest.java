@@ -10,7 +10,7 @@ import io.synod.core.check.CheckResult;
 import io.synod.core.check.LinearizabilityChecker;
 import io.synod.core.history.HistoryRecorder;
 import io.synod.server.node.GroupNodes;
-import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,15 +28,18 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Moving replicas on real processes (docs/membership.md, "Moving a replica", "Removing a node"): four Synod server JVMs
- * with fsync on run four groups of three replicas under an append + read workload recorded as a history. Node 0's
- * replica of a group it hosts moves onto the node that did not host it, and that node is killed with SIGKILL while
- * the move is under way and restarted (the move resumes from the placement and the committed membership); then node
- * 0, which led groups, is emptied with {@code remove-node}. Every acknowledged append must be in the final lists, and
- * the whole history linearizable (the built-in checker).
+ * A node joins and replicas move on real processes, the form of the membership acceptance test (docs/membership.md,
+ * "Adding a node", "Rebalancing", "Moving a replica", "Removing a node"): three Synod server JVMs with fsync on run four
+ * groups of three replicas under an append + read workload recorded as a history. {@code synod cluster add-node} starts
+ * a fourth node, which joins as a spare of every group, and moves replicas onto it (rules M4-M6: a learner, caught up,
+ * promoted, the old replica removed) until every node hosts three; the new node is killed with SIGKILL while a move
+ * onto it is under way and restarted (the move resumes from the placement and the committed membership, and the
+ * command, still waiting, ends balanced). Then a fifth node joins as a spare ({@code add-node --no-rebalance}) and node 0,
+ * which led groups, is emptied with {@code remove-node} (its replicas move to node 4). Every
+ * acknowledged append must be in the final lists, and the whole history linearizable (the built-in checker).
  */
 class PlacementProcessesTest {
-    private static final int NODES = 4;
+    private static final int NODES = 3;
     private static final int GROUPS = 4;
     private static final int KEYS = 8;
 
@@ -70,23 +73,30 @@ class PlacementProcessesTest {
         throw new AssertionError("no status of group " + group);
     }
 
+    /** The group whose membership names {@code node} (a learner or a voter), or -1. */
+    private int groupWith(int node) throws InterruptedException {
+        for (int g = 0; g < GROUPS; g++) {
+            GroupNodes n = nodes(g);
+            if (n.learners().contains(node) || n.voters().contains(node)) {
+                return g;
+            }
+        }
+        return -1;
+    }
+
     @Test
-    @Timeout(600)
-    void replicasMoveAndANodeIsEmptiedUnderAWorkloadWithAKillDuringAMove() throws Exception {
+    @Timeout(900)
+    void aNodeJoinsReplicasMoveOntoItAndANodeIsEmptiedUnderAWorkloadWithAKillDuringAMove() throws Exception {
         String[] start = ClusterProcessesTest.run("cluster", "start", "--nodes", Integer.toString(NODES), "--groups",
                 Integer.toString(GROUPS), "--dir", dir.toString(), "--session-timeout-ms", "3000", "--set", "replicas=3",
                 "--timeout-s", "120");
         assertEquals("0", start[0], start[1] + start[2]);
         ClusterFile file = ClusterFile.read(dir);
-        List<InetSocketAddress> servers = new ArrayList<>();
-        for (ClusterFile.NodeEntry n : file.nodes()) {
-            servers.add(new InetSocketAddress("127.0.0.1", n.clientPort()));
-        }
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<Throwable> failed = new AtomicReference<>();
         Thread workload = new Thread(() -> {
             try {
-                work(servers, file, stop);
+                work(file, stop);
             } catch (Throwable t) {
                 failed.set(t);
             }
@@ -94,48 +104,49 @@ class PlacementProcessesTest {
         workload.start();
         try {
             awaitAcknowledged(40);
-            // A group node 0 hosts, and the node that does not host it.
-            int group = 0;
-            while (!nodes(group).voters().contains(0)) {
-                group++;
-            }
-            List<Integer> voters = nodes(group).voters();
-            int to = 0;
-            while (voters.contains(to)) {
-                to++;
-            }
-            int target = to;
-            int moved = group;
-            AtomicReference<String[]> move = new AtomicReference<>();
-            Thread mover = new Thread(() -> move.set(admin("move-replica", "--group", Integer.toString(moved), "--from", "0",
-                    "--to", Integer.toString(target), "--wait-ms", "240000")), "placement-move");
-            mover.start();
-            // Kill -9 the new replica's node once the move is under way (it is a learner, or just promoted), then
-            // restart it: the leader resumes from the placement and its committed membership.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            GroupNodes seen = nodes(group);
-            while (!seen.learners().contains(to) && !seen.voters().contains(to) && System.nanoTime() < deadline) {
+            // Node 3 joins and replicas move onto it (three moves: 12 replicas on 4 nodes).
+            AtomicReference<String[]> added = new AtomicReference<>();
+            Thread adder = new Thread(() -> added.set(ClusterProcessesTest.run("cluster", "add-node", "--dir",
+                    dir.toString(), "--wait-ms", "240000")), "placement-add-node");
+            adder.start();
+            // Kill -9 the new node once a move onto it is under way (a learner, or just promoted), then restart it:
+            // the leader resumes from the placement and its committed membership, and add-node goes on waiting.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+            int group = -1;
+            while (group < 0 && System.nanoTime() < deadline) {
                 Thread.sleep(20);
-                seen = nodes(group);
+                group = Files.exists(dir.resolve("node-3")) && ClusterFile.read(dir).nodes().size() > NODES ? groupWith(3)
+                        : -1;
             }
-            assertTrue(seen.learners().contains(to) || seen.voters().contains(to), "the move started: " + seen.line());
-            System.out.printf("placement processes: group %d moves from node 0 to node %d; kill -9 of node %d at %s%n",
-                    group, to, to, seen.line());
-            assertEquals("0", ClusterProcessesTest.run("cluster", "kill", Integer.toString(to), "--dir", dir.toString())[0]);
+            assertTrue(group >= 0, "a move onto node 3 started");
+            System.out.printf("placement processes: group %d moves onto node 3; kill -9 of node 3 at %s%n", group,
+                    nodes(group).line());
+            assertEquals("0", ClusterProcessesTest.run("cluster", "kill", "3", "--dir", dir.toString())[0]);
             awaitAcknowledged(acknowledged.values().stream().mapToInt(Set::size).sum() + 20); // the cluster goes on
-            String[] restart = ClusterProcessesTest.run("cluster", "restart", Integer.toString(to), "--dir", dir.toString());
+            String[] restart = ClusterProcessesTest.run("cluster", "restart", "3", "--dir", dir.toString());
             assertEquals("0", restart[0], restart[1] + restart[2]);
-            mover.join(TimeUnit.SECONDS.toMillis(300));
-            assertFalse(mover.isAlive(), "move-replica returned");
-            assertEquals("0", move.get()[0], move.get()[1] + move.get()[2]);
-            GroupNodes after = nodes(group);
-            assertTrue(after.voters().contains(to) && !after.voters().contains(0) && after.voters().size() == 3,
-                    after.line());
-            // Empty node 0 (it led groups at the start: every node leads one of the four).
+            adder.join(TimeUnit.SECONDS.toMillis(600));
+            assertFalse(adder.isAlive(), "add-node returned");
+            assertEquals("0", added.get()[0], added.get()[1] + added.get()[2]);
+            assertTrue(added.get()[1].contains("balanced: replicas per node differ by at most one (3 moves done)"),
+                    added.get()[1]);
+            String status = admin("status")[1];
+            for (int n = 0; n <= NODES; n++) {
+                assertTrue(status.contains("node " + n + ": 3 replicas"), status);
+            }
+            String[] cluster = ClusterProcessesTest.run("cluster", "status", "--dir", dir.toString());
+            assertTrue(cluster[1].contains("node 3 "), "cluster status knows the new node: " + cluster[1]);
+            // Node 4 joins as a spare only: after the rebalance, each group's one node without it is, in three of the
+            // four groups, the node whose replica moved to node 3, and a replica never moves back onto a node whose id
+            // in the group was removed (rule M7; not built). Node 4 is a target in every group.
+            String[] fifth = ClusterProcessesTest.run("cluster", "add-node", "--dir", dir.toString(), "--no-rebalance");
+            assertEquals("0", fifth[0], fifth[1] + fifth[2]);
+            assertTrue(fifth[1].contains("node 4 joined cluster"), fifth[1]);
+            // Empty node 0 (it led groups at the start: every node leads some of the four): its replicas move to node 4.
             // The node killed during the move restarted a moment ago: until each group's leader has heard from its
             // replica within the CheckQuorum window, the strict reconfiguration check refuses a step that needs it
-            // (that is its job: verify saw "1 of its 3 voters would be live"). The command is safe to repeat, so run it
-            // again, as an operator would, while that is the refusal; bounded.
+            // (that is its job). The command is safe to repeat, so run it again, as an operator would, while that is
+            // the refusal; bounded.
             String[] removed = admin("remove-node", "0", "--wait-ms", "240000");
             long strictDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (!"0".equals(removed[0]) && (removed[1] + removed[2]).contains("strict reconfiguration check")
@@ -149,6 +160,7 @@ class PlacementProcessesTest {
                 GroupNodes n = nodes(g);
                 assertTrue(n.voters().size() == 3 && !n.voters().contains(0) && n.learners().isEmpty(), n.line());
             }
+            assertTrue(admin("status")[1].contains("node 4: 3 replicas"), "node 0's three replicas moved to node 4");
             awaitAcknowledged(acknowledged.values().stream().mapToInt(Set::size).sum() + 20);
         } finally {
             stop.set(true);
@@ -158,8 +170,7 @@ class PlacementProcessesTest {
             throw new AssertionError("the workload failed", failed.get());
         }
         // Every acknowledged append is in its key's list, read through the log after everything.
-        try (SynodClient client = SynodClient.builder().servers(servers).timeout(Duration.ofSeconds(30))
-                .tls(ClusterCommand.clientTls(dir, file)).build()) {
+        try (SynodClient client = client(file, 30)) {
             for (int k = 0; k < KEYS; k++) {
                 String key = "p" + k;
                 int op = invokeRead(key);
@@ -183,10 +194,15 @@ class PlacementProcessesTest {
         assertTrue(result.isLinearizable(), result.explanation());
     }
 
+    /** A client that finds the servers through ZooKeeper, so it learns of the node that joins. */
+    private SynodClient client(ClusterFile file, int timeoutSeconds) {
+        return SynodClient.builder().zookeeper("127.0.0.1:" + file.zookeeperPort()).cluster(file.cluster())
+                .timeout(Duration.ofSeconds(timeoutSeconds)).tls(ClusterCommand.clientTls(dir, file)).build();
+    }
+
     /** Appends to and reads {@value #KEYS} keys (spread over the groups) until stopped, at most 20,000 operations. */
-    private void work(List<InetSocketAddress> servers, ClusterFile file, AtomicBoolean stop) throws Exception {
-        try (SynodClient client = SynodClient.builder().servers(servers).timeout(Duration.ofSeconds(10))
-                .tls(ClusterCommand.clientTls(dir, file)).build()) {
+    private void work(ClusterFile file, AtomicBoolean stop) throws Exception {
+        try (SynodClient client = client(file, 10)) {
             for (int i = 0; i < 20_000 && !stop.get(); i++) {
                 String key = "p" + (i % KEYS);
                 if (i % 2 == 0) {
