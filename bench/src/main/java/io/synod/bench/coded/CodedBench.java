@@ -58,7 +58,8 @@ public final class CodedBench {
 
     /** One run: one mode, one value size. */
     public record Row(String mode, int sizeBytes, long writes, double seconds, double writesPerSecond,
-            double valueMegabytesPerSecond, double wireBytesPerWrite, double p50Millis, double p99Millis, long failed) {}
+            double valueMegabytesPerSecond, double wireBytesPerWrite, double p50Millis, double p99Millis, long failed,
+            RunCosts.Summary costs) {}
 
     /** One fail-over: a leader killed (its ZooKeeper link cut, like kill -9) while clients write. */
     public record Failover(String mode, int sizeBytes, double seconds, int oldLeader, int newLeader) {}
@@ -92,6 +93,7 @@ public final class CodedBench {
                             row.seconds(), row.writesPerSecond(), row.valueMegabytesPerSecond(),
                             bytesLabel(row.wireBytesPerWrite()), row.p50Millis(), row.p99Millis(),
                             row.failed() > 0 ? ", " + row.failed() + " failed" : "");
+                    out.printf("  %-5s %8s: %s%n", mode, sizeLabel(size), row.costs().line());
                     out.flush();
                 }
                 if (config.failoverBytes() > 0) {
@@ -113,11 +115,17 @@ public final class CodedBench {
     private void report(List<Row> rows) throws IOException {
         Files.createDirectories(config.out());
         CsvTable runs = new CsvTable("mode", "value_bytes", "writes", "seconds", "writes_per_s", "value_MB_per_s",
-                "peer_wire_bytes_per_write", "p50_ms", "p99_ms", "failed");
+                "peer_wire_bytes_per_write", "p50_ms", "p99_ms", "failed", "process_cpu_cores", "leader_group_worker_cores",
+                "leader_log_writer_cores", "followers_cpu_cores", "jit_gc_cpu_cores", "gc_s", "leader_link_use_min",
+                "leader_link_use_max");
         for (Row r : rows) {
+            RunCosts.Summary c = r.costs();
             runs.add(r.mode(), r.sizeBytes(), r.writes(), fmt(r.seconds()), fmt(r.writesPerSecond()),
                     fmt(r.valueMegabytesPerSecond()), fmt(r.wireBytesPerWrite()), fmt(r.p50Millis()), fmt(r.p99Millis()),
-                    r.failed());
+                    r.failed(), fmt(c.processCpu() / c.seconds()), fmt(c.leaderGroupsCpu() / c.seconds()),
+                    fmt(c.leaderLogCpu() / c.seconds()), fmt(c.followersCpu() / c.seconds()),
+                    fmt(c.jvmInternalCpu() / c.seconds()), fmt(c.gcSeconds()), fmt(c.leaderLinkMinUse()),
+                    fmt(c.leaderLinkMaxUse()));
         }
         runs.write(config.out().resolve("coded-runs.csv"));
         CsvTable ratios = new CsvTable("value_bytes", "full_writes_per_s", "coded_writes_per_s", "throughput_ratio",
@@ -195,6 +203,7 @@ public final class CodedBench {
         private final Path dir;
         private final EventLoopGroup proxyLoops = new NioEventLoopGroup(2);
         private final List<DelayProxy> proxies = new ArrayList<>();
+        private final DelayProxy[][] links = new DelayProxy[NODES][NODES];
         private final SynodNode[] nodes = new SynodNode[NODES];
         private final TcpRelay[] relays = new TcpRelay[NODES];
         private final List<SynodNode> crashed = new ArrayList<>();
@@ -229,6 +238,7 @@ public final class CodedBench {
                                 .delays(link, back).eventLoopGroup(proxyLoops).seed(from * 31L + to)
                                 .name("link " + from + "->" + to).start();
                         proxies.add(p);
+                        links[from][to] = p;
                         via[from][to] = p.port();
                     }
                 }
@@ -276,6 +286,17 @@ public final class CodedBench {
                 }
             }
             return -1;
+        }
+
+        /** Bytes forwarded so far on each directed peer link ({@code [from][to]}; 0 on the diagonal). */
+        long[][] linkBytes() {
+            long[][] bytes = new long[NODES][NODES];
+            for (int from = 0; from < NODES; from++) {
+                for (int to = 0; to < NODES; to++) {
+                    bytes[from][to] = links[from][to] == null ? 0 : links[from][to].bytesForwarded();
+                }
+            }
+            return bytes;
         }
 
         long wireBytes() {
@@ -353,6 +374,11 @@ public final class CodedBench {
                 threads.add(t);
                 t.start();
             }
+            // The machine's costs over the measured window only (the clients keep writing meanwhile).
+            Thread.sleep(Math.max(0, (measureFrom - System.nanoTime()) / 1_000_000));
+            RunCosts costs = new RunCosts(linkBytes());
+            Thread.sleep(Math.max(0, (end - System.nanoTime()) / 1_000_000));
+            RunCosts.Summary summary = costs.finish(linkBytes(), leader(), config.bandwidthBitsPerSecond() / 8);
             for (Thread t : threads) {
                 t.join();
             }
@@ -369,7 +395,7 @@ public final class CodedBench {
             double perSecond = all.length / seconds;
             return new Row(mode, size, all.length, seconds, perSecond, perSecond * size / 1e6,
                     total.get() == 0 ? Double.NaN : (double) wire / total.get(), percentile(all, 0.50),
-                    percentile(all, 0.99), failed.get());
+                    percentile(all, 0.99), failed.get(), summary);
         }
 
         /**

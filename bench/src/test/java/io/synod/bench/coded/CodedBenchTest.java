@@ -22,7 +22,8 @@ import picocli.CommandLine;
  * servers' default, docs/erasure.md), applies it from its header without a recovery read, while the
  * full-copy baseline moves about 4 values per write: about 1/X = 0.33 plus metadata (0.334 measured
  * by {@code bench coded --quick}). The bench writes every key once and reads none, and no snapshot falls
- * within the run, so no deferred value is rebuilt here. No throughput ratio is asserted.
+ * within the run, so no deferred value is rebuilt here. No throughput ratio is asserted. Each run also reports
+ * its costs (process CPU, the leader's threads, GC, the leader's link use against the cap; {@link RunCosts}).
  */
 class CodedBenchTest {
     @TempDir
@@ -42,10 +43,19 @@ class CodedBenchTest {
         assertTrue(out.toString().contains("coded vs full copies"), out.toString());
         List<String> rows = Files.readAllLines(dir.resolve("coded-runs.csv"));
         assertEquals(3, rows.size(), rows.toString());
+        String[] header = rows.get(0).split(",");
+        assertEquals("process_cpu_cores", header[10], rows.get(0));
+        assertEquals("leader_link_use_max", header[17], rows.get(0));
         for (String row : rows.subList(1, 3)) {
             String[] cells = row.split(",");
             assertTrue(Long.parseLong(cells[2]) > 0, "writes acknowledged: " + row);
+            // The run's own costs: the JVM burnt CPU, and the leader's links carried the accepts, within their cap
+            // (the proxies serialize at it; a little above it if the window cut a chunk's accounting).
+            assertTrue(Double.parseDouble(cells[10]) > 0, "process CPU measured: " + row);
+            double leaderLinkUse = Double.parseDouble(cells[17]);
+            assertTrue(leaderLinkUse > 0 && leaderLinkUse < 1.1, "leader link use as a fraction of the cap: " + row);
         }
+        assertTrue(out.toString().contains("leader->follower links"), out.toString());
         String[] ratio = Files.readAllLines(dir.resolve("coded-ratios.csv")).get(1).split(",");
         double byteRatio = Double.parseDouble(ratio[6]);
         assertTrue(byteRatio <= 0.50, "coded moves at most half the peer bytes per write of full copies: " + byteRatio);

@@ -75,6 +75,41 @@ public final class ValueCoder {
      *     exceed {@link ValueShard#MAX_PAYLOAD_BYTES}
      */
     public List<ValueShard> encode(byte[] value, int offset, int length) {
+        int payloadLength = checkedPayloadLength(value, offset, length);
+        int total = codec.totalShardCount();
+        byte[][] payloads = new byte[total][payloadLength];
+        int valueChecksum = codeInto(payloads, 0, payloadLength, value, offset, length);
+        List<ValueShard> shards = new ArrayList<>(total);
+        for (int s = 0; s < total; s++) {
+            shards.add(new ValueShard(codec.dataShardCount(), codec.parityShardCount(), s, length, valueChecksum, payloads[s]));
+        }
+        return List.copyOf(shards);
+    }
+
+    /**
+     * Encodes a whole value straight into its D + P shard encodings, in index order: element i is exactly
+     * {@code encode(value).get(i).toBytes()}, but each payload is written once, in place, into its encoding
+     * (one array per shard, no separate payload arrays, no copies). The value checksum is in every
+     * encoding's header ({@link ValueShard#valueChecksumOf}). This is the leader's path for coded accepts.
+     *
+     * @throws IllegalArgumentException if value is null or a shard encoding would not fit in an array
+     */
+    public byte[][] encodeToBytes(byte[] value) {
+        if (value == null) {
+            throw new IllegalArgumentException("value must not be null");
+        }
+        int payloadLength = checkedPayloadLength(value, 0, value.length);
+        byte[][] encodings = new byte[codec.totalShardCount()][ValueShard.OVERHEAD_BYTES + payloadLength];
+        int valueChecksum = codeInto(encodings, ValueShard.HEADER_BYTES, payloadLength, value, 0, value.length);
+        for (int s = 0; s < encodings.length; s++) {
+            ValueShard.completeEncoding(encodings[s], codec.dataShardCount(), codec.parityShardCount(), s, value.length,
+                    valueChecksum);
+        }
+        return encodings;
+    }
+
+    /** Validates the range and returns the payload length ceil(length / D). */
+    private int checkedPayloadLength(byte[] value, int offset, int length) {
         if (value == null) {
             throw new IllegalArgumentException("value must not be null");
         }
@@ -83,30 +118,30 @@ public final class ValueCoder {
                     + " is outside a value array of " + value.length + " bytes");
         }
         int data = codec.dataShardCount();
-        int total = codec.totalShardCount();
         int payloadLength = shardPayloadLength(length, data);
         if (payloadLength > ValueShard.MAX_PAYLOAD_BYTES) {
             throw new IllegalArgumentException("a value of " + length + " bytes over " + data
-                    + " data shards needs " + payloadLength + "-byte shards, above the maximum "
-                    + ValueShard.MAX_PAYLOAD_BYTES);
+                    + " data shards needs " + payloadLength + "-byte shards, above the maximum " + ValueShard.MAX_PAYLOAD_BYTES);
         }
-        byte[][] payloads = new byte[total][payloadLength];
-        for (int k = 0; k < data; k++) {
+        return payloadLength;
+    }
+
+    /**
+     * Writes the value's data payloads at {@code at} in the first D (zeroed) arrays, the parity payloads in the
+     * others, and returns the value's CRC32C.
+     */
+    private int codeInto(byte[][] shards, int at, int payloadLength, byte[] value, int offset, int length) {
+        for (int k = 0; k < codec.dataShardCount(); k++) {
             long start = (long) k * payloadLength;
             int copied = (int) Math.max(0, Math.min(payloadLength, length - start));
             if (copied > 0) {
-                System.arraycopy(value, offset + (int) start, payloads[k], 0, copied);
+                System.arraycopy(value, offset + (int) start, shards[k], at, copied);
             }
         }
-        codec.encodeParity(payloads, 0, payloadLength);
+        codec.encodeParity(shards, at, payloadLength);
         CRC32C crc = new CRC32C();
         crc.update(value, offset, length);
-        int valueChecksum = (int) crc.getValue();
-        List<ValueShard> shards = new ArrayList<>(total);
-        for (int s = 0; s < total; s++) {
-            shards.add(new ValueShard(data, codec.parityShardCount(), s, length, valueChecksum, payloads[s]));
-        }
-        return List.copyOf(shards);
+        return (int) crc.getValue();
     }
 
     /**

@@ -185,6 +185,11 @@ public final class ValueShard {
     }
 
     private void writeHeader(byte[] target) {
+        writeHeader(target, dataShardCount, parityShardCount, index, valueLength, valueChecksum, payload.length);
+    }
+
+    private static void writeHeader(byte[] target, int dataShardCount, int parityShardCount, int index, int valueLength,
+            int valueChecksum, int payloadLength) {
         target[0] = (byte) MAGIC;
         target[1] = (byte) FORMAT_VERSION;
         target[2] = (byte) dataShardCount;
@@ -192,7 +197,34 @@ public final class ValueShard {
         target[4] = (byte) index;
         writeInt(target, 5, valueLength);
         writeInt(target, 9, valueChecksum);
-        writeInt(target, 13, payload.length);
+        writeInt(target, 13, payloadLength);
+    }
+
+    /**
+     * Completes, in place, an encoding whose payload is already at {@link #HEADER_BYTES}: writes the header
+     * and the trailing checksum, so {@code encoding} is exactly what {@link #toBytes()} of that shard gives.
+     * For {@link ValueCoder#encodeToBytes}, which codes straight into the encodings (no payload copies).
+     */
+    static void completeEncoding(byte[] encoding, int dataShardCount, int parityShardCount, int index, int valueLength,
+            int valueChecksum) {
+        int payloadLength = encoding.length - OVERHEAD_BYTES;
+        writeHeader(encoding, dataShardCount, parityShardCount, index, valueLength, valueChecksum, payloadLength);
+        CRC32C crc = new CRC32C();
+        crc.update(encoding, 0, HEADER_BYTES + payloadLength);
+        writeInt(encoding, HEADER_BYTES + payloadLength, (int) crc.getValue());
+    }
+
+    /**
+     * The value CRC32C recorded in a shard encoding's header, read without checking the encoding (for the
+     * encoder's own output; use {@link #fromBytes} on anything received).
+     *
+     * @throws IllegalArgumentException if {@code encoding} is shorter than a header
+     */
+    public static int valueChecksumOf(byte[] encoding) {
+        if (encoding == null || encoding.length < HEADER_BYTES) {
+            throw new IllegalArgumentException("not a shard encoding: " + (encoding == null ? "null" : encoding.length + " bytes"));
+        }
+        return readInt(encoding, 9);
     }
 
     private static int readInt(byte[] bytes, int at) {

@@ -254,16 +254,13 @@ final class Leader {
         if (coder == null || coder.dataShardCount() != dataShards) {
             coder = new ValueCoder(dataShards, ctx.clusterSize - dataShards);
         }
-        List<ValueShard> shards = coder.encode(command.payload());
-        byte[][] encoded = new byte[shards.size()][];
-        for (int i = 0; i < encoded.length; i++) {
-            encoded[i] = shards.get(i).toBytes();
-        }
+        // Coded straight into the shard encodings the acceptors get: one array per shard, no payload copies.
+        byte[][] encoded = coder.encodeToBytes(command.payload());
         // Deferred rebuild: the uncoded header lets followers apply the value without rebuilding it. It is a
         // function of the payload, so a re-proposal of the same value (phase 1) carries the same header.
         byte[] header = ctx.coding.defersRebuild() ? learner.appliedState().deferralHeader(command.payload()) : null;
         CodedValue coded = new CodedValue(dataShards, ctx.clusterSize, command.payload().length,
-                shards.get(0).valueChecksum(), null, header != null && header.length < command.payload().length ? header : null);
+                ValueShard.valueChecksumOf(encoded[0]), null, header != null && header.length < command.payload().length ? header : null);
         ctx.cache.put(slot, command, coded);
         return register(new InFlight(new Entry(slot, ctx.ownBallot, command, coded, stamp), encoded, ctx.nowNanos));
     }

@@ -70,6 +70,32 @@ class ValueCoderTest {
     }
 
     @Test
+    void encodeToBytesGivesExactlyTheShardEncodingsAndDecodes() {
+        Random random = new Random(26);
+        int[][] shapes = {{3, 2}, {2, 1}, {4, 1}, {6, 3}, {10, 4}, {5, 3}};
+        int[] lengths = {0, 1, 2, 3, 17, 1000, 2047, 2048, 2049, 16 * 1024 + 5, 256 * 1024, 1000 * 1024 + 1};
+        for (int[] shape : shapes) {
+            ValueCoder coder = new ValueCoder(shape[0], shape[1]);
+            for (int length : lengths) {
+                byte[] value = new byte[length];
+                random.nextBytes(value);
+                List<ValueShard> shards = coder.encode(value);
+                byte[][] encodings = coder.encodeToBytes(value);
+                assertEquals(shards.size(), encodings.length);
+                for (int i = 0; i < encodings.length; i++) {
+                    assertArrayEquals(shards.get(i).toBytes(), encodings[i], "shape " + Arrays.toString(shape)
+                            + ", length " + length + ", shard " + i);
+                    assertEquals(shards.get(i).valueChecksum(), ValueShard.valueChecksumOf(encodings[i]));
+                }
+                List<byte[]> lastData = new ArrayList<>(Arrays.asList(encodings).subList(encodings.length - shape[0], encodings.length));
+                assertArrayEquals(value, coder.decodeEncoded(lastData));
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> new ValueCoder(3, 2).encodeToBytes(null));
+        assertThrows(IllegalArgumentException.class, () -> ValueShard.valueChecksumOf(new byte[ValueShard.HEADER_BYTES - 1]));
+    }
+
+    @Test
     void emptyAndOneByteValuesRoundTrip() {
         ValueCoder coder = new ValueCoder(4, 2);
         List<ValueShard> empty = coder.encode(new byte[0]);
