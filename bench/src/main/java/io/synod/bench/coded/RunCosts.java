@@ -12,7 +12,7 @@ import java.util.Map;
 /**
  * Where one measured run of {@link CodedBench} spent the machine, from this JVM's own counters (the five
  * servers, the proxies and the clients all run in it): process CPU, the CPU of each server's named threads
- * (group worker and log writer: {@code synod-node-<id>-...}), what no Java thread accounts for (the JIT
+ * (group workers and log writer: {@code synod-worker-<k> of synod-node-<id>-groups}, {@code synod-logwriter of ...}), what no Java thread accounts for (the JIT
  * compiler and the garbage collector), stop-the-world GC time, and each peer link's bytes against its cap.
  * These say what bounds a run: a link at its cap, the leader's threads at a core, or neither (then the
  * latency of the write path under this machine's load: fsyncs, scheduling, GC pauses).
@@ -50,13 +50,14 @@ final class RunCosts {
             javaThreads += cpu;
             String name = info.getThreadName();
             String leaderPrefix = "synod-node-" + leader + "-";
-            if (name.startsWith(leaderPrefix + "groups-log-writer")) {
+            // Workers and the log writer are named role first ("synod-worker-0 of synod-node-1-groups", GroupWorkers).
+            if (name.equals("synod-logwriter of " + leaderPrefix + "groups")) {
                 leaderLog += cpu;
-            } else if (name.startsWith(leaderPrefix + "groups")) {
+            } else if (name.startsWith("synod-worker-") && name.endsWith(" of " + leaderPrefix + "groups")) {
                 leaderGroups += cpu;
             } else if (name.startsWith(leaderPrefix)) {
                 leaderOther += cpu;
-            } else if (name.startsWith("synod-node-")) {
+            } else if (name.startsWith("synod-node-") || name.contains(" of synod-node-")) {
                 followers += cpu;
             }
         }
