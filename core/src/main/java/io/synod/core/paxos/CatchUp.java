@@ -8,9 +8,9 @@ import java.util.List;
  * Catch-up, run by the leader: it tracks how far each peer has applied (from Accepted and
  * heartbeat replies) and sends a peer that lags the committed entries it misses, in bounded
  * batches re-proposed in the leader's ballot, or its snapshot in bounded chunks when those entries
- * were compacted. One batch (or one snapshot chunk) per peer is in flight at a time; after the
- * retransmission interval without progress it is sent again, and a snapshot transfer resumes at
- * the offset the follower last asked for.
+ * were compacted (a window of chunks in flight, {@link SnapshotSender}). After the retransmission
+ * interval without progress a batch is sent again, and a snapshot transfer resumes at the offset the
+ * follower last asked for.
  *
  * <p>Re-sending a chosen value in a new ballot is safe: a chosen value is the only one any later
  * phase 1 can pick for its slot (Paxos Made Simple §2.2, P2c).
