@@ -85,6 +85,8 @@ public final class PeerNetwork implements AutoCloseable {
         public final AtomicLong flushes = new AtomicLong();
         /** Connections made at once, not after the backoff, because the peer connected to this node ({@link Link#peerIsUp}). */
         public final AtomicLong earlyReconnects = new AtomicLong();
+        /** Outbound connection attempts, failed or not. */
+        public final AtomicLong connectAttempts = new AtomicLong();
     }
 
     private final class Link {
@@ -109,6 +111,7 @@ public final class PeerNetwork implements AutoCloseable {
             if (closed) {
                 return;
             }
+            stats.connectAttempts.incrementAndGet();
             Bootstrap b = new Bootstrap().group(io).channel(NettyTransport.socketChannel())
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2_000)

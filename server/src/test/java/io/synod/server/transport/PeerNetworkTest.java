@@ -58,13 +58,17 @@ class PeerNetworkTest {
         Map<Integer, InetSocketAddress> peers = Map.of(0, a, 1, b);
         try (PeerNetwork netA = new PeerNetwork(0, "c", peers, 1 << 16, 1 << 20, 1, m -> { })) {
             netA.start(a);
-            // Failed attempts at 0, 50, 150, 350, 750 and 1550 ms: the next is 1.6 s after the last, so B's Hello
-            // arrives while A's retry is pending (not while an attempt, a fraction of a millisecond, is under way).
-            Thread.sleep(1_700);
+            // Seven failed attempts (at 0, 50, 150, 350, 750, 1550 and 3150 ms): the next is 2 s after the last, so B's
+            // Hello arrives while A's retry is pending, not while an attempt (a fraction of a millisecond) is under way.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (netA.stats(1).connectAttempts.get() < 7 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(netA.stats(1).connectAttempts.get() >= 7, "A backed off to its longest wait");
             assertEquals(0, netA.stats(1).earlyReconnects.get());
             try (PeerNetwork netB = new PeerNetwork(1, "c", peers, 1 << 16, 1 << 20, 1, m -> { })) {
                 netB.start(b);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                 while (!netA.connected(1) && System.nanoTime() < deadline) {
                     Thread.sleep(10);
                 }
