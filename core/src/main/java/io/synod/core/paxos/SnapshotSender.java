@@ -17,7 +17,9 @@ package io.synod.core.paxos;
  * chunk makes the receiver ask for the same offset again (it stores chunks in order only): the
  * sender then goes back and sends the window again from there, once per offset until a
  * retransmission interval passes, so the further repeats caused by the chunks already in flight
- * behind the lost one do not each send the window again.
+ * behind the lost one do not each send the window again. After a silence the sender first asks
+ * where the receiver stands (an empty chunk, {@link #resumeOrStart}) rather than send the window
+ * again from the last offset it heard of: the requests may have been lost, not the chunks.
  */
 final class SnapshotSender {
     /** Chunks in flight per transfer beyond the one asked for (1 MiB at the default 256 KiB chunks). */
@@ -110,14 +112,18 @@ final class SnapshotSender {
     }
 
     /**
-     * Catch-up of {@code peer}, which misses slot {@code neededSlot}, after a silence: sends the window again from the
-     * offset it last asked for if its transfer covers that slot, else starts a transfer of the current snapshot.
-     * Returns the slot of the snapshot being sent.
+     * Catch-up of {@code peer}, which misses slot {@code neededSlot}, after a silence: if its transfer covers that slot,
+     * asks where it stands with an empty chunk at the offset it last asked for (it answers with the offset it needs,
+     * {@link SnapshotReceiver#offer}; its requests for the chunks that arrived may have been lost, so it may hold more
+     * than it asked for), and the window leaves from there; else starts a transfer of the current snapshot. Returns the
+     * slot of the snapshot being sent.
      */
     long resumeOrStart(int peer, Ballot ballot, long neededSlot) {
         if (held[peer] != null && slot[peer] >= neededSlot && held[peer].stateMachine().isAvailable()) {
-            goBack(peer, asked[peer]);
-            sendWindow(peer, ballot);
+            sentEnd[peer] = asked[peer];
+            wentBackFrom[peer] = -1; // Its answer, even the offset it asked for last, sends the window.
+            ctx.out.send(new Message.InstallSnapshot(ctx.self, peer, ballot, slot[peer], held[peer].transferSize(),
+                    asked[peer], new byte[0]));
             return slot[peer];
         }
         forget(peer);

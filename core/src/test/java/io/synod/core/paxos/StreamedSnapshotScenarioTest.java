@@ -137,9 +137,8 @@ class StreamedSnapshotScenarioTest {
         }
     }
 
-    @Test
-    void aSnapshotStreamsThroughBoundedSourceReadsAndSinkWritesAndResumesAfterACut() {
-        Log[] logs = {new Log(), new Log(), new Log()};
+    /** Three streaming nodes, node 0 leading; 30 appends while node 2 hears nothing, compacted by node 0's snapshots. */
+    private static TestCluster node2BehindASnapshotAt30(Log[] logs) {
         ReplicaConfig config = ReplicaConfig.defaults(0, 3).toBuilder().snapshotEverySlots(5).logRetainSlots(0)
                 .snapshotChunkBytes(CHUNK_BYTES).build();
         TestCluster cluster = new TestCluster(3, config, node -> new StreamingKv(logs[node]));
@@ -149,6 +148,13 @@ class StreamedSnapshotScenarioTest {
             cluster.propose(0, 7, i, new KvCommand.Append("k", i));
         }
         assertEquals(30, cluster.replicas[0].snapshotSlot());
+        return cluster;
+    }
+
+    @Test
+    void aSnapshotStreamsThroughBoundedSourceReadsAndSinkWritesAndResumesAfterACut() {
+        Log[] logs = {new Log(), new Log(), new Log()};
+        TestCluster cluster = node2BehindASnapshotAt30(logs);
 
         // Node 2 comes back; two chunks arrive, then the link fails for a while.
         TestCluster.SnapshotCut link = new TestCluster.SnapshotCut(2, 2);
@@ -205,15 +211,7 @@ class StreamedSnapshotScenarioTest {
     @Test
     void chunksTravelInABoundedWindowAndALostOneIsSentAgainOnce() {
         Log[] logs = {new Log(), new Log(), new Log()};
-        ReplicaConfig config = ReplicaConfig.defaults(0, 3).toBuilder().snapshotEverySlots(5).logRetainSlots(0)
-                .snapshotChunkBytes(CHUNK_BYTES).build();
-        TestCluster cluster = new TestCluster(3, config, node -> new StreamingKv(logs[node]));
-        cluster.elect(0, 1);
-        cluster.drop = m -> m.to() == 2 || m.from() == 2;
-        for (int i = 1; i <= 30; i++) {
-            cluster.propose(0, 7, i, new KvCommand.Append("k", i));
-        }
-        assertEquals(30, cluster.replicas[0].snapshotSlot());
+        TestCluster cluster = node2BehindASnapshotAt30(logs);
         long[] asked = {0};
         long[] mostAhead = {0};
         long[] size = {0};
