@@ -116,11 +116,13 @@ public final class JoinCommand implements Callable<Integer> {
 
     private void report(Path dir, List<JoinRow.Result> results, List<String> loads) throws IOException {
         CsvTable csv = new CsvTable("records", "value_bytes", "log", "learner_got", "request_commit_slot", "write_s",
-                "start_to_request_s", "node_up_s", "learner_added_s", "caught_up_s", "promoted_s", "paxstore_s",
+                "start_to_request_s", "storage_opened_s", "peer_port_s", "node_up_s", "learner_added_s", "first_applied_s", "caught_up_s",
+                "promoted_s", "paxstore_s",
                 "goal_s", "goal_met", "load_average_1_5_15");
         out.println();
-        out.printf("%-7s %-6s %-9s %-10s %9s %9s %9s %9s %8s %6s %6s %s%n", "records", "value", "log", "got",
-                "start->req", "learner", "caught up", "promoted", "PaxStore", "goal", "met", "load avg");
+        out.printf("%-7s %-6s %-9s %-10s %9s %7s %7s %7s %8s %9s %9s %8s %6s %6s %s%n", "records", "value", "log",
+                "got", "start->req", "opened", "peer up", "learner", "1st data", "caught up", "promoted", "PaxStore",
+                "goal", "met", "load avg");
         for (int i = 0; i < results.size(); i++) {
             JoinRow.Result r = results.get(i);
             double paxStore = r.valueBytes() == 512 ? PAXSTORE_512 : r.valueBytes() == 8192 ? PAXSTORE_8K : Double.NaN;
@@ -128,21 +130,26 @@ public final class JoinCommand implements Callable<Integer> {
             String met = Double.isNaN(goal) || r.records() != PAXSTORE_RECORDS ? "n/a"
                     : r.promotedSeconds() <= goal ? "yes" : "MISSED";
             String log = r.compacted() ? "compacted" : "full";
-            out.printf("%-7d %-6s %-9s %-10s %9.2f %9.2f %9.2f %9.2f %8s %6s %6s %s%n", r.records(),
-                    sizeName(r.valueBytes()), log, r.path(), r.requestSeconds(), r.learnerSeconds(), r.caughtUpSeconds(),
-                    r.promotedSeconds(), seconds(paxStore), seconds(goal), met, loads.get(i));
+            out.printf("%-7d %-6s %-9s %-10s %9.2f %7.2f %7.2f %7.2f %8.2f %9.2f %9.2f %8s %6s %6s %s%n", r.records(),
+                    sizeName(r.valueBytes()), log, r.path(), r.requestSeconds(), r.split().opened(),
+                    r.split().listening(), r.learnerSeconds(),
+                    r.split().firstApplied(), r.caughtUpSeconds(), r.promotedSeconds(), seconds(paxStore), seconds(goal),
+                    met, loads.get(i));
             csv.add(r.records(), r.valueBytes(), log, r.path(), r.requestCommitSlot(), fmt(r.loadSeconds()),
-                    fmt(r.requestSeconds()), fmt(r.upSeconds()), fmt(r.learnerSeconds()), fmt(r.caughtUpSeconds()), fmt(r.promotedSeconds()),
+                    fmt(r.requestSeconds()), fmt(r.split().opened()), fmt(r.split().listening()), fmt(r.upSeconds()), fmt(r.learnerSeconds()),
+                    fmt(r.split().firstApplied()), fmt(r.caughtUpSeconds()), fmt(r.promotedSeconds()),
                     Double.isNaN(paxStore) ? "" : fmt(paxStore), Double.isNaN(goal) ? "" : fmt(goal), met, loads.get(i));
         }
         Path file = dir.resolve("join.csv");
         csv.write(file);
         out.println();
         out.println("'start->req': seconds from the wiped node's process start (JVM, ZooKeeper session, RocksDB) to the");
-        out.println("join request, its new replica id recorded in ZooKeeper. From the request: seconds to the leader");
-        out.println("listing the new replica as a learner, as applied through the leader's commit slot at the request");
-        out.println("('caught up'), and as a voter ('promoted'). 'got': the log, or a checkpoint (the new replica");
-        out.println("installed a snapshot). PaxStore (§5.5): a new follower recovers");
+        out.println("join request, its new replica id recorded in ZooKeeper. From the request: seconds to the new node's");
+        out.println("group storage opened and its peer port open ('peer up'; its log lines), to the leader listing the");
+        out.println("new replica as a learner, as applied above 0 ('1st data': its first batch or the checkpoint in),");
+        out.println("as applied through the leader's commit slot at the request ('caught up'), and as a voter");
+        out.println("('promoted'). 'got': the log, or a checkpoint (the new replica installed a snapshot). PaxStore");
+        out.println("(§5.5): a new follower recovers");
         out.printf("%,d records of 512 B in 8 s and of 8 KiB in 15 s; goals here: a voter within 2 s and 5 s ('met').%n",
                 PAXSTORE_RECORDS);
         out.printf("wrote %s (%.1f s in all)%n", file, (System.nanoTime() - startNanos) / 1e9);

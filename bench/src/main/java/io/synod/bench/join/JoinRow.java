@@ -62,7 +62,15 @@ final class JoinRow {
      */
     record Result(int records, int valueBytes, boolean compacted, String path, long requestCommitSlot,
             double loadSeconds, double requestSeconds, double upSeconds, double learnerSeconds, double caughtUpSeconds,
-            double promotedSeconds, long installedSnapshotSlot) {}
+            double promotedSeconds, long installedSnapshotSlot, Split split) {}
+
+    /**
+     * Where the time from the request to caught up went, in seconds from the request: the new node's group storage
+     * opened and its peer port open (its log lines; before that it can receive nothing), and the leader first
+     * reporting the new replica applied above 0 (the first catch-up batch, or the checkpoint, written and applied).
+     * NaN when not seen.
+     */
+    record Split(double opened, double listening, double firstApplied) {}
 
     private JoinRow() {}
 
@@ -107,7 +115,13 @@ final class JoinRow {
             long startMillis = System.currentTimeMillis();
             ClusterCommand.restartNode(clusterDir, file, file.nodes().get(wiped), List.of());
             Timeline t = follow(cluster, client, file, wiped, target, start, timeoutSeconds);
-            t.requested = requestSeconds(clusterDir.resolve("node-" + wiped).resolve("server.log"), startMillis);
+            Path wipedLog = clusterDir.resolve("node-" + wiped).resolve("server.log");
+            String logText = Files.readString(wipedLog, StandardCharsets.UTF_8);
+            t.requested = logLineSeconds(logText, 0, startMillis, REQUEST_LINE);
+            // The log holds the node's first run too: its start's lines are those after the request.
+            int after = requestEnd(logText);
+            double opened = logLineSeconds(logText, after, startMillis, openedLine(wiped));
+            double listening = logLineSeconds(logText, after, startMillis, listeningLine(wiped));
             ClientFrame.GroupStatus joined = null;
             for (int attempt = 0; attempt < 10 && joined == null; attempt++) {
                 joined = groupStatus(cluster, cluster.file(), wiped);
@@ -115,12 +129,15 @@ final class JoinRow {
             long installed = joined == null ? -1 : joined.snapshotSlot();
             String path = installed > 0 ? "checkpoint" : "log";
             double r = Double.isNaN(t.requested) ? 0 : t.requested; // no log line: counted from the process start
+            Split split = new Split(opened - r, listening - r, t.firstApplied - r);
             progress.accept(String.format("%s: node %d's new replica id recorded %.2f s after its process started; "
-                    + "from then: client port open %.2f s, learner %.2f s, caught up %.2f s, promoted %.2f s; it got the "
-                    + "%s%s", label, wiped, t.requested, t.up - r, t.learner - r, t.caughtUp - r, t.promoted - r, path,
+                    + "from then: group storage opened %.2f s, peer port open %.2f s, client port open %.2f s, learner "
+                    + "%.2f s, first state applied %.2f s, caught up %.2f s, promoted %.2f s; it got the %s%s", label,
+                    wiped, t.requested, split.opened(), split.listening(), t.up - r, t.learner - r, split.firstApplied(),
+                    t.caughtUp - r, t.promoted - r, path,
                     installed > 0 ? " (snapshot slot " + installed + ")" : ""));
             return new Result(records, valueBytes, compacted, path, target, loadSeconds, t.requested, t.up - r,
-                    t.learner - r, t.caughtUp - r, t.promoted - r, installed);
+                    t.learner - r, t.caughtUp - r, t.promoted - r, installed, split);
         }
     }
 
@@ -130,6 +147,8 @@ final class JoinRow {
         double requested = Double.NaN;
         double up = Double.NaN;
         double learner = Double.NaN;
+        /** The leader first reports the new replica applied above 0: its first batch, or the checkpoint, is in. */
+        double firstApplied = Double.NaN;
         double caughtUp = Double.NaN;
         double promoted = Double.NaN;
 
@@ -137,6 +156,9 @@ final class JoinRow {
         void saw(boolean voter, String applied, long target, double s) {
             if (Double.isNaN(learner)) {
                 learner = s; // added as a learner (or first seen already promoted)
+            }
+            if (Double.isNaN(firstApplied) && (voter || !applied.equals("unknown") && Long.parseLong(applied) > 0)) {
+                firstApplied = s;
             }
             if (Double.isNaN(caughtUp) && (voter || !applied.equals("unknown") && Long.parseLong(applied) >= target)) {
                 caughtUp = s; // promoted only once caught up (rule M6): by then at the latest
@@ -194,14 +216,13 @@ final class JoinRow {
     }
 
     /**
-     * Seconds from {@code startMillis} (wall clock) to the wiped node's log line saying it took its new replica id in
-     * group 0 ({@code Rejoin.newIncarnation}, logged right after ZooKeeper's compare-and-set of the replica map: from
-     * then the leader can see it); NaN when the line is missing (the bench's logback.xml logs it at INFO).
+     * Seconds from {@code startMillis} (wall clock) to the first line of {@code serverLog} from index {@code from} on
+     * that {@code line} matches (its group 1 the time of day); NaN when there is none (the bench's logback.xml logs the lines used at INFO).
      * The server logs the time of day to the millisecond in this machine's time zone, as this JVM reads it.
      */
-    static double requestSeconds(Path serverLog, long startMillis) throws IOException {
-        Matcher m = REQUEST_LINE.matcher(Files.readString(serverLog, StandardCharsets.UTF_8));
-        if (!m.find()) {
+    static double logLineSeconds(String serverLog, int from, long startMillis, Pattern line) {
+        Matcher m = line.matcher(serverLog);
+        if (from < 0 || !m.find(from)) {
             return Double.NaN;
         }
         ZonedDateTime startedAt = Instant.ofEpochMilli(startMillis).atZone(ZoneId.systemDefault());
@@ -212,8 +233,28 @@ final class JoinRow {
         return Duration.between(startedAt, logged).toMillis() / 1e3;
     }
 
-    private static final Pattern REQUEST_LINE =
+    /**
+     * The wiped node took its new replica id in group 0 ({@code Rejoin.newIncarnation}, logged right after ZooKeeper's
+     * compare-and-set of the replica map: from then the leader can see it): the join request.
+     */
+    static final Pattern REQUEST_LINE =
             Pattern.compile("(?m)^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) INFO .*: group 0: replica id \\d+ for incarnation ");
+
+    /** Where the first request line of {@code serverLog} ends, or -1. */
+    static int requestEnd(String serverLog) {
+        Matcher m = REQUEST_LINE.matcher(serverLog);
+        return m.find() ? m.end() : -1;
+    }
+
+    /** Node {@code node} bound its peer port ({@code PeerNetwork}'s INFO line): from then peers can reach it. */
+    static Pattern listeningLine(int node) {
+        return Pattern.compile("(?m)^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) INFO .* - node " + node + ": peer port ");
+    }
+
+    /** Node {@code node} opened group 0's storage (its log and RocksDB; {@code SynodNode}'s INFO line). */
+    static Pattern openedLine(int node) {
+        return Pattern.compile("(?m)^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) INFO .* - node " + node + ": group 0 opened ");
+    }
 
     private static boolean listening(InetSocketAddress address) {
         try (Socket s = new Socket()) {

@@ -29,31 +29,37 @@ class JoinCommandTest {
     }
 
     /**
-     * A real run, small: 200 records of 512 B on a 3-node cluster of real processes, once with the full log and once
-     * compacted. Each row's new replica is a voter caught up in the end (else the run fails), the events come in
-     * their order, and each row took the path its log leaves: the log, or a checkpoint.
+     * A real run, small: 100 records of 512 B on a 3-node cluster of real processes, the log compacted, so the new
+     * replica gets a checkpoint (streamed in a window of chunks) and then the log above it: both transfers in one row.
+     * (One row, not one per kind of log: each row starts a cluster of three JVMs, most of this test's time. Catch-up
+     * through the log alone is checked by core's {@code CatchUpScenarioTest} and the simulator; the "full" rows are
+     * the bench's own.) The new replica is a voter caught up in
+     * the end (else the run fails), the events come in their order, the split is read from the servers' log lines, and
+     * the row says which path it took.
      */
     @Test
     @Timeout(600)
-    void aWipedFollowerRejoinsAndEachRowSaysWhichPathItTook(@TempDir Path dir) throws Exception {
+    void aWipedFollowerRejoinsAndTheRowSaysWhichPathItTookAndWhereTheTimeWent(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("out");
-        CliRun run = CliRun.of("join", "--records", "200", "--sizes", "512", "--logs", "full,compacted",
+        CliRun run = CliRun.of("join", "--records", "100", "--sizes", "512", "--logs", "compacted",
                 "--timeout-s", "240", "--out", out.toString());
         assertEquals(0, run.exitCode(), run.out() + run.err());
         assertTrue(run.out().contains("PaxStore"), run.out());
         List<String> csv = Files.readAllLines(out.resolve("join.csv"));
-        assertEquals(3, csv.size(), String.join("\n", csv));
+        assertEquals(2, csv.size(), String.join("\n", csv));
         List<String> header = List.of(csv.get(0).split(","));
-        for (String line : csv.subList(1, 3)) {
-            String[] row = line.split(",");
-            String log = row[header.indexOf("log")];
-            assertEquals(log.equals("full") ? "log" : "checkpoint", row[header.indexOf("learner_got")], line);
-            double learner = Double.parseDouble(row[header.indexOf("learner_added_s")]);
-            double caughtUp = Double.parseDouble(row[header.indexOf("caught_up_s")]);
-            double promoted = Double.parseDouble(row[header.indexOf("promoted_s")]);
-            assertTrue(learner <= caughtUp && caughtUp <= promoted, line);
-            assertTrue(Double.parseDouble(row[header.indexOf("start_to_request_s")]) > 0, "the request was found: " + line);
-        }
+        String line = csv.get(1);
+        String[] row = line.split(",");
+        assertEquals("checkpoint", row[header.indexOf("learner_got")], line);
+        double opened = Double.parseDouble(row[header.indexOf("storage_opened_s")]);
+        double peerPort = Double.parseDouble(row[header.indexOf("peer_port_s")]);
+        double learner = Double.parseDouble(row[header.indexOf("learner_added_s")]);
+        double firstApplied = Double.parseDouble(row[header.indexOf("first_applied_s")]);
+        double caughtUp = Double.parseDouble(row[header.indexOf("caught_up_s")]);
+        double promoted = Double.parseDouble(row[header.indexOf("promoted_s")]);
+        assertTrue(0 <= opened && opened <= peerPort && peerPort <= firstApplied, "the node's start, then its data: " + line);
+        assertTrue(learner <= firstApplied && firstApplied <= caughtUp && caughtUp <= promoted, line);
+        assertTrue(Double.parseDouble(row[header.indexOf("start_to_request_s")]) > 0, "the request was found: " + line);
         assertTrue(Files.exists(out.resolve("logs").resolve("512-compacted").resolve("node-0.log")));
     }
 }

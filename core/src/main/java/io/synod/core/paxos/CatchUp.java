@@ -8,9 +8,9 @@ import java.util.List;
  * Catch-up, run by the leader: it tracks how far each peer has applied (from Accepted and
  * heartbeat replies) and sends a peer that lags the committed entries it misses, in bounded
  * batches re-proposed in the leader's ballot, or its snapshot in bounded chunks when those entries
- * were compacted. One batch (or one snapshot chunk) per peer is in flight at a time; after the
- * retransmission interval without progress it is sent again, and a snapshot transfer resumes at
- * the offset the follower last asked for.
+ * were compacted (a window of chunks in flight, {@link SnapshotSender}). After the retransmission
+ * interval without progress a batch is sent again, and a snapshot transfer resumes at the offset the
+ * follower last asked for.
  *
  * <p>Re-sending a chosen value in a new ballot is safe: a chosen value is the only one any later
  * phase 1 can pick for its slot (Paxos Made Simple §2.2, P2c).
@@ -30,6 +30,13 @@ import java.util.List;
 final class CatchUp {
     /** Out-of-order acknowledgements remembered per peer (a power of two). */
     private static final int ACK_WINDOW = 1024;
+    /**
+     * Catch-up batches sent to a peer at once (a turn): each is one Accept of at most {@link ReplicaConfig#maxBatchBytes()}
+     * and {@value #ACK_WINDOW} slots, and each commits the one before it at the peer (its commit point covers slots an
+     * earlier Accept wrote, {@link Acceptor#trustedCommit}), so the peer writes and applies while the rest arrive. The
+     * next turn leaves when the peer has accepted the whole of this one: one round trip per turn, not per batch.
+     */
+    static final int BATCHES_PER_TURN = 4;
 
     private final ReplicaContext ctx;
     private final Acceptor acceptor;
@@ -56,6 +63,8 @@ final class CatchUp {
     private final long[] proposedTo = new long[ACK_WINDOW];
     /** Per peer, the commit point last sent alone (without entries) as its catch-up, 0 if none. */
     private final long[] commitOnlySentThrough;
+    /** Per peer, {@link #acceptedThroughSlot} when catch-up last looked at it (a turn in flight progressing). */
+    private final long[] acceptedThroughSeen;
 
     CatchUp(ReplicaContext ctx, Acceptor acceptor, Learner learner, SnapshotSender snapshots) {
         this.ctx = ctx;
@@ -69,6 +78,7 @@ final class CatchUp {
         this.lastSentNanos = new long[ctx.clusterSize];
         this.acceptedThroughSlot = new long[ctx.clusterSize];
         this.commitOnlySentThrough = new long[ctx.clusterSize];
+        this.acceptedThroughSeen = new long[ctx.clusterSize];
         this.ackedAhead = new long[ctx.clusterSize][ACK_WINDOW / 64];
     }
 
@@ -79,6 +89,7 @@ final class CatchUp {
         Arrays.fill(deadlineNanos, 0);
         Arrays.fill(acceptedThroughSlot, 0);
         Arrays.fill(commitOnlySentThrough, 0);
+        Arrays.fill(acceptedThroughSeen, 0);
         for (long[] ahead : ackedAhead) {
             Arrays.fill(ahead, 0);
         }
@@ -198,6 +209,12 @@ final class CatchUp {
         // retransmission interval later (which would halve the catch-up rate).
         boolean batchAccepted = !previousBatchLearned && commitOnlySentThrough[peer] < sentThroughSlot[peer]
                 && Math.min(commitSlot, acceptedThroughSlot[peer]) >= sentThroughSlot[peer];
+        if (acceptedThroughSlot[peer] > acceptedThroughSeen[peer] && acceptedThroughSlot[peer] <= sentThroughSlot[peer]) {
+            // The peer accepted more of the turn in flight: it is being received, not lost. Its later batches are not
+            // sent again while the earlier ones are still being written.
+            deadlineNanos[peer] = Math.max(deadlineNanos[peer], ctx.nowNanos + ctx.config.retransmitIntervalNanos());
+        }
+        acceptedThroughSeen[peer] = acceptedThroughSlot[peer];
         boolean expired = ctx.nowNanos >= deadlineNanos[peer];
         if (!previousBatchLearned && !batchAccepted && !expired) {
             return; // A catch-up batch is on its way; don't flood a slow follower.
@@ -215,9 +232,9 @@ final class CatchUp {
             ctx.out.send(new Message.Heartbeat(ctx.self, peer, ctx.ownBallot, commitSlot));
             sentTo(peer);
             if (held < commitSlot && !recentlyProposedTo(held + 1, peer) && inLog(held + 1)) {
-                // Still behind (a learner catching up): its next batch goes with this commit point, so its disk
-                // writes the next batch while it applies this one, one round trip per batch instead of two.
-                sendBatch(peer, held + 1, commitSlot);
+                // Still behind (a learner catching up): its next turn goes with this commit point, so its disk
+                // writes the next batches while it applies these, one round trip per turn instead of two.
+                sendTurn(peer, held + 1, commitSlot);
             }
             return;
         }
@@ -235,7 +252,19 @@ final class CatchUp {
             return;
         }
         snapshots.forget(peer);
+        sendTurn(peer, from, commitSlot);
+    }
+
+    /** Sends {@code peer} up to {@value #BATCHES_PER_TURN} batches of the committed entries from {@code from} (in the log). */
+    private void sendTurn(int peer, long from, long commitSlot) {
         sendBatch(peer, from, commitSlot);
+        for (int batch = 1; batch < BATCHES_PER_TURN; batch++) {
+            long next = sentThroughSlot[peer] + 1;
+            if (next > commitSlot || !inLog(next)) {
+                return;
+            }
+            sendBatch(peer, next, commitSlot);
+        }
     }
 
     /** Whether catch-up can send {@code slot} from the log (else the peer needs the snapshot). */

@@ -62,7 +62,8 @@ final class SnapshotReceiver {
             totalBytes = m.totalBytes();
         }
         if (m.offset() != received || m.chunk().length == 0 || m.offset() + m.chunk().length > m.totalBytes()) {
-            return null; // Not the next chunk (lost, duplicated or reordered), or malformed: ask again.
+            return null; // Not the next chunk (lost, duplicated or reordered), empty (the sender asks where this transfer
+                         // stands, SnapshotSender#resumeOrStart) or malformed: ask for the next offset.
         }
         if (!failed) {
             try {

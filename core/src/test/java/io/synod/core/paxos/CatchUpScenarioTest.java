@@ -74,7 +74,8 @@ class CatchUpScenarioTest {
     /**
      * A learner far behind is sent its next batch together with the commit point of the one it just accepted, before
      * it reports having applied it: one round trip per batch, not two. Batches are bounded by bytes, not by the entry
-     * count of a proposal batch. Rules as above (Paxos Made Simple §3; §2.2, P2c for re-sending chosen values).
+     * count of a proposal batch, and several leave at once (a turn). Rules as above (Paxos Made Simple §3; §2.2, P2c
+     * for re-sending chosen values).
      */
     @Test
     void aLearnerFarBehindGetsItsNextBatchWithTheCommitPointOfTheLast() {
@@ -87,8 +88,13 @@ class CatchUpScenarioTest {
         }
         List<long[]> batches = new ArrayList<>(); // per catch-up Accept to 3: first slot, entries, 3's last report
         long[] reported = {0};
+        int[] inARow = {0, 0}; // catch-up Accepts delivered to 3 with no Accepted of 3's between them: now, most
         cluster.drop = m -> {
+            if (m.to() == 3 && m instanceof Message.Accept a && a.entries().get(0).slot() <= 300) {
+                inARow[1] = Math.max(inARow[1], ++inARow[0]);
+            }
             if (m.from() == 3 && m instanceof Message.Accepted a) {
+                inARow[0] = 0;
                 reported[0] = a.appliedSlot();
             } else if (m.from() == 3 && m instanceof Message.HeartbeatReply r) {
                 reported[0] = r.appliedSlot();
@@ -105,5 +111,7 @@ class CatchUpScenarioTest {
         assertTrue(batches.stream().anyMatch(b -> b[1] > 16), "a catch-up batch is bounded by bytes, not by 16 entries");
         assertTrue(batches.stream().anyMatch(b -> b[2] < b[0] - 1),
                 "a batch left before the learner reported applying the one before it (pipelined)");
+        assertEquals(CatchUp.BATCHES_PER_TURN, inARow[1], "a turn of batches left at once, before the learner "
+                + "acknowledged any of them, and no more");
     }
 }

@@ -137,9 +137,8 @@ class StreamedSnapshotScenarioTest {
         }
     }
 
-    @Test
-    void aSnapshotStreamsThroughBoundedSourceReadsAndSinkWritesAndResumesAfterACut() {
-        Log[] logs = {new Log(), new Log(), new Log()};
+    /** Three streaming nodes, node 0 leading; 30 appends while node 2 hears nothing, compacted by node 0's snapshots. */
+    private static TestCluster node2BehindASnapshotAt30(Log[] logs) {
         ReplicaConfig config = ReplicaConfig.defaults(0, 3).toBuilder().snapshotEverySlots(5).logRetainSlots(0)
                 .snapshotChunkBytes(CHUNK_BYTES).build();
         TestCluster cluster = new TestCluster(3, config, node -> new StreamingKv(logs[node]));
@@ -149,6 +148,13 @@ class StreamedSnapshotScenarioTest {
             cluster.propose(0, 7, i, new KvCommand.Append("k", i));
         }
         assertEquals(30, cluster.replicas[0].snapshotSlot());
+        return cluster;
+    }
+
+    @Test
+    void aSnapshotStreamsThroughBoundedSourceReadsAndSinkWritesAndResumesAfterACut() {
+        Log[] logs = {new Log(), new Log(), new Log()};
+        TestCluster cluster = node2BehindASnapshotAt30(logs);
 
         // Node 2 comes back; two chunks arrive, then the link fails for a while.
         TestCluster.SnapshotCut link = new TestCluster.SnapshotCut(2, 2);
@@ -194,5 +200,48 @@ class StreamedSnapshotScenarioTest {
         assertEquals(logs[2].sinksOpened, (logs[2].restoresFromSource - 1) + logs[2].sinksAborted,
                 "every sink opened was either installed or aborted");
         assertArrayEquals(cluster.readList(0, "k"), cluster.readList(2, "k"));
+    }
+
+    /**
+     * A window of chunks is in flight: the sender does not wait for the request of a chunk before sending the next
+     * ones (up to {@link SnapshotSender#WINDOW_CHUNKS} beyond the offset asked for), never more; a chunk lost in the
+     * middle makes the receiver ask again for its offset, and the window is sent again from there once, not once per
+     * chunk that was in flight behind it.
+     */
+    @Test
+    void chunksTravelInABoundedWindowAndALostOneIsSentAgainOnce() {
+        Log[] logs = {new Log(), new Log(), new Log()};
+        TestCluster cluster = node2BehindASnapshotAt30(logs);
+        long[] asked = {0};
+        long[] mostAhead = {0};
+        long[] size = {0};
+        int[] delivered = {0};
+        boolean[] lost = {false};
+        cluster.drop = m -> {
+            if (m instanceof Message.SnapshotRequest r && r.from() == 2) {
+                asked[0] = r.offset();
+            } else if (m instanceof Message.InstallSnapshot c && c.to() == 2) {
+                size[0] = c.totalBytes();
+                if (!lost[0] && c.offset() == 2L * CHUNK_BYTES && asked[0] == 0) {
+                    return lost[0] = true; // the third chunk of the first window is lost
+                }
+                delivered[0]++;
+                mostAhead[0] = Math.max(mostAhead[0], c.offset() - asked[0]);
+            }
+            return false;
+        };
+        for (int round = 0; round < 30 && cluster.replicas[2].appliedSlot() < 30; round++) {
+            cluster.tick(100 * MS);
+        }
+        assertEquals(30, cluster.replicas[2].appliedSlot(), "node 2 installed the snapshot");
+        assertArrayEquals(cluster.readList(0, "k"), cluster.readList(2, "k"));
+        long chunks = (size[0] + CHUNK_BYTES - 1) / CHUNK_BYTES;
+        assertTrue(chunks > 2L * SnapshotSender.WINDOW_CHUNKS, "a snapshot of several windows: " + chunks + " chunks");
+        assertEquals((SnapshotSender.WINDOW_CHUNKS - 1L) * CHUNK_BYTES, mostAhead[0],
+                "chunks left before the request of the one before them, never beyond the window");
+        assertTrue(lost[0], "a chunk was lost");
+        assertTrue(delivered[0] <= chunks + 2L * SnapshotSender.WINDOW_CHUNKS,
+                delivered[0] + " chunks delivered for " + chunks + ": the window went back once, not per repeat");
+        assertEquals(1, logs[2].sinksOpened, "the lost chunk was asked again, not the transfer restarted");
     }
 }

@@ -20,11 +20,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.IntBinaryOperator;
+import java.util.function.IntConsumer;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,6 +93,10 @@ public final class PeerNetwork implements AutoCloseable {
         public final AtomicLong messagesSent = new AtomicLong();
         /** Flushes of the link (each one write to the socket and, with TLS, as few records as its bytes need). */
         public final AtomicLong flushes = new AtomicLong();
+        /** Connections made at once, not after the backoff, because the peer connected to this node ({@link Link#peerIsUp}). */
+        public final AtomicLong earlyReconnects = new AtomicLong();
+        /** Outbound connection attempts, failed or not. */
+        public final AtomicLong connectAttempts = new AtomicLong();
     }
 
     private final class Link {
@@ -99,6 +106,8 @@ public final class PeerNetwork implements AutoCloseable {
         volatile long delayNanos;
         volatile Channel channel;
         long backoffMillis = MIN_BACKOFF_MILLIS;
+        /** The scheduled reconnection while the link is down, else null or done. */
+        final AtomicReference<ScheduledFuture<?>> pendingRetry = new AtomicReference<>();
         /** Peer messages posted by any thread, written batched by one event-loop task per flush. */
         final PeerOutbox outbox;
 
@@ -112,6 +121,7 @@ public final class PeerNetwork implements AutoCloseable {
             if (closed) {
                 return;
             }
+            stats.connectAttempts.incrementAndGet();
             Bootstrap b = new Bootstrap().group(io).channel(NettyTransport.socketChannel())
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2_000)
@@ -182,7 +192,21 @@ public final class PeerNetwork implements AutoCloseable {
             }
             long delay = backoffMillis;
             backoffMillis = Math.min(MAX_BACKOFF_MILLIS, backoffMillis * 2);
-            io.schedule(this::connect, delay, TimeUnit.MILLISECONDS);
+            pendingRetry.set(io.schedule(this::connect, delay, TimeUnit.MILLISECONDS));
+        }
+
+        /**
+         * The peer just connected to this node, so it is up: a link waiting out its backoff connects now. A restarted
+         * node (a wiped one re-joining) is otherwise reached up to {@link #MAX_BACKOFF_MILLIS} after it listens, and
+         * its catch-up waits for that. Only the caller that cancels the pending retry connects, so never twice.
+         */
+        void peerIsUp() {
+            ScheduledFuture<?> pending = pendingRetry.getAndSet(null);
+            if (channel == null && pending != null && pending.cancel(false)) {
+                stats.earlyReconnects.incrementAndGet();
+                backoffMillis = MIN_BACKOFF_MILLIS;
+                connect();
+            }
         }
 
         void send(WireFrame frame) {
@@ -298,7 +322,7 @@ public final class PeerNetwork implements AutoCloseable {
                         policy.acceptTls(ch);
                         ch.pipeline().addLast(policy.decoder(maxFrameBytes), new PeerInboundHandler(self, cluster,
                                 peers.keySet(), inbound, forwarded, inboundByPeer, policy.limits().helloTimeoutMillis(),
-                                locator));
+                                locator).onHello(PeerNetwork.this::peerIsUp));
                     }
                 });
         serverChannel = b.bind(bindAddress).sync().channel();
@@ -368,6 +392,14 @@ public final class PeerNetwork implements AutoCloseable {
         link.send(frame);
     }
 
+    /** {@code peer} said Hello on an inbound connection: see {@link Link#peerIsUp}. */
+    private void peerIsUp(int peer) {
+        Link link = links.get(peer);
+        if (link != null) {
+            link.peerIsUp();
+        }
+    }
+
     /** Whether the outbound connection to {@code peer} is up (and, with TLS, proved to be that node) and not full. */
     public boolean connected(int peer) {
         Link link = links.get(peer);
@@ -419,6 +451,8 @@ public final class PeerNetwork implements AutoCloseable {
         /** (group, replica id) to its node, -1 if not known (yet). */
         private final IntBinaryOperator locator;
         private int remote = -1;
+        /** Told the node id of each accepted Hello (the node's outbound link to it may reconnect at once). */
+        private IntConsumer helloAccepted = peer -> { };
 
         /** Without a hello timeout, alone in its registry of inbound connections: for tests of the protocol. */
         public PeerInboundHandler(int self, String cluster, Set<Integer> known, Consumer<WireFrame.PeerMessage> inbound) {
@@ -467,6 +501,12 @@ public final class PeerNetwork implements AutoCloseable {
         private static IntBinaryOperator moduloOf(int self, Set<Integer> known) {
             int nodes = Math.max(self, known.stream().mapToInt(Integer::intValue).max().orElse(self)) + 1;
             return (group, replica) -> nodeOf(replica, nodes);
+        }
+
+        /** Calls {@code accepted} with the node id of each Hello this handler accepts; returns this handler. */
+        public PeerInboundHandler onHello(IntConsumer accepted) {
+            this.helloAccepted = accepted;
+            return this;
         }
 
         @Override
@@ -518,6 +558,7 @@ public final class PeerNetwork implements AutoCloseable {
                         return;
                     }
                     remote = h.nodeId();
+                    helloAccepted.accept(remote);
                     if (ctx.pipeline().get(SslHandler.class) == null) {
                         // Insecure: the Hello proves nothing, so it must not close the live link of the node it
                         // names (a forged Hello would cut the leader off a follower); both connections stay.

@@ -46,6 +46,38 @@ class PeerNetworkTest {
         }
     }
 
+    /**
+     * A link backing off towards {@link PeerNetwork#MAX_BACKOFF_MILLIS} connects as soon as the peer connects to this
+     * node (its Hello shows it is up), instead of at its next retry: a restarted node is reached at once.
+     */
+    @Test
+    @Timeout(60)
+    void aPeerThatConnectsIsReachedWithoutWaitingOutTheBackoff() throws Exception {
+        InetSocketAddress a = new InetSocketAddress("127.0.0.1", LocalCluster.freePort());
+        InetSocketAddress b = new InetSocketAddress("127.0.0.1", LocalCluster.freePort());
+        Map<Integer, InetSocketAddress> peers = Map.of(0, a, 1, b);
+        try (PeerNetwork netA = new PeerNetwork(0, "c", peers, 1 << 16, 1 << 20, 1, m -> { })) {
+            netA.start(a);
+            // Seven failed attempts (at 0, 50, 150, 350, 750, 1550 and 3150 ms): the next is 2 s after the last, so B's
+            // Hello arrives while A's retry is pending, not while an attempt (a fraction of a millisecond) is under way.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (netA.stats(1).connectAttempts.get() < 7 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(netA.stats(1).connectAttempts.get() >= 7, "A backed off to its longest wait");
+            assertEquals(0, netA.stats(1).earlyReconnects.get());
+            try (PeerNetwork netB = new PeerNetwork(1, "c", peers, 1 << 16, 1 << 20, 1, m -> { })) {
+                netB.start(b);
+                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (!netA.connected(1) && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertTrue(netA.connected(1), "A reached B");
+                assertEquals(1, netA.stats(1).earlyReconnects.get(), "A connected on B's Hello, not at its retry");
+            }
+        }
+    }
+
     @Test
     @Timeout(60)
     void aPeerOfAnotherClusterIsRefused() throws Exception {
