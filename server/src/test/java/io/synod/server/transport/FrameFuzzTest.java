@@ -70,7 +70,7 @@ class FrameFuzzTest {
             EmbeddedChannel ch = new EmbeddedChannel();
             ch.config().setAllocator(alloc);
             ch.pipeline().addLast(new FrameDecoder(MAX_FRAME),
-                    new PeerNetwork.PeerInboundHandler(1, "c", java.util.Set.of(0, 1, 2), m -> { }));
+                    new PeerInboundHandler(1, "c", java.util.Set.of(0, 1, 2), m -> { }));
             int chunks = 1 + random.nextInt(20);
             for (int c = 0; c < chunks && ch.isOpen(); c++) {
                 ByteBuf chunk = Unpooled(random, valid);

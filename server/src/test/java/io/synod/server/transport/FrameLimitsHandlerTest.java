@@ -84,7 +84,7 @@ class FrameLimitsHandlerTest {
 
     @Test
     void aPeerThatDoesNotSayHelloInTimeIsClosed() {
-        EmbeddedChannel ch = new EmbeddedChannel(new PeerNetwork.PeerInboundHandler(1, "c", Set.of(0, 1, 2), m -> { },
+        EmbeddedChannel ch = new EmbeddedChannel(new PeerInboundHandler(1, "c", Set.of(0, 1, 2), m -> { },
                 new ConcurrentHashMap<>(), 300));
         ch.advanceTimeBy(301, TimeUnit.MILLISECONDS);
         ch.runScheduledPendingTasks();
@@ -97,9 +97,9 @@ class FrameLimitsHandlerTest {
         // (ForgedPeerMessagesClusterTest); with TLS the newer connection of an authenticated peer replaces the older.
         Map<Integer, Channel> registry = new ConcurrentHashMap<>();
         List<WireFrame.PeerMessage> delivered = new ArrayList<>();
-        EmbeddedChannel older = new EmbeddedChannel(new PeerNetwork.PeerInboundHandler(1, "c", Set.of(0, 1, 2),
+        EmbeddedChannel older = new EmbeddedChannel(new PeerInboundHandler(1, "c", Set.of(0, 1, 2),
                 delivered::add, registry, 0));
-        EmbeddedChannel newer = new EmbeddedChannel(new PeerNetwork.PeerInboundHandler(1, "c", Set.of(0, 1, 2),
+        EmbeddedChannel newer = new EmbeddedChannel(new PeerInboundHandler(1, "c", Set.of(0, 1, 2),
                 delivered::add, registry, 0));
         older.writeInbound(new WireFrame.Hello(2, "c"));
         newer.writeInbound(new WireFrame.Hello(2, "c"));

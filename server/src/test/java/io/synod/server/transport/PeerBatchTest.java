@@ -120,7 +120,7 @@ class PeerBatchTest {
     @Test
     void aBatchWithOneForgedMessageIsRefusedWhole() {
         List<WireFrame.PeerMessage> delivered = new ArrayList<>();
-        EmbeddedChannel ch = new EmbeddedChannel(new PeerNetwork.PeerInboundHandler(1, "c", Set.of(0, 1, 2), delivered::add));
+        EmbeddedChannel ch = new EmbeddedChannel(new PeerInboundHandler(1, "c", Set.of(0, 1, 2), delivered::add));
         WireFrame.PeerMessage forged = new WireFrame.PeerMessage(0, new Message.Heartbeat(2, 1, B, 4)); // Node 2's, on node 0's link.
         ch.writeInbound(new WireFrame.Hello(0, "c"), new WireFrame.PeerBatch(List.of(heartbeat(0), heartbeat(1))));
         assertEquals(2, delivered.size());

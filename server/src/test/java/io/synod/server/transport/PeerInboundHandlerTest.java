@@ -17,7 +17,7 @@ class PeerInboundHandlerTest {
     final List<WireFrame.PeerMessage> delivered = new ArrayList<>();
 
     EmbeddedChannel channel() {
-        return new EmbeddedChannel(new PeerNetwork.PeerInboundHandler(1, "c", Set.of(0, 1, 2), delivered::add));
+        return new EmbeddedChannel(new PeerInboundHandler(1, "c", Set.of(0, 1, 2), delivered::add));
     }
 
     static WireFrame.PeerMessage hb(int from, int to) {

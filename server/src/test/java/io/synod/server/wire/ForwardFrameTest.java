@@ -10,7 +10,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.synod.server.transport.FrameDecoder;
 import io.synod.server.transport.FrameEncoder;
-import io.synod.server.transport.PeerNetwork;
+import io.synod.server.transport.PeerInboundHandler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -58,7 +58,7 @@ class ForwardFrameTest {
     @Test
     void aPeerConnectionDeliversForwardedFramesWithTheNodeThatSaidHello() {
         List<String> got = new ArrayList<>();
-        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(1 << 20), new PeerNetwork.PeerInboundHandler(1, "c",
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(1 << 20), new PeerInboundHandler(1, "c",
                 Set.of(0, 1, 2), m -> { }, (from, frame) -> got.add(from + ":" + frame.getClass().getSimpleName())));
         in.writeInbound(wire(new WireFrame.Hello(2, "c"), REQUEST, REPLY));
         assertEquals(List.of("2:ForwardRequest", "2:ForwardReply"), got);
@@ -68,11 +68,11 @@ class ForwardFrameTest {
     @Test
     void forwardedFramesBeforeHelloOrWithoutAForwarderCloseTheConnection() {
         List<WireFrame> got = new ArrayList<>();
-        EmbeddedChannel early = new EmbeddedChannel(new FrameDecoder(1 << 20), new PeerNetwork.PeerInboundHandler(1, "c",
+        EmbeddedChannel early = new EmbeddedChannel(new FrameDecoder(1 << 20), new PeerInboundHandler(1, "c",
                 Set.of(0, 1, 2), m -> { }, (from, frame) -> got.add(frame)));
         early.writeInbound(wire(REQUEST));
         assertFalse(early.isOpen(), "no Hello: no node vouches for the client identity it carries");
-        EmbeddedChannel none = new EmbeddedChannel(new FrameDecoder(1 << 20), new PeerNetwork.PeerInboundHandler(1, "c",
+        EmbeddedChannel none = new EmbeddedChannel(new FrameDecoder(1 << 20), new PeerInboundHandler(1, "c",
                 Set.of(0, 1, 2), m -> { }));
         none.writeInbound(wire(new WireFrame.Hello(2, "c"), REQUEST));
         assertFalse(none.isOpen(), "a server without forwarding refuses the frame");
