@@ -31,6 +31,7 @@ public final class SynodCli implements Runnable {
     /** Runs the command line with the given streams; returns the exit code (0 ok, 1 violations or failure, 2 bad usage). */
     static int execute(String[] args, PrintWriter out, PrintWriter err) {
         CommandLine commandLine = new CommandLine(new SynodCli());
+        commandLine.setUsageHelpWidth(100); // the descriptions are written in lines of up to 100 columns, like `synod bench`'s
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setParameterExceptionHandler(SynodCli::onBadUsage);
