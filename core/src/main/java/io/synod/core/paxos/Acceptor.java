@@ -2,9 +2,7 @@ package io.synod.core.paxos;
 
 import io.synod.core.util.Check;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.Objects;
-import java.util.TreeMap;
 
 /**
  * The acceptor role and its durable state: the highest ballot promised, the accepted entries (with
@@ -18,7 +16,7 @@ import java.util.TreeMap;
 final class Acceptor {
     private final ReplicaContext ctx;
     private Ballot promised;
-    private final TreeMap<Long, Entry> log = new TreeMap<>();
+    private final SlotMap<Entry> log = new SlotMap<>();
     private Snapshot snapshot;
     /** What the last {@link #accept(Message.Accept, long)} changed, for {@link #trustedCommit}. */
     private long lowestWritten = Long.MAX_VALUE;
@@ -146,7 +144,7 @@ final class Acceptor {
         long fromSlot = Math.max(1, m.fromSlot());
         EntryBatch page = new EntryBatch(Integer.MAX_VALUE, ctx.config.maxPromiseBytes());
         long nextSlot = 0;
-        for (Entry entry : log.tailMap(fromSlot, true).values()) {
+        for (Entry entry : log.valuesFrom(fromSlot)) {
             if (!page.tryAdd(entry)) {
                 nextSlot = entry.slot();
                 break;
@@ -166,13 +164,13 @@ final class Acceptor {
     }
 
     /** Accepted entries at or above {@code slot}, in slot order (a live view). */
-    Collection<Entry> entriesFrom(long slot) {
-        return log.tailMap(slot, true).values();
+    Iterable<Entry> entriesFrom(long slot) {
+        return log.valuesFrom(slot);
     }
 
     /** Highest slot holding an accepted entry, or the snapshot's slot if higher. */
     long lastSlot() {
-        return log.isEmpty() ? snapshot.lastIncludedSlot() : Math.max(log.lastKey(), snapshot.lastIncludedSlot());
+        return log.isEmpty() ? snapshot.lastIncludedSlot() : Math.max(log.lastSlot(), snapshot.lastIncludedSlot());
     }
 
     Snapshot snapshot() {
@@ -187,7 +185,7 @@ final class Acceptor {
 
     /** Drops entries at or below {@code slot}, here and (after the next Ready) on disk. */
     void compactThrough(long slot) {
-        log.headMap(slot, true).clear();
+        log.removeThrough(slot);
         ctx.out.compactThrough(slot);
     }
 }

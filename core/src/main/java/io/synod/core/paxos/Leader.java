@@ -6,7 +6,6 @@ import io.synod.core.erasure.ValueShard;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -43,7 +42,7 @@ final class Leader {
     private boolean proposalsHeldByLease;
 
     private long nextSlot;
-    private final TreeMap<Long, InFlight> inFlight = new TreeMap<>();
+    private final SlotMap<InFlight> inFlight = new SlotMap<>();
     /** Slots appended since the last Ready; {@link #flushNewProposals()} sends them. */
     private final List<InFlight> newProposals = new ArrayList<>();
     /** Per peer: when an unacknowledged Accept is sent again (adapts to the measured round trip). */
@@ -493,8 +492,8 @@ final class Leader {
         boolean progressed = false;
         // A recovery read may have installed a peer's snapshot past slots still in flight here (their
         // values are the chosen ones, which the snapshot holds): they are done.
-        while (!inFlight.isEmpty() && inFlight.firstKey() <= learner.commitSlot()) {
-            inFlight.pollFirstEntry();
+        while (!inFlight.isEmpty() && inFlight.firstSlot() <= learner.commitSlot()) {
+            inFlight.pollFirst();
             progressed = true;
         }
         if (progressed) {
@@ -503,15 +502,12 @@ final class Leader {
         Check.state(nextSlot > learner.commitSlot(), "leader's next slot %d is not past the commit point %d", nextSlot,
                 learner.commitSlot());
         while (true) {
-            Map.Entry<Long, InFlight> first = inFlight.firstEntry();
-            if (first == null || first.getKey() != learner.commitSlot() + 1) {
+            // The first slot in flight, if it is the next to commit: none is at or below the commit point.
+            InFlight slot = inFlight.get(learner.commitSlot() + 1);
+            if (slot == null || !mayCommitNow(slot)) {
                 break;
             }
-            InFlight slot = first.getValue();
-            if (!mayCommitNow(slot)) {
-                break;
-            }
-            inFlight.pollFirstEntry();
+            inFlight.pollFirst();
             learner.commitNext();
             if (Coding.isChange(slot.entry.command())) {
                 committedCoding = committedCoding.after(slot.entry.command()); // In effect from the next slot on.
