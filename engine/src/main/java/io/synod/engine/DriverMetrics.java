@@ -52,7 +52,4 @@ public interface DriverMetrics {
 
     /** The runner persisted a Ready: its write and fsync took {@code nanos} and wrote {@code entries} entries. */
     default void recordPersist(long nanos, int entries) {}
-
-    /** The log's size on disk, as the runner last measured it. */
-    default void logBytes(long bytes) {}
 }

@@ -50,6 +50,44 @@ class GroupDriverTest {
     }
 
     /**
+     * A runner that passes right after a completion (the server's group loop) runs the after-work (the apply batch,
+     * parked reads, watches, gauges) once for both: {@code persistedBeforePass} leaves it to the pass. Before, a turn
+     * that completed a persist ran it in {@code persisted} and again in {@code ready}; {@code persisted} alone still
+     * runs it (the simulator's runner calls no pass after it).
+     */
+    @Test
+    void aCompletionFollowedByAPassRunsTheAfterWorkOnce() {
+        DriverCluster cluster = new DriverCluster(1);
+        DriverCluster.Node leader = cluster.electFirst();
+        leader.command(1, PUT, 0);
+        leader.driver.ready(cluster.now);
+        int before = leader.commits;
+        leader.driver.persistedBeforePass(leader.driver.persistRequest(), cluster.now);
+        assertEquals(1, leader.replies.size(), "the completion releases the answer at once");
+        assertEquals(before, leader.commits, "the after-work waits for the pass");
+        leader.driver.ready(cluster.now);
+        assertEquals(before + 1, leader.commits, "once for the completion and the pass");
+
+        leader.command(2, PUT, 0);
+        leader.driver.ready(cluster.now);
+        before = leader.commits;
+        leader.driver.persisted(leader.driver.persistRequest(), cluster.now);
+        leader.driver.ready(cluster.now);
+        assertEquals(before + 2, leader.commits, "persisted() then ready(): twice, as before");
+
+        // A pass that takes a new Ready needing its own fsync: what the completion released is committed before it.
+        leader.command(3, PUT, 0);
+        leader.driver.ready(cluster.now);
+        before = leader.commits;
+        leader.driver.persistedBeforePass(leader.driver.persistRequest(), cluster.now);
+        leader.command(4, PUT, 0);
+        leader.driver.ready(cluster.now);
+        assertNotNull(leader.driver.persistRequest(), "the fourth put waits for its fsync");
+        assertEquals(before + 1, leader.commits);
+        assertEquals(3, leader.replies.size());
+    }
+
+    /**
      * A leader's Accepts may leave before its own fsync (Raft thesis §10.2.1, the ReadyLoop's one exception);
      * the answer still waits for a quorum of durable acceptances, its own included.
      */

@@ -260,6 +260,11 @@ public final class GroupLoop implements AutoCloseable {
         clientInbox.drainTo(batch, MAX_INPUTS_PER_BATCH - batch.size());
     }
 
+    /** Bytes of the node log's segments on disk (the log size gauge, read at a scrape). */
+    long logSizeBytes() {
+        return storage.log().sizeBytes();
+    }
+
     /** Inputs waiting in the two inboxes (the worker's queue gauge). */
     int queued() {
         return peerInbox.size() + clientInbox.size();
@@ -304,7 +309,7 @@ public final class GroupLoop implements AutoCloseable {
                 if (done.failure() != null) {
                     throw done.failure();
                 }
-                driver.persisted(done.ready(), clock.getAsLong());
+                driver.persistedBeforePass(done.ready(), clock.getAsLong()); // the pass below follows
             }
             boolean elected = false;
             ElectionEvent event;
@@ -365,7 +370,6 @@ public final class GroupLoop implements AutoCloseable {
     private void persistDone(Ready ready, RuntimeException failure, long nanos) {
         if (failure == null) {
             metrics.recordPersist(nanos, ready.entries().size());
-            metrics.logBytes(storage.log().sizeBytes());
         }
         complete(new Completion(ready, failure));
         writerJobDone();

@@ -12,9 +12,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The per-group meters: the Micrometer side of a group driver's {@link DriverMetrics} events (and of its
- * runner's persists). The group's worker writes the driver's fields and the log writer the persist meters and
- * {@code logBytes}; gauges read them from the scrape thread (volatile, one writer each), so no lock is shared
- * between the runtime and the endpoint.
+ * runner's persists). The group's worker writes the driver's fields and the log writer the persist meters; gauges
+ * read them from the scrape thread (volatile, one writer each), so no lock is shared between the runtime and the
+ * endpoint, except the log size gauge, which asks the node log once per scrape.
  */
 public final class GroupMetrics implements DriverMetrics {
     private final Timer commitLatency;
@@ -32,7 +32,6 @@ public final class GroupMetrics implements DriverMetrics {
     private final Counter parkedReadTimeouts;
     /** Quorum-lease reads a holder kept waiting (for its pending write's commit or its promises) instead of refusing. */
     private final Counter holderReadWaits;
-    private volatile long logBytes;
     private volatile long applyLagSlots;
     private volatile long commitSlot;
     private volatile int role;
@@ -73,8 +72,6 @@ public final class GroupMetrics implements DriverMetrics {
         holderReadWaits = Counter.builder("synod.lease.read.waits")
                 .description("quorum-lease reads a holder kept waiting, up to two heartbeats, instead of refusing")
                 .tag("group", g).register(registry);
-        Gauge.builder("synod.log.bytes", this, m -> m.logBytes).description("bytes of log segments on disk")
-                .tag("group", g).register(registry);
         Gauge.builder("synod.apply.lag.slots", this, m -> m.applyLagSlots)
                 .description("accepted slots not yet applied here").tag("group", g).register(registry);
         Gauge.builder("synod.commit.slot", this, m -> m.commitSlot).tag("group", g).register(registry);
@@ -109,6 +106,9 @@ public final class GroupMetrics implements DriverMetrics {
     }
 
     public void exportInbox(GroupLoop loop) {
+        // Read at the scrape: measuring it after every persist took the node log's lock once per group and Ready.
+        Gauge.builder("synod.log.bytes", loop, GroupLoop::logSizeBytes).description("bytes of log segments on disk")
+                .tag("group", group).register(registry);
         FunctionCounter.builder("synod.group.peer.queued", loop, GroupLoop::peerMessagesQueued)
                 .description("peer messages accepted into the group's peer queue").tag("group", group).register(registry);
         FunctionCounter.builder("synod.group.client.busy", loop, GroupLoop::clientInputsBusy)
@@ -196,8 +196,4 @@ public final class GroupMetrics implements DriverMetrics {
         batchEntries.record(entries);
     }
 
-    @Override
-    public void logBytes(long bytes) {
-        logBytes = bytes;
-    }
 }
