@@ -7,6 +7,7 @@ import io.synod.server.client.NodeClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
 import io.synod.server.config.ZooKeeperSettings;
+import io.synod.server.group.GroupWorkers;
 import io.synod.server.node.LocalCluster;
 import io.synod.server.security.LocalCa;
 import java.io.File;
@@ -112,7 +113,8 @@ public final class ClusterCommand implements Runnable {
         @Option(names = "--name", defaultValue = "local", description = "cluster name (default ${DEFAULT-VALUE})")
         String name;
 
-        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "extra server config for every node (repeatable)")
+        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "extra server config for every node (repeatable); "
+                + "without group.workers=W each node gets max(1, processors / nodes) group workers, as the nodes share this host")
         List<String> sets = new ArrayList<>();
 
         @Option(names = "--insecure", description = "no TLS and no authentication on the servers' peer and client ports (warned at "
@@ -165,6 +167,9 @@ public final class ClusterCommand implements Runnable {
             awaitPort(zkPort, 30_000, "ZooKeeper");
             out.printf("zookeeper  pid %d  127.0.0.1:%d%n", zk.pid(), zkPort);
 
+            // The nodes share this host: unless set, each gets its share of the cores in group workers (GroupWorkers).
+            String workers = sets.stream().anyMatch(s -> s.startsWith(GroupWorkers.WORKERS_KEY + "=")) ? ""
+                    : GroupWorkers.WORKERS_KEY + "=" + GroupWorkers.coLocatedCount(nodes) + "\n";
             StringBuilder spec = new StringBuilder();
             int[][] ports = new int[nodes][3];
             for (int i = 0; i < nodes; i++) {
@@ -180,7 +185,7 @@ public final class ClusterCommand implements Runnable {
                         + zkPort + "\nzookeeper.session.timeout.ms=" + sessionTimeoutMillis + "\ndata.dir=" + nodeDir.resolve("data")
                         + "\ngroups=" + groups + "\nmetrics.port=" + ports[i][2] + "\n"
                         + (insecure ? "insecure=true\n" : LocalCa.serverKeys(dir, i)) + ZooKeeperSettings.localKeys(dir)
-                        + String.join("\n", sets) + "\n",
+                        + workers + String.join("\n", sets) + "\n",
                         StandardCharsets.UTF_8);
                 try {
                     ServerConfig.load(cfg, List.of());

@@ -79,6 +79,19 @@ public final class GroupWorkers implements AutoCloseable {
         return Runtime.getRuntime().availableProcessors();
     }
 
+    /** The {@code group.workers} setting a local cluster gives each of its nodes when the user set none. */
+    public static final String WORKERS_KEY = "group.workers";
+
+    /**
+     * Workers per node for {@code nodes} nodes sharing this host (a local cluster): max(1, processors / nodes), so
+     * that the nodes together run about one worker per core. Each node taking one per processor ran 6 workers on
+     * 2 cores for 3 nodes: a node's groups then shared fewer passes, with more fsyncs, hand-offs and CPU per write
+     * (docs/bench-kv.md, "Per-group fixed costs").
+     */
+    public static int coLocatedCount(int nodes) {
+        return Math.max(1, defaultCount() / Math.max(1, nodes));
+    }
+
     LongSupplier clock() {
         return clock;
     }

@@ -6,6 +6,7 @@ import io.synod.protocol.ClientFrame;
 import io.synod.server.client.NodeClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
+import io.synod.server.group.GroupWorkers;
 import io.synod.server.config.ZooKeeperSettings;
 import io.synod.server.security.LocalCa;
 import java.io.IOException;
@@ -148,6 +149,8 @@ public final class LocalCluster implements AutoCloseable {
             p.setProperty("tls.key", tls.key().toString());
         }
         p.setProperty(ZK_SECRET_KEY, dir.toAbsolutePath().resolve(ZooKeeperSettings.LOCAL_SECRET).toString());
+        // Every node of this cluster runs on this host: share its cores unless the caller chose a worker count.
+        p.setProperty(GroupWorkers.WORKERS_KEY, Integer.toString(GroupWorkers.coLocatedCount(nodes.length)));
         extra.forEach(p::setProperty);
         return ServerConfig.from(p);
     }

@@ -12,6 +12,7 @@ import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
+import io.synod.server.group.GroupWorkers;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.RandomAccessFile;
@@ -106,6 +107,9 @@ class ClusterProcessesTest {
         assertEquals("0", start[0], start[1] + start[2]);
         assertTrue(start[1].contains("every group has a leader"), start[1]);
         ClusterFile file = ClusterFile.read(dir);
+        // The three nodes share this host: without --set group.workers each gets its share of the cores.
+        assertTrue(Files.readString(Path.of(file.nodes().get(0).config())).contains(
+                GroupWorkers.WORKERS_KEY + "=" + GroupWorkers.coLocatedCount(3) + "\n"));
         Map<Integer, InetSocketAddress> endpoints = new TreeMap<>();
         for (ClusterFile.NodeEntry n : file.nodes()) {
             endpoints.put(n.id(), new InetSocketAddress("127.0.0.1", n.clientPort()));

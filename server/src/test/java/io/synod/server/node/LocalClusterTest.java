@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
+import io.synod.server.group.GroupWorkers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
@@ -35,6 +36,8 @@ class LocalClusterTest {
                         Map.of("zookeeper.session.timeout.ms", "3000", "metrics.port", "0"))) {
             cluster.startAll();
             assertTrue(cluster.awaitLeaders(60_000), "every group gets a leader");
+            // Three nodes on one host, no group.workers given: each gets its share of the cores.
+            assertEquals(GroupWorkers.coLocatedCount(3), cluster.config(0).groupWorkers());
             try (NodeClient client = cluster.client(7, 2_000)) {
                 for (int i = 0; i < 20; i++) {
                     NodeClient.Result r = client.put("k" + i, ("v" + i).getBytes(StandardCharsets.UTF_8), 30_000);
