@@ -59,32 +59,35 @@ class GroupDriverTest {
     void aCompletionFollowedByAPassRunsTheAfterWorkOnce() {
         DriverCluster cluster = new DriverCluster(1);
         DriverCluster.Node leader = cluster.electFirst();
-        leader.command(1, PUT, 0);
-        leader.driver.ready(cluster.now);
-        int before = leader.commits;
-        leader.driver.persistedBeforePass(leader.driver.persistRequest(), cluster.now);
-        assertEquals(1, leader.replies.size(), "the completion releases the answer at once");
-        assertEquals(before, leader.commits, "the after-work waits for the pass");
-        leader.driver.ready(cluster.now);
-        assertEquals(before + 1, leader.commits, "once for the completion and the pass");
-
-        leader.command(2, PUT, 0);
-        leader.driver.ready(cluster.now);
-        before = leader.commits;
-        leader.driver.persisted(leader.driver.persistRequest(), cluster.now);
-        leader.driver.ready(cluster.now);
-        assertEquals(before + 2, leader.commits, "persisted() then ready(): twice, as before");
+        assertEquals(1, afterWorkRuns(cluster, leader, 1, true), "once for the completion and the pass");
+        assertEquals(1, leader.replies.size());
+        assertEquals(2, afterWorkRuns(cluster, leader, 2, false), "persisted() then ready(): twice, as before");
 
         // A pass that takes a new Ready needing its own fsync: what the completion released is committed before it.
         leader.command(3, PUT, 0);
         leader.driver.ready(cluster.now);
-        before = leader.commits;
+        int before = leader.commits;
         leader.driver.persistedBeforePass(leader.driver.persistRequest(), cluster.now);
+        assertEquals(before, leader.commits, "the after-work waits for the pass");
         leader.command(4, PUT, 0);
         leader.driver.ready(cluster.now);
         assertNotNull(leader.driver.persistRequest(), "the fourth put waits for its fsync");
         assertEquals(before + 1, leader.commits);
         assertEquals(3, leader.replies.size());
+    }
+
+    /** A put, its pass, its completion (through {@code persistedBeforePass} or {@code persisted}), a pass: after-work runs. */
+    private static int afterWorkRuns(DriverCluster cluster, DriverCluster.Node leader, long requestId, boolean beforePass) {
+        leader.command(requestId, PUT, 0);
+        leader.driver.ready(cluster.now);
+        int before = leader.commits;
+        if (beforePass) {
+            leader.driver.persistedBeforePass(leader.driver.persistRequest(), cluster.now);
+        } else {
+            leader.driver.persisted(leader.driver.persistRequest(), cluster.now);
+        }
+        leader.driver.ready(cluster.now);
+        return leader.commits - before;
     }
 
     /**
