@@ -67,7 +67,8 @@ final class ClientEngine implements AutoCloseable {
     private final ArrayDeque<PendingOp> waiting = new ArrayDeque<>();
     private final LanePool lanes;
     private long nextRequestId = 1;
-    private boolean placementWaitOver;
+    /** Readiness waits for the first placement answer, 3 s at most (a server may hang): 0 not yet asked, 1, 2 over. */
+    private int placementWait;
     private final TargetPicker targets;
     private final long attemptTimeoutNanos;
     private volatile boolean closed;
@@ -93,10 +94,6 @@ final class ClientEngine implements AutoCloseable {
 
     /** Starts discovery and waits until the client knows at least one server and the shard map. */
     void start(long timeoutMillis) {
-        loop.schedule(() -> { // readiness waits for the first placement answer, bounded (a server may hang)
-            placementWaitOver = true;
-            checkReady();
-        }, 3, TimeUnit.SECONDS);
         discovery.start(this);
         discovery.awaitReady(ready, timeoutMillis, this::close);
     }
@@ -150,8 +147,15 @@ final class ClientEngine implements AutoCloseable {
     private void checkReady() {
         if (!nodes.isEmpty() && !placed.settled()) {
             probe.ask(-1, nodes, System.nanoTime()); // learn where groups are before the first request
+            if (placementWait == 0) {
+                placementWait = 1;
+                loop.schedule(() -> {
+                    placementWait = 2;
+                    checkReady();
+                }, 3, TimeUnit.SECONDS);
+            }
         }
-        if (shardMap != null && !nodes.isEmpty() && !ready.isDone() && (placed.settled() || placementWaitOver)) {
+        if (shardMap != null && !nodes.isEmpty() && !ready.isDone() && (placed.settled() || placementWait == 2)) {
             ready.complete(null);
             dispatchWaiting();
         }
@@ -181,7 +185,8 @@ final class ClientEngine implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(new InvalidKeyException(e.getMessage()));
         }
-        return submit(describe(command), payload, command.key().getBytes(StandardCharsets.UTF_8), command.isReadOnly(),
+        String description = command.getClass().getSimpleName().toLowerCase(Locale.ROOT) + " of key '" + command.key() + "'";
+        return submit(description, payload, command.key().getBytes(StandardCharsets.UTF_8), command.isReadOnly(),
                 false, consistency, timeoutNanos, null);
     }
 
@@ -498,10 +503,6 @@ final class ClientEngine implements AutoCloseable {
         op.maybeApplied |= unanswered && !op.readOnly();
         waiting.remove(op);
         finish(op, null, op.expired());
-    }
-
-    private static String describe(KvCommand c) {
-        return c.getClass().getSimpleName().toLowerCase(Locale.ROOT) + " of key '" + c.key() + "'";
     }
 
     private void finish(PendingOp op, Reply reply, SynodException error) {
