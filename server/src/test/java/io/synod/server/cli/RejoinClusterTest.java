@@ -29,6 +29,8 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A wiped node re-joins by itself, in process (docs/membership.md, "A wiped node re-joins"; rules M6 and M7): node 2's
@@ -286,6 +288,22 @@ class RejoinClusterTest {
             if (follows) {
                 assertTrue(again.readsByPath()[2] > followerReads, "node 2 answered reads on its megastore lease as a follower");
             }
+            readAllAndWriteWithoutNode0(cluster, acknowledged);
+        }
+    }
+
+    /**
+     * Timer leader leases (rule LL1) and quorum leases through the log (rule QL5) re-join too: node 2 votes again in
+     * both groups under replica 5, and with node 0 down every acknowledged write is read back and a write commits.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"leader-timer", "quorum-auto"})
+    @Timeout(240)
+    void aWipedNodeReJoinsUnderTheOtherLeaseModes(String lease) throws Exception {
+        Map<String, byte[]> acknowledged = new LinkedHashMap<>();
+        try (TestingServer zk = new TestingServer(ZK, true);
+                LocalCluster cluster = started(zk, dir, 3, "rejoin-" + lease, "lease", lease, "lease.delta.ms", "1000")) {
+            wipeAndRejoin(cluster, dir, 2, acknowledged, 8, new UUID[2]);
             readAllAndWriteWithoutNode0(cluster, acknowledged);
         }
     }
