@@ -164,8 +164,8 @@ public final class SynodNode implements AutoCloseable {
         placements = Placements.agree(config, metadata, groups, coding, cluster.leaseMode());
         Map<Integer, ServerConfig.NodeAddress> addresses = NodeJoin.addresses(config, placements.current());
         NodeJoin.takeReplicaIds(config, metadata, placements.current(), groups,
-                Rejoin.universe(coding, cluster.leaseMode(), n));
-        ReplicaRoutes routes = Rejoin.establish(config, metadata, groups, coding, cluster.leaseMode());
+                Rejoin.universe(coding, n));
+        ReplicaRoutes routes = Rejoin.establish(config, metadata, groups, coding);
         this.routes = routes;
         // The lease is the group's configuration as ZooKeeper records it; createCluster above refused a
         // node whose lease setting differs from it.
