@@ -13,7 +13,9 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -21,24 +23,37 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The create succeeds on the server but its reply is lost. Whether Curator then retries the create or gives up,
  * the result must be one hold or none, never a leaked node that blocks the lock nor a second holder.
+ *
+ * <p>One server for the class (only the proxy's links are cut here, the server never stops, and every test has
+ * lock paths of its own); each test gets its own proxy and clients.
  */
 class ConnectionLossTest {
 
-    private ZkTestSupport zk;
+    private static ZkTestSupport zk;
     private ReplyDroppingProxy proxy;
     private CuratorFramework observer;
 
+    @BeforeAll
+    static void startServer() throws Exception {
+        zk = new ZkTestSupport();
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        zk.close();
+    }
+
     @BeforeEach
     void start() throws Exception {
-        zk = new ZkTestSupport();
         proxy = new ReplyDroppingProxy(zk.server.getPort());
         observer = zk.newClient();
     }
 
     @AfterEach
     void stop() throws Exception {
+        // Clients first, while the proxy still carries their close; then the proxy.
+        zk.closeClients();
         proxy.close();
-        zk.close();
     }
 
     @ParameterizedTest

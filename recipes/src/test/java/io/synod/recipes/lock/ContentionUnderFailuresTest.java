@@ -16,6 +16,9 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -32,28 +35,56 @@ class ContentionUnderFailuresTest {
     private static final int CLIENTS = 8;
     private static final int ROUNDS_PER_CLIENT = 5;
 
+    /**
+     * The standalone server of the class (every test has a lock path of its own; the restart test restarts it
+     * within itself) and the maker of every test's clients, which each test closes after itself.
+     */
+    private static ZkTestSupport zk;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        zk = new ZkTestSupport();
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        zk.close();
+    }
+
+    @AfterEach
+    void closeClients() {
+        zk.closeClients();
+    }
+
     @ParameterizedTest
     @EnumSource(Variant.class)
     void exclusionSurvivesAStandaloneServerRestart(Variant kind) throws Exception {
-        try (ZkTestSupport zk = new ZkTestSupport()) {
-            contendThrough(kind, zk, zk.connectString(), () -> {
-                zk.server.stop();
+        contendThrough(kind, zk.connectString(), () -> {
+            zk.server.stop();
+            try {
                 Thread.sleep(500);
+            } finally {
                 zk.server.restart();
-            });
-        }
+            }
+        });
     }
 
     @ParameterizedTest
     @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS", "ASYNC_TAS_POLL"})
     void exclusionSurvivesLosingAnEnsembleMember(Variant kind) throws Exception {
         java.nio.file.Path ensembleFiles = java.nio.file.Files.createTempDirectory("synod-recipes-ensemble");
-        try (ZkTestSupport zk = new ZkTestSupport(); TestingCluster ensemble = startEnsemble(ensembleFiles)) {
-            contendThrough(kind, zk, ensemble.getConnectString(), () -> {
-                CuratorFramework probe = zk.newClient(ensemble.getConnectString(), new RetryNTimes(10, 200));
-                InstanceSpec connectedTo = ensemble.findConnectionInstance(probe.getZookeeperClient().getZooKeeper());
-                ensemble.killServer(connectedTo);
-            });
+        try (TestingCluster ensemble = startEnsemble(ensembleFiles)) {
+            try {
+                contendThrough(kind, ensemble.getConnectString(), () -> {
+                    CuratorFramework probe = zk.newClient(ensemble.getConnectString(), new RetryNTimes(10, 200));
+                    InstanceSpec connectedTo = ensemble.findConnectionInstance(probe.getZookeeperClient().getZooKeeper());
+                    ensemble.killServer(connectedTo);
+                });
+            } finally {
+                // While the ensemble still runs: a client whose servers are all gone waits out a failed reconnect
+                // before its close returns.
+                zk.closeClients();
+            }
         } finally {
             ZkTestSupport.deleteTree(ensembleFiles);
         }
@@ -84,7 +115,7 @@ class ContentionUnderFailuresTest {
         void run() throws Exception;
     }
 
-    private static void contendThrough(Variant kind, ZkTestSupport zk, String connectString, Disruption disruption) throws Exception {
+    private static void contendThrough(Variant kind, String connectString, Disruption disruption) throws Exception {
         String path = "/contention/" + kind;
         List<CuratorFramework> clients = new ArrayList<>();
         for (int i = 0; i < CLIENTS; i++) {

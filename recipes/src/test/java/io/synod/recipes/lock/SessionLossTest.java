@@ -13,8 +13,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -26,16 +27,25 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class SessionLossTest {
 
-    private ZkTestSupport zk;
+    /**
+     * One server for the class: every test has lock paths of its own and closes its clients; the one test that
+     * stops the server restarts it before it ends, whatever happens.
+     */
+    private static ZkTestSupport zk;
 
-    @BeforeEach
-    void start() throws Exception {
+    @BeforeAll
+    static void start() throws Exception {
         zk = new ZkTestSupport();
     }
 
-    @AfterEach
-    void stop() throws Exception {
+    @AfterAll
+    static void stop() throws Exception {
         zk.close();
+    }
+
+    @AfterEach
+    void closeClients() {
+        zk.closeClients();
     }
 
     @ParameterizedTest
@@ -97,11 +107,14 @@ class SessionLossTest {
             LockHandle holdA = lockA.acquire();
 
             zk.server.stop();
-            LockLossReason reason = holdA.lost().toCompletableFuture().get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
-            assertEquals(LockLossReason.SESSION_SUSPENDED_TOO_LONG, reason);
-            assertFalse(holdA.isValid());
-            assertFalse(lockA.isAcquiredInThisProcess());
-            zk.server.restart();
+            try {
+                LockLossReason reason = holdA.lost().toCompletableFuture().get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
+                assertEquals(LockLossReason.SESSION_SUSPENDED_TOO_LONG, reason);
+                assertFalse(holdA.isValid());
+                assertFalse(lockA.isAcquiredInThisProcess());
+            } finally {
+                zk.server.restart(); // the class's other tests use this server
+            }
 
             // The session survived the outage, yet nobody believes in the hold any more: its node must go, or the lock
             // would stay blocked until the session ends.
