@@ -13,9 +13,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -27,21 +25,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>One server for the class (only the proxy's links are cut here, the server never stops, and every test has
  * lock paths of its own); each test gets its own proxy and clients.
  */
-class ConnectionLossTest {
+class ConnectionLossTest extends SharedServerTest {
 
-    private static ZkTestSupport zk;
     private ReplyDroppingProxy proxy;
     private CuratorFramework observer;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        zk = new ZkTestSupport();
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        zk.close();
-    }
 
     @BeforeEach
     void start() throws Exception {

@@ -16,9 +16,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -30,31 +27,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * contending through the disruption and finishing its rounds after it within its deadline ({@link ContendingClient}:
  * bounded by time, not by tries, which a fail-over can burn in milliseconds), and no node left behind.
  */
-class ContentionUnderFailuresTest {
+class ContentionUnderFailuresTest extends SharedServerTest {
 
     private static final int CLIENTS = 8;
     private static final int ROUNDS_PER_CLIENT = 5;
-
-    /**
-     * The standalone server of the class (every test has a lock path of its own; the restart test restarts it
-     * within itself) and the maker of every test's clients, which each test closes after itself.
-     */
-    private static ZkTestSupport zk;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        zk = new ZkTestSupport();
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        zk.close();
-    }
-
-    @AfterEach
-    void closeClients() {
-        zk.closeClients();
-    }
 
     @ParameterizedTest
     @EnumSource(Variant.class)

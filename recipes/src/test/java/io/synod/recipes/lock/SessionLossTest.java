@@ -13,9 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -25,28 +22,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the bound. The expired holder is told, and its token is rejected by the fenced resource once the next holder
  * has written.
  */
-class SessionLossTest {
-
-    /**
-     * One server for the class: every test has lock paths of its own and closes its clients; the one test that
-     * stops the server restarts it before it ends, whatever happens.
-     */
-    private static ZkTestSupport zk;
-
-    @BeforeAll
-    static void start() throws Exception {
-        zk = new ZkTestSupport();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        zk.close();
-    }
-
-    @AfterEach
-    void closeClients() {
-        zk.closeClients();
-    }
+class SessionLossTest extends SharedServerTest {
 
     @ParameterizedTest
     @EnumSource(Variant.class)
