@@ -54,6 +54,7 @@ final class ClientChannels {
     /** Connects {@code conn}; its queued frames go out once connected; {@code lost} hears a failed connect or a close. */
     void connect(ServerConnection conn, BiConsumer<ServerConnection, String> lost) {
         InetSocketAddress address = conn.address;
+        conn.onLost = lost;
         ChannelFuture f = bootstrap.connect(address);
         conn.channel = f.channel();
         conn.channel.attr(ServerConnection.KEY).set(conn);

@@ -59,12 +59,16 @@ final class ClientEngine implements AutoCloseable {
     private final Map<Integer, InetSocketAddress> nodes = new HashMap<>();
     private final Map<Integer, Integer> leaders = new HashMap<>();
     private final ForwardRoutes forwardRoutes = new ForwardRoutes();
+    private final PlacementRoutes placed = new PlacementRoutes();
+    private final PlacementProbe probe;
     private final Map<InetSocketAddress, ServerConnection> connections = new HashMap<>();
     private final Map<Long, PendingOp> inFlight = new HashMap<>();
     private final Map<Long, Consumer<ClientFrame>> control = new HashMap<>();
     private final ArrayDeque<PendingOp> waiting = new ArrayDeque<>();
     private final LanePool lanes;
     private long nextRequestId = 1;
+    /** Readiness waits for the first placement answer, 3 s at most (a server may hang): 0 not yet asked, 1, 2 over. */
+    private int placementWait;
     private final TargetPicker targets;
     private final long attemptTimeoutNanos;
     private volatile boolean closed;
@@ -85,6 +89,7 @@ final class ClientEngine implements AutoCloseable {
         this.channels = new ClientChannels(maxFrameBytes, tls, this);
         this.loop = channels.loop();
         this.callbacks = Executors.newFixedThreadPool(2, new DefaultThreadFactory("synod-client-callback", true));
+        this.probe = new PlacementProbe(channels, placed, this::checkReady);
     }
 
     /** Starts discovery and waits until the client knows at least one server and the shard map. */
@@ -140,7 +145,17 @@ final class ClientEngine implements AutoCloseable {
     }
 
     private void checkReady() {
-        if (shardMap != null && !nodes.isEmpty() && !ready.isDone()) {
+        if (!nodes.isEmpty() && !placed.settled()) {
+            probe.ask(-1, nodes, System.nanoTime()); // learn where groups are before the first request
+            if (placementWait == 0) {
+                placementWait = 1;
+                loop.schedule(() -> {
+                    placementWait = 2;
+                    checkReady();
+                }, 3, TimeUnit.SECONDS);
+            }
+        }
+        if (shardMap != null && !nodes.isEmpty() && !ready.isDone() && (placed.settled() || placementWait == 2)) {
             ready.complete(null);
             dispatchWaiting();
         }
@@ -170,8 +185,9 @@ final class ClientEngine implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(new InvalidKeyException(e.getMessage()));
         }
-        return submit(describe(command), payload, command.key().getBytes(StandardCharsets.UTF_8), command.isReadOnly(),
-                false, consistency, timeoutNanos);
+        String description = command.getClass().getSimpleName().toLowerCase(Locale.ROOT) + " of key '" + command.key() + "'";
+        return submit(description, payload, command.key().getBytes(StandardCharsets.UTF_8), command.isReadOnly(),
+                false, consistency, timeoutNanos, null);
     }
 
     /**
@@ -179,43 +195,24 @@ final class ClientEngine implements AutoCloseable {
      * (the group owning the empty key, where sessions and the keys they create live), read-only ones answered there.
      */
     CompletableFuture<Reply> submitSession(String description, byte[] payload, boolean readOnly, long timeoutNanos) {
-        return submit(description, payload, new byte[0], readOnly, false, Consistency.LINEARIZABLE, timeoutNanos);
+        return submit(description, payload, new byte[0], readOnly, false, Consistency.LINEARIZABLE, timeoutNanos, null);
     }
 
     /** A watch poll ({@code WatchCodec.Query} bytes) to the session group's leader. */
     CompletableFuture<Reply> submitWatch(String description, byte[] query, long timeoutNanos) {
-        return submit(description, query, new byte[0], true, true, Consistency.LINEARIZABLE, timeoutNanos);
+        return submit(description, query, new byte[0], true, true, Consistency.LINEARIZABLE, timeoutNanos, null);
     }
 
     /**
-     * An admin coding change ({@link ClientFrame.CodingChange}) sent to {@code group}'s leader, followed through
-     * NOT_LEADER hints and retried like a write; REJECTED fails with {@link BadRequestException}.
+     * An admin request ({@link ClientFrame.CodingChange}, {@link ClientFrame.MembershipRequest}) sent to {@code group}'s
+     * leader, followed through NOT_LEADER hints and retried like a write; REJECTED fails with {@link BadRequestException}.
      */
-    CompletableFuture<CodingChangeResult> changeCoding(int group, int failures, int dataShards, int thresholdBytes,
-            long timeoutNanos) {
-        return submitAdmin("coding change of group " + group + " to F=" + failures + ", X=" + dataShards, group,
-                new ClientFrame.CodingChange(0, group, failures, dataShards, thresholdBytes), false, timeoutNanos)
-                .thenApply(r -> new CodingChangeResult(r.group(), r.slot(), new String(r.result(), StandardCharsets.UTF_8)));
-    }
-
-    /** An admin membership request ({@link ClientFrame.MembershipRequest}) to {@code group}'s leader, as a coding change. */
-    CompletableFuture<MembershipResult> membership(int group, int op, int replica, long timeoutNanos) {
-        return submitAdmin("membership request " + op + " of group " + group, group,
-                new ClientFrame.MembershipRequest(0, group, op, replica), op == ClientFrame.MEMBERSHIP_STATUS, timeoutNanos)
-                .thenApply(r -> new MembershipResult(r.group(), r.slot(), new String(r.result(), StandardCharsets.UTF_8)));
-    }
-
-    private CompletableFuture<Reply> submitAdmin(String description, int group, ClientFrame admin, boolean readOnly,
+    CompletableFuture<Reply> submitAdmin(String description, int group, ClientFrame admin, boolean readOnly,
             long timeoutNanos) {
         if (group < 0) {
             return CompletableFuture.failedFuture(new BadRequestException("group must be >= 0, got " + group));
         }
         return submit(description, new byte[0], new byte[0], readOnly, false, Consistency.LOG, timeoutNanos, admin);
-    }
-
-    private CompletableFuture<Reply> submit(String description, byte[] payload, byte[] routingKey, boolean readOnly,
-            boolean watch, Consistency consistency, long timeoutNanos) {
-        return submit(description, payload, routingKey, readOnly, watch, consistency, timeoutNanos, null);
     }
 
     private CompletableFuture<Reply> submit(String description, byte[] payload, byte[] routingKey, boolean readOnly,
@@ -241,11 +238,8 @@ final class ClientEngine implements AutoCloseable {
             return;
         }
         op.timeout = loop.schedule(() -> expire(op), timeoutNanos, TimeUnit.NANOSECONDS);
-        Lane lane = lanes.acquire();
-        if (lane == null || !ready.isDone()) {
-            if (lane != null) {
-                lanes.release(lane);
-            }
+        Lane lane = ready.isDone() ? lanes.acquire() : null;
+        if (lane == null) {
             if (waiting.size() >= maxQueued) {
                 finish(op, null, new SynodException("too many requests waiting (" + maxQueued
                         + "); the client has " + lanes.max() + " in flight"));
@@ -287,7 +281,7 @@ final class ClientEngine implements AutoCloseable {
             return;
         }
         op.group = op.admin != null ? op.adminGroup() : shardMap.groupFor(op.routingKey);
-        int target = targets.pick(op, nodes, leaders);
+        int target = targets.pick(op, nodes, leaders, placed);
         if (target < 0) {
             op.lastProblem = "no live server is known";
             retryLater(op);
@@ -295,6 +289,7 @@ final class ClientEngine implements AutoCloseable {
         }
         op.target = target;
         op.forward = forwardRoutes.forward(op, target, System.nanoTime());
+        op.routed = placed.routedTo(target);
         op.requestId = nextRequestId++;
         op.via = connection(nodes.get(target));
         inFlight.put(op.requestId, op);
@@ -321,10 +316,7 @@ final class ClientEngine implements AutoCloseable {
         op.maybeApplied |= !op.readOnly(); // it may be in the silent server's log
         op.lastProblem = "server " + op.target + " did not answer within "
                 + TimeUnit.NANOSECONDS.toMillis(attemptTimeoutNanos) + " ms";
-        Integer known = leaders.get(op.group);
-        if (known != null && known == op.target) {
-            leaders.remove(op.group);
-        }
+        leaders.remove(op.group, op.target);
         if (op.target == targets.preferredReader()) {
             targets.preferredLost();
             op.preferredRefused = true;
@@ -349,6 +341,7 @@ final class ClientEngine implements AutoCloseable {
             return;
         }
         conn.lost = true;
+
         conn.queued.clear();
         if (connections.get(conn.address) == conn) {
             connections.remove(conn.address);
@@ -381,6 +374,10 @@ final class ClientEngine implements AutoCloseable {
 
     /** A decoded frame from {@code conn} (called by {@link InboundHandler} on the event loop). */
     void onFrame(ServerConnection conn, ClientFrame frame) {
+        if (conn.probeNode >= 0) {
+            probe.answered(conn, frame);
+            return;
+        }
         conn.requests.remove(frame.requestId());
         Consumer<ClientFrame> c = control.remove(frame.requestId());
         if (c != null) {
@@ -433,6 +430,10 @@ final class ClientEngine implements AutoCloseable {
             finish(op, null, new OutcomeUnknownException("the servers no longer know the outcome of this write"));
             return;
         }
+        if (r.status() == ClientFrame.STATUS_NOT_HOSTED) {
+            notHosted(op, r);
+            return;
+        }
         op.lastProblem = status == null ? "server " + op.target + " hosts no serving replica of group " + op.group
                 : "server " + op.target + " answered " + status;
         forwardRoutes.lost(op.target);
@@ -445,18 +446,40 @@ final class ClientEngine implements AutoCloseable {
                     ? ByteBuffer.wrap(r.result()).getLong() : -1);
         }
         if (status == ClientReply.Status.NOT_LEADER || status == ClientReply.Status.UNKNOWN || status == null) {
-            Integer known = leaders.get(op.group);
             if (r.leaderHint() >= 0 && r.leaderHint() != op.target && nodes.containsKey(r.leaderHint())) {
                 leaders.put(op.group, r.leaderHint());
+                placed.noteNode(op.group, r.leaderHint());
+                probe.ask(r.leaderHint(), nodes, System.nanoTime());
                 if (status == ClientReply.Status.NOT_LEADER && op.redirects++ < nodes.size()) {
                     send(op); // Follow the hint at once; nothing was logged at the old target.
                     return;
                 }
-            } else if (known != null && known == op.target) {
-                leaders.remove(op.group);
+            } else {
+                leaders.remove(op.group, op.target);
             }
         }
         retryLater(op); // UNKNOWN, BUSY, no group, or a hint we already followed: back off.
+    }
+
+    /**
+     * {@code op}'s server does not host its group (nothing was logged there): remember that, ask it for its placement if
+     * it is newer, and send at once to the leader it names or another host (bounded like hints), else back off.
+     */
+    private void notHosted(PendingOp op, ClientFrame.Response r) {
+        long version = r.result().length == Long.BYTES ? ByteBuffer.wrap(r.result()).getLong() : -1;
+        if (placed.notHosted(op.group, op.target, version)) {
+            probe.ask(op.target, nodes, System.nanoTime());
+        }
+        op.lastProblem = "server " + op.target + " does not host group " + op.group;
+        leaders.remove(op.group, op.target);
+        if (r.leaderHint() >= 0 && r.leaderHint() != op.target && nodes.containsKey(r.leaderHint())) {
+            leaders.put(op.group, r.leaderHint());
+        }
+        if (op.redirects++ < nodes.size()) {
+            send(op);
+        } else {
+            retryLater(op);
+        }
     }
 
     private void retryLater(PendingOp op) {
@@ -479,26 +502,7 @@ final class ClientEngine implements AutoCloseable {
         boolean unanswered = inFlight.remove(op.requestId) != null;
         op.maybeApplied |= unanswered && !op.readOnly();
         waiting.remove(op);
-        String what = op.description;
-        if (op.maybeApplied) {
-            if (op.lane != null) {
-                op.lane.clientId = Lane.newClientId(); // Never let a late answer to this one pass for the next.
-                op.lane.sequence = 0;
-            }
-            finish(op, null, new OutcomeUnknownException(what + ": no answer before the timeout; it may or may not have"
-                    + " been applied (last: " + op.lastProblem + ")"));
-        } else {
-            if (op.lane != null) {
-                op.lane.clientId = Lane.newClientId();
-                op.lane.sequence = 0;
-            }
-            finish(op, null, new SynodTimeoutException(what + ": no answer before the timeout (last: "
-                    + op.lastProblem + ")"));
-        }
-    }
-
-    private static String describe(KvCommand c) {
-        return c.getClass().getSimpleName().toLowerCase(Locale.ROOT) + " of key '" + c.key() + "'";
+        finish(op, null, op.expired());
     }
 
     private void finish(PendingOp op, Reply reply, SynodException error) {

@@ -30,9 +30,9 @@ final class InboundHandler extends SimpleChannelInboundHandler<ClientFrame> {
         ServerConnection conn = ctx.channel().attr(ServerConnection.KEY).get();
         if (cause instanceof CorruptedFrameException) {
             LOG.warn("closing connection to {}: {}", conn.address, cause.getMessage());
-            engine.lost(conn, "server " + conn.address + " sent a bad frame: " + cause.getMessage());
+            conn.onLost.accept(conn, "server " + conn.address + " sent a bad frame: " + cause.getMessage());
         } else {
-            engine.lost(conn, "connection to " + conn.address + " failed: " + cause.getMessage());
+            conn.onLost.accept(conn, "connection to " + conn.address + " failed: " + cause.getMessage());
         }
     }
 }

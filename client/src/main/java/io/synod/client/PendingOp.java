@@ -30,6 +30,8 @@ final class PendingOp {
     int redirects;
     /** This attempt asks its server to forward it to the leader ({@link ForwardRoutes}). */
     boolean forward;
+    /** This attempt's server answered a placement query: a command carries {@link ClientFrame#FLAG_ROUTED}. */
+    boolean routed;
     /** The preferred reader ({@link SynodClient.Builder#readFrom}) refused this read or could not be reached. */
     boolean preferredRefused;
     /**
@@ -63,6 +65,20 @@ final class PendingOp {
         return readOnly;
     }
 
+    /**
+     * The error of an op whose deadline passed, and its lane renewed: a fresh client id, so that a late answer to this
+     * one never passes for the next.
+     */
+    SynodException expired() {
+        if (lane != null) {
+            lane.clientId = Lane.newClientId();
+            lane.sequence = 0;
+        }
+        return maybeApplied ? new OutcomeUnknownException(description + ": no answer before the timeout; it may or may "
+                + "not have been applied (last: " + lastProblem + ")")
+                : new SynodTimeoutException(description + ": no answer before the timeout (last: " + lastProblem + ")");
+    }
+
     /** The frame for the current attempt: a watch poll, a stale read, or a sequenced command. */
     ClientFrame toFrame() {
         if (admin instanceof ClientFrame.MembershipRequest m) {
@@ -76,7 +92,7 @@ final class PendingOp {
                 ? new ClientFrame.StaleRead(requestId, payload)
                 : new ClientFrame.Command(requestId, lane.clientId, sequence, payload,
                         (consistency == Consistency.LOG ? ClientFrame.FLAG_THROUGH_LOG : 0)
-                                | (forward ? ClientFrame.FLAG_FORWARD : 0));
+                                | (forward ? ClientFrame.FLAG_FORWARD : 0) | (routed ? ClientFrame.FLAG_ROUTED : 0));
     }
 
     /**

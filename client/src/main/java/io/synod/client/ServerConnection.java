@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.BiConsumer;
 
 /**
  * One {@link ClientEngine} connection to a server: frames (encoded by the channel's
@@ -20,6 +21,10 @@ final class ServerConnection {
     Channel channel;
     boolean active;
     boolean lost;
+    /** The node a connection of its own for one placement query asks ({@link PlacementProbe}), else -1. */
+    int probeNode = -1;
+    /** Told when the connection fails or closes (set by {@link ClientChannels#connect}). */
+    BiConsumer<ServerConnection, String> onLost;
     final ArrayDeque<ClientFrame> queued = new ArrayDeque<>();
     final Set<Long> requests = new HashSet<>();
 

@@ -4,6 +4,7 @@ import static io.synod.client.ClientReplies.checkKey;
 import static io.synod.client.ClientReplies.expect;
 
 import io.synod.coordination.ShardMap;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.KvCommand;
 import io.synod.protocol.KvResult;
 import io.synod.protocol.WatchCodec;
@@ -183,16 +184,21 @@ public final class SynodClient implements AutoCloseable {
 
     /** Admin: {@code group}'s leader changes its RS-Paxos F, X and threshold (0: keep); see {@link CodingChangeResult}. */
     public CompletableFuture<CodingChangeResult> changeCoding(int group, int failures, int dataShards, int thresholdBytes) {
-        return engine.changeCoding(group, failures, dataShards, thresholdBytes, timeoutNanos);
+        return engine.submitAdmin("coding change of group " + group + " to F=" + failures + ", X=" + dataShards, group,
+                new ClientFrame.CodingChange(0, group, failures, dataShards, thresholdBytes), false, timeoutNanos)
+                .thenApply(r -> new CodingChangeResult(r.group(), r.slot(), new String(r.result(), StandardCharsets.UTF_8)));
     }
 
     /**
      * Admin: a membership request to {@code group}'s leader: {@code op} is one of {@code ClientFrame.MEMBERSHIP_*}
-     * (status, add learner, promote, remove) of replica id {@code replica}; see {@link MembershipResult}. A change
+     * (status, add learner, promote, remove, move, remove node) of replica id {@code replica} (a move: {@code
+     * ClientFrame.moveNodes}; remove node: the node id); see {@link MembershipResult}. A change
      * the leader refuses fails with {@link BadRequestException} naming the rule.
      */
     public CompletableFuture<MembershipResult> membership(int group, int op, int replica) {
-        return engine.membership(group, op, replica, timeoutNanos);
+        return engine.submitAdmin("membership request " + op + " of group " + group, group,
+                new ClientFrame.MembershipRequest(0, group, op, replica), op == ClientFrame.MEMBERSHIP_STATUS, timeoutNanos)
+                .thenApply(r -> new MembershipResult(r.group(), r.slot(), new String(r.result(), StandardCharsets.UTF_8)));
     }
 
     // ---- sessions, ephemeral and sequential keys, checked deletes, watches ----------------------------

@@ -72,12 +72,22 @@ final class TargetPicker {
         return preferredReader;
     }
 
-    /** The group's leader if known; otherwise (and for STALE reads) the servers in turn; -1 if none is known. */
+    /** {@link #pick(PendingOp, Map, Map, PlacementRoutes)} knowing no placement (every node hosts every group). */
     int pick(PendingOp op, Map<Integer, InetSocketAddress> nodes, Map<Integer, Integer> leaders) {
+        return pick(op, nodes, leaders, new PlacementRoutes());
+    }
+
+    /**
+     * The group's leader if known (a hint is followed even to a node the placement known does not put in the group:
+     * the leader's replica may be moving away, or the placement known may be old); otherwise (and for STALE reads) the
+     * nodes hosting the group in turn, every known node if none of them is known; -1 if no node is known. The preferred
+     * reader is tried only if it hosts the group.
+     */
+    int pick(PendingOp op, Map<Integer, InetSocketAddress> nodes, Map<Integer, Integer> leaders, PlacementRoutes placed) {
         if (nodes.isEmpty()) {
             return -1;
         }
-        if (triesPreferred(op, nodes)) {
+        if (triesPreferred(op, nodes) && placed.hosts(op.group, preferredReader)) {
             return preferredReader;
         }
         if (op.consistency != Consistency.STALE || !op.readOnly()) {
@@ -86,7 +96,15 @@ final class TargetPicker {
                 return leader;
             }
         }
-        List<Integer> ids = new ArrayList<>(nodes.keySet());
+        List<Integer> ids = new ArrayList<>();
+        for (int n : nodes.keySet()) {
+            if (placed.hosts(op.group, n)) {
+                ids.add(n);
+            }
+        }
+        if (ids.isEmpty()) {
+            ids.addAll(nodes.keySet()); // none of its hosts is known (yet): try every node, as without a placement
+        }
         ids.sort(null);
         int start = op.consistency == Consistency.STALE ? staleCursor++ : op.attempts;
         return ids.get(Math.floorMod(start + op.attempts, ids.size()));

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Which nodes host each group's replicas when a cluster of {@code nodes} nodes runs groups of {@code replicas}
@@ -29,15 +30,26 @@ import java.util.TreeMap;
  * @param zones    each node's zone ("" for none), one per node, or empty when no node names one
  * @param initial  per group, the N nodes it was created on, the intended leader first
  * @param current  per group, the N nodes that host it now
+ * <p>The node set shrinks when {@code synod admin remove-node} has emptied a node ({@link #withRemoved};
+ * docs/membership.md, "Removing a node"): its id stays (ids are never reused, and replica ids of its incarnations
+ * stay retired), but {@code removed} names it, so moves, rebalancing and the balance counts leave it out.
+ *
  * @param joined   the address ({@code host:peerPort:clientPort}) of each node that joined the running cluster, by id
+ * @param removed  the nodes taken out of the node set, each hosting no group
  */
 public record Placement(int nodes, int replicas, List<String> zones, List<List<Integer>> initial,
-        List<List<Integer>> current, Map<Integer, String> joined) {
+        List<List<Integer>> current, Map<Integer, String> joined, Set<Integer> removed) {
+
+    /** A placement from which no node was removed. */
+    public Placement(int nodes, int replicas, List<String> zones, List<List<Integer>> initial,
+            List<List<Integer>> current, Map<Integer, String> joined) {
+        this(nodes, replicas, zones, initial, current, joined, Set.of());
+    }
 
     /** A placement of the founding nodes only (no node joined). */
     public Placement(int nodes, int replicas, List<String> zones, List<List<Integer>> initial,
             List<List<Integer>> current) {
-        this(nodes, replicas, zones, initial, current, Map.of());
+        this(nodes, replicas, zones, initial, current, Map.of(), Set.of());
     }
 
     public Placement {
@@ -71,6 +83,21 @@ public record Placement(int nodes, int replicas, List<String> zones, List<List<I
                         + "' must have an id 1.." + (nodes - 1) + " and an address");
             }
         }
+        removed = Collections.unmodifiableSet(new TreeSet<>(removed));
+        for (int n : removed) {
+            if (n < 0 || n >= nodes) {
+                throw new IllegalArgumentException("placement: removed node " + n + " is not an id 0.." + (nodes - 1));
+            }
+            for (int g = 0; g < current.size(); g++) {
+                if (current.get(g).contains(n)) {
+                    throw new IllegalArgumentException("placement: removed node " + n + " still hosts group " + g);
+                }
+            }
+        }
+        if (nodes - removed.size() < replicas) {
+            throw new IllegalArgumentException("placement: " + (nodes - removed.size()) + " nodes left for groups of "
+                    + replicas + " replicas");
+        }
     }
 
     private static List<List<Integer>> copy(List<List<Integer>> groups, int nodes, String what) {
@@ -102,6 +129,30 @@ public record Placement(int nodes, int replicas, List<String> zones, List<List<I
         return current.get(group).contains(node);
     }
 
+    /** Whether {@code node} was taken out of the node set ({@link #withRemoved}). */
+    public boolean isRemoved(int node) {
+        return removed.contains(node);
+    }
+
+    /** The nodes of the node set: every id 0..M-1 but the removed ones. */
+    public int liveNodes() {
+        return nodes - removed.size();
+    }
+
+    /**
+     * This placement with {@code node} taken out of the node set (itself if it was already).
+     *
+     * @throws IllegalArgumentException if the node still hosts a group, or too few nodes would be left
+     */
+    public Placement withRemoved(int node) {
+        if (removed.contains(node)) {
+            return this;
+        }
+        Set<Integer> next = new TreeSet<>(removed);
+        next.add(node);
+        return new Placement(nodes, replicas, zones, initial, current, joined, next);
+    }
+
     /** The zone of {@code node}, "" when nodes name no zone. */
     public String zone(int node) {
         return zones.isEmpty() ? "" : zones.get(node);
@@ -127,7 +178,7 @@ public record Placement(int nodes, int replicas, List<String> zones, List<List<I
         hosts.set(at, to);
         List<List<Integer>> next = new ArrayList<>(current);
         next.set(group, hosts);
-        return new Placement(nodes, replicas, zones, initial, next, joined);
+        return new Placement(nodes, replicas, zones, initial, next, joined, removed);
     }
 
     /**
@@ -154,6 +205,6 @@ public record Placement(int nodes, int replicas, List<String> zones, List<List<I
         }
         Map<Integer, String> nextJoined = new TreeMap<>(joined);
         nextJoined.put(id, address);
-        return new Placement(nodes + 1, replicas, nextZones, initial, current, nextJoined);
+        return new Placement(nodes + 1, replicas, nextZones, initial, current, nextJoined, removed);
     }
 }

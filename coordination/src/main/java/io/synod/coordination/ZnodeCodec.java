@@ -3,7 +3,9 @@ package io.synod.coordination;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 
 /**
@@ -24,6 +26,8 @@ public final class ZnodeCodec {
     public static final int PLACEMENT_FORMAT = 1;
     /** The placement with the addresses of nodes that joined the running cluster; written only when one has. */
     public static final int PLACEMENT_JOINED_FORMAT = 2;
+    /** The placement with the nodes removed from the node set as well; written only when one was. */
+    public static final int PLACEMENT_REMOVED_FORMAT = 3;
 
     /** Longest address, zone or version string, bytes. */
     public static final int MAX_STRING_BYTES = 255;
@@ -104,10 +108,13 @@ public final class ZnodeCodec {
      * {@code u8 format=1, i32 nodes, i32 replicas, i32 zone count, zones (str each), i32 groups}, then per group the
      * initial and the current node lists, each {@code i32 count, count x i32 node}. Format 2 (only when a node joined,
      * so a cluster that added none stays readable by builds before it) appends {@code i32 count, count x (i32 id, str
-     * address)} of the joined nodes.
+     * address)} of the joined nodes. Format 3 (only when a node was removed from the node set) writes the joined nodes'
+     * list even when empty ({@code i32 count} 0) and appends {@code i32 count, count x i32 node} of the removed nodes.
      */
     public static byte[] encodePlacement(Placement p) {
-        ZnodeWriter w = new ZnodeWriter().u8(p.joined().isEmpty() ? PLACEMENT_FORMAT : PLACEMENT_JOINED_FORMAT).i32(p.nodes()).i32(p.replicas()).i32(p.zones().size());
+        int format = !p.removed().isEmpty() ? PLACEMENT_REMOVED_FORMAT
+                : p.joined().isEmpty() ? PLACEMENT_FORMAT : PLACEMENT_JOINED_FORMAT;
+        ZnodeWriter w = new ZnodeWriter().u8(format).i32(p.nodes()).i32(p.replicas()).i32(p.zones().size());
         for (String z : p.zones()) {
             w.utf8(z, MAX_STRING_BYTES, "zone");
         }
@@ -118,9 +125,13 @@ public final class ZnodeCodec {
                 hosts.forEach(w::i32);
             }
         }
-        if (!p.joined().isEmpty()) {
+        if (format != PLACEMENT_FORMAT) {
             w.i32(p.joined().size());
             p.joined().forEach((id, address) -> w.i32(id).utf8(address, MAX_STRING_BYTES, "address"));
+        }
+        if (format == PLACEMENT_REMOVED_FORMAT) {
+            w.i32(p.removed().size());
+            p.removed().forEach(w::i32);
         }
         return w.toByteArray();
     }
@@ -128,9 +139,9 @@ public final class ZnodeCodec {
     public static Placement decodePlacement(byte[] bytes) {
         ZnodeReader r = new ZnodeReader(bytes, "placement");
         int format = r.u8("format version");
-        if (format != PLACEMENT_FORMAT && format != PLACEMENT_JOINED_FORMAT) {
+        if (format < PLACEMENT_FORMAT || format > PLACEMENT_REMOVED_FORMAT) {
             throw new MetadataFormatException("placement: unsupported format version " + format + " (this build reads "
-                    + PLACEMENT_FORMAT + " and " + PLACEMENT_JOINED_FORMAT + ")");
+                    + PLACEMENT_FORMAT + " to " + PLACEMENT_REMOVED_FORMAT + ")");
         }
         int nodes = r.i32("node count", 1, ClusterPaths.MAX_NODE_ID + 1);
         int replicas = r.i32("replicas", 1, nodes);
@@ -153,16 +164,23 @@ public final class ZnodeCodec {
             }
         }
         Map<Integer, String> joined = new TreeMap<>();
-        if (format == PLACEMENT_JOINED_FORMAT) {
-            int count = r.i32("joined node count", 1, nodes);
+        if (format != PLACEMENT_FORMAT) {
+            int count = r.i32("joined node count", format == PLACEMENT_JOINED_FORMAT ? 1 : 0, nodes);
             for (int i = 0; i < count; i++) {
                 int id = r.i32("joined node id", 1, nodes - 1);
                 joined.put(id, r.utf8("address", MAX_STRING_BYTES));
             }
         }
+        Set<Integer> removed = new TreeSet<>();
+        if (format == PLACEMENT_REMOVED_FORMAT) {
+            int count = r.i32("removed node count", 1, nodes);
+            for (int i = 0; i < count; i++) {
+                removed.add(r.i32("removed node id", 0, nodes - 1));
+            }
+        }
         r.end();
         try {
-            return new Placement(nodes, replicas, zones, initial, current, joined);
+            return new Placement(nodes, replicas, zones, initial, current, joined, removed);
         } catch (IllegalArgumentException e) {
             throw new MetadataFormatException(e.getMessage());
         }

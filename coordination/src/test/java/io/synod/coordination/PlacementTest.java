@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
@@ -44,6 +46,37 @@ class PlacementTest {
         assertThrows(MetadataFormatException.class, () -> ZnodeCodec.decodePlacement(twice));
         byte[] cut = Arrays.copyOf(ZnodeCodec.encodePlacement(THREE_OF_FOUR), 20);
         assertThrows(MetadataFormatException.class, () -> ZnodeCodec.decodePlacement(cut));
+    }
+
+    @Test
+    void aRemovedNodeLeavesTheNodeSetInFormat3AndOlderFormatsReadAsNoneRemoved() {
+        // Format 1 as builds before the removed nodes wrote it, byte by byte: 3 nodes, 3 replicas, no zone, 1 group.
+        ByteBuffer old = ByteBuffer.allocate(1 + 4 * 4 + 2 * 4 * 4).put((byte) 1).putInt(3).putInt(3).putInt(0).putInt(1);
+        for (int list = 0; list < 2; list++) {
+            old.putInt(3).putInt(0).putInt(1).putInt(2);
+        }
+        Placement read = ZnodeCodec.decodePlacement(old.array());
+        assertEquals(Set.of(), read.removed());
+        assertEquals(3, read.liveNodes());
+        Placement joined = read.withNode(3, "127.0.0.1:7003:8003", "");
+        assertEquals(Set.of(), ZnodeCodec.decodePlacement(ZnodeCodec.encodePlacement(joined)).removed(), "format 2");
+
+        Placement emptied = THREE_OF_FOUR.moved(0, 0, 3).withRemoved(0);
+        assertTrue(emptied.isRemoved(0) && !emptied.isRemoved(3));
+        assertEquals(3, emptied.liveNodes());
+        assertEquals(emptied, emptied.withRemoved(0), "removing it again changes nothing");
+        assertEquals(ZnodeCodec.PLACEMENT_REMOVED_FORMAT, ZnodeCodec.encodePlacement(emptied)[0]);
+        assertEquals(emptied, ZnodeCodec.decodePlacement(ZnodeCodec.encodePlacement(emptied)), "no joined node");
+        Placement both = joined.moved(0, 0, 3).withRemoved(0);
+        assertEquals(both, ZnodeCodec.decodePlacement(ZnodeCodec.encodePlacement(both)), "a joined and a removed node");
+        assertEquals(Set.of(0), both.withNode(4, "127.0.0.1:7004:8004", "").removed(), "a join keeps the removed nodes");
+
+        IllegalArgumentException hosting = assertThrows(IllegalArgumentException.class, () -> THREE_OF_FOUR.withRemoved(1));
+        assertTrue(hosting.getMessage().contains("removed node 1 still hosts group 0"), hosting.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> emptied.moved(0, 3, 0), "nothing moves onto a removed node");
+        Placement noGroups = new Placement(3, 3, List.of(), List.of(), List.of());
+        IllegalArgumentException few = assertThrows(IllegalArgumentException.class, () -> noGroups.withRemoved(2));
+        assertTrue(few.getMessage().contains("2 nodes left for groups of 3 replicas"), few.getMessage());
     }
 
     @Test

@@ -110,6 +110,19 @@ public final class LeaseConfiguration {
         return i >= 0 ? holders[i] : defaultHolders;
     }
 
+    /**
+     * Holders of {@code key} among {@code voters} (bit i = replica id i), recomputed from the membership in force
+     * (docs/membership.md, rule QL5): version 0 is the static assignment over the voters' ranks, as for the static
+     * configuration (QL1); a configuration entry names replica ids, and only those that vote hold. With every id
+     * voting it is {@link #holders} itself.
+     */
+    public long holdersAmong(String key, long voters) {
+        if (initial != null) {
+            return initial.holdersAmong(key, voters);
+        }
+        return key == null ? voters : holders(key, Long.SIZE) & voters;
+    }
+
     /** The holders this configuration lists for a key hash (0 if it does not list it). */
     long holdersOfHash(long hash) {
         int i = Arrays.binarySearch(hashes, hash);

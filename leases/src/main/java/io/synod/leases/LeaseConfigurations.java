@@ -147,12 +147,12 @@ final class LeaseConfigurations {
         return current;
     }
 
-    /** Holders of {@code key} under the applied configuration (nobody while it is unknown). */
-    long readHolders(String key) {
+    /** Holders of {@code key} among {@code voters} under the applied configuration (nobody while it is unknown; rule QL5). */
+    long readHolders(String key, long voters) {
         if (!auto.holdersFollowChanges()) {
-            return config.assignment().holders(key, n); // The negative control: version 0 forever.
+            return config.assignment().holdersAmong(key, voters); // The negative control: version 0 forever.
         }
-        return current == null ? 0 : current.holders(key, n);
+        return current == null ? 0 : current.holdersAmong(key, voters);
     }
 
     /** Whether holders follow changes (false only in a negative control). */
@@ -208,12 +208,12 @@ final class LeaseConfigurations {
     }
 
     /**
-     * Leader: the holders a write of {@code key} must wait for (those some acceptor is bound to among
-     * them). The newest configuration's, and while an older one may still have readers, its
-     * predecessor's too (all replicas when that one is unknown). Why that suffices: docs/leases.md.
+     * Leader: the holders among {@code voters} a write of {@code key} must wait for (those some acceptor is bound to
+     * among them). The newest configuration's, and while an older one may still have readers, its predecessor's too
+     * (every voter when that one is unknown). Why that suffices: docs/leases.md; with membership changes the caller
+     * asks once per membership in flight (docs/membership.md, rules QL4, QL5).
      */
-    long writeHolders(String key, long nowNanos) {
-        long all = KeyAssignment.allNodes(n);
+    long writeHolders(String key, long nowNanos, long voters) {
         long logged = newestLoggedSlot();
         LeaseConfiguration newest;
         LeaseConfiguration before;
@@ -235,9 +235,9 @@ final class LeaseConfigurations {
             settled = current != null && seenCommittedVersion == current.version()
                     && nowNanos - seenCommittedAt >= config.bindLocalNanos();
         }
-        long holders = newest == null ? all : newest.holders(key, n);
+        long holders = newest == null ? voters : newest.holdersAmong(key, voters);
         if (!settled && auto.keepOldHolders()) {
-            holders |= before == null ? all : before.holders(key, n);
+            holders |= before == null ? voters : before.holdersAmong(key, voters);
         }
         return holders;
     }
@@ -335,12 +335,17 @@ final class LeaseConfigurations {
         return proposed;
     }
 
-    /** The configuration the reports call for: leader + the ⌊N/2⌋ top readers per hot key, leader alone otherwise. */
+    /**
+     * The configuration the reports call for: leader + the ⌊V/2⌋ top readers per hot key, leader alone otherwise. Only
+     * the V voters of the membership this leader applied are assigned keys (rule QL5: a learner, a spare or a removed
+     * replica would hold nothing anyway, and a promoted learner gets its share at the next evaluation).
+     */
     LeaseConfiguration assign() {
         long stale = 2 * auto.periodNanos();
+        long voters = config.followsMembership() ? view.appliedVoters() : KeyAssignment.allNodes(n);
         TreeSet<Long> candidates = new TreeSet<>();
         for (int node = 0; node < n; node++) {
-            if (reportRound[node] >= 0 && now - reportAt[node] <= stale) {
+            if ((voters & (1L << node)) != 0 && reportRound[node] >= 0 && now - reportAt[node] <= stale) {
                 candidates.addAll(reported.get(node).keySet());
             }
         }
@@ -348,7 +353,7 @@ final class LeaseConfigurations {
         for (long hash : candidates) {
             long total = 0;
             for (int node = 0; node < n; node++) {
-                total += count(node, hash, stale);
+                total += (voters & (1L << node)) != 0 ? count(node, hash, stale) : 0;
             }
             if (total >= auto.minReads()) {
                 keyed.add(new long[] {hash, total});
@@ -366,13 +371,14 @@ final class LeaseConfigurations {
             double[] score = new double[n];
             for (int node = 0; node < n; node++) {
                 nodes[node] = node;
-                score[node] = count(node, hash, stale) * ((incumbents & (1L << node)) != 0 ? auto.stickiness() : 1.0);
+                score[node] = (voters & (1L << node)) == 0 ? 0
+                        : count(node, hash, stale) * ((incumbents & (1L << node)) != 0 ? auto.stickiness() : 1.0);
             }
             Arrays.sort(nodes, (a, b) -> score[a] != score[b] ? Double.compare(score[b], score[a]) : Integer.compare(a, b));
             long bits = leaderBit;
             int readers = 0;
             for (int node : nodes) {
-                if (readers == n / 2 || score[node] <= 0) {
+                if (readers == Long.bitCount(voters) / 2 || score[node] <= 0) {
                     break;
                 }
                 if (node != self) {

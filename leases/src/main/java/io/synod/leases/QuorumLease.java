@@ -402,7 +402,7 @@ public final class QuorumLease implements LeaseHooks {
         String key = keys.keyOf(entry.command().payload());
         long holders = 0; // Rule QL4: the key's holders under every membership that may govern the slot.
         for (long voters : voterSets) {
-            holders |= configs == null ? config.assignment().holdersAmong(key, voters) : configs.writeHolders(key, now) & voters;
+            holders |= configs == null ? config.assignment().holdersAmong(key, voters) : configs.writeHolders(key, now, voters);
         }
         return holders;
     }
@@ -547,7 +547,7 @@ public final class QuorumLease implements LeaseHooks {
 
     /** Holders of {@code key} among {@code voters} under the configuration this replica reads under (none while it is unknown). */
     private long readHolders(String key, long voters) {
-        return configs == null ? config.assignment().holdersAmong(key, voters) : configs.readHolders(key) & voters;
+        return configs == null ? config.assignment().holdersAmong(key, voters) : configs.readHolders(key, voters);
     }
 
     /**

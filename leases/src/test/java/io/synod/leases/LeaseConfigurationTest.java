@@ -288,4 +288,30 @@ class LeaseConfigurationTest {
         assertEquals(5, counter.top(1)[0][1]);
         assertThrows(IllegalArgumentException.class, () -> new ReadCounter(0));
     }
+
+    /**
+     * Rule QL5 (docs/membership.md): a configuration is read over the membership in force. Version 0 is the static
+     * assignment over the voters' ranks (QL1), a listed holder set and the default holders are intersected with the
+     * voters; with every id voting both are the configuration as it was.
+     */
+    @Test
+    void holdersAreRecomputedOverTheVoters() {
+        LeaseConfiguration initial = LeaseConfiguration.initial(KeyAssignment.HASHED_MAJORITY);
+        long everyone = 0b11111;
+        long voters = 0b11010; // ids 1, 3, 4 vote: ranks 0, 1, 2
+        for (String key : List.of("a", "b", "k0", "k1", "k2", "k3")) {
+            assertEquals(initial.holders(key, 5), initial.holdersAmong(key, everyone), key);
+            long ranks = KeyAssignment.HASHED_MAJORITY.holders(key, 3);
+            long expected = ((ranks & 1) != 0 ? 0b00010 : 0) | ((ranks & 2) != 0 ? 0b01000 : 0) | ((ranks & 4) != 0 ? 0b10000 : 0);
+            assertEquals(expected, initial.holdersAmong(key, voters), key);
+            assertEquals(2, Long.bitCount(initial.holdersAmong(key, voters)), key + ": a majority of three voters");
+        }
+        LeaseConfiguration listed = LeaseConfiguration.of(0b00001, new long[] {LeaseConfiguration.keyHash("hot")},
+                new long[] {0b00111}).at(7);
+        assertEquals(0b00111, listed.holdersAmong("hot", everyone));
+        assertEquals(0b00010, listed.holdersAmong("hot", voters), "removed or spare ids hold nothing");
+        assertEquals(0b00001, listed.holdersAmong("cold", everyone));
+        assertEquals(0, listed.holdersAmong("cold", voters), "a default holder that no longer votes holds nothing");
+        assertEquals(voters, listed.holdersAmong(null, voters), "a command naming no key is held by every voter");
+    }
 }

@@ -17,6 +17,12 @@ public sealed interface ClientFrame {
      * Retrying will not help.
      */
     int STATUS_PERMISSION_DENIED = 101;
+    /**
+     * Status of a {@link Response} to a {@link Command} sent with {@link #FLAG_ROUTED} to a node that does not host the
+     * command's group in the placement it knows: the result is that placement's version (u64), so the client can
+     * tell whether asking again ({@link PlacementQuery}) may teach it something. Never sent without the flag.
+     */
+    int STATUS_NOT_HOSTED = 102;
 
     long requestId();
 
@@ -29,8 +35,14 @@ public sealed interface ClientFrame {
      * command is never forwarded again.
      */
     int FLAG_FORWARD = 2;
+    /**
+     * {@link Command#flags} bit: the client routes by the placement ({@link PlacementReport}), so a node that does not
+     * host the command's group answers {@link #STATUS_NOT_HOSTED} at once. A client sets it only towards a server that
+     * answered a {@link PlacementQuery} (an older server refuses a command with a flag it does not know).
+     */
+    int FLAG_ROUTED = 4;
     /** Every {@link Command#flags} bit this protocol defines. */
-    int COMMAND_FLAGS = FLAG_THROUGH_LOG | FLAG_FORWARD;
+    int COMMAND_FLAGS = FLAG_THROUGH_LOG | FLAG_FORWARD | FLAG_ROUTED;
 
     /** {@link Response#served}: the answer went through the log (every write; a read without a lease). */
     int SERVED_LOG = 0;
@@ -163,7 +175,19 @@ public sealed interface ClientFrame {
      */
     int MEMBERSHIP_MOVE = 4;
 
-    /** The {@code to} node of a {@link #MEMBERSHIP_MOVE} that lets the leader choose (the fewest replicas, zones kept). */
+    /**
+     * {@link MembershipRequest#op}: take node {@code replica}, which must host no group in the placement any more,
+     * out of the cluster's node set (the placement records it as removed; moves, rebalancing and joins then leave it
+     * out). Any group's leader answers it; a server older than it refuses it as an unknown op.
+     */
+    int MEMBERSHIP_REMOVE_NODE = 5;
+
+    /**
+     * A node of a {@link #MEMBERSHIP_MOVE} that lets the leader choose. As {@code to} (with a {@code from} node:
+     * {@code synod admin remove-node}), the node that takes the replica: the fewest replicas, zones kept, an id never
+     * removed. As {@code from} (with {@code to} also this value: {@code synod admin rebalance}), the whole move: from
+     * the group's most loaded node to such a node, if that narrows the spread.
+     */
     int MOVE_TO_ANY = 0xff;
 
     /** The {@code replica} field of a {@link #MEMBERSHIP_MOVE}: node {@code from} in bits 8..15, node {@code to} in 0..7. */
@@ -178,4 +202,31 @@ public sealed interface ClientFrame {
      * membership as UTF-8 text, REJECTED naming the rule a change breaks, or NOT_LEADER.
      */
     record MembershipRequest(long requestId, int group, int op, int replica) implements ClientFrame {}
+
+    /**
+     * Asks a server for the placement it routes by (docs/membership.md, "Routing by the placement"), answered with a
+     * {@link PlacementReport}. A server older than this frame closes the connection on it, so the SDK asks on a
+     * connection of its own.
+     */
+    record PlacementQuery(long requestId) implements ClientFrame {}
+
+    /**
+     * Which nodes host each group, as the answering server knows it.
+     *
+     * @param version the placement znode's version (grows with every move or node change; -1: no placement recorded,
+     *                every node hosts every group)
+     * @param nodes   the cluster's node count M (ids 0..M-1, removed ones included)
+     * @param removed the nodes taken out of the node set ({@link #MEMBERSHIP_REMOVE_NODE}), bit n = node n
+     * @param hosts   per group, the nodes that host it now, bit n = node n
+     */
+    record PlacementReport(long requestId, long version, int nodes, long removed, List<Long> hosts) implements ClientFrame {
+        public PlacementReport {
+            hosts = List.copyOf(hosts);
+        }
+
+        /** Whether {@code node} hosts {@code group} (true for a group or node this report does not cover). */
+        public boolean hosts(int group, int node) {
+            return group < 0 || group >= hosts.size() || node < 0 || node >= 64 || (hosts.get(group) & 1L << node) != 0;
+        }
+    }
 }

@@ -32,6 +32,9 @@ public final class ClientFrameCodec {
     public static final int CODING_CHANGE = 13;
     /** An admin membership request (types 14 and 15 are the server's forwarding frames); older servers refuse it. */
     public static final int MEMBERSHIP_REQUEST = 16;
+    /** Asks for the placement; older servers refuse it (the SDK asks on a connection of its own). */
+    public static final int PLACEMENT_QUERY = 17;
+    public static final int PLACEMENT_REPORT = 18;
 
     /** Smallest encoding of one group's status: the fixed fields, the coding (4 i32) and a lease name of 1 byte. */
     private static final int GROUP_STATUS_BYTES = 4 + 4 + 8 + 4 + 8 + 8 + 8 + 4 + 4 * 4 + 1 + 1;
@@ -41,7 +44,8 @@ public final class ClientFrameCodec {
 
     /** Whether a body of frame type {@code type} is a client frame this codec reads. */
     public static boolean isClientFrame(int type) {
-        return (type >= COMMAND && type <= SHARD_MAP_REPORT) || type == WATCH_POLL || type == CODING_CHANGE;
+        return (type >= COMMAND && type <= SHARD_MAP_REPORT) || type == WATCH_POLL || type == CODING_CHANGE
+                || type == MEMBERSHIP_REQUEST || type == PLACEMENT_QUERY || type == PLACEMENT_REPORT;
     }
 
     public static byte[] encode(ClientFrame frame) {
@@ -86,6 +90,12 @@ public final class ClientFrameCodec {
         } else if (frame instanceof ClientFrame.MembershipRequest m) {
             out = start(MEMBERSHIP_REQUEST, 8 + 3 * 4).putLong(m.requestId()).putInt(m.group()).putInt(m.op())
                     .putInt(m.replica());
+        } else if (frame instanceof ClientFrame.PlacementQuery q) {
+            out = start(PLACEMENT_QUERY, 8).putLong(q.requestId());
+        } else if (frame instanceof ClientFrame.PlacementReport p) {
+            out = start(PLACEMENT_REPORT, 8 + 8 + 4 + 8 + 4 + 8 * p.hosts().size()).putLong(p.requestId())
+                    .putLong(p.version()).putInt(p.nodes()).putLong(p.removed()).putInt(p.hosts().size());
+            p.hosts().forEach(out::putLong);
         } else {
             ClientFrame.ShardMapReport m = (ClientFrame.ShardMapReport) frame;
             out = start(SHARD_MAP_REPORT, 8 + 4 + m.shardMap().length).putLong(m.requestId());
@@ -148,12 +158,34 @@ public final class ClientFrameCodec {
                     i32(in, "failures"), i32(in, "data shards"), i32(in, "threshold bytes"));
             case MEMBERSHIP_REQUEST -> new ClientFrame.MembershipRequest(i64(in, "request id"), i32(in, "group"),
                     i32(in, "op"), i32(in, "replica"));
+            case PLACEMENT_QUERY -> new ClientFrame.PlacementQuery(i64(in, "request id"));
+            case PLACEMENT_REPORT -> placementReport(in);
             default -> throw new IllegalArgumentException("unknown client frame type " + type);
         };
         if (in.hasRemaining()) {
             throw new IllegalArgumentException("frame has " + in.remaining() + " trailing bytes");
         }
         return frame;
+    }
+
+    private static ClientFrame.PlacementReport placementReport(ByteBuffer in) {
+        long id = i64(in, "request id");
+        long version = i64(in, "placement version");
+        int nodes = i32(in, "node count");
+        if (nodes < 0 || nodes > Long.SIZE) {
+            throw new IllegalArgumentException("placement node count " + nodes + " is not 0.." + Long.SIZE);
+        }
+        long removed = i64(in, "removed nodes");
+        int n = i32(in, "placement group count");
+        if (n < 0 || n > MAX_GROUPS || (long) n * Long.BYTES > in.remaining()) {
+            throw new IllegalArgumentException("placement group count " + n + " cannot fit in the " + in.remaining()
+                    + " bytes left");
+        }
+        List<Long> hosts = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            hosts.add(in.getLong());
+        }
+        return new ClientFrame.PlacementReport(id, version, nodes, removed, hosts);
     }
 
     /** One group's status of a STATUS_REPORT (the count was checked against the bytes left). */

@@ -24,13 +24,36 @@ class ClientFrameCodecTest {
                         "none", ClientFrame.CodingStatus.OFF))),
                 new ClientFrame.StaleRead(10, new byte[] {1}), new ClientFrame.ShardMapQuery(11),
                 new ClientFrame.ShardMapReport(12, new byte[] {1, 2, 3}),
-                new ClientFrame.WatchPoll(13, WatchCodec.encode(new WatchCodec.Query("lock/", true, 5, 1, 10, 2000))));
+                new ClientFrame.WatchPoll(13, WatchCodec.encode(new WatchCodec.Query("lock/", true, 5, 1, 10, 2000))),
+                new ClientFrame.Command(1, 2, 3, new byte[] {4}, ClientFrame.FLAG_ROUTED | ClientFrame.FLAG_FORWARD),
+                new ClientFrame.MembershipRequest(14, 0, ClientFrame.MEMBERSHIP_REMOVE_NODE, 3),
+                new ClientFrame.PlacementQuery(15),
+                new ClientFrame.PlacementReport(16, 7, 5, 0b10000, List.of(0b0111L, 0b1110L, 0b1011L)),
+                new ClientFrame.PlacementReport(17, -1, 0, 0, List.of()));
         for (ClientFrame f : frames) {
             byte[] body = ClientFrameCodec.encode(f);
             assertArrayEquals(body, ClientFrameCodec.encode(ClientFrameCodec.decode(body)), f.toString());
             assertEquals(f.requestId(), ClientFrameCodec.decode(body).requestId());
             assertTrue(ClientFrameCodec.isClientFrame(body[1]));
         }
+    }
+
+    @Test
+    void aPlacementReportIsCheckedAgainstTheBytesPresent() {
+        ClientFrame.PlacementReport report = new ClientFrame.PlacementReport(3, 9, 4, 0b0001, List.of(0b1110L, 0b0111L));
+        byte[] body = ClientFrameCodec.encode(report);
+        assertEquals(report, ClientFrameCodec.decode(body));
+        assertTrue(report.hosts(0, 3) && !report.hosts(0, 0) && report.hosts(5, 0), "a group beyond the report: hosted");
+        for (int cut = 0; cut < body.length; cut++) {
+            byte[] part = Arrays.copyOf(body, cut);
+            assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(part), "cut at " + cut);
+        }
+        byte[] lying = body.clone();
+        lying[2 + 8 + 8 + 4 + 8 + 3] = 100; // the group count, 100 groups in 16 bytes
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(lying)).getMessage()
+                .contains("placement group count 100"));
+        assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(ClientFrameCodec.encode(
+                new ClientFrame.Command(1, 2, 3, new byte[0], 8))), "a flag this protocol does not define");
     }
 
     @Test

@@ -133,7 +133,18 @@ public final class SimLeaseModes {
          * With membership changes: holders read as if every replica voted, counting promises of spares and removed
          * replicas and reading after their own removal, while writes wait only for voters (breaks rules QL1–QL2).
          */
-        QL_IGNORES_MEMBERSHIP("ql-ignores-membership", Mode.QUORUM);
+        QL_IGNORES_MEMBERSHIP("ql-ignores-membership", Mode.QUORUM),
+        /**
+         * The same with configurations through the log: holders read under every replica id rather than the configuration's
+         * holders among the voters they applied, while writes wait only for voters (breaks rules QL1, QL2 and QL5).
+         */
+        QL_AUTO_IGNORES_MEMBERSHIP("ql-auto-ignores-membership", Mode.QUORUM_AUTO),
+        /**
+         * Megastore with membership changes: every replica, voter or not, reads on its leases, and a removed replica keeps
+         * reading until its leases lapse while writes and the removal wait only for the voters (breaks Megastore §4.4.1 as
+         * rules QL1–QL3 carry it: a leaving replica's lease must be invalidated or lapse before its removal completes).
+         */
+        MEGASTORE_IGNORES_MEMBERSHIP("megastore-ignores-membership", Mode.MEGASTORE);
 
         private final String cliName;
         private final Mode mode;
@@ -199,12 +210,17 @@ public final class SimLeaseModes {
             }
             case QUORUM_AUTO -> {
                 AutoAssignment auto = autoAssignment();
-                yield quorumAutoWorld(name, quorumAutoConfig(leaseNanos),
+                QuorumLeaseConfig config = quorumAutoConfig(leaseNanos);
+                yield quorumAutoWorld(name, control == Control.QL_AUTO_IGNORES_MEMBERSHIP ? config.ignoringMembership() : config,
                         control == Control.QL_CONFIG_DROPS_OLD_HOLDERS ? auto.withoutOldHolders()
                                 : control == Control.QL_HOLDER_IGNORES_CONFIG ? auto.withHoldersIgnoringChanges() : auto,
                         QUORUM_DRIFT_PPM);
             }
-            case MEGASTORE -> quorumWorld(name, quorumConfig(leaseNanos).withAssignment(KeyAssignment.ALL), QUORUM_DRIFT_PPM);
+            case MEGASTORE -> {
+                QuorumLeaseConfig config = quorumConfig(leaseNanos).withAssignment(KeyAssignment.ALL);
+                yield quorumWorld(name, control == Control.MEGASTORE_IGNORES_MEMBERSHIP ? config.ignoringMembership() : config,
+                        QUORUM_DRIFT_PPM);
+            }
         };
     }
 

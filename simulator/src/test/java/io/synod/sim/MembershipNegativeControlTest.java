@@ -50,6 +50,43 @@ class MembershipNegativeControlTest {
                 "ql-ignores-membership");
     }
 
+    /**
+     * Rules QL1, QL2 and QL5 off under quorum-auto ({@code ql-auto-ignores-membership}): holders read under every
+     * replica id, counting promises of spares and removed replicas, while writes wait only for the configuration's
+     * holders among the voters. First caught at seed 28, then 64 and 91 (a stale read, 2026-11-27).
+     */
+    @Test
+    void quorumAutoIgnoringTheMembershipIsCaught() {
+        SimConfig base = SimConfig.defaults(5, FaultProfile.ALL).withMembershipChanges(true);
+        assertCaught(base, SimLeaseModes.world(SimLeaseModes.Mode.QUORUM_AUTO,
+                SimLeaseModes.Control.QL_AUTO_IGNORES_MEMBERSHIP), "ql-auto-ignores-membership");
+    }
+
+    /**
+     * Megastore §4.4.1 as QL1–QL3 carry it, off ({@code megastore-ignores-membership}): a removed replica keeps
+     * reading on its leases while the writes after its removal wait only for the voters. First caught at seed 62,
+     * then 126 (a stale read, 2026-11-27).
+     */
+    @Test
+    void megastoreIgnoringTheMembershipIsCaught() {
+        SimConfig base = SimConfig.defaults(5, FaultProfile.ALL).withMembershipChanges(true);
+        assertCaught(base, SimLeaseModes.world(SimLeaseModes.Mode.MEGASTORE,
+                SimLeaseModes.Control.MEGASTORE_IGNORES_MEMBERSHIP), "megastore-ignores-membership");
+    }
+
+    /**
+     * Rule LL1 rests on M3: a timer leader lease is safe across a change only because every quorum that chose an
+     * older ballot's entry meets the new leader's phase 1. With M3 off ({@code membership-stale-phase1}) under
+     * {@code --lease leader-timer} the unsafe variant is caught, first at seed 122, then 125 (a slot conflict: the
+     * new leader's phase 1 missed a chosen value, 2026-11-27).
+     */
+    @Test
+    void timerLeaderLeaseWithAStalePhase1IsCaught() {
+        SimConfig base = SimConfig.defaults(5, FaultProfile.ALL).withMembershipChanges(true)
+                .withMutation(Mutation.MEMBERSHIP_STALE_PHASE1);
+        assertCaught(base, SimLeaseModes.world(SimLeaseModes.Mode.LEADER_TIMER), "membership-stale-phase1 (leader-timer)");
+    }
+
     private static void assertCaught(SimConfig base, SimLeases leases, String name) {
         SimResult caught = null;
         for (long seed = 1; seed <= MAX_SEEDS && caught == null; seed++) {

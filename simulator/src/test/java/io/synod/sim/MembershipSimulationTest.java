@@ -6,12 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Membership changes (docs/membership.md) under every fault the simulator injects: five nodes, three voting
  * and two spares, and leaders replacing voters (add a learner, promote it, remove a voter, a crashed one
  * first) through the fault phase; no violation, and the runs must really change the membership and commit
- * writes. The same with quorum leases (rules QL1–QL4), and with RS-Paxos coding 5,1,3 (four voters and one
+ * writes. The same with quorum leases (rules QL1–QL4), Megastore, quorum-auto (QL5) and timer leader leases (LL1),
+ * and with RS-Paxos coding 5,1,3 (four voters and one
  * spare, X re-derived from the voters, rule M8).
  */
 class MembershipSimulationTest {
@@ -30,6 +33,14 @@ class MembershipSimulationTest {
     void quorumLeasesFollowTheMembershipUnderEveryFault() {
         SimConfig base = SimConfig.defaults(5, FaultProfile.ALL).withMembershipChanges(true);
         sweep(base, SimLeaseModes.world(SimLeaseModes.Mode.QUORUM), WORLD_SEEDS, 3);
+    }
+
+    /** Megastore (rule QL1 with every voter a holder), quorum-auto (QL5) and timer leader leases (LL1). */
+    @ParameterizedTest
+    @EnumSource(value = SimLeaseModes.Mode.class, names = {"MEGASTORE", "QUORUM_AUTO", "LEADER_TIMER"})
+    void everyOtherLeaseModeFollowsTheMembershipUnderEveryFault(SimLeaseModes.Mode mode) {
+        SimConfig base = SimConfig.defaults(5, FaultProfile.ALL).withMembershipChanges(true);
+        sweep(base, SimLeaseModes.world(mode), WORLD_SEEDS / 2, 2);
     }
 
     @Test

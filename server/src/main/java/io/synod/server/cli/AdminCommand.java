@@ -100,6 +100,11 @@ public final class AdminCommand implements Runnable {
                 for (Map.Entry<Integer, int[]> e : perNode.entrySet()) {
                     out.printf("node %d: %d replicas, leads %d%n", e.getKey(), e.getValue()[0], e.getValue()[1]);
                 }
+                for (int n : GroupNodes.removed(text)) {
+                    if (!perNode.containsKey(n)) {
+                        out.printf("node %d: removed from the node set (synod admin remove-node)%n", n);
+                    }
+                }
             }
             return 0;
         }

@@ -1,6 +1,8 @@
 package io.synod.server.cli;
 
+import io.synod.client.BadRequestException;
 import io.synod.client.BlockingSynodClient;
+import io.synod.client.MembershipResult;
 import io.synod.client.SynodClient;
 import io.synod.protocol.ClientFrame;
 import java.io.PrintWriter;
@@ -12,12 +14,14 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code synod admin remove-node NODE} (docs/membership.md, "Removing a node"): one group at a time, asks the group's
  * leader to move NODE's replica to the node it chooses (the fewest replicas among those that do not host the group,
- * zones kept) and waits until it is done, then reports that NODE hosts nothing. Each move is checked like {@code
+ * zones kept) and waits until it is done, then takes NODE out of the node set (the placement records it as removed, so
+ * rebalancing neither fills it nor counts it). Each move is checked like {@code
  * move-replica} (the strict reconfiguration check included) and safe to repeat, so the command is too.
  */
 @Command(name = "remove-node", mixinStandardHelpOptions = true,
         description = {"Move every replica of NODE to other nodes, one group at a time (each like move-replica, the",
-                "leader choosing the node with the fewest replicas, zones kept), until NODE hosts nothing."})
+                "leader choosing the node with the fewest replicas, zones kept), until NODE hosts nothing; then take",
+                "NODE out of the node set (rebalance no longer fills it; its id is not reused). Stop it after."})
 final class RemoveNodeCommand extends AdminCommand.Op {
     @Parameters(index = "0", paramLabel = "NODE", description = "the node to empty")
     int node;
@@ -46,6 +50,16 @@ final class RemoveNodeCommand extends AdminCommand.Op {
             }
         }
         out.println("node " + node + " hosts no replica of the " + groups + " groups");
+        // Out of the node set: rebalancing no longer counts it as a node to fill, nor moves replicas onto it.
+        MembershipResult left;
+        try {
+            left = blocking.membership(0, ClientFrame.MEMBERSHIP_REMOVE_NODE, node);
+        } catch (BadRequestException e) {
+            err.println("error: node " + node + " is empty but stays in the node set: " + e.getMessage());
+            return 1;
+        }
+        out.println(left.membership().lines().findFirst().orElse(""));
+        out.println("stop node " + node + "'s process: it hosts nothing and is no longer in the node set");
         return 0;
     }
 }

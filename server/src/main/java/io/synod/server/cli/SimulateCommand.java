@@ -121,7 +121,8 @@ final class SimulateCommand implements Callable<Integer> {
             description = {"Self-test: a deliberately broken lease policy that must be caught: no-deferred-commit,",
                 "inherited-ignores-limbo, end-lease-keeps-reading (with --lease leader), timer-no-drift-margin (with --lease leader-timer),",
                 "ql-read-pending-write, ql-commit-without-holders, ql-read-behind-promises (with --lease quorum),",
-                "ql-config-drops-old-holders, ql-holder-ignores-config (with --lease quorum-auto)."})
+                "ql-config-drops-old-holders, ql-holder-ignores-config (with --lease quorum-auto); with --membership-changes",
+                "also ql-ignores-membership (quorum), ql-auto-ignores-membership (quorum-auto), megastore-ignores-membership."})
     String leaseControl;
 
     @Option(names = "--clock-drift-ppm", paramLabel = "PPM", converter = WholeNumber.Long.class,
@@ -451,10 +452,6 @@ final class SimulateCommand implements Callable<Integer> {
             }
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(commandLine, e.getMessage());
-        }
-        if (membershipChanges && !List.of("none", "leader", "quorum").contains(lease)) {
-            throw new CommandLine.ParameterException(commandLine, "--membership-changes runs with --lease none, leader or quorum only:"
-                    + " the lease configuration of " + lease + " is not recomputed from the membership (docs/membership.md)");
         }
         if (membershipChanges && codingValue.enabled() && leases != SimLeases.NONE) {
             throw new CommandLine.ParameterException(commandLine, "--membership-changes with --coding runs without leases:"

@@ -22,6 +22,7 @@ import io.synod.server.transport.NettyTransport;
 import io.synod.server.transport.PartialFrameGate;
 import io.synod.server.transport.RateLimitedLog;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -92,6 +93,11 @@ public final class ClientServer implements AutoCloseable {
         /** The shard map this node routes by, in {@code ShardMap} encoding (empty if it has none). */
         default byte[] shardMap() {
             return new byte[0];
+        }
+
+        /** The placement this node routes by (default: none recorded, every node hosts every group). */
+        default ClientFrame.PlacementReport placement(long requestId) {
+            return new ClientFrame.PlacementReport(requestId, -1, 0, 0, List.of());
         }
     }
 
@@ -221,6 +227,8 @@ public final class ClientServer implements AutoCloseable {
                 ch.writeAndFlush(handler.access().visibleStatus(identity, handler.status(q.requestId())));
             } else if (frame instanceof ClientFrame.ShardMapQuery q) {
                 ch.writeAndFlush(new ClientFrame.ShardMapReport(q.requestId(), handler.shardMap()));
+            } else if (frame instanceof ClientFrame.PlacementQuery q) {
+                ch.writeAndFlush(handler.placement(q.requestId()));
             } else {
                 LOG.warn("closing client connection from {}: unexpected {}", ch.remoteAddress(),
                         frame.getClass().getSimpleName());

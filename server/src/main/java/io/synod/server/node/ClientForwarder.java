@@ -119,7 +119,8 @@ final class ClientForwarder {
         pending.put(id, new Pending(leader, command.requestId(), clock.getAsLong() + timeoutNanos, respond));
         forwarded.incrementAndGet();
         network.sendForwarded(leader, new WireFrame.ForwardRequest(id, who.role(), who.name(), who.cluster(),
-                command.clientId(), command.sequence(), command.payload(), command.flags() & ~ClientFrame.FLAG_FORWARD));
+                command.clientId(), command.sequence(), command.payload(),
+                command.flags() & ~(ClientFrame.FLAG_FORWARD | ClientFrame.FLAG_ROUTED)));
         return true;
     }
 

@@ -3,6 +3,7 @@ package io.synod.server.node;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The nodes of one group as its leader sees them, one line of a membership answer ({@code synod admin status}): the
@@ -11,6 +12,8 @@ import java.util.Optional;
  */
 public record GroupNodes(int leader, List<Integer> voters, List<Integer> learners) {
     private static final String PREFIX = "nodes: leader ";
+    /** How a status answer names the nodes removed from the node set. */
+    static final String REMOVED_NODES = "removed nodes: ";
 
     public GroupNodes {
         voters = List.copyOf(voters);
@@ -45,6 +48,32 @@ public record GroupNodes(int leader, List<Integer> voters, List<Integer> learner
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * The nodes taken out of the cluster's node set that a status answer names on its {@link #REMOVED_NODES} line
+     * ({@code synod admin remove-node}); empty if none.
+     */
+    public static List<Integer> removed(String answer) {
+        for (String line : answer.split("\n")) {
+            if (line.startsWith(REMOVED_NODES)) {
+                try {
+                    return nodes("removed " + line.substring(REMOVED_NODES.length()));
+                } catch (NumberFormatException e) {
+                    return List.of();
+                }
+            }
+        }
+        return List.of();
+    }
+
+    /** The line of a status answer naming the nodes removed from the node set, or "" if none was. */
+    static String removedLine(Set<Integer> removed) {
+        StringBuilder out = new StringBuilder();
+        for (int n : removed) {
+            out.append(out.length() == 0 ? REMOVED_NODES : " ").append(n);
+        }
+        return out.toString();
     }
 
     private static List<Integer> nodes(String part) {

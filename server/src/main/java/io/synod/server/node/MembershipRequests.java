@@ -43,7 +43,8 @@ final class MembershipRequests {
         int g = request.group();
         GroupLoop loop = g >= 0 && g < groups ? loops.apply(g) : null;
         MembershipAdmin.Op op = switch (request.op()) {
-            case ClientFrame.MEMBERSHIP_STATUS, ClientFrame.MEMBERSHIP_MOVE -> MembershipAdmin.Op.STATUS;
+            case ClientFrame.MEMBERSHIP_STATUS, ClientFrame.MEMBERSHIP_MOVE, ClientFrame.MEMBERSHIP_REMOVE_NODE ->
+                    MembershipAdmin.Op.STATUS;
             case ClientFrame.MEMBERSHIP_ADD_LEARNER -> MembershipAdmin.Op.ADD_LEARNER;
             case ClientFrame.MEMBERSHIP_PROMOTE -> MembershipAdmin.Op.PROMOTE;
             case ClientFrame.MEMBERSHIP_REMOVE -> MembershipAdmin.Op.REMOVE;
@@ -52,17 +53,19 @@ final class MembershipRequests {
         if (loop == null || op == null) {
             String why = loop == null ? "group " + g + " does not exist (the cluster has " + groups + ")"
                     : "membership request op " + request.op() + " is unknown (0 status, 1 add learner, 2 promote, 3 remove, "
-                    + "4 move)";
+                    + "4 move, 5 remove node)";
             respond.accept(response(request, ClientReply.Status.REJECTED, 0, -1, why));
             return;
         }
-        if (request.op() == ClientFrame.MEMBERSHIP_MOVE) {
+        if (request.op() == ClientFrame.MEMBERSHIP_MOVE || request.op() == ClientFrame.MEMBERSHIP_REMOVE_NODE) {
             // The leader's committed membership first (on the group's worker), then the checks and the record.
             loop.onMembership(MembershipAdmin.Request.of(op, -1), a -> {
                 if (a.role() != Role.LEADER) {
                     respond.accept(answer(request, op, a));
-                } else {
+                } else if (request.op() == ClientFrame.MEMBERSHIP_MOVE) {
                     blocking.execute(() -> respond.accept(move(request, a)));
+                } else {
+                    blocking.execute(() -> respond.accept(removeNode(request, a)));
                 }
             });
             return;
@@ -115,6 +118,20 @@ final class MembershipRequests {
                 + "node " + from + "'s id " + map.currentId(from) + "\n" + describe(g, map, a));
     }
 
+    /** On a leader: takes the emptied node {@code replica} out of the node set, or refuses with one line. */
+    private ClientFrame.Response removeNode(ClientFrame.MembershipRequest request, MembershipAdmin.Answer a) {
+        ReplicaMap map = routes.map(request.group());
+        int leaderNode = map.nodeOf(a.leaderHint());
+        try {
+            Placement p = placements.recordRemoval(request.replica());
+            return response(request, ClientReply.Status.OK, 0, leaderNode, "node " + request.replica() + " is removed "
+                    + "from the node set (removed nodes " + p.removed() + "; " + p.liveNodes() + " of " + p.nodes()
+                    + " nodes left)");
+        } catch (RuntimeException e) { // still hosting a group, too few nodes left, ZooKeeper unreachable
+            return response(request, ClientReply.Status.REJECTED, 0, leaderNode, String.valueOf(e.getMessage()));
+        }
+    }
+
     /**
      * On the leader, a rebalance step of the group (a move whose {@code from} is {@link ClientFrame#MOVE_TO_ANY}): waits
      * while a move is in flight, else records the move {@link ReplicaMoves#rebalance} finds, checked like any move
@@ -153,8 +170,11 @@ final class MembershipRequests {
             return response(request, ClientReply.Status.REJECTED, 0, leaderNode, a.message());
         }
         return response(request, ClientReply.Status.OK, Math.max(0, a.slot()), leaderNode,
-                (op == MembershipAdmin.Op.STATUS ? "" : a.message() + "\n") + describe(request.group(), map, a));
+                (op == MembershipAdmin.Op.STATUS ? "" : a.message() + "\n") + describe(request.group(), map, a)
+                        + (placements.current().removed().isEmpty() ? ""
+                                : "\n" + GroupNodes.removedLine(placements.current().removed())));
     }
+
 
     /** The membership the leader applied and committed, each id with its node and incarnation, and its progress. */
     static String describe(int group, ReplicaMap map, MembershipAdmin.Answer a) {

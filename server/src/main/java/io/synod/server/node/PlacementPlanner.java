@@ -191,11 +191,15 @@ final class PlacementPlanner {
         for (int n = 0; n < p.nodes(); n++) {
             total += p.replicasOn(n);
         }
-        int low = total / p.nodes();
-        int high = low + (total % p.nodes() == 0 ? 0 : 1);
+        int live = p.liveNodes(); // a node removed from the node set hosts nothing and is not filled
+        int low = total / live;
+        int high = low + (total % live == 0 ? 0 : 1);
         int above = 0;
         int below = 0;
         for (int n = 0; n < p.nodes(); n++) {
+            if (p.isRemoved(n)) {
+                continue;
+            }
             above += Math.max(0, p.replicasOn(n) - high);
             below += Math.max(0, low - p.replicasOn(n));
         }

@@ -10,6 +10,7 @@ import io.synod.core.paxos.GroupMembership;
 import io.synod.engine.MembershipAdmin;
 import io.synod.server.config.PlacementSettings;
 import io.synod.server.config.ServerConfig;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -26,11 +27,12 @@ final class Placements {
     private static final Logger LOG = LoggerFactory.getLogger(Placements.class);
 
     private final ClusterMetadata metadata;
-    private volatile Placement current;
+    /** The placement as last seen, with its znode version (what the SDK's routing compares, {@link #versioned}). */
+    private volatile Versioned<Placement> current;
     /** Told of every placement the watch delivers (a node joined: the peer network connects to it). */
     private final List<Consumer<Placement>> listeners = new CopyOnWriteArrayList<>();
 
-    private Placements(ClusterMetadata metadata, Placement initial) {
+    private Placements(ClusterMetadata metadata, Versioned<Placement> initial) {
         this.metadata = metadata;
         this.current = initial;
     }
@@ -62,9 +64,9 @@ final class Placements {
                     continue; // re-read: this node's record, or another's that won the compare-and-set
                 }
                 check(config, p, groups);
-                Placements out = new Placements(metadata, p);
+                Placements out = new Placements(metadata, recorded.get());
                 metadata.watchPlacement(v -> {
-                    out.current = v.value();
+                    out.advance(v);
                     out.listeners.forEach(l -> l.accept(v.value()));
                 });
                 return out;
@@ -107,6 +109,11 @@ final class Placements {
         // replicas=all names the founding nodes' count in a cluster nodes joined.
         boolean replicasAgree = p.replicas() == wanted.replicas()
                 || (wanted.everyNode(nodes) && p.replicas() == p.nodes() - p.joined().size());
+        if (p.isRemoved(config.nodeId())) {
+            throw new IllegalStateException("node " + config.nodeId() + " refuses to start: it was removed from cluster '"
+                    + config.clusterName() + "' (synod admin remove-node) and hosts no group; a removed node's id is not "
+                    + "reused (a new node joins with the next id, " + p.nodes() + ")");
+        }
         if (p.nodes() < nodes || !replicasAgree || !zones.equals(wanted.zones()) || p.groups() != groups) {
             throw new IllegalStateException("node " + config.nodeId() + " refuses to start: cluster '"
                     + config.clusterName() + "' placed " + p.groups() + " groups of " + p.replicas() + " replicas on "
@@ -118,7 +125,19 @@ final class Placements {
 
     /** The placement as last seen. */
     Placement current() {
+        return current.value();
+    }
+
+    /** The placement as last seen, with its znode version. */
+    Versioned<Placement> versioned() {
         return current;
+    }
+
+    /** Takes {@code seen} unless a newer version is known already (a move recorded here before its watch fired). */
+    private synchronized void advance(Versioned<Placement> seen) {
+        if (seen.version() >= current.version()) {
+            current = seen;
+        }
     }
 
     /** Calls {@code listener} with every placement the watch delivers from now on (on the metadata thread). */
@@ -132,7 +151,7 @@ final class Placements {
      */
     GroupMembership initialMembership(int group, int universe) {
         long voters = 0;
-        for (int node : current.initial().get(group)) {
+        for (int node : current().initial().get(group)) {
             voters |= 1L << node;
         }
         return GroupMembership.ofVoters(universe, voters);
@@ -145,7 +164,7 @@ final class Placements {
      */
     MembershipAdmin.Request target(int group, ReplicaMap map) {
         long wanted = 0;
-        for (int node : current.current().get(group)) {
+        for (int node : current().current().get(group)) {
             int id = map.currentId(node);
             if (id >= 0) {
                 wanted |= 1L << id;
@@ -171,8 +190,52 @@ final class Placements {
             }
             Placement next = p.moved(group, from, to);
             if (metadata.compareAndSetPlacement(recorded.version(), next)) {
-                current = next;
+                advance(new Versioned<>(next, recorded.version() + 1));
                 LOG.info("group {}: replica moves from node {} to node {}: placement {}", group, from, to, next.current());
+                return next;
+            }
+        }
+    }
+
+    /**
+     * Takes {@code node}, which must host no group any more, out of the node set (compare-and-set on the placement
+     * znode, re-read on a conflict; {@code synod admin remove-node} once it emptied the node). Blocks on ZooKeeper.
+     *
+     * @return the placement recorded (unchanged if the node was removed before: repeating the command is safe)
+     * @throws IllegalStateException (one line) if the node is unknown, still hosts a group, or too few nodes would be
+     *     left for the groups' replicas
+     */
+    Placement recordRemoval(int node) {
+        while (true) {
+            Versioned<Placement> recorded = metadata.placement().orElseThrow(() -> new IllegalStateException(
+                    "no placement recorded"));
+            Placement p = recorded.value();
+            if (node < 0 || node >= p.nodes()) {
+                throw new IllegalStateException("node " + node + " is not a node of the cluster (ids 0.." + (p.nodes() - 1)
+                        + ")");
+            }
+            if (p.isRemoved(node)) {
+                return p;
+            }
+            List<Integer> hosted = new ArrayList<>();
+            for (int g = 0; g < p.groups(); g++) {
+                if (p.hosts(g, node)) {
+                    hosted.add(g);
+                }
+            }
+            if (!hosted.isEmpty()) {
+                throw new IllegalStateException("node " + node + " still hosts groups " + hosted + ": empty it first "
+                        + "(synod admin remove-node moves its replicas away)");
+            }
+            Placement next;
+            try {
+                next = p.withRemoved(node);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("node " + node + " cannot leave the node set: " + e.getMessage());
+            }
+            if (metadata.compareAndSetPlacement(recorded.version(), next)) {
+                advance(new Versioned<>(next, recorded.version() + 1));
+                LOG.info("node {} left the node set: removed nodes {}", node, next.removed());
                 return next;
             }
         }

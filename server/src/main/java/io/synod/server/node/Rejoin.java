@@ -2,7 +2,6 @@ package io.synod.server.node;
 
 import io.synod.coordination.ClusterMetadata;
 import io.synod.coordination.ClusterPaths;
-import io.synod.coordination.LeaseMode;
 import io.synod.coordination.NodeIncarnation;
 import io.synod.coordination.ReplicaMap;
 import io.synod.coordination.Versioned;
@@ -11,7 +10,6 @@ import io.synod.engine.MembershipAdmin;
 import io.synod.server.config.ServerConfig;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
@@ -63,41 +61,29 @@ final class Rejoin {
     }
 
     /**
-     * The replica id space of the cluster's groups. Where a wiped node may re-join ({@link #refusal} is null) ids go
-     * beyond the node ids, 0..62. Elsewhere only the node ids, as every cluster of those modes was created with, except
-     * timer leader leases, whose groups always had 0..62 (their re-join is refused, their id space kept). Coded groups
-     * keep the node ids: RS-Paxos codes one shard per replica id (rule M8), so ids beyond the nodes would make the
-     * leader encode a shard for every id (12 parity shards instead of 2 for coding 5,1,3) and would change the coding
-     * an existing coded group stores.
+     * The replica id space of the cluster's groups: 0..62 (ids beyond the node ids, so that a wiped node re-joins under
+     * new ones, rule M7), whatever the lease (every lease mode follows the membership: rules QL1-QL5 and LL1,
+     * docs/membership.md). Coded groups keep the node ids: RS-Paxos codes one shard per replica id (rule M8), so ids
+     * beyond the nodes would make the leader encode a shard for every id (12 parity shards instead of 2 for coding
+     * 5,1,3) and would change the coding an existing coded group stores. Clusters of {@code megastore} and
+     * {@code quorum-auto} leases were created with the node ids as their id space; they keep their memberships (every
+     * node voting, stored nowhere until a first change), which read the same over 0..62.
      */
-    static int universe(Coding coding, LeaseMode lease, int nodes) {
-        if (coding.enabled()) {
-            return nodes;
-        }
-        return lease == LeaseMode.QUORUM_AUTO || lease == LeaseMode.MEGASTORE ? nodes : ReplicaMap.MAX_IDS;
+    static int universe(Coding coding, int nodes) {
+        return coding.enabled() ? nodes : ReplicaMap.MAX_IDS;
     }
 
     /**
-     * Why a node of a cluster with this coding and lease cannot re-join under new replica ids, or null if it can: the
-     * modes whose replicas and simulator support membership changes are plain groups, LeaseGuard leader leases on the
-     * wall clock and the static quorum-lease configuration (rules QL1-QL4); RS-Paxos coding (rule M8) is supported by
-     * the replica but not on the server ({@link #universe}); docs/membership.md, "Which modes".
+     * Why a node of a cluster with this coding cannot re-join under new replica ids, or null if it can: every
+     * lease mode can (simulated with membership changes, docs/membership.md, "Which modes"); RS-Paxos coding (rule M8)
+     * is supported by the replica but not on the server ({@link #universe}).
      */
-    static String refusal(Coding coding, LeaseMode lease) {
+    static String refusal(Coding coding) {
         if (coding.enabled()) {
             return "RS-Paxos coding codes one shard per replica id over the node ids, so a new incarnation has no id of "
                     + "its own (re-join of coded groups is not built on the server)";
         }
-        return switch (lease) {
-            case NONE, LEADER, QUORUM -> null;
-            case QUORUM_AUTO -> "lease quorum-auto agrees its lease configurations over every replica id, not recomputed "
-                    + "from the voters";
-            case MEGASTORE, LEADER_TIMER -> "lease " + modeName(lease) + " is not simulated with membership changes";
-        };
-    }
-
-    private static String modeName(LeaseMode lease) {
-        return lease.name().toLowerCase(Locale.ROOT).replace('_', '-');
+        return null;
     }
 
     /**
@@ -106,11 +92,11 @@ final class Rejoin {
      * re-creates the groups whose directory lost part of its state ({@link LostGroups}) and reads the replica maps with
      * this node's ids in them. Before any group opens its storage.
      */
-    static ReplicaRoutes establish(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding,
-            LeaseMode lease) throws IOException {
+    static ReplicaRoutes establish(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding)
+            throws IOException {
         int nodes = config.nodes().size();
-        int universe = universe(coding, lease, nodes);
-        String refusal = refusal(coding, lease);
+        int universe = universe(coding, nodes);
+        String refusal = refusal(coding);
         NodeIdentity.Rejoiner rejoiner = !config.rejoinWiped() ? null
                 : refusal != null ? (old, id) -> {
                     throw new NodeIdentity.RefusedException("node " + old.nodeId() + " of cluster '" + config.clusterName()

@@ -58,6 +58,10 @@ final class ReplicaMoves {
             return "move of group " + group + " from node " + from + " to node " + to + ": nodes must be two different "
                     + "ids 0.." + (p.nodes() - 1);
         }
+        if (p.isRemoved(to)) {
+            return "node " + to + " was removed from the cluster's node set (synod admin remove-node): it takes no "
+                    + "replica";
+        }
         if (p.hosts(group, to)) {
             return "node " + to + " already hosts a replica of group " + group + " (placed on nodes " + hosts + ")";
         }
@@ -98,7 +102,8 @@ final class ReplicaMoves {
     /**
      * Where {@code group}'s replica on node {@code from} goes when the operator names no node ({@code synod admin
      * remove-node}): the node hosting the fewest replicas (ties: the lowest id) among those that do not host the group,
-     * keep the zone rule, and whose current id in the group was never removed; -1 if there is none.
+     * keep the zone rule, whose current id in the group was never removed and that was not removed from the node set;
+     * -1 if there is none.
      */
     static int target(Placement p, int group, int from, GroupMembership m, ReplicaMap map) {
         List<Integer> hosts = p.current().get(group);
@@ -106,7 +111,7 @@ final class ReplicaMoves {
         int best = -1;
         for (int n = 0; n < p.nodes(); n++) {
             int id = map.currentId(n);
-            if (hosts.contains(n) || (zoneRule && PlacementPlanner.zoneUsed(p.zones(), hosts, n, from)) || id < 0
+            if (hosts.contains(n) || p.isRemoved(n) || (zoneRule && PlacementPlanner.zoneUsed(p.zones(), hosts, n, from)) || id < 0
                     || m.isRetired(id)) {
                 continue;
             }

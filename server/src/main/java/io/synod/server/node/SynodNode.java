@@ -87,6 +87,8 @@ public final class SynodNode implements AutoCloseable {
     private volatile AuthService auth;
     /** Forwards a client's command to the leader it could not reach ({@link ClientForwarder}). */
     private ClientForwarder forwarder;
+    /** Placement queries, and commands for groups this node does not host (null until the client port opens). */
+    private volatile PlacementAnswers placementAnswers;
     private MetricsEndpoint metrics;
     private GroupLoop[] loops = new GroupLoop[0];
     /** The threads that run the groups: the workers and the log writer ({@link GroupWorkers}). */
@@ -162,8 +164,8 @@ public final class SynodNode implements AutoCloseable {
         placements = Placements.agree(config, metadata, groups, coding, cluster.leaseMode());
         Map<Integer, ServerConfig.NodeAddress> addresses = NodeJoin.addresses(config, placements.current());
         NodeJoin.takeReplicaIds(config, metadata, placements.current(), groups,
-                Rejoin.universe(coding, cluster.leaseMode(), n));
-        ReplicaRoutes routes = Rejoin.establish(config, metadata, groups, coding, cluster.leaseMode());
+                Rejoin.universe(coding, n));
+        ReplicaRoutes routes = Rejoin.establish(config, metadata, groups, coding);
         this.routes = routes;
         // The lease is the group's configuration as ZooKeeper records it; createCluster above refused a
         // node whose lease setting differs from it.
@@ -237,6 +239,7 @@ public final class SynodNode implements AutoCloseable {
             loop.start();
         }
         MembershipRequests membershipRequests = new MembershipRequests(routes, placements, g -> loops[g], groups, progress);
+        placementAnswers = new PlacementAnswers(config.nodeId(), placements, this::leaderOf, registry);
         AuthService authService = new AuthService(config.auth(), this::routeStaleRead);
         auth = authService;
         clients = new ClientServer(config.maxFrameBytes(), MAX_IN_FLIGHT_PER_CONNECTION, 2, new ClientServer.Handler() {
@@ -262,7 +265,7 @@ public final class SynodNode implements AutoCloseable {
 
             @Override
             public void onStaleRead(ClientFrame.StaleRead read, Consumer<ClientFrame.Response> respond) {
-                routeStaleRead(read, respond);
+                routeStaleRead(read, placementAnswers.countingStaleReads(respond)); // a client's, not the node's own
             }
 
             @Override
@@ -292,6 +295,11 @@ public final class SynodNode implements AutoCloseable {
             public byte[] shardMap() {
                 return shardMap.encode();
             }
+
+            @Override
+            public ClientFrame.PlacementReport placement(long requestId) {
+                return placementAnswers.report(requestId);
+            }
         }, policy);
         registerConnectionMetrics(policy);
         clientAddress = clients.start(new InetSocketAddress(self.host(), self.clientPort()));
@@ -299,10 +307,8 @@ public final class SynodNode implements AutoCloseable {
                 self.host() + ":" + clientAddress.getPort(), "default", versionString()));
         progress.scheduleWithFixedDelay(this::publishProgress, 250, 250, TimeUnit.MILLISECONDS);
         progress.scheduleWithFixedDelay(forwarder::expire, 100, 100, TimeUnit.MILLISECONDS);
-        Rejoin rejoin = new Rejoin(config.nodeId(), groups, g -> placements.target(g, routes.map(g)), g -> {
-            ElectionService e = election;
-            return e != null && e.leaderOf(g) == config.nodeId();
-        }, (g, request, answer) -> loops[g].onMembership(request, answer));
+        Rejoin rejoin = new Rejoin(config.nodeId(), groups, g -> placements.target(g, routes.map(g)),
+                g -> leaderOf(g) == config.nodeId(), (g, request, answer) -> loops[g].onMembership(request, answer));
         progress.scheduleWithFixedDelay(rejoin::step, Rejoin.STEP_MILLIS, Rejoin.STEP_MILLIS, TimeUnit.MILLISECONDS);
         progress.scheduleWithFixedDelay(this::balanceLeaders, BALANCE_INTERVAL_MILLIS, BALANCE_INTERVAL_MILLIS,
                 TimeUnit.MILLISECONDS);
@@ -344,7 +350,12 @@ public final class SynodNode implements AutoCloseable {
                     ClientFrame.STATUS_NO_GROUP, 0, -1, new byte[0]));
             return;
         }
-        current[group].onClientCommand(command, routed, respond::accept);
+        ClientFrame.Response notHosted = placementAnswers == null ? null : placementAnswers.refusal(command, group);
+        if (notHosted != null) {
+            answer.accept(notHosted); // its hint is a node already
+            return;
+        }
+        current[group].onClientCommand(PlacementAnswers.withoutRoutedFlag(command), routed, respond::accept);
     }
 
     /** A watch poll goes to this node's replica of the session group (answered there if it leads). */
@@ -379,6 +390,17 @@ public final class SynodNode implements AutoCloseable {
             return;
         }
         current[group].onStaleRead(read, routed, respond::accept);
+    }
+
+    /** Client requests that reached this node for a group it neither hosts nor leads (docs/membership.md). */
+    public long notHostedRequests() {
+        return placementAnswers == null ? 0 : placementAnswers.notHosted();
+    }
+
+    /** The node the election names as {@code group}'s leader, or -1. */
+    private int leaderOf(int group) {
+        ElectionService e = election;
+        return e == null ? -1 : e.leaderOf(group);
     }
 
     /** Client commands this node forwarded to their group's leader for a client that could not reach it. */

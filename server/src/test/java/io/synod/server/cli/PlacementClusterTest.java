@@ -126,8 +126,9 @@ class PlacementClusterTest {
                 for (int n = 0; n < NODES; n++) {
                     if (n == from) {
                         // The removed replicas need not learn of their own removal (the leader stops sending them
-                        // the log once it commits): only the others' view counts.
-                        assertFalse(emptied.contains("node " + n + ": "), emptied);
+                        // the log once it commits): only the others' view counts, and the placement's node set.
+                        assertTrue(emptied.contains("node " + n + ": removed from the node set"), emptied);
+                        assertFalse(emptied.contains("node " + n + ": 0 replicas"), emptied);
                         continue;
                     }
                     assertTrue(emptied.contains("node " + n + ": 4 replicas"), emptied);
@@ -135,8 +136,18 @@ class PlacementClusterTest {
                         assertEquals(1.0, gauge(cluster.node(n), "synod.group.voter", g), "node " + n + " in group " + g);
                     }
                 }
+                assertTrue(removed[1].contains("node " + from + " is removed from the node set"), removed[1]);
                 String[] again2 = RejoinClusterTest.admin(cluster, "remove-node", Integer.toString(from));
                 assertEquals("0", again2[0], "repeating remove-node is safe: " + again2[1] + again2[2]);
+                // The emptied node left the node set: 12 replicas on the 3 nodes left are balanced, nothing to fill.
+                String[] rebalanced = RejoinClusterTest.admin(cluster, "rebalance");
+                assertEquals("0", rebalanced[0], rebalanced[1] + rebalanced[2]);
+                assertTrue(rebalanced[1].contains("balanced: replicas per node differ by at most one (0 moves done)"),
+                        rebalanced[1]);
+                String[] back2 = RejoinClusterTest.admin(cluster, "move-replica", "--group", "1", "--from",
+                        Integer.toString(to), "--to", Integer.toString(from));
+                assertEquals("1", back2[0]);
+                assertTrue(back2[2].contains("node " + from + " was removed from the cluster's node set"), back2[2]);
                 for (int i = 0; i < 40; i++) {
                     NodeClient.Result r = client.get("k" + i, 60_000);
                     assertEquals(ClientReply.Status.OK, r.status(), "k" + i);

@@ -84,7 +84,7 @@ class SynodCliTest {
         "--seeds 2 --coding 5,1,3 --coding-change 2,3|--coding-change 2,3: coding needs 1 <= X <= N - 2F = 1, got X=3",
         "--nodes 3 --seeds 2 --membership-changes|--membership-changes needs --nodes 5 (3 voters and 2 spares), got 3",
         "--nodes 5 --seeds 2 --coding 5,1,3 --membership-changes --lease quorum|--membership-changes with --coding runs without leases",
-        "--nodes 5 --seeds 2 --membership-changes --lease quorum-auto|--membership-changes runs with --lease none, leader or quorum only",
+        "--nodes 5 --seeds 2 --membership-changes --lease quorum --lease-control megastore-ignores-membership|lease control megastore-ignores-membership needs --lease megastore, not quorum",
         "--nodes 5 --seeds 2 --mutation membership-stale-phase1|--mutation membership-stale-phase1 needs --membership-changes",
         "--nodes 3 --seeds 2 --bandwidth-mbit 0|--bandwidth-mbit must be 1..1000000, got 0",
         "--nodes 3 --seeds 2 --bandwidth-mbit fast|Invalid value for option '--bandwidth-mbit': 'fast' is not a whole number",

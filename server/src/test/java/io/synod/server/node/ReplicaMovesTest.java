@@ -56,6 +56,26 @@ class ReplicaMovesTest {
         assertEquals(-1, ReplicaMoves.target(ZONED, 0, 1, ON_012, MAP), "node 3 would share zone a with node 0");
     }
 
+    @Test
+    void aNodeRemovedFromTheNodeSetTakesNoReplicaAndIsNotCountedForBalance() {
+        // Four groups of three on nodes 1, 2, 3 after node 0 was emptied: balanced without node 0.
+        List<List<Integer>> on123 = List.of(List.of(1, 2, 3), List.of(1, 2, 3), List.of(1, 2, 3), List.of(1, 2, 3));
+        Placement emptied = new Placement(4, 3, List.of(), on123, on123);
+        GroupMembership on123m = GroupMembership.ofVoters(63, 0b1110);
+        assertEquals(0, ReplicaMoves.target(emptied, 0, 1, on123m, MAP), "node 0 is still in the node set: a target");
+        assertEquals(3, PlacementPlanner.movesToBalance(emptied), "node 0 counts as a node to fill (3 each on 4 nodes)");
+        Placement removed = emptied.withRemoved(0);
+        assertEquals(-1, ReplicaMoves.target(removed, 0, 1, on123m, MAP), "a removed node is never a target");
+        assertEquals(0, PlacementPlanner.movesToBalance(removed), "three replicas on each of the three nodes left");
+        assertNull(ReplicaMoves.rebalance(removed, 0, on123m, MAP));
+        assertRefused(ReplicaMoves.refusal(removed, 0, 1, 0, on123m, MAP, ALL), "node 0 was removed from the cluster's node set");
+        // Five nodes, node 4 removed: the rebalance fills node 3, not node 4.
+        Placement five = new Placement(5, 3, List.of(), List.of(List.of(0, 1, 2), List.of(0, 1, 2)),
+                List.of(List.of(0, 1, 2), List.of(0, 1, 2))).withRemoved(4);
+        assertEquals(3, ReplicaMoves.target(five, 0, 0, ON_012, ReplicaMap.identity(0, 5)));
+        assertEquals(1, PlacementPlanner.movesToBalance(five), "6 replicas on 4 nodes: one move onto node 3 (not 2 on 5)");
+    }
+
     private static void assertRefused(String reason, String expected) {
         assertTrue(reason != null && reason.contains(expected) && !reason.contains("\n"), reason);
     }

@@ -1,0 +1,114 @@
+package io.synod.client;
+
+import io.synod.protocol.ClientFrame;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The placement as this client knows it (docs/membership.md, "Routing by the placement"): which nodes host each group,
+ * learned from the servers ({@link ClientFrame.PlacementQuery}, never from ZooKeeper), so that a group's requests go
+ * only to nodes hosting it (the leader hint first) and never cost a retry at a spare. Asked again when a node answers
+ * {@link ClientFrame#STATUS_NOT_HOSTED} with a newer version than the one known, when a leader hint names a node this
+ * placement does not put in the group, and when a node id beyond it appears. Touched only on the engine's event loop.
+ *
+ * <p>A server older than the query closes the connection it came on; the engine asks on a connection of its own, so
+ * that costs nothing else, and such a node is not asked again for {@link #UNANSWERED_FOR_NANOS}. Commands carry
+ * {@link ClientFrame#FLAG_ROUTED} only to nodes that answered (an older server refuses a command with an unknown flag).
+ */
+final class PlacementRoutes {
+    /** How long a node that did not answer a placement query is not asked again. */
+    static final long UNANSWERED_FOR_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /**
+     * At most one query in flight, and one every this often (each is a connection of its own; meanwhile NOT_HOSTED
+     * answers and leader hints route around what the known placement lacks).
+     */
+    static final long MIN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private ClientFrame.PlacementReport placement;
+    /** Per group, nodes that answered NOT_HOSTED since this placement was learned (their view is newer than ours). */
+    private final Map<Integer, Set<Integer>> notHosting = new HashMap<>();
+    private final Set<Integer> answered = new HashSet<>();
+    private final Map<Integer, Long> unansweredUntil = new HashMap<>();
+    private boolean asking;
+    private boolean everAsked;
+    private long lastAskNanos;
+    private boolean wanted = true;
+
+    /** The version of the placement known, or -2 if none was learned yet (a server without a record says -1). */
+    long version() {
+        return placement == null ? -2 : placement.version();
+    }
+
+    /** Whether {@code node} hosts {@code group} as far as this client knows (true while it knows no placement). */
+    boolean hosts(int group, int node) {
+        Set<Integer> refused = notHosting.get(group);
+        return (placement == null || placement.hosts(group, node)) && (refused == null || !refused.contains(node));
+    }
+
+    /** Whether a command to {@code node} may carry {@link ClientFrame#FLAG_ROUTED}: it answered a placement query. */
+    boolean routedTo(int node) {
+        return answered.contains(node);
+    }
+
+    /** The node answered NOT_HOSTED for {@code group} naming its placement's {@code version}; true if that is newer. */
+    boolean notHosted(int group, int node, long version) {
+        notHosting.computeIfAbsent(group, g -> new HashSet<>()).add(node);
+        if (version > version()) {
+            wanted = true;
+            return true;
+        }
+        return false;
+    }
+
+    /** A leader hint or a node id this placement does not know: worth asking again. */
+    void noteNode(int group, int node) {
+        if (placement != null && (node >= placement.nodes() || !placement.hosts(group, node))) {
+            wanted = true;
+        }
+    }
+
+    /** Whether to ask {@code node} now: something suggests a newer placement, nothing is in flight, not too soon. */
+    boolean shouldAsk(int node, long nowNanos) {
+        Long until = unansweredUntil.get(node);
+        if (!wanted || asking || (everAsked && nowNanos - lastAskNanos < MIN_INTERVAL_NANOS)
+                || (until != null && nowNanos - until < 0)) {
+            return false;
+        }
+        asking = true;
+        everAsked = true;
+        lastAskNanos = nowNanos;
+        return true;
+    }
+
+    /** The answer of {@code node} to a query, or null if its connection closed first (an older server, or down). */
+    void answer(int node, ClientFrame frame, long nowNanos) {
+        asking = false;
+        if (!(frame instanceof ClientFrame.PlacementReport report)) {
+            unansweredUntil.put(node, nowNanos + UNANSWERED_FOR_NANOS);
+            answered.remove(node);
+            return;
+        }
+        answered.add(node);
+        unansweredUntil.remove(node);
+        if (report.version() >= version()) {
+            if (placement == null || report.version() > placement.version()) {
+                notHosting.clear();
+            }
+            placement = report;
+            wanted = false;
+        }
+    }
+
+    /** Whether a query was answered, or failed, at least once (the client's start waits for that, bounded). */
+    boolean settled() {
+        return everAsked && !asking;
+    }
+
+    /** The placement known (tests), or null. */
+    ClientFrame.PlacementReport placement() {
+        return placement;
+    }
+}

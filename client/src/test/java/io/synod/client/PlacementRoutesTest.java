@@ -1,0 +1,90 @@
+package io.synod.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.synod.protocol.ClientFrame;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Routing by the placement (docs/membership.md, "Routing by the placement"): which nodes a group's requests go to. */
+class PlacementRoutesTest {
+    /** Groups of 3 on 4 nodes: group 0 on {0, 1, 2}, group 1 on {1, 2, 3}; version 5. */
+    private static final ClientFrame.PlacementReport PLACED = new ClientFrame.PlacementReport(1, 5, 4, 0,
+            List.of(0b0111L, 0b1110L));
+    private static final Map<Integer, InetSocketAddress> FOUR = new HashMap<>();
+
+    static {
+        for (int n = 0; n < 4; n++) {
+            FOUR.put(n, new InetSocketAddress("127.0.0.1", 1 + n));
+        }
+    }
+
+    private static PendingOp op(int group, Consistency consistency, boolean readOnly) {
+        PendingOp op = new PendingOp("op", new byte[] {1}, "k".getBytes(StandardCharsets.UTF_8), readOnly, false,
+                consistency, Long.MAX_VALUE);
+        op.group = group;
+        return op;
+    }
+
+    @Test
+    void aGroupsRequestsGoOnlyToItsHostsWithTheLeaderHintFirst() {
+        PlacementRoutes placed = new PlacementRoutes();
+        assertTrue(placed.hosts(0, 3), "no placement known: every node hosts every group");
+        placed.answer(2, PLACED, 0);
+        assertFalse(placed.hosts(0, 3));
+        assertTrue(placed.hosts(1, 3) && placed.hosts(7, 3), "a group the report does not cover counts as hosted");
+        TargetPicker picker = new TargetPicker();
+        for (int attempt = 0; attempt < 8; attempt++) {
+            PendingOp write = op(0, Consistency.LINEARIZABLE, false);
+            write.attempts = attempt;
+            assertTrue(picker.pick(write, FOUR, Map.of(), placed) != 3, "never the spare, attempt " + attempt);
+            PendingOp stale = op(1, Consistency.STALE, true);
+            assertTrue(picker.pick(stale, FOUR, Map.of(), placed) != 0, "stale reads of group 1 never at node 0");
+        }
+        assertEquals(3, picker.pick(op(0, Consistency.LINEARIZABLE, false), FOUR, Map.of(0, 3), placed),
+                "a leader hint is followed even outside the placement known (a leader moving away)");
+        Set<Integer> without = new HashSet<>();
+        TargetPicker unplaced = new TargetPicker();
+        for (int read = 0; read < 8; read++) {
+            without.add(unplaced.pick(op(0, Consistency.STALE, true), FOUR, Map.of()));
+        }
+        assertTrue(without.contains(3), "the control: without a placement the rotation reaches the spare " + without);
+        assertEquals(3, picker.pick(op(0, Consistency.LINEARIZABLE, false), Map.of(3, FOUR.get(3)), Map.of(), placed),
+                "none of the group's hosts known: the nodes known are tried");
+    }
+
+    @Test
+    void notHostedAnswersExcludeTheNodeAndANewerVersionIsAskedFor() {
+        PlacementRoutes placed = new PlacementRoutes();
+        assertTrue(placed.shouldAsk(0, 0), "the first query goes at once");
+        assertFalse(placed.shouldAsk(1, 1), "one in flight at a time");
+        placed.answer(0, PLACED, 10);
+        assertTrue(placed.settled() && placed.routedTo(0) && !placed.routedTo(1));
+        assertFalse(placed.shouldAsk(0, TimeUnit.SECONDS.toNanos(5)), "nothing suggests a newer placement");
+        assertFalse(placed.notHosted(0, 1, 5), "the same version: node 1 is only skipped");
+        assertFalse(placed.hosts(0, 1));
+        assertTrue(placed.notHosted(0, 2, 6), "node 2 knows a newer placement");
+        assertFalse(placed.shouldAsk(2, PlacementRoutes.MIN_INTERVAL_NANOS - 1), "not more than once a second");
+        assertTrue(placed.shouldAsk(2, PlacementRoutes.MIN_INTERVAL_NANOS));
+        ClientFrame.PlacementReport moved = new ClientFrame.PlacementReport(2, 6, 4, 0, List.of(0b1011L, 0b1110L));
+        placed.answer(2, moved, 20 + PlacementRoutes.MIN_INTERVAL_NANOS);
+        assertEquals(6, placed.version());
+        assertTrue(placed.hosts(0, 1) && placed.hosts(0, 3) && !placed.hosts(0, 2), "the new placement replaces the skips");
+        placed.noteNode(0, 2);
+        assertTrue(placed.shouldAsk(1, TimeUnit.SECONDS.toNanos(10)), "a hint outside the placement asks again");
+        placed.answer(1, null, TimeUnit.SECONDS.toNanos(10));
+        assertFalse(placed.routedTo(1), "an older server (the connection closed): no routing flag to it");
+        placed.noteNode(0, 2);
+        assertFalse(placed.shouldAsk(1, TimeUnit.SECONDS.toNanos(20)), "not asked again for a while");
+        assertEquals(6, placed.version(), "a failed query keeps the placement known");
+    }
+}
