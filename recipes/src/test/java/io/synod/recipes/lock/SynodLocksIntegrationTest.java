@@ -161,13 +161,7 @@ class SynodLocksIntegrationTest {
                 AdaptiveLock lock = SynodLocks.adaptiveLock(shared.newBackend(TTL), "/adaptive", LockOptions.defaults());
                 locks.add(lock);
                 runs.add(threads.submit(() -> {
-                    for (int round = 0; round < 5; round++) {
-                        LockHandle hold = Locks.await(lock.acquireAsync().toCompletableFuture());
-                        resource.enter(hold.fencingToken());
-                        Thread.sleep(1);
-                        resource.exit();
-                        Locks.await(lock.releaseAsync().toCompletableFuture());
-                    }
+                    Locks.fencedRounds(lock, resource, 5);
                     return null;
                 }));
             }
