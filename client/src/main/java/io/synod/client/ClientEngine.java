@@ -413,21 +413,9 @@ final class ClientEngine implements AutoCloseable {
             finish(op, new Reply(r.group(), r.slot(), r.result(), op.target, ServedBy.of(r.served())), null);
             return;
         }
-        if (r.status() == ClientFrame.STATUS_PERMISSION_DENIED) {
-            finish(op, null, SynodPermissionException.fromResponse(r.result()));
-            return;
-        }
-        if (status == ClientReply.Status.REJECTED) {
-            String message = new String(r.result(), StandardCharsets.UTF_8);
-            finish(op, null, message.contains("exceeds the limit") ? new ValueTooLargeException(message)
-                    : new BadRequestException(message));
-            return;
-        }
-        if (status == ClientReply.Status.STALE_SEQUENCE) {
-            // A later command of this lane was applied: impossible while the lane runs one command at a time,
-            // unless the replicas evicted this lane's session. The fate of this one cannot be known.
-            op.lane.clientId = Lane.newClientId();
-            finish(op, null, new OutcomeUnknownException("the servers no longer know the outcome of this write"));
+        SynodException refusal = ClientReplies.finalRefusal(r, status, op.lane);
+        if (refusal != null) {
+            finish(op, null, refusal);
             return;
         }
         if (r.status() == ClientFrame.STATUS_NOT_HOSTED) {

@@ -1,5 +1,7 @@
 package io.synod.client;
 
+import io.synod.protocol.ClientFrame;
+import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvCommand;
 import io.synod.protocol.KvResult;
 import io.synod.protocol.SessionOwnership;
@@ -51,6 +53,28 @@ final class ClientReplies {
                     + ", expected " + type.getSimpleName());
         }
         return type.cast(result);
+    }
+
+    /**
+     * The error a response ends its command with at once, or null when another server may still answer it: a
+     * permission denial, a rejected command (too large, malformed), or a stale sequence number — a later command of
+     * {@code lane} was applied, impossible while the lane runs one command at a time unless the replicas evicted the
+     * lane's session, so this one's fate cannot be known and the lane takes a new client id.
+     */
+    static SynodException finalRefusal(ClientFrame.Response r, ClientReply.Status status, Lane lane) {
+        if (r.status() == ClientFrame.STATUS_PERMISSION_DENIED) {
+            return SynodPermissionException.fromResponse(r.result());
+        }
+        if (status == ClientReply.Status.REJECTED) {
+            String message = new String(r.result(), StandardCharsets.UTF_8);
+            return message.contains("exceeds the limit") ? new ValueTooLargeException(message)
+                    : new BadRequestException(message);
+        }
+        if (status == ClientReply.Status.STALE_SEQUENCE) {
+            lane.clientId = Lane.newClientId();
+            return new OutcomeUnknownException("the servers no longer know the outcome of this write");
+        }
+        return null;
     }
 
     static String checkKey(String key) {

@@ -152,13 +152,7 @@ class AdaptiveLockTest {
             for (CuratorFramework client : clients) {
                 runs.add(threads.submit(() -> {
                     try (AdaptiveLock lock = ZkLocks.adaptiveLock(client, path)) {
-                        for (int round = 0; round < ROUNDS_PER_CLIENT; round++) {
-                            LockHandle hold = Locks.await(lock.acquireAsync().toCompletableFuture());
-                            resource.enter(hold.fencingToken());
-                            Thread.sleep(1);
-                            resource.exit();
-                            Locks.await(lock.releaseAsync().toCompletableFuture());
-                        }
+                        Locks.fencedRounds(lock, resource, ROUNDS_PER_CLIENT);
                     }
                     return null;
                 }));

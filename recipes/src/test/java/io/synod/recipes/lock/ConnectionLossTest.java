@@ -21,24 +21,26 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The create succeeds on the server but its reply is lost. Whether Curator then retries the create or gives up,
  * the result must be one hold or none, never a leaked node that blocks the lock nor a second holder.
+ *
+ * <p>One server for the class (only the proxy's links are cut here, the server never stops, and every test has
+ * lock paths of its own); each test gets its own proxy and clients.
  */
-class ConnectionLossTest {
+class ConnectionLossTest extends SharedServerTest {
 
-    private ZkTestSupport zk;
     private ReplyDroppingProxy proxy;
     private CuratorFramework observer;
 
     @BeforeEach
     void start() throws Exception {
-        zk = new ZkTestSupport();
         proxy = new ReplyDroppingProxy(zk.server.getPort());
         observer = zk.newClient();
     }
 
     @AfterEach
     void stop() throws Exception {
+        // Clients first, while the proxy still carries their close; then the proxy.
+        zk.closeClients();
         proxy.close();
-        zk.close();
     }
 
     @ParameterizedTest

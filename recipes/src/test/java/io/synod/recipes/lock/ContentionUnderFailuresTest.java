@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * contending through the disruption and finishing its rounds after it within its deadline ({@link ContendingClient}:
  * bounded by time, not by tries, which a fail-over can burn in milliseconds), and no node left behind.
  */
-class ContentionUnderFailuresTest {
+class ContentionUnderFailuresTest extends SharedServerTest {
 
     private static final int CLIENTS = 8;
     private static final int ROUNDS_PER_CLIENT = 5;
@@ -35,25 +35,32 @@ class ContentionUnderFailuresTest {
     @ParameterizedTest
     @EnumSource(Variant.class)
     void exclusionSurvivesAStandaloneServerRestart(Variant kind) throws Exception {
-        try (ZkTestSupport zk = new ZkTestSupport()) {
-            contendThrough(kind, zk, zk.connectString(), () -> {
-                zk.server.stop();
+        contendThrough(kind, zk.connectString(), () -> {
+            zk.server.stop();
+            try {
                 Thread.sleep(500);
+            } finally {
                 zk.server.restart();
-            });
-        }
+            }
+        });
     }
 
     @ParameterizedTest
     @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS", "ASYNC_TAS_POLL"})
     void exclusionSurvivesLosingAnEnsembleMember(Variant kind) throws Exception {
         java.nio.file.Path ensembleFiles = java.nio.file.Files.createTempDirectory("synod-recipes-ensemble");
-        try (ZkTestSupport zk = new ZkTestSupport(); TestingCluster ensemble = startEnsemble(ensembleFiles)) {
-            contendThrough(kind, zk, ensemble.getConnectString(), () -> {
-                CuratorFramework probe = zk.newClient(ensemble.getConnectString(), new RetryNTimes(10, 200));
-                InstanceSpec connectedTo = ensemble.findConnectionInstance(probe.getZookeeperClient().getZooKeeper());
-                ensemble.killServer(connectedTo);
-            });
+        try (TestingCluster ensemble = startEnsemble(ensembleFiles)) {
+            try {
+                contendThrough(kind, ensemble.getConnectString(), () -> {
+                    CuratorFramework probe = zk.newClient(ensemble.getConnectString(), new RetryNTimes(10, 200));
+                    InstanceSpec connectedTo = ensemble.findConnectionInstance(probe.getZookeeperClient().getZooKeeper());
+                    ensemble.killServer(connectedTo);
+                });
+            } finally {
+                // While the ensemble still runs: a client whose servers are all gone waits out a failed reconnect
+                // before its close returns.
+                zk.closeClients();
+            }
         } finally {
             ZkTestSupport.deleteTree(ensembleFiles);
         }
@@ -84,7 +91,7 @@ class ContentionUnderFailuresTest {
         void run() throws Exception;
     }
 
-    private static void contendThrough(Variant kind, ZkTestSupport zk, String connectString, Disruption disruption) throws Exception {
+    private static void contendThrough(Variant kind, String connectString, Disruption disruption) throws Exception {
         String path = "/contention/" + kind;
         List<CuratorFramework> clients = new ArrayList<>();
         for (int i = 0; i < CLIENTS; i++) {

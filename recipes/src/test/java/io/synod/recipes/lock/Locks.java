@@ -128,6 +128,17 @@ final class Locks {
         };
     }
 
+    /** {@code rounds} acquisitions of {@code lock} in a row, each inside {@code resource} for about a millisecond. */
+    static void fencedRounds(AdaptiveLock lock, FencedResource resource, int rounds) throws Exception {
+        for (int round = 0; round < rounds; round++) {
+            LockHandle hold = await(lock.acquireAsync().toCompletableFuture());
+            resource.enter(hold.fencingToken());
+            Thread.sleep(1);
+            resource.exit();
+            await(lock.releaseAsync().toCompletableFuture());
+        }
+    }
+
     /** Bounded wait that surfaces the lock's own exception, as the sync locks throw it. */
     static <T> T await(java.util.concurrent.CompletableFuture<T> future) throws Exception {
         try {

@@ -13,8 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -24,19 +22,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the bound. The expired holder is told, and its token is rejected by the fenced resource once the next holder
  * has written.
  */
-class SessionLossTest {
-
-    private ZkTestSupport zk;
-
-    @BeforeEach
-    void start() throws Exception {
-        zk = new ZkTestSupport();
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        zk.close();
-    }
+class SessionLossTest extends SharedServerTest {
 
     @ParameterizedTest
     @EnumSource(Variant.class)
@@ -97,11 +83,14 @@ class SessionLossTest {
             LockHandle holdA = lockA.acquire();
 
             zk.server.stop();
-            LockLossReason reason = holdA.lost().toCompletableFuture().get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
-            assertEquals(LockLossReason.SESSION_SUSPENDED_TOO_LONG, reason);
-            assertFalse(holdA.isValid());
-            assertFalse(lockA.isAcquiredInThisProcess());
-            zk.server.restart();
+            try {
+                LockLossReason reason = holdA.lost().toCompletableFuture().get(ZkTestSupport.WAIT.toSeconds(), TimeUnit.SECONDS);
+                assertEquals(LockLossReason.SESSION_SUSPENDED_TOO_LONG, reason);
+                assertFalse(holdA.isValid());
+                assertFalse(lockA.isAcquiredInThisProcess());
+            } finally {
+                zk.server.restart(); // the class's other tests use this server
+            }
 
             // The session survived the outage, yet nobody believes in the hold any more: its node must go, or the lock
             // would stay blocked until the session ends.

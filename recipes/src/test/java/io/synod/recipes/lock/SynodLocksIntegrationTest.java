@@ -15,6 +15,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,6 +37,29 @@ class SynodLocksIntegrationTest {
     private static final int ROUNDS_PER_CLIENT = 4;
     private static final Duration TTL = Duration.ofSeconds(6);
 
+    /**
+     * The cluster of the tests that leave every server running (each test has lock paths of its own and closes its
+     * clients and sessions after itself); a test that kills a server starts a cluster of its own.
+     */
+    private static SynodTestCluster shared;
+
+    @BeforeAll
+    static void startSharedCluster() throws Exception {
+        shared = new SynodTestCluster(3, 1);
+    }
+
+    @AfterAll
+    static void stopSharedCluster() throws Exception {
+        if (shared != null) {
+            shared.close();
+        }
+    }
+
+    @AfterEach
+    void closeSharedClients() {
+        shared.closeClients();
+    }
+
     @FunctionalInterface
     private interface Disruption {
         void run() throws Exception;
@@ -42,9 +68,7 @@ class SynodLocksIntegrationTest {
     @ParameterizedTest
     @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS"})
     void eightClientsContendWithoutADoubleHolder(Variant kind) throws Exception {
-        try (SynodTestCluster synod = new SynodTestCluster(3, 1)) {
-            contendThrough(kind, synod, () -> { });
-        }
+        contendThrough(kind, shared, () -> { });
     }
 
     @ParameterizedTest
@@ -98,67 +122,57 @@ class SynodLocksIntegrationTest {
     @ParameterizedTest
     @EnumSource(value = Variant.class, names = {"SYNC_QUEUE", "ASYNC_QUEUE", "SYNC_TAS", "ASYNC_TAS"})
     void aSilentHoldersHoldEndsBeforeItsSessionExpiresAndItsTokenIsFencedOut(Variant kind) throws Exception {
-        try (SynodTestCluster synod = new SynodTestCluster(3, 1)) {
-            String path = "/expiry/" + kind;
-            FencedResource resource = new FencedResource();
-            SynodClient silentClient = synod.newClient();
-            SynodLockBackend silent = new SynodLockBackend(silentClient, Duration.ofSeconds(3));
-            SynodLockBackend next = synod.newBackend(Duration.ofSeconds(3));
-            try (Locks.Any first = Locks.create(kind, silent, path); Locks.Any second = Locks.create(kind, next, path)) {
-                LockHandle old = first.acquire(Duration.ofSeconds(30)).orElseThrow();
-                assertTrue(resource.write(old.fencingToken()));
-                // The instants are taken by stages derived from the two futures, and read from those stages: a
-                // callback registered with thenRun may still be running when get() on its source returns.
-                CompletableFuture<Long> lostAt = old.lost().toCompletableFuture().thenApply(r -> System.nanoTime());
-                Locks.InBackground waiting = Locks.acquireInBackground(second, "next holder");
-                CompletableFuture<Long> grantedAt = waiting.result().thenApply(h -> System.nanoTime());
-                silentClient.close(); // keep-alives stop; the servers are not told
-                LockLossReason reason = old.lost().toCompletableFuture().get(30, TimeUnit.SECONDS);
-                assertFalse(old.isValid(), "the silent holder knows it lost the lock (" + reason + ")");
-                LockHandle fresh = waiting.result().get(60, TimeUnit.SECONDS);
-                assertTrue(lostAt.get(5, TimeUnit.SECONDS) < grantedAt.get(5, TimeUnit.SECONDS),
-                        "no double holder: the old hold ended before the new one began");
-                assertTrue(fresh.fencingToken() > old.fencingToken(), "the later holder's token is larger");
-                assertTrue(resource.write(fresh.fencingToken()));
-                assertFalse(resource.write(old.fencingToken()), "the stale token is rejected");
-                second.release();
-            } finally {
-                silent.close();
-            }
+        String path = "/expiry/" + kind;
+        FencedResource resource = new FencedResource();
+        SynodClient silentClient = shared.newClient();
+        SynodLockBackend silent = new SynodLockBackend(silentClient, Duration.ofSeconds(3));
+        SynodLockBackend next = shared.newBackend(Duration.ofSeconds(3));
+        try (Locks.Any first = Locks.create(kind, silent, path); Locks.Any second = Locks.create(kind, next, path)) {
+            LockHandle old = first.acquire(Duration.ofSeconds(30)).orElseThrow();
+            assertTrue(resource.write(old.fencingToken()));
+            // The instants are taken by stages derived from the two futures, and read from those stages: a
+            // callback registered with thenRun may still be running when get() on its source returns.
+            CompletableFuture<Long> lostAt = old.lost().toCompletableFuture().thenApply(r -> System.nanoTime());
+            Locks.InBackground waiting = Locks.acquireInBackground(second, "next holder");
+            CompletableFuture<Long> grantedAt = waiting.result().thenApply(h -> System.nanoTime());
+            silentClient.close(); // keep-alives stop; the servers are not told
+            LockLossReason reason = old.lost().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            assertFalse(old.isValid(), "the silent holder knows it lost the lock (" + reason + ")");
+            LockHandle fresh = waiting.result().get(60, TimeUnit.SECONDS);
+            assertTrue(lostAt.get(5, TimeUnit.SECONDS) < grantedAt.get(5, TimeUnit.SECONDS),
+                    "no double holder: the old hold ended before the new one began");
+            assertTrue(fresh.fencingToken() > old.fencingToken(), "the later holder's token is larger");
+            assertTrue(resource.write(fresh.fencingToken()));
+            assertFalse(resource.write(old.fencingToken()), "the stale token is rejected");
+            second.release();
+        } finally {
+            silent.close();
         }
     }
 
     @Test
     void theAdaptiveLockExcludesOnSynodToo() throws Exception {
-        try (SynodTestCluster synod = new SynodTestCluster(3, 1)) {
-            FencedResource resource = new FencedResource();
-            List<AdaptiveLock> locks = new ArrayList<>();
-            ExecutorService threads = Executors.newFixedThreadPool(4);
-            try {
-                List<Future<?>> runs = new ArrayList<>();
-                for (int i = 0; i < 4; i++) {
-                    AdaptiveLock lock = SynodLocks.adaptiveLock(synod.newBackend(TTL), "/adaptive", LockOptions.defaults());
-                    locks.add(lock);
-                    runs.add(threads.submit(() -> {
-                        for (int round = 0; round < 5; round++) {
-                            LockHandle hold = Locks.await(lock.acquireAsync().toCompletableFuture());
-                            resource.enter(hold.fencingToken());
-                            Thread.sleep(1);
-                            resource.exit();
-                            Locks.await(lock.releaseAsync().toCompletableFuture());
-                        }
-                        return null;
-                    }));
-                }
-                for (Future<?> run : runs) {
-                    run.get(ZkTestSupport.WAIT.toSeconds() * 2, TimeUnit.SECONDS);
-                }
-            } finally {
-                threads.shutdownNow();
-                locks.forEach(AdaptiveLock::close);
+        FencedResource resource = new FencedResource();
+        List<AdaptiveLock> locks = new ArrayList<>();
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> runs = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                AdaptiveLock lock = SynodLocks.adaptiveLock(shared.newBackend(TTL), "/adaptive", LockOptions.defaults());
+                locks.add(lock);
+                runs.add(threads.submit(() -> {
+                    Locks.fencedRounds(lock, resource, 5);
+                    return null;
+                }));
             }
-            assertEquals(List.of(), resource.violations());
-            assertEquals(20, resource.entryTokens().size());
+            for (Future<?> run : runs) {
+                run.get(ZkTestSupport.WAIT.toSeconds() * 2, TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
+            locks.forEach(AdaptiveLock::close);
         }
+        assertEquals(List.of(), resource.violations());
+        assertEquals(20, resource.entryTokens().size());
     }
 }

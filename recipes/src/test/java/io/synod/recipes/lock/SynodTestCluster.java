@@ -52,18 +52,21 @@ final class SynodTestCluster implements AutoCloseable {
         return cluster.leaderOf(0);
     }
 
+    /** Closes every client and backend made so far, keeping the cluster (a test that shares it, after itself). */
+    synchronized void closeClients() {
+        for (AutoCloseable c : opened) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // best effort
+            }
+        }
+        opened.clear();
+    }
+
     @Override
     public void close() throws Exception {
-        synchronized (this) {
-            for (AutoCloseable c : opened) {
-                try {
-                    c.close();
-                } catch (Exception e) {
-                    // best effort
-                }
-            }
-            opened.clear();
-        }
+        closeClients();
         cluster.close();
         zk.close();
         ZkTestSupport.deleteTree(dir);
