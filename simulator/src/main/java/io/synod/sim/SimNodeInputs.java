@@ -183,7 +183,11 @@ final class SimNodeInputs {
         node.fsyncing = null;
         sim.traffic.log += SimTraffic.entries(ready.entries());
         sim.trace.add(0xF5C, node.id, sim.queue.now());
-        node.driver.persisted(ready, node.localNanos(sim.queue.now()));
+        // As the server's group loop does it: the completion, then a pass, which runs the after-work it released
+        // (GroupDriver.persistedBeforePass), so that the simulated runtime takes the server's path.
+        long local = node.localNanos(sim.queue.now());
+        node.driver.persistedBeforePass(ready, local);
+        node.driver.ready(local);
         startFsync(node);
         checkMonotonic(node);
     }

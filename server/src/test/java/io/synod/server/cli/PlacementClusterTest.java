@@ -20,6 +20,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
@@ -41,6 +43,13 @@ class PlacementClusterTest {
 
     static double gauge(SynodNode node, String name, int group) {
         return node.registry().get(name).tag("group", Integer.toString(group)).gauge().value();
+    }
+
+    /** Waits up to 30 s for what the nodes' gauges show (they follow each node's own applied membership). */
+    private static void awaitGauges(BooleanSupplier shown, String what) throws InterruptedException {
+        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); !shown.getAsBoolean(); Thread.sleep(20)) {
+            assertTrue(System.nanoTime() - deadline < 0, "not shown within 30 s: " + what);
+        }
     }
 
     @Test
@@ -94,9 +103,13 @@ class PlacementClusterTest {
                         Integer.toString(from), "--to", Integer.toString(to));
                 assertEquals("0", move[0], move[1] + move[2]);
                 assertTrue(move[1].contains("done: group 0: nodes: leader"), move[1]);
-                assertEquals(1.0, gauge(cluster.node(to), "synod.group.voter", 0), "node " + to + " votes in group 0");
-                assertEquals(0.0, gauge(cluster.node(from), "synod.group.voter", 0), "node " + from + " left group 0");
-                assertEquals(3.0, gauge(cluster.node(to), "synod.group.voters", 0));
+                // "done" is the leader's word: the other nodes apply the last step when its commit reaches them.
+                SynodNode target = cluster.node(to);
+                SynodNode source = cluster.node(from);
+                awaitGauges(() -> gauge(target, "synod.group.voter", 0) == 1.0
+                        && gauge(source, "synod.group.voter", 0) == 0.0
+                        && gauge(target, "synod.group.voters", 0) == 3.0,
+                        "node " + to + " votes in group 0 of three voters, node " + from + " left it");
                 String[] again = RejoinClusterTest.admin(cluster, "move-replica", "--group", "0", "--from",
                         Integer.toString(from), "--to", Integer.toString(to));
                 assertEquals("0", again[0], "repeating a move is safe: " + again[1] + again[2]);
