@@ -44,16 +44,18 @@ final class Placements {
      * NodeJoin}).
      *
      * @throws IllegalStateException (one line) if this node's settings differ from the recorded placement, if fewer
-     *     replicas than nodes are asked for coded or quorum-lease groups, or for a cluster that ran before without one,
+     *     replicas than nodes are asked for coded groups, or for a cluster that ran before without one,
      *     or if this node may not join
      */
     static Placements agree(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding, LeaseMode lease) {
         int nodes = config.nodes().size();
         PlacementSettings wanted = config.placement();
-        if (!wanted.everyNode(nodes) && (coding.enabled() || ServerConfig.LeaseSetting.isQuorum(lease))) {
+        // Quorum-lease groups are placed like the others: their lease configurations are computed over the voters
+        // (rules QL1, QL5), so a spare holds and grants nothing. Coded groups spread one shard per node id.
+        if (!wanted.everyNode(nodes) && coding.enabled()) {
             throw new IllegalStateException("replicas=" + wanted.replicas() + " of " + nodes + " nodes is refused for "
-                    + (coding.enabled() ? "RS-Paxos coded" : "quorum-lease") + " groups: only plain and leader-lease "
-                    + "groups are placed on fewer nodes than the cluster has (docs/membership.md, Placement)");
+                    + "RS-Paxos coded groups: only uncoded groups are placed on fewer nodes than the cluster has "
+                    + "(docs/membership.md, Placement)");
         }
         while (true) {
             Optional<Versioned<Placement>> recorded = metadata.placement();

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Groups of 3 replicas on 4 nodes, in process (docs/membership.md, "Placement"): each group's replicas vote exactly on
  * the nodes the recorded placement names, the fourth node's replica is a spare (no member, never elected, rules M2 and
  * M3 with the election naming voters only), every group serves, and keeps serving with one of its nodes down. A node
- * whose {@code replicas} differs from the record, and quorum-lease groups on fewer nodes, are refused with one line.
+ * whose {@code replicas} differs from the record, and coded groups on fewer nodes, are refused with one line
+ * (quorum-lease groups on fewer nodes: {@code PlacedQuorumLeaseClusterTest} in the integration tests).
  */
 class PlacementClusterTest {
     private static final int NODES = 4;
@@ -187,14 +188,14 @@ class PlacementClusterTest {
 
     @Test
     @Timeout(120)
-    void quorumLeaseGroupsOnFewerNodesAreRefused() throws Exception {
+    void codedGroupsOnFewerNodesAreRefused() throws Exception {
         InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, -1, -1,
                 Map.of("clientPortAddress", "127.0.0.1"), "127.0.0.1");
         try (TestingServer zk = new TestingServer(spec, true);
-                LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 2,
-                        "placedq", Map.of("lease", "quorum", "replicas", "2"))) {
+                LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 5, 2,
+                        "placedc", Map.of("coding", "5,1,3", "replicas", "3"))) {
             IllegalStateException refused = assertThrows(IllegalStateException.class, () -> cluster.start(0));
-            assertTrue(refused.getMessage().contains("refused for quorum-lease groups"), refused.getMessage());
+            assertTrue(refused.getMessage().contains("refused for RS-Paxos coded groups"), refused.getMessage());
         }
     }
 
