@@ -1,7 +1,6 @@
 package io.synod.server.node;
 
 import io.synod.coordination.ClusterMetadata;
-import io.synod.coordination.LeaseMode;
 import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
 import io.synod.coordination.Versioned;
@@ -36,15 +35,14 @@ final class NodeJoin {
 
     /**
      * Records this node in the placement (compare-and-set; a conflict re-reads): it must be the next node id, listed
-     * last in its configuration, in a cluster of plain or leader-lease groups.
+     * last in its configuration, in a cluster of uncoded groups.
      *
      * @throws IllegalStateException (one line) if the join is refused
      */
-    static void register(ServerConfig config, ClusterMetadata metadata, Versioned<Placement> recorded, Coding coding,
-            LeaseMode lease) {
+    static void register(ServerConfig config, ClusterMetadata metadata, Versioned<Placement> recorded, Coding coding) {
         Placement p = recorded.value();
         int self = config.nodeId();
-        String refused = refusal(config, p, coding, lease);
+        String refused = refusal(config, p, coding);
         if (refused != null) {
             throw new IllegalStateException("node " + self + " refuses to join cluster '" + config.clusterName() + "': "
                     + refused + " (docs/membership.md, Adding a node)");
@@ -60,11 +58,13 @@ final class NodeJoin {
     }
 
     /** Why this node may not join a cluster placed as {@code p}, or null. */
-    static String refusal(ServerConfig config, Placement p, Coding coding, LeaseMode lease) {
+    static String refusal(ServerConfig config, Placement p, Coding coding) {
         int self = config.nodeId();
-        if (coding.enabled() || ServerConfig.LeaseSetting.isQuorum(lease)) {
-            return "its groups are " + (coding.enabled() ? "RS-Paxos coded" : "quorum-lease") + " groups, and nodes join "
-                    + "only clusters of plain or leader-lease groups (placement is refused for the others)";
+        // Every lease mode takes a joined node: it starts as a spare, which holds, grants and counts for no lease
+        // (rules QL1, QL2), and replicas move onto it through the log (QL3, QL4).
+        if (coding.enabled()) {
+            return "its groups are RS-Paxos coded groups, and nodes join only clusters of uncoded groups (placement is "
+                    + "refused for coded ones)";
         }
         if (self != p.nodes() || config.nodes().size() != p.nodes() + 1) {
             return "node.id " + self + " with nodes listing " + config.nodes().size() + " nodes, but the cluster has "
