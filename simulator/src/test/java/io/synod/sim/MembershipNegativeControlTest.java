@@ -87,6 +87,19 @@ class MembershipNegativeControlTest {
         assertCaught(base, SimLeaseModes.world(SimLeaseModes.Mode.LEADER_TIMER), "membership-stale-phase1 (leader-timer)");
     }
 
+    /**
+     * Rule LL1's own control, the lease alone broken ({@code ll-skips-wait-for-removed-leader}): a new leader whose
+     * predecessor is no voter of the membership it applied skips its wait of Δ(1+ε), while the removed predecessor,
+     * which need not have applied its removal, still leads and reads on its lease. Phase 1 is intact (M3 on), so what
+     * is caught is a stale lease read: first at seed 54, then 207 (of 300, {@code NOT_LINEARIZABLE}, 2026-11-27).
+     */
+    @Test
+    void timerLeaderLeaseSkippingTheWaitForARemovedLeaderIsCaught() {
+        SimConfig base = SimConfig.defaults(5, FaultProfile.ALL).withMembershipChanges(true);
+        assertCaught(base, SimLeaseModes.world(SimLeaseModes.Mode.LEADER_TIMER,
+                SimLeaseModes.Control.LL_SKIPS_WAIT_FOR_REMOVED_LEADER), "ll-skips-wait-for-removed-leader");
+    }
+
     private static void assertCaught(SimConfig base, SimLeases leases, String name) {
         SimResult caught = null;
         for (long seed = 1; seed <= MAX_SEEDS && caught == null; seed++) {

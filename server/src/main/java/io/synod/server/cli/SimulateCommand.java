@@ -122,7 +122,8 @@ final class SimulateCommand implements Callable<Integer> {
                 "inherited-ignores-limbo, end-lease-keeps-reading (with --lease leader), timer-no-drift-margin (with --lease leader-timer),",
                 "ql-read-pending-write, ql-commit-without-holders, ql-read-behind-promises (with --lease quorum),",
                 "ql-config-drops-old-holders, ql-holder-ignores-config (with --lease quorum-auto); with --membership-changes",
-                "also ql-ignores-membership (quorum), ql-auto-ignores-membership (quorum-auto), megastore-ignores-membership."})
+                "also ql-ignores-membership (quorum), ql-auto-ignores-membership (quorum-auto), megastore-ignores-membership,",
+                "ll-skips-wait-for-removed-leader (leader-timer)."})
     String leaseControl;
 
     @Option(names = "--clock-drift-ppm", paramLabel = "PPM", converter = WholeNumber.Long.class,
