@@ -288,6 +288,7 @@ final class ClientEngine implements AutoCloseable {
             return;
         }
         op.target = target;
+        probe.ask(target, nodes, System.nanoTime()); // only if the pick found the placement worth asking for again
         op.forward = forwardRoutes.forward(op, target, System.nanoTime());
         op.routed = placed.routedTo(target);
         op.requestId = nextRequestId++;

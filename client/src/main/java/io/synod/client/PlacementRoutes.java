@@ -26,6 +26,8 @@ final class PlacementRoutes {
      * answers and leader hints route around what the known placement lacks).
      */
     static final long MIN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How long a placement that leaves the preferred reader out of a group is trusted before it is asked for again. */
+    static final long PREFERRED_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private ClientFrame.PlacementReport placement;
     /** Per group, nodes that answered NOT_HOSTED since this placement was learned (their view is newer than ours). */
@@ -36,6 +38,8 @@ final class PlacementRoutes {
     private boolean everAsked;
     private long lastAskNanos;
     private boolean wanted = true;
+    /** When the placement known was last answered. */
+    private long learnedNanos;
 
     /** The version of the placement known, or -2 if none was learned yet (a server without a record says -1). */
     long version() {
@@ -61,6 +65,17 @@ final class PlacementRoutes {
             return true;
         }
         return false;
+    }
+
+    /**
+     * The preferred reader ({@code readFrom}) does not host {@code group} in the placement known: once that placement is
+     * {@link #PREFERRED_RECHECK_NANOS} old, worth asking again, since replicas may have moved onto it (a node that
+     * joined) and nothing else would tell a client that never sends it this group's requests.
+     */
+    void preferredOutside(int group, int node, long nowNanos) {
+        if (placement != null && !placement.hosts(group, node) && nowNanos - learnedNanos >= PREFERRED_RECHECK_NANOS) {
+            wanted = true;
+        }
     }
 
     /** A leader hint or a node id this placement does not know: worth asking again. */
@@ -98,6 +113,7 @@ final class PlacementRoutes {
                 notHosting.clear();
             }
             placement = report;
+            learnedNanos = nowNanos;
             wanted = false;
         }
     }
