@@ -105,6 +105,7 @@ final class MembershipRequests {
                 if (refused != null) {
                     return response(request, ClientReply.Status.REJECTED, 0, leaderNode, refused);
                 }
+                map = newIdIfRetired(g, to, a, map);
                 placed = placements.recordMove(g, from, to);
             }
         } catch (RuntimeException e) { // ZooKeeper unreachable, or a concurrent move of the same group won
@@ -115,7 +116,50 @@ final class MembershipRequests {
         return response(request, ClientReply.Status.OK, 0, leaderNode, "group " + g + ": replica moves from node " + from
                 + " to node " + to + " (placed on nodes " + placed.current().get(g) + "), " + state + ": the leader adds "
                 + "node " + to + "'s id " + map.currentId(to) + " as a learner, promotes it once caught up, then removes "
-                + "node " + from + "'s id " + map.currentId(from) + "\n" + describe(g, map, a));
+                + "node " + from + "'s id " + map.currentId(from) + prefixed("; ", restartHint(g, to, map, a.committed())) + "\n"
+                + describe(g, map, a));
+    }
+
+    /**
+     * Before a move onto node {@code to} is recorded: if its id in group {@code g} was removed before (rule M7), a new
+     * id for it in the group's replica map ({@link Placements#newId}); the map to answer with.
+     */
+    private ReplicaMap newIdIfRetired(int g, int to, MembershipAdmin.Answer a, ReplicaMap map) {
+        int retired = ReplicaMoves.retiredIdOf(to, a.committed(), map);
+        return retired < 0 ? map : placements.newId(g, to, retired, routes.universe());
+    }
+
+    /**
+     * What a move back onto a node needs from the operator: the node's current id in the group is a move-back's new id
+     * ({@link ReplicaMoves#moveBackMark}), which the node takes, with a fresh local replica of the group, at its next
+     * start ({@link LostGroups}); until then the learner does not catch up and the move waits.
+     */
+    static String restartHint(int g, int to, ReplicaMap map, GroupMembership committed) {
+        int id = map.currentId(to);
+        ReplicaMap.Replica r = id < 0 || committed.isVoter(id) ? null : map.replica(id);
+        int previous = -1;
+        for (ReplicaMap.Replica e : map.replicas()) {
+            previous = e.nodeId() == to && e.id() < id ? e.id() : previous;
+        }
+        if (r == null || previous < 0 || !ReplicaMoves.moveBackMark(g, previous).equals(r.incarnation())) {
+            return "";
+        }
+        return "node " + to + "'s id " + previous + " in group " + g + " was removed before (rule M7), so it takes "
+                + "new id " + id + " with an empty replica of the group at its next start: restart node " + to
+                + " if it runs";
+    }
+
+    /** All the hints of a group waiting for a move back ({@link #restartHint}), one line each. */
+    private static String restartHints(int g, Placement placed, ReplicaMap map, GroupMembership committed) {
+        StringBuilder out = new StringBuilder();
+        for (int n : placed.current().get(g)) {
+            out.append(prefixed("\n", restartHint(g, n, map, committed)));
+        }
+        return out.toString();
+    }
+
+    private static String prefixed(String prefix, String text) {
+        return text.isEmpty() ? "" : prefix + text;
     }
 
     /** On a leader: takes the emptied node {@code replica} out of the node set, or refuses with one line. */
@@ -142,7 +186,8 @@ final class MembershipRequests {
         int g = request.group();
         if (!ReplicaMoves.settled(placed, g, a.committed(), map)) {
             return response(request, ClientReply.Status.OK, 0, leaderNode, RebalanceStep.waiting(g,
-                    PlacementPlanner.movesToBalance(placed)).line() + "\n" + describe(g, map, a));
+                    PlacementPlanner.movesToBalance(placed)).line() + restartHints(g, placed, map, a.committed()) + "\n"
+                    + describe(g, map, a));
         }
         int[] step = ReplicaMoves.rebalance(placed, g, a.committed(), map);
         if (step == null) {
@@ -153,9 +198,11 @@ final class MembershipRequests {
         if (refused != null) {
             return response(request, ClientReply.Status.REJECTED, 0, leaderNode, refused);
         }
+        ReplicaMap ids = newIdIfRetired(g, step[1], a, map);
         Placement next = placements.recordMove(g, step[0], step[1]);
         return response(request, ClientReply.Status.OK, 0, leaderNode, RebalanceStep.moving(g, step[0], step[1],
-                PlacementPlanner.movesToBalance(next)).line() + "\n" + describe(g, map, a));
+                PlacementPlanner.movesToBalance(next)).line() + prefixed("\n", restartHint(g, step[1], ids, a.committed())) + "\n"
+                + describe(g, ids, a));
     }
 
     private ClientFrame.Response answer(ClientFrame.MembershipRequest request, MembershipAdmin.Op op,

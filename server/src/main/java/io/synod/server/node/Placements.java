@@ -2,6 +2,7 @@ package io.synod.server.node;
 
 import io.synod.coordination.ClusterMetadata;
 import io.synod.coordination.LeaseMode;
+import io.synod.coordination.NodeIncarnation;
 import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
 import io.synod.coordination.Versioned;
@@ -192,6 +193,30 @@ final class Placements {
             if (metadata.compareAndSetPlacement(recorded.version(), next)) {
                 advance(new Versioned<>(next, recorded.version() + 1));
                 LOG.info("group {}: replica moves from node {} to node {}: placement {}", group, from, to, next.current());
+                return next;
+            }
+        }
+    }
+
+    /**
+     * A new id for node {@code to} in {@code group}'s map in place of its retired id {@code retired} (compare-and-set on
+     * the map's znode, re-read on a conflict; nothing if the node's current id is no longer {@code retired}: allocated
+     * by an earlier call). Blocks on ZooKeeper.
+     *
+     * @return the map recorded
+     * @throws IllegalStateException if the group's ids are used up
+     */
+    ReplicaMap newId(int group, int to, int retired, int universe) {
+        while (true) {
+            Versioned<ReplicaMap> current = metadata.replicaMap(group);
+            if (current.value().currentId(to) != retired) {
+                return current.value();
+            }
+            ReplicaMap next = current.value().withIncarnation(new NodeIncarnation(to, ReplicaMoves.moveBackMark(group, retired)),
+                    universe);
+            if (metadata.compareAndSetReplicaMap(group, current.version(), next)) {
+                LOG.info("group {}: a replica moves back onto node {}, whose id {} was removed: new id {}", group, to,
+                        retired, next.currentId(to));
                 return next;
             }
         }
