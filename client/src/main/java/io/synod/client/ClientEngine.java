@@ -289,7 +289,7 @@ final class ClientEngine implements AutoCloseable {
         }
         op.target = target;
         op.forward = forwardRoutes.forward(op, target, System.nanoTime());
-        op.routed = placed.routedTo(target);
+        op.routed = op.admin != null ? placed.adminRoutedTo(target) : placed.routedTo(target);
         op.requestId = nextRequestId++;
         op.via = connection(nodes.get(target));
         inFlight.put(op.requestId, op);

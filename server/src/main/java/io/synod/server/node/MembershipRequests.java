@@ -25,15 +25,18 @@ import java.util.function.IntFunction;
 final class MembershipRequests {
     private final ReplicaRoutes routes;
     private final Placements placements;
+    /** Refuses a routed request for a group this node does not host ({@link PlacementAnswers#refusal}). */
+    private final PlacementAnswers placementAnswers;
     private final IntFunction<GroupLoop> loops;
     private final int groups;
     /** Runs what blocks on ZooKeeper (recording a move), off the group's worker. */
     private final Executor blocking;
 
-    MembershipRequests(ReplicaRoutes routes, Placements placements, IntFunction<GroupLoop> loops, int groups,
-            Executor blocking) {
+    MembershipRequests(ReplicaRoutes routes, Placements placements, PlacementAnswers placementAnswers,
+            IntFunction<GroupLoop> loops, int groups, Executor blocking) {
         this.routes = routes;
         this.placements = placements;
+        this.placementAnswers = placementAnswers;
         this.loops = loops;
         this.groups = groups;
         this.blocking = blocking;
@@ -50,6 +53,11 @@ final class MembershipRequests {
             case ClientFrame.MEMBERSHIP_REMOVE -> MembershipAdmin.Op.REMOVE;
             default -> null;
         };
+        ClientFrame.Response notHosted = loop == null ? null : placementAnswers.refusal(request);
+        if (notHosted != null) {
+            respond.accept(notHosted); // its hint is a node already
+            return;
+        }
         if (loop == null || op == null) {
             String why = loop == null ? "group " + g + " does not exist (the cluster has " + groups + ")"
                     : "membership request op " + request.op() + " is unknown (0 status, 1 add learner, 2 promote, 3 remove, "

@@ -238,8 +238,9 @@ public final class SynodNode implements AutoCloseable {
         for (GroupLoop loop : loops) {
             loop.start();
         }
-        MembershipRequests membershipRequests = new MembershipRequests(routes, placements, g -> loops[g], groups, progress);
         placementAnswers = new PlacementAnswers(config.nodeId(), placements, this::leaderOf, registry);
+        MembershipRequests membershipRequests = new MembershipRequests(routes, placements, placementAnswers,
+                g -> loops[g], groups, progress);
         AuthService authService = new AuthService(config.auth(), this::routeStaleRead);
         auth = authService;
         clients = new ClientServer(config.maxFrameBytes(), MAX_IN_FLIGHT_PER_CONNECTION, 2, new ClientServer.Handler() {
@@ -297,8 +298,8 @@ public final class SynodNode implements AutoCloseable {
             }
 
             @Override
-            public ClientFrame.PlacementReport placement(long requestId) {
-                return placementAnswers.report(requestId);
+            public ClientFrame.PlacementReport placement(ClientFrame.PlacementQuery query) {
+                return placementAnswers.report(query);
             }
         }, policy);
         registerConnectionMetrics(policy);
