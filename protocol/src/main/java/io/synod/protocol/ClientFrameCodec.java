@@ -125,9 +125,19 @@ public final class ClientFrameCodec {
         }
     }
 
-    /** The optional trailing u8 of a frame (0 if the frame ends here). */
-    private static int optionalByte(ByteBuffer in) {
-        return in.remaining() == 1 ? in.get() & 0xFF : 0;
+    /**
+     * The optional trailing u8 of a frame (0 if the frame ends here). A byte of 0 is refused: the encoder leaves it out,
+     * so each frame has one encoding.
+     */
+    private static int optionalByte(ByteBuffer in, String what) {
+        if (in.remaining() != 1) {
+            return 0;
+        }
+        int value = in.get() & 0xFF;
+        if (value == 0) {
+            throw new IllegalArgumentException(what + " byte is 0: it is sent only when not 0");
+        }
+        return value;
     }
 
     private static ByteBuffer start(int type, int fieldBytes) {
@@ -183,7 +193,7 @@ public final class ClientFrameCodec {
             case CODING_CHANGE -> new ClientFrame.CodingChange(i64(in, "request id"), i32(in, "group"),
                     i32(in, "failures"), i32(in, "data shards"), i32(in, "threshold bytes"));
             case MEMBERSHIP_REQUEST -> membershipRequest(in);
-            case PLACEMENT_QUERY -> new ClientFrame.PlacementQuery(i64(in, "request id"), optionalByte(in));
+            case PLACEMENT_QUERY -> new ClientFrame.PlacementQuery(i64(in, "request id"), optionalByte(in, "placement query features"));
             case PLACEMENT_REPORT -> placementReport(in);
             default -> throw new IllegalArgumentException("unknown client frame type " + type);
         };
@@ -196,7 +206,7 @@ public final class ClientFrameCodec {
     private static ClientFrame.MembershipRequest membershipRequest(ByteBuffer in) {
         ClientFrame.MembershipRequest m = new ClientFrame.MembershipRequest(i64(in, "request id"), i32(in, "group"),
                 i32(in, "op"), i32(in, "replica"), 0);
-        int flags = optionalByte(in);
+        int flags = optionalByte(in, "membership request flags");
         if ((flags & ~ClientFrame.MEMBERSHIP_FLAGS) != 0) {
             throw new IllegalArgumentException("membership request flags 0x" + Integer.toHexString(flags) + " are "
                     + "unknown (this build knows 0x" + Integer.toHexString(ClientFrame.MEMBERSHIP_FLAGS) + ")");
@@ -221,7 +231,8 @@ public final class ClientFrameCodec {
         for (int i = 0; i < n; i++) {
             hosts.add(in.getLong());
         }
-        return new ClientFrame.PlacementReport(id, version, nodes, removed, hosts, optionalByte(in));
+        return new ClientFrame.PlacementReport(id, version, nodes, removed, hosts,
+                optionalByte(in, "placement report features"));
     }
 
     /** One group's status of a STATUS_REPORT (the count was checked against the bytes left). */
