@@ -5,7 +5,6 @@ import io.synod.coordination.LeaseMode;
 import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
 import io.synod.coordination.Versioned;
-import io.synod.core.paxos.Coding;
 import io.synod.server.config.ServerConfig;
 import java.util.Map;
 import java.util.TreeMap;
@@ -36,15 +35,14 @@ final class NodeJoin {
 
     /**
      * Records this node in the placement (compare-and-set; a conflict re-reads): it must be the next node id, listed
-     * last in its configuration, in a cluster of plain or leader-lease groups.
+     * last in its configuration, in a cluster of plain, leader-lease or RS-Paxos coded groups.
      *
      * @throws IllegalStateException (one line) if the join is refused
      */
-    static void register(ServerConfig config, ClusterMetadata metadata, Versioned<Placement> recorded, Coding coding,
-            LeaseMode lease) {
+    static void register(ServerConfig config, ClusterMetadata metadata, Versioned<Placement> recorded, LeaseMode lease) {
         Placement p = recorded.value();
         int self = config.nodeId();
-        String refused = refusal(config, p, coding, lease);
+        String refused = refusal(config, p, lease);
         if (refused != null) {
             throw new IllegalStateException("node " + self + " refuses to join cluster '" + config.clusterName() + "': "
                     + refused + " (docs/membership.md, Adding a node)");
@@ -60,11 +58,12 @@ final class NodeJoin {
     }
 
     /** Why this node may not join a cluster placed as {@code p}, or null. */
-    static String refusal(ServerConfig config, Placement p, Coding coding, LeaseMode lease) {
+    static String refusal(ServerConfig config, Placement p, LeaseMode lease) {
         int self = config.nodeId();
-        if (coding.enabled() || ServerConfig.LeaseSetting.isQuorum(lease)) {
-            return "its groups are " + (coding.enabled() ? "RS-Paxos coded" : "quorum-lease") + " groups, and nodes join "
-                    + "only clusters of plain or leader-lease groups (placement is refused for the others)";
+        // RS-Paxos coded groups take a joined node too: its ids lie past the code length and get full copies (rule M9).
+        if (ServerConfig.LeaseSetting.isQuorum(lease)) {
+            return "its groups are quorum-lease groups, and nodes join only clusters of plain, leader-lease or RS-Paxos "
+                    + "coded groups (placement is refused for the others)";
         }
         if (self != p.nodes() || config.nodes().size() != p.nodes() + 1) {
             return "node.id " + self + " with nodes listing " + config.nodes().size() + " nodes, but the cluster has "

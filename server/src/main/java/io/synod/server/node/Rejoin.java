@@ -1,11 +1,9 @@
 package io.synod.server.node;
 
 import io.synod.coordination.ClusterMetadata;
-import io.synod.coordination.ClusterPaths;
 import io.synod.coordination.NodeIncarnation;
 import io.synod.coordination.ReplicaMap;
 import io.synod.coordination.Versioned;
-import io.synod.core.paxos.Coding;
 import io.synod.engine.MembershipAdmin;
 import io.synod.server.config.ServerConfig;
 import java.io.IOException;
@@ -63,55 +61,26 @@ final class Rejoin {
     /**
      * The replica id space of the cluster's groups: 0..62 (ids beyond the node ids, so that a wiped node re-joins under
      * new ones, rule M7), whatever the lease (every lease mode follows the membership: rules QL1-QL5 and LL1,
-     * docs/membership.md). Coded groups keep the node ids: RS-Paxos codes one shard per replica id (rule M8), so ids
-     * beyond the nodes would make the leader encode a shard for every id (12 parity shards instead of 2 for coding
-     * 5,1,3) and would change the coding an existing coded group stores. Clusters of {@code megastore} and
-     * {@code quorum-auto} leases were created with the node ids as their id space; they keep their memberships (every
-     * node voting, stored nowhere until a first change), which read the same over 0..62.
+     * docs/membership.md) and the coding: a coded group keeps its code length N (the coding it stores is unchanged)
+     * and the ids past it get full copies (rule M9). Groups created with the node ids as their id space keep their
+     * memberships (every node voting, stored nowhere until a first change), which read the same over 0..62.
      */
-    static int universe(Coding coding, int nodes) {
-        return coding.enabled() ? nodes : ReplicaMap.MAX_IDS;
-    }
-
-    /**
-     * Why a node of a cluster with this coding cannot re-join under new replica ids, or null if it can: every
-     * lease mode can (simulated with membership changes, docs/membership.md, "Which modes"); RS-Paxos coding (rule M8)
-     * is supported by the replica but not on the server ({@link #universe}).
-     */
-    static String refusal(Coding coding) {
-        if (coding.enabled()) {
-            return "RS-Paxos coding codes one shard per replica id over the node ids, so a new incarnation has no id of "
-                    + "its own (re-join of coded groups is not built on the server)";
-        }
-        return null;
-    }
+    static final int UNIVERSE = ReplicaMap.MAX_IDS;
 
     /**
      * Checks this node's data directory against ZooKeeper ({@link NodeIdentity#establish}; a wiped directory re-joins
-     * as a new incarnation when {@code rejoin.wiped} is on and the cluster's mode allows it, see {@link #refusal}), then
+     * as a new incarnation when {@code rejoin.wiped} is on), then
      * re-creates the groups whose directory lost part of its state ({@link LostGroups}) and reads the replica maps with
      * this node's ids in them. Before any group opens its storage.
      */
-    static ReplicaRoutes establish(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding)
-            throws IOException {
-        int nodes = config.nodes().size();
-        int universe = universe(coding, nodes);
-        String refusal = refusal(coding);
+    static ReplicaRoutes establish(ServerConfig config, ClusterMetadata metadata, int groups) throws IOException {
         NodeIdentity.Rejoiner rejoiner = !config.rejoinWiped() ? null
-                : refusal != null ? (old, id) -> {
-                    throw new NodeIdentity.RefusedException("node " + old.nodeId() + " of cluster '" + config.clusterName()
-                            + "' refuses to start: its data.dir " + config.dataDir() + " holds no Synod state while "
-                            + "ZooKeeper remembers incarnation " + old.id() + ", and it cannot re-join as a new "
-                            + "incarnation: " + refusal + " (docs/membership.md, \"Which modes\"). Restore the data "
-                            + "directory, or delete the znode " + new ClusterPaths(config.clusterName())
-                            .incarnation(old.nodeId()) + " accepting the risk of lost writes");
-                }
-                : (old, id) -> newIncarnation(config.dataDir(), config.clusterName(), old, metadata, groups, universe, id);
+                : (old, id) -> newIncarnation(config.dataDir(), config.clusterName(), old, metadata, groups, UNIVERSE, id);
         boolean started = NodeIdentity.read(config.dataDir()).isPresent(); // else a first start, or a wiped directory
         UUID incarnation = NodeIdentity.establish(config.dataDir(), config.clusterName(), config.nodeId(), metadata,
                 UUID::randomUUID, rejoiner);
-        LostGroups.recreate(config, metadata, groups, universe, refusal, started, incarnation);
-        return ReplicaRoutes.open(metadata, config.nodeId(), groups, universe);
+        LostGroups.recreate(config, metadata, groups, UNIVERSE, started, incarnation);
+        return ReplicaRoutes.open(metadata, config.nodeId(), groups, UNIVERSE);
     }
 
     /**

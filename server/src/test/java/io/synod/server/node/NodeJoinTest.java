@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.coordination.LeaseMode;
 import io.synod.coordination.Placement;
-import io.synod.core.paxos.Coding;
 import io.synod.server.config.ServerConfig;
 import java.util.List;
 import java.util.Map;
@@ -40,17 +39,17 @@ class NodeJoinTest {
     void theNextIdOfAPlainClusterMayJoin() throws Exception {
         ServerConfig joiner = config(3, FOUR);
         assertTrue(NodeJoin.joining(joiner, THREE));
-        assertNull(NodeJoin.refusal(joiner, THREE, Coding.OFF, LeaseMode.LEADER));
+        assertNull(NodeJoin.refusal(joiner, THREE, LeaseMode.LEADER));
+        assertNull(NodeJoin.refusal(joiner, THREE, LeaseMode.NONE), "coded groups too: the joined ids get full copies (M9)");
     }
 
     @Test
-    void codedAndQuorumLeaseClustersAndGapsAreRefused() throws Exception {
+    void quorumLeaseClustersAndGapsAreRefused() throws Exception {
         ServerConfig joiner = config(3, FOUR);
-        assertTrue(NodeJoin.refusal(joiner, THREE, Coding.rsPaxos(5, 1, 3, 1), LeaseMode.NONE).contains("RS-Paxos coded"));
-        assertTrue(NodeJoin.refusal(joiner, THREE, Coding.OFF, LeaseMode.QUORUM).contains("quorum-lease"));
-        String gap = NodeJoin.refusal(config(4, FOUR + ",4@h:9:10"), THREE, Coding.OFF, LeaseMode.NONE);
+        assertTrue(NodeJoin.refusal(joiner, THREE, LeaseMode.QUORUM).contains("quorum-lease"));
+        String gap = NodeJoin.refusal(config(4, FOUR + ",4@h:9:10"), THREE, LeaseMode.NONE);
         assertTrue(gap.contains("a new node takes id 3"), gap);
-        String zones = NodeJoin.refusal(config(3, FOUR, "node.zones=a,b,c,d"), THREE, Coding.OFF, LeaseMode.NONE);
+        String zones = NodeJoin.refusal(config(3, FOUR, "node.zones=a,b,c,d"), THREE, LeaseMode.NONE);
         assertTrue(zones.contains("name no zone"), zones);
     }
 
