@@ -33,10 +33,9 @@ import picocli.CommandLine.Option;
                 "quorum-lease ones are refused).",
                 "Exit 0 balanced; 1 the node did not start or a move was refused or not done in time."})
 final class AddNodeCommand extends ClusterCommand.DirCommand {
-    /** The keys of node 0's configuration that are node-specific: replaced in the new node's. */
     /**
-     * Node 0's keys the new node does not copy: its own, and {@code coding} (N,F,X with N = the founding nodes), since a
-     * joining node takes the cluster's coding from ZooKeeper.
+     * The keys of node 0's configuration that are node-specific, replaced in the new node's; and {@code coding} (N,F,X
+     * with N = the founding nodes), left out: a joining node takes the cluster's coding from ZooKeeper.
      */
     private static final Set<String> OWN_KEYS = Set.of("node.id", "nodes", "data.dir", "metrics.port", "tls.ca", "tls.cert",
             "tls.key", "node.zones", "coding");

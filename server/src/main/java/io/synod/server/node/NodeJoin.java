@@ -5,6 +5,7 @@ import io.synod.coordination.LeaseMode;
 import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
 import io.synod.coordination.Versioned;
+import io.synod.core.paxos.Coding;
 import io.synod.server.config.ServerConfig;
 import java.util.Map;
 import java.util.TreeMap;
@@ -39,10 +40,11 @@ final class NodeJoin {
      *
      * @throws IllegalStateException (one line) if the join is refused
      */
-    static void register(ServerConfig config, ClusterMetadata metadata, Versioned<Placement> recorded, LeaseMode lease) {
+    static void register(ServerConfig config, ClusterMetadata metadata, Versioned<Placement> recorded, Coding coding,
+            LeaseMode lease) {
         Placement p = recorded.value();
         int self = config.nodeId();
-        String refused = refusal(config, p, lease);
+        String refused = refusal(config, p, coding, lease);
         if (refused != null) {
             throw new IllegalStateException("node " + self + " refuses to join cluster '" + config.clusterName() + "': "
                     + refused + " (docs/membership.md, Adding a node)");
@@ -58,12 +60,17 @@ final class NodeJoin {
     }
 
     /** Why this node may not join a cluster placed as {@code p}, or null. */
-    static String refusal(ServerConfig config, Placement p, LeaseMode lease) {
+    static String refusal(ServerConfig config, Placement p, Coding coding, LeaseMode lease) {
         int self = config.nodeId();
-        // RS-Paxos coded groups take a joined node too: its ids lie past the code length and get full copies (rule M9).
         if (ServerConfig.LeaseSetting.isQuorum(lease)) {
             return "its groups are quorum-lease groups, and nodes join only clusters of plain, leader-lease or RS-Paxos "
                     + "coded groups (placement is refused for the others)";
+        }
+        // RS-Paxos coded groups take a joined node (its ids lie past the code length and get full copies, rule M9), but
+        // not with a lease: coding and leases together are not simulated with membership changes.
+        String coded = Rejoin.refusal(coding, lease);
+        if (coded != null) {
+            return coded;
         }
         if (self != p.nodes() || config.nodes().size() != p.nodes() + 1) {
             return "node.id " + self + " with nodes listing " + config.nodes().size() + " nodes, but the cluster has "

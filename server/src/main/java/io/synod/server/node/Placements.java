@@ -60,7 +60,7 @@ final class Placements {
             if (recorded.isPresent()) {
                 Placement p = recorded.get().value();
                 if (NodeJoin.joining(config, p)) {
-                    NodeJoin.register(config, metadata, recorded.get(), lease);
+                    NodeJoin.register(config, metadata, recorded.get(), coding, lease);
                     continue; // re-read: this node's record, or another's that won the compare-and-set
                 }
                 check(config, p, groups);

@@ -296,6 +296,26 @@ class RejoinClusterTest {
     }
 
     /**
+     * Coding and a lease together are not simulated with membership changes, so a wiped node of a coded cluster with
+     * {@code lease=leader} is refused with one line naming both (docs/membership.md, "Which modes").
+     */
+    @Test
+    @Timeout(120)
+    void aWipedNodeOfACodedClusterWithALeaseIsRefusedNamingBoth() throws Exception {
+        try (TestingServer zk = new TestingServer(ZK, true);
+                LocalCluster cluster = started(zk, dir, 5, "rejoin-coded-lease", "coding", "5,1,3", "coding.threshold.bytes",
+                        "64", "lease", "leader")) {
+            cluster.stop(1);
+            NodeIdentityClusterTest.deleteTree(dir.resolve("node-1"));
+            Exception e = assertThrows(Exception.class, () -> cluster.start(1));
+            cluster.stop(1);
+            assertTrue(e.getMessage().contains("cannot re-join as a new incarnation: RS-Paxos coded groups with a lease "
+                    + "(LEADER) are not simulated with membership changes"), e.getMessage());
+            assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
+        }
+    }
+
+    /**
      * Megastore leases (every voter holds every key: rule QL1 over {@code KeyAssignment.ALL}; a leaving replica's lease
      * is invalidated or lapses before its removal commits, QL2-QL3 after Megastore §4.4.1): node 2 re-joins as replica
      * 5, and, asked alone, answers every acknowledged key with its current value; as a follower, from its own state on

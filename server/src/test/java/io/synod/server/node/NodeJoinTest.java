@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.synod.coordination.LeaseMode;
 import io.synod.coordination.Placement;
+import io.synod.core.paxos.Coding;
 import io.synod.server.config.ServerConfig;
 import java.util.List;
 import java.util.Map;
@@ -39,17 +40,20 @@ class NodeJoinTest {
     void theNextIdOfAPlainClusterMayJoin() throws Exception {
         ServerConfig joiner = config(3, FOUR);
         assertTrue(NodeJoin.joining(joiner, THREE));
-        assertNull(NodeJoin.refusal(joiner, THREE, LeaseMode.LEADER));
-        assertNull(NodeJoin.refusal(joiner, THREE, LeaseMode.NONE), "coded groups too: the joined ids get full copies (M9)");
+        assertNull(NodeJoin.refusal(joiner, THREE, Coding.OFF, LeaseMode.LEADER));
     }
 
     @Test
-    void quorumLeaseClustersAndGapsAreRefused() throws Exception {
+    void quorumLeaseAndCodedLeaseClustersAndGapsAreRefused() throws Exception {
         ServerConfig joiner = config(3, FOUR);
-        assertTrue(NodeJoin.refusal(joiner, THREE, LeaseMode.QUORUM).contains("quorum-lease"));
-        String gap = NodeJoin.refusal(config(4, FOUR + ",4@h:9:10"), THREE, LeaseMode.NONE);
+        // Coded groups take a joined node (its ids get full copies, rule M9), but not with a lease (not simulated).
+        assertNull(NodeJoin.refusal(joiner, THREE, Coding.rsPaxos(5, 1, 3, 1), LeaseMode.NONE));
+        assertTrue(NodeJoin.refusal(joiner, THREE, Coding.rsPaxos(5, 1, 3, 1), LeaseMode.LEADER)
+                .contains("not simulated with membership changes"));
+        assertTrue(NodeJoin.refusal(joiner, THREE, Coding.OFF, LeaseMode.QUORUM).contains("quorum-lease"));
+        String gap = NodeJoin.refusal(config(4, FOUR + ",4@h:9:10"), THREE, Coding.OFF, LeaseMode.NONE);
         assertTrue(gap.contains("a new node takes id 3"), gap);
-        String zones = NodeJoin.refusal(config(3, FOUR, "node.zones=a,b,c,d"), THREE, LeaseMode.NONE);
+        String zones = NodeJoin.refusal(config(3, FOUR, "node.zones=a,b,c,d"), THREE, Coding.OFF, LeaseMode.NONE);
         assertTrue(zones.contains("name no zone"), zones);
     }
 
