@@ -36,7 +36,7 @@ final class NodeJoin {
 
     /**
      * Records this node in the placement (compare-and-set; a conflict re-reads): it must be the next node id, listed
-     * last in its configuration, in a cluster of plain or leader-lease groups.
+     * last in its configuration, in a cluster of plain, leader-lease or RS-Paxos coded groups.
      *
      * @throws IllegalStateException (one line) if the join is refused
      */
@@ -62,9 +62,15 @@ final class NodeJoin {
     /** Why this node may not join a cluster placed as {@code p}, or null. */
     static String refusal(ServerConfig config, Placement p, Coding coding, LeaseMode lease) {
         int self = config.nodeId();
-        if (coding.enabled() || ServerConfig.LeaseSetting.isQuorum(lease)) {
-            return "its groups are " + (coding.enabled() ? "RS-Paxos coded" : "quorum-lease") + " groups, and nodes join "
-                    + "only clusters of plain or leader-lease groups (placement is refused for the others)";
+        if (ServerConfig.LeaseSetting.isQuorum(lease)) {
+            return "its groups are quorum-lease groups, and nodes join only clusters of plain, leader-lease or RS-Paxos "
+                    + "coded groups (placement is refused for the others)";
+        }
+        // RS-Paxos coded groups take a joined node (its ids lie past the code length and get full copies, rule M9), but
+        // not with a lease: coding and leases together are not simulated with membership changes.
+        String coded = Rejoin.refusal(coding, lease);
+        if (coded != null) {
+            return coded;
         }
         if (self != p.nodes() || config.nodes().size() != p.nodes() + 1) {
             return "node.id " + self + " with nodes listing " + config.nodes().size() + " nodes, but the cluster has "

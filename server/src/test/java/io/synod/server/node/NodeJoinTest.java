@@ -44,9 +44,12 @@ class NodeJoinTest {
     }
 
     @Test
-    void codedAndQuorumLeaseClustersAndGapsAreRefused() throws Exception {
+    void quorumLeaseAndCodedLeaseClustersAndGapsAreRefused() throws Exception {
         ServerConfig joiner = config(3, FOUR);
-        assertTrue(NodeJoin.refusal(joiner, THREE, Coding.rsPaxos(5, 1, 3, 1), LeaseMode.NONE).contains("RS-Paxos coded"));
+        // Coded groups take a joined node (its ids get full copies, rule M9), but not with a lease (not simulated).
+        assertNull(NodeJoin.refusal(joiner, THREE, Coding.rsPaxos(5, 1, 3, 1), LeaseMode.NONE));
+        assertTrue(NodeJoin.refusal(joiner, THREE, Coding.rsPaxos(5, 1, 3, 1), LeaseMode.LEADER)
+                .contains("not simulated with membership changes"));
         assertTrue(NodeJoin.refusal(joiner, THREE, Coding.OFF, LeaseMode.QUORUM).contains("quorum-lease"));
         String gap = NodeJoin.refusal(config(4, FOUR + ",4@h:9:10"), THREE, Coding.OFF, LeaseMode.NONE);
         assertTrue(gap.contains("a new node takes id 3"), gap);
