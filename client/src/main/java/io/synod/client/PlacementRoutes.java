@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A server older than the query closes the connection it came on; the engine asks on a connection of its own, so
  * that costs nothing else, and such a node is not asked again for {@link #UNANSWERED_FOR_NANOS}. Commands carry
- * {@link ClientFrame#FLAG_ROUTED} only to nodes that answered (an older server refuses a command with an unknown flag).
+ * {@link ClientFrame#FLAG_ROUTED} only to nodes that answered (an older server refuses a command with an unknown flag),
+ * admin requests only to nodes whose answer named {@link ClientFrame#FEATURE_ROUTED_ADMIN}.
  */
 final class PlacementRoutes {
     /** How long a node that did not answer a placement query is not asked again. */
@@ -33,6 +34,10 @@ final class PlacementRoutes {
     /** Per group, nodes that answered NOT_HOSTED since this placement was learned (their view is newer than ours). */
     private final Map<Integer, Set<Integer>> notHosting = new HashMap<>();
     private final Set<Integer> answered = new HashSet<>();
+    /** Nodes whose answer named {@link ClientFrame#FEATURE_ROUTED_ADMIN}: admin requests to them carry the flag. */
+    private final Set<Integer> adminRouted = new HashSet<>();
+    /** Until when a node that refused a query's features byte is asked without it. */
+    private final Map<Integer, Long> plainUntil = new HashMap<>();
     private final Map<Integer, Long> unansweredUntil = new HashMap<>();
     private boolean asking;
     private boolean everAsked;
@@ -55,6 +60,25 @@ final class PlacementRoutes {
     /** Whether a command to {@code node} may carry {@link ClientFrame#FLAG_ROUTED}: it answered a placement query. */
     boolean routedTo(int node) {
         return answered.contains(node);
+    }
+
+    /**
+     * Whether an admin request ({@link ClientFrame.MembershipRequest}) to {@code node} may carry {@link
+     * ClientFrame#FLAG_ROUTED}: its answer to a placement query named {@link ClientFrame#FEATURE_ROUTED_ADMIN}.
+     */
+    boolean adminRoutedTo(int node) {
+        return adminRouted.contains(node);
+    }
+
+    /** The features a query to {@code node} names: none for a while after it refused them (an older server). */
+    int featuresFor(int node, long nowNanos) {
+        Long until = plainUntil.get(node);
+        return until != null && nowNanos - until < 0 ? 0 : ClientFrame.FEATURE_ROUTED_ADMIN;
+    }
+
+    /** {@code node} closed the connection on a query naming features: ask it without for {@link #UNANSWERED_FOR_NANOS}. */
+    void featuresRefused(int node, long nowNanos) {
+        plainUntil.put(node, nowNanos + UNANSWERED_FOR_NANOS);
     }
 
     /** The node answered NOT_HOSTED for {@code group} naming its placement's {@code version}; true if that is newer. */
@@ -104,9 +128,15 @@ final class PlacementRoutes {
         if (!(frame instanceof ClientFrame.PlacementReport report)) {
             unansweredUntil.put(node, nowNanos + UNANSWERED_FOR_NANOS);
             answered.remove(node);
+            adminRouted.remove(node);
             return;
         }
         answered.add(node);
+        if ((report.features() & ClientFrame.FEATURE_ROUTED_ADMIN) != 0) {
+            adminRouted.add(node);
+        } else {
+            adminRouted.remove(node);
+        }
         unansweredUntil.remove(node);
         if (report.version() >= version()) {
             if (placement == null || report.version() > placement.version()) {

@@ -111,4 +111,26 @@ class PlacementRoutesTest {
                 "group 0 moved onto node 3: its reads go there first");
         assertTrue(picker.pick(op(1, Consistency.LINEARIZABLE, true), FOUR, Map.of(), placed) == 3);
     }
+
+    @Test
+    void adminRequestsCarryTheFlagOnlyToNodesWhoseAnswerNamedTheFeature() {
+        PlacementRoutes placed = new PlacementRoutes();
+        assertEquals(ClientFrame.FEATURE_ROUTED_ADMIN, placed.featuresFor(0, 0), "a query names the feature");
+        placed.answer(0, new ClientFrame.PlacementReport(1, 5, 4, 0, PLACED.hosts(), ClientFrame.FEATURE_ROUTED_ADMIN), 0);
+        assertTrue(placed.routedTo(0) && placed.adminRoutedTo(0));
+        placed.answer(1, PLACED, 1);
+        assertTrue(placed.routedTo(1) && !placed.adminRoutedTo(1), "a server that knows commands' flag only");
+        // A server older than the features byte closes the connection on it: asked without it for a while.
+        placed.featuresRefused(2, 10);
+        assertEquals(0, placed.featuresFor(2, 11));
+        assertEquals(ClientFrame.FEATURE_ROUTED_ADMIN, placed.featuresFor(2, 10 + PlacementRoutes.UNANSWERED_FOR_NANOS));
+        placed.answer(0, null, 20);
+        assertFalse(placed.routedTo(0) || placed.adminRoutedTo(0), "a failed query: no flag to it");
+        PendingOp admin = op(0, Consistency.LOG, true);
+        admin.admin = new ClientFrame.MembershipRequest(0, 0, ClientFrame.MEMBERSHIP_STATUS, -1);
+        admin.routed = true;
+        assertEquals(ClientFrame.FLAG_ROUTED, ((ClientFrame.MembershipRequest) admin.toFrame()).flags());
+        admin.routed = false;
+        assertEquals(0, ((ClientFrame.MembershipRequest) admin.toFrame()).flags());
+    }
 }

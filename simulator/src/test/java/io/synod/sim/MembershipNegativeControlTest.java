@@ -39,6 +39,20 @@ class MembershipNegativeControlTest {
     }
 
     /**
+     * Rule M9 off on a coded group with more nodes than the code length (7 nodes, coding 5,1,3: ids 5 and 6 are past
+     * the code): replica id i &ge; 5 gets shard {@code i mod 5}, which replica i - 5 holds too, so F + X = 4 acceptances
+     * may hold 2 distinct shards where X = 3 are needed. First caught at seed 16 (a slot conflict: a later phase 1 found
+     * too few distinct shards of a chosen value and filled the slot with a no-op), then 82, 124; 8 of 300 seeds
+     * (2026-11-27).
+     */
+    @Test
+    void sharedShardBeyondTheCodeIsCaught() {
+        SimConfig base = SimConfig.defaults(7, FaultProfile.ALL).withCoding(SimCoding.rsPaxos(5, 1, 3)).withMembershipChanges(true)
+                .withMutation(Mutation.MEMBERSHIP_SHARED_SHARD);
+        assertCaught(base, SimLeases.NONE, "membership-shared-shard");
+    }
+
+    /**
      * Rules QL1–QL2 off ({@code ql-ignores-membership}): a holder reads as if all five replicas voted, counting
      * promises of spares and of removed replicas and reading on after its own removal, while writes wait only for
      * the voters. First caught at seed 13, then 66 and 106 (a stale read, 2026-11-27).

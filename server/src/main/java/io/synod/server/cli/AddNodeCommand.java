@@ -33,9 +33,12 @@ import picocli.CommandLine.Option;
                 "ones are refused).",
                 "Exit 0 balanced; 1 the node did not start or a move was refused or not done in time."})
 final class AddNodeCommand extends ClusterCommand.DirCommand {
-    /** The keys of node 0's configuration that are node-specific: replaced in the new node's. */
+    /**
+     * The keys of node 0's configuration that are node-specific, replaced in the new node's; and {@code coding} (N,F,X
+     * with N = the founding nodes), left out: a joining node takes the cluster's coding from ZooKeeper.
+     */
     private static final Set<String> OWN_KEYS = Set.of("node.id", "nodes", "data.dir", "metrics.port", "tls.ca", "tls.cert",
-            "tls.key", "node.zones");
+            "tls.key", "node.zones", "coding");
 
     @Option(names = "--zone", defaultValue = "", paramLabel = "ZONE",
             description = "the new node's zone, when the cluster's nodes name zones (node.zones)")

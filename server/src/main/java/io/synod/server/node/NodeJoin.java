@@ -1,6 +1,7 @@
 package io.synod.server.node;
 
 import io.synod.coordination.ClusterMetadata;
+import io.synod.coordination.LeaseMode;
 import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
 import io.synod.coordination.Versioned;
@@ -35,14 +36,16 @@ final class NodeJoin {
 
     /**
      * Records this node in the placement (compare-and-set; a conflict re-reads): it must be the next node id, listed
-     * last in its configuration, in a cluster of uncoded groups.
+     * last in its configuration, in a cluster of uncoded groups of any lease mode, or of RS-Paxos coded groups without a
+     * lease.
      *
      * @throws IllegalStateException (one line) if the join is refused
      */
-    static void register(ServerConfig config, ClusterMetadata metadata, Versioned<Placement> recorded, Coding coding) {
+    static void register(ServerConfig config, ClusterMetadata metadata, Versioned<Placement> recorded, Coding coding,
+            LeaseMode lease) {
         Placement p = recorded.value();
         int self = config.nodeId();
-        String refused = refusal(config, p, coding);
+        String refused = refusal(config, p, coding, lease);
         if (refused != null) {
             throw new IllegalStateException("node " + self + " refuses to join cluster '" + config.clusterName() + "': "
                     + refused + " (docs/membership.md, Adding a node)");
@@ -58,13 +61,15 @@ final class NodeJoin {
     }
 
     /** Why this node may not join a cluster placed as {@code p}, or null. */
-    static String refusal(ServerConfig config, Placement p, Coding coding) {
+    static String refusal(ServerConfig config, Placement p, Coding coding, LeaseMode lease) {
         int self = config.nodeId();
         // Every lease mode takes a joined node: it starts as a spare, which holds, grants and counts for no lease
         // (rules QL1, QL2), and replicas move onto it through the log (QL3, QL4).
-        if (coding.enabled()) {
-            return "its groups are RS-Paxos coded groups, and nodes join only clusters of uncoded groups (placement is "
-                    + "refused for coded ones)";
+        // RS-Paxos coded groups take a joined node (its ids lie past the code length and get full copies, rule M9), but
+        // not with a lease: coding and leases together are not simulated with membership changes.
+        String coded = Rejoin.refusal(coding, lease);
+        if (coded != null) {
+            return coded;
         }
         if (self != p.nodes() || config.nodes().size() != p.nodes() + 1) {
             return "node.id " + self + " with nodes listing " + config.nodes().size() + " nodes, but the cluster has "

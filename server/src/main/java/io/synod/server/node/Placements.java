@@ -1,6 +1,8 @@
 package io.synod.server.node;
 
 import io.synod.coordination.ClusterMetadata;
+import io.synod.coordination.LeaseMode;
+import io.synod.coordination.NodeIncarnation;
 import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
 import io.synod.coordination.Versioned;
@@ -46,7 +48,7 @@ final class Placements {
      *     replicas than nodes are asked for coded groups, or for a cluster that ran before without one,
      *     or if this node may not join
      */
-    static Placements agree(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding) {
+    static Placements agree(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding, LeaseMode lease) {
         int nodes = config.nodes().size();
         PlacementSettings wanted = config.placement();
         // Quorum-lease groups are placed like the others: their lease configurations are computed over the voters
@@ -61,7 +63,7 @@ final class Placements {
             if (recorded.isPresent()) {
                 Placement p = recorded.get().value();
                 if (NodeJoin.joining(config, p)) {
-                    NodeJoin.register(config, metadata, recorded.get(), coding);
+                    NodeJoin.register(config, metadata, recorded.get(), coding, lease);
                     continue; // re-read: this node's record, or another's that won the compare-and-set
                 }
                 check(config, p, groups);
@@ -193,6 +195,30 @@ final class Placements {
             if (metadata.compareAndSetPlacement(recorded.version(), next)) {
                 advance(new Versioned<>(next, recorded.version() + 1));
                 LOG.info("group {}: replica moves from node {} to node {}: placement {}", group, from, to, next.current());
+                return next;
+            }
+        }
+    }
+
+    /**
+     * A new id for node {@code to} in {@code group}'s map in place of its retired id {@code retired} (compare-and-set on
+     * the map's znode, re-read on a conflict; nothing if the node's current id is no longer {@code retired}: allocated
+     * by an earlier call). Blocks on ZooKeeper.
+     *
+     * @return the map recorded
+     * @throws IllegalStateException if the group's ids are used up
+     */
+    ReplicaMap newId(int group, int to, int retired, int universe) {
+        while (true) {
+            Versioned<ReplicaMap> current = metadata.replicaMap(group);
+            if (current.value().currentId(to) != retired) {
+                return current.value();
+            }
+            ReplicaMap next = current.value().withIncarnation(new NodeIncarnation(to, ReplicaMoves.moveBackMark(group, retired)),
+                    universe);
+            if (metadata.compareAndSetReplicaMap(group, current.version(), next)) {
+                LOG.info("group {}: a replica moves back onto node {}, whose id {} was removed: new id {}", group, to,
+                        retired, next.currentId(to));
                 return next;
             }
         }
