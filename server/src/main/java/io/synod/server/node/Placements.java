@@ -52,7 +52,8 @@ final class Placements {
         int nodes = config.nodes().size();
         PlacementSettings wanted = config.placement();
         // Quorum-lease groups are placed like the others: their lease configurations are computed over the voters
-        // (rules QL1, QL5), so a spare holds and grants nothing. Coded groups spread one shard per node id.
+        // (rules QL1, QL5), so a spare holds and grants nothing. Coded groups are not placed: their code length is the
+        // node count (coding=N,F,X names it), and placing them on fewer nodes was not built or tested.
         if (!wanted.everyNode(nodes) && coding.enabled()) {
             throw new IllegalStateException("replicas=" + wanted.replicas() + " of " + nodes + " nodes is refused for "
                     + "RS-Paxos coded groups: only uncoded groups are placed on fewer nodes than the cluster has "
