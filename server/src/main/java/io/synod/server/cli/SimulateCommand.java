@@ -77,7 +77,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--membership-changes",
             description = {"The group starts with N-2 voters and 2 spares (with --coding: N-1 voters, 1 spare), and leaders replace",
                 "voters (add a learner, promote it, remove a voter, a crashed one first) through the fault phase",
-                "(docs/membership.md); --lease none|leader|quorum, or --coding without leases."})
+                "(docs/membership.md); with every --lease mode, and with --coding."})
     boolean membershipChanges;
 
     @Option(names = "--seeds", required = true, paramLabel = "N", converter = WholeNumber.Long.class, description = "Number of seeds to run (at least 1).")
@@ -475,10 +475,6 @@ final class SimulateCommand implements Callable<Integer> {
             }
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(commandLine, e.getMessage());
-        }
-        if (membershipChanges && codingValue.enabled() && leases != SimLeases.NONE) {
-            throw new CommandLine.ParameterException(commandLine, "--membership-changes with --coding runs without leases:"
-                    + " coded groups with leases and membership changes are not simulated (docs/membership.md)");
         }
         if (membershipChanges && nodes < 5) {
             throw new CommandLine.ParameterException(commandLine, "--membership-changes needs --nodes 5 (3 voters and 2 spares), got " + nodes);

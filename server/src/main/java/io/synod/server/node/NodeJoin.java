@@ -1,11 +1,9 @@
 package io.synod.server.node;
 
 import io.synod.coordination.ClusterMetadata;
-import io.synod.coordination.LeaseMode;
 import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
 import io.synod.coordination.Versioned;
-import io.synod.core.paxos.Coding;
 import io.synod.server.config.ServerConfig;
 import java.util.Map;
 import java.util.TreeMap;
@@ -36,16 +34,14 @@ final class NodeJoin {
 
     /**
      * Records this node in the placement (compare-and-set; a conflict re-reads): it must be the next node id, listed
-     * last in its configuration, in a cluster of uncoded groups of any lease mode, or of RS-Paxos coded groups without a
-     * lease.
+     * last in its configuration, in a cluster of any lease mode and coding.
      *
      * @throws IllegalStateException (one line) if the join is refused
      */
-    static void register(ServerConfig config, ClusterMetadata metadata, Versioned<Placement> recorded, Coding coding,
-            LeaseMode lease) {
+    static void register(ServerConfig config, ClusterMetadata metadata, Versioned<Placement> recorded) {
         Placement p = recorded.value();
         int self = config.nodeId();
-        String refused = refusal(config, p, coding, lease);
+        String refused = refusal(config, p);
         if (refused != null) {
             throw new IllegalStateException("node " + self + " refuses to join cluster '" + config.clusterName() + "': "
                     + refused + " (docs/membership.md, Adding a node)");
@@ -61,16 +57,11 @@ final class NodeJoin {
     }
 
     /** Why this node may not join a cluster placed as {@code p}, or null. */
-    static String refusal(ServerConfig config, Placement p, Coding coding, LeaseMode lease) {
+    static String refusal(ServerConfig config, Placement p) {
         int self = config.nodeId();
-        // Every lease mode takes a joined node: it starts as a spare, which holds, grants and counts for no lease
-        // (rules QL1, QL2), and replicas move onto it through the log (QL3, QL4).
-        // RS-Paxos coded groups take a joined node (its ids lie past the code length and get full copies, rule M9), but
-        // not with a lease: coding and leases together are not simulated with membership changes.
-        String coded = Rejoin.refusal(coding, lease);
-        if (coded != null) {
-            return coded;
-        }
+        // Every lease mode and coding takes a joined node: it starts as a spare, which holds, grants and counts for no
+        // lease (rules QL1, QL2), and replicas move onto it through the log (QL3, QL4, LL1); in a coded group its ids
+        // lie past the code length and get full copies (rule M9).
         if (self != p.nodes() || config.nodes().size() != p.nodes() + 1) {
             return "node.id " + self + " with nodes listing " + config.nodes().size() + " nodes, but the cluster has "
                     + p.nodes() + " nodes (0.." + (p.nodes() - 1) + "): a new node takes id " + p.nodes()

@@ -85,7 +85,6 @@ class SynodCliTest {
         "--seeds 2 --coding 5,1,3 --coding-change 2,1,9|--coding-change must be F,X (two whole numbers, e.g. 2,1), got '2,1,9'",
         "--seeds 2 --coding 5,1,3 --coding-change 2,3|--coding-change 2,3: coding needs 1 <= X <= N - 2F = 1, got X=3",
         "--nodes 3 --seeds 2 --membership-changes|--membership-changes needs --nodes 5 (3 voters and 2 spares), got 3",
-        "--nodes 5 --seeds 2 --coding 5,1,3 --membership-changes --lease quorum|--membership-changes with --coding runs without leases",
         "--nodes 5 --seeds 2 --membership-changes --lease quorum --lease-control megastore-ignores-membership|lease control megastore-ignores-membership needs --lease megastore, not quorum",
         "--nodes 5 --seeds 2 --mutation membership-stale-phase1|--mutation membership-stale-phase1 needs --membership-changes",
         "--nodes 3 --seeds 2 --bandwidth-mbit 0|--bandwidth-mbit must be 1..1000000, got 0",
@@ -178,6 +177,23 @@ class SynodCliTest {
         assertEquals(0, run.exitCode(), run.out() + run.err());
         assertTrue(run.out().contains("nodes 6, faults all, coding rs-paxos(N=5,F=1,X=3"), run.out());
         assertTrue(run.out().contains("violations:              0"), run.out());
+    }
+
+    /**
+     * Coding and a lease together with membership changes (rules M8, LL1): seeds run clean, and the coded control
+     * (phase 1 counting a plain majority of the voters instead of voters - F, M8 off) is caught in the same world.
+     */
+    @Test
+    void codedLeaseMembershipSeedsRunCleanAndTheCodedControlIsCaught() {
+        Run run = run("simulate", "--nodes", "5", "--coding", "5,1,3", "--lease", "leader", "--seeds", "2", "--faults",
+                "all", "--membership-changes");
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("membership changes, lease leader"), run.out());
+        assertTrue(run.out().contains("violations:              0"), run.out());
+        Run control = run("simulate", "--nodes", "5", "--coding", "5,1,3", "--lease", "leader", "--seeds", "1", "--faults",
+                "all", "--membership-changes", "--mutation", "membership-coded-majority-read");
+        assertEquals(1, control.exitCode(), control.out());
+        assertTrue(control.out().contains("VIOLATION seed 1"), control.out());
     }
 
     @Test

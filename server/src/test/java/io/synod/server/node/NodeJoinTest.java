@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.synod.coordination.LeaseMode;
 import io.synod.coordination.Placement;
-import io.synod.core.paxos.Coding;
 import io.synod.server.config.ServerConfig;
 import java.util.List;
 import java.util.Map;
@@ -40,21 +38,14 @@ class NodeJoinTest {
     void theNextIdOfAPlainClusterMayJoin() throws Exception {
         ServerConfig joiner = config(3, FOUR);
         assertTrue(NodeJoin.joining(joiner, THREE));
-        for (LeaseMode lease : LeaseMode.values()) { // quorum leases too: a joined node is a spare (QL1, QL2)
-            assertNull(NodeJoin.refusal(joiner, THREE, Coding.OFF, lease), lease.name());
-        }
+        assertNull(NodeJoin.refusal(joiner, THREE)); // any lease mode and coding: a joined node is a spare (QL1, QL2, M9)
     }
 
     @Test
-    void codedLeaseClustersAndGapsAreRefused() throws Exception {
-        ServerConfig joiner = config(3, FOUR);
-        // Coded groups take a joined node (its ids get full copies, rule M9), but not with a lease (not simulated).
-        assertNull(NodeJoin.refusal(joiner, THREE, Coding.rsPaxos(5, 1, 3, 1), LeaseMode.NONE));
-        assertTrue(NodeJoin.refusal(joiner, THREE, Coding.rsPaxos(5, 1, 3, 1), LeaseMode.LEADER)
-                .contains("not simulated with membership changes"));
-        String gap = NodeJoin.refusal(config(4, FOUR + ",4@h:9:10"), THREE, Coding.OFF, LeaseMode.NONE);
+    void gapsAndZoneMismatchesAreRefused() throws Exception {
+        String gap = NodeJoin.refusal(config(4, FOUR + ",4@h:9:10"), THREE);
         assertTrue(gap.contains("a new node takes id 3"), gap);
-        String zones = NodeJoin.refusal(config(3, FOUR, "node.zones=a,b,c,d"), THREE, Coding.OFF, LeaseMode.NONE);
+        String zones = NodeJoin.refusal(config(3, FOUR, "node.zones=a,b,c,d"), THREE);
         assertTrue(zones.contains("name no zone"), zones);
     }
 
