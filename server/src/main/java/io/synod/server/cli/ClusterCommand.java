@@ -168,8 +168,8 @@ public final class ClusterCommand implements Runnable {
             out.printf("zookeeper  pid %d  127.0.0.1:%d%n", zk.pid(), zkPort);
 
             // The nodes share this host: unless set, each gets its share of the cores in group workers (GroupWorkers).
-            String workers = sets.stream().anyMatch(s -> s.startsWith(GroupWorkers.WORKERS_KEY + "=")) ? ""
-                    : GroupWorkers.WORKERS_KEY + "=" + GroupWorkers.coLocatedCount(nodes) + "\n";
+            String workers = sets.stream().anyMatch(s -> s.startsWith(ServerConfig.GROUP_WORKERS_KEY + "=")) ? ""
+                    : ServerConfig.GROUP_WORKERS_KEY + "=" + GroupWorkers.coLocatedCount(nodes) + "\n";
             StringBuilder spec = new StringBuilder();
             int[][] ports = new int[nodes][3];
             for (int i = 0; i < nodes; i++) {

@@ -152,6 +152,11 @@ final class SimulateCommand implements Callable<Integer> {
             description = "Print a progress line this often (default: ${DEFAULT-VALUE}).")
     int progressSeconds;
 
+    @Option(names = "--stop-after", defaultValue = "0", paramLabel = "K", converter = WholeNumber.Int.class,
+            description = {"Start no further seed once K seeds violated (the seeds under way finish); a negative control",
+                "needs one caught seed, not all of --seeds. 0 (default) runs every seed."})
+    int stopAfter;
+
     /** Totals over the seeds run so far; updated by the worker threads. */
     private static final class Totals {
         long seedsRun;
@@ -210,7 +215,7 @@ final class SimulateCommand implements Callable<Integer> {
         });
         for (int i = 0; i < threadCount; i++) {
             pool.execute(() -> {
-                for (long seed = nextSeed.getAndIncrement(); seed < endSeed; seed = nextSeed.getAndIncrement()) {
+                for (long seed = nextSeed.getAndIncrement(); seed < endSeed && !stopped(totals); seed = nextSeed.getAndIncrement()) {
                     runSeed(base.withSeed(seed), totals, out);
                 }
             });
@@ -226,6 +231,13 @@ final class SimulateCommand implements Callable<Integer> {
         }
         double wallSeconds = (System.nanoTime() - startNanos) / 1e9;
         return summarize(totals, wallSeconds, out);
+    }
+
+    /** Whether {@code --stop-after} violating seeds were found, so no further seed starts. */
+    private boolean stopped(Totals totals) {
+        synchronized (totals) {
+            return stopAfter > 0 && totals.violatingSeeds.size() >= stopAfter;
+        }
     }
 
     private void runSeed(SimConfig config, Totals totals, PrintWriter out) {
@@ -300,7 +312,8 @@ final class SimulateCommand implements Callable<Integer> {
     private int summarize(Totals totals, double wallSeconds, PrintWriter out) {
         synchronized (totals) {
             out.println();
-            out.printf("seeds run:               %d%n", totals.seedsRun);
+            out.printf("seeds run:               %d%s%n", totals.seedsRun, stopped(totals) && totals.seedsRun < seeds
+                    ? " of " + seeds + " (stopped after " + stopAfter + " violating seed" + (stopAfter == 1 ? "" : "s") + ")" : "");
             out.printf("operations checked:      %d (%d ok, %d fail, %d info)%n", totals.operations, totals.okOperations,
                     totals.failedOperations, totals.indeterminateOperations);
             out.printf("violations:              %d%s%n", totals.violatingSeeds.size(),
@@ -422,6 +435,9 @@ final class SimulateCommand implements Callable<Integer> {
         }
         if (threads != null && threads < 1) {
             throw new CommandLine.ParameterException(commandLine, "--threads must be at least 1, got " + threads);
+        }
+        if (stopAfter < 0) {
+            throw new CommandLine.ParameterException(commandLine, "--stop-after must be 0 (run every seed) or more, got " + stopAfter);
         }
         if (progressSeconds < 1) {
             throw new CommandLine.ParameterException(commandLine, "--progress-seconds must be at least 1, got " + progressSeconds);

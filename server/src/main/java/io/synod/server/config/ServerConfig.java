@@ -192,6 +192,9 @@ public record ServerConfig(
     /** Per-peer override of {@code peer.delay.ms}: {@code peer.delay.ms.<nodeId>}. */
     public static final String PEER_DELAY_PREFIX = "peer.delay.ms.";
 
+    /** The key of {@code group.workers}, which a local cluster sets per node when the user did not. */
+    public static final String GROUP_WORKERS_KEY = "group.workers";
+
     /** Largest accepted peer delay: one minute. */
     public static final int MAX_PEER_DELAY_MILLIS = 60_000;
 
@@ -212,7 +215,7 @@ public record ServerConfig(
         k.put("log.retain.slots", new String[] {"1000", "applied slots kept below a snapshot for catch-up"});
         k.put("heartbeat.ms", new String[] {"50", "leader heartbeat interval"});
         k.put("tick.ms", new String[] {"10", "replica clock tick"});
-        k.put("group.workers", new String[] {"0", "threads that run this node's groups (each a fixed share of them; 0 = one per processor, at most one per group)"});
+        k.put(GROUP_WORKERS_KEY, new String[] {"0", "threads that run this node's groups (each a fixed share of them; 0 = one per processor, at most one per group)"});
         k.put("phase1.timeout.ms", new String[] {"2000", "a candidate without a quorum of promises gives up this long after its own promise is durable (when its Prepares leave)"});
         k.put("outbound.queue.bytes", new String[] {"33554432", "per-peer outbound bytes before messages are dropped"});
         k.put("coding", new String[] {"off", "RS-Paxos coding of every group: off, or N,F,X (N = the number of nodes)"});
@@ -325,7 +328,7 @@ public record ServerConfig(
         int retain = integer(p, "log.retain.slots", 0, Integer.MAX_VALUE);
         int heartbeat = integer(p, "heartbeat.ms", 1, 60_000);
         int tick = integer(p, "tick.ms", 1, 1_000);
-        int workers = integer(p, "group.workers", 0, 256);
+        int workers = integer(p, GROUP_WORKERS_KEY, 0, 256);
         int shards = integer(p, "log.shards", 1, 256);
         if (shards > groups) {
             throw new ConfigException("log.shards (" + shards + ") must not exceed groups (" + groups + ")");
@@ -342,115 +345,18 @@ public record ServerConfig(
         }
         coding = new CodingSetting(coding.failures(), coding.dataShards(), coding.thresholdBytes(), coding.explicit(),
                 defer.equals("true"));
-        LeaseSetting lease = parseLease(str(p, "lease"), integer(p, "lease.delta.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
+        LeaseSetting lease = LeaseSettings.parse(str(p, "lease"), integer(p, "lease.delta.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
                 integer(p, "lease.clock.bound.us", 0, 60_000_000), integer(p, "lease.drift.ppm", 0, 999_999));
-        lease = withQuorumTimers(lease, new QuorumTimers(integer(p, "lease.guard.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
+        lease = LeaseSettings.withQuorumTimers(lease, new QuorumTimers(integer(p, "lease.guard.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
                 integer(p, "lease.renew.ms", 1, LeaseTiming.MAX_DELTA_MILLIS),
-                integer(p, "lease.grace.ms", 1, LeaseTiming.MAX_DELTA_MILLIS), parseAuto(p)), heartbeat);
-        checkConfigurationsStayUncoded(lease, coding);
+                integer(p, "lease.grace.ms", 1, LeaseTiming.MAX_DELTA_MILLIS), LeaseSettings.parseAuto(p)), heartbeat);
+        LeaseSettings.checkConfigurationsStayUncoded(lease, coding);
         Map<Integer, Integer> peerDelays = PeerDelays.parse(p, nodes.keySet(), nodeId);
         TlsSettings tls = TlsSettings.parse(p);
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
                 snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, tls,
                 NetworkLimits.parse(p, maxFrame), ZooKeeperSettings.parse(p, tls.insecure()),
                 AuthSettings.parse(p, tls.insecure()), TestClock.parse(p), workers, bool(p, "rejoin.wiped"), shards, PlacementSettings.parse(p, nodes.size()));
-    }
-
-    static LeaseSetting parseLease(String text, int deltaMillis, int clockBoundMicros, int driftPpm)
-            throws ConfigException {
-        LeaseMode mode = switch (text) {
-            case "none" -> LeaseMode.NONE;
-            case "leader" -> LeaseMode.LEADER;
-            case "leader-timer" -> LeaseMode.LEADER_TIMER;
-            case "quorum" -> LeaseMode.QUORUM;
-            case "quorum-auto" -> LeaseMode.QUORUM_AUTO;
-            case "megastore" -> LeaseMode.MEGASTORE;
-            default -> throw new ConfigException("lease: must be none, leader, leader-timer, quorum, quorum-auto or "
-                    + "megastore, got '" + text + "'");
-        };
-        if (mode == LeaseMode.LEADER && 2L * clockBoundMicros >= 1000L * deltaMillis) {
-            throw new ConfigException("lease.clock.bound.us: " + clockBoundMicros + " us of clock error leaves no lease "
-                    + "within lease.delta.ms=" + deltaMillis + " (the uncertainty interval must be shorter than delta)");
-        }
-        return new LeaseSetting(mode, new LeaseTiming(deltaMillis, clockBoundMicros, driftPpm).normalized(mode));
-    }
-
-    /**
-     * The quorum-lease timers of a {@code quorum}/{@code megastore} setting, checked against t_lease and
-     * ε (a holder must get a renewed promise, one guard round trip after asking, before its last one runs
-     * out at t_lease(1 - ε), §3.8) and against the heartbeat (a follower hears from the leader at least
-     * every heartbeat, so a shorter grace would exclude healthy holders).
-     */
-    static LeaseSetting withQuorumTimers(LeaseSetting lease, QuorumTimers timers, int heartbeatMillis)
-            throws ConfigException {
-        if (!LeaseSetting.isQuorum(lease.mode())) {
-            return lease;
-        }
-        long tLease = lease.timing().deltaMillis();
-        long holdMicros = tLease * 1000L - tLease * lease.timing().driftPpm() / 1000L;
-        if ((timers.renewMillis() + (long) timers.guardMillis()) * 1000L >= holdMicros) {
-            throw new ConfigException("lease.renew.ms + lease.guard.ms (" + timers.renewMillis() + " + "
-                    + timers.guardMillis() + " ms) must be shorter than t_lease(1 - drift) = " + holdMicros / 1000.0
-                    + " ms (lease.delta.ms=" + tLease + ", lease.drift.ppm=" + lease.timing().driftPpm()
-                    + "), or a holder's leases lapse between renewals");
-        }
-        if (timers.graceMillis() <= heartbeatMillis) {
-            throw new ConfigException("lease.grace.ms: " + timers.graceMillis() + " ms must exceed heartbeat.ms ("
-                    + heartbeatMillis + " ms), or grantors exclude holders that hear from the leader on time");
-        }
-        return new LeaseSetting(lease.mode(), lease.timing(), timers);
-    }
-
-    /** Bytes of a quorum-lease configuration entry listing no key (a put of the reserved key: tag, key, value header). */
-    static final int CONFIGURATION_ENTRY_BYTES = 49;
-
-    /**
-     * With {@code quorum-auto} and coded accepts, a configuration entry (49 + 16 bytes per listed key) must
-     * stay below the coding threshold: a coded one is applied by followers from its header, and the policy
-     * cannot read it back until it is rebuilt, so those followers would hold no key (safe, but no local reads).
-     */
-    static void checkConfigurationsStayUncoded(LeaseSetting lease, CodingSetting coding) throws ConfigException {
-        if (lease.mode() != LeaseMode.QUORUM_AUTO || !coding.explicit() || coding.dataShards() <= 1) {
-            return;
-        }
-        long largest = CONFIGURATION_ENTRY_BYTES + 16L * lease.quorum().auto().maxKeys();
-        if (largest >= coding.thresholdBytes()) {
-            throw new ConfigException("lease.auto.max.keys: a configuration of " + lease.quorum().auto().maxKeys()
-                    + " keys is a " + largest + "-byte entry, at or above coding.threshold.bytes ("
-                    + coding.thresholdBytes() + "): it would be coded and followers could not read it back; list at most "
-                    + Math.max(0, (coding.thresholdBytes() - 1 - CONFIGURATION_ENTRY_BYTES) / 16)
-                    + " keys or raise the threshold");
-        }
-    }
-
-    /** The {@code lease.auto.*} keys, each range-checked, the report size checked against the counter's. */
-    static AutoSettings parseAuto(Properties p) throws ConfigException {
-        int period = integer(p, "lease.auto.period.ms", 10, LeaseTiming.MAX_DELTA_MILLIS);
-        int reportKeys = integer(p, "lease.auto.report.keys", 1, 4096);
-        int counterKeys = integer(p, "lease.auto.counter.keys", 1, 65_536);
-        if (reportKeys > counterKeys) {
-            throw new ConfigException("lease.auto.report.keys (" + reportKeys + ") must be at most lease.auto.counter.keys ("
-                    + counterKeys + "): a replica reports only keys it counts");
-        }
-        int maxKeys = integer(p, "lease.auto.max.keys", 0, 4096);
-        int minReads = integer(p, "lease.auto.min.reads", 1, 1_000_000_000);
-        String stickyText = str(p, "lease.auto.stickiness");
-        double stickiness;
-        try {
-            stickiness = Double.parseDouble(stickyText);
-        } catch (NumberFormatException e) {
-            throw new ConfigException("lease.auto.stickiness: '" + stickyText + "' is not a number");
-        }
-        if (!(stickiness >= 1 && stickiness <= 100)) {
-            throw new ConfigException("lease.auto.stickiness: " + stickyText + " is outside 1..100");
-        }
-        int halfLife = integer(p, "lease.auto.half.life.periods", 1, 1000);
-        String unlisted = str(p, "lease.auto.unlisted");
-        if (!unlisted.equals("leader") && !unlisted.equals("all")) {
-            throw new ConfigException("lease.auto.unlisted: must be leader or all, got '" + unlisted + "'");
-        }
-        return new AutoSettings(period, reportKeys, counterKeys, maxKeys, minReads, stickiness, halfLife,
-                unlisted.equals("all"));
     }
 
     /** "off" or "N,F,X", checked against the node count and the RS-Paxos rules ({@link Coding#rsPaxos}). */
@@ -570,29 +476,9 @@ public record ServerConfig(
                 + "\ngroup.workers=" + groupWorkers + "\nrejoin.wiped=" + rejoinWiped + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes
                 + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes()
                 + "\ncoding.defer=" + coding.deferRebuild()
-                + "\nlease=" + lease.text() + leaseProperties() + "\n"
+                + "\nlease=" + lease.text() + LeaseSettings.toProperties(lease) + "\n"
                 + PeerDelays.toProperties(peerDelayMillis) + tls.toProperties() + limits.toProperties()
                 + zookeeper.toProperties() + auth.toProperties() + testClock.toProperties() + placement.toProperties(nodes.size());
     }
 
-    private String leaseProperties() {
-        LeaseTiming t = lease.timing();
-        return switch (lease.mode()) {
-            case NONE -> "";
-            case LEADER -> "\nlease.delta.ms=" + t.deltaMillis() + "\nlease.clock.bound.us=" + t.clockBoundMicros();
-            case QUORUM, QUORUM_AUTO, MEGASTORE -> "\nlease.delta.ms=" + t.deltaMillis() + "\nlease.drift.ppm=" + t.driftPpm()
-                    + "\nlease.guard.ms=" + lease.quorum().guardMillis() + "\nlease.renew.ms=" + lease.quorum().renewMillis()
-                    + "\nlease.grace.ms=" + lease.quorum().graceMillis()
-                    + (lease.mode() == LeaseMode.QUORUM_AUTO ? autoProperties(lease.quorum().auto()) : "");
-            default -> "\nlease.delta.ms=" + t.deltaMillis() + "\nlease.drift.ppm=" + t.driftPpm();
-        };
-    }
-
-    private static String autoProperties(AutoSettings a) {
-        return "\nlease.auto.period.ms=" + a.periodMillis() + "\nlease.auto.report.keys=" + a.reportKeys()
-                + "\nlease.auto.counter.keys=" + a.counterKeys() + "\nlease.auto.max.keys=" + a.maxKeys()
-                + "\nlease.auto.min.reads=" + a.minReads() + "\nlease.auto.stickiness=" + a.stickiness()
-                + "\nlease.auto.half.life.periods=" + a.halfLifePeriods() + "\nlease.auto.unlisted="
-                + (a.unlistedToAll() ? "all" : "leader");
-    }
 }

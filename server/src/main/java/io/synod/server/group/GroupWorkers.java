@@ -86,9 +86,6 @@ public final class GroupWorkers implements AutoCloseable {
         return Runtime.getRuntime().availableProcessors();
     }
 
-    /** The {@code group.workers} setting a local cluster gives each of its nodes when the user set none. */
-    public static final String WORKERS_KEY = "group.workers";
-
     /**
      * Workers per node for {@code nodes} nodes sharing this host (a local cluster): max(1, processors / nodes), so
      * that the nodes together run about one worker per core. Each node taking one per processor ran 6 workers on

@@ -150,7 +150,7 @@ public final class LocalCluster implements AutoCloseable {
         }
         p.setProperty(ZK_SECRET_KEY, dir.toAbsolutePath().resolve(ZooKeeperSettings.LOCAL_SECRET).toString());
         // Every node of this cluster runs on this host: share its cores unless the caller chose a worker count.
-        p.setProperty(GroupWorkers.WORKERS_KEY, Integer.toString(GroupWorkers.coLocatedCount(nodes.length)));
+        p.setProperty(ServerConfig.GROUP_WORKERS_KEY, Integer.toString(GroupWorkers.coLocatedCount(nodes.length)));
         extra.forEach(p::setProperty);
         return ServerConfig.from(p);
     }

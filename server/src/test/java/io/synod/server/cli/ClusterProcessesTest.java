@@ -12,6 +12,7 @@ import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvResult;
 import io.synod.server.client.NodeClient;
+import io.synod.server.config.ServerConfig;
 import io.synod.server.group.GroupWorkers;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -109,7 +110,7 @@ class ClusterProcessesTest {
         ClusterFile file = ClusterFile.read(dir);
         // The three nodes share this host: without --set group.workers each gets its share of the cores.
         assertTrue(Files.readString(Path.of(file.nodes().get(0).config())).contains(
-                GroupWorkers.WORKERS_KEY + "=" + GroupWorkers.coLocatedCount(3) + "\n"));
+                ServerConfig.GROUP_WORKERS_KEY + "=" + GroupWorkers.coLocatedCount(3) + "\n"));
         Map<Integer, InetSocketAddress> endpoints = new TreeMap<>();
         for (ClusterFile.NodeEntry n : file.nodes()) {
             endpoints.put(n.id(), new InetSocketAddress("127.0.0.1", n.clientPort()));

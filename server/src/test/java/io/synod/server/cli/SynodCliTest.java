@@ -149,6 +149,18 @@ class SynodCliTest {
     }
 
     @Test
+    void stopAfterEndsAControlAtItsFirstCaughtSeed() {
+        Run run = run("simulate", "--nodes", "3", "--seeds", "500", "--threads", "1", "--stop-after", "1",
+                "--mutation", "small-write-quorum");
+        assertEquals(1, run.exitCode(), run.out());
+        Matcher ran = Pattern.compile("seeds run: +(\\d+) of 500 \\(stopped after 1 violating seed\\)").matcher(run.out());
+        assertTrue(ran.find(), run.out());
+        assertTrue(Integer.parseInt(ran.group(1)) < 500, run.out());
+        assertTrue(Pattern.compile("violations: +1 \\(seeds ").matcher(run.out()).find(), run.out());
+        assertEquals(2, run("simulate", "--nodes", "3", "--seeds", "5", "--stop-after", "-1").exitCode());
+    }
+
+    @Test
     void codedSeedsRunCleanAndReportTheirBytes() {
         Run run = run("simulate", "--coding", "5,1,3", "--seeds", "3", "--faults", "all", "--ops-per-seed", "60");
         assertEquals(0, run.exitCode(), run.out() + run.err());

@@ -193,7 +193,7 @@ class ServerConfigTest {
         assertMessage("lease.auto.max.keys: a configuration of 1024 keys is a 16433-byte entry, at or above "
                 + "coding.threshold.bytes (4096): it would be coded and followers could not read it back; list at most 252 keys",
                 "lease=quorum-auto", FIVE, "coding=5,1,3", "coding.threshold.bytes=4096", "lease.auto.max.keys=1024");
-        assertEquals(ServerConfig.CONFIGURATION_ENTRY_BYTES + 32, io.synod.leases.LeaseConfiguration.of(1, new long[] {5, 6},
+        assertEquals(LeaseSettings.CONFIGURATION_ENTRY_BYTES + 32, io.synod.leases.LeaseConfiguration.of(1, new long[] {5, 6},
                 new long[] {3, 3}).command(7).payload().length, "the entry size the check assumes");
         with("lease=quorum-auto", FIVE, "coding=5,1,3", "coding.threshold.bytes=4096", "lease.auto.max.keys=252");
         with("lease=quorum-auto", FIVE, "coding=5,1,3", "coding.threshold.bytes=4096", "lease.auto.max.keys=1024", "lease=quorum");
