@@ -288,8 +288,9 @@ final class ClientEngine implements AutoCloseable {
             return;
         }
         op.target = target;
+        probe.ask(target, nodes, System.nanoTime()); // only if the pick found the placement worth asking for again
         op.forward = forwardRoutes.forward(op, target, System.nanoTime());
-        op.routed = placed.routedTo(target);
+        op.routed = op.admin != null ? placed.adminRoutedTo(target) : placed.routedTo(target);
         op.requestId = nextRequestId++;
         op.via = connection(nodes.get(target));
         inFlight.put(op.requestId, op);

@@ -82,7 +82,8 @@ final class PendingOp {
     /** The frame for the current attempt: a watch poll, a stale read, or a sequenced command. */
     ClientFrame toFrame() {
         if (admin instanceof ClientFrame.MembershipRequest m) {
-            return new ClientFrame.MembershipRequest(requestId, m.group(), m.op(), m.replica());
+            return new ClientFrame.MembershipRequest(requestId, m.group(), m.op(), m.replica(),
+                    routed ? ClientFrame.FLAG_ROUTED : 0);
         }
         if (admin instanceof ClientFrame.CodingChange c) {
             return new ClientFrame.CodingChange(requestId, c.group(), c.failures(), c.dataShards(), c.thresholdBytes());

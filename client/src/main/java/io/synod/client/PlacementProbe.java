@@ -7,7 +7,9 @@ import java.util.Map;
 /**
  * Asks a server for the placement ({@link ClientFrame.PlacementQuery}) on a connection of its own, closed after the
  * answer: a server older than the frame closes the connection it came on, and that must not break the connection the
- * client's requests use. What it learns goes to {@link PlacementRoutes}. Touched only on the engine's event loop.
+ * client's requests use. The query names the features the SDK uses ({@link ClientFrame#FEATURE_ROUTED_ADMIN}); a server
+ * older than that byte closes the connection on it too, and is asked again without it. What it learns goes to
+ * {@link PlacementRoutes}. Touched only on the engine's event loop.
  */
 final class PlacementProbe {
     private final ClientChannels channels;
@@ -28,10 +30,15 @@ final class PlacementProbe {
         if (ask < 0 || !placed.shouldAsk(ask, nowNanos)) {
             return;
         }
-        ServerConnection conn = new ServerConnection(nodes.get(ask));
-        conn.probeNode = ask;
+        query(ask, nodes.get(ask), placed.featuresFor(ask, nowNanos));
+    }
+
+    private void query(int node, InetSocketAddress address, int features) {
+        ServerConnection conn = new ServerConnection(address);
+        conn.probeNode = node;
+        conn.probeFeatures = features;
         long id = nextRequestId++;
-        conn.send(id, new ClientFrame.PlacementQuery(id));
+        conn.send(id, new ClientFrame.PlacementQuery(id, features));
         channels.connect(conn, (c, why) -> answered(c, null));
     }
 
@@ -41,8 +48,15 @@ final class PlacementProbe {
             return;
         }
         conn.lost = true;
-        placed.answer(conn.probeNode, frame, System.nanoTime());
         conn.channel.close();
+        if (frame == null && conn.probeFeatures != 0) {
+            // A server older than the features byte closes the connection on it: ask again at once without it (the
+            // query stays in flight), as a query from before the byte, which such a server answers.
+            placed.featuresRefused(conn.probeNode, System.nanoTime());
+            query(conn.probeNode, conn.address, 0);
+            return;
+        }
+        placed.answer(conn.probeNode, frame, System.nanoTime());
         changed.run();
     }
 }

@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A server older than the query closes the connection it came on; the engine asks on a connection of its own, so
  * that costs nothing else, and such a node is not asked again for {@link #UNANSWERED_FOR_NANOS}. Commands carry
- * {@link ClientFrame#FLAG_ROUTED} only to nodes that answered (an older server refuses a command with an unknown flag).
+ * {@link ClientFrame#FLAG_ROUTED} only to nodes that answered (an older server refuses a command with an unknown flag),
+ * admin requests only to nodes whose answer named {@link ClientFrame#FEATURE_ROUTED_ADMIN}.
  */
 final class PlacementRoutes {
     /** How long a node that did not answer a placement query is not asked again. */
@@ -26,16 +27,24 @@ final class PlacementRoutes {
      * answers and leader hints route around what the known placement lacks).
      */
     static final long MIN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How long a placement that leaves the preferred reader out of a group is trusted before it is asked for again. */
+    static final long PREFERRED_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private ClientFrame.PlacementReport placement;
     /** Per group, nodes that answered NOT_HOSTED since this placement was learned (their view is newer than ours). */
     private final Map<Integer, Set<Integer>> notHosting = new HashMap<>();
     private final Set<Integer> answered = new HashSet<>();
+    /** Nodes whose answer named {@link ClientFrame#FEATURE_ROUTED_ADMIN}: admin requests to them carry the flag. */
+    private final Set<Integer> adminRouted = new HashSet<>();
+    /** Until when a node that refused a query's features byte is asked without it. */
+    private final Map<Integer, Long> plainUntil = new HashMap<>();
     private final Map<Integer, Long> unansweredUntil = new HashMap<>();
     private boolean asking;
     private boolean everAsked;
     private long lastAskNanos;
     private boolean wanted = true;
+    /** When the placement known was last answered. */
+    private long learnedNanos;
 
     /** The version of the placement known, or -2 if none was learned yet (a server without a record says -1). */
     long version() {
@@ -53,6 +62,25 @@ final class PlacementRoutes {
         return answered.contains(node);
     }
 
+    /**
+     * Whether an admin request ({@link ClientFrame.MembershipRequest}) to {@code node} may carry {@link
+     * ClientFrame#FLAG_ROUTED}: its answer to a placement query named {@link ClientFrame#FEATURE_ROUTED_ADMIN}.
+     */
+    boolean adminRoutedTo(int node) {
+        return adminRouted.contains(node);
+    }
+
+    /** The features a query to {@code node} names: none for a while after it refused them (an older server). */
+    int featuresFor(int node, long nowNanos) {
+        Long until = plainUntil.get(node);
+        return until != null && nowNanos - until < 0 ? 0 : ClientFrame.FEATURE_ROUTED_ADMIN;
+    }
+
+    /** {@code node} closed the connection on a query naming features: ask it without for {@link #UNANSWERED_FOR_NANOS}. */
+    void featuresRefused(int node, long nowNanos) {
+        plainUntil.put(node, nowNanos + UNANSWERED_FOR_NANOS);
+    }
+
     /** The node answered NOT_HOSTED for {@code group} naming its placement's {@code version}; true if that is newer. */
     boolean notHosted(int group, int node, long version) {
         notHosting.computeIfAbsent(group, g -> new HashSet<>()).add(node);
@@ -61,6 +89,17 @@ final class PlacementRoutes {
             return true;
         }
         return false;
+    }
+
+    /**
+     * The preferred reader ({@code readFrom}) does not host {@code group} in the placement known: once that placement is
+     * {@link #PREFERRED_RECHECK_NANOS} old, worth asking again, since replicas may have moved onto it (a node that
+     * joined) and nothing else would tell a client that never sends it this group's requests.
+     */
+    void preferredOutside(int group, int node, long nowNanos) {
+        if (placement != null && !placement.hosts(group, node) && nowNanos - learnedNanos >= PREFERRED_RECHECK_NANOS) {
+            wanted = true;
+        }
     }
 
     /** A leader hint or a node id this placement does not know: worth asking again. */
@@ -89,15 +128,22 @@ final class PlacementRoutes {
         if (!(frame instanceof ClientFrame.PlacementReport report)) {
             unansweredUntil.put(node, nowNanos + UNANSWERED_FOR_NANOS);
             answered.remove(node);
+            adminRouted.remove(node);
             return;
         }
         answered.add(node);
+        if ((report.features() & ClientFrame.FEATURE_ROUTED_ADMIN) != 0) {
+            adminRouted.add(node);
+        } else {
+            adminRouted.remove(node);
+        }
         unansweredUntil.remove(node);
         if (report.version() >= version()) {
             if (placement == null || report.version() > placement.version()) {
                 notHosting.clear();
             }
             placement = report;
+            learnedNanos = nowNanos;
             wanted = false;
         }
     }

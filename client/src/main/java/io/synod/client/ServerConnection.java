@@ -23,6 +23,8 @@ final class ServerConnection {
     boolean lost;
     /** The node a connection of its own for one placement query asks ({@link PlacementProbe}), else -1. */
     int probeNode = -1;
+    /** The features its placement query named ({@link ClientFrame.PlacementQuery#features}). */
+    int probeFeatures;
     /** Told when the connection fails or closes (set by {@link ClientChannels#connect}). */
     BiConsumer<ServerConnection, String> onLost;
     final ArrayDeque<ClientFrame> queued = new ArrayDeque<>();

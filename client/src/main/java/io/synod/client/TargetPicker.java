@@ -87,8 +87,11 @@ final class TargetPicker {
         if (nodes.isEmpty()) {
             return -1;
         }
-        if (triesPreferred(op, nodes) && placed.hosts(op.group, preferredReader)) {
-            return preferredReader;
+        if (triesPreferred(op, nodes)) {
+            if (placed.hosts(op.group, preferredReader)) {
+                return preferredReader;
+            }
+            placed.preferredOutside(op.group, preferredReader, clock.getAsLong());
         }
         if (op.consistency != Consistency.STALE || !op.readOnly()) {
             Integer leader = leaders.get(op.group);

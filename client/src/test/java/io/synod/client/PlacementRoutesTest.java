@@ -87,4 +87,50 @@ class PlacementRoutesTest {
         assertFalse(placed.shouldAsk(1, TimeUnit.SECONDS.toNanos(20)), "not asked again for a while");
         assertEquals(6, placed.version(), "a failed query keeps the placement known");
     }
+
+    /**
+     * A client that prefers node 3 learned a placement in which node 3 hosts only group 1: its reads of group 0 go to the
+     * hosts, and once the placement is 10 s old such a read asks for a newer one (a replica may have moved onto node 3,
+     * which joined later); the newer placement sends them to node 3. The control: before 10 s nothing is asked.
+     */
+    @Test
+    void aPreferredReaderLeftOutAsksForANewerPlacementAfterAWhile() {
+        long[] now = {0};
+        PlacementRoutes placed = new PlacementRoutes();
+        assertTrue(placed.shouldAsk(0, now[0]));
+        placed.answer(0, PLACED, now[0]);
+        TargetPicker picker = new TargetPicker(3, () -> now[0]);
+        now[0] = PlacementRoutes.PREFERRED_RECHECK_NANOS - 1;
+        assertTrue(picker.pick(op(0, Consistency.LINEARIZABLE, true), FOUR, Map.of(), placed) != 3, "node 3 hosts no group 0");
+        assertFalse(placed.shouldAsk(0, now[0]), "the placement is younger than 10 s: not asked again");
+        now[0] = PlacementRoutes.PREFERRED_RECHECK_NANOS;
+        assertTrue(picker.pick(op(0, Consistency.LINEARIZABLE, true), FOUR, Map.of(), placed) != 3);
+        assertTrue(placed.shouldAsk(0, now[0]), "10 s on, a read of a group the preferred reader does not host asks again");
+        placed.answer(0, new ClientFrame.PlacementReport(2, 6, 4, 0, List.of(0b1011L, 0b1110L)), now[0]);
+        assertEquals(3, picker.pick(op(0, Consistency.LINEARIZABLE, true), FOUR, Map.of(), placed),
+                "group 0 moved onto node 3: its reads go there first");
+        assertTrue(picker.pick(op(1, Consistency.LINEARIZABLE, true), FOUR, Map.of(), placed) == 3);
+    }
+
+    @Test
+    void adminRequestsCarryTheFlagOnlyToNodesWhoseAnswerNamedTheFeature() {
+        PlacementRoutes placed = new PlacementRoutes();
+        assertEquals(ClientFrame.FEATURE_ROUTED_ADMIN, placed.featuresFor(0, 0), "a query names the feature");
+        placed.answer(0, new ClientFrame.PlacementReport(1, 5, 4, 0, PLACED.hosts(), ClientFrame.FEATURE_ROUTED_ADMIN), 0);
+        assertTrue(placed.routedTo(0) && placed.adminRoutedTo(0));
+        placed.answer(1, PLACED, 1);
+        assertTrue(placed.routedTo(1) && !placed.adminRoutedTo(1), "a server that knows commands' flag only");
+        // A server older than the features byte closes the connection on it: asked without it for a while.
+        placed.featuresRefused(2, 10);
+        assertEquals(0, placed.featuresFor(2, 11));
+        assertEquals(ClientFrame.FEATURE_ROUTED_ADMIN, placed.featuresFor(2, 10 + PlacementRoutes.UNANSWERED_FOR_NANOS));
+        placed.answer(0, null, 20);
+        assertFalse(placed.routedTo(0) || placed.adminRoutedTo(0), "a failed query: no flag to it");
+        PendingOp admin = op(0, Consistency.LOG, true);
+        admin.admin = new ClientFrame.MembershipRequest(0, 0, ClientFrame.MEMBERSHIP_STATUS, -1);
+        admin.routed = true;
+        assertEquals(ClientFrame.FLAG_ROUTED, ((ClientFrame.MembershipRequest) admin.toFrame()).flags());
+        admin.routed = false;
+        assertEquals(0, ((ClientFrame.MembershipRequest) admin.toFrame()).flags());
+    }
 }

@@ -21,6 +21,13 @@ abstract class OneGroupClusterTest {
         cluster = real.cluster;
     }
 
+    /** Takes over a cluster another test started (of any size), so {@link #stop} closes it. */
+    void adopt(RealCluster started) {
+        real = started;
+        zk = started.zk;
+        cluster = started.cluster;
+    }
+
     @AfterEach
     void stop() throws Exception {
         if (real != null) {

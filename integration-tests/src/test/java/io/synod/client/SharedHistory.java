@@ -3,6 +3,7 @@ package io.synod.client;
 import io.synod.core.history.HistoryRecorder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A history recorded by several client threads of a cluster test (the lease tests of this package):
@@ -38,6 +39,26 @@ final class SharedHistory {
 
     synchronized void info(int op) {
         recorder.info(op, System.nanoTime() - origin);
+    }
+
+    /**
+     * Appends {@code value} to {@code key} through {@code client} as process {@code process} and records it (the wait,
+     * up to 90 s, outside the lock); true if acknowledged, else recorded as indeterminate: it may or may not have been
+     * applied.
+     */
+    boolean append(int process, SynodClient client, String key, long value) {
+        int op = invokeAppend(process, key, value);
+        try {
+            client.append(key, value).get(90, TimeUnit.SECONDS);
+            okAppend(op);
+            return true;
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            info(op);
+            return false;
+        }
     }
 
     synchronized io.synod.core.history.History history() {

@@ -163,6 +163,10 @@ public final class LeaderLease implements LeaseHooks {
             commitNotBeforeNanos = Long.MIN_VALUE; // The previous lease ended through the log: no wait.
             return;
         }
+        if (!config.waitsForNonVoters() && predecessorLeft(commitSlot)) {
+            commitNotBeforeNanos = Long.MIN_VALUE; // The LL1 negative control: a removed leader's lease "does not count".
+            return;
+        }
         if (config.clock() == LeaderLeaseConfig.Clock.TIMER) {
             commitNotBeforeNanos = now.monotonicNanos() + config.deferLocalNanos();
             return;
@@ -219,6 +223,21 @@ public final class LeaderLease implements LeaseHooks {
             }
         }
         return true;
+    }
+
+    /**
+     * The LL1 negative control's test: the creator of the newest entry of an earlier ballot in this leader's log (at
+     * or past its commit point) is no voter of the membership this replica applied.
+     */
+    private boolean predecessorLeft(long commitSlot) {
+        for (long slot = view.lastSlot(); slot >= Math.max(1, commitSlot); slot--) {
+            Entry entry = view.entry(slot);
+            if (entry != null && entry.stamp() != null && !entry.stamp().creator().equals(leading)) {
+                int creator = entry.stamp().creator().nodeId();
+                return creator >= 0 && creator < 64 && (view.appliedVoters() & (1L << creator)) == 0;
+            }
+        }
+        return false;
     }
 
     static boolean isEndLease(Command command) {

@@ -25,9 +25,13 @@ import io.synod.core.util.Check;
  *                          only for experiments (safe, slower)
  * @param endLeaseStopsReads a leader stops lease reads once it created its end-lease entry (planned
  *                          hand-over); false only in a negative control
+ * @param waitsForNonVoters a new leader waits out its predecessor's lease even when the predecessor is no voter of
+ *                          the membership it applied (rule LL1, docs/membership.md: a removed leader may still read
+ *                          on entries the voters chose); false only in a negative control
  */
 public record LeaderLeaseConfig(long leaseNanos, Clock clock, long driftMarginPpm, boolean deferredCommit,
-        boolean inheritedReads, boolean limboCheck, boolean readsWithoutLease, boolean logLease, boolean endLeaseStopsReads) {
+        boolean inheritedReads, boolean limboCheck, boolean readsWithoutLease, boolean logLease, boolean endLeaseStopsReads,
+        boolean waitsForNonVoters) {
     /** What the lease trusts about time. */
     public enum Clock {
         /** A bounded-uncertainty clock ([earliest, latest] contains true time): stamps compare across nodes. */
@@ -53,7 +57,7 @@ public record LeaderLeaseConfig(long leaseNanos, Clock clock, long driftMarginPp
     /** The seven-argument form: no log-lease baseline, the end-lease entry stops reads. */
     public LeaderLeaseConfig(long leaseNanos, Clock clock, long driftMarginPpm, boolean deferredCommit, boolean inheritedReads,
             boolean limboCheck, boolean readsWithoutLease) {
-        this(leaseNanos, clock, driftMarginPpm, deferredCommit, inheritedReads, limboCheck, readsWithoutLease, false, true);
+        this(leaseNanos, clock, driftMarginPpm, deferredCommit, inheritedReads, limboCheck, readsWithoutLease, false, true, true);
     }
 
     /** The six-argument form: a real lease (reads only with a valid lease). */
@@ -86,23 +90,32 @@ public record LeaderLeaseConfig(long leaseNanos, Clock clock, long driftMarginPp
      * commit backlog, no inherited reads). Safe; for availability experiments.
      */
     public static LeaderLeaseConfig logLease(long leaseNanos) {
-        return new LeaderLeaseConfig(leaseNanos, Clock.BOUNDED, 0, true, false, true, false, true, true);
+        return new LeaderLeaseConfig(leaseNanos, Clock.BOUNDED, 0, true, false, true, false, true, true, true);
     }
 
     public LeaderLeaseConfig withDeferredCommit(boolean on) {
         return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, on, inheritedReads, limboCheck, readsWithoutLease, logLease,
-                endLeaseStopsReads);
+                endLeaseStopsReads, waitsForNonVoters);
     }
 
     public LeaderLeaseConfig withInheritedReads(boolean on, boolean checkLimbo) {
         return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, deferredCommit, on, checkLimbo, readsWithoutLease, logLease,
-                endLeaseStopsReads);
+                endLeaseStopsReads, waitsForNonVoters);
     }
 
     /** The negative control with false: a leader keeps reading on its lease after its end-lease entry. */
     public LeaderLeaseConfig withEndLeaseStopsReads(boolean on) {
         return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, deferredCommit, inheritedReads, limboCheck, readsWithoutLease,
-                logLease, on);
+                logLease, on, waitsForNonVoters);
+    }
+
+    /**
+     * The negative control of rule LL1 with false: a new leader whose predecessor (the creator of the newest entry of
+     * an earlier ballot in its log) is no voter of the membership it applied skips its deferred-commit wait.
+     */
+    public LeaderLeaseConfig withWaitsForNonVoters(boolean on) {
+        return new LeaderLeaseConfig(leaseNanos, clock, driftMarginPpm, deferredCommit, inheritedReads, limboCheck, readsWithoutLease,
+                logLease, endLeaseStopsReads, on);
     }
 
     /** Local time a leader may read for after creating an entry: Δ(1−ε). */

@@ -201,14 +201,42 @@ public sealed interface ClientFrame {
      * group's leader with a {@link Response}: OK with the change entry's slot (0 for a status) and the group's
      * membership as UTF-8 text, REJECTED naming the rule a change breaks, or NOT_LEADER.
      */
-    record MembershipRequest(long requestId, int group, int op, int replica) implements ClientFrame {}
+    record MembershipRequest(long requestId, int group, int op, int replica, int flags) implements ClientFrame {
+        /** A request without flags (encoded as before the flags byte existed, so every server reads it). */
+        public MembershipRequest(long requestId, int group, int op, int replica) {
+            this(requestId, group, op, replica, 0);
+        }
+    }
+
+    /**
+     * Every {@link MembershipRequest#flags} bit: {@link #FLAG_ROUTED} only, with the meaning it has on a {@link Command}
+     * (a node that does not host the group answers {@link #STATUS_NOT_HOSTED}). Sent as one byte after the request's
+     * fields when not 0, and only to a server whose {@link PlacementReport} named {@link #FEATURE_ROUTED_ADMIN}: an older
+     * server refuses the byte, as trailing bytes, and closes the connection.
+     */
+    int MEMBERSHIP_FLAGS = FLAG_ROUTED;
+
+    /**
+     * {@link PlacementQuery#features} and {@link PlacementReport#features} bit: the server answers a {@link
+     * MembershipRequest} carrying {@link #FLAG_ROUTED} (admin requests routed by the placement).
+     */
+    int FEATURE_ROUTED_ADMIN = 1;
 
     /**
      * Asks a server for the placement it routes by (docs/membership.md, "Routing by the placement"), answered with a
      * {@link PlacementReport}. A server older than this frame closes the connection on it, so the SDK asks on a
      * connection of its own.
+     *
+     * @param features the {@code FEATURE_*} bits the client can use, one byte after the request id when not 0 (a server
+     *                 older than the byte closes the connection on it; the SDK then asks again without it); the report
+     *                 names those the server knows too
      */
-    record PlacementQuery(long requestId) implements ClientFrame {}
+    record PlacementQuery(long requestId, int features) implements ClientFrame {
+        /** A query without features (encoded as before the features byte existed). */
+        public PlacementQuery(long requestId) {
+            this(requestId, 0);
+        }
+    }
 
     /**
      * Which nodes host each group, as the answering server knows it.
@@ -218,10 +246,18 @@ public sealed interface ClientFrame {
      * @param nodes   the cluster's node count M (ids 0..M-1, removed ones included)
      * @param removed the nodes taken out of the node set ({@link #MEMBERSHIP_REMOVE_NODE}), bit n = node n
      * @param hosts   per group, the nodes that host it now, bit n = node n
+     * @param features the query's {@code FEATURE_*} bits the server knows: one byte after the hosts, sent only when the
+     *                 query named features (so a client older than the byte never gets it)
      */
-    record PlacementReport(long requestId, long version, int nodes, long removed, List<Long> hosts) implements ClientFrame {
+    record PlacementReport(long requestId, long version, int nodes, long removed, List<Long> hosts, int features)
+            implements ClientFrame {
         public PlacementReport {
             hosts = List.copyOf(hosts);
+        }
+
+        /** A report without features (the answer to a query that named none). */
+        public PlacementReport(long requestId, long version, int nodes, long removed, List<Long> hosts) {
+            this(requestId, version, nodes, removed, hosts, 0);
         }
 
         /** Whether {@code node} hosts {@code group} (true for a group or node this report does not cover). */

@@ -88,20 +88,56 @@ public final class ClientFrameCodec {
             out = start(CODING_CHANGE, 8 + 4 * 4).putLong(c.requestId()).putInt(c.group()).putInt(c.failures())
                     .putInt(c.dataShards()).putInt(c.thresholdBytes());
         } else if (frame instanceof ClientFrame.MembershipRequest m) {
-            out = start(MEMBERSHIP_REQUEST, 8 + 3 * 4).putLong(m.requestId()).putInt(m.group()).putInt(m.op())
-                    .putInt(m.replica());
+            out = start(MEMBERSHIP_REQUEST, 8 + 3 * 4 + optionalByte(m.flags())).putLong(m.requestId())
+                    .putInt(m.group()).putInt(m.op()).putInt(m.replica());
+            putOptionalByte(out, m.flags());
         } else if (frame instanceof ClientFrame.PlacementQuery q) {
-            out = start(PLACEMENT_QUERY, 8).putLong(q.requestId());
+            out = start(PLACEMENT_QUERY, 8 + optionalByte(q.features())).putLong(q.requestId());
+            putOptionalByte(out, q.features());
         } else if (frame instanceof ClientFrame.PlacementReport p) {
-            out = start(PLACEMENT_REPORT, 8 + 8 + 4 + 8 + 4 + 8 * p.hosts().size()).putLong(p.requestId())
-                    .putLong(p.version()).putInt(p.nodes()).putLong(p.removed()).putInt(p.hosts().size());
+            out = start(PLACEMENT_REPORT, 8 + 8 + 4 + 8 + 4 + 8 * p.hosts().size() + optionalByte(p.features()))
+                    .putLong(p.requestId()).putLong(p.version()).putInt(p.nodes()).putLong(p.removed())
+                    .putInt(p.hosts().size());
             p.hosts().forEach(out::putLong);
+            putOptionalByte(out, p.features());
         } else {
             ClientFrame.ShardMapReport m = (ClientFrame.ShardMapReport) frame;
             out = start(SHARD_MAP_REPORT, 8 + 4 + m.shardMap().length).putLong(m.requestId());
             bytes(out, m.shardMap());
         }
         return out.array();
+    }
+
+    /**
+     * The bytes of an optional trailing u8 (a request's flags, a placement query's or report's features): none when 0,
+     * so the frame reads as before the byte existed.
+     */
+    private static int optionalByte(int value) {
+        if (value < 0 || value > 0xFF) {
+            throw new IllegalArgumentException("flags or features " + value + " do not fit a byte");
+        }
+        return value == 0 ? 0 : 1;
+    }
+
+    private static void putOptionalByte(ByteBuffer out, int value) {
+        if (value != 0) {
+            out.put((byte) value);
+        }
+    }
+
+    /**
+     * The optional trailing u8 of a frame (0 if the frame ends here). A byte of 0 is refused: the encoder leaves it out,
+     * so each frame has one encoding.
+     */
+    private static int optionalByte(ByteBuffer in, String what) {
+        if (in.remaining() != 1) {
+            return 0;
+        }
+        int value = in.get() & 0xFF;
+        if (value == 0) {
+            throw new IllegalArgumentException(what + " byte is 0: it is sent only when not 0");
+        }
+        return value;
     }
 
     private static ByteBuffer start(int type, int fieldBytes) {
@@ -156,9 +192,8 @@ public final class ClientFrameCodec {
             case WATCH_POLL -> new ClientFrame.WatchPoll(i64(in, "request id"), bytes(in, "watch query"));
             case CODING_CHANGE -> new ClientFrame.CodingChange(i64(in, "request id"), i32(in, "group"),
                     i32(in, "failures"), i32(in, "data shards"), i32(in, "threshold bytes"));
-            case MEMBERSHIP_REQUEST -> new ClientFrame.MembershipRequest(i64(in, "request id"), i32(in, "group"),
-                    i32(in, "op"), i32(in, "replica"));
-            case PLACEMENT_QUERY -> new ClientFrame.PlacementQuery(i64(in, "request id"));
+            case MEMBERSHIP_REQUEST -> membershipRequest(in);
+            case PLACEMENT_QUERY -> new ClientFrame.PlacementQuery(i64(in, "request id"), optionalByte(in, "placement query features"));
             case PLACEMENT_REPORT -> placementReport(in);
             default -> throw new IllegalArgumentException("unknown client frame type " + type);
         };
@@ -166,6 +201,17 @@ public final class ClientFrameCodec {
             throw new IllegalArgumentException("frame has " + in.remaining() + " trailing bytes");
         }
         return frame;
+    }
+
+    private static ClientFrame.MembershipRequest membershipRequest(ByteBuffer in) {
+        ClientFrame.MembershipRequest m = new ClientFrame.MembershipRequest(i64(in, "request id"), i32(in, "group"),
+                i32(in, "op"), i32(in, "replica"), 0);
+        int flags = optionalByte(in, "membership request flags");
+        if ((flags & ~ClientFrame.MEMBERSHIP_FLAGS) != 0) {
+            throw new IllegalArgumentException("membership request flags 0x" + Integer.toHexString(flags) + " are "
+                    + "unknown (this build knows 0x" + Integer.toHexString(ClientFrame.MEMBERSHIP_FLAGS) + ")");
+        }
+        return flags == 0 ? m : new ClientFrame.MembershipRequest(m.requestId(), m.group(), m.op(), m.replica(), flags);
     }
 
     private static ClientFrame.PlacementReport placementReport(ByteBuffer in) {
@@ -185,7 +231,8 @@ public final class ClientFrameCodec {
         for (int i = 0; i < n; i++) {
             hosts.add(in.getLong());
         }
-        return new ClientFrame.PlacementReport(id, version, nodes, removed, hosts);
+        return new ClientFrame.PlacementReport(id, version, nodes, removed, hosts,
+                optionalByte(in, "placement report features"));
     }
 
     /** One group's status of a STATUS_REPORT (the count was checked against the bytes left). */

@@ -29,7 +29,10 @@ class ClientFrameCodecTest {
                 new ClientFrame.MembershipRequest(14, 0, ClientFrame.MEMBERSHIP_REMOVE_NODE, 3),
                 new ClientFrame.PlacementQuery(15),
                 new ClientFrame.PlacementReport(16, 7, 5, 0b10000, List.of(0b0111L, 0b1110L, 0b1011L)),
-                new ClientFrame.PlacementReport(17, -1, 0, 0, List.of()));
+                new ClientFrame.PlacementReport(17, -1, 0, 0, List.of()),
+                new ClientFrame.MembershipRequest(18, 2, ClientFrame.MEMBERSHIP_MOVE, 0x0103, ClientFrame.FLAG_ROUTED),
+                new ClientFrame.PlacementQuery(19, ClientFrame.FEATURE_ROUTED_ADMIN),
+                new ClientFrame.PlacementReport(20, 7, 5, 0, List.of(0b0111L), ClientFrame.FEATURE_ROUTED_ADMIN));
         for (ClientFrame f : frames) {
             byte[] body = ClientFrameCodec.encode(f);
             assertArrayEquals(body, ClientFrameCodec.encode(ClientFrameCodec.decode(body)), f.toString());
@@ -54,6 +57,39 @@ class ClientFrameCodecTest {
                 .contains("placement group count 100"));
         assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(ClientFrameCodec.encode(
                 new ClientFrame.Command(1, 2, 3, new byte[0], 8))), "a flag this protocol does not define");
+    }
+
+    @Test
+    void adminFlagsAndPlacementFeaturesAreOneTrailingByteOnlyWhenSet() {
+        // Without flags or features, the bytes are those of the frames before the byte existed: older servers and
+        // clients read them; with them, one byte more, which only a peer that said it knows them is sent.
+        ClientFrame.MembershipRequest plain = new ClientFrame.MembershipRequest(1, 2, ClientFrame.MEMBERSHIP_STATUS, -1);
+        ClientFrame.MembershipRequest routed = new ClientFrame.MembershipRequest(1, 2, ClientFrame.MEMBERSHIP_STATUS, -1,
+                ClientFrame.FLAG_ROUTED);
+        byte[] plainBody = ClientFrameCodec.encode(plain);
+        assertEquals(2 + 8 + 3 * 4, plainBody.length);
+        byte[] routedBody = ClientFrameCodec.encode(routed);
+        assertArrayEquals(plainBody, Arrays.copyOf(routedBody, plainBody.length));
+        assertEquals(plainBody.length + 1, routedBody.length);
+        assertEquals(routed, ClientFrameCodec.decode(routedBody));
+        assertEquals(0, ((ClientFrame.MembershipRequest) ClientFrameCodec.decode(plainBody)).flags());
+        byte[] unknown = routedBody.clone();
+        unknown[unknown.length - 1] = (byte) ClientFrame.FLAG_FORWARD;
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(unknown)).getMessage()
+                .contains("membership request flags 0x2 are unknown"));
+        byte[] twoMore = Arrays.copyOf(routedBody, routedBody.length + 1);
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(twoMore)).getMessage()
+                .contains("trailing bytes"));
+        assertEquals(2 + 8, ClientFrameCodec.encode(new ClientFrame.PlacementQuery(3)).length);
+        assertEquals(2 + 8 + 1, ClientFrameCodec.encode(new ClientFrame.PlacementQuery(3, ClientFrame.FEATURE_ROUTED_ADMIN))
+                .length);
+        ClientFrame.PlacementReport report = new ClientFrame.PlacementReport(4, 9, 4, 0, List.of(0b0111L));
+        ClientFrame.PlacementReport withFeatures = new ClientFrame.PlacementReport(4, 9, 4, 0, List.of(0b0111L),
+                ClientFrame.FEATURE_ROUTED_ADMIN);
+        assertEquals(ClientFrameCodec.encode(report).length + 1, ClientFrameCodec.encode(withFeatures).length);
+        assertEquals(withFeatures, ClientFrameCodec.decode(ClientFrameCodec.encode(withFeatures)));
+        assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.encode(new ClientFrame.MembershipRequest(1, 0,
+                0, 0, 256)), "flags above a byte");
     }
 
     @Test

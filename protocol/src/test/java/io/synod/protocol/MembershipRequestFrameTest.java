@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
-/** The admin membership request frame (type 16): its layout, round trip, and refusal of truncated or longer frames. */
+/** The admin membership request frame (type 16): its layout, round trip, and refusal of truncated or longer frames (beyond its optional flags byte). */
 class MembershipRequestFrameTest {
     @Test
     void hasItsLayoutRoundTripsAndRefusesDamage() {
@@ -31,8 +31,13 @@ class MembershipRequestFrameTest {
                 byte[] cut = Arrays.copyOf(bytes, len);
                 assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(cut), "truncated to " + len);
             }
-            byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
+            byte[] longer = Arrays.copyOf(bytes, bytes.length + 1); // a flags byte of 0: never written
             assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(longer));
+            byte[] routed = longer.clone();
+            routed[bytes.length] = (byte) ClientFrame.FLAG_ROUTED; // the optional flags byte
+            assertEquals(ClientFrame.FLAG_ROUTED, ((ClientFrame.MembershipRequest) ClientFrameCodec.decode(routed)).flags());
+            byte[] twoLonger = Arrays.copyOf(routed, routed.length + 1);
+            assertThrows(IllegalArgumentException.class, () -> ClientFrameCodec.decode(twoLonger));
         }
     }
 }

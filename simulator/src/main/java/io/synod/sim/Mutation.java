@@ -127,7 +127,13 @@ public enum Mutation {
      * membership's own rule, instead of RS-Paxos's read quorum {@code voters - F} (rule M8 off); with 5 voters and
      * X = 3 it meets a write quorum of F + X in 2 acceptors, too few to rebuild the value.
      */
-    MEMBERSHIP_CODED_MAJORITY_READ("membership-coded-majority-read", true, true);
+    MEMBERSHIP_CODED_MAJORITY_READ("membership-coded-majority-read", true, true),
+    /**
+     * Membership changes on a coded group whose nodes outnumber the code length N ({@code --nodes 6 --coding 5,1,3}):
+     * a replica id i &ge; N gets shard {@code i mod N} instead of the whole value (rule M9 off), so two acceptors may
+     * hold one shard and F + X acceptances hold fewer than X distinct shards.
+     */
+    MEMBERSHIP_SHARED_SHARD("membership-shared-shard", true, true);
 
     private final String cliName;
     private final boolean needsCoding;

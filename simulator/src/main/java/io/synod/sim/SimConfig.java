@@ -76,7 +76,8 @@ public record SimConfig(
         Check.argument(maxEvents > 0, "maxEvents must be > 0, got %d", maxEvents);
         Check.argument(coding != null, "coding must not be null (SimCoding.OFF for none)");
         Check.argument(!mutation.needsCoding() || coding.enabled(), "mutation %s needs coding on", mutation.cliName());
-        Check.argument(!coding.enabled() || coding.coding().nodes() == nodes, "coding %s is for %d nodes, not %d",
+        // Nodes beyond the code length N take replica ids past it and get full copies (docs/membership.md, rule M9).
+        Check.argument(!coding.enabled() || coding.coding().nodes() <= nodes, "coding %s is for %d nodes, more than the %d nodes",
                 coding, coding.coding().nodes(), nodes);
         Check.argument(linkBitsPerSecond >= 0 && linkBitsPerSecond <= LinkBandwidth.MAX_BITS_PER_SECOND,
                 "linkBitsPerSecond must be 0 (unlimited) or 1..%d, got %d", LinkBandwidth.MAX_BITS_PER_SECOND, linkBitsPerSecond);

@@ -119,6 +119,11 @@ public final class SimLeaseModes {
         END_LEASE_KEEPS_READING("end-lease-keeps-reading", Mode.LEADER),
         /** Timer-only leases with ε = 0 while clocks drift within ±20 % (breaks §4). */
         TIMER_WITHOUT_DRIFT_MARGIN("timer-no-drift-margin", Mode.LEADER_TIMER),
+        /**
+         * With membership changes: a new leader skips its wait when its predecessor is no voter of the membership it
+         * applied, while the removed predecessor may still lead and read on its lease (breaks rule LL1).
+         */
+        LL_SKIPS_WAIT_FOR_REMOVED_LEADER("ll-skips-wait-for-removed-leader", Mode.LEADER_TIMER),
         /** A quorum-lease holder reads k while it holds an accepted but unapplied write to k (breaks Moraru §3). */
         QL_READ_WITH_PENDING_WRITE("ql-read-pending-write", Mode.QUORUM),
         /** A write commits without waiting for the holders of its key (breaks Moraru §3). */
@@ -196,7 +201,9 @@ public final class SimLeaseModes {
             }
             case LEADER_TIMER -> {
                 long margin = control == Control.TIMER_WITHOUT_DRIFT_MARGIN ? 0 : TIMER_DRIFT_PPM;
-                yield SimLeases.of(name, factory(LeaderLeaseConfig.timer(leaseNanos, margin)))
+                LeaderLeaseConfig config = LeaderLeaseConfig.timer(leaseNanos, margin)
+                        .withWaitsForNonVoters(control != Control.LL_SKIPS_WAIT_FOR_REMOVED_LEADER);
+                yield SimLeases.of(name, factory(config))
                         .withDriftWithin(TIMER_DRIFT_PPM, false).withHandoverFaults(true);
             }
             case QUORUM -> {

@@ -50,7 +50,9 @@ public final class SimMembershipChanges {
     /**
      * The membership every replica starts with: nodes {@code 0..N-3} voting and two spares; with RS-Paxos coding
      * nodes {@code 0..N-2} voting and one spare, so that the promoted spare makes N voters and values take the
-     * coding's full X (fewer voters re-derive a smaller X, {@code Coding.dataShardsFor}).
+     * coding's full X (fewer voters re-derive a smaller X, {@code Coding.dataShardsFor}). With more nodes than the
+     * code length ({@code --nodes 6 --coding 5,1,3}, or {@code --nodes 5 --coding 4,1,2}) the ids past it, the spare's
+     * among them, get full copies instead of a shard (rule M9).
      */
     GroupMembership initial() {
         int n = sim.config.nodes();
@@ -93,6 +95,7 @@ public final class SimMembershipChanges {
             case MEMBERSHIP_SWAP -> changes.allowAnyStep();
             case MEMBERSHIP_EARLY_PROMOTE -> changes.promoteLaggingLearners();
             case MEMBERSHIP_CODED_MAJORITY_READ -> changes.countCodedReadsByMajority();
+            case MEMBERSHIP_SHARED_SHARD -> changes.wrapShardsBeyondCode();
             default -> { }
         }
     }

@@ -39,6 +39,20 @@ class MembershipNegativeControlTest {
     }
 
     /**
+     * Rule M9 off on a coded group with more nodes than the code length (7 nodes, coding 5,1,3: ids 5 and 6 are past
+     * the code): replica id i &ge; 5 gets shard {@code i mod 5}, which replica i - 5 holds too, so F + X = 4 acceptances
+     * may hold 2 distinct shards where X = 3 are needed. First caught at seed 16 (a slot conflict: a later phase 1 found
+     * too few distinct shards of a chosen value and filled the slot with a no-op), then 82, 124; 8 of 300 seeds
+     * (2026-11-27).
+     */
+    @Test
+    void sharedShardBeyondTheCodeIsCaught() {
+        SimConfig base = SimConfig.defaults(7, FaultProfile.ALL).withCoding(SimCoding.rsPaxos(5, 1, 3)).withMembershipChanges(true)
+                .withMutation(Mutation.MEMBERSHIP_SHARED_SHARD);
+        assertCaught(base, SimLeases.NONE, "membership-shared-shard");
+    }
+
+    /**
      * Rules QL1–QL2 off ({@code ql-ignores-membership}): a holder reads as if all five replicas voted, counting
      * promises of spares and of removed replicas and reading on after its own removal, while writes wait only for
      * the voters. First caught at seed 13, then 66 and 106 (a stale read, 2026-11-27).
@@ -85,6 +99,19 @@ class MembershipNegativeControlTest {
         SimConfig base = SimConfig.defaults(5, FaultProfile.ALL).withMembershipChanges(true)
                 .withMutation(Mutation.MEMBERSHIP_STALE_PHASE1);
         assertCaught(base, SimLeaseModes.world(SimLeaseModes.Mode.LEADER_TIMER), "membership-stale-phase1 (leader-timer)");
+    }
+
+    /**
+     * Rule LL1's own control, the lease alone broken ({@code ll-skips-wait-for-removed-leader}): a new leader whose
+     * predecessor is no voter of the membership it applied skips its wait of Δ(1+ε), while the removed predecessor,
+     * which need not have applied its removal, still leads and reads on its lease. Phase 1 is intact (M3 on), so what
+     * is caught is a stale lease read: first at seed 54, then 207 (of 300, {@code NOT_LINEARIZABLE}, 2026-11-27).
+     */
+    @Test
+    void timerLeaderLeaseSkippingTheWaitForARemovedLeaderIsCaught() {
+        SimConfig base = SimConfig.defaults(5, FaultProfile.ALL).withMembershipChanges(true);
+        assertCaught(base, SimLeaseModes.world(SimLeaseModes.Mode.LEADER_TIMER,
+                SimLeaseModes.Control.LL_SKIPS_WAIT_FOR_REMOVED_LEADER), "ll-skips-wait-for-removed-leader");
     }
 
     private static void assertCaught(SimConfig base, SimLeases leases, String name) {

@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * first) through the fault phase; no violation, and the runs must really change the membership and commit
  * writes. The same with quorum leases (rules QL1–QL4), Megastore, quorum-auto (QL5) and timer leader leases (LL1),
  * and with RS-Paxos coding 5,1,3 (four voters and one
- * spare, X re-derived from the voters, rule M8).
+ * spare, X re-derived from the voters, rule M8), also with more nodes than the code length (rule M9).
  */
 class MembershipSimulationTest {
     static final int SEEDS = Integer.getInteger("synod.membership.seeds", 200);
@@ -47,6 +47,16 @@ class MembershipSimulationTest {
     void codedGroupsChangeTheirVotersUnderEveryFault() {
         SimConfig base = SimConfig.defaults(5, FaultProfile.ALL).withCoding(SimCoding.rsPaxos(5, 1, 3)).withMembershipChanges(true);
         sweep(base, SimLeases.NONE, WORLD_SEEDS, 1);
+    }
+
+    /**
+     * Rule M9: seven nodes and coding 5,1,3, so ids 5 and 6 are past the code length and get full copies; six vote
+     * from the start (id 5 among them) and the spare, id 6, is added, promoted, and a voter removed.
+     */
+    @Test
+    void idsBeyondTheCodeGetFullCopiesUnderEveryFault() {
+        SimConfig base = SimConfig.defaults(7, FaultProfile.ALL).withCoding(SimCoding.rsPaxos(5, 1, 3)).withMembershipChanges(true);
+        sweep(base, SimLeases.NONE, WORLD_SEEDS / 2, 1);
     }
 
     private static void sweep(SimConfig base, SimLeases leases, int seeds, int changesPerSeed) {

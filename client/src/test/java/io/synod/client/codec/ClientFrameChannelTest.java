@@ -22,7 +22,9 @@ import org.junit.jupiter.api.Test;
 class ClientFrameChannelTest {
     private static final List<ClientFrame> FRAMES = List.of(new ClientFrame.StatusQuery(1),
             new ClientFrame.Command(2, 7, 3, new byte[] {1, 2, 3}, ClientFrame.FLAG_THROUGH_LOG),
-            new ClientFrame.ShardMapQuery(4), new ClientFrame.CodingChange(5, 0, 2, 1, 4096));
+            new ClientFrame.ShardMapQuery(4), new ClientFrame.CodingChange(5, 0, 2, 1, 4096),
+            new ClientFrame.MembershipRequest(6, 1, ClientFrame.MEMBERSHIP_STATUS, -1, ClientFrame.FLAG_ROUTED),
+            new ClientFrame.PlacementQuery(7, ClientFrame.FEATURE_ROUTED_ADMIN));
 
     private static ByteBuf encoded(List<ClientFrame> frames) {
         EmbeddedChannel out = new EmbeddedChannel(new ClientFrameEncoder(1024));

@@ -97,7 +97,8 @@ final class Leader {
          * full copy for a quorum-lease holder of its key).
          */
         Entry forPeer(int peer) {
-            return shards == null || (fullCopies & (1L << peer)) != 0 ? entry : entry.stub(shards[peer]);
+            // An id at or beyond the code length is in fullCopies (rule M9) but under its negative control.
+            return shards == null || (fullCopies & (1L << peer)) != 0 ? entry : entry.stub(shards[peer % shards.length]);
         }
     }
 
@@ -249,16 +250,17 @@ final class Leader {
         if (dataShards == 1) {
             return register(new InFlight(new Entry(slot, ctx.ownBallot, command, null, stamp), null, ctx.nowNanos));
         }
-        Check.argument(dataShards > 1 && dataShards < ctx.clusterSize, "cannot code into %d of %d shards", dataShards, ctx.clusterSize);
+        int n = ctx.coding.nodes(); // The code length: shard i for replica i < n, the whole value beyond (rule M9).
+        Check.argument(dataShards > 1 && dataShards < n, "cannot code into %d of %d shards", dataShards, n);
         if (coder == null || coder.dataShardCount() != dataShards) {
-            coder = new ValueCoder(dataShards, ctx.clusterSize - dataShards);
+            coder = new ValueCoder(dataShards, n - dataShards);
         }
         // Coded straight into the shard encodings the acceptors get: one array per shard, no payload copies.
         byte[][] encoded = coder.encodeToBytes(command.payload());
         // Deferred rebuild: the uncoded header lets followers apply the value without rebuilding it. It is a
         // function of the payload, so a re-proposal of the same value (phase 1) carries the same header.
         byte[] header = ctx.coding.defersRebuild() ? learner.appliedState().deferralHeader(command.payload()) : null;
-        CodedValue coded = new CodedValue(dataShards, ctx.clusterSize, command.payload().length,
+        CodedValue coded = new CodedValue(dataShards, n, command.payload().length,
                 ValueShard.valueChecksumOf(encoded[0]), null, header != null && header.length < command.payload().length ? header : null);
         ctx.cache.put(slot, command, coded);
         return register(new InFlight(new Entry(slot, ctx.ownBallot, command, coded, stamp), encoded, ctx.nowNanos));
@@ -266,7 +268,7 @@ final class Leader {
 
     /** Appends the entry that changes the group's coding to {@code next} (N unchanged). */
     long appendCodingChange(Coding next) {
-        Check.argument(next.nodes() == ctx.clusterSize, "coding change for %d nodes in a group of %d", next.nodes(), ctx.clusterSize);
+        Check.argument(next.nodes() == ctx.coding.nodes(), "coding change for %d nodes, the code has %d", next.nodes(), ctx.coding.nodes());
         lastChangeSlot = append(next.changeCommand());
         return lastChangeSlot;
     }
@@ -283,8 +285,10 @@ final class Leader {
     private long register(InFlight proposal) {
         if (proposal.shards != null) {
             // Quorum-lease holders of the key get the whole value, so they apply and serve it locally without
-            // rebuilding it (issue 11; Moraru et al., "Paxos Quorum Leases", SoCC 2014, §3).
-            proposal.fullCopies = leases.requiredAcceptors(proposal.entry) & ((1L << ctx.clusterSize) - 1);
+            // rebuilding it (Moraru et al., "Paxos Quorum Leases", SoCC 2014, §3); so do the ids at or beyond the
+            // code length, which have no shard of their own (docs/membership.md, rule M9).
+            long beyondCode = ctx.membershipGuards.fullCopiesBeyondCode ? -1L << ctx.coding.nodes() : 0;
+            proposal.fullCopies = (leases.requiredAcceptors(proposal.entry) | beyondCode) & ((1L << ctx.clusterSize) - 1);
         }
         nextSlot++;
         if (GroupMembership.isChange(proposal.entry.command())) {

@@ -155,6 +155,11 @@ public final class MembershipChanges {
         ctx.membershipGuards.codedReadQuorum = false;
     }
 
+    /** NEGATIVE CONTROL ONLY: a replica id at or beyond the code length gets shard {@code id mod N}, not the whole value (rule M9 off). */
+    public void wrapShardsBeyondCode() {
+        ctx.membershipGuards.fullCopiesBeyondCode = false;
+    }
+
     /** NEGATIVE CONTROL ONLY: a learner is promoted however far behind (rule M6 off). */
     public void promoteLaggingLearners() {
         ctx.membershipGuards.promoteOnlyCaughtUp = false;

@@ -25,4 +25,10 @@ final class MembershipGuards {
      * plain majority of the voters, too few to meet a coded write quorum {@code F + X} in X acceptors).
      */
     boolean codedReadQuorum = true;
+    /**
+     * M9: with RS-Paxos coding, a replica whose id is at or beyond the code length gets the whole value (the control
+     * gives it shard {@code id mod N}, which a replica below N holds too, so F + X acceptances may hold fewer than X
+     * distinct shards).
+     */
+    boolean fullCopiesBeyondCode = true;
 }

@@ -103,12 +103,15 @@ final class Recovery {
         // The first round leaves the leader out when enough other peers remain: its links already carry
         // every accept, so recovery traffic spread over the followers' links keeps each link at about
         // 1/X of a value per write (the per-link bandwidth RS-Paxos saves, Mu et al. 2014, section 5).
+        // It asks the members it knows of (the id universe may be far wider than the group, rule M9); later
+        // rounds ask every id, in case its membership is behind.
+        long others = p.rounds == 1 ? ctx.membership.members() & ~(1L << ctx.self) : -1L;
         boolean skipLeader = p.rounds == 1 && ctx.leaderHint >= 0 && ctx.leaderHint != ctx.self
-                && ctx.clusterSize - 2 >= asks;
+                && Long.bitCount(others) - 1 >= asks;
         int sent = 0;
         for (int i = 1; i < ctx.clusterSize && sent < asks; i++) {
             int peer = (ctx.self + i) % ctx.clusterSize;
-            if (skipLeader && peer == ctx.leaderHint) {
+            if (skipLeader && peer == ctx.leaderHint || (others & (1L << peer)) == 0) {
                 continue;
             }
             ctx.out.send(new Message.ShardRequest(ctx.self, peer, acceptor.promised(), p.wanted.slot(), p.rounds > 1));

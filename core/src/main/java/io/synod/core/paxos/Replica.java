@@ -87,8 +87,8 @@ public final class Replica {
                 "the initial membership must name ids 0..%d", config.clusterSize() - 1);
         Check.argument(config != null && durable != null && stateMachine != null && quorum != null && leases != null
                 && coding != null, "replica needs a config, durable state, state machine, quorum policy, lease hooks and coding");
-        Check.argument(!coding.enabled() || coding.nodes() == config.clusterSize(), "coding %s is for %d nodes, the group has %d",
-                coding, coding.nodes(), config.clusterSize());
+        Check.argument(!coding.enabled() || coding.nodes() <= config.clusterSize(), // ids past the code: full copies (M9)
+                "coding %s is for %d nodes, the group has ids 0..%d", coding, coding.nodes(), config.clusterSize() - 1);
         this.ctx = new ReplicaContext(config, coding, membership, nowNanos);
         this.leases = leases;
         this.quorum = quorum;

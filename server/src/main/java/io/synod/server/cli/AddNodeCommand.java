@@ -29,13 +29,16 @@ import picocli.CommandLine.Option;
         description = {"Add a node to the running local cluster: the next node id, free ports, a configuration like",
                 "node 0's; start it (it registers itself in ZooKeeper and joins as a spare of every group), then",
                 "move replicas onto it one at a time (like 'synod admin rebalance') until the replicas per node",
-                "differ by at most one (unless --no-rebalance). Plain and leader-lease groups only (coded and",
-                "quorum-lease ones are refused).",
+                "differ by at most one (unless --no-rebalance). Every lease mode; RS-Paxos coded groups only",
+                "without a lease.",
                 "Exit 0 balanced; 1 the node did not start or a move was refused or not done in time."})
 final class AddNodeCommand extends ClusterCommand.DirCommand {
-    /** The keys of node 0's configuration that are node-specific: replaced in the new node's. */
+    /**
+     * The keys of node 0's configuration that are node-specific, replaced in the new node's; and {@code coding} (N,F,X
+     * with N = the founding nodes), left out: a joining node takes the cluster's coding from ZooKeeper.
+     */
     private static final Set<String> OWN_KEYS = Set.of("node.id", "nodes", "data.dir", "metrics.port", "tls.ca", "tls.cert",
-            "tls.key", "node.zones");
+            "tls.key", "node.zones", "coding");
 
     @Option(names = "--zone", defaultValue = "", paramLabel = "ZONE",
             description = "the new node's zone, when the cluster's nodes name zones (node.zones)")

@@ -14,8 +14,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code synod admin move-replica --group G --from A --to B} (docs/membership.md, "Moving a replica"): the group's
- * leader checks the move (A hosts the group, B does not, the zone rule, no move in flight, B's id never removed) and
- * records it in the placement; then, step by step from its committed membership, it adds B's current id as a learner,
+ * leader checks the move (A hosts the group, B does not, the zone rule, no move in flight) and records it in the
+ * placement (B's id in the group removed before: B takes a new id with a reset replica at its next start, and the
+ * answer says so); then, step by step from its committed membership, it adds B's current id as a learner,
  * promotes it once caught up (rule M6) and removes A's id. This command waits until the leader's membership shows it
  * done. Safe to repeat: a move already recorded is only waited for.
  */

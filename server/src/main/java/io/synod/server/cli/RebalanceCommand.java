@@ -73,7 +73,7 @@ final class RebalanceCommand extends AdminCommand.Op {
         }
         if (toDo > 0) {
             err.println("error: no group has a move left, but the placement is " + toDo + " move(s) short of balance: "
-                    + "zones or replica ids removed before (rule M7) forbid the rest (" + done + " moves done)");
+                    + "zones forbid the rest (" + done + " moves done)");
             return 1;
         }
         out.println("balanced: replicas per node differ by at most one (" + done + " moves done)");
@@ -89,6 +89,8 @@ final class RebalanceCommand extends AdminCommand.Op {
             RebalanceStep step = RebalanceStep.find(answer).orElseThrow(() -> new IllegalStateException(
                     "group " + g + ": the server does not know rebalance steps: " + answer.lines().findFirst().orElse("")));
             if (!step.waits()) {
+                // A move back onto a node that left the group waits for that node's restart: say so.
+                answer.lines().filter(l -> l.contains(": restart node ")).forEach(l -> err.println("note: " + l));
                 return step;
             }
             if (System.nanoTime() - deadline >= 0) {

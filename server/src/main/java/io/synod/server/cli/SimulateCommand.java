@@ -56,7 +56,8 @@ final class SimulateCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--nodes", paramLabel = "3|5", converter = WholeNumber.Int.class,
-            description = "Replicas in the group: 3 or 5 (with --coding: N, which may be left out here).")
+            description = {"Replicas in the group: 3 or 5 (with --coding: N, which may be left out here; with --coding and",
+                "--membership-changes more than N: the ids past N get full copies, e.g. --nodes 6 --coding 5,1,3)."})
     Integer nodesOption;
 
     /** Replicas in the group, from --nodes or --coding. */
@@ -106,7 +107,8 @@ final class SimulateCommand implements Callable<Integer> {
                 "watch-out-of-order; with --groups 2+ also shared-fsync-skips-group; with --lease quorum also holder-read-early; with --coding also",
                 "coded-majority-write, phase1-few-shards, recovery-skips-crc, deferred-stale-read; with --coding-change also",
                 "coding-change-stale-quorum; with --membership-changes also membership-stale-phase1, membership-learner-votes,",
-                "membership-raft-rule, membership-reused-identity, and with --coding membership-coded-majority-read (default: ${DEFAULT-VALUE})."})
+                "membership-raft-rule, membership-reused-identity, and with --coding membership-coded-majority-read,",
+                "membership-shared-shard (with more nodes than N) (default: ${DEFAULT-VALUE})."})
     String mutation;
 
     @Option(names = "--lease", defaultValue = "none", paramLabel = "none|leader|leader-timer|quorum|quorum-auto|megastore",
@@ -122,7 +124,8 @@ final class SimulateCommand implements Callable<Integer> {
                 "inherited-ignores-limbo, end-lease-keeps-reading (with --lease leader), timer-no-drift-margin (with --lease leader-timer),",
                 "ql-read-pending-write, ql-commit-without-holders, ql-read-behind-promises (with --lease quorum),",
                 "ql-config-drops-old-holders, ql-holder-ignores-config (with --lease quorum-auto); with --membership-changes",
-                "also ql-ignores-membership (quorum), ql-auto-ignores-membership (quorum-auto), megastore-ignores-membership."})
+                "also ql-ignores-membership (quorum), ql-auto-ignores-membership (quorum-auto), megastore-ignores-membership,",
+                "ll-skips-wait-for-removed-leader (leader-timer)."})
     String leaseControl;
 
     @Option(names = "--clock-drift-ppm", paramLabel = "PPM", converter = WholeNumber.Long.class,
@@ -405,9 +408,13 @@ final class SimulateCommand implements Callable<Integer> {
                 codingValue = parseCodingChange(commandLine, codingValue, codingChange);
             }
             nodes = codingValue.coding().nodes();
-            if (nodesOption != null && nodesOption != nodes) {
+            // With membership changes the nodes may outnumber the code: ids past N get full copies (rule M9).
+            if (nodesOption != null && membershipChanges && nodesOption > nodes && nodesOption <= SimConfig.MAX_NODES) {
+                nodes = nodesOption;
+            } else if (nodesOption != null && nodesOption != nodes) {
                 throw new CommandLine.ParameterException(commandLine, "--nodes " + nodesOption + " disagrees with --coding "
-                        + coding + " (N = " + nodes + ")");
+                        + coding + " (N = " + nodes + "); only --membership-changes runs more nodes than N, up to "
+                        + SimConfig.MAX_NODES);
             }
         } else if (codingChange != null) {
             throw new CommandLine.ParameterException(commandLine, "--coding-change needs --coding N,F,X");

@@ -96,8 +96,8 @@ public final class ClientServer implements AutoCloseable {
         }
 
         /** The placement this node routes by (default: none recorded, every node hosts every group). */
-        default ClientFrame.PlacementReport placement(long requestId) {
-            return new ClientFrame.PlacementReport(requestId, -1, 0, 0, List.of());
+        default ClientFrame.PlacementReport placement(ClientFrame.PlacementQuery query) {
+            return new ClientFrame.PlacementReport(query.requestId(), -1, 0, 0, List.of());
         }
     }
 
@@ -228,7 +228,7 @@ public final class ClientServer implements AutoCloseable {
             } else if (frame instanceof ClientFrame.ShardMapQuery q) {
                 ch.writeAndFlush(new ClientFrame.ShardMapReport(q.requestId(), handler.shardMap()));
             } else if (frame instanceof ClientFrame.PlacementQuery q) {
-                ch.writeAndFlush(handler.placement(q.requestId()));
+                ch.writeAndFlush(handler.placement(q));
             } else {
                 LOG.warn("closing client connection from {}: unexpected {}", ch.remoteAddress(),
                         frame.getClass().getSimpleName());

@@ -21,7 +21,7 @@ public record PlacementSettings(int replicas, List<String> zones) {
 
     static void addKeys(Map<String, String[]> k) {
         k.put("replicas", new String[] {"all", "replicas per group N, 1..node count, or all (every node hosts every group); "
-                + "with fewer, groups are placed in balance and the other nodes run spares (plain and leader-lease groups "
+                + "with fewer, groups are placed in balance and the other nodes run spares (uncoded groups "
                 + "only); docs/membership.md"});
         k.put("node.zones", new String[] {"", "each node's zone, comma-separated in node-id order (e.g. a,a,b,b); no two "
                 + "replicas of a group share a zone when there are at least 'replicas' zones"});

@@ -38,8 +38,9 @@ final class ClusterSpecs {
             if (codingSetting.explicit()) {
                 throw new IllegalStateException("node " + config.nodeId() + " refuses to join cluster '"
                         + config.clusterName() + "': its nodes list " + config.nodes().size() + " nodes with coding="
-                        + codingSetting.text(config.nodes().size()) + ", and nodes join only clusters of plain or "
-                        + "leader-lease groups (docs/membership.md, Adding a node)");
+                        + codingSetting.text(config.nodes().size()) + ", but a joining node takes the cluster's coding "
+                        + "from ZooKeeper (its code keeps the founding nodes' N = " + n + "): leave coding= out of its "
+                        + "configuration (docs/membership.md, Adding a node)");
             }
             codingSetting = new ServerConfig.CodingSetting((n - 1) / 2, 1, codingSetting.thresholdBytes(), false);
         }

@@ -152,6 +152,9 @@ public final class LocalCluster implements AutoCloseable {
         // Every node of this cluster runs on this host: share its cores unless the caller chose a worker count.
         p.setProperty(ServerConfig.GROUP_WORKERS_KEY, Integer.toString(GroupWorkers.coLocatedCount(nodes.length)));
         extra.forEach(p::setProperty);
+        if (i >= founding) {
+            p.remove("coding"); // A joined node takes the cluster's coding from ZooKeeper (its N is the founding nodes').
+        }
         return ServerConfig.from(p);
     }
 

@@ -57,8 +57,13 @@ final class LostGroups {
         Map<Integer, String> lost = new LinkedHashMap<>();
         for (int g = 0; g < groups; g++) {
             Path dir = NodeStorage.groupDir(data, g);
-            int current = metadata.replicaMap(g).value().currentId(node);
+            ReplicaMap map = metadata.replicaMap(g).value();
+            int current = map.currentId(node);
             Optional<Marker> marker = read(dir);
+            if (marker.isPresent() && movedBack(data, g, marker.get(), map, config.clusterName(), node)) {
+                reset(data, g, marker.get(), current);
+                continue; // a fresh directory with its marker: nothing of the new replica's state can be lost yet
+            }
             if (marker.isPresent()) {
                 Marker m = marker.get();
                 if (!m.cluster().equals(config.clusterName()) || m.nodeId() != node || m.group() != g) {
@@ -110,6 +115,43 @@ final class LostGroups {
                     + "re-joins under replica {} (learner, then voter once caught up); the other groups keep their "
                     + "replicas", node, g, e.getValue(), ids[0], ids[1]);
         }
+    }
+
+    /**
+     * Whether group directory {@code marker}'s replica was replaced by a move back onto this node ({@code synod admin
+     * move-replica}, {@link Placements#newId}): the node's current id in the group is the one a move back allocated in
+     * place of exactly the id this directory holds ({@link ReplicaMoves#moveBackMark}), and this directory was never
+     * put aside for it before ({@link #movedAside}; one that was is a restored copy, refused by the caller's check).
+     */
+    static boolean movedBack(Path data, int group, Marker marker, ReplicaMap map, String cluster, int node) {
+        int current = map.currentId(node);
+        ReplicaMap.Replica r = current < 0 ? null : map.replica(current);
+        return r != null && marker.replica() != current && marker.cluster().equals(cluster) && marker.nodeId() == node
+                && marker.group() == group && ReplicaMoves.moveBackMark(group, marker.replica()).equals(r.incarnation())
+                && !Files.exists(movedAside(data, group, marker.replica()));
+    }
+
+    /** Where a move back puts the group directory of the id it replaced. */
+    static Path movedAside(Path data, int group, int replica) {
+        return data.resolve("moved-group-" + group + "-replica-" + replica);
+    }
+
+    /**
+     * A move back onto this node: the old replica's state is discarded (rule M7: its promises and votes never count
+     * again), kept aside as {@link #movedAside}, and the group starts empty under the new id {@code current}, a learner
+     * the group's leader catches up and promotes. A crash after the directory was put aside and before the new marker
+     * is written leaves no group directory: the next start takes it for a lost one and allocates yet another id, safe
+     * as the skipped one never ran.
+     */
+    private static void reset(Path data, int g, Marker old, int current) throws IOException {
+        Path dir = NodeStorage.groupDir(data, g);
+        Files.move(dir, movedAside(data, g, old.replica()));
+        DurableFiles.syncDirectory(data);
+        Files.createDirectories(dir);
+        write(dir, new Marker(old.cluster(), old.nodeId(), g, current));
+        LOG.warn("node {}: group {}'s replica moves back onto this node under replica id {} (its id {} was removed "
+                + "from the group): the old replica's state is put aside in {}, the group starts empty and catches up",
+                old.nodeId(), g, current, old.replica(), movedAside(data, g, old.replica()));
     }
 
     /** A new id of {@code replica}'s node in {@code group}'s map (compare-and-set): {old id, new id}. */

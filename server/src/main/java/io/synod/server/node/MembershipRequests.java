@@ -25,15 +25,18 @@ import java.util.function.IntFunction;
 final class MembershipRequests {
     private final ReplicaRoutes routes;
     private final Placements placements;
+    /** Refuses a routed request for a group this node does not host ({@link PlacementAnswers#refusal}). */
+    private final PlacementAnswers placementAnswers;
     private final IntFunction<GroupLoop> loops;
     private final int groups;
     /** Runs what blocks on ZooKeeper (recording a move), off the group's worker. */
     private final Executor blocking;
 
-    MembershipRequests(ReplicaRoutes routes, Placements placements, IntFunction<GroupLoop> loops, int groups,
-            Executor blocking) {
+    MembershipRequests(ReplicaRoutes routes, Placements placements, PlacementAnswers placementAnswers,
+            IntFunction<GroupLoop> loops, int groups, Executor blocking) {
         this.routes = routes;
         this.placements = placements;
+        this.placementAnswers = placementAnswers;
         this.loops = loops;
         this.groups = groups;
         this.blocking = blocking;
@@ -50,6 +53,11 @@ final class MembershipRequests {
             case ClientFrame.MEMBERSHIP_REMOVE -> MembershipAdmin.Op.REMOVE;
             default -> null;
         };
+        ClientFrame.Response notHosted = loop == null ? null : placementAnswers.refusal(request);
+        if (notHosted != null) {
+            respond.accept(notHosted); // its hint is a node already
+            return;
+        }
         if (loop == null || op == null) {
             String why = loop == null ? "group " + g + " does not exist (the cluster has " + groups + ")"
                     : "membership request op " + request.op() + " is unknown (0 status, 1 add learner, 2 promote, 3 remove, "
@@ -105,6 +113,7 @@ final class MembershipRequests {
                 if (refused != null) {
                     return response(request, ClientReply.Status.REJECTED, 0, leaderNode, refused);
                 }
+                map = newIdIfRetired(g, to, a, map);
                 placed = placements.recordMove(g, from, to);
             }
         } catch (RuntimeException e) { // ZooKeeper unreachable, or a concurrent move of the same group won
@@ -115,7 +124,50 @@ final class MembershipRequests {
         return response(request, ClientReply.Status.OK, 0, leaderNode, "group " + g + ": replica moves from node " + from
                 + " to node " + to + " (placed on nodes " + placed.current().get(g) + "), " + state + ": the leader adds "
                 + "node " + to + "'s id " + map.currentId(to) + " as a learner, promotes it once caught up, then removes "
-                + "node " + from + "'s id " + map.currentId(from) + "\n" + describe(g, map, a));
+                + "node " + from + "'s id " + map.currentId(from) + prefixed("; ", restartHint(g, to, map, a.committed())) + "\n"
+                + describe(g, map, a));
+    }
+
+    /**
+     * Before a move onto node {@code to} is recorded: if its id in group {@code g} was removed before (rule M7), a new
+     * id for it in the group's replica map ({@link Placements#newId}); the map to answer with.
+     */
+    private ReplicaMap newIdIfRetired(int g, int to, MembershipAdmin.Answer a, ReplicaMap map) {
+        int retired = ReplicaMoves.retiredIdOf(to, a.committed(), map);
+        return retired < 0 ? map : placements.newId(g, to, retired, routes.universe());
+    }
+
+    /**
+     * What a move back onto a node needs from the operator: the node's current id in the group is a move-back's new id
+     * ({@link ReplicaMoves#moveBackMark}), which the node takes, with a fresh local replica of the group, at its next
+     * start ({@link LostGroups}); until then the learner does not catch up and the move waits.
+     */
+    static String restartHint(int g, int to, ReplicaMap map, GroupMembership committed) {
+        int id = map.currentId(to);
+        ReplicaMap.Replica r = id < 0 || committed.isVoter(id) ? null : map.replica(id);
+        int previous = -1;
+        for (ReplicaMap.Replica e : map.replicas()) {
+            previous = e.nodeId() == to && e.id() < id ? e.id() : previous;
+        }
+        if (r == null || previous < 0 || !ReplicaMoves.moveBackMark(g, previous).equals(r.incarnation())) {
+            return "";
+        }
+        return "node " + to + "'s id " + previous + " in group " + g + " was removed before (rule M7), so it takes "
+                + "new id " + id + " with an empty replica of the group at its next start: restart node " + to
+                + " if it runs";
+    }
+
+    /** All the hints of a group waiting for a move back ({@link #restartHint}), one line each. */
+    private static String restartHints(int g, Placement placed, ReplicaMap map, GroupMembership committed) {
+        StringBuilder out = new StringBuilder();
+        for (int n : placed.current().get(g)) {
+            out.append(prefixed("\n", restartHint(g, n, map, committed)));
+        }
+        return out.toString();
+    }
+
+    private static String prefixed(String prefix, String text) {
+        return text.isEmpty() ? "" : prefix + text;
     }
 
     /** On a leader: takes the emptied node {@code replica} out of the node set, or refuses with one line. */
@@ -142,7 +194,8 @@ final class MembershipRequests {
         int g = request.group();
         if (!ReplicaMoves.settled(placed, g, a.committed(), map)) {
             return response(request, ClientReply.Status.OK, 0, leaderNode, RebalanceStep.waiting(g,
-                    PlacementPlanner.movesToBalance(placed)).line() + "\n" + describe(g, map, a));
+                    PlacementPlanner.movesToBalance(placed)).line() + restartHints(g, placed, map, a.committed()) + "\n"
+                    + describe(g, map, a));
         }
         int[] step = ReplicaMoves.rebalance(placed, g, a.committed(), map);
         if (step == null) {
@@ -153,9 +206,11 @@ final class MembershipRequests {
         if (refused != null) {
             return response(request, ClientReply.Status.REJECTED, 0, leaderNode, refused);
         }
+        ReplicaMap ids = newIdIfRetired(g, step[1], a, map);
         Placement next = placements.recordMove(g, step[0], step[1]);
         return response(request, ClientReply.Status.OK, 0, leaderNode, RebalanceStep.moving(g, step[0], step[1],
-                PlacementPlanner.movesToBalance(next)).line() + "\n" + describe(g, map, a));
+                PlacementPlanner.movesToBalance(next)).line() + prefixed("\n", restartHint(g, step[1], ids, a.committed())) + "\n"
+                + describe(g, ids, a));
     }
 
     private ClientFrame.Response answer(ClientFrame.MembershipRequest request, MembershipAdmin.Op op,

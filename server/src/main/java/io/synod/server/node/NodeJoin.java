@@ -36,7 +36,8 @@ final class NodeJoin {
 
     /**
      * Records this node in the placement (compare-and-set; a conflict re-reads): it must be the next node id, listed
-     * last in its configuration, in a cluster of plain or leader-lease groups.
+     * last in its configuration, in a cluster of uncoded groups of any lease mode, or of RS-Paxos coded groups without a
+     * lease.
      *
      * @throws IllegalStateException (one line) if the join is refused
      */
@@ -62,9 +63,13 @@ final class NodeJoin {
     /** Why this node may not join a cluster placed as {@code p}, or null. */
     static String refusal(ServerConfig config, Placement p, Coding coding, LeaseMode lease) {
         int self = config.nodeId();
-        if (coding.enabled() || ServerConfig.LeaseSetting.isQuorum(lease)) {
-            return "its groups are " + (coding.enabled() ? "RS-Paxos coded" : "quorum-lease") + " groups, and nodes join "
-                    + "only clusters of plain or leader-lease groups (placement is refused for the others)";
+        // Every lease mode takes a joined node: it starts as a spare, which holds, grants and counts for no lease
+        // (rules QL1, QL2), and replicas move onto it through the log (QL3, QL4).
+        // RS-Paxos coded groups take a joined node (its ids lie past the code length and get full copies, rule M9), but
+        // not with a lease: coding and leases together are not simulated with membership changes.
+        String coded = Rejoin.refusal(coding, lease);
+        if (coded != null) {
+            return coded;
         }
         if (self != p.nodes() || config.nodes().size() != p.nodes() + 1) {
             return "node.id " + self + " with nodes listing " + config.nodes().size() + " nodes, but the cluster has "

@@ -38,8 +38,11 @@ final class PlacementAnswers {
                 .register(registry);
     }
 
-    /** The answer to a placement query: every group's hosts and the removed nodes as bit sets of node ids. */
-    ClientFrame.PlacementReport report(long requestId) {
+    /**
+     * The answer to a placement query: every group's hosts and the removed nodes as bit sets of node ids, and of the
+     * features the query names, those this node has (admin requests routed, {@link #refusal(ClientFrame.MembershipRequest)}).
+     */
+    ClientFrame.PlacementReport report(ClientFrame.PlacementQuery query) {
         Versioned<Placement> v = placements.versioned();
         Placement p = v.value();
         List<Long> hosts = new ArrayList<>(p.groups());
@@ -54,7 +57,8 @@ final class PlacementAnswers {
         for (int n : p.removed()) {
             removed |= 1L << n;
         }
-        return new ClientFrame.PlacementReport(requestId, v.version(), p.nodes(), removed, hosts);
+        return new ClientFrame.PlacementReport(query.requestId(), v.version(), p.nodes(), removed, hosts,
+                query.features() & ClientFrame.FEATURE_ROUTED_ADMIN);
     }
 
     /** Whether this node hosts {@code group} now (a group the placement does not cover counts as hosted). */
@@ -68,20 +72,38 @@ final class PlacementAnswers {
      * (counted), or null if the group's replica answers. The leader hint is a node id already.
      */
     ClientFrame.Response refusal(ClientFrame.Command command, int group) {
-        if (hosts(group)) {
+        if (!refuses(group)) {
             return null;
-        }
-        int leader = leaderOf.applyAsInt(group);
-        if (leader == self) {
-            return null; // a replica being moved away leads until its removal: it still serves
         }
         notHosted.incrementAndGet();
         if ((command.flags() & ClientFrame.FLAG_ROUTED) != 0) {
-            byte[] version = ByteBuffer.allocate(Long.BYTES).putLong(placements.versioned().version()).array();
-            return new ClientFrame.Response(command.requestId(), group, ClientFrame.STATUS_NOT_HOSTED, 0, leader, version);
+            return notHosted(command.requestId(), group);
         }
-        return new ClientFrame.Response(command.requestId(), group, ClientReply.Status.NOT_LEADER.ordinal(), 0, leader,
-                new byte[0]);
+        return new ClientFrame.Response(command.requestId(), group, ClientReply.Status.NOT_LEADER.ordinal(), 0,
+                leaderOf.applyAsInt(group), new byte[0]);
+    }
+
+    /**
+     * The answer to an admin membership request carrying {@link ClientFrame#FLAG_ROUTED} for a group this node neither
+     * hosts nor leads (NOT_HOSTED, as for a command), or null if the group's replica answers it. Not counted: the count
+     * is of client commands and reads. Without the flag (an older SDK) the spare's replica answers, as before.
+     */
+    ClientFrame.Response refusal(ClientFrame.MembershipRequest request) {
+        return (request.flags() & ClientFrame.FLAG_ROUTED) != 0 && refuses(request.group())
+                ? notHosted(request.requestId(), request.group()) : null;
+    }
+
+    /** Whether a request for {@code group} is refused here: this node does not host it and does not lead it. */
+    private boolean refuses(int group) {
+        // A replica being moved away leads until its removal: it still serves.
+        return !hosts(group) && leaderOf.applyAsInt(group) != self;
+    }
+
+    /** STATUS_NOT_HOSTED with this node's placement version and the election's leader as the hint. */
+    private ClientFrame.Response notHosted(long requestId, int group) {
+        byte[] version = ByteBuffer.allocate(Long.BYTES).putLong(placements.versioned().version()).array();
+        return new ClientFrame.Response(requestId, group, ClientFrame.STATUS_NOT_HOSTED, 0, leaderOf.applyAsInt(group),
+                version);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.synod.server.node;
 
 import io.synod.coordination.ClusterMetadata;
 import io.synod.coordination.LeaseMode;
+import io.synod.coordination.NodeIncarnation;
 import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
 import io.synod.coordination.Versioned;
@@ -44,16 +45,19 @@ final class Placements {
      * NodeJoin}).
      *
      * @throws IllegalStateException (one line) if this node's settings differ from the recorded placement, if fewer
-     *     replicas than nodes are asked for coded or quorum-lease groups, or for a cluster that ran before without one,
+     *     replicas than nodes are asked for coded groups, or for a cluster that ran before without one,
      *     or if this node may not join
      */
     static Placements agree(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding, LeaseMode lease) {
         int nodes = config.nodes().size();
         PlacementSettings wanted = config.placement();
-        if (!wanted.everyNode(nodes) && (coding.enabled() || ServerConfig.LeaseSetting.isQuorum(lease))) {
+        // Quorum-lease groups are placed like the others: their lease configurations are computed over the voters
+        // (rules QL1, QL5), so a spare holds and grants nothing. Coded groups are not placed: their code length is the
+        // node count (coding=N,F,X names it), and placing them on fewer nodes was not built or tested.
+        if (!wanted.everyNode(nodes) && coding.enabled()) {
             throw new IllegalStateException("replicas=" + wanted.replicas() + " of " + nodes + " nodes is refused for "
-                    + (coding.enabled() ? "RS-Paxos coded" : "quorum-lease") + " groups: only plain and leader-lease "
-                    + "groups are placed on fewer nodes than the cluster has (docs/membership.md, Placement)");
+                    + "RS-Paxos coded groups: only uncoded groups are placed on fewer nodes than the cluster has "
+                    + "(docs/membership.md, Placement)");
         }
         while (true) {
             Optional<Versioned<Placement>> recorded = metadata.placement();
@@ -192,6 +196,30 @@ final class Placements {
             if (metadata.compareAndSetPlacement(recorded.version(), next)) {
                 advance(new Versioned<>(next, recorded.version() + 1));
                 LOG.info("group {}: replica moves from node {} to node {}: placement {}", group, from, to, next.current());
+                return next;
+            }
+        }
+    }
+
+    /**
+     * A new id for node {@code to} in {@code group}'s map in place of its retired id {@code retired} (compare-and-set on
+     * the map's znode, re-read on a conflict; nothing if the node's current id is no longer {@code retired}: allocated
+     * by an earlier call). Blocks on ZooKeeper.
+     *
+     * @return the map recorded
+     * @throws IllegalStateException if the group's ids are used up
+     */
+    ReplicaMap newId(int group, int to, int retired, int universe) {
+        while (true) {
+            Versioned<ReplicaMap> current = metadata.replicaMap(group);
+            if (current.value().currentId(to) != retired) {
+                return current.value();
+            }
+            ReplicaMap next = current.value().withIncarnation(new NodeIncarnation(to, ReplicaMoves.moveBackMark(group, retired)),
+                    universe);
+            if (metadata.compareAndSetReplicaMap(group, current.version(), next)) {
+                LOG.info("group {}: a replica moves back onto node {}, whose id {} was removed: new id {}", group, to,
+                        retired, next.currentId(to));
                 return next;
             }
         }

@@ -2,6 +2,7 @@ package io.synod.server.node;
 
 import io.synod.coordination.ClusterMetadata;
 import io.synod.coordination.ClusterPaths;
+import io.synod.coordination.LeaseMode;
 import io.synod.coordination.NodeIncarnation;
 import io.synod.coordination.ReplicaMap;
 import io.synod.coordination.Versioned;
@@ -63,25 +64,21 @@ final class Rejoin {
     /**
      * The replica id space of the cluster's groups: 0..62 (ids beyond the node ids, so that a wiped node re-joins under
      * new ones, rule M7), whatever the lease (every lease mode follows the membership: rules QL1-QL5 and LL1,
-     * docs/membership.md). Coded groups keep the node ids: RS-Paxos codes one shard per replica id (rule M8), so ids
-     * beyond the nodes would make the leader encode a shard for every id (12 parity shards instead of 2 for coding
-     * 5,1,3) and would change the coding an existing coded group stores. Clusters of {@code megastore} and
-     * {@code quorum-auto} leases were created with the node ids as their id space; they keep their memberships (every
-     * node voting, stored nowhere until a first change), which read the same over 0..62.
+     * docs/membership.md) and the coding: a coded group keeps its code length N (the coding it stores is unchanged)
+     * and the ids past it get full copies (rule M9). Groups created with the node ids as their id space keep their
+     * memberships (every node voting, stored nowhere until a first change), which read the same over 0..62.
      */
-    static int universe(Coding coding, int nodes) {
-        return coding.enabled() ? nodes : ReplicaMap.MAX_IDS;
-    }
+    static final int UNIVERSE = ReplicaMap.MAX_IDS;
 
     /**
-     * Why a node of a cluster with this coding cannot re-join under new replica ids, or null if it can: every
-     * lease mode can (simulated with membership changes, docs/membership.md, "Which modes"); RS-Paxos coding (rule M8)
-     * is supported by the replica but not on the server ({@link #universe}).
+     * Why a node of a cluster in this mode cannot re-join under new replica ids, or null if it can: every lease mode and
+     * RS-Paxos coding can (simulated with membership changes, docs/membership.md, "Which modes"), but not coding and a
+     * lease together, which the simulator does not run with membership changes.
      */
-    static String refusal(Coding coding) {
-        if (coding.enabled()) {
-            return "RS-Paxos coding codes one shard per replica id over the node ids, so a new incarnation has no id of "
-                    + "its own (re-join of coded groups is not built on the server)";
+    static String refusal(Coding coding, LeaseMode lease) {
+        if (coding.enabled() && lease != LeaseMode.NONE) {
+            return "RS-Paxos coded groups with a lease (" + lease + ") are not simulated with membership changes, so "
+                    + "their members do not change (coded groups change members with lease=none)";
         }
         return null;
     }
@@ -92,11 +89,9 @@ final class Rejoin {
      * re-creates the groups whose directory lost part of its state ({@link LostGroups}) and reads the replica maps with
      * this node's ids in them. Before any group opens its storage.
      */
-    static ReplicaRoutes establish(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding)
+    static ReplicaRoutes establish(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding, LeaseMode lease)
             throws IOException {
-        int nodes = config.nodes().size();
-        int universe = universe(coding, nodes);
-        String refusal = refusal(coding);
+        String refusal = refusal(coding, lease);
         NodeIdentity.Rejoiner rejoiner = !config.rejoinWiped() ? null
                 : refusal != null ? (old, id) -> {
                     throw new NodeIdentity.RefusedException("node " + old.nodeId() + " of cluster '" + config.clusterName()
@@ -106,12 +101,12 @@ final class Rejoin {
                             + "directory, or delete the znode " + new ClusterPaths(config.clusterName())
                             .incarnation(old.nodeId()) + " accepting the risk of lost writes");
                 }
-                : (old, id) -> newIncarnation(config.dataDir(), config.clusterName(), old, metadata, groups, universe, id);
+                : (old, id) -> newIncarnation(config.dataDir(), config.clusterName(), old, metadata, groups, UNIVERSE, id);
         boolean started = NodeIdentity.read(config.dataDir()).isPresent(); // else a first start, or a wiped directory
         UUID incarnation = NodeIdentity.establish(config.dataDir(), config.clusterName(), config.nodeId(), metadata,
                 UUID::randomUUID, rejoiner);
-        LostGroups.recreate(config, metadata, groups, universe, refusal, started, incarnation);
-        return ReplicaRoutes.open(metadata, config.nodeId(), groups, universe);
+        LostGroups.recreate(config, metadata, groups, UNIVERSE, refusal, started, incarnation);
+        return ReplicaRoutes.open(metadata, config.nodeId(), groups, UNIVERSE);
     }
 
     /**

@@ -3,10 +3,12 @@ package io.synod.server.node;
 import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
 import io.synod.core.paxos.GroupMembership;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 
 /**
  * Whether a replica of a group may move from one node to another now ({@code synod admin move-replica};
@@ -76,11 +78,9 @@ final class ReplicaMoves {
             return "a move is already in flight for group " + group + ": its membership " + m + " is not yet on the "
                     + "placed nodes " + hosts + "; wait for it (synod admin status)";
         }
-        int toId = map.currentId(to);
-        if (toId < 0 || m.isRetired(toId)) {
-            return "node " + to + "'s replica id " + toId + " of group " + group + " was removed before (rule M7): "
-                    + "moving a replica back to it needs a new id for that node and a reset of its local replica, "
-                    + "which is not built";
+        if (map.currentId(to) < 0) {
+            return "node " + to + " has no replica id in group " + group + " (its replica map " + map.replicas()
+                    + "): it runs no replica of the group";
         }
         // The strict reconfiguration check on the end state: the voters after the move that the leader heard from
         // recently (the new one is a spare, never heard yet) must make a majority of them, or the move would stall
@@ -102,8 +102,8 @@ final class ReplicaMoves {
     /**
      * Where {@code group}'s replica on node {@code from} goes when the operator names no node ({@code synod admin
      * remove-node}): the node hosting the fewest replicas (ties: the lowest id) among those that do not host the group,
-     * keep the zone rule, whose current id in the group was never removed and that was not removed from the node set;
-     * -1 if there is none.
+     * keep the zone rule and that was not removed from the node set, a node whose current id in the group was never
+     * removed before one whose id was (it needs a new id and a restart, {@link #retiredIdOf}); -1 if there is none.
      */
     static int target(Placement p, int group, int from, GroupMembership m, ReplicaMap map) {
         List<Integer> hosts = p.current().get(group);
@@ -111,15 +111,42 @@ final class ReplicaMoves {
         int best = -1;
         for (int n = 0; n < p.nodes(); n++) {
             int id = map.currentId(n);
-            if (hosts.contains(n) || p.isRemoved(n) || (zoneRule && PlacementPlanner.zoneUsed(p.zones(), hosts, n, from)) || id < 0
-                    || m.isRetired(id)) {
+            if (hosts.contains(n) || p.isRemoved(n) || (zoneRule && PlacementPlanner.zoneUsed(p.zones(), hosts, n, from)) || id < 0) {
                 continue;
             }
-            if (best < 0 || p.replicasOn(n) < p.replicasOn(best)) {
+            // A node whose id was removed before takes the replica only under a new id, and only once it restarted
+            // (its local replica is reset at start, LostGroups): any node that needs no restart goes first.
+            if (best < 0) {
+                best = n;
+                continue;
+            }
+            boolean retired = m.isRetired(id);
+            boolean bestRetired = m.isRetired(map.currentId(best));
+            if (retired != bestRetired ? bestRetired : p.replicasOn(n) < p.replicasOn(best)) {
                 best = n;
             }
         }
         return best;
+    }
+
+    /**
+     * The retired id of node {@code to} in {@code group} that a move onto it replaces by a new one ({@link Placements#newId}), or
+     * -1 if its current id was never removed (rule M7: a removed id never votes again, so a replica moved back onto a
+     * node it left comes back under a new id, with a fresh local replica).
+     */
+    static int retiredIdOf(int to, GroupMembership m, ReplicaMap map) {
+        int id = map.currentId(to);
+        return id >= 0 && m.isRetired(id) ? id : -1;
+    }
+
+    /**
+     * What the replica map's entry of the new id records as its incarnation when a move back replaces {@code retired}
+     * of {@code group}: a name derived from both, so a repeated allocation finds it (and allocates nothing twice), and
+     * the node's start tells it from any other new id ({@link LostGroups}: it resets its local replica of the group).
+     */
+    static UUID moveBackMark(int group, int retired) {
+        return UUID.nameUUIDFromBytes(("synod move back: group " + group + " replaces replica " + retired)
+                .getBytes(StandardCharsets.UTF_8));
     }
 
     /**

@@ -141,7 +141,6 @@ public final class SynodNode implements AutoCloseable {
                     + "anyone who reaches them can forge peer messages and read or write every key", config.nodeId());
         }
         Files.createDirectories(config.dataDir());
-        int n = config.nodes().size();
         CoordinationOptions options = CoordinationOptions.defaults()
                 .withSessionTimeout(Duration.ofMillis(config.zookeeperSessionTimeoutMillis()));
         ZooKeeperAccess zookeeper = config.zookeeper().access(); // A bad secret file stops the start here.
@@ -163,9 +162,8 @@ public final class SynodNode implements AutoCloseable {
         // new incarnation (or is refused); then this node's replica id in each group is known.
         placements = Placements.agree(config, metadata, groups, coding, cluster.leaseMode());
         Map<Integer, ServerConfig.NodeAddress> addresses = NodeJoin.addresses(config, placements.current());
-        NodeJoin.takeReplicaIds(config, metadata, placements.current(), groups,
-                Rejoin.universe(coding, n));
-        ReplicaRoutes routes = Rejoin.establish(config, metadata, groups, coding);
+        NodeJoin.takeReplicaIds(config, metadata, placements.current(), groups, Rejoin.UNIVERSE);
+        ReplicaRoutes routes = Rejoin.establish(config, metadata, groups, coding, cluster.leaseMode());
         this.routes = routes;
         // The lease is the group's configuration as ZooKeeper records it; createCluster above refused a
         // node whose lease setting differs from it.
@@ -238,8 +236,9 @@ public final class SynodNode implements AutoCloseable {
         for (GroupLoop loop : loops) {
             loop.start();
         }
-        MembershipRequests membershipRequests = new MembershipRequests(routes, placements, g -> loops[g], groups, progress);
         placementAnswers = new PlacementAnswers(config.nodeId(), placements, this::leaderOf, registry);
+        MembershipRequests membershipRequests = new MembershipRequests(routes, placements, placementAnswers,
+                g -> loops[g], groups, progress);
         AuthService authService = new AuthService(config.auth(), this::routeStaleRead);
         auth = authService;
         clients = new ClientServer(config.maxFrameBytes(), MAX_IN_FLIGHT_PER_CONNECTION, 2, new ClientServer.Handler() {
@@ -297,8 +296,8 @@ public final class SynodNode implements AutoCloseable {
             }
 
             @Override
-            public ClientFrame.PlacementReport placement(long requestId) {
-                return placementAnswers.report(requestId);
+            public ClientFrame.PlacementReport placement(ClientFrame.PlacementQuery query) {
+                return placementAnswers.report(query);
             }
         }, policy);
         registerConnectionMetrics(policy);

@@ -103,6 +103,43 @@ class NodeJoinClusterTest {
     }
 
     /**
+     * An RS-Paxos coded cluster takes a new node too (rule M9): four nodes coded 4,1,2 (threshold 64 B), a fifth joins
+     * (its configuration without {@code coding}: it takes the cluster's from ZooKeeper) as a spare under id 4, past the
+     * code length, and group 1's replica (the group of the keys "k...", the upper half of the key space) moves from
+     * node 0 onto it, so node 4 gets full copies. With node 1 down every acknowledged coded value is read back and coded
+     * values commit: X = 2 for the 4 voters, so F + X = 3 acceptances of the 3 voters left, node 4's among them.
+     */
+    @Test
+    @Timeout(300)
+    void aNodeJoinsACodedClusterAndAReplicaMovesOntoIt() throws Exception {
+        try (TestingServer zk = new TestingServer(RejoinClusterTest.ZK, true);
+                LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 4, 2,
+                        "joined-coded", Map.of("zookeeper.session.timeout.ms", "3000", "coding", "4,1,2",
+                                "coding.threshold.bytes", "64"))) {
+            cluster.startAll();
+            assertTrue(cluster.awaitLeaders(60_000), "a leader of every group");
+            Map<String, byte[]> acknowledged = new java.util.LinkedHashMap<>();
+            try (NodeClient client = cluster.client(43, 2_000)) {
+                RejoinClusterTest.put(client, acknowledged, 0, 40, 512);
+            }
+            cluster.addNode();
+            String[] move = RejoinClusterTest.admin(cluster, "move-replica", "--group", "1", "--from", "0", "--to", "4");
+            assertEquals("0", move[0], move[1] + move[2]);
+            assertTrue(move[1].contains("done: group 1: nodes: leader"), move[1]);
+            RejoinClusterTest.awaitVoter(cluster.node(4), 4, 1);
+            try (NodeClient client = cluster.client(44, 2_000)) {
+                RejoinClusterTest.put(client, acknowledged, 40, 60, 512);
+            }
+            cluster.stop(1);
+            try (NodeClient client = cluster.client(45, 2_000)) {
+                RejoinClusterTest.readAll(client, acknowledged);
+                // Group 1 again: each coded write now needs node 4's acceptance.
+                RejoinClusterTest.put(client, new java.util.LinkedHashMap<>(), 60, 70, 512);
+            }
+        }
+    }
+
+    /**
      * Node {@code id}'s configuration with {@code overrides}, reaching ZooKeeper directly (its relay may be cut) and
      * with a data directory of its own (a refused start must not depend on what is in the node's).
      */

@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.test.InstanceSpec;
@@ -32,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Groups of 3 replicas on 4 nodes, in process (docs/membership.md, "Placement"): each group's replicas vote exactly on
  * the nodes the recorded placement names, the fourth node's replica is a spare (no member, never elected, rules M2 and
  * M3 with the election naming voters only), every group serves, and keeps serving with one of its nodes down. A node
- * whose {@code replicas} differs from the record, and quorum-lease groups on fewer nodes, are refused with one line.
+ * whose {@code replicas} differs from the record, and coded groups on fewer nodes, are refused with one line
+ * (quorum-lease groups on fewer nodes: {@code PlacedQuorumLeaseClusterTest} in the integration tests).
  */
 class PlacementClusterTest {
     private static final int NODES = 4;
@@ -117,15 +119,43 @@ class PlacementClusterTest {
                         "--to", Integer.toString(placed.get(0).stream().filter(n -> n != from).findFirst().orElseThrow()));
                 assertEquals("1", hosted[0]);
                 assertTrue(hosted[2].contains("already hosts a replica of group 0"), hosted[2]);
+                // Back onto the node it left, whose id in group 0 was removed (M7): the leader gives that node a new
+                // id, which it takes at its next start with an empty replica of the group; the move then completes.
                 String[] back = RejoinClusterTest.admin(cluster, "move-replica", "--group", "0", "--from", Integer.toString(to),
-                        "--to", Integer.toString(from));
-                assertEquals("1", back[0]);
-                assertTrue(back[2].contains("was removed before (rule M7)"), back[2]);
-                String after = admin(cluster, "status");
-                assertTrue(after.contains("node " + to + ": 4 replicas") && after.contains("node " + from + ": 2 replicas"),
-                        after);
+                        "--to", Integer.toString(from), "--wait-ms", "0");
+                assertEquals("1", back[0], "recorded, not done before the restart: " + back[1] + back[2]);
+                assertTrue(back[1].contains("so it takes new id " + (from + NODES)) && back[1].contains("restart node "
+                        + from), back[1]);
+                cluster.stop(from);
+                cluster.start(from);
+                String[] backDone = RejoinClusterTest.admin(cluster, "move-replica", "--group", "0", "--from",
+                        Integer.toString(to), "--to", Integer.toString(from));
+                assertEquals("0", backDone[0], backDone[1] + backDone[2]);
+                SynodNode restarted = cluster.node(from);
+                awaitGauges(() -> gauge(restarted, "synod.group.voter", 0) == 1.0
+                        && gauge(restarted, "synod.group.voters", 0) == 3.0,
+                        "node " + from + " votes in group 0 of three voters again");
+                String movedBack = admin(cluster, "status");
+                String group0 = movedBack.substring(movedBack.indexOf("group 0: leader"));
+                assertEquals(new TreeSet<>(placed.get(0)),
+                        new TreeSet<>(GroupNodes.find(group0).orElseThrow().voters()), movedBack);
+                assertTrue(group0.contains((from + NODES) + " (node " + from + ", incarnation"), "a new id: " + movedBack);
+                for (int n = 0; n < NODES; n++) {
+                    assertTrue(movedBack.contains("node " + n + ": 3 replicas"), movedBack);
+                }
+                for (int i = 0; i < 40; i++) {
+                    NodeClient.Result r = client.get("k" + i, 60_000);
+                    assertArrayEquals(bytes("v" + i), ((KvResult.Value) KvResult.decode(r.result())).value(), "k" + i);
+                }
                 // Remove the node that led group 0 (it led at least one group): each of its replicas moves to the one
                 // node that does not host that group, one group at a time, until it hosts nothing.
+                // Group 0's only target is node `to`, whose id in it was removed: the command waits for its restart.
+                String[] waits = RejoinClusterTest.admin(cluster, "remove-node", Integer.toString(from), "--wait-ms",
+                        "500");
+                assertEquals("1", waits[0], waits[1] + waits[2]);
+                assertTrue(waits[1].contains("restart node " + to), waits[1]);
+                cluster.stop(to);
+                cluster.start(to);
                 String[] removed = RejoinClusterTest.admin(cluster, "remove-node", Integer.toString(from));
                 assertEquals("0", removed[0], removed[1] + removed[2]);
                 assertTrue(removed[1].contains("node " + from + " hosts no replica of the " + GROUPS + " groups"),
@@ -187,14 +217,14 @@ class PlacementClusterTest {
 
     @Test
     @Timeout(120)
-    void quorumLeaseGroupsOnFewerNodesAreRefused() throws Exception {
+    void codedGroupsOnFewerNodesAreRefused() throws Exception {
         InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, -1, -1,
                 Map.of("clientPortAddress", "127.0.0.1"), "127.0.0.1");
         try (TestingServer zk = new TestingServer(spec, true);
-                LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 3, 2,
-                        "placedq", Map.of("lease", "quorum", "replicas", "2"))) {
+                LocalCluster cluster = new LocalCluster(new InetSocketAddress("127.0.0.1", zk.getPort()), dir, 5, 2,
+                        "placedc", Map.of("coding", "5,1,3", "replicas", "3"))) {
             IllegalStateException refused = assertThrows(IllegalStateException.class, () -> cluster.start(0));
-            assertTrue(refused.getMessage().contains("refused for quorum-lease groups"), refused.getMessage());
+            assertTrue(refused.getMessage().contains("refused for RS-Paxos coded groups"), refused.getMessage());
         }
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.synod.client.Consistency;
 import io.synod.client.SynodClient;
 import io.synod.client.SynodTimeoutException;
+import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
 import io.synod.server.client.NodeClient;
 import io.synod.server.node.LocalCluster;
@@ -109,6 +110,25 @@ class PlacementRoutingClusterTest {
                         && e.getCause().getMessage().contains("does not host group 0"), String.valueOf(e.getCause()));
             }
             assertTrue(cluster.node(spare).notHostedRequests() > before, "the spare refused it");
+
+            // Admin requests are routed the same way (the flag, once the server's placement answer named the feature):
+            // every group's status through the SDK that knows every node, and NOT_HOSTED from the spare to the one that
+            // knows only the spare (without the flag its replica would answer NOT_LEADER, knowing no leader).
+            try (SynodClient admin = SynodClient.builder().servers(all).tls(cluster.clientTls())
+                    .timeout(Duration.ofSeconds(30)).build()) {
+                for (int g = 0; g < GROUPS; g++) {
+                    String status = admin.membership(g, ClientFrame.MEMBERSHIP_STATUS, -1).get(30, TimeUnit.SECONDS)
+                            .membership();
+                    assertTrue(status.startsWith("group " + g + ": leader"), status);
+                }
+            }
+            try (SynodClient lost = SynodClient.builder().servers(List.of(cluster.clientAddresses().get(spare)))
+                    .tls(cluster.clientTls()).timeout(Duration.ofSeconds(2)).build()) {
+                CompletionException e = assertThrows(CompletionException.class,
+                        () -> lost.membership(0, ClientFrame.MEMBERSHIP_STATUS, -1).join());
+                assertTrue(e.getCause() instanceof SynodTimeoutException
+                        && e.getCause().getMessage().contains("does not host group 0"), String.valueOf(e.getCause()));
+            }
         }
     }
 

@@ -102,12 +102,17 @@ class RejoinClusterTest {
     static void readAllAndWriteWithoutNode0(LocalCluster cluster, Map<String, byte[]> acknowledged) throws Exception {
         cluster.stop(0);
         try (NodeClient client = cluster.client(22, 2_000)) {
-            for (Map.Entry<String, byte[]> e : acknowledged.entrySet()) {
-                NodeClient.Result r = client.get(e.getKey(), 60_000);
-                assertEquals(ClientReply.Status.OK, r.status(), e.getKey());
-                assertArrayEquals(e.getValue(), ((KvResult.Value) KvResult.decode(r.result())).value(), e.getKey());
-            }
+            readAll(client, acknowledged);
             assertEquals(ClientReply.Status.OK, client.put("after", new byte[] {1}, 60_000).status());
+        }
+    }
+
+    /** Every acknowledged key reads back its value. */
+    static void readAll(NodeClient client, Map<String, byte[]> acknowledged) throws Exception {
+        for (Map.Entry<String, byte[]> e : acknowledged.entrySet()) {
+            NodeClient.Result r = client.get(e.getKey(), 60_000);
+            assertEquals(ClientReply.Status.OK, r.status(), e.getKey());
+            assertArrayEquals(e.getValue(), ((KvResult.Value) KvResult.decode(r.result())).value(), e.getKey());
         }
     }
 
@@ -117,12 +122,21 @@ class RejoinClusterTest {
      */
     static SynodNode wipeAndRejoin(LocalCluster cluster, Path dir, int wiped, Map<String, byte[]> acknowledged, int bytes,
             UUID[] incarnations) throws Exception {
+        return wipeAndRejoin(cluster, dir, wiped, acknowledged, bytes, incarnations, null);
+    }
+
+    /** As above, keeping a copy of the directory as it was before the wipe at {@code copy} (a stale backup), if not null. */
+    static SynodNode wipeAndRejoin(LocalCluster cluster, Path dir, int wiped, Map<String, byte[]> acknowledged, int bytes,
+            UUID[] incarnations, Path copy) throws Exception {
         int nodes = cluster.size();
         try (NodeClient client = cluster.client(21, 2_000)) {
             put(client, acknowledged, 0, 60, bytes);
             Path own = dir.resolve("node-" + wiped);
             incarnations[0] = NodeIdentity.read(own).orElseThrow().incarnation();
             cluster.stop(wiped);
+            if (copy != null) {
+                NodeIdentityClusterTest.copyTree(own, copy);
+            }
             NodeIdentityClusterTest.deleteTree(own);
             put(client, acknowledged, 60, 120, bytes); // written while the node is down: it must learn them
         }
@@ -250,19 +264,53 @@ class RejoinClusterTest {
     }
 
     /**
-     * RS-Paxos coding codes one shard per replica id over the node ids on the server, so a wiped node of a coded cluster
-     * has no new id to re-join under: it is refused with one line naming the coding (docs/membership.md, "Which modes").
+     * RS-Paxos coding 5,1,3 (rule M9): the code keeps its length 5 and node 2's new replica id 7 lies past it, so it gets
+     * full copies. Node 2 is wiped while 120 coded values (512 B, threshold 64 B) are written around it; it re-joins
+     * as replica 7 and votes in both groups (remove 2, add 7, promote 7: 4 voters in between, more than 2F). With node 0
+     * down every acknowledged value is read back and a coded value commits, which takes F + X = 4 acceptances of the 4
+     * voters left, replica 7's among them. The directory as it was before the wipe is then refused.
+     */
+    @Test
+    @Timeout(300)
+    void aWipedNodeOfACodedClusterReJoinsUnderAnIdPastTheCode() throws Exception {
+        Map<String, byte[]> acknowledged = new LinkedHashMap<>();
+        Path before = dir.resolve("node-2-before-wipe");
+        try (TestingServer zk = new TestingServer(ZK, true);
+                LocalCluster cluster = started(zk, dir, 5, "rejoin-coded", "coding", "5,1,3", "coding.threshold.bytes", "64")) {
+            wipeAndRejoin(cluster, dir, 2, acknowledged, 512, new UUID[2], before);
+            readAllAndWriteWithoutNode0(cluster, acknowledged);
+            try (NodeClient client = cluster.client(26, 2_000)) {
+                assertEquals(ClientReply.Status.OK, client.put("after-coded", value(7, 512), 60_000).status(),
+                        "a coded write with node 0 down needs replica 7's acceptance");
+            }
+            cluster.stop(2);
+            Path own = dir.resolve("node-2");
+            NodeIdentityClusterTest.deleteTree(own);
+            NodeIdentityClusterTest.copyTree(before, own);
+            Exception e = assertThrows(Exception.class, () -> cluster.start(2), "the pre-wipe copy must not start");
+            cluster.stop(2);
+            assertTrue(e.getMessage().contains("refuses to start") && e.getMessage().contains("is a copy of another incarnation's state"),
+                    e.getMessage());
+            assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Coding and a lease together are not simulated with membership changes, so a wiped node of a coded cluster with
+     * {@code lease=leader} is refused with one line naming both (docs/membership.md, "Which modes").
      */
     @Test
     @Timeout(120)
-    void aWipedNodeOfACodedClusterIsRefusedNamingTheCoding() throws Exception {
+    void aWipedNodeOfACodedClusterWithALeaseIsRefusedNamingBoth() throws Exception {
         try (TestingServer zk = new TestingServer(ZK, true);
-                LocalCluster cluster = started(zk, dir, 5, "rejoin-coded", "coding", "5,1,3", "coding.threshold.bytes", "64")) {
+                LocalCluster cluster = started(zk, dir, 5, "rejoin-coded-lease", "coding", "5,1,3", "coding.threshold.bytes",
+                        "64", "lease", "leader")) {
             cluster.stop(1);
             NodeIdentityClusterTest.deleteTree(dir.resolve("node-1"));
             Exception e = assertThrows(Exception.class, () -> cluster.start(1));
             cluster.stop(1);
-            assertTrue(e.getMessage().contains("cannot re-join as a new incarnation: RS-Paxos coding"), e.getMessage());
+            assertTrue(e.getMessage().contains("cannot re-join as a new incarnation: RS-Paxos coded groups with a lease "
+                    + "(LEADER) are not simulated with membership changes"), e.getMessage());
             assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
         }
     }

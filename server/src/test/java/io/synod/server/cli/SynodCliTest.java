@@ -77,6 +77,8 @@ class SynodCliTest {
         "--seeds 2 --coding 5,3,1|--coding 5,3,1: coding needs 1 <= F and 2F < N, got N=5 F=3",
         "--seeds 2 --coding 11,2,3|--coding N must be 3..9 in the simulator, got 11",
         "--nodes 3 --seeds 2 --coding 5,1,3|--nodes 3 disagrees with --coding 5,1,3 (N = 5)",
+        "--nodes 6 --seeds 2 --coding 5,1,3|--nodes 6 disagrees with --coding 5,1,3 (N = 5); only --membership-changes runs more nodes than N, up to 9",
+        "--nodes 10 --seeds 2 --coding 5,1,3 --membership-changes|--nodes 10 disagrees with --coding 5,1,3 (N = 5); only --membership-changes",
         "--nodes 3 --seeds 2 --mutation recovery-skips-crc|--mutation recovery-skips-crc needs --coding N,F,X",
         "--nodes 3 --seeds 2 --mutation holder-read-early|--mutation holder-read-early needs --lease quorum",
         "--nodes 5 --seeds 2 --coding-change 2,1|--coding-change needs --coding N,F,X",
@@ -167,6 +169,15 @@ class SynodCliTest {
         assertTrue(run.out().contains("coding rs-paxos(N=5,F=1,X=3,threshold=512B)"), run.out());
         assertTrue(run.out().contains("violations:              0"), run.out());
         assertTrue(run.out().contains("bytes per committed write:"), run.out());
+    }
+
+    /** Rule M9: more nodes than the code length, so the spare's id (5) is past the code and gets full copies. */
+    @Test
+    void codedMembershipSeedsRunCleanWithIdsPastTheCode() {
+        Run run = run("simulate", "--nodes", "6", "--coding", "5,1,3", "--seeds", "2", "--faults", "all", "--membership-changes");
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("nodes 6, faults all, coding rs-paxos(N=5,F=1,X=3"), run.out());
+        assertTrue(run.out().contains("violations:              0"), run.out());
     }
 
     @Test

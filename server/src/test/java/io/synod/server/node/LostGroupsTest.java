@@ -1,15 +1,19 @@
 package io.synod.server.node;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.synod.coordination.NodeIncarnation;
+import io.synod.coordination.ReplicaMap;
 import io.synod.server.log.CorruptStateException;
 import io.synod.server.log.NodeStorage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,6 +62,27 @@ class LostGroupsTest {
         e = assertThrows(CorruptStateException.class, () -> LostGroups.read(dir));
         assertTrue(e.getMessage().contains("no 'group' line"), e.getMessage());
         assertTrue(LostGroups.read(dir.resolve("absent")).isEmpty());
+    }
+
+    @Test
+    void aMoveBackResetsOnlyTheDirectoryOfTheIdItReplacedAndOnlyOnce() throws Exception {
+        ReplicaMap renewed = ReplicaMap.identity(1, 3).withIncarnation(new NodeIncarnation(2,
+                ReplicaMoves.moveBackMark(1, 2)), 63);
+        assertEquals(5, renewed.currentId(2));
+        LostGroups.Marker old = new LostGroups.Marker("demo", 2, 1, 2);
+        assertTrue(LostGroups.movedBack(dir, 1, old, renewed, "demo", 2), "replica 2's directory, replaced by a move back");
+        assertFalse(LostGroups.movedBack(dir, 1, new LostGroups.Marker("demo", 2, 1, 5), renewed, "demo", 2),
+                "the new replica's own directory");
+        assertFalse(LostGroups.movedBack(dir, 0, new LostGroups.Marker("demo", 2, 0, 2), renewed, "demo", 2),
+                "another group's mark");
+        assertFalse(LostGroups.movedBack(dir, 1, new LostGroups.Marker("other", 2, 1, 2), renewed, "other2", 2),
+                "another cluster's directory");
+        ReplicaMap rejoined = ReplicaMap.identity(1, 3).withIncarnation(new NodeIncarnation(2, UUID.randomUUID()), 63);
+        assertFalse(LostGroups.movedBack(dir, 1, old, rejoined, "demo", 2),
+                "a re-join's new id: a restored copy of replica 2, refused");
+        Files.createDirectories(LostGroups.movedAside(dir, 1, 2));
+        assertFalse(LostGroups.movedBack(dir, 1, old, renewed, "demo", 2),
+                "replica 2's directory was put aside once: this one is a restored copy, refused");
     }
 
     private static void deleteTree(Path root) throws Exception {

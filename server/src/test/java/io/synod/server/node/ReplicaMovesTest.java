@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.synod.coordination.NodeIncarnation;
 import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
 import io.synod.core.paxos.GroupMembership;
@@ -35,7 +36,19 @@ class ReplicaMovesTest {
         GroupMembership elsewhere = ON_012.withLearner(3).promoted(3).without(1);
         assertRefused(ReplicaMoves.refusal(plain, 0, 0, 1, elsewhere, MAP, ALL), "node 1 already hosts");
         Placement movedBack = plain.moved(0, 1, 3);
-        assertRefused(ReplicaMoves.refusal(movedBack, 0, 3, 1, elsewhere, MAP, ALL), "was removed before (rule M7)");
+        // Back onto node 1, whose id 1 was removed (M7): allowed; the leader gives node 1 a new id before recording it.
+        assertNull(ReplicaMoves.refusal(movedBack, 0, 3, 1, elsewhere, MAP, ALL), "a move back takes a new id");
+        assertEquals(1, ReplicaMoves.retiredIdOf(1, elsewhere, MAP));
+        assertEquals(-1, ReplicaMoves.retiredIdOf(0, elsewhere, MAP), "node 0's id votes");
+        ReplicaMap renewed = MAP.withIncarnation(new NodeIncarnation(1, ReplicaMoves.moveBackMark(0, 1)), 63);
+        assertEquals(5, renewed.currentId(1), "node 1's next id in a map of 4 nodes");
+        assertEquals(-1, ReplicaMoves.retiredIdOf(1, elsewhere, renewed), "the new id was never removed");
+        assertTrue(MembershipRequests.restartHint(0, 1, renewed, elsewhere).contains("restart node 1"));
+        assertEquals("", MembershipRequests.restartHint(0, 1, renewed, elsewhere.withLearner(5).promoted(5)),
+                "no hint once the new id votes");
+        assertEquals("", MembershipRequests.restartHint(0, 3, renewed, elsewhere), "node 3's id is its first");
+        assertTrue(!ReplicaMoves.moveBackMark(0, 1).equals(ReplicaMoves.moveBackMark(1, 1))
+                && !ReplicaMoves.moveBackMark(0, 1).equals(ReplicaMoves.moveBackMark(0, 5)), "one mark per group and id");
         assertTrue(ReplicaMoves.settled(movedBack, 0, elsewhere, MAP));
         assertTrue(!ReplicaMoves.settled(plain, 0, elsewhere, MAP), "the membership is not where the placement is");
         assertTrue(ReplicaMoves.recorded(movedBack, 0, 1, 3) && !ReplicaMoves.recorded(plain, 0, 1, 3));
@@ -54,6 +67,14 @@ class ReplicaMovesTest {
                 "node 4's id was removed before");
         assertEquals(3, ReplicaMoves.target(ZONED, 0, 0, ON_012, MAP), "node 3 is in node 0's zone");
         assertEquals(-1, ReplicaMoves.target(ZONED, 0, 1, ON_012, MAP), "node 3 would share zone a with node 0");
+        // Node 3's id was removed: node 4 hosts fewer anyway. Node 4's removed too: the fewest of the two, under a new id.
+        GroupMembership left3 = ON_012.withLearner(3).promoted(3).without(3);
+        assertEquals(4, ReplicaMoves.target(two, 0, 0, left3, five));
+        Placement fourFull = new Placement(5, 3, List.of(), two.initial(), List.of(List.of(0, 1, 2), List.of(0, 1, 4)));
+        assertEquals(4, ReplicaMoves.target(fourFull, 0, 0, left3, five),
+                "node 3 hosts no more than node 4 but needs a new id: node 4 first");
+        GroupMembership left34 = left3.withLearner(4).promoted(4).without(4);
+        assertEquals(3, ReplicaMoves.target(fourFull, 0, 0, left34, five), "both need a new id: the fewest replicas");
     }
 
     @Test
