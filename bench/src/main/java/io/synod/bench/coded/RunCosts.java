@@ -1,6 +1,7 @@
 package io.synod.bench.coded;
 
 import com.sun.management.OperatingSystemMXBean;
+import io.synod.server.group.GroupWorkers;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
@@ -51,13 +52,14 @@ final class RunCosts {
             String name = info.getThreadName();
             String leaderPrefix = "synod-node-" + leader + "-";
             // Workers and the log writer are named role first ("synod-worker-0 of synod-node-1-groups", GroupWorkers).
-            if (name.equals("synod-logwriter of " + leaderPrefix + "groups")) {
+            String leaderPool = GroupWorkers.THREAD_OF + leaderPrefix + "groups";
+            if (name.equals(GroupWorkers.LOG_WRITER_THREAD + leaderPool)) {
                 leaderLog += cpu;
-            } else if (name.startsWith("synod-worker-") && name.endsWith(" of " + leaderPrefix + "groups")) {
+            } else if (name.startsWith(GroupWorkers.WORKER_THREAD) && name.endsWith(leaderPool)) {
                 leaderGroups += cpu;
             } else if (name.startsWith(leaderPrefix)) {
                 leaderOther += cpu;
-            } else if (name.startsWith("synod-node-") || name.contains(" of synod-node-")) {
+            } else if (name.startsWith("synod-node-") || name.contains(GroupWorkers.THREAD_OF + "synod-node-")) {
                 followers += cpu;
             }
         }

@@ -296,6 +296,10 @@ public final class KvBenchCommand implements Callable<Integer> {
                     + (spent.peerFrames() < 0 ? "" : String.format(", %.3f peer frames (%.3f messages) per write",
                             r.get(peerFrameMetric(size)), r.get(peerMessageMetric(size)))));
             progress("%s: threads, %s writes: %s", target.name(), sizeName(size), roles(byRole, acked));
+            if (!spent.sentByKind().isEmpty()) {
+                progress("%s: peer messages per %s write by kind: %s", target.name(), sizeName(size),
+                        byKind(spent.sentByKind(), acked));
+            }
             progress("%s: %s: %.0f ops/s (%.1f MiB/s), p50 %.2f ms, p99 %.2f ms, %d failed", target.name(), "async write "
                     + sizeName(size), res.opsPerSecond(), res.opsPerSecond() * size / (1 << 20), res.latency().medianMillis(),
                     res.latency().p99Millis(), res.failed());
@@ -403,6 +407,15 @@ public final class KvBenchCommand implements Callable<Integer> {
                     c.systemTicks() * 1e6 / ServerCost.TICKS_PER_SECOND / acked,
                     (c.voluntary() + c.involuntary()) / (double) acked));
         }
+        return line.toString();
+    }
+
+    /** Messages per acknowledged write by kind, the kinds with any, most first: {@code accept 0.512; accepted 0.512}. */
+    static String byKind(Map<String, Long> sent, long acked) {
+        StringBuilder line = new StringBuilder();
+        sent.entrySet().stream().filter(e -> e.getValue() > 0).sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
+                .forEach(e -> line.append(line.length() == 0 ? "" : "; ")
+                        .append(String.format("%s %.3f", e.getKey(), e.getValue() / (double) acked)));
         return line.toString();
     }
 

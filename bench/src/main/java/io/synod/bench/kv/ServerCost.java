@@ -11,6 +11,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What one system spent: the CPU time of its server processes (Linux {@code /proc/<pid>/stat}, summed; user and
@@ -39,14 +41,22 @@ final class ServerCost {
      * {@code diskWriteBytes} -1 where the data directory is on no block device (tmpfs, overlay).
      */
     record Sample(long cpuTicks, long systemTicks, long diskWriteBytes, long fsyncs, long peerFrames, long peerMessages,
-            ThreadCosts threads) {
+            Map<String, Long> sentByKind, ThreadCosts threads) {
         /** What was spent from {@code earlier} to this sample (the threads' counters stay those of this sample). */
         Sample minus(Sample earlier) {
             return new Sample(cpuTicks - earlier.cpuTicks, systemTicks - earlier.systemTicks,
                     diskWriteBytes < 0 || earlier.diskWriteBytes < 0 ? -1 : diskWriteBytes - earlier.diskWriteBytes,
                     fsyncs < 0 || earlier.fsyncs < 0 ? -1 : fsyncs - earlier.fsyncs,
                     peerFrames < 0 || earlier.peerFrames < 0 ? -1 : peerFrames - earlier.peerFrames,
-                    peerMessages < 0 || earlier.peerMessages < 0 ? -1 : peerMessages - earlier.peerMessages, threads);
+                    peerMessages < 0 || earlier.peerMessages < 0 ? -1 : peerMessages - earlier.peerMessages,
+                    kindsSince(earlier), threads);
+        }
+
+        /** Messages by kind sent since {@code earlier} (kinds of this sample; empty for a system that does not count them). */
+        private Map<String, Long> kindsSince(Sample earlier) {
+            Map<String, Long> spent = new TreeMap<>();
+            sentByKind.forEach((kind, n) -> spent.put(kind, n - earlier.sentByKind.getOrDefault(kind, 0L)));
+            return spent;
         }
 
         /** CPU and context switches per thread role from {@code earlier} to this sample. */
@@ -92,11 +102,13 @@ final class ServerCost {
         long fsyncs = -1;
         long peerFrames = -1;
         long peerMessages = -1;
+        Map<String, Long> sentByKind = Map.of();
         if (http != null) {
             fsyncs = 0;
             boolean framesKnown = true;
             long frameSum = 0;
             long messageSum = 0;
+            sentByKind = new TreeMap<>();
             for (URI uri : metrics) {
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
                         HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
@@ -108,11 +120,13 @@ final class ServerCost {
                 framesKnown &= frames >= 0;
                 frameSum += frames;
                 messageSum += sumSeries(r.body(), "synod_peer_messages_total");
+                sumByLabel(r.body(), "synod_group_peer_sent_total", "kind", sentByKind);
             }
             peerFrames = framesKnown ? frameSum : -1;
             peerMessages = framesKnown ? messageSum : -1;
         }
-        return new Sample(ticks, systemTicks, written, fsyncs, peerFrames, peerMessages, ThreadCosts.snapshot(pids));
+        return new Sample(ticks, systemTicks, written, fsyncs, peerFrames, peerMessages, sentByKind,
+                ThreadCosts.snapshot(pids));
     }
 
     /** utime + stime (fields 14 and 15, counted after the parenthesised command name, which may hold spaces). */
@@ -176,6 +190,23 @@ final class ServerCost {
      */
     static long peerFrames(String exposition) {
         return exposition.contains("\nsynod_peer_frames_total") ? sumSeries(exposition, "synod_peer_frames_total") : -1;
+    }
+
+    /**
+     * Adds to {@code sums} each series of {@code name}, keyed by its {@code label}'s value (a series without the label
+     * is skipped): {@code synod_group_peer_sent_total} by kind, summed over groups, peers and nodes.
+     */
+    static void sumByLabel(String exposition, String name, String label, Map<String, Long> sums) {
+        String key = label + "=\"";
+        for (String line : exposition.split("\n")) {
+            int at = line.indexOf(key);
+            if (!line.startsWith(name + "{") || at < 0) {
+                continue;
+            }
+            int from = at + key.length();
+            String value = line.substring(from, line.indexOf('"', from));
+            sums.merge(value, Math.round(Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))), Long::sum);
+        }
     }
 
     static long sumSeries(String exposition, String name) {

@@ -9,6 +9,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,6 +56,22 @@ class ServerCostTest {
         assertEquals(150, ServerCost.fsyncs(exposition), "no node log counter: one fsync per group persist");
         String shared = exposition + "\n# TYPE synod_log_fsyncs_total counter\nsynod_log_fsyncs_total 90.0\n";
         assertEquals(90, ServerCost.fsyncs(shared), "the node log's own count, fewer than the group persists it served");
+    }
+
+    @Test
+    void peerMessagesAreSummedByKindOverGroups() {
+        String exposition = String.join("\n",
+                "# TYPE synod_group_peer_sent_total counter",
+                "synod_group_peer_sent_total{group=\"0\",kind=\"accept\"} 10.0",
+                "synod_group_peer_sent_total{group=\"1\",kind=\"accept\"} 5.0",
+                "synod_group_peer_sent_total{group=\"1\",kind=\"heartbeat\"} 2.0",
+                "synod_group_peer_sent_totalx{group=\"1\",kind=\"heartbeat\"} 99.0",
+                "synod_group_peer_sent_total{group=\"2\"} 7.0");
+        Map<String, Long> sums = new TreeMap<>();
+        ServerCost.sumByLabel(exposition, "synod_group_peer_sent_total", "kind", sums);
+        ServerCost.sumByLabel(exposition, "synod_group_peer_sent_total", "kind", sums); // a second node
+        assertEquals(Map.of("accept", 30L, "heartbeat", 4L), sums);
+        assertEquals("accept 3.000; heartbeat 0.400", KvBenchCommand.byKind(sums, 10));
     }
 
     @Test

@@ -351,6 +351,7 @@ final class Leader {
 
     private void sendAccept(int peer, List<Entry> entries) {
         ctx.out.send(new Message.Accept(ctx.self, peer, ctx.ownBallot, entries, learner.commitSlot()));
+        catchUp.carried(peer, learner.commitSlot());
     }
 
     /** Leader tick: re-send what is due, commit what may commit now, keep quiet peers informed. */
@@ -474,10 +475,9 @@ final class Leader {
             highest = Math.max(highest, slot);
         }
         if (highest >= 0 && highest <= learner.commitSlot() && m.appliedSlot() < highest) {
-            // It accepted slots already chosen (a retransmission or catch-up) but cannot learn them from the Accept
-            // that wrote them (ReplicaGuard's commit-point rule): tell it the commit point now, not when the peer
-            // is next quiet, or an idle group leaves it behind.
-            ctx.out.send(new Message.Heartbeat(ctx.self, m.from(), ctx.ownBallot, learner.commitSlot()));
+            // It accepted slots already chosen but cannot learn them from the Accept that wrote them (ReplicaGuard):
+            // the commit point goes with this step, not when the peer is next quiet, or an idle group leaves it behind.
+            catchUp.oweCommitPoint(m.from());
         }
     }
 

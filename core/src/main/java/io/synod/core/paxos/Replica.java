@@ -346,7 +346,7 @@ public final class Replica {
 
     /** Whether {@link #ready()} has something, and no earlier Ready awaits {@link #advance}. */
     public boolean hasReady() {
-        return outstanding == null && (!ctx.out.isEmpty() || leader.hasNewProposals());
+        return outstanding == null && (!ctx.out.isEmpty() || leader.hasNewProposals() || catchUp.owesCommitPoints());
     }
 
     /**
@@ -356,6 +356,7 @@ public final class Replica {
     public Ready ready() {
         Check.state(outstanding == null, "ready() called again before advance() of the previous Ready");
         leader.flushNewProposals();
+        catchUp.sendOwedCommitPoints();
         outstanding = ctx.out.take();
         return outstanding;
     }

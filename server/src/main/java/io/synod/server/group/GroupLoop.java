@@ -101,6 +101,7 @@ public final class GroupLoop implements AutoCloseable {
     private final ElectionStanding standing;
     private final AtomicLong droppedInputs = new AtomicLong();
     private final AtomicLong peerMessagesQueued = new AtomicLong();
+    private final SentKinds sentKinds = new SentKinds();
     private final AtomicLong clientInputsBusy = new AtomicLong();
     private volatile long refusedMessages;
     private final LongSupplier clock;
@@ -424,6 +425,7 @@ public final class GroupLoop implements AutoCloseable {
     private final class Output implements DriverOutput {
         @Override
         public void send(Message message) {
+            sentKinds.sent(message);
             network.accept(new WireFrame.PeerMessage(group, message));
         }
 
@@ -484,6 +486,10 @@ public final class GroupLoop implements AutoCloseable {
     }
 
     /** Peer messages accepted into the peer queue so far. */
+    SentKinds sentKinds() {
+        return sentKinds;
+    }
+
     public long peerMessagesQueued() {
         return peerMessagesQueued.get();
     }

@@ -111,6 +111,11 @@ public final class GroupMetrics implements DriverMetrics {
                 .tag("group", group).register(registry);
         FunctionCounter.builder("synod.group.peer.queued", loop, GroupLoop::peerMessagesQueued)
                 .description("peer messages accepted into the group's peer queue").tag("group", group).register(registry);
+        for (SentKinds.Kind kind : SentKinds.Kind.values()) {
+            FunctionCounter.builder("synod.group.peer.sent", loop, l -> l.sentKinds().count(kind))
+                    .description("peer messages this group sent, by kind").tag("group", group).tag("kind", kind.label())
+                    .register(registry);
+        }
         FunctionCounter.builder("synod.group.client.busy", loop, GroupLoop::clientInputsBusy)
                 .description("client inputs answered BUSY because the group's client queue was full").tag("group", group)
                 .register(registry);

@@ -30,6 +30,15 @@ public final class GroupWorkers implements AutoCloseable {
     /** Longest sleep of a worker with no group (it has no tick to wait for). */
     private static final long IDLE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+    /**
+     * Thread names lead with the role: the kernel keeps a thread's first 15 characters, and a profile by thread (the
+     * bench's /proc counters, top -H) must tell the workers from the log writer. A worker is
+     * {@code WORKER_THREAD + k + THREAD_OF + pool}, the log writer {@code LOG_WRITER_THREAD + THREAD_OF + pool}.
+     */
+    public static final String WORKER_THREAD = "synod-worker-";
+    public static final String LOG_WRITER_THREAD = "synod-logwriter";
+    public static final String THREAD_OF = " of ";
+
     private final Worker[] workers;
     private final LogWriter writer;
     private final LongSupplier clock;
@@ -40,12 +49,10 @@ public final class GroupWorkers implements AutoCloseable {
             throw new IllegalArgumentException("a worker pool needs at least one worker, got " + count);
         }
         this.clock = clock;
-        // The role leads the name: the kernel keeps a thread's first 15 characters, and a profile by thread (the
-        // bench's /proc counters, top -H) must tell the workers from the log writer.
-        this.writer = new LogWriter(clock, registry, "synod-logwriter of " + name, count);
+        this.writer = new LogWriter(clock, registry, LOG_WRITER_THREAD + THREAD_OF + name, count);
         this.workers = new Worker[count];
         for (int k = 0; k < count; k++) {
-            workers[k] = new Worker(k, "synod-worker-" + k + " of " + name, clock, registry, writer);
+            workers[k] = new Worker(k, WORKER_THREAD + k + THREAD_OF + name, clock, registry, writer);
         }
     }
 
