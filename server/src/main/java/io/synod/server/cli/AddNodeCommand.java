@@ -29,8 +29,8 @@ import picocli.CommandLine.Option;
         description = {"Add a node to the running local cluster: the next node id, free ports, a configuration like",
                 "node 0's; start it (it registers itself in ZooKeeper and joins as a spare of every group), then",
                 "move replicas onto it one at a time (like 'synod admin rebalance') until the replicas per node",
-                "differ by at most one (unless --no-rebalance). Every lease mode and RS-Paxos coding, together",
-                "or alone.",
+                "differ by at most one (unless --no-rebalance). Every lease mode; RS-Paxos coded groups",
+                "without a lease or with a leader lease (leader, leader-timer).",
                 "Exit 0 balanced; 1 the node did not start or a move was refused or not done in time."})
 final class AddNodeCommand extends ClusterCommand.DirCommand {
     /**

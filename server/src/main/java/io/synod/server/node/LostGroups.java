@@ -46,9 +46,11 @@ final class LostGroups {
      * state ({@link NodeStorage#lostState}; only where the node ran before, {@code started}) a new replica id and a
      * fresh directory; its remains are kept aside as {@code lost-group-<g>-replica-<id>}. Before any group opens its
      * storage; after {@link NodeIdentity#establish}.
+     *
+     * @param refusal why this cluster's mode cannot change a group's members ({@link Rejoin#refusal}), or null
      */
-    static void recreate(ServerConfig config, ClusterMetadata metadata, int groups, int universe, boolean started,
-            UUID incarnation) throws IOException {
+    static void recreate(ServerConfig config, ClusterMetadata metadata, int groups, int universe, String refusal,
+            boolean started, UUID incarnation) throws IOException {
         int node = config.nodeId();
         Path data = config.dataDir();
         String who = "node " + node + " of cluster '" + config.clusterName() + "' refuses to start: ";
@@ -88,10 +90,12 @@ final class LostGroups {
         if (lost.isEmpty()) {
             return;
         }
-        if (!config.rejoinWiped()) {
+        String reason = refusal != null ? refusal + " (docs/membership.md, \"Which modes\")"
+                : !config.rejoinWiped() ? "rejoin.wiped=false" : null;
+        if (reason != null) {
             throw new NodeIdentity.RefusedException(who + "its data.dir " + data + " lost part of the state of group(s) "
                     + lost + ", whose promises and accepted values are gone, and they cannot re-join under new replica "
-                    + "ids: rejoin.wiped=false. Restore the data directory");
+                    + "ids: " + reason + ". Restore the data directory");
         }
         for (Map.Entry<Integer, String> e : lost.entrySet()) {
             int g = e.getKey();

@@ -1,9 +1,11 @@
 package io.synod.server.node;
 
 import io.synod.coordination.ClusterMetadata;
+import io.synod.coordination.LeaseMode;
 import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
 import io.synod.coordination.Versioned;
+import io.synod.core.paxos.Coding;
 import io.synod.server.config.ServerConfig;
 import java.util.Map;
 import java.util.TreeMap;
@@ -34,14 +36,16 @@ final class NodeJoin {
 
     /**
      * Records this node in the placement (compare-and-set; a conflict re-reads): it must be the next node id, listed
-     * last in its configuration, in a cluster of any lease mode and coding.
+     * last in its configuration, in a cluster of uncoded groups of any lease mode, or of RS-Paxos coded groups without a
+     * lease or with a leader lease.
      *
      * @throws IllegalStateException (one line) if the join is refused
      */
-    static void register(ServerConfig config, ClusterMetadata metadata, Versioned<Placement> recorded) {
+    static void register(ServerConfig config, ClusterMetadata metadata, Versioned<Placement> recorded, Coding coding,
+            LeaseMode lease) {
         Placement p = recorded.value();
         int self = config.nodeId();
-        String refused = refusal(config, p);
+        String refused = refusal(config, p, coding, lease);
         if (refused != null) {
             throw new IllegalStateException("node " + self + " refuses to join cluster '" + config.clusterName() + "': "
                     + refused + " (docs/membership.md, Adding a node)");
@@ -57,11 +61,16 @@ final class NodeJoin {
     }
 
     /** Why this node may not join a cluster placed as {@code p}, or null. */
-    static String refusal(ServerConfig config, Placement p) {
+    static String refusal(ServerConfig config, Placement p, Coding coding, LeaseMode lease) {
         int self = config.nodeId();
-        // Every lease mode and coding takes a joined node: it starts as a spare, which holds, grants and counts for no
-        // lease (rules QL1, QL2), and replicas move onto it through the log (QL3, QL4, LL1); in a coded group its ids
-        // lie past the code length and get full copies (rule M9).
+        // Every lease mode takes a joined node: it starts as a spare, which holds, grants and counts for no lease
+        // (rules QL1, QL2), and replicas move onto it through the log (QL3, QL4).
+        // RS-Paxos coded groups take a joined node (its ids lie past the code length and get full copies, rule M9), with
+        // no lease or a leader lease (LL1), but not with quorum leases: that combination's simulation read stale.
+        String coded = Rejoin.refusal(coding, lease);
+        if (coded != null) {
+            return coded;
+        }
         if (self != p.nodes() || config.nodes().size() != p.nodes() + 1) {
             return "node.id " + self + " with nodes listing " + config.nodes().size() + " nodes, but the cluster has "
                     + p.nodes() + " nodes (0.." + (p.nodes() - 1) + "): a new node takes id " + p.nodes()

@@ -1,6 +1,7 @@
 package io.synod.server.node;
 
 import io.synod.coordination.ClusterMetadata;
+import io.synod.coordination.LeaseMode;
 import io.synod.coordination.NodeIncarnation;
 import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
@@ -47,7 +48,7 @@ final class Placements {
      *     replicas than nodes are asked for coded groups, or for a cluster that ran before without one,
      *     or if this node may not join
      */
-    static Placements agree(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding) {
+    static Placements agree(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding, LeaseMode lease) {
         int nodes = config.nodes().size();
         PlacementSettings wanted = config.placement();
         // Quorum-lease groups are placed like the others: their lease configurations are computed over the voters
@@ -63,7 +64,7 @@ final class Placements {
             if (recorded.isPresent()) {
                 Placement p = recorded.get().value();
                 if (NodeJoin.joining(config, p)) {
-                    NodeJoin.register(config, metadata, recorded.get());
+                    NodeJoin.register(config, metadata, recorded.get(), coding, lease);
                     continue; // re-read: this node's record, or another's that won the compare-and-set
                 }
                 check(config, p, groups);

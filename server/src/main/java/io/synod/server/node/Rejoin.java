@@ -1,9 +1,12 @@
 package io.synod.server.node;
 
 import io.synod.coordination.ClusterMetadata;
+import io.synod.coordination.ClusterPaths;
+import io.synod.coordination.LeaseMode;
 import io.synod.coordination.NodeIncarnation;
 import io.synod.coordination.ReplicaMap;
 import io.synod.coordination.Versioned;
+import io.synod.core.paxos.Coding;
 import io.synod.engine.MembershipAdmin;
 import io.synod.server.config.ServerConfig;
 import java.io.IOException;
@@ -68,18 +71,42 @@ final class Rejoin {
     static final int UNIVERSE = ReplicaMap.MAX_IDS;
 
     /**
+     * Why a node of a cluster in this mode cannot re-join under new replica ids, or null if it can: every lease mode and
+     * RS-Paxos coding can, and coding with leader leases (simulated with membership changes, docs/membership.md, "Which
+     * modes"), but not coding with quorum leases (quorum, quorum-auto, megastore), whose simulation found a stale read.
+     */
+    static String refusal(Coding coding, LeaseMode lease) {
+        if (coding.enabled() && lease != LeaseMode.NONE && lease != LeaseMode.LEADER && lease != LeaseMode.LEADER_TIMER) {
+            return "RS-Paxos coded groups with quorum leases (" + lease + ") are not simulated safe with membership "
+                    + "changes, so their members do not change (coded groups change members with lease=none|leader|"
+                    + "leader-timer)";
+        }
+        return null;
+    }
+
+    /**
      * Checks this node's data directory against ZooKeeper ({@link NodeIdentity#establish}; a wiped directory re-joins
-     * as a new incarnation when {@code rejoin.wiped} is on, in every lease mode and coding, see {@link #UNIVERSE}), then
+     * as a new incarnation when {@code rejoin.wiped} is on and the cluster's mode allows it, see {@link #refusal}), then
      * re-creates the groups whose directory lost part of its state ({@link LostGroups}) and reads the replica maps with
      * this node's ids in them. Before any group opens its storage.
      */
-    static ReplicaRoutes establish(ServerConfig config, ClusterMetadata metadata, int groups) throws IOException {
+    static ReplicaRoutes establish(ServerConfig config, ClusterMetadata metadata, int groups, Coding coding, LeaseMode lease)
+            throws IOException {
+        String refusal = refusal(coding, lease);
         NodeIdentity.Rejoiner rejoiner = !config.rejoinWiped() ? null
+                : refusal != null ? (old, id) -> {
+                    throw new NodeIdentity.RefusedException("node " + old.nodeId() + " of cluster '" + config.clusterName()
+                            + "' refuses to start: its data.dir " + config.dataDir() + " holds no Synod state while "
+                            + "ZooKeeper remembers incarnation " + old.id() + ", and it cannot re-join as a new "
+                            + "incarnation: " + refusal + " (docs/membership.md, \"Which modes\"). Restore the data "
+                            + "directory, or delete the znode " + new ClusterPaths(config.clusterName())
+                            .incarnation(old.nodeId()) + " accepting the risk of lost writes");
+                }
                 : (old, id) -> newIncarnation(config.dataDir(), config.clusterName(), old, metadata, groups, UNIVERSE, id);
         boolean started = NodeIdentity.read(config.dataDir()).isPresent(); // else a first start, or a wiped directory
         UUID incarnation = NodeIdentity.establish(config.dataDir(), config.clusterName(), config.nodeId(), metadata,
                 UUID::randomUUID, rejoiner);
-        LostGroups.recreate(config, metadata, groups, UNIVERSE, started, incarnation);
+        LostGroups.recreate(config, metadata, groups, UNIVERSE, refusal, started, incarnation);
         return ReplicaRoutes.open(metadata, config.nodeId(), groups, UNIVERSE);
     }
 

@@ -160,10 +160,10 @@ public final class SynodNode implements AutoCloseable {
         }
         // Before any group opens its storage: a data.dir that lost the acceptor state ZooKeeper knows of re-joins as a
         // new incarnation (or is refused); then this node's replica id in each group is known.
-        placements = Placements.agree(config, metadata, groups, coding);
+        placements = Placements.agree(config, metadata, groups, coding, cluster.leaseMode());
         Map<Integer, ServerConfig.NodeAddress> addresses = NodeJoin.addresses(config, placements.current());
         NodeJoin.takeReplicaIds(config, metadata, placements.current(), groups, Rejoin.UNIVERSE);
-        ReplicaRoutes routes = Rejoin.establish(config, metadata, groups);
+        ReplicaRoutes routes = Rejoin.establish(config, metadata, groups, coding, cluster.leaseMode());
         this.routes = routes;
         // The lease is the group's configuration as ZooKeeper records it; createCluster above refused a
         // node whose lease setting differs from it.

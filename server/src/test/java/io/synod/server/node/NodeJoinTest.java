@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.synod.coordination.LeaseMode;
 import io.synod.coordination.Placement;
+import io.synod.core.paxos.Coding;
 import io.synod.server.config.ServerConfig;
 import java.util.List;
 import java.util.Map;
@@ -38,14 +40,26 @@ class NodeJoinTest {
     void theNextIdOfAPlainClusterMayJoin() throws Exception {
         ServerConfig joiner = config(3, FOUR);
         assertTrue(NodeJoin.joining(joiner, THREE));
-        assertNull(NodeJoin.refusal(joiner, THREE)); // any lease mode and coding: a joined node is a spare (QL1, QL2, M9)
+        for (LeaseMode lease : LeaseMode.values()) { // quorum leases too: a joined node is a spare (QL1, QL2)
+            assertNull(NodeJoin.refusal(joiner, THREE, Coding.OFF, lease), lease.name());
+        }
     }
 
     @Test
-    void gapsAndZoneMismatchesAreRefused() throws Exception {
-        String gap = NodeJoin.refusal(config(4, FOUR + ",4@h:9:10"), THREE);
+    void codedLeaseClustersAndGapsAreRefused() throws Exception {
+        ServerConfig joiner = config(3, FOUR);
+        // Coded groups take a joined node (its ids get full copies, rule M9) with no lease or a leader lease (LL1), not
+        // with quorum leases (their simulation with coding read stale).
+        for (LeaseMode lease : new LeaseMode[] {LeaseMode.NONE, LeaseMode.LEADER, LeaseMode.LEADER_TIMER}) {
+            assertNull(NodeJoin.refusal(joiner, THREE, Coding.rsPaxos(5, 1, 3, 1), lease), lease.name());
+        }
+        for (LeaseMode lease : new LeaseMode[] {LeaseMode.QUORUM, LeaseMode.QUORUM_AUTO, LeaseMode.MEGASTORE}) {
+            assertTrue(NodeJoin.refusal(joiner, THREE, Coding.rsPaxos(5, 1, 3, 1), lease)
+                    .contains("not simulated safe with membership changes"), lease.name());
+        }
+        String gap = NodeJoin.refusal(config(4, FOUR + ",4@h:9:10"), THREE, Coding.OFF, LeaseMode.NONE);
         assertTrue(gap.contains("a new node takes id 3"), gap);
-        String zones = NodeJoin.refusal(config(3, FOUR, "node.zones=a,b,c,d"), THREE);
+        String zones = NodeJoin.refusal(config(3, FOUR, "node.zones=a,b,c,d"), THREE, Coding.OFF, LeaseMode.NONE);
         assertTrue(zones.contains("name no zone"), zones);
     }
 
