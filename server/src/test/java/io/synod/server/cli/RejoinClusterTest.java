@@ -297,9 +297,9 @@ class RejoinClusterTest {
 
     /**
      * RS-Paxos coding 5,1,3 with a leader lease (rule M9 with LL1; simulated together with membership changes,
-     * docs/membership.md, "Which modes"): node 2 is wiped while 120 coded values
-     * (1 KiB, threshold 512 B) are written around it, re-joins as replica 7 past the code and votes in both groups; with node 0 down every
-     * acknowledged value is read back and a coded value commits, which needs replica 7's acceptance (F + X = 4 of 4).
+     * docs/membership.md, "Which modes"): node 2 is wiped while 120 coded values (1 KiB, threshold 512 B) are written
+     * around it, re-joins as replica 7 past the code and votes in both groups; with node 0 down every acknowledged value
+     * is read back and a coded value commits, which needs replica 7's acceptance (F + X = 4 of 4).
      */
     @ParameterizedTest
     @ValueSource(strings = {"leader", "leader-timer"})
