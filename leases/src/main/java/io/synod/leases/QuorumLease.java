@@ -29,9 +29,10 @@ import java.util.TreeMap;
  *       r). Clocks need not agree: each side only measures its own intervals.</li>
  *   <li><b>Renewal (§3.8).</b> H sends a fresh guard every {@code renewNanos}, at least a round trip
  *       before t_lease(1−ε) runs out, so the leases of a healthy holder never lapse.</li>
- *   <li><b>Holder reads (§3).</b> H answers a read of k locally while it holds k, holds at least ⌊N/2⌋
- *       unexpired promises (so H and its grantors are a majority, which meets every write quorum),
- *       has applied at least up to the slots ⌊N/2⌋ of those promises report (or holds entries through
+ *   <li><b>Holder reads (§3).</b> H answers a read of k locally while it holds k, holds enough unexpired
+ *       promises that H and its grantors form a phase 1 quorum, which meets every write quorum (⌊N/2⌋
+ *       promises with majorities; N - F - 1 with RS-Paxos, where F + 1 acceptances choose a plain value),
+ *       has applied at least up to the slots that many of those promises report (or holds entries through
  *       them in a ballot at least the promises', see {@link #holdsCurrentEntriesThrough}), and holds no
  *       accepted entry past its applied slot that writes k (or a key it cannot name).</li>
  *   <li><b>Writes wait for holders (§3).</b> An acceptor tells the leader, with every Accept it
@@ -118,7 +119,7 @@ public final class QuorumLease implements LeaseHooks {
         NOT_VOTER,
         /** This replica does not hold the key (rule 4a), or the command names no key. */
         NOT_HOLDER,
-        /** Fewer than ⌊N/2⌋ unexpired promises (rule 4b). */
+        /** Too few unexpired promises for a phase 1 quorum with this replica (rule 4b, QL2). */
         TOO_FEW_PROMISES,
         /** Neither applied through the slot the promises report nor holding current-ballot entries through it (rule 4c). */
         BEHIND_PROMISED_SLOT,
@@ -489,7 +490,9 @@ public final class QuorumLease implements LeaseHooks {
                 }
             }
         }
-        int needed = Long.bitCount(voters) / 2; // With this replica, a majority of the voters (rule QL2).
+        // With this replica, a phase 1 quorum of the voters (rule QL2): it meets every write quorum. A majority
+        // does not with RS-Paxos, where F + 1 acceptances choose a plain value.
+        int needed = view.readQuorum(Long.bitCount(voters)) - 1;
         if (valid < needed) {
             return ReadDecision.TOO_FEW_PROMISES;
         }

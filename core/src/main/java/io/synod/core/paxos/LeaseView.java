@@ -50,6 +50,17 @@ public interface LeaseView {
         return new long[] {appliedVoters()};
     }
 
+    /**
+     * The fewest replicas among {@code voters} that meet every write quorum of the slots past this replica's applied
+     * slot: the phase 1 quorum. A majority without coding; with RS-Paxos {@code Q_R = voters - F} (§4), F the
+     * smallest of the applied coding and of every coding change in its log past the applied slot, because a plain
+     * value is chosen by only {@code F + 1} acceptances, fewer than a majority when F + 1 &lt;= voters/2
+     * (docs/membership.md, rule QL2).
+     */
+    default int readQuorum(int voters) {
+        return voters / 2 + 1;
+    }
+
     /** Sends a lease policy's own message to a peer (it leaves with the next {@link Ready}, like any other). */
     void send(Message.Lease message);
 

@@ -103,7 +103,7 @@ public final class Replica {
         this.catchUp = new CatchUp(ctx, acceptor, learner, snapshots);
         this.leader = new Leader(ctx, acceptor, learner, clients, catchUp, quorum, leases);
         this.phase1 = new Phase1(ctx, acceptor, learner, leader, clients, quorum);
-        leases.attach(new ReplicaLeaseView(ctx, acceptor, learner, leader, applier));
+        leases.attach(new ReplicaLeaseView(ctx, acceptor, learner, leader, applier, quorum));
     }
 
     // =====================================================================================

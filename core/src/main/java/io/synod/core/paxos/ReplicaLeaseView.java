@@ -13,18 +13,33 @@ final class ReplicaLeaseView implements LeaseView {
     private final Learner learner;
     private final Leader leader;
     private final Applier applier;
+    private final QuorumPolicy quorum;
 
-    ReplicaLeaseView(ReplicaContext ctx, Acceptor acceptor, Learner learner, Leader leader, Applier applier) {
+    ReplicaLeaseView(ReplicaContext ctx, Acceptor acceptor, Learner learner, Leader leader, Applier applier,
+            QuorumPolicy quorum) {
         this.ctx = ctx;
         this.acceptor = acceptor;
         this.learner = learner;
         this.leader = leader;
         this.applier = applier;
+        this.quorum = quorum;
     }
 
     @Override
     public long appliedVoters() {
         return ctx.membership.voters();
+    }
+
+    @Override
+    public int readQuorum(int voters) {
+        int fewest = ctx.coding.failures();
+        for (long slot = learner.appliedSlot() + 1; slot <= acceptor.lastSlot(); slot++) {
+            Entry entry = acceptor.entry(slot);
+            if (entry != null && Coding.isChange(entry.command())) {
+                fewest = Math.min(fewest, Coding.failuresAfter(entry.command()));
+            }
+        }
+        return quorum.phase1Quorum(voters, fewest);
     }
 
     @Override
