@@ -76,7 +76,7 @@ final class Rejoin {
      * modes"), but not coding with quorum leases (quorum, quorum-auto, megastore), whose simulation found a stale read.
      */
     static String refusal(Coding coding, LeaseMode lease) {
-        if (coding.enabled() && lease != LeaseMode.NONE && lease != LeaseMode.LEADER && lease != LeaseMode.LEADER_TIMER) {
+        if (coding.enabled() && ServerConfig.LeaseSetting.isQuorum(lease)) {
             return "RS-Paxos coded groups with quorum leases (" + lease + ") are not simulated safe with membership "
                     + "changes, so their members do not change (coded groups change members with lease=none|leader|"
                     + "leader-timer)";
