@@ -15,13 +15,22 @@ import io.synod.core.paxos.ReplicaConfig;
  * @param fsyncMedianNanos     median of one fsync
  * @param tightReplica         small pipeline window, batches, proposal queue and snapshot interval
  * @param smallMessages        tiny Promise pages and snapshot chunks, so phase 1 pages through many
- *                             promises and snapshots travel in many chunks (and lose some)
+ *                             promises and snapshots travel in many chunks (and lose some); and, unless the
+ *                             replica is tight, a log bounded in bytes: snapshots by bytes before the slot
+ *                             bound, and only a few hundred bytes kept below them
  */
 record SimEnvironment(String name, long linkMedianMinNanos, long linkMedianMaxNanos, long fsyncMedianNanos,
         boolean tightReplica, boolean smallMessages) {
     /** Promise page and snapshot chunk bounds of a small-messages environment: a few entries per page. */
     static final int SMALL_PROMISE_BYTES = 200;
     static final int SMALL_CHUNK_BYTES = 256;
+    /**
+     * Log byte bounds of a small-messages environment ({@link ReplicaConfig#snapshotEveryBytes()}): a snapshot after
+     * about 30 of the simulator's small commands (before the slot bound of 40) or a few coded values, and about four
+     * small entries kept below it.
+     */
+    static final long SMALL_SNAPSHOT_EVERY_BYTES = 2048;
+    static final long SMALL_LOG_RETAIN_BYTES = 256;
 
 
     /**
@@ -55,6 +64,9 @@ record SimEnvironment(String name, long linkMedianMinNanos, long linkMedianMaxNa
         }
         if (smallMessages) {
             config = config.toBuilder().maxPromiseBytes(SMALL_PROMISE_BYTES).snapshotChunkBytes(SMALL_CHUNK_BYTES).build();
+            if (!tightReplica) {
+                config = config.withSnapshotEveryBytes(SMALL_SNAPSHOT_EVERY_BYTES, SMALL_LOG_RETAIN_BYTES);
+            }
         }
         return config;
     }

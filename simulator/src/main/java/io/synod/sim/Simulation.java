@@ -498,7 +498,10 @@ public final class Simulation {
             replicaConfig = replicaConfig.withBatching(scenario.pipelineSlots(), 8, 64 * 1024, scenario.pipelineSlots());
         }
         if (snapshotInterval != null) {
-            replicaConfig = replicaConfig.withSnapshotEverySlots(snapshotInterval[0], snapshotInterval[1]);
+            // The interval the caller fixed, in slots; the byte bound back at production's (a small-messages
+            // environment's would snapshot after every few coded values).
+            replicaConfig = replicaConfig.withSnapshotEverySlots(snapshotInterval[0], snapshotInterval[1])
+                    .withSnapshotEveryBytes(ReplicaConfig.DEFAULT_SNAPSHOT_EVERY_BYTES, ReplicaConfig.DEFAULT_LOG_RETAIN_BYTES);
         }
         return controls.replicaConfig(replicaConfig);
     }

@@ -81,11 +81,12 @@ final class JoinRow {
      */
     static Result measure(Path clusterDir, int records, int valueBytes, boolean compacted, int timeoutSeconds,
             PrintWriter out, Consumer<String> progress) throws Exception {
-        // Without compaction no snapshot is taken during the row; with it, one every records/5 slots and only 100
+        // Without compaction no snapshot is taken during the row (by slots or by bytes); with it, one every records/5 slots and only 100
         // slots kept below it, so the log no longer holds the first records when the new replica asks.
         List<String> sets = compacted
                 ? List.of("snapshot.every.slots=" + Math.max(10, records / 5), "log.retain.slots=100")
-                : List.of("snapshot.every.slots=" + (records * 10 + 1000));
+                : List.of("snapshot.every.slots=" + (records * 10 + 1000), // nor by bytes: the log holds every record
+                        "snapshot.every.bytes=" + (4L * records * (valueBytes + 256) + (32L << 20)));
         String label = records + " x " + JoinCommand.sizeName(valueBytes) + (compacted ? ", compacted log" : ", full log");
         try (ProcessCluster cluster = ProcessCluster.start(clusterDir, NODES, 1, SESSION_TIMEOUT_MILLIS, sets, out, false);
              SynodClient client = SynodClient.builder().servers(new ArrayList<>(cluster.clientAddresses().values()))

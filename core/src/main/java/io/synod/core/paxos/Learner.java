@@ -59,6 +59,12 @@ final class Learner {
      * unresolved, so its state could not become the snapshot then (every snapshot holds full values).
      */
     private boolean snapshotOwed;
+    /**
+     * Bytes the log holds of the entries applied since the last snapshot ({@link Entry#sizeBytes()}): the acceptor holds them in
+     * memory until a snapshot compacts the log, so a snapshot is due by bytes as well as by slots (counted from 0
+     * after a restart: the bound then holds from the next snapshot on).
+     */
+    private long bytesSinceSnapshot;
 
     Learner(ReplicaContext ctx, Acceptor acceptor, AppliedState appliedState, Applier applier, ClientSessions sessions,
             Clients clients) {
@@ -239,6 +245,8 @@ final class Learner {
             Check.state(c.slot() == appliedSlot + 1, "node %d: slot %d applied after %d", ctx.self, c.slot(), appliedSlot);
             ctx.leases.onApplied(c.entry());
             appliedSlot = c.slot();
+            Entry held = acceptor.entry(c.slot()); // What the log holds: a coded entry's shard, not the rebuilt value.
+            bytesSinceSnapshot += (held != null ? held : c.entry()).sizeBytes();
         }
         if (appliedSlot == handedOutSlot) {
             deferredPending = false;
@@ -248,7 +256,8 @@ final class Learner {
 
     /** Whether a snapshot is due once the state is applied through {@code slot}. */
     private boolean snapshotDue(long slot) {
-        return snapshotOwed || slot - acceptor.snapshot().lastIncludedSlot() >= ctx.config.snapshotEverySlots();
+        return snapshotOwed || slot - acceptor.snapshot().lastIncludedSlot() >= ctx.config.snapshotEverySlots()
+                || bytesSinceSnapshot >= ctx.config.snapshotEveryBytes();
     }
 
     /**
@@ -418,15 +427,36 @@ final class Learner {
         Check.state(handedOutSlot == appliedSlot, "node %d: snapshot at applied %d with slots through %d not applied",
                 ctx.self, appliedSlot, handedOutSlot);
         snapshotOwed = false;
+        bytesSinceSnapshot = 0;
         long previous = acceptor.snapshot().lastIncludedSlot();
         acceptor.replaceSnapshot(new Snapshot(appliedSlot, appliedState.snapshotSource(appliedSlot), encodeSessions()));
         // With deferred rebuild, peers resolve the keys they deferred since their last snapshot when their
         // next one is due, by asking for shards of those slots: keep the log through the previous snapshot
         // (plus the retention), so a peer up to one snapshot interval behind gets shards, not our snapshot.
-        long compactThrough = (ctx.coding.defersRebuild() ? previous : appliedSlot) - ctx.config.logRetainSlots();
+        long compactThrough = retainedBelow(ctx.coding.defersRebuild() ? previous : appliedSlot);
         if (compactThrough > 0) {
             acceptor.compactThrough(compactThrough);
         }
+    }
+
+    /**
+     * The slot to compact through so that the log keeps, at and below {@code base}, at most
+     * {@link ReplicaConfig#logRetainSlots()} slots and {@link ReplicaConfig#logRetainBytes()} bytes of entries
+     * (a peer further behind catches up from the snapshot). Walks the retained slots once per snapshot.
+     */
+    private long retainedBelow(long base) {
+        long through = base - ctx.config.logRetainSlots();
+        long bytes = 0;
+        for (long slot = base; slot > Math.max(through, 0); slot--) {
+            Entry entry = acceptor.entry(slot);
+            if (entry != null) {
+                bytes += entry.sizeBytes();
+                if (bytes > ctx.config.logRetainBytes()) {
+                    return slot;
+                }
+            }
+        }
+        return through;
     }
 
     /** Jumps to a snapshot of chosen state (from the leader's catch-up, or from phase 1 promises). */
@@ -443,6 +473,7 @@ final class Learner {
         recovery.clear();
         resolving.clear(); // The restored state is full (every snapshot is taken with nothing unresolved).
         snapshotOwed = false;
+        bytesSinceSnapshot = 0;
         // Everything at or below the snapshot is chosen and applied; older entries there may be
         // values that were never chosen, so they must not be served in catch-up.
         acceptor.compactThrough(snapshot.lastIncludedSlot());

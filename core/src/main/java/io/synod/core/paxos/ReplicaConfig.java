@@ -15,6 +15,12 @@ package io.synod.core.paxos;
  * @param maxCommandBytes          largest accepted command payload
  * @param snapshotEverySlots       take a snapshot after applying this many slots since the last
  * @param logRetainSlots           keep this many applied slots below the snapshot for catch-up
+ * @param snapshotEveryBytes       also take a snapshot once the entries applied since the last one hold this
+ *                                 many bytes ({@link Entry#sizeBytes()}): the log is held in memory until a
+ *                                 snapshot compacts it, so with large values a slot count alone does not bound the
+ *                                 heap (10,000 slots of 512 KiB values are 5 GiB)
+ * @param logRetainBytes           keep at most this many bytes of entries below the snapshot (and at most
+ *                                 {@code logRetainSlots} slots): a peer further behind gets the snapshot
  * @param maxClientSessions        at-most-once table size (least recently used client evicted)
  * @param maxPromiseBytes          bytes of entries per phase 1 Promise page (the leader asks for the next page)
  * @param snapshotChunkBytes       bytes of encoded snapshot per InstallSnapshot chunk
@@ -36,6 +42,8 @@ public record ReplicaConfig(
         int maxCommandBytes,
         int snapshotEverySlots,
         int logRetainSlots,
+        long snapshotEveryBytes,
+        long logRetainBytes,
         int maxClientSessions,
         int maxPromiseBytes,
         int snapshotChunkBytes,
@@ -63,6 +71,10 @@ public record ReplicaConfig(
         if (logRetainSlots < 0) {
             throw new IllegalArgumentException("logRetainSlots must be >= 0, got " + logRetainSlots);
         }
+        positive(snapshotEveryBytes, "snapshotEveryBytes");
+        if (logRetainBytes < 0) {
+            throw new IllegalArgumentException("logRetainBytes must be >= 0, got " + logRetainBytes);
+        }
         positive(maxClientSessions, "maxClientSessions");
         positive(maxPromiseBytes, "maxPromiseBytes");
         positive(snapshotChunkBytes, "snapshotChunkBytes");
@@ -77,6 +89,16 @@ public record ReplicaConfig(
         }
     }
 
+    /**
+     * Bytes of applied entries between snapshots by default: 32 MiB, so that with the default 4 groups the logs a
+     * node holds in memory stay near 160 MiB (with the retention) whatever the value size; slot-bound (10,000) for
+     * values below about 3 KiB.
+     */
+    public static final long DEFAULT_SNAPSHOT_EVERY_BYTES = 32L << 20;
+
+    /** Bytes of entries kept below a snapshot by default for catch-up: 8 MiB. */
+    public static final long DEFAULT_LOG_RETAIN_BYTES = 8L << 20;
+
     /** Defaults suited to a LAN cluster; tests and the simulator override what they need. */
     public static ReplicaConfig defaults(int nodeId, int clusterSize) {
         return new ReplicaConfig(nodeId, clusterSize,
@@ -84,7 +106,9 @@ public record ReplicaConfig(
                 100_000_000L,     // retransmit 100 ms
                 2_000_000_000L,   // phase 1 gives up after 2 s
                 256, 64, 1 << 20, 4096, 1 << 20,
-                10_000, 1_000, 100_000,
+                10_000, 1_000,
+                DEFAULT_SNAPSHOT_EVERY_BYTES, DEFAULT_LOG_RETAIN_BYTES,
+                100_000,
                 1 << 20,          // a Promise page carries up to 1 MiB of entries
                 256 * 1024,       // snapshots travel in 256 KiB chunks
                 1_000_000_000L);  // CheckQuorum: 20 heartbeats without a quorum's answer and the leader steps down
@@ -101,6 +125,11 @@ public record ReplicaConfig(
 
     public ReplicaConfig withSnapshotEverySlots(int every, int retain) {
         return toBuilder().snapshotEverySlots(every).logRetainSlots(retain).build();
+    }
+
+    /** Snapshots also every {@code every} bytes of applied entries; at most {@code retain} bytes kept below one. */
+    public ReplicaConfig withSnapshotEveryBytes(long every, long retain) {
+        return toBuilder().snapshotEveryBytes(every).logRetainBytes(retain).build();
     }
 
     public ReplicaConfig withTimers(long heartbeatNanos, long retransmitNanos, long phase1TimeoutNanos) {
@@ -132,6 +161,8 @@ public record ReplicaConfig(
         private int maxCommandBytes;
         private int snapshotEverySlots;
         private int logRetainSlots;
+        private long snapshotEveryBytes;
+        private long logRetainBytes;
         private int maxClientSessions;
         private int maxPromiseBytes;
         private int snapshotChunkBytes;
@@ -150,6 +181,8 @@ public record ReplicaConfig(
             maxCommandBytes = c.maxCommandBytes;
             snapshotEverySlots = c.snapshotEverySlots;
             logRetainSlots = c.logRetainSlots;
+            snapshotEveryBytes = c.snapshotEveryBytes;
+            logRetainBytes = c.logRetainBytes;
             maxClientSessions = c.maxClientSessions;
             maxPromiseBytes = c.maxPromiseBytes;
             snapshotChunkBytes = c.snapshotChunkBytes;
@@ -159,7 +192,7 @@ public record ReplicaConfig(
         public ReplicaConfig build() {
             return new ReplicaConfig(nodeId, clusterSize, heartbeatIntervalNanos, retransmitIntervalNanos,
                     phase1TimeoutNanos, maxInFlightSlots, maxBatchEntries, maxBatchBytes, maxPendingProposals,
-                    maxCommandBytes, snapshotEverySlots, logRetainSlots, maxClientSessions, maxPromiseBytes,
+                    maxCommandBytes, snapshotEverySlots, logRetainSlots, snapshotEveryBytes, logRetainBytes, maxClientSessions, maxPromiseBytes,
                     snapshotChunkBytes, checkQuorumNanos);
         }
 
@@ -220,6 +253,16 @@ public record ReplicaConfig(
 
         public Builder logRetainSlots(int value) {
             logRetainSlots = value;
+            return this;
+        }
+
+        public Builder snapshotEveryBytes(long value) {
+            snapshotEveryBytes = value;
+            return this;
+        }
+
+        public Builder logRetainBytes(long value) {
+            logRetainBytes = value;
             return this;
         }
 

@@ -34,8 +34,7 @@ public record ServerConfig(
         int metricsPort,
         int maxFrameBytes,
         long logSegmentBytes,
-        int snapshotEverySlots,
-        int logRetainSlots,
+        SnapshotSettings snapshots,
         int heartbeatMillis,
         int tickMillis,
         int phase1TimeoutMillis,
@@ -211,8 +210,7 @@ public record ServerConfig(
         k.put("max.frame.bytes", new String[] {"16777216", "largest frame accepted or sent on any connection"});
         k.put("log.segment.bytes", new String[] {"16777216", "preallocated size of one log segment"});
         k.put("log.shards", new String[] {"1", "node logs (group g in shard g mod S); fixed per data directory; 1..groups"});
-        k.put("snapshot.every.slots", new String[] {"10000", "take a snapshot after this many applied slots"});
-        k.put("log.retain.slots", new String[] {"1000", "applied slots kept below a snapshot for catch-up"});
+        SnapshotSettings.addKeys(k);
         k.put("heartbeat.ms", new String[] {"50", "leader heartbeat interval"});
         k.put("tick.ms", new String[] {"10", "replica clock tick"});
         k.put(GROUP_WORKERS_KEY, new String[] {"0", "threads that run this node's groups (each a fixed share of them; 0 = one per processor, at most one per group)"});
@@ -324,8 +322,7 @@ public record ServerConfig(
         int metrics = integer(p, "metrics.port", -1, 65535);
         int maxFrame = integer(p, "max.frame.bytes", 4096, 1 << 30);
         long segment = longValue(p, "log.segment.bytes", 4096, 1L << 32);
-        int snapEvery = integer(p, "snapshot.every.slots", 1, Integer.MAX_VALUE);
-        int retain = integer(p, "log.retain.slots", 0, Integer.MAX_VALUE);
+        SnapshotSettings snapshots = SnapshotSettings.parse(p);
         int heartbeat = integer(p, "heartbeat.ms", 1, 60_000);
         int tick = integer(p, "tick.ms", 1, 1_000);
         int workers = integer(p, GROUP_WORKERS_KEY, 0, 256);
@@ -354,7 +351,7 @@ public record ServerConfig(
         Map<Integer, Integer> peerDelays = PeerDelays.parse(p, nodes.keySet(), nodeId);
         TlsSettings tls = TlsSettings.parse(p);
         return new ServerConfig(cluster, nodeId, nodes, zk, session, dataDir, groups, metrics, maxFrame, segment,
-                snapEvery, retain, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, tls,
+                snapshots, heartbeat, tick, phase1, outbound, coding, lease, peerDelays, tls,
                 NetworkLimits.parse(p, maxFrame), ZooKeeperSettings.parse(p, tls.insecure()),
                 AuthSettings.parse(p, tls.insecure()), TestClock.parse(p), workers, bool(p, "rejoin.wiped"), shards, PlacementSettings.parse(p, nodes.size()));
     }
@@ -471,8 +468,8 @@ public record ServerConfig(
         return "cluster.name=" + clusterName + "\nnode.id=" + nodeId + "\nnodes=" + nodesSpec + "\nzookeeper.connect="
                 + zookeeperConnect + "\nzookeeper.session.timeout.ms=" + zookeeperSessionTimeoutMillis + "\ndata.dir="
                 + dataDir + "\ngroups=" + groups + "\nmetrics.port=" + metricsPort + "\nmax.frame.bytes=" + maxFrameBytes
-                + "\nlog.segment.bytes=" + logSegmentBytes + "\nlog.shards=" + logShards + "\nsnapshot.every.slots=" + snapshotEverySlots
-                + "\nlog.retain.slots=" + logRetainSlots + "\nheartbeat.ms=" + heartbeatMillis + "\ntick.ms=" + tickMillis
+                + "\nlog.segment.bytes=" + logSegmentBytes + "\nlog.shards=" + logShards + "\n" + snapshots.toProperties()
+                + "heartbeat.ms=" + heartbeatMillis + "\ntick.ms=" + tickMillis
                 + "\ngroup.workers=" + groupWorkers + "\nrejoin.wiped=" + rejoinWiped + "\nphase1.timeout.ms=" + phase1TimeoutMillis + "\noutbound.queue.bytes=" + outboundQueueBytes
                 + "\ncoding=" + coding.text(nodes.size()) + "\ncoding.threshold.bytes=" + coding.thresholdBytes()
                 + "\ncoding.defer=" + coding.deferRebuild()

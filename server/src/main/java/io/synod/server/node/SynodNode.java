@@ -188,6 +188,10 @@ public final class SynodNode implements AutoCloseable {
             LOG.warn("node {}: TEST CLOCK: group runners read a clock skewed {} ms and drifting {} ppm (test configuration)",
                     config.nodeId(), config.testClock().skewMillis(), config.testClock().driftPpm());
         }
+        String heap = config.snapshots().heapWarning(groups, Runtime.getRuntime().maxMemory());
+        if (heap != null) {
+            LOG.warn("node {}: {}", config.nodeId(), heap);
+        }
         int workerCount = Math.min(groups, config.groupWorkers() == 0 ? GroupWorkers.defaultCount() : config.groupWorkers());
         workers = GroupWorkers.start(workerCount, clock, registry, "synod-node-" + config.nodeId() + "-groups");
         // Groups post their peer messages; each worker flushes the links once per pass (cross-group batching).
@@ -203,10 +207,9 @@ public final class SynodNode implements AutoCloseable {
                 LOG.warn("group {}: torn tail truncated: {}", g, t);
             }
             RocksKvStateMachine sm = new RocksKvStateMachine(groupDir.resolve("rocksdb"), groupDir.resolve("snapshot"));
-            ReplicaConfig rc = ReplicaConfig.defaults(routes.selfReplica(g), routes.universe())
+            ReplicaConfig rc = config.snapshots().applyTo(ReplicaConfig.defaults(routes.selfReplica(g), routes.universe())
                     .withTimers(config.heartbeatMillis() * 1_000_000L, 2L * config.heartbeatMillis() * 1_000_000L,
-                            config.phase1TimeoutMillis() * 1_000_000L)
-                    .withSnapshotEverySlots(config.snapshotEverySlots(), config.logRetainSlots());
+                            config.phase1TimeoutMillis() * 1_000_000L));
             GroupMetrics gm = new GroupMetrics(registry, g);
             int group = g;
             PeerNetwork net = network;
