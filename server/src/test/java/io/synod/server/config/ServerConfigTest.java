@@ -2,9 +2,11 @@ package io.synod.server.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.synod.core.paxos.ReplicaConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -60,6 +62,8 @@ class ServerConfigTest {
             {"coding=3,2,1", "2F < N"}, {"coding.threshold.bytes=0", "coding.threshold.bytes"},
             {"group.workers=-1", "group.workers: -1 is outside 0..256"}, {"group.workers=two", "group.workers"},
             {"log.shards=0", "log.shards: 0 is outside 1..256"}, {"log.shards=5", "log.shards (5) must not exceed groups (4)"},
+            {"snapshot.every.bytes=100", "snapshot.every.bytes: 100 is outside 4096.."},
+            {"log.retain.bytes=-1", "log.retain.bytes: -1 is outside 0.."},
         };
         for (String[] c : cases) {
             ConfigException e = assertThrows(ConfigException.class, () -> with(c[0]), c[0]);
@@ -205,6 +209,20 @@ class ServerConfigTest {
     private static void assertMessage(String expected, String... more) {
         ConfigException e = assertThrows(ConfigException.class, () -> with(more));
         assertTrue(e.getMessage().startsWith(expected), e.getMessage());
+    }
+
+    @Test
+    void snapshotsComeBySlotsOrBytesAndTheHeapIsCheckedAgainstTheBytes() throws Exception {
+        SnapshotSettings defaults = with().snapshots();
+        assertEquals(new SnapshotSettings(10_000, 1_000, 32L << 20, 8L << 20), defaults);
+        ReplicaConfig rc = with("snapshot.every.bytes=1048576", "log.retain.bytes=0").snapshots()
+                .applyTo(ReplicaConfig.defaults(0, 3));
+        assertEquals(1L << 20, rc.snapshotEveryBytes());
+        assertEquals(0, rc.logRetainBytes());
+        assertEquals(10_000, rc.snapshotEverySlots());
+        assertNull(defaults.heapWarning(4, 384L << 20), "4 groups x 40 MiB fit half of 384 MiB");
+        String warning = defaults.heapWarning(16, 384L << 20);
+        assertTrue(warning.contains("the logs of 16 groups may hold 640 MiB") && warning.contains("384 MiB heap"), warning);
     }
 
     @Test
