@@ -2,7 +2,9 @@ package io.synod.core.paxos;
 
 import io.synod.core.util.Check;
 import java.util.Arrays;
+import java.util.NavigableMap;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * The acceptor role and its durable state: the highest ballot promised, the accepted entries (with
@@ -17,6 +19,12 @@ final class Acceptor {
     private final ReplicaContext ctx;
     private Ballot promised;
     private final SlotMap<Entry> log = new SlotMap<>();
+    /**
+     * The coding-change commands {@link #log} holds, by slot, kept with every write and compaction of the log. A
+     * quorum-lease read decision needs the ones past the applied slot (rule QL2) on every read; they are few (none
+     * in an uncoded group, else those accepted since the last compaction), so it reads them here, not the log.
+     */
+    private final NavigableMap<Long, Command> codingChanges = new TreeMap<>();
     private Snapshot snapshot;
     /** What the last {@link #accept(Message.Accept, long)} changed, for {@link #trustedCommit}. */
     private long lowestWritten = Long.MAX_VALUE;
@@ -36,7 +44,7 @@ final class Acceptor {
             if (entry.slot() <= snapshot.lastIncludedSlot()) {
                 continue; // Chosen and covered by the snapshot.
             }
-            Entry previous = log.put(entry.slot(), entry);
+            Entry previous = store(entry);
             Check.argument(previous == null, "durable state holds two entries for slot %d", entry.slot());
         }
         this.promised = durablePromise;
@@ -73,8 +81,18 @@ final class Acceptor {
                 && richness(held) >= richness(entry) && held.sameValue(entry)) {
             entry = new Entry(entry.slot(), entry.ballot(), held.command(), held.coded(), entry.stamp());
         }
-        log.put(entry.slot(), entry);
+        store(entry);
         ctx.out.persistEntry(entry);
+    }
+
+    /** Puts {@code entry} in the log (replacing what its slot held) and in {@link #codingChanges}; returns the old. */
+    private Entry store(Entry entry) {
+        if (Coding.isChange(entry.command())) {
+            codingChanges.put(entry.slot(), entry.command());
+        } else {
+            codingChanges.remove(entry.slot()); // a phase 1 overwrite may replace a change with another value
+        }
+        return log.put(entry.slot(), entry);
     }
 
     /**
@@ -168,6 +186,18 @@ final class Acceptor {
         return log.valuesFrom(slot);
     }
 
+    /**
+     * The fewest of {@code failures} and the F each coding-change entry held above {@code slot} sets: what a walk of
+     * the log from {@code slot + 1} would find, read from {@link #codingChanges} (empty without coding).
+     */
+    int fewestFailuresAbove(long slot, int failures) {
+        int fewest = failures;
+        for (Command change : codingChanges.tailMap(slot, false).values()) {
+            fewest = Math.min(fewest, Coding.failuresAfter(change));
+        }
+        return fewest;
+    }
+
     /** Highest slot holding an accepted entry, or the snapshot's slot if higher. */
     long lastSlot() {
         return log.isEmpty() ? snapshot.lastIncludedSlot() : Math.max(log.lastSlot(), snapshot.lastIncludedSlot());
@@ -186,6 +216,7 @@ final class Acceptor {
     /** Drops entries at or below {@code slot}, here and (after the next Ready) on disk. */
     void compactThrough(long slot) {
         log.removeThrough(slot);
+        codingChanges.headMap(slot, true).clear();
         ctx.out.compactThrough(slot);
     }
 }

@@ -49,8 +49,8 @@ final class LostGroups {
      *
      * @param refusal why this cluster's mode cannot change a group's members ({@link Rejoin#refusal}), or null
      */
-    static void recreate(ServerConfig config, ClusterMetadata metadata, int groups, int universe, String refusal,
-            boolean started, UUID incarnation) throws IOException {
+    static void recreate(ServerConfig config, ClusterMetadata metadata, int groups, String refusal, boolean started,
+            UUID incarnation) throws IOException {
         int node = config.nodeId();
         Path data = config.dataDir();
         String who = "node " + node + " of cluster '" + config.clusterName() + "' refuses to start: ";
@@ -99,7 +99,7 @@ final class LostGroups {
         }
         for (Map.Entry<Integer, String> e : lost.entrySet()) {
             int g = e.getKey();
-            int[] ids = newReplica(metadata, g, new NodeIncarnation(node, UUID.randomUUID()), incarnation, universe);
+            int[] ids = newReplica(metadata, g, new NodeIncarnation(node, UUID.randomUUID()), incarnation);
             Path dir = NodeStorage.groupDir(data, g);
             if (Files.exists(dir)) {
                 Path aside = data.resolve("lost-group-" + g + "-replica-" + ids[0]);
@@ -155,12 +155,11 @@ final class LostGroups {
     }
 
     /** A new id of {@code replica}'s node in {@code group}'s map (compare-and-set): {old id, new id}. */
-    private static int[] newReplica(ClusterMetadata metadata, int group, NodeIncarnation replica, UUID nodeIncarnation,
-            int universe) {
+    private static int[] newReplica(ClusterMetadata metadata, int group, NodeIncarnation replica, UUID nodeIncarnation) {
         while (true) {
             Versioned<ReplicaMap> current = metadata.replicaMap(group);
             int old = current.value().currentId(replica.nodeId());
-            ReplicaMap map = current.value().withIncarnation(replica, nodeIncarnation, universe);
+            ReplicaMap map = current.value().withIncarnation(replica, nodeIncarnation, Rejoin.UNIVERSE);
             if (metadata.compareAndSetReplicaMap(group, current.version(), map)) {
                 return new int[] {old, map.currentId(replica.nodeId())};
             }

@@ -144,12 +144,8 @@ final class MembershipRequests {
      */
     static String restartHint(int g, int to, ReplicaMap map, GroupMembership committed) {
         int id = map.currentId(to);
-        ReplicaMap.Replica r = id < 0 || committed.isVoter(id) ? null : map.replica(id);
-        int previous = -1;
-        for (ReplicaMap.Replica e : map.replicas()) {
-            previous = e.nodeId() == to && e.id() < id ? e.id() : previous;
-        }
-        if (r == null || previous < 0 || !ReplicaMoves.moveBackMark(g, previous).equals(r.incarnation())) {
+        int previous = id < 0 || committed.isVoter(id) ? -1 : ReplicaMoves.movedBackFrom(map, id);
+        if (previous < 0) {
             return "";
         }
         return "node " + to + "'s id " + previous + " in group " + g + " was removed before (rule M7), so it takes "
@@ -263,9 +259,8 @@ final class MembershipRequests {
         StringBuilder out = new StringBuilder();
         for (long rest = mask; rest != 0; rest &= rest - 1) {
             int id = Long.numberOfTrailingZeros(rest);
-            ReplicaMap.Replica r = map.replica(id);
-            out.append(out.length() == 0 ? "" : ", ").append(id).append(" (node ").append(map.nodeOf(id))
-                    .append(", incarnation ").append(r == null || r.incarnation() == null ? "first" : r.incarnation());
+            out.append(out.length() == 0 ? "" : ", ").append(id).append(" (node ").append(map.nodeOf(id)).append(", ")
+                    .append(incarnation(map, id));
             if (progress != null && id < progress.progress().length) {
                 long applied = progress.progress()[id];
                 out.append(", applied ").append(applied < 0 ? "unknown" : applied + (applied >= progress.commitSlot()
@@ -274,6 +269,21 @@ final class MembershipRequests {
             out.append(')');
         }
         return out.toString();
+    }
+
+    /**
+     * What holds {@code id}: "incarnation first" for a node's first incarnation (no UUID recorded), the UUID the map
+     * records for an id taken by a new incarnation (a wiped node's is the one in its {@code node.identity} and in
+     * ZooKeeper), and for an id a move back allocated, the id it replaced: its entry records a mark derived from that
+     * id ({@link ReplicaMoves#moveBackMark}), no incarnation of the node, which printed as a UUID told nothing.
+     */
+    static String incarnation(ReplicaMap map, int id) {
+        ReplicaMap.Replica r = map.replica(id);
+        if (r == null || r.incarnation() == null) {
+            return "incarnation first";
+        }
+        int replaced = ReplicaMoves.movedBackFrom(map, id);
+        return replaced >= 0 ? "moved back in place of replica " + replaced : "incarnation " + r.incarnation();
     }
 
     private static ClientFrame.Response response(ClientFrame.MembershipRequest request, ClientReply.Status status,

@@ -112,7 +112,7 @@ final class NodeJoin {
      * Gives this node, if it joined the running cluster, a replica id in every group's map (compare-and-set; nothing
      * when it has one: a repeated start, or a join completed before a crash).
      */
-    static void takeReplicaIds(ServerConfig config, ClusterMetadata metadata, Placement p, int groups, int universe) {
+    static void takeReplicaIds(ServerConfig config, ClusterMetadata metadata, Placement p, int groups) {
         int self = config.nodeId();
         if (!p.joined().containsKey(self)) {
             return;
@@ -120,7 +120,7 @@ final class NodeJoin {
         for (int g = 0; g < groups; g++) {
             while (true) {
                 Versioned<ReplicaMap> current = metadata.replicaMap(g);
-                ReplicaMap map = current.value().withNode(self, universe);
+                ReplicaMap map = current.value().withNode(self, Rejoin.UNIVERSE);
                 if (map == current.value()) {
                     break;
                 }

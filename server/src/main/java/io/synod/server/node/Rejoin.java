@@ -102,12 +102,12 @@ final class Rejoin {
                             + "directory, or delete the znode " + new ClusterPaths(config.clusterName())
                             .incarnation(old.nodeId()) + " accepting the risk of lost writes");
                 }
-                : (old, id) -> newIncarnation(config.dataDir(), config.clusterName(), old, metadata, groups, UNIVERSE, id);
+                : (old, id) -> newIncarnation(config.dataDir(), config.clusterName(), old, metadata, groups, id);
         boolean started = NodeIdentity.read(config.dataDir()).isPresent(); // else a first start, or a wiped directory
         UUID incarnation = NodeIdentity.establish(config.dataDir(), config.clusterName(), config.nodeId(), metadata,
                 UUID::randomUUID, rejoiner);
-        LostGroups.recreate(config, metadata, groups, UNIVERSE, refusal, started, incarnation);
-        return ReplicaRoutes.open(metadata, config.nodeId(), groups, UNIVERSE);
+        LostGroups.recreate(config, metadata, groups, refusal, started, incarnation);
+        return ReplicaRoutes.open(metadata, config.nodeId(), groups);
     }
 
     /**
@@ -117,12 +117,12 @@ final class Rejoin {
      * between are never used (they are replaced before they were added), which is safe.
      */
     static UUID newIncarnation(Path dataDir, String cluster, NodeIncarnation old, ClusterMetadata metadata, int groups,
-            int universe, UUID id) throws IOException {
+            UUID id) throws IOException {
         NodeIncarnation next = new NodeIncarnation(old.nodeId(), id);
         for (int g = 0; g < groups; g++) {
             while (true) {
                 Versioned<ReplicaMap> current = metadata.replicaMap(g);
-                ReplicaMap map = current.value().withIncarnation(next, old.id(), universe);
+                ReplicaMap map = current.value().withIncarnation(next, old.id(), UNIVERSE);
                 if (map == current.value() || metadata.compareAndSetReplicaMap(g, current.version(), map)) {
                     LOG.info("node {}: group {}: replica id {} for incarnation {}", old.nodeId(), g,
                             map.currentId(old.nodeId()), id);

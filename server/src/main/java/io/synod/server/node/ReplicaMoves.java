@@ -150,6 +150,22 @@ final class ReplicaMoves {
     }
 
     /**
+     * The id that the move back which allocated {@code id} in {@code map} replaced (the same node's id just below it,
+     * whose {@link #moveBackMark} {@code id} records), or -1 if {@code id} was not allocated by a move back.
+     */
+    static int movedBackFrom(ReplicaMap map, int id) {
+        ReplicaMap.Replica r = map.replica(id);
+        if (r == null || r.incarnation() == null) {
+            return -1;
+        }
+        int previous = -1;
+        for (ReplicaMap.Replica e : map.replicas()) {
+            previous = e.nodeId() == r.nodeId() && e.id() < id ? e.id() : previous;
+        }
+        return previous >= 0 && moveBackMark(map.group(), previous).equals(r.incarnation()) ? previous : -1;
+    }
+
+    /**
      * The move that brings {@code group} closer to balance ({@code synod admin rebalance}), or null if there is none:
      * from the most loaded of its nodes (ties: the highest id) to the node {@link #target} chooses, if that node
      * hosts at least two replicas fewer (the move then narrows the spread; repeated over the groups until none has one,

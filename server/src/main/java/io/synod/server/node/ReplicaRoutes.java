@@ -21,16 +21,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 final class ReplicaRoutes {
     private final int nodeId;
-    /** Replica ids of every group are 0..universe-1 (the replicas' cluster size). */
-    private final int universe;
     private final int[] selfReplica;
     private final AtomicReferenceArray<ReplicaMap> maps;
     /** Peer messages dropped for naming a replica id that is not current (at this sender or this receiver). */
     private final AtomicLong dropped = new AtomicLong();
 
-    private ReplicaRoutes(int nodeId, ReplicaMap[] initial, int universe) {
+    private ReplicaRoutes(int nodeId, ReplicaMap[] initial) {
         this.nodeId = nodeId;
-        this.universe = universe;
         this.maps = new AtomicReferenceArray<>(initial);
         this.selfReplica = new int[initial.length];
         for (int g = 0; g < initial.length; g++) {
@@ -42,12 +39,12 @@ final class ReplicaRoutes {
     }
 
     /** Reads every group's map (after {@link Rejoin}, so a new incarnation finds its new ids) and watches them. */
-    static ReplicaRoutes open(ClusterMetadata metadata, int nodeId, int groups, int universe) {
+    static ReplicaRoutes open(ClusterMetadata metadata, int nodeId, int groups) {
         ReplicaMap[] initial = new ReplicaMap[groups];
         for (int g = 0; g < groups; g++) {
             initial[g] = metadata.replicaMap(g).value();
         }
-        ReplicaRoutes routes = new ReplicaRoutes(nodeId, initial, universe);
+        ReplicaRoutes routes = new ReplicaRoutes(nodeId, initial);
         for (int g = 0; g < groups; g++) {
             int group = g;
             metadata.watchReplicaMap(g, (Versioned<ReplicaMap> v) -> routes.maps.set(group, v.value()));
@@ -55,8 +52,9 @@ final class ReplicaRoutes {
         return routes;
     }
 
+    /** Replica ids of every group are 0..universe-1 (the replicas' cluster size): {@link Rejoin#UNIVERSE}. */
     int universe() {
-        return universe;
+        return Rejoin.UNIVERSE;
     }
 
     /** This node's replica id in {@code group}. */

@@ -162,7 +162,7 @@ public final class SynodNode implements AutoCloseable {
         // new incarnation (or is refused); then this node's replica id in each group is known.
         placements = Placements.agree(config, metadata, groups, coding, cluster.leaseMode());
         Map<Integer, ServerConfig.NodeAddress> addresses = NodeJoin.addresses(config, placements.current());
-        NodeJoin.takeReplicaIds(config, metadata, placements.current(), groups, Rejoin.UNIVERSE);
+        NodeJoin.takeReplicaIds(config, metadata, placements.current(), groups);
         ReplicaRoutes routes = Rejoin.establish(config, metadata, groups, coding, cluster.leaseMode());
         this.routes = routes;
         // The lease is the group's configuration as ZooKeeper records it; createCluster above refused a

@@ -139,7 +139,8 @@ class PlacementClusterTest {
                 String group0 = movedBack.substring(movedBack.indexOf("group 0: leader"));
                 assertEquals(new TreeSet<>(placed.get(0)),
                         new TreeSet<>(GroupNodes.find(group0).orElseThrow().voters()), movedBack);
-                assertTrue(group0.contains((from + NODES) + " (node " + from + ", incarnation"), "a new id: " + movedBack);
+                assertTrue(group0.contains((from + NODES) + " (node " + from + ", moved back in place of replica " + from
+                        + ", applied"), "a new id, named by the one it replaced: " + movedBack);
                 for (int n = 0; n < NODES; n++) {
                     assertTrue(movedBack.contains("node " + n + ": 3 replicas"), movedBack);
                 }

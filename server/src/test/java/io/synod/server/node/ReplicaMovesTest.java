@@ -8,7 +8,10 @@ import io.synod.coordination.NodeIncarnation;
 import io.synod.coordination.Placement;
 import io.synod.coordination.ReplicaMap;
 import io.synod.core.paxos.GroupMembership;
+import io.synod.core.paxos.Role;
+import io.synod.engine.MembershipAdmin;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /** The checks of a replica move (docs/membership.md, "Moving a replica"), each refusal with its one line. */
@@ -47,6 +50,19 @@ class ReplicaMovesTest {
         assertEquals("", MembershipRequests.restartHint(0, 1, renewed, elsewhere.withLearner(5).promoted(5)),
                 "no hint once the new id votes");
         assertEquals("", MembershipRequests.restartHint(0, 3, renewed, elsewhere), "node 3's id is its first");
+        assertEquals(1, ReplicaMoves.movedBackFrom(renewed, 5), "id 5 replaced node 1's id 1");
+        assertEquals(-1, ReplicaMoves.movedBackFrom(renewed, 1), "id 1 is node 1's first");
+        // How admin status names what holds each id: a move back by the id it replaced, not by its mark as a UUID.
+        assertEquals("moved back in place of replica 1", MembershipRequests.incarnation(renewed, 5));
+        assertEquals("incarnation first", MembershipRequests.incarnation(renewed, 1));
+        UUID wiped = UUID.fromString("0f15b14c-dcfc-4934-b75a-0fafdec49bd2");
+        ReplicaMap rejoined = MAP.withIncarnation(new NodeIncarnation(2, wiped), 63);
+        assertEquals(-1, ReplicaMoves.movedBackFrom(rejoined, 6), "a wiped node's new id is no move back");
+        assertEquals("incarnation " + wiped, MembershipRequests.incarnation(rejoined, 6));
+        String status = MembershipRequests.describe(0, renewed, new MembershipAdmin.Answer(-1, false, "", Role.LEADER, 0,
+                elsewhere.withLearner(5), elsewhere.withLearner(5), 40, new long[] {40, 12, 40, 40, 0, 38}, 0));
+        assertTrue(status.contains("learners: 5 (node 1, moved back in place of replica 1, applied 38, 2 behind)")
+                && status.contains("retired: 1 (node 1, incarnation first)") && !status.contains("-"), status);
         assertTrue(!ReplicaMoves.moveBackMark(0, 1).equals(ReplicaMoves.moveBackMark(1, 1))
                 && !ReplicaMoves.moveBackMark(0, 1).equals(ReplicaMoves.moveBackMark(0, 5)), "one mark per group and id");
         assertTrue(ReplicaMoves.settled(movedBack, 0, elsewhere, MAP));
