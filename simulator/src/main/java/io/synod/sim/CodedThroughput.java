@@ -330,8 +330,8 @@ public final class CodedThroughput {
                     .snapshotEverySlots(200)
                     .logRetainSlots(100)
                     // Snapshots by slots only, as the experiment's rows were measured: at production's 32 MiB byte
-                    // bound a coded 1000 KiB value's shards snapshot every ~95 writes, and with deferred rebuild each
-                    // snapshot first rebuilds its keys (docs/server.md, "The log between snapshots").
+                    // bound the full-copy runs would snapshot every 32 values of 1000 KiB (coded runs, which defer
+                    // rebuild, snapshot by slots only anyway: docs/server.md, "The log between snapshots").
                     .snapshotEveryBytes(Long.MAX_VALUE)
                     .build();
         }

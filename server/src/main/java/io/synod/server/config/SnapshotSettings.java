@@ -42,16 +42,16 @@ public record SnapshotSettings(int everySlots, int retainSlots, long everyBytes,
     }
 
     /**
-     * A one-line warning when {@code groups} logs at their bounds would take more than half of a heap of
+     * A one-line warning when {@code groups} logs at their bounds would take more than three quarters of a heap of
      * {@code maxHeapBytes} (the rest is for in-flight values, batches and caches); null when they fit.
      */
     public String heapWarning(int groups, long maxHeapBytes) {
         long logs = groups * (everyBytes + retainBytes);
-        if (maxHeapBytes == Long.MAX_VALUE || 2 * logs <= maxHeapBytes) {
+        if (maxHeapBytes == Long.MAX_VALUE || 4 * logs <= 3 * maxHeapBytes) {
             return null;
         }
         return "the logs of " + groups + " groups may hold " + (logs >> 20) + " MiB between snapshots (groups x "
-                + "(snapshot.every.bytes + log.retain.bytes)), more than half of the " + (maxHeapBytes >> 20)
-                + " MiB heap: with large values raise -Xmx or lower snapshot.every.bytes";
+                + "(snapshot.every.bytes + log.retain.bytes)), more than three quarters of the " + (maxHeapBytes >> 20)
+                + " MiB heap: with large values raise -Xmx or lower snapshot.every.bytes and log.retain.bytes";
     }
 }

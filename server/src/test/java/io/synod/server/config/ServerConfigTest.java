@@ -214,15 +214,15 @@ class ServerConfigTest {
     @Test
     void snapshotsComeBySlotsOrBytesAndTheHeapIsCheckedAgainstTheBytes() throws Exception {
         SnapshotSettings defaults = with().snapshots();
-        assertEquals(new SnapshotSettings(10_000, 1_000, 32L << 20, 8L << 20), defaults);
+        assertEquals(new SnapshotSettings(10_000, 1_000, 32L << 20, 32L << 20), defaults);
         ReplicaConfig rc = with("snapshot.every.bytes=1048576", "log.retain.bytes=0").snapshots()
                 .applyTo(ReplicaConfig.defaults(0, 3));
         assertEquals(1L << 20, rc.snapshotEveryBytes());
         assertEquals(0, rc.logRetainBytes());
         assertEquals(10_000, rc.snapshotEverySlots());
-        assertNull(defaults.heapWarning(4, 384L << 20), "4 groups x 40 MiB fit half of 384 MiB");
+        assertNull(defaults.heapWarning(4, 384L << 20), "4 groups x 64 MiB fit three quarters of 384 MiB");
         String warning = defaults.heapWarning(16, 384L << 20);
-        assertTrue(warning.contains("the logs of 16 groups may hold 640 MiB") && warning.contains("384 MiB heap"), warning);
+        assertTrue(warning.contains("the logs of 16 groups may hold 1024 MiB") && warning.contains("384 MiB heap"), warning);
     }
 
     @Test
