@@ -36,12 +36,17 @@ class LogBytesBoundScenarioTest {
         return v;
     }
 
+    /** Three replicas with production's slot bounds and small byte bounds; node 0 leads. */
+    private static TestCluster cluster() {
+        TestCluster cluster = new TestCluster(3, ReplicaConfig.defaults(0, 3).withSnapshotEverySlots(10_000, 1_000)
+                .withSnapshotEveryBytes(EVERY, RETAIN));
+        cluster.elect(0, 1);
+        return cluster;
+    }
+
     @Test
     void largeValuesAreSnapshottedByBytesLongBeforeTheSlotBound() {
-        ReplicaConfig config = ReplicaConfig.defaults(0, 3).withSnapshotEverySlots(10_000, 1_000)
-                .withSnapshotEveryBytes(EVERY, RETAIN);
-        TestCluster cluster = new TestCluster(3, config);
-        cluster.elect(0, 1);
+        TestCluster cluster = cluster();
         long bound = EVERY + RETAIN + 2L * (VALUE + 64); // what may lie above the snapshot, below it, and one more entry
         long most = 0;
         for (int i = 1; i <= 200; i++) {
@@ -61,10 +66,7 @@ class LogBytesBoundScenarioTest {
 
     @Test
     void retentionBelowTheSnapshotIsBoundedInBytesAndABehindFollowerGetsTheSnapshot() {
-        ReplicaConfig config = ReplicaConfig.defaults(0, 3).withSnapshotEverySlots(10_000, 1_000)
-                .withSnapshotEveryBytes(EVERY, RETAIN);
-        TestCluster cluster = new TestCluster(3, config);
-        cluster.elect(0, 1);
+        TestCluster cluster = cluster();
         cluster.crash(2);
         for (int i = 1; i <= 60; i++) {
             cluster.propose(0, 7, i, new KvCommand.Append("list", i));
