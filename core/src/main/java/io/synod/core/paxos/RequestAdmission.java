@@ -54,30 +54,16 @@ final class RequestAdmission {
             return;
         }
         if (ctx.role == Role.FOLLOWER) {
-            if (applier.isReadOnly(command.payload())
-                    && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)
-                    && learner.resolvedForRead(command.payload())) {
-                // A quorum-lease holder (Moraru §3); the policy vouches for the applied state.
-                localReadsServed++;
-                clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
-                        applier.read(command.payload()));
-                return;
+            // A quorum-lease holder (Moraru §3) reads locally; the policy vouches for the applied state.
+            if (!servedLocally(command)) {
+                clients.reply(command, ClientReply.Status.NOT_LEADER);
             }
-            clients.reply(command, ClientReply.Status.NOT_LEADER);
             return;
         }
         if (clients.isDuplicate(command)) {
             return;
         }
-        if (ctx.role == Role.LEADER && learner.appliedSlot() == learner.commitSlot()
-                && applier.isReadOnly(command.payload())
-                && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)
-                && learner.resolvedForRead(command.payload())) {
-            // (A read of a deferred key that is not rebuilt yet goes through the log instead: applying it
-            // waits for the rebuild.)
-            localReadsServed++;
-            clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
-                    applier.read(command.payload()));
+        if (ctx.role == Role.LEADER && learner.appliedSlot() == learner.commitSlot() && servedLocally(command)) {
             return;
         }
         if (ctx.role == Role.LEADER && !leases.mayAcceptProposals(ctx.nowNanos)) {
@@ -93,6 +79,21 @@ final class RequestAdmission {
             return;
         }
         clients.pending.add(request);
+    }
+
+    /**
+     * Answers {@code command} from the applied state if it is a read the lease policy lets this replica serve
+     * locally; returns whether it did. A read of a deferred key that is not rebuilt yet goes through the log
+     * instead: applying it waits for the rebuild.
+     */
+    private boolean servedLocally(Command command) {
+        if (applier.isReadOnly(command.payload()) && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)
+                && learner.resolvedForRead(command.payload())) {
+            localReadsServed++;
+            clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(), applier.read(command.payload()));
+            return true;
+        }
+        return false;
     }
 
     /** Reads answered from this replica's own state because its lease policy allowed it. */
