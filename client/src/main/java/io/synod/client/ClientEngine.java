@@ -5,10 +5,8 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.synod.coordination.ShardMap;
 import io.synod.protocol.ClientFrame;
-import io.synod.protocol.ClientReply;
 import io.synod.protocol.KvCommand;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -61,6 +59,7 @@ final class ClientEngine implements AutoCloseable {
     private final ForwardRoutes forwardRoutes = new ForwardRoutes();
     private final PlacementRoutes placed = new PlacementRoutes();
     private final PlacementProbe probe;
+    private final ServerAnswers answers;
     private final Map<InetSocketAddress, ServerConnection> connections = new HashMap<>();
     private final Map<Long, PendingOp> inFlight = new HashMap<>();
     private final Map<Long, Consumer<ClientFrame>> control = new HashMap<>();
@@ -90,6 +89,7 @@ final class ClientEngine implements AutoCloseable {
         this.loop = channels.loop();
         this.callbacks = Executors.newFixedThreadPool(2, new DefaultThreadFactory("synod-client-callback", true));
         this.probe = new PlacementProbe(channels, placed, this::checkReady);
+        this.answers = new ServerAnswers(this, nodes, leaders, targets, forwardRoutes, placed, probe);
     }
 
     /** Starts discovery and waits until the client knows at least one server and the shard map. */
@@ -272,7 +272,8 @@ final class ClientEngine implements AutoCloseable {
         }
     }
 
-    private void send(PendingOp op) {
+    /** Sends {@code op} to the server its group's routing picks now (or retries later if none is known). */
+    void send(PendingOp op) {
         if (op.future.isDone()) {
             return;
         }
@@ -314,15 +315,7 @@ final class ClientEngine implements AutoCloseable {
         }
         inFlight.remove(requestId);
         op.via.requests.remove(requestId);
-        op.maybeApplied |= !op.readOnly(); // it may be in the silent server's log
-        op.lastProblem = "server " + op.target + " did not answer within "
-                + TimeUnit.NANOSECONDS.toMillis(attemptTimeoutNanos) + " ms";
-        leaders.remove(op.group, op.target);
-        if (op.target == targets.preferredReader()) {
-            targets.preferredLost();
-            op.preferredRefused = true;
-        }
-        retryLater(op);
+        answers.silent(op, attemptTimeoutNanos);
     }
 
     private ServerConnection connection(InetSocketAddress address) {
@@ -398,80 +391,11 @@ final class ClientEngine implements AutoCloseable {
         if (r.group() >= 0 && r.group() != op.group) {
             discovery.refreshShardMap(this); // The server routes the key elsewhere: our map is old.
         }
-        ClientReply.Status status = r.status() >= 0 && r.status() < ClientReply.Status.values().length
-                ? ClientReply.Status.values()[r.status()] : null;
-        boolean atPreferred = op.target == targets.preferredReader() && !op.preferredRefused;
-        if (status == ClientReply.Status.OK) {
-            if (atPreferred && op.readOnly()) {
-                // The preferred reader may be a follower (a quorum-lease holder): its reply names the leader.
-                if (r.leaderHint() >= 0 && nodes.containsKey(r.leaderHint())) {
-                    leaders.put(op.group, r.leaderHint());
-                }
-            } else if (op.consistency != Consistency.STALE || !op.readOnly()) {
-                leaders.put(op.group, op.target);
-            }
-            forwardRoutes.answered(op, r, System.nanoTime());
-            finish(op, new Reply(r.group(), r.slot(), r.result(), op.target, ServedBy.of(r.served())), null);
-            return;
-        }
-        SynodException refusal = ClientReplies.finalRefusal(r, status, op.lane);
-        if (refusal != null) {
-            finish(op, null, refusal);
-            return;
-        }
-        if (r.status() == ClientFrame.STATUS_NOT_HOSTED) {
-            notHosted(op, r);
-            return;
-        }
-        op.lastProblem = status == null ? "server " + op.target + " hosts no serving replica of group " + op.group
-                : "server " + op.target + " answered " + status;
-        forwardRoutes.lost(op.target);
-        if (status == ClientReply.Status.UNKNOWN) {
-            op.maybeApplied |= !op.readOnly(); // It reached a leader's log, which lost leadership before the commit.
-        }
-        if (status == ClientReply.Status.NOT_LEADER && atPreferred && op.readOnly()) {
-            // It holds no lease on this key now: the leader answers. The refusal may name the key's holders.
-            targets.refusedByPreferred(op, r.result().length == Long.BYTES
-                    ? ByteBuffer.wrap(r.result()).getLong() : -1);
-        }
-        if (status == ClientReply.Status.NOT_LEADER || status == ClientReply.Status.UNKNOWN || status == null) {
-            if (r.leaderHint() >= 0 && r.leaderHint() != op.target && nodes.containsKey(r.leaderHint())) {
-                leaders.put(op.group, r.leaderHint());
-                placed.noteNode(op.group, r.leaderHint());
-                probe.ask(r.leaderHint(), nodes, System.nanoTime());
-                if (status == ClientReply.Status.NOT_LEADER && op.redirects++ < nodes.size()) {
-                    send(op); // Follow the hint at once; nothing was logged at the old target.
-                    return;
-                }
-            } else {
-                leaders.remove(op.group, op.target);
-            }
-        }
-        retryLater(op); // UNKNOWN, BUSY, no group, or a hint we already followed: back off.
+        answers.onResponse(op, r);
     }
 
-    /**
-     * {@code op}'s server does not host its group (nothing was logged there): remember that, ask it for its placement if
-     * it is newer, and send at once to the leader it names or another host (bounded like hints), else back off.
-     */
-    private void notHosted(PendingOp op, ClientFrame.Response r) {
-        long version = r.result().length == Long.BYTES ? ByteBuffer.wrap(r.result()).getLong() : -1;
-        if (placed.notHosted(op.group, op.target, version)) {
-            probe.ask(op.target, nodes, System.nanoTime());
-        }
-        op.lastProblem = "server " + op.target + " does not host group " + op.group;
-        leaders.remove(op.group, op.target);
-        if (r.leaderHint() >= 0 && r.leaderHint() != op.target && nodes.containsKey(r.leaderHint())) {
-            leaders.put(op.group, r.leaderHint());
-        }
-        if (op.redirects++ < nodes.size()) {
-            send(op);
-        } else {
-            retryLater(op);
-        }
-    }
-
-    private void retryLater(PendingOp op) {
+    /** Sends {@code op} again after its backoff, unless its deadline comes first. */
+    void retryLater(PendingOp op) {
         if (op.future.isDone()) {
             return;
         }
@@ -494,7 +418,8 @@ final class ClientEngine implements AutoCloseable {
         finish(op, null, op.expired());
     }
 
-    private void finish(PendingOp op, Reply reply, SynodException error) {
+    /** Completes {@code op} with {@code reply} or {@code error}, frees its lane and starts a waiting request. */
+    void finish(PendingOp op, Reply reply, SynodException error) {
         if (op.timeout != null) {
             op.timeout.cancel(false);
         }

@@ -6,7 +6,6 @@ import io.synod.core.erasure.ValueShard;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.TreeMap;
 
 /**
  * Phase 2, run by the leader after its phase 1: it appends client commands to the log in its
@@ -27,7 +26,7 @@ import java.util.TreeMap;
  * <p>Coding changes (docs/erasure.md "Coding changes"): slot s commits with the F of the coding in
  * effect at s, i.e. after every coding-change entry at a slot below s. Slots commit in order, so when
  * slot s is checked every slot below it is committed and that coding is known exactly
- * ({@link #committedCoding}). New values are coded with that coding too, and while a change this leader
+ * ({@link LeaderConfigurations}). New values are coded with that coding too, and while a change this leader
  * proposed is uncommitted, new values go as full copies (X = 1 suits every coding).
  */
 final class Leader {
@@ -42,65 +41,15 @@ final class Leader {
     private boolean proposalsHeldByLease;
 
     private long nextSlot;
-    private final SlotMap<InFlight> inFlight = new SlotMap<>();
+    private final SlotMap<InFlightProposal> inFlight = new SlotMap<>();
     /** Slots appended since the last Ready; {@link #flushNewProposals()} sends them. */
-    private final List<InFlight> newProposals = new ArrayList<>();
-    /** Per peer: when an unacknowledged Accept is sent again (adapts to the measured round trip). */
-    private final RetransmitTimeout timeouts;
-    /** Slot-to-peer sends by {@link #retransmitAccepts()}, for observation. */
-    private long acceptRetransmits;
+    private final List<InFlightProposal> newProposals = new ArrayList<>();
+    private final AcceptResends resends;
     /** Built on first use: the coder of the coding new values are coded with (rebuilt when X changes). */
     private ValueCoder coder;
-    /** The coding in effect at slot commitSlot + 1: the applied coding changed by every change entry committed since. */
-    private Coding committedCoding;
-    /** The highest slot where this leader appended a coding change (0 if none). */
-    private long lastChangeSlot;
-    /**
-     * The membership in force at slot commitSlot + 1 (docs/membership.md rule M1): the applied one changed by
-     * every change entry committed since; slots commit in order, so each is counted with its own configuration.
-     */
-    private GroupMembership committedMembership;
-    /** The newest membership in this leader's log, chosen or not (counted only under the Raft-rule negative control). */
-    private GroupMembership appendedMembership;
-    /** The highest slot where this leader appended a membership change (0 if none), and its first slot. */
-    private long lastMembershipChangeSlot;
-    /** The membership changes this leader appended (or re-proposed) by slot; those at or below the commit point are dropped lazily. */
-    private final TreeMap<Long, GroupMembership> changesInFlight = new TreeMap<>();
+    /** The coding and membership at the commit point and in this leader's log past it. */
+    private final LeaderConfigurations configurations;
     private long firstSlot;
-
-    /** A slot this leader proposed in its ballot and that is not chosen yet. */
-    private static final class InFlight {
-        /** The proposal: a plain entry, or a coded one with its whole command and no shard. */
-        final Entry entry;
-        /** Encoded shard i for acceptor i, or null (plain entry, or a stub re-proposed by a negative control). */
-        final byte[][] shards;
-        long acceptors;
-        /**
-         * Acceptors sent the whole value instead of their shard: the quorum-lease holders of its key when it
-         * was proposed (a full copy counts as every shard, for the commit rule and for recovery).
-         */
-        long fullCopies;
-        long lastSentNanos;
-        /** Sent again at least once: its acknowledgements are not round-trip samples (Karn's rule). */
-        boolean resent;
-        /** Its client was answered before it applied, or it was found not answerable early. */
-        boolean earlyAnswerTried;
-
-        InFlight(Entry entry, byte[][] shards, long sentNanos) {
-            this.entry = entry;
-            this.shards = shards;
-            this.lastSentNanos = sentNanos;
-        }
-
-        /**
-         * What acceptor {@code peer} is sent: its own shard of a coded value, or the entry itself (plain, or a
-         * full copy for a quorum-lease holder of its key).
-         */
-        Entry forPeer(int peer) {
-            // An id at or beyond the code length is in fullCopies (rule M9) but under its negative control.
-            return shards == null || (fullCopies & (1L << peer)) != 0 ? entry : entry.stub(shards[peer % shards.length]);
-        }
-    }
 
     Leader(ReplicaContext ctx, Acceptor acceptor, Learner learner, Clients clients, CatchUp catchUp, QuorumPolicy quorum,
             LeaseHooks leases) {
@@ -111,55 +60,31 @@ final class Leader {
         this.catchUp = catchUp;
         this.quorum = quorum;
         this.leases = leases;
-        this.timeouts = new RetransmitTimeout(ctx.clusterSize, ctx.config.retransmitIntervalNanos());
+        this.resends = new AcceptResends(ctx);
+        this.configurations = new LeaderConfigurations(ctx, acceptor, learner);
     }
 
     /** Leadership begins after phase 1: the next free slot follows the commit point. */
     void start() {
         nextSlot = learner.commitSlot() + 1;
         firstSlot = nextSlot;
-        lastChangeSlot = 0;
-        lastMembershipChangeSlot = 0;
-        changesInFlight.clear();
-        recomputeCommittedCoding();
+        configurations.start();
         catchUp.reset();
-    }
-
-    /** The coding after the applied slot (the applied coding) changed by the change entries committed since. */
-    private void recomputeCommittedCoding() {
-        committedCoding = ctx.coding;
-        committedMembership = ctx.membership;
-        appendedMembership = ctx.membership;
-        for (Entry entry : acceptor.entriesFrom(learner.appliedSlot() + 1)) {
-            if (GroupMembership.isChange(entry.command())) {
-                appendedMembership = GroupMembership.of(entry.command());
-            }
-            if (entry.slot() > learner.commitSlot()) {
-                continue;
-            }
-            if (Coding.isChange(entry.command())) {
-                committedCoding = committedCoding.after(entry.command());
-            }
-            if (GroupMembership.isChange(entry.command())) {
-                committedMembership = GroupMembership.of(entry.command());
-            }
-        }
     }
 
     /** The membership in effect at the next slot to commit (the base of the next change, rule M5). */
     GroupMembership committedMembership() {
-        return committedMembership;
+        return configurations.committedMembership();
     }
 
     /** The memberships the changes in this leader's log past its commit point set, in slot order (rule M1). */
     Collection<GroupMembership> membershipsInFlight() {
-        changesInFlight.headMap(learner.commitSlot(), true).clear();
-        return changesInFlight.values();
+        return configurations.membershipsInFlight();
     }
 
     /** Whether a membership change this leader appended is not committed yet (rule M5). */
     boolean membershipChangeInFlight() {
-        return lastMembershipChangeSlot > learner.commitSlot();
+        return configurations.membershipChangeInFlight();
     }
 
     /** Whether an entry of this leader's own ballot is chosen (rule M5, the raft-dev 2015 fix). */
@@ -177,22 +102,9 @@ final class Leader {
         return append(next.changeCommand());
     }
 
-    /**
-     * The replicas this leader sends the log to: the members (voters and learners) of the membership at its commit
-     * point and of every one a change in its log past that point sets (a quorum-lease holder of any of them may have
-     * to accept a slot, rule QL4). A removed replica or a spare hears nothing more from it.
-     */
-    private long reach() {
-        long members = committedMembership.members() | appendedMembership.members();
-        for (GroupMembership m : membershipsInFlight()) {
-            members |= m.members();
-        }
-        return members;
-    }
-
     /** The coding in effect at the next slot to commit (for the simulator's checks and tests). */
     Coding committedCoding() {
-        return committedCoding;
+        return configurations.committedCoding();
     }
 
     /** Leadership ended: nothing is in flight any more. */
@@ -227,12 +139,11 @@ final class Leader {
      * recovered; a new entry (null) gets one from the lease policy.
      */
     long append(Command command, LeaseStamp stamp) {
-        Coding coding = committedCoding;
+        Coding coding = configurations.committedCoding();
         // X follows the voters at the commit point; while a coding or membership change is uncommitted, new
         // values go as full copies, which every coding and membership in flight accepts (docs/membership.md).
-        int dataShards = coding.dataShardsFor(committedMembership.voterCount());
-        boolean coded = coding.codes(command) && dataShards > 1 && lastChangeSlot <= learner.commitSlot()
-                && !membershipChangeInFlight();
+        int dataShards = coding.dataShardsFor(configurations.committedMembership().voterCount());
+        boolean coded = coding.codes(command) && dataShards > 1 && !configurations.changeInFlight();
         return append(command, stamp, coded ? dataShards : 1);
     }
 
@@ -248,7 +159,7 @@ final class Leader {
             stamp = leases.stamp(slot, command);
         }
         if (dataShards == 1) {
-            return register(new InFlight(new Entry(slot, ctx.ownBallot, command, null, stamp), null, ctx.nowNanos));
+            return register(new InFlightProposal(new Entry(slot, ctx.ownBallot, command, null, stamp), null, ctx.nowNanos));
         }
         int n = ctx.coding.nodes(); // The code length: shard i for replica i < n, the whole value beyond (rule M9).
         Check.argument(dataShards > 1 && dataShards < n, "cannot code into %d of %d shards", dataShards, n);
@@ -263,14 +174,15 @@ final class Leader {
         CodedValue coded = new CodedValue(dataShards, n, command.payload().length,
                 ValueShard.valueChecksumOf(encoded[0]), null, header != null && header.length < command.payload().length ? header : null);
         ctx.cache.put(slot, command, coded);
-        return register(new InFlight(new Entry(slot, ctx.ownBallot, command, coded, stamp), encoded, ctx.nowNanos));
+        return register(new InFlightProposal(new Entry(slot, ctx.ownBallot, command, coded, stamp), encoded, ctx.nowNanos));
     }
 
     /** Appends the entry that changes the group's coding to {@code next} (N unchanged). */
     long appendCodingChange(Coding next) {
         Check.argument(next.nodes() == ctx.coding.nodes(), "coding change for %d nodes, the code has %d", next.nodes(), ctx.coding.nodes());
-        lastChangeSlot = append(next.changeCommand());
-        return lastChangeSlot;
+        long slot = append(next.changeCommand());
+        configurations.codingChangeAppended(slot);
+        return slot;
     }
 
     /**
@@ -278,11 +190,11 @@ final class Leader {
      * coded value this leader could not rebuild, as a stub without shards. Never used by the real protocol.
      */
     long appendStub(Entry stub) {
-        return register(new InFlight(new Entry(nextSlot, ctx.ownBallot, stub.command(), stub.coded().withShard(null)),
+        return register(new InFlightProposal(new Entry(nextSlot, ctx.ownBallot, stub.command(), stub.coded().withShard(null)),
                 null, ctx.nowNanos));
     }
 
-    private long register(InFlight proposal) {
+    private long register(InFlightProposal proposal) {
         if (proposal.shards != null) {
             // Quorum-lease holders of the key get the whole value, so they apply and serve it locally without
             // rebuilding it (Moraru et al., "Paxos Quorum Leases", SoCC 2014, §3); so do the ids at or beyond the
@@ -291,12 +203,7 @@ final class Leader {
             proposal.fullCopies = (leases.requiredAcceptors(proposal.entry) | beyondCode) & ((1L << ctx.clusterSize) - 1);
         }
         nextSlot++;
-        if (GroupMembership.isChange(proposal.entry.command())) {
-            // New or re-proposed by phase 1: either way a change is in flight until it commits (rule M5).
-            lastMembershipChangeSlot = proposal.entry.slot();
-            appendedMembership = GroupMembership.of(proposal.entry.command());
-            changesInFlight.put(proposal.entry.slot(), appendedMembership);
-        }
+        configurations.appended(proposal.entry); // New or re-proposed by phase 1: a change is in flight either way.
         acceptor.accept(proposal.forPeer(ctx.self));
         inFlight.put(proposal.entry.slot(), proposal);
         newProposals.add(proposal);
@@ -323,7 +230,7 @@ final class Leader {
             return;
         }
         if (ctx.role == Role.LEADER) {
-            long reach = reach();
+            long reach = configurations.reach();
             for (int peer = 0; peer < ctx.clusterSize; peer++) {
                 if (peer != ctx.self && (reach & (1L << peer)) != 0) {
                     sendEntries(peer, newProposals);
@@ -333,9 +240,9 @@ final class Leader {
         newProposals.clear();
     }
 
-    private void sendEntries(int peer, List<InFlight> proposals) {
+    private void sendEntries(int peer, List<InFlightProposal> proposals) {
         EntryBatch batch = new EntryBatch(ctx.config);
-        for (InFlight proposal : proposals) {
+        for (InFlightProposal proposal : proposals) {
             Entry entry = proposal.forPeer(peer);
             catchUp.proposalSent(entry.slot(), peer);
             if (!batch.tryAdd(entry)) {
@@ -373,56 +280,13 @@ final class Leader {
         sendHeartbeats();
     }
 
-    /**
-     * Runs on every leader tick, so it allocates only when some slot is due for a resend. A slot is
-     * due for an acceptor that has not acknowledged it once that acceptor's {@link RetransmitTimeout}
-     * has passed since the slot was last sent; it is re-sent to the acceptors it is due for.
-     */
+    /** Re-sends the slots due again to the acceptors they are due for ({@link AcceptResends}). */
     private void retransmitAccepts() {
-        List<List<InFlight>> perPeer = null;
-        long backedOff = 0;
-        int budget = ctx.config.maxBatchEntries();
-        for (InFlight slot : inFlight.values()) {
-            if (budget == 0) {
-                break;
-            }
-            long waited = ctx.nowNanos - slot.lastSentNanos;
-            if (waited < ctx.config.retransmitIntervalNanos()) {
-                continue; // Below every peer's timeout (the configured interval is the floor).
-            }
-            long due = 0;
-            for (int peer = 0; peer < ctx.clusterSize; peer++) {
-                if (peer != ctx.self && ((slot.acceptors | ~reach()) & (1L << peer)) == 0 && waited >= timeouts.timeoutNanos(peer)) {
-                    due |= 1L << peer;
-                }
-            }
-            if (due == 0) {
-                continue;
-            }
-            slot.lastSentNanos = ctx.nowNanos;
-            slot.resent = true;
-            budget--;
-            for (int peer = 0; peer < ctx.clusterSize; peer++) {
-                if ((due & (1L << peer)) != 0) {
-                    backedOff |= 1L << peer;
-                    if (perPeer == null) {
-                        perPeer = new ArrayList<>(ctx.clusterSize);
-                        for (int i = 0; i < ctx.clusterSize; i++) {
-                            perPeer.add(new ArrayList<>());
-                        }
-                    }
-                    perPeer.get(peer).add(slot);
-                    acceptRetransmits++;
-                }
-            }
-        }
+        List<List<InFlightProposal>> perPeer = resends.due(inFlight.values(), configurations.reach());
         if (perPeer == null) {
             return;
         }
         for (int peer = 0; peer < ctx.clusterSize; peer++) {
-            if ((backedOff & (1L << peer)) != 0) {
-                timeouts.backOff(peer); // Once per tick, however many slots were due.
-            }
             if (!perPeer.get(peer).isEmpty()) {
                 sendEntries(peer, perPeer.get(peer));
             }
@@ -430,17 +294,17 @@ final class Leader {
     }
 
     long acceptRetransmits() {
-        return acceptRetransmits;
+        return resends.acceptRetransmits();
     }
 
     /** The current retransmission timeout of Accepts to {@code peer}. */
     long retransmitTimeoutNanos(int peer) {
-        return timeouts.timeoutNanos(peer);
+        return resends.retransmitTimeoutNanos(peer);
     }
 
     private void sendHeartbeats() {
         for (int peer = 0; peer < ctx.clusterSize; peer++) {
-            if (peer != ctx.self && (reach() & (1L << peer)) != 0 && catchUp.isQuiet(peer)) {
+            if (peer != ctx.self && (configurations.reach() & (1L << peer)) != 0 && catchUp.isQuiet(peer)) {
                 ctx.out.send(new Message.Heartbeat(ctx.self, peer, ctx.ownBallot, learner.commitSlot()));
                 catchUp.sentTo(peer);
             }
@@ -451,21 +315,7 @@ final class Leader {
         if (ctx.role != Role.LEADER || !m.ballot().equals(ctx.ownBallot)) {
             return;
         }
-        long bit = 1L << m.from();
-        long sample = -1;
-        for (long slot : m.slots()) {
-            InFlight pending = inFlight.get(slot);
-            if (pending != null) {
-                // Karn's rule: only a slot sent once times the round trip (a re-send makes the ack ambiguous).
-                if (!pending.resent && (pending.acceptors & bit) == 0) {
-                    sample = Math.max(sample, ctx.nowNanos - pending.lastSentNanos);
-                }
-                pending.acceptors |= bit;
-            }
-        }
-        if (sample >= 0) {
-            timeouts.sample(m.from(), sample);
-        }
+        resends.acknowledged(m.from(), m.slots(), inFlight);
         leases.onAcknowledged(m.from(), m.slots());
         tryCommit();
         catchUp.onPeerAccepted(m.from(), m.slots(), m.appliedSlot());
@@ -484,7 +334,7 @@ final class Leader {
     /** The entries of a Ready are durable here: this replica counts as one of their acceptors. */
     void onOwnEntriesDurable(List<Entry> entries) {
         for (Entry entry : entries) {
-            InFlight slot = inFlight.get(entry.slot());
+            InFlightProposal slot = inFlight.get(entry.slot());
             if (slot != null && slot.entry.ballot().equals(entry.ballot()) && slot.entry.sameValue(entry)) {
                 slot.acceptors |= 1L << ctx.self;
             }
@@ -501,24 +351,19 @@ final class Leader {
             progressed = true;
         }
         if (progressed) {
-            recomputeCommittedCoding(); // The snapshot recorded the coding after its slot.
+            configurations.recompute(); // The snapshot recorded the coding after its slot.
         }
         Check.state(nextSlot > learner.commitSlot(), "leader's next slot %d is not past the commit point %d", nextSlot,
                 learner.commitSlot());
         while (true) {
             // The first slot in flight, if it is the next to commit: none is at or below the commit point.
-            InFlight slot = inFlight.get(learner.commitSlot() + 1);
+            InFlightProposal slot = inFlight.get(learner.commitSlot() + 1);
             if (slot == null || !mayCommitNow(slot)) {
                 break;
             }
             inFlight.pollFirst();
             learner.commitNext();
-            if (Coding.isChange(slot.entry.command())) {
-                committedCoding = committedCoding.after(slot.entry.command()); // In effect from the next slot on.
-            }
-            if (GroupMembership.isChange(slot.entry.command())) {
-                committedMembership = GroupMembership.of(slot.entry.command()); // In effect from the next slot on (M1).
-            }
+            configurations.committed(slot.entry.command()); // In effect from the next slot on (M1).
             progressed = true;
         }
         if (progressed) {
@@ -538,16 +383,18 @@ final class Leader {
      * quorum, which misses at most F acceptors, then holds one; with fewer, a read quorum may miss them all
      * and must find X shards among the rest, which F + X acceptances guarantee).
      */
-    private boolean hasWriteQuorum(InFlight slot) {
+    private boolean hasWriteQuorum(InFlightProposal slot) {
+        Coding committedCoding = configurations.committedCoding();
         int failures = committedCoding.failures();
-        GroupMembership m = ctx.membershipGuards.oneChosenChangeAtATime ? committedMembership : appendedMembership;
+        GroupMembership m = ctx.membershipGuards.oneChosenChangeAtATime ? configurations.committedMembership()
+                : configurations.appendedMembership();
         long counted = ctx.membershipGuards.learnersNeverCounted ? m.voters() : m.members();
         return quorum.isWriteQuorum(slot.entry, failures, Long.bitCount(slot.acceptors & counted), m.voterCount())
                 || (committedCoding.enabled() && Long.bitCount(slot.acceptors & slot.fullCopies & counted) >= failures + 1);
     }
 
     /** The commit rule for one slot: a write quorum, the acceptors the lease requires, and the lease's consent. */
-    private boolean mayCommitNow(InFlight slot) {
+    private boolean mayCommitNow(InFlightProposal slot) {
         long required = leases.requiredAcceptors(slot.entry);
         return hasWriteQuorum(slot) && (slot.acceptors & required) == required && leases.mayCommit(slot.entry, ctx.nowNanos);
     }
@@ -562,7 +409,7 @@ final class Leader {
     private void answerWritesBeforeApply() {
         List<Command> before = null;
         long expected = learner.commitSlot() + 1;
-        for (InFlight slot : inFlight.values()) {
+        for (InFlightProposal slot : inFlight.values()) {
             if (slot.entry.slot() != expected || !hasWriteQuorum(slot)) {
                 return;
             }

@@ -1,10 +1,7 @@
 package io.synod.core.paxos;
 
-import io.synod.core.kv.ReservedKeys;
 import io.synod.core.util.Check;
-import io.synod.protocol.ClientReply;
 import io.synod.protocol.ElectionEvent;
-import java.nio.charset.StandardCharsets;
 
 /**
  * One Multi-Paxos replica of one group, as a pure state machine in the shape of etcd-io/raft:
@@ -39,16 +36,15 @@ import java.nio.charset.StandardCharsets;
  * values a replica must apply but holds only a shard of. The codec is {@code io.synod.core.erasure}.
  *
  * <p>This class is the coordinator: it checks inputs, dispatches them to the roles ({@link Acceptor},
- * {@link Phase1}, {@link Leader}, {@link Learner}, {@link CatchUp}, {@link Clients}), owns the role
- * transitions (elected, step down, follow a leader) and assembles the {@link Ready}. A runtime drives
- * it with {@link ReadyLoop}.
+ * {@link Phase1}, {@link Leader}, {@link Learner}, {@link CatchUp}, {@link Clients}), to the client
+ * requests' admission ({@link RequestAdmission}) and to the role transitions (elected, step down, follow a
+ * leader: {@link RoleTransitions}), and assembles the {@link Ready}. A runtime drives it with {@link ReadyLoop}.
  *
  * <p>Not thread-safe: one replica is driven by one event loop.
  */
 public final class Replica {
     private final ReplicaContext ctx;
     private final Acceptor acceptor;
-    private final Clients clients;
     private final Learner learner;
     private final CatchUp catchUp;
     private final SnapshotSender snapshots;
@@ -58,8 +54,9 @@ public final class Replica {
     private final QuorumPolicy quorum;
     private final QuorumContact contact;
     private final Applier applier;
+    private final RequestAdmission admission;
+    private final RoleTransitions roles;
     private Ready outstanding;
-    private long localReadsServed;
 
     /**
      * Builds a replica from what its disk holds.
@@ -96,13 +93,15 @@ public final class Replica {
         ctx.leases = leases;
         ClientSessions sessions = new ClientSessions(config.maxClientSessions());
         this.acceptor = new Acceptor(ctx, durable);
-        this.clients = new Clients(ctx, sessions);
+        Clients clients = new Clients(ctx, sessions);
         this.applier = new Applier(ctx, stateMachine, sessions);
         this.learner = new Learner(ctx, acceptor, stateMachine, applier, sessions, clients);
         this.snapshots = new SnapshotSender(ctx, acceptor);
         this.catchUp = new CatchUp(ctx, acceptor, learner, snapshots);
         this.leader = new Leader(ctx, acceptor, learner, clients, catchUp, quorum, leases);
         this.phase1 = new Phase1(ctx, acceptor, learner, leader, clients, quorum);
+        this.admission = new RequestAdmission(ctx, clients, learner, applier, leader, leases);
+        this.roles = new RoleTransitions(ctx, acceptor, learner, clients, leader, phase1, leases);
         leases.attach(new ReplicaLeaseView(ctx, acceptor, learner, leader, applier, quorum));
     }
 
@@ -120,7 +119,7 @@ public final class Replica {
         if (ctx.role == Role.CANDIDATE) {
             if (phase1.timedOut()) {
                 // No read quorum answered in time: never serve on a phase 1 that did not finish.
-                stepDown(ctx.leaderHint);
+                roles.stepDown(ctx.leaderHint);
                 ctx.out.resign();
                 return;
             }
@@ -130,7 +129,7 @@ public final class Replica {
             if (contact.lostQuorum(quorum.phase1Quorum(voting.voterCount()), voting.voters())) {
                 // CheckQuorum: cut off from a quorum, this leader cannot commit, and the election
                 // service may go on naming it; stepping down and resigning lets someone else lead.
-                stepDown(-1);
+                roles.stepDown(-1);
                 ctx.out.resign();
                 return;
             }
@@ -162,17 +161,17 @@ public final class Replica {
         leases.onMessage(message);
         contact.onMessage(message);
         if (message instanceof Message.Prepare m) {
-            onPrepare(m);
+            roles.onPrepare(m);
         } else if (message instanceof Message.Promise m) {
             phase1.onPromise(m);
         } else if (message instanceof Message.Nack m) {
-            onNack(m);
+            roles.onNack(m);
         } else if (message instanceof Message.Accept m) {
-            onAccept(m);
+            roles.onAccept(m);
         } else if (message instanceof Message.Accepted m) {
             leader.onAccepted(m);
         } else if (message instanceof Message.Heartbeat m) {
-            onHeartbeat(m);
+            roles.onHeartbeat(m);
         } else if (message instanceof Message.HeartbeatReply m) {
             catchUp.onPeerApplied(m.from(), m.ballot(), m.appliedSlot());
         } else if (message instanceof Message.InstallSnapshot m) {
@@ -181,7 +180,7 @@ public final class Replica {
             }
             if (m.ballot().nodeId() != m.from()) {
                 phase1.onSnapshotChunk(m); // A promiser answering this candidate's request.
-            } else if (admitLeaderMessage(m)) {
+            } else if (roles.admitLeaderMessage(m)) {
                 catchUp.onSnapshotChunk(m);
             }
         } else if (message instanceof Message.SnapshotRequest m) {
@@ -204,12 +203,12 @@ public final class Replica {
             ctx.guard.onEpochSeen(e.epoch());
         } else if (event instanceof ElectionEvent.Elected e) {
             ctx.guard.onEpochSeen(e.epoch());
-            onElected(e.epoch());
+            roles.onElected(e.epoch());
         } else if (event instanceof ElectionEvent.LeaderIs e) {
             if (e.leaderId() != ctx.self && ctx.role != Role.FOLLOWER) {
                 // The oracle says someone else leads (for example our ZooKeeper session was
                 // lost): stop at once. Safety does not need this, liveness and clients do.
-                stepDown(e.leaderId());
+                roles.stepDown(e.leaderId());
             } else if (ctx.role == Role.FOLLOWER) {
                 ctx.leaderHint = e.leaderId();
             }
@@ -234,69 +233,7 @@ public final class Replica {
     /** Handles a client request; the answer comes in a later {@link Ready#replies()}. */
     public void propose(ClientRequest request) {
         Check.argument(request != null, "request must not be null");
-        Command command = request.command();
-        int maxBytes = ctx.config.maxCommandBytes();
-        if (Coding.isChange(command) || GroupMembership.isChange(command)) {
-            clients.reply(command, ClientReply.Status.REJECTED, 0, utf8("client id " + command.clientId()
-                    + " is reserved for " + (Coding.isChange(command) ? "coding" : "membership") + " changes"));
-            return;
-        }
-        if (command.clientId() == ReservedKeys.CLIENT_ID) {
-            clients.reply(command, ClientReply.Status.REJECTED, 0, utf8("client id " + command.clientId()
-                    + " is reserved for the replicas' own commands (lease configurations)"));
-            return;
-        }
-        if (command.payload().length > maxBytes) {
-            clients.reply(command, ClientReply.Status.REJECTED, 0, utf8("command of " + command.payload().length
-                    + " bytes exceeds the limit of " + maxBytes));
-            return;
-        }
-        try {
-            applier.validate(command.payload());
-        } catch (IllegalArgumentException e) {
-            clients.reply(command, ClientReply.Status.REJECTED, 0, utf8(String.valueOf(e.getMessage())));
-            return;
-        }
-        if (ctx.role == Role.FOLLOWER) {
-            if (applier.isReadOnly(command.payload())
-                    && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)
-                    && learner.resolvedForRead(command.payload())) {
-                // A quorum-lease holder (Moraru §3); the policy vouches for the applied state.
-                localReadsServed++;
-                clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
-                        applier.read(command.payload()));
-                return;
-            }
-            clients.reply(command, ClientReply.Status.NOT_LEADER);
-            return;
-        }
-        if (clients.isDuplicate(command)) {
-            return;
-        }
-        if (ctx.role == Role.LEADER && learner.appliedSlot() == learner.commitSlot()
-                && applier.isReadOnly(command.payload())
-                && leases.mayServeLocalRead(ctx.role, command, ctx.nowNanos)
-                && learner.resolvedForRead(command.payload())) {
-            // (A read of a deferred key that is not rebuilt yet goes through the log instead: applying it
-            // waits for the rebuild.)
-            localReadsServed++;
-            clients.reply(command, ClientReply.Status.OK, learner.appliedSlot(),
-                    applier.read(command.payload()));
-            return;
-        }
-        if (ctx.role == Role.LEADER && !leases.mayAcceptProposals(ctx.nowNanos)) {
-            clients.reply(command, ClientReply.Status.BUSY);
-            return;
-        }
-        if (ctx.role == Role.LEADER && clients.pending.isEmpty() && leader.windowHasRoom()) {
-            leader.propose(command);
-            return;
-        }
-        if (clients.pending.size() >= ctx.config.maxPendingProposals()) {
-            clients.reply(command, ClientReply.Status.BUSY);
-            return;
-        }
-        clients.pending.add(request);
+        admission.admit(request);
     }
 
     /**
@@ -334,10 +271,6 @@ public final class Replica {
     /** The coding this replica has applied (the constructor's, changed by every coding change applied since). */
     public Coding coding() {
         return ctx.coding;
-    }
-
-    private static byte[] utf8(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     // =====================================================================================
@@ -456,7 +389,7 @@ public final class Replica {
 
     /** Reads this replica answered from its own state because its lease policy allowed it. */
     public long localReadsServed() {
-        return localReadsServed;
+        return admission.localReadsServed();
     }
 
     /** The defence-in-depth counters (refused ballots, divergences) and its switches for negative controls. */
@@ -479,121 +412,5 @@ public final class Replica {
     public String toString() {
         return "Replica{node=" + ctx.self + ", role=" + ctx.role + ", promised=" + promised() + ", commit=" + commitSlot()
                 + ", applied=" + appliedSlot() + ", last=" + lastSlot() + "}";
-    }
-
-    // =====================================================================================
-    // Role transitions and the acceptor's gates
-    // =====================================================================================
-
-    private void onElected(long epoch) {
-        Ballot ballot = new Ballot(epoch, ctx.self);
-        if (ctx.role != Role.FOLLOWER && ballot.equals(ctx.ownBallot)) {
-            return; // The oracle repeats itself.
-        }
-        if (!ballot.isAbove(acceptor.promised())) {
-            // The epoch is stale (we promised it or something higher already): using it could
-            // collide with a ballot we once used. Ask the oracle for a fresh one instead.
-            if (ctx.role == Role.FOLLOWER) {
-                ctx.out.resign();
-            }
-            return;
-        }
-        if (ctx.role != Role.FOLLOWER) {
-            stepDown(ctx.self);
-        }
-        ctx.role = Role.CANDIDATE;
-        ctx.ownBallot = ballot;
-        ctx.leaderHint = ctx.self;
-        acceptor.raisePromise(ballot);
-        phase1.start();
-    }
-
-    private void onPrepare(Message.Prepare m) {
-        if (m.ballot().nodeId() != m.from()) {
-            return; // A ballot belongs to the node that runs it; anything else is corrupt.
-        }
-        if (m.ballot().isBelow(acceptor.promised())) {
-            ctx.out.send(new Message.Nack(ctx.self, m.from(), acceptor.promised(), m.ballot()));
-            return;
-        }
-        if (m.ballot().isAbove(acceptor.promised())) {
-            if (ctx.role != Role.FOLLOWER) {
-                stepDown(m.from());
-            }
-            acceptor.raisePromise(m.ballot());
-        }
-        ctx.leaderHint = m.from();
-        ctx.out.send(acceptor.promise(m));
-    }
-
-    private void onAccept(Message.Accept m) {
-        if (!admitLeaderMessage(m)) {
-            return;
-        }
-        long[] slots = acceptor.accept(m, learner.commitSlot());
-        learner.learnCommit(m.ballot(), acceptor.trustedCommit(m.leaderCommit()));
-        ctx.out.send(new Message.Accepted(ctx.self, m.from(), m.ballot(), slots, learner.appliedSlot()));
-    }
-
-    private void onHeartbeat(Message.Heartbeat m) {
-        if (!admitLeaderMessage(m)) {
-            return;
-        }
-        learner.learnCommit(m.ballot(), m.leaderCommit());
-        ctx.out.send(new Message.HeartbeatReply(ctx.self, m.from(), m.ballot(), learner.appliedSlot()));
-    }
-
-    private void onNack(Message.Nack m) {
-        if (ctx.role == Role.FOLLOWER || ctx.ownBallot == null || !m.rejected().equals(ctx.ownBallot)) {
-            return;
-        }
-        if (m.ballot().isAbove(ctx.ownBallot)) {
-            // Someone promised a higher ballot: our epoch is over. Step down and let the oracle
-            // pick again (maybe us, with a fresh epoch).
-            stepDown(m.ballot().nodeId());
-            ctx.out.resign();
-        }
-    }
-
-    /**
-     * The gate for Accept, Heartbeat and InstallSnapshot: a message from a leader of a ballot below
-     * our promise is refused with a Nack (so a deposed leader learns it, Paxos Made Simple §2.2
-     * P1a); otherwise we follow its sender. A ballot names the node that runs it; a message whose
-     * sender is not that node is corrupt and dropped.
-     */
-    private boolean admitLeaderMessage(Message m) {
-        if (m.ballot().nodeId() != m.from()) {
-            return false;
-        }
-        if (m.ballot().isBelow(acceptor.promised())) {
-            ctx.out.send(new Message.Nack(ctx.self, m.from(), acceptor.promised(), m.ballot()));
-            return false;
-        }
-        if (m.ballot().isAbove(acceptor.promised())) {
-            acceptor.raisePromise(m.ballot());
-        }
-        if (ctx.role != Role.FOLLOWER && !m.ballot().equals(ctx.ownBallot)) {
-            stepDown(m.from());
-        }
-        ctx.leaderHint = m.from();
-        return true;
-    }
-
-    /**
-     * Leaves CANDIDATE or LEADER: clients waiting here are answered (see {@link Clients#onStepDown}),
-     * nothing stays in flight.
-     */
-    private void stepDown(int newLeaderHint) {
-        if (ctx.role == Role.FOLLOWER) {
-            ctx.leaderHint = newLeaderHint;
-            return;
-        }
-        clients.onStepDown(newLeaderHint);
-        leases.onStepDown();
-        leader.clear();
-        phase1.clear();
-        ctx.role = Role.FOLLOWER;
-        ctx.ownBallot = null;
-        ctx.leaderHint = newLeaderHint;
     }
 }

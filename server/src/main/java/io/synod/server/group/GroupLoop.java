@@ -3,7 +3,7 @@ package io.synod.server.group;
 import io.synod.coordination.ElectionService;
 import io.synod.core.paxos.GroupMembership;
 import io.synod.core.paxos.Message;
-import io.synod.core.paxos.Ready;
+import io.synod.core.paxos.Replica;
 import io.synod.core.paxos.StateMachine;
 import io.synod.protocol.ClientFrame;
 import io.synod.protocol.ClientReply;
@@ -11,9 +11,6 @@ import io.synod.protocol.ElectionEvent;
 import io.synod.protocol.RoutedCommand;
 import io.synod.engine.DriverInput;
 import io.synod.engine.MembershipAdmin;
-import io.synod.engine.DriverLog;
-import io.synod.engine.DriverMetrics;
-import io.synod.engine.DriverOutput;
 import io.synod.engine.GroupDriver;
 import io.synod.engine.GroupDriverConfig;
 import io.synod.engine.KvState;
@@ -24,13 +21,8 @@ import io.synod.server.state.RocksKvStateMachine;
 import io.synod.server.wire.WireFrame;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -38,14 +30,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The runner state of one group's {@link GroupDriver}, run by a worker of a {@link GroupWorkers} pool: it owns
- * what the driver may not touch, and nothing else: the bounded inboxes, the clock reading, the storage
- * ({@link GroupStorage}, whose writes and fsyncs the pool's {@link LogWriter} does; the state machine's per-pass
- * batch), the network send and the election service. Every input (peer message, client command, election event,
- * clock tick, persist completion) is queued to the group and handled on its worker's thread in {@link #turn}, so
- * the driver, its replica and its storage are never touched concurrently. Peer messages and client-side inputs
- * wait in two separate bounded queues, and each turn drains the peer queue first: a client flood fills only the
- * client queue (its surplus is answered BUSY at once) and never costs a peer message, which the group's progress
- * depends on (a dropped Accept or Promise is only recovered by a retransmission interval later). A turn takes at
+ * what the driver may not touch, and nothing else: the bounded inboxes ({@link GroupInboxes}), the clock reading,
+ * the storage ({@link GroupStorage}, whose writes and fsyncs the pool's {@link LogWriter} does for the group's
+ * {@link WriterJobs}; the state machine's per-pass batch), the network send and the election service
+ * ({@link GroupOutput}). Every input (peer message, client command, election event, clock tick, persist completion)
+ * is queued to the group and handled on its worker's thread in {@link #turn}, so the driver, its replica and its
+ * storage are never touched concurrently. Each turn drains the peer queue before the client queue, so a client
+ * flood (its surplus answered BUSY at once) never costs a peer message. A turn takes at
  * most {@link #MAX_INPUTS_PER_BATCH} inputs, so one busy group cannot starve the others of its worker, and ends in
  * one pass ({@link GroupDriver#ready}). A pass's Ready goes to the log writer, which appends the Readys of every
  * group queued to it and syncs once per log (group commit across groups); its completion comes back as an input.
@@ -70,23 +61,13 @@ public final class GroupLoop implements AutoCloseable {
     private final AutoCloseable stateMachine;
     /** The RocksDB machine whose staged applies are written in one batch after each pass, or null. */
     private final RocksKvStateMachine durableMachine;
-    private final Consumer<WireFrame.PeerMessage> network;
-    private final ElectionService election;
-    private final DriverMetrics metrics;
     private final long tickNanos;
-    /** Peer messages: drained first in every turn. */
-    private final BlockingQueue<DriverInput> peerInbox;
-    /** Client commands, reads, watch polls, coding changes: what a client may flood. */
-    private final BlockingQueue<DriverInput> clientInbox;
-    private final BlockingQueue<ElectionEvent> control = new ArrayBlockingQueue<>(1024);
+    private final GroupInboxes inboxes;
     private final GroupWorkers workers;
     /** The pool was made for this group alone (the constructors without one): closing the group closes it. */
     private final boolean ownsWorkers;
     private final GroupWorkers.Worker worker;
-    /** The persist completion the log writer handed back, taken by the next turn. */
-    private final AtomicReference<Completion> completion = new AtomicReference<>();
-    /** Log writer jobs (persists, compactions, repair end) not finished yet: the storage closes only after them. */
-    private final AtomicInteger writerJobs = new AtomicInteger();
+    private final WriterJobs writerJobs;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final CountDownLatch handedOver = new CountDownLatch(1);
     private volatile boolean started;
@@ -99,21 +80,13 @@ public final class GroupLoop implements AutoCloseable {
     private volatile GroupMembership membership;
     /** This replica's place in the group's election: only while it votes ({@link ElectionStanding}). */
     private final ElectionStanding standing;
-    private final AtomicLong droppedInputs = new AtomicLong();
-    private final AtomicLong peerMessagesQueued = new AtomicLong();
     private final SentKinds sentKinds = new SentKinds();
-    private final AtomicLong clientInputsBusy = new AtomicLong();
     private volatile long refusedMessages;
     private final LongSupplier clock;
     // Worker thread only:
     private final List<DriverInput> batch = new ArrayList<>(MAX_INPUTS_PER_BATCH);
-    /** The Ready handed to the log writer and not completed yet, or null. */
-    private Ready persisting;
     private long nextTick;
     private boolean retired;
-
-    /** A finished persist: {@code failure} is null when the Ready is durable. */
-    private record Completion(Ready ready, RuntimeException failure) {}
 
     /**
      * A group's runner on a pool of its own (one worker, one log writer): {@code stateMachine} is the replica's
@@ -155,13 +128,10 @@ public final class GroupLoop implements AutoCloseable {
         this.worker = workers.workerFor(group);
         this.storage = storage;
         this.stateMachine = resource;
-        this.network = network;
-        this.election = election;
         this.standing = new ElectionStanding(group, election, this::onElection);
-        this.metrics = config.metrics();
         this.tickNanos = tickNanos;
-        this.peerInbox = new ArrayBlockingQueue<>(inboxCapacity);
-        this.clientInbox = new ArrayBlockingQueue<>(inboxCapacity);
+        this.inboxes = new GroupInboxes(inboxCapacity);
+        this.writerJobs = new WriterJobs(storage, workers.writer(), config.metrics(), this::ring);
         this.durableMachine = stateMachine instanceof RocksKvStateMachine r ? r : null;
         if (durableMachine != null) {
             StartingState.choose(durableMachine, storage, group);
@@ -169,7 +139,8 @@ public final class GroupLoop implements AutoCloseable {
         this.driver = new GroupDriver(config, new GroupDriver.Recovered(storage.durableState(), storage.repairAbove(),
                 storage.repairThroughSlot()), stateMachine, durableMachine == null ? null
                 : KvState.of(durableMachine::liveSessions, durableMachine.watchLog()),
-                new Output(), clock.getAsLong());
+                new GroupOutput(group, network, sentKinds, writerJobs, durableMachine, standing, this::replica),
+                clock.getAsLong());
         if (durableMachine != null) {
             durableMachine.commitApplied(); // Whatever starting the replica staged (nothing, normally).
         }
@@ -188,12 +159,9 @@ public final class GroupLoop implements AutoCloseable {
     // ---- inputs (any thread) ----------------------------------------------------------------------
 
     public void onPeerMessage(Message message) {
-        if (peerInbox.offer(new DriverInput.Peer(message))) {
-            peerMessagesQueued.incrementAndGet();
+        // Only peer traffic fills this queue (client load has its own): Paxos retransmits what is shed.
+        if (inboxes.offerPeer(message)) {
             ring();
-        } else {
-            // Only peer traffic fills this queue (client load has its own): Paxos retransmits what is shed.
-            droppedInputs.incrementAndGet();
         }
     }
 
@@ -221,10 +189,9 @@ public final class GroupLoop implements AutoCloseable {
     public void onMembership(MembershipAdmin.Request request, Consumer<MembershipAdmin.Answer> answer) {
         if (status.state() == ClientFrame.GroupStatus.FAILED) {
             answer.accept(MembershipAdmin.Answer.refused("group " + group + " failed"));
-        } else if (clientInbox.offer(new DriverInput.Membership(request, answer))) {
+        } else if (inboxes.offerClient(new DriverInput.Membership(request, answer))) {
             ring();
         } else {
-            clientInputsBusy.incrementAndGet();
             answer.accept(MembershipAdmin.Answer.refused("group " + group + " is busy (its input queue is full)"));
         }
     }
@@ -232,20 +199,17 @@ public final class GroupLoop implements AutoCloseable {
     /** Queues a client-side input, or answers at once: no group (failed, or none for this kind) or BUSY (client queue full). */
     private void offerOrRefuse(DriverInput input, long requestId, Responder responder, boolean served) {
         boolean noGroup = status.state() == ClientFrame.GroupStatus.FAILED || !served;
-        boolean queued = !noGroup && clientInbox.offer(input);
+        boolean queued = !noGroup && inboxes.offerClient(input); // counts a BUSY refusal
         if (queued) {
             ring();
         } else {
-            if (!noGroup) {
-                clientInputsBusy.incrementAndGet();
-            }
             responder.respond(new ClientFrame.Response(requestId, group, noGroup
                     ? ClientFrame.STATUS_NO_GROUP : ClientReply.Status.BUSY.ordinal(), 0, -1, new byte[0]));
         }
     }
 
     public void onElection(ElectionEvent event) {
-        if (!control.offer(event)) {
+        if (!inboxes.offerElection(event)) {
             LOG.error("group {}: election event queue full, dropping {}", group, event);
         }
         ring();
@@ -256,11 +220,6 @@ public final class GroupLoop implements AutoCloseable {
         worker.ring();
     }
 
-    private void drainBoth(List<DriverInput> batch) {
-        peerInbox.drainTo(batch, MAX_INPUTS_PER_BATCH);
-        clientInbox.drainTo(batch, MAX_INPUTS_PER_BATCH - batch.size());
-    }
-
     /** Bytes of the node log's segments on disk (the log size gauge, read at a scrape). */
     long logSizeBytes() {
         return storage.log().sizeBytes();
@@ -268,7 +227,7 @@ public final class GroupLoop implements AutoCloseable {
 
     /** Inputs waiting in the two inboxes (the worker's queue gauge). */
     int queued() {
-        return peerInbox.size() + clientInbox.size();
+        return inboxes.queued();
     }
 
     public ClientFrame.GroupStatus status() {
@@ -304,9 +263,8 @@ public final class GroupLoop implements AutoCloseable {
             return finishRetired();
         }
         try {
-            Completion done = completion.getAndSet(null);
+            WriterJobs.Completion done = writerJobs.takeCompletion();
             if (done != null) {
-                persisting = null;
                 if (done.failure() != null) {
                     throw done.failure();
                 }
@@ -314,11 +272,11 @@ public final class GroupLoop implements AutoCloseable {
             }
             boolean elected = false;
             ElectionEvent event;
-            while ((event = control.poll()) != null) {
+            while ((event = inboxes.pollElection()) != null) {
                 driver.onElection(event, clock.getAsLong());
                 elected = true;
             }
-            drainBoth(batch);
+            inboxes.drainTo(batch, MAX_INPUTS_PER_BATCH);
             for (DriverInput input : batch) {
                 driver.step(input, clock.getAsLong());
             }
@@ -349,52 +307,17 @@ public final class GroupLoop implements AutoCloseable {
             retire();
             return finishRetired();
         }
-        return peerInbox.isEmpty() && clientInbox.isEmpty() && completion.get() == null ? Turn.IDLE : Turn.MORE;
+        return inboxes.isEmpty() && !writerJobs.hasCompletion() ? Turn.IDLE : Turn.MORE;
     }
 
     /** One pass: the driver's Readys; one that must persist goes to the log writer (its completion comes back). */
     private void pass(long now) {
         driver.ready(now);
-        Ready ready = driver.persistRequest();
-        if (ready != null && persisting == null) {
-            persisting = ready;
-            writerJobs.incrementAndGet();
-            workers.writer().persist(storage, ready, this::persistDone);
-        }
+        writerJobs.persist(driver.persistRequest());
         publish();
         if (driver.handOverDone()) {
             handedOver.countDown();
         }
-    }
-
-    /** On the log writer's thread: {@code ready} is durable (or its storage failed); the worker takes it next turn. */
-    private void persistDone(Ready ready, RuntimeException failure, long nanos) {
-        if (failure == null) {
-            metrics.recordPersist(nanos, ready.entries().size());
-        }
-        complete(new Completion(ready, failure));
-        writerJobDone();
-    }
-
-    /** A storage request of the driver, run by the log writer in order with this group's persists. */
-    private void storageJob(Consumer<GroupStorage> job) {
-        writerJobs.incrementAndGet();
-        workers.writer().run(storage, job, failure -> {
-            if (failure != null) {
-                complete(new Completion(null, failure));
-            }
-            writerJobDone();
-        });
-    }
-
-    /** Hands a completion to the worker; a failure already handed stays (the group fails on it). */
-    private void complete(Completion c) {
-        completion.accumulateAndGet(c, (old, next) -> old != null && old.failure() != null ? old : next);
-    }
-
-    private void writerJobDone() {
-        writerJobs.decrementAndGet();
-        ring();
     }
 
     /** The group stops here (halted, closed or failed): no more driver calls; nobody waits for its hand-over. */
@@ -404,14 +327,17 @@ public final class GroupLoop implements AutoCloseable {
     }
 
     private Turn finishRetired() {
-        if (writerJobs.get() > 0) {
+        if (writerJobs.unfinished()) {
             nextTick = clock.getAsLong() + RETIRED_WAIT_NANOS; // no tick any more: the writer rings when done
             return Turn.IDLE;
         }
-        completion.set(null); // a halted or failed group's completion is dropped: nothing of it leaves
-        persisting = null;
+        writerJobs.dropCompletion(); // a halted or failed group's completion is dropped: nothing of it leaves
         stopped.countDown();
         return Turn.GONE;
+    }
+
+    private Replica replica() {
+        return driver.replica();
     }
 
     private void publish() {
@@ -419,58 +345,6 @@ public final class GroupLoop implements AutoCloseable {
         refusedMessages = driver.refusedMessages();
         membership = driver.replica().membership().applied();
         standing.follow(driver.replica());
-    }
-
-    /** The runner's side of the driver's outputs: the network, the disk and the election service. */
-    private final class Output implements DriverOutput {
-        @Override
-        public void send(Message message) {
-            sentKinds.sent(message);
-            network.accept(new WireFrame.PeerMessage(group, message));
-        }
-
-        @Override
-        public void log(DriverLog.Level level, String line) {
-            switch (level) {
-                case INFO -> LOG.info(line);
-                case WARN -> LOG.warn(line);
-                case ERROR -> LOG.error(line);
-            }
-        }
-
-        @Override
-        public void compactThrough(long slot) {
-            storageJob(s -> s.compactThrough(slot));
-        }
-
-        @Override
-        public void commitApplied() {
-            if (durableMachine != null) {
-                durableMachine.commitApplied();
-            }
-        }
-
-        @Override
-        public void finishRepair() {
-            // Queued behind this group's persists: a crash before it runs leaves the marker, so the replica
-            // repairs again after a restart (conservative), never the other way round.
-            storageJob(GroupStorage::finishRepair);
-        }
-
-        @Override
-        public void joinElection() {
-            standing.join(driver.replica());
-        }
-
-        @Override
-        public void resign() {
-            standing.resign();
-        }
-
-        @Override
-        public void leaveElection() {
-            standing.leave();
-        }
     }
 
     private void fail(String reason, Throwable cause) {
@@ -482,7 +356,7 @@ public final class GroupLoop implements AutoCloseable {
     }
 
     public long droppedInputs() {
-        return droppedInputs.get() + refusedMessages;
+        return inboxes.droppedPeerMessages() + refusedMessages;
     }
 
     /** Peer messages accepted into the peer queue so far. */
@@ -491,12 +365,12 @@ public final class GroupLoop implements AutoCloseable {
     }
 
     public long peerMessagesQueued() {
-        return peerMessagesQueued.get();
+        return inboxes.peerMessagesQueued();
     }
 
     /** Client-side inputs answered BUSY because the client queue was full. */
     public long clientInputsBusy() {
-        return clientInputsBusy.get();
+        return inboxes.clientInputsBusy();
     }
 
     /**

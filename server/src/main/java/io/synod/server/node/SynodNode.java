@@ -18,10 +18,7 @@ import io.synod.coordination.ZooKeeperAccess;
 import io.synod.core.paxos.Coding;
 import io.synod.core.paxos.ReplicaConfig;
 import io.synod.protocol.ClientFrame;
-import io.synod.protocol.ClientReply;
-import io.synod.protocol.RoutedCommand;
 import io.synod.server.auth.AuthService;
-import io.synod.server.auth.ClientAccess;
 import io.synod.server.client.ClientServer;
 import io.synod.server.client.ConnectionLimiter;
 import io.synod.server.config.ServerConfig;
@@ -33,14 +30,12 @@ import io.synod.server.lease.GroupLease;
 import io.synod.server.log.GroupStorage;
 import io.synod.server.log.NodeStorage;
 import io.synod.server.state.RocksKvStateMachine;
-import io.synod.server.security.CertIdentity;
 import io.synod.server.transport.ConnectionPolicy;
 import io.synod.server.transport.FrameBudget;
 import io.synod.server.transport.PeerNetwork;
 import io.synod.server.wire.WireFrame;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -180,7 +175,8 @@ public final class SynodNode implements AutoCloseable {
                 config.outboundQueueBytes(), 2, this::onPeerMessage, policy);
         network.locateReplicas(routes::nodeOf); // replica id to node: the group's replica map
         config.peerDelayMillis().forEach(network::setOutboundDelayMillis); // benchmark option, off by default
-        forwarder = new ClientForwarder(config.nodeId(), network, () -> auth == null ? null : auth.access(), this::route,
+        ClientRouting routing = new ClientRouting(routes, () -> shardMap, loops, () -> placementAnswers);
+        forwarder = new ClientForwarder(config.nodeId(), network, () -> auth == null ? null : auth.access(), routing::route,
                 System::nanoTime, ClientForwarder.TIMEOUT_NANOS, registry);
         // One clock for every group of the node: the real one unless a test configuration skews it.
         LongSupplier clock = config.testClock().source();
@@ -242,67 +238,10 @@ public final class SynodNode implements AutoCloseable {
         placementAnswers = new PlacementAnswers(config.nodeId(), placements, this::leaderOf, registry);
         MembershipRequests membershipRequests = new MembershipRequests(routes, placements, placementAnswers,
                 g -> loops[g], groups, progress);
-        AuthService authService = new AuthService(config.auth(), this::routeStaleRead);
+        AuthService authService = new AuthService(config.auth(), routing::routeStaleRead);
         auth = authService;
-        clients = new ClientServer(config.maxFrameBytes(), MAX_IN_FLIGHT_PER_CONNECTION, 2, new ClientServer.Handler() {
-            @Override
-            public ClientAccess access() {
-                return authService.access();
-            }
-
-            @Override
-            public void onCommand(ClientFrame.Command command, Consumer<ClientFrame.Response> respond) {
-                route(command, respond);
-            }
-
-            @Override
-            public void onCommand(CertIdentity who, ClientFrame.Command command, Consumer<ClientFrame.Response> respond) {
-                route(command, forwarder.relay(who, command, respond));
-            }
-
-            @Override
-            public ClientFrame.StatusReport status(long requestId) {
-                return statusReport(requestId);
-            }
-
-            @Override
-            public void onStaleRead(ClientFrame.StaleRead read, Consumer<ClientFrame.Response> respond) {
-                routeStaleRead(read, placementAnswers.countingStaleReads(respond)); // a client's, not the node's own
-            }
-
-            @Override
-            public void onWatchPoll(ClientFrame.WatchPoll poll, Consumer<ClientFrame.Response> respond) {
-                routeWatchPoll(poll, respond);
-            }
-
-            @Override
-            public void onCodingChange(ClientFrame.CodingChange change, Consumer<ClientFrame.Response> respond) {
-                GroupLoop[] current = loops;
-                if (change.group() < 0 || change.group() >= current.length || current[change.group()] == null) {
-                    String missing = "group " + change.group() + " does not exist (the cluster has " + current.length + ")";
-                    respond.accept(new ClientFrame.Response(change.requestId(), change.group(),
-                            ClientReply.Status.REJECTED.ordinal(), 0, -1,
-                            missing.getBytes(StandardCharsets.UTF_8)));
-                    return;
-                }
-                current[change.group()].onCodingChange(change, LeaderHints.byNode(routes, respond)::accept);
-            }
-
-            @Override
-            public void onMembership(ClientFrame.MembershipRequest request, Consumer<ClientFrame.Response> respond) {
-                membershipRequests.handle(request, respond);
-            }
-
-            @Override
-            public byte[] shardMap() {
-                return shardMap.encode();
-            }
-
-            @Override
-            public ClientFrame.PlacementReport placement(ClientFrame.PlacementQuery query) {
-                return placementAnswers.report(query);
-            }
-        }, policy);
+        clients = new ClientServer(config.maxFrameBytes(), MAX_IN_FLIGHT_PER_CONNECTION, 2, new ClientPortHandler(routing,
+                forwarder, authService, membershipRequests, placementAnswers, () -> shardMap, this::statusReport), policy);
         registerConnectionMetrics(policy);
         clientAddress = clients.start(new InetSocketAddress(self.host(), self.clientPort()));
         coordination.membership().register(MemberInfo.of(config.nodeId(), self.host() + ":" + peerAddress.getPort(),
@@ -330,68 +269,6 @@ public final class SynodNode implements AutoCloseable {
                 && (r == null || r.isForSelf(frame))) { // not for an id of an earlier incarnation of this node
             current[frame.group()].onPeerMessage(frame.message());
         }
-    }
-
-    /** Decodes the command once ({@link RoutedCommand}) and hands it, with what was decoded, to its key's group. */
-    private void route(ClientFrame.Command command, Consumer<ClientFrame.Response> answer) {
-        Consumer<ClientFrame.Response> respond = LeaderHints.byNode(routes, answer);
-        RoutedCommand routed;
-        int group;
-        try {
-            routed = RoutedCommand.of(command.payload());
-            group = shardMap.groupFor(routed.routingKey());
-        } catch (RuntimeException e) {
-            respond.accept(new ClientFrame.Response(command.requestId(), -1,
-                    ClientReply.Status.REJECTED.ordinal(), 0, -1,
-                    String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
-            return;
-        }
-        GroupLoop[] current = loops;
-        if (group < 0 || group >= current.length) {
-            respond.accept(new ClientFrame.Response(command.requestId(), group,
-                    ClientFrame.STATUS_NO_GROUP, 0, -1, new byte[0]));
-            return;
-        }
-        ClientFrame.Response notHosted = placementAnswers == null ? null : placementAnswers.refusal(command, group);
-        if (notHosted != null) {
-            answer.accept(notHosted); // its hint is a node already
-            return;
-        }
-        current[group].onClientCommand(PlacementAnswers.withoutRoutedFlag(command), routed, respond::accept);
-    }
-
-    /** A watch poll goes to this node's replica of the session group (answered there if it leads). */
-    private void routeWatchPoll(ClientFrame.WatchPoll poll, Consumer<ClientFrame.Response> answer) {
-        Consumer<ClientFrame.Response> respond = LeaderHints.byNode(routes, answer);
-        int group = shardMap.groupFor(new byte[0]);
-        GroupLoop[] current = loops;
-        if (group < 0 || group >= current.length || current[group] == null) {
-            respond.accept(new ClientFrame.Response(poll.requestId(), group, ClientFrame.STATUS_NO_GROUP,
-                    0, -1, new byte[0]));
-            return;
-        }
-        current[group].onWatchPoll(poll, respond::accept);
-    }
-
-    /** A STALE read goes to this node's replica of the key's group, leader or not (it reads local state). */
-    private void routeStaleRead(ClientFrame.StaleRead read, Consumer<ClientFrame.Response> answer) {
-        Consumer<ClientFrame.Response> respond = LeaderHints.byNode(routes, answer);
-        RoutedCommand routed = null;
-        int group;
-        try {
-            routed = RoutedCommand.of(read.payload());
-            group = shardMap.groupFor(routed.routingKey());
-        } catch (RuntimeException e) {
-            group = -1;
-        }
-        GroupLoop[] current = loops;
-        if (group < 0 || group >= current.length) {
-            respond.accept(new ClientFrame.Response(read.requestId(), group, group < 0
-                    ? ClientReply.Status.REJECTED.ordinal() : ClientFrame.STATUS_NO_GROUP,
-                    0, -1, (group < 0 ? "malformed read" : "").getBytes(StandardCharsets.UTF_8)));
-            return;
-        }
-        current[group].onStaleRead(read, routed, respond::accept);
     }
 
     /** Client requests that reached this node for a group it neither hosts nor leads (docs/membership.md). */
