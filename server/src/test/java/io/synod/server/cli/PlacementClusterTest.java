@@ -161,7 +161,14 @@ class PlacementClusterTest {
                 assertEquals("0", removed[0], removed[1] + removed[2]);
                 assertTrue(removed[1].contains("node " + from + " hosts no replica of the " + GROUPS + " groups"),
                         removed[1]);
+                // The node set in ZooKeeper changed before remove-node returned; the answering node's cached placement
+                // follows through its watch: wait for it, then judge everything on that one observation.
                 String emptied = admin(cluster, "status");
+                long until = System.nanoTime() + 30_000_000_000L;
+                while (!emptied.contains("node " + from + ": removed from the node set") && System.nanoTime() < until) {
+                    Thread.sleep(100);
+                    emptied = admin(cluster, "status");
+                }
                 for (int g = 0; g < GROUPS; g++) {
                     GroupNodes nodes = GroupNodes.find(emptied.substring(emptied.indexOf("group " + g + ": leader")))
                             .orElseThrow();
