@@ -34,7 +34,6 @@ import io.synod.server.transport.ConnectionPolicy;
 import io.synod.server.transport.FrameBudget;
 import io.synod.server.transport.PeerNetwork;
 import io.synod.server.wire.WireFrame;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
