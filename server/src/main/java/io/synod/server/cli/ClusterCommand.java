@@ -6,6 +6,7 @@ import io.synod.protocol.ClientFrame;
 import io.synod.server.client.NodeClient;
 import io.synod.server.config.ConfigException;
 import io.synod.server.config.ServerConfig;
+import io.synod.server.config.SnapshotSettings;
 import io.synod.server.config.ZooKeeperSettings;
 import io.synod.server.group.GroupWorkers;
 import io.synod.server.node.LocalCluster;
@@ -21,11 +22,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -114,7 +118,8 @@ public final class ClusterCommand implements Runnable {
         String name;
 
         @Option(names = "--set", paramLabel = "KEY=VALUE", description = "extra server config for every node (repeatable); "
-                + "without group.workers=W each node gets max(1, processors / nodes) group workers, as the nodes share this host")
+                + "without group.workers=W each node gets max(1, processors / nodes) group workers, as the nodes share this host; "
+                + "without snapshot.every.bytes or log.retain.bytes, bounds of each group's log that fit the servers' heaps")
         List<String> sets = new ArrayList<>();
 
         @Option(names = "--insecure", description = "no TLS and no authentication on the servers' peer and client ports (warned at "
@@ -170,6 +175,9 @@ public final class ClusterCommand implements Runnable {
             // The nodes share this host: unless set, each gets its share of the cores in group workers (GroupWorkers).
             String workers = sets.stream().anyMatch(s -> s.startsWith(ServerConfig.GROUP_WORKERS_KEY + "=")) ? ""
                     : ServerConfig.GROUP_WORKERS_KEY + "=" + GroupWorkers.coLocatedCount(nodes) + "\n";
+            // Their heaps are small (DEFAULT_JVM_OPTS): unless set, each group's log gets bounds that fit them together.
+            String logBounds = sets.stream().anyMatch(s -> s.startsWith("snapshot.every.bytes=") || s.startsWith("log.retain.bytes="))
+                    ? "" : SnapshotSettings.fittedKeys(groups, maxHeapBytes(serverJavaOpts()));
             StringBuilder spec = new StringBuilder();
             int[][] ports = new int[nodes][3];
             for (int i = 0; i < nodes; i++) {
@@ -185,7 +193,7 @@ public final class ClusterCommand implements Runnable {
                         + zkPort + "\nzookeeper.session.timeout.ms=" + sessionTimeoutMillis + "\ndata.dir=" + nodeDir.resolve("data")
                         + "\ngroups=" + groups + "\nmetrics.port=" + ports[i][2] + "\n"
                         + (insecure ? "insecure=true\n" : LocalCa.serverKeys(dir, i)) + ZooKeeperSettings.localKeys(dir)
-                        + workers + String.join("\n", sets) + "\n",
+                        + workers + logBounds + String.join("\n", sets) + "\n",
                         StandardCharsets.UTF_8);
                 try {
                     ServerConfig.load(cfg, List.of());
@@ -416,8 +424,27 @@ public final class ClusterCommand implements Runnable {
         }
     }
 
+    /** The server JVMs' options: {@code SYNOD_SERVER_JAVA_OPTS}, or {@link #DEFAULT_JVM_OPTS}. */
+    static String serverJavaOpts() {
+        return System.getenv().getOrDefault("SYNOD_SERVER_JAVA_OPTS", DEFAULT_JVM_OPTS);
+    }
+
+    /** The heap bound {@code -Xmx} sets in {@code opts} (the last one wins, as in the JVM), or Long.MAX_VALUE without one. */
+    static long maxHeapBytes(String opts) {
+        long max = Long.MAX_VALUE;
+        Matcher m = XMX.matcher(opts);
+        while (m.find()) {
+            long n = Long.parseLong(m.group(1));
+            String unit = m.group(2).toLowerCase(Locale.ROOT);
+            max = unit.equals("g") ? n << 30 : unit.equals("m") ? n << 20 : unit.equals("k") ? n << 10 : n;
+        }
+        return max;
+    }
+
+    private static final Pattern XMX = Pattern.compile("(?:^|\\s)-Xmx(\\d+)([kKmMgG]?)(?=\\s|$)");
+
     static Process startServer(Path config, Path log, List<String> launchPrefix) throws IOException {
-        String opts = System.getenv().getOrDefault("SYNOD_SERVER_JAVA_OPTS", DEFAULT_JVM_OPTS);
+        String opts = serverJavaOpts();
         List<String> jvm = new ArrayList<>(List.of(opts.trim().split("\\s+")));
         jvm.removeIf(String::isEmpty);
         return launch(launchPrefix, jvm, SynodCli.class.getName(), List.of("server", "--config", config.toString()), log);

@@ -13,6 +13,8 @@ import java.util.Properties;
  * let 600 values of 512 KiB fill a 384 MiB heap before the first snapshot.
  */
 public record SnapshotSettings(int everySlots, int retainSlots, long everyBytes, long retainBytes) {
+    /** The smallest {@code snapshot.every.bytes} accepted. */
+    static final long MIN_EVERY_BYTES = 4096;
 
     static void addKeys(Map<String, String[]> k) {
         k.put("snapshot.every.slots", new String[] {"10000", "take a snapshot after this many applied slots"});
@@ -27,7 +29,7 @@ public record SnapshotSettings(int everySlots, int retainSlots, long everyBytes,
     static SnapshotSettings parse(Properties p) throws ConfigException {
         return new SnapshotSettings(ServerConfig.integer(p, "snapshot.every.slots", 1, Integer.MAX_VALUE),
                 ServerConfig.integer(p, "log.retain.slots", 0, Integer.MAX_VALUE),
-                ServerConfig.longValue(p, "snapshot.every.bytes", 4096, 1L << 40),
+                ServerConfig.longValue(p, "snapshot.every.bytes", MIN_EVERY_BYTES, 1L << 40),
                 ServerConfig.longValue(p, "log.retain.bytes", 0, 1L << 40));
     }
 
@@ -39,6 +41,22 @@ public record SnapshotSettings(int everySlots, int retainSlots, long everyBytes,
     /** {@code config} with these bounds. */
     public ReplicaConfig applyTo(ReplicaConfig config) {
         return config.withSnapshotEverySlots(everySlots, retainSlots).withSnapshotEveryBytes(everyBytes, retainBytes);
+    }
+
+    /**
+     * Properties lines that bound each of {@code groups} logs to an equal share of two thirds of a heap of
+     * {@code maxHeapBytes} (half between snapshots, half kept below), when the defaults would not fit it; empty when
+     * they do. Two thirds, below the three quarters {@link #heapWarning} allows, because a JVM reports a little less
+     * than its {@code -Xmx} (371 of 384 MiB with Serial GC). For processes given a small heap, such as
+     * {@code synod cluster start}'s.
+     */
+    public static String fittedKeys(int groups, long maxHeapBytes) {
+        long defaults = groups * (ReplicaConfig.DEFAULT_SNAPSHOT_EVERY_BYTES + ReplicaConfig.DEFAULT_LOG_RETAIN_BYTES);
+        if (maxHeapBytes == Long.MAX_VALUE || 4 * defaults <= 3 * maxHeapBytes) {
+            return "";
+        }
+        long each = Math.max(MIN_EVERY_BYTES, 2 * maxHeapBytes / 3 / groups / 2);
+        return "snapshot.every.bytes=" + each + "\nlog.retain.bytes=" + each + "\n";
     }
 
     /**
