@@ -51,8 +51,7 @@ public record SnapshotSettings(int everySlots, int retainSlots, long everyBytes,
      * {@code synod cluster start}'s.
      */
     public static String fittedKeys(int groups, long maxHeapBytes) {
-        long defaults = groups * (ReplicaConfig.DEFAULT_SNAPSHOT_EVERY_BYTES + ReplicaConfig.DEFAULT_LOG_RETAIN_BYTES);
-        if (maxHeapBytes == Long.MAX_VALUE || 4 * defaults <= 3 * maxHeapBytes) {
+        if (fits(groups * (ReplicaConfig.DEFAULT_SNAPSHOT_EVERY_BYTES + ReplicaConfig.DEFAULT_LOG_RETAIN_BYTES), maxHeapBytes)) {
             return "";
         }
         long each = Math.max(MIN_EVERY_BYTES, 2 * maxHeapBytes / 3 / groups / 2);
@@ -65,11 +64,16 @@ public record SnapshotSettings(int everySlots, int retainSlots, long everyBytes,
      */
     public String heapWarning(int groups, long maxHeapBytes) {
         long logs = groups * (everyBytes + retainBytes);
-        if (maxHeapBytes == Long.MAX_VALUE || 4 * logs <= 3 * maxHeapBytes) {
+        if (fits(logs, maxHeapBytes)) {
             return null;
         }
         return "the logs of " + groups + " groups may hold " + (logs >> 20) + " MiB between snapshots (groups x "
                 + "(snapshot.every.bytes + log.retain.bytes)), more than three quarters of the " + (maxHeapBytes >> 20)
                 + " MiB heap: with large values raise -Xmx or lower snapshot.every.bytes and log.retain.bytes";
+    }
+
+    /** Whether logs of {@code logBytes} in all take at most three quarters of a heap of {@code maxHeapBytes} (unknown: yes). */
+    private static boolean fits(long logBytes, long maxHeapBytes) {
+        return maxHeapBytes == Long.MAX_VALUE || 4 * logBytes <= 3 * maxHeapBytes;
     }
 }
